@@ -1,0 +1,48 @@
+// Multi-head scaled dot-product attention, self or cross, recording every stage.
+//   X (n, d) queries' source, M (m, d) keys'/values' source (M = X for self-attention)
+//   Q = X W_Q + b_Q, K = M W_K + b_K, V = M W_V + b_V           (n|m, d)
+//   per head i: scores = Q_i K_i^T (n, m); scaled = scores / sqrt(d_k);
+//   masked = scaled with -inf where masked; weights = softmax rows; head_out = weights V_i (n, d_k)
+//   concat = [head_out_0 ... head_out_{h-1}] (n, d); attn_out = concat W_O + b_O (n, d)
+// A row whose keys are all masked gets all-zero weights (documented; never NaN).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+#include "core/config.hpp"
+#include "core/tensor.hpp"
+#include "trace/trace.hpp"
+
+namespace ap {
+
+struct AttentionWeights {
+  Mat wq, wk, wv, wo;   // (d, d) each, applied as x @ W
+  Vec bq, bk, bv, bo;   // (d) each, or empty for no bias
+};
+
+struct AttentionOptions {
+  int n_heads = 1;
+  bool causal = false;             // query i sees keys j <= i + q_offset
+  bool scale = true;               // divide by sqrt(d_k)
+  const std::vector<uint8_t>* key_padding = nullptr;  // length m, nonzero = padding (masked)
+  PosKind pos = PosKind::None;     // Rope rotates q and k; Relative adds rel_bias
+  const Mat* rel_bias = nullptr;   // (h, 2*rel_clip+1): bias added to scores by clipped offset j - i
+  int rel_clip = 8;
+  int q_offset = 0;                // position of query row 0 (decoding with a KV cache)
+  int k_offset = 0;                // position of key row 0
+};
+
+// Records q k v [q_rot k_rot] scores scaled masked weights head_out concat attn_out,
+// each name prefixed by `prefix` ("" or "cross_"), under (stack, layer).
+// `trace` may be null: then nothing is recorded (the fast path).
+void multi_head_attention(Mat& out,                      // (n, d)
+                          const Mat& x,                  // (n, d)
+                          const Mat& memory,             // (m, d); pass x for self-attention
+                          const AttentionWeights& w, const AttentionOptions& opt,
+                          Trace* trace, const std::string& prefix = "",
+                          const std::string& stack = "", int layer = -1);
+
+// Checks shapes and finiteness of weights for d_model/n_heads; throws ap::Error naming the problem.
+void check_attention_weights(const AttentionWeights& w, int d_model, int n_heads);
+
+}  // namespace ap

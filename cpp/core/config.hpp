@@ -1,0 +1,46 @@
+// The blueprint of a model (llama2.c's Config): sizes and switches, nothing learned.
+// One struct describes encoder-only, decoder-only and encoder-decoder models.
+#pragma once
+#include <string>
+
+namespace ap {
+
+enum class Arch { EncoderOnly, DecoderOnly, EncoderDecoder };
+enum class PosKind { None, Sinusoidal, Learned, Relative, Rope };
+enum class Act { Relu, Gelu };
+enum class NormPlace { Post, Pre };  // post-norm as in the notes; pre-norm as an option
+
+struct ModelConfig {
+  Arch arch = Arch::DecoderOnly;
+  int d_model = 16;     // d
+  int n_heads = 2;      // h; d_k = d_model / n_heads
+  int n_layers = 1;     // N, for each stack (encoder and decoder have the same depth)
+  int d_ff = 64;        // FFN hidden width (4 d in the notes)
+  int vocab_size = 0;   // V; set from the tokenizer when 0
+  int max_len = 64;     // L: longest sequence the model accepts
+  PosKind pos = PosKind::Sinusoidal;
+  int rel_clip = 8;     // relative positions: offsets clipped to [-rel_clip, rel_clip]
+  Act act = Act::Relu;
+  NormPlace norm = NormPlace::Post;
+  float eps = 1e-5f;    // LayerNorm epsilon
+  bool scale = true;    // divide scores by sqrt(d_k) (a switch for teaching)
+  bool causal = true;   // causal mask in decoder self-attention (a switch for teaching)
+  std::string tokenizer = "char";  // "char" or "word"
+
+  int d_k() const { return d_model / n_heads; }
+  bool has_encoder() const { return arch != Arch::DecoderOnly; }
+  bool has_decoder() const { return arch != Arch::EncoderOnly; }
+  // Throws ap::Error naming the first problem (d_model % n_heads != 0, sizes <= 0, ...).
+  void validate() const;
+};
+
+const char* to_string(Arch);
+const char* to_string(PosKind);
+const char* to_string(Act);
+const char* to_string(NormPlace);
+Arch arch_from_string(const std::string&);
+PosKind pos_from_string(const std::string&);
+Act act_from_string(const std::string&);
+NormPlace norm_from_string(const std::string&);
+
+}  // namespace ap

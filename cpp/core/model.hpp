@@ -1,0 +1,85 @@
+// A whole transformer from one ModelConfig: token embeddings, positions, a stack of
+// encoder and/or decoder blocks, an LM head. forward() records every stage in a Trace.
+//
+// Tensor names (safetensors; every W applied as x @ W, shape (in, out)):
+//   tok_emb (V, d)                  shared by encoder and decoder
+//   pos_emb (L, d)                  learned positions only
+//   rel_bias (h, 2*rel_clip+1)      relative positions only: score bias by clipped offset j - i
+//   {stack}.{i}.self_attn.{wq,wk,wv,wo} (d, d)  .{bq,bk,bv,bo} (d)      stack = encoder | decoder
+//   decoder.{i}.cross_attn.*        encoder-decoder only, same names
+//   {stack}.{i}.norm1.{gamma,beta}  after (post) / before (pre) self-attention
+//   decoder.{i}.norm_cross.{gamma,beta}   around cross-attention
+//   {stack}.{i}.ffn.{w1 (d, d_ff), b1 (d_ff), w2 (d_ff, d), b2 (d)}
+//   {stack}.{i}.norm2.{gamma,beta}  around the FFN
+//   {stack}.final_norm.{gamma,beta} pre-norm only: LayerNorm after the last block
+//   lm_head.w (d, V), lm_head.b (V)
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+#include "core/attention.hpp"
+#include "core/config.hpp"
+#include "core/tensor.hpp"
+#include "io/tokenizer.hpp"
+#include "trace/trace.hpp"
+
+namespace ap {
+
+struct LayerNormWeights { Vec gamma, beta; };            // (d) each
+struct FFNWeights { Mat w1; Vec b1; Mat w2; Vec b2; };   // (d, d_ff) (d_ff) (d_ff, d) (d)
+
+struct BlockWeights {
+  AttentionWeights self_attn;
+  LayerNormWeights norm1;
+  bool has_cross = false;
+  AttentionWeights cross_attn;
+  LayerNormWeights norm_cross;
+  FFNWeights ffn;
+  LayerNormWeights norm2;
+};
+
+struct ModelWeights {
+  Mat tok_emb;                          // (V, d)
+  Mat pos_emb;                          // (L, d) learned only
+  Mat rel_bias;                         // (h, 2*rel_clip+1) relative only
+  std::vector<BlockWeights> encoder;    // n_layers or empty
+  std::vector<BlockWeights> decoder;    // n_layers or empty
+  LayerNormWeights enc_final_norm, dec_final_norm;  // pre-norm only
+  Mat lm_head_w;                        // (d, V)
+  Vec lm_head_b;                        // (V)
+};
+
+class Model {
+ public:
+  Model(ModelConfig cfg, Tokenizer tok);  // allocates zero weights of the right shapes
+  // Fills every weight from a seeded generator (Xavier-like uniform; LayerNorm gamma = 1).
+  void init_random(uint64_t seed);
+
+  const ModelConfig& config() const { return cfg_; }
+  // Changes a teaching switch (scale, causal, norm place, pos kind, act) without touching weights.
+  ModelConfig& mutable_config() { return cfg_; }
+  const Tokenizer& tokenizer() const { return tok_; }
+  ModelWeights& weights() { return w_; }
+  const ModelWeights& weights() const { return w_; }
+
+  // Flat list of (name, shape, pointer) over every tensor, in a stable order (save/load use it).
+  struct NamedTensor { std::string name; std::vector<int> shape; float* data; };
+  std::vector<NamedTensor> named_tensors();
+
+  // Decoder-only / encoder-only: ids is the sequence. Encoder-decoder: src to the encoder,
+  // tgt to the decoder. Records tokens, embed, pos, x, every block stage, logits, probs.
+  // Throws ap::Error for n = 0, n > max_len, ids out of range.
+  void forward(Trace& trace, const std::vector<int>& ids) const;
+  void forward(Trace& trace, const std::vector<int>& src, const std::vector<int>& tgt) const;
+
+  // Throws ap::Error if any weight is NaN/Inf or has the wrong shape.
+  void check_weights() const;
+
+ private:
+  ModelConfig cfg_;
+  Tokenizer tok_;
+  ModelWeights w_;
+};
+
+}  // namespace ap

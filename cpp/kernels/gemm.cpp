@@ -1,0 +1,23 @@
+// Placeholder fast path (Eigen); the SIMD kernels replace the body in wasm builds.
+#include "kernels/gemm.hpp"
+#include "core/tensor.hpp"
+
+namespace ap::kernels {
+
+void gemm(float* c, const float* a, const float* b, const float* bias, int m, int k, int n) {
+  MatMap C(c, m, n);
+  CMatMap A(a, m, k), B(b, k, n);
+  C.noalias() = A * B;  // (m, n) = (m, k)(k, n)
+  if (bias) C.rowwise() += Eigen::Map<const Vec>(bias, n);
+}
+
+void gemm_ref(float* c, const float* a, const float* b, const float* bias, int m, int k, int n) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float s = bias ? bias[j] : 0.0f;
+      for (int p = 0; p < k; ++p) s += a[i * k + p] * b[p * n + j];
+      c[i * n + j] = s;
+    }
+}
+
+}  // namespace ap::kernels
