@@ -1,6 +1,7 @@
 // The record of a forward pass: every named intermediate in its own buffer, so a
 // student (or a test) can address any step. Stage names are DESIGN.md's table.
 #pragma once
+#include <deque>
 #include <string>
 #include <vector>
 #include "core/tensor.hpp"
@@ -26,11 +27,11 @@ class Trace {
   // nullptr when absent.
   const Stage* find(const std::string& name, const std::string& stack = "", int layer = -1) const;
   Stage* find(const std::string& name, const std::string& stack = "", int layer = -1);
-  const std::vector<Stage>& stages() const { return stages_; }
+  const std::deque<Stage>& stages() const { return stages_; }
   void clear() { stages_.clear(); }
 
  private:
-  std::vector<Stage> stages_;
+  std::deque<Stage> stages_;  // deque: references stay valid as stages are added
 };
 
 }  // namespace ap

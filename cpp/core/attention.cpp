@@ -1,0 +1,134 @@
+// Multi-head attention, written as the numbered steps of the notes so each one lands
+// in its own trace stage. The fast path (trace == nullptr) runs the same steps without
+// recording; the SIMD long-context kernels live in cpp/kernels/.
+#include "core/attention.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "core/layers.hpp"
+
+namespace ap {
+
+namespace {
+
+void check_matrix(const Mat& w, int rows, int cols, const std::string& name) {
+  if (w.rows() != rows || w.cols() != cols)
+    fail(name + " has shape (" + std::to_string(w.rows()) + ", " + std::to_string(w.cols()) +
+         "), expected (" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
+  check_finite(w.data(), static_cast<size_t>(w.size()), name);
+}
+
+void check_bias(const Vec& b, int d, const std::string& name) {
+  if (b.size() == 0) return;
+  if (b.size() != d)
+    fail(name + " has length " + std::to_string(b.size()) + ", expected " + std::to_string(d));
+  check_finite(b.data(), static_cast<size_t>(b.size()), name);
+}
+
+// Is key j hidden from query i?
+bool is_masked(const AttentionOptions& opt, int i, int j) {
+  if (opt.causal && opt.k_offset + j > opt.q_offset + i) return true;  // a future token
+  if (opt.key_padding && (*opt.key_padding)[static_cast<size_t>(j)]) return true;
+  return false;
+}
+
+}  // namespace
+
+void check_attention_weights(const AttentionWeights& w, int d_model, int n_heads) {
+  if (n_heads <= 0) fail("n_heads must be positive, got " + std::to_string(n_heads));
+  if (d_model <= 0) fail("d_model must be positive, got " + std::to_string(d_model));
+  if (d_model % n_heads != 0)
+    fail("d_model (" + std::to_string(d_model) + ") is not divisible by n_heads (" +
+         std::to_string(n_heads) + ")");
+  check_matrix(w.wq, d_model, d_model, "wq");
+  check_matrix(w.wk, d_model, d_model, "wk");
+  check_matrix(w.wv, d_model, d_model, "wv");
+  check_matrix(w.wo, d_model, d_model, "wo");
+  check_bias(w.bq, d_model, "bq");
+  check_bias(w.bk, d_model, "bk");
+  check_bias(w.bv, d_model, "bv");
+  check_bias(w.bo, d_model, "bo");
+}
+
+void multi_head_attention(Mat& out, const Mat& x, const Mat& memory, const AttentionWeights& w,
+                          const AttentionOptions& opt, Trace* trace, const std::string& prefix,
+                          const std::string& stack, int layer) {
+  const int n = static_cast<int>(x.rows()), m = static_cast<int>(memory.rows());
+  const int d = static_cast<int>(x.cols()), h = opt.n_heads, d_k = d / h;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  auto record2d = [&](const char* name, const Mat& src) {
+    if (trace) trace->add2d(prefix + name, stack, layer, static_cast<int>(src.rows()),
+                            static_cast<int>(src.cols())) = src;
+  };
+
+  // 1. Projections: Q = X W_Q + b_Q (n, d); K = M W_K + b_K, V = M W_V + b_V (m, d).
+  Mat q, k, v;
+  linear(q, x, w.wq, w.bq);
+  linear(k, memory, w.wk, w.bk);
+  linear(v, memory, w.wv, w.bv);
+  record2d("q", q);
+  record2d("k", k);
+  record2d("v", v);
+  if (opt.pos == PosKind::Rope) {  // rotate each (2i, 2i+1) pair of q and k by its position
+    apply_rope(q, h, opt.q_offset);
+    apply_rope(k, h, opt.k_offset);
+    record2d("q_rot", q);
+    record2d("k_rot", k);
+  }
+
+  // Per-head stage buffers (h, n, m) / (h, n, d_k): in the trace, or local on the fast path.
+  std::vector<float> local[6];
+  auto stage3d = [&](int slot, const char* name, int rows, int cols) -> float* {
+    if (trace) return trace->add(prefix + name, stack, layer, {h, rows, cols}).data.data();
+    local[slot].assign(static_cast<size_t>(h) * rows * cols, 0.0f);
+    return local[slot].data();
+  };
+  float* scores = stage3d(0, "scores", n, m);
+  float* bias = (opt.pos == PosKind::Relative && opt.rel_bias) ? stage3d(1, "pos_bias", n, m) : nullptr;
+  float* scaled = stage3d(2, "scaled", n, m);
+  float* masked = stage3d(3, "masked", n, m);
+  float* weights = stage3d(4, "weights", n, m);
+  float* head_out = stage3d(5, "head_out", n, d_k);
+
+  Mat concat(n, d);
+  const float inv_sqrt_dk = opt.scale ? 1.0f / std::sqrt(static_cast<float>(d_k)) : 1.0f;
+  const size_t nm = static_cast<size_t>(n) * m, nd = static_cast<size_t>(n) * d_k;
+  for (int hd = 0; hd < h; ++hd) {
+    // Head hd owns columns hd*d_k .. hd*d_k + d_k - 1 of Q, K, V: the head axis is a batch axis.
+    auto q_h = q.middleCols(hd * d_k, d_k);  // (n, d_k)
+    auto k_h = k.middleCols(hd * d_k, d_k);  // (m, d_k)
+    auto v_h = v.middleCols(hd * d_k, d_k);  // (m, d_k)
+    MatMap s(scores + hd * nm, n, m), sc(scaled + hd * nm, n, m), mk(masked + hd * nm, n, m);
+    MatMap a(weights + hd * nm, n, m), o(head_out + hd * nd, n, d_k);
+
+    // 2. Scores: S = Q_h K_h^T, entry (i, j) = q_i . k_j.
+    s.noalias() = q_h * k_h.transpose();  // (n, m) = (n, d_k)(d_k, m)
+    // 3. Scale: dot products grow like sqrt(d_k); dividing keeps softmax out of saturation.
+    sc = s * inv_sqrt_dk;
+    if (bias) {  // relative positions: a learned bias per head and clipped offset j - i
+      MatMap b(bias + hd * nm, n, m);
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < m; ++j) {
+          int off = (opt.k_offset + j) - (opt.q_offset + i);
+          off = std::max(-opt.rel_clip, std::min(opt.rel_clip, off));
+          b(i, j) = (*opt.rel_bias)(hd, off + opt.rel_clip);
+        }
+      sc += b;
+    }
+    // 4. Mask: hidden keys become -inf, so softmax gives them exactly 0.
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < m; ++j) mk(i, j) = is_masked(opt, i, j) ? neg_inf : sc(i, j);
+    // 5. Softmax each row into weights that are >= 0 and sum to 1.
+    softmax_rows(a, mk);
+    // 6. Weighted sum of values: head_out = A V_h.
+    o.noalias() = a * v_h;  // (n, d_k) = (n, m)(m, d_k)
+    concat.middleCols(hd * d_k, d_k) = o;
+  }
+  record2d("concat", concat);
+  // 7. Mix the heads: attn_out = concat W_O + b_O.
+  linear(out, concat, w.wo, w.bo);
+  record2d("attn_out", out);
+}
+
+}  // namespace ap

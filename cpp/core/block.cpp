@@ -1,0 +1,91 @@
+#include "core/block.hpp"
+
+#include "core/layers.hpp"
+
+namespace ap {
+
+namespace {
+
+void add_mat(Trace& tr, const char* name, const std::string& stack, int layer, const Mat& src) {
+  tr.add2d(name, stack, layer, static_cast<int>(src.rows()), static_cast<int>(src.cols())) = src;
+}
+
+}  // namespace
+
+// One block: attention sub-layer(s) then the FFN sub-layer, each wrapped in Add & Norm
+// (post-norm, as in the notes) or Norm-then-Add (pre-norm).
+void block_forward(Mat& out, const Mat& x, const Mat* memory, const std::vector<uint8_t>& self_pad,
+                   const std::vector<uint8_t>* mem_pad, const BlockWeights& b, const ModelConfig& cfg,
+                   const Mat* rel_bias, bool causal, Trace& tr, const std::string& stack, int layer) {
+  AttentionOptions self;
+  self.n_heads = cfg.n_heads;
+  self.causal = causal;
+  self.scale = cfg.scale;
+  self.key_padding = &self_pad;
+  self.pos = cfg.pos;
+  self.rel_bias = rel_bias;
+  self.rel_clip = cfg.rel_clip;
+  AttentionOptions cross = self;
+  cross.causal = false;
+  cross.key_padding = mem_pad;
+  cross.pos = PosKind::None;  // positions of two different sequences are not comparable
+  cross.rel_bias = nullptr;
+
+  const bool post = cfg.norm == NormPlace::Post;
+  auto norm = [&](Mat& dst, const Mat& src, const LayerNormWeights& ln, const char* name) {
+    Mat stats;
+    layer_norm(dst, src, ln.gamma, ln.beta, cfg.eps, &stats);
+    add_mat(tr, name, stack, layer, dst);
+    add_mat(tr, (std::string(name) + "_stats").c_str(), stack, layer, stats);
+  };
+
+  Mat attn_out, resid1, norm1, h;
+  // Self-attention sub-layer.
+  if (post) {
+    multi_head_attention(attn_out, x, x, b.self_attn, self, &tr, "", stack, layer);
+    resid1 = x + attn_out;  // (n, d) residual: X + Attention(X)
+    add_mat(tr, "resid1", stack, layer, resid1);
+    norm(norm1, resid1, b.norm1, "norm1");
+    h = norm1;
+  } else {
+    norm(norm1, x, b.norm1, "norm1");
+    multi_head_attention(attn_out, norm1, norm1, b.self_attn, self, &tr, "", stack, layer);
+    resid1 = x + attn_out;
+    add_mat(tr, "resid1", stack, layer, resid1);
+    h = resid1;
+  }
+  // Cross-attention sub-layer (decoder of an encoder-decoder model): Q from here, K and V from memory.
+  if (b.has_cross) {
+    Mat cross_out, cross_resid, cross_norm;
+    if (post) {
+      multi_head_attention(cross_out, h, *memory, b.cross_attn, cross, &tr, "cross_", stack, layer);
+      cross_resid = h + cross_out;
+      add_mat(tr, "cross_resid", stack, layer, cross_resid);
+      norm(cross_norm, cross_resid, b.norm_cross, "cross_norm");
+      h = cross_norm;
+    } else {
+      norm(cross_norm, h, b.norm_cross, "cross_norm");
+      multi_head_attention(cross_out, cross_norm, *memory, b.cross_attn, cross, &tr, "cross_", stack, layer);
+      cross_resid = h + cross_out;
+      add_mat(tr, "cross_resid", stack, layer, cross_resid);
+      h = cross_resid;
+    }
+  }
+  // FFN sub-layer: FFN(z) = act(z W1 + b1) W2 + b2, applied to each token on its own.
+  Mat ffn_in, norm2;
+  if (post) ffn_in = h;
+  else { norm(norm2, h, b.norm2, "norm2"); ffn_in = norm2; }
+  Mat hidden, act, ffn_out;
+  linear(hidden, ffn_in, b.ffn.w1, b.ffn.b1);  // (n, d_ff)
+  activation(act, hidden, cfg.act);
+  linear(ffn_out, act, b.ffn.w2, b.ffn.b2);    // (n, d)
+  add_mat(tr, "ffn_hidden", stack, layer, hidden);
+  add_mat(tr, "ffn_act", stack, layer, act);
+  add_mat(tr, "ffn_out", stack, layer, ffn_out);
+  Mat resid2 = h + ffn_out;
+  add_mat(tr, "resid2", stack, layer, resid2);
+  if (post) { norm(norm2, resid2, b.norm2, "norm2"); out = norm2; }
+  else out = resid2;
+}
+
+}  // namespace ap

@@ -1,0 +1,107 @@
+// ModelConfig checks and the string forms of its enums (the names used in model files,
+// URLs and the JS API). The size limits keep a hostile or mistyped config from asking
+// for gigabytes before any weight is read.
+#include "core/config.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "core/tensor.hpp"
+
+namespace ap {
+
+namespace {
+
+constexpr int kMaxLen = 4096;
+constexpr int kMaxDModel = 4096;
+constexpr int kMaxLayers = 64;
+constexpr int kMaxDff = 16384;        // 4 d at the largest d_model
+constexpr int kMaxVocab = 1 << 20;
+constexpr int kMaxRelClip = kMaxLen;  // offsets never exceed the longest sequence
+
+void check_positive(const char* name, int value) {
+  if (value <= 0) fail(std::string(name) + " must be > 0 (got " + std::to_string(value) + ")");
+}
+
+void check_at_most(const char* name, int value, int limit) {
+  if (value > limit)
+    fail(std::string(name) + " (" + std::to_string(value) + ") exceeds the limit of " +
+         std::to_string(limit));
+}
+
+std::string format_float(float x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(x));
+  return buf;
+}
+
+// The enum <-> string tables, one per enum, so to_string and *_from_string cannot drift apart.
+template <typename E>
+struct Named { E value; const char* name; };
+
+constexpr Named<Arch> kArchNames[] = {
+    {Arch::EncoderOnly, "encoder"}, {Arch::DecoderOnly, "decoder"},
+    {Arch::EncoderDecoder, "encoder-decoder"}};
+constexpr Named<PosKind> kPosNames[] = {
+    {PosKind::None, "none"}, {PosKind::Sinusoidal, "sinusoidal"}, {PosKind::Learned, "learned"},
+    {PosKind::Relative, "relative"}, {PosKind::Rope, "rope"}};
+constexpr Named<Act> kActNames[] = {{Act::Relu, "relu"}, {Act::Gelu, "gelu"}};
+constexpr Named<NormPlace> kNormNames[] = {{NormPlace::Post, "post"}, {NormPlace::Pre, "pre"}};
+
+template <typename E, size_t N>
+const char* name_of(const Named<E> (&table)[N], E value) {
+  for (const auto& entry : table)
+    if (entry.value == value) return entry.name;
+  return "?";  // unreachable for a valid enum value
+}
+
+template <typename E, size_t N>
+E value_of(const Named<E> (&table)[N], const std::string& s, const char* what) {
+  for (const auto& entry : table)
+    if (s == entry.name) return entry.value;
+  std::string allowed;
+  for (size_t i = 0; i < N; ++i) allowed += (i ? ", \"" : "\"") + std::string(table[i].name) + "\"";
+  fail(std::string("unknown ") + what + " \"" + s + "\" (allowed: " + allowed + ")");
+}
+
+}  // namespace
+
+void ModelConfig::validate() const {
+  check_positive("d_model", d_model);
+  check_positive("n_heads", n_heads);
+  check_positive("n_layers", n_layers);
+  check_positive("d_ff", d_ff);
+  check_positive("max_len", max_len);
+  if (vocab_size < 0) fail("vocab_size must be >= 0 (got " + std::to_string(vocab_size) + ")");
+  // 0 means "take it from the tokenizer"; otherwise the four special tokens must fit.
+  if (vocab_size != 0 && vocab_size < 4)
+    fail("vocab_size (" + std::to_string(vocab_size) +
+         ") must be at least 4 (the special tokens <pad> <unk> <bos> <eos>)");
+  if (d_model % n_heads != 0)
+    fail("d_model (" + std::to_string(d_model) + ") is not divisible by n_heads (" +
+         std::to_string(n_heads) + ")");
+  check_at_most("d_model", d_model, kMaxDModel);
+  check_at_most("n_layers", n_layers, kMaxLayers);
+  check_at_most("d_ff", d_ff, kMaxDff);
+  check_at_most("max_len", max_len, kMaxLen);
+  check_at_most("vocab_size", vocab_size, kMaxVocab);
+  if (rel_clip < 1) fail("rel_clip must be >= 1 (got " + std::to_string(rel_clip) + ")");
+  check_at_most("rel_clip", rel_clip, kMaxRelClip);
+  if (!std::isfinite(eps) || eps <= 0.0f)
+    fail("eps must be a finite number > 0 (got " + format_float(eps) + ")");
+  if (tokenizer != "char" && tokenizer != "word")
+    fail("unknown tokenizer \"" + tokenizer + "\" (allowed: \"char\", \"word\")");
+}
+
+const char* to_string(Arch a) { return name_of(kArchNames, a); }
+const char* to_string(PosKind p) { return name_of(kPosNames, p); }
+const char* to_string(Act a) { return name_of(kActNames, a); }
+const char* to_string(NormPlace n) { return name_of(kNormNames, n); }
+
+Arch arch_from_string(const std::string& s) { return value_of(kArchNames, s, "arch"); }
+PosKind pos_from_string(const std::string& s) { return value_of(kPosNames, s, "pos"); }
+Act act_from_string(const std::string& s) { return value_of(kActNames, s, "act"); }
+NormPlace norm_from_string(const std::string& s) { return value_of(kNormNames, s, "norm"); }
+
+}  // namespace ap

@@ -1,0 +1,112 @@
+#include "core/layers.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/gemm.hpp"
+
+namespace ap {
+
+void linear(Mat& out, const Mat& in, const Mat& w, const Vec& b) {
+  out.resize(in.rows(), w.cols());
+  if (in.rows() == 0) return;
+  kernels::gemm(out.data(), in.data(), w.data(), b.size() ? b.data() : nullptr,
+                static_cast<int>(in.rows()), static_cast<int>(in.cols()), static_cast<int>(w.cols()));
+}
+
+void softmax_rows(MatMap out, const MatMap& in) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  for (Eigen::Index i = 0; i < in.rows(); ++i) {
+    const float mx = in.row(i).maxCoeff();
+    if (mx == neg_inf) {  // every key masked: no distribution exists; we define zeros
+      out.row(i).setZero();
+      continue;
+    }
+    float sum = 0.0f;
+    for (Eigen::Index j = 0; j < in.cols(); ++j) {
+      const float e = std::exp(in(i, j) - mx);  // exp(-inf) = 0: masked keys get 0
+      out(i, j) = e;
+      sum += e;
+    }
+    out.row(i) /= sum;
+  }
+}
+
+void softmax_rows(Mat& out, const Mat& in) {
+  out.resize(in.rows(), in.cols());
+  softmax_rows(MatMap(out.data(), out.rows(), out.cols()),
+               MatMap(const_cast<float*>(in.data()), in.rows(), in.cols()));
+}
+
+void layer_norm(Mat& out, const Mat& in, const Vec& gamma, const Vec& beta, float eps, Mat* stats) {
+  const Eigen::Index n = in.rows(), d = in.cols();
+  out.resize(n, d);
+  if (stats) stats->resize(n, 2);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    // Two passes in double: the mean first, then the variance around it (no cancellation).
+    double mu = 0.0;
+    for (Eigen::Index j = 0; j < d; ++j) mu += in(i, j);
+    mu /= static_cast<double>(d);
+    double var = 0.0;
+    for (Eigen::Index j = 0; j < d; ++j) var += (in(i, j) - mu) * (in(i, j) - mu);
+    var /= static_cast<double>(d);
+    const double sigma = std::sqrt(var + static_cast<double>(eps));
+    for (Eigen::Index j = 0; j < d; ++j)
+      out(i, j) = static_cast<float>((in(i, j) - mu) / sigma) * gamma(j) + beta(j);
+    if (stats) {
+      (*stats)(i, 0) = static_cast<float>(mu);
+      (*stats)(i, 1) = static_cast<float>(sigma);
+    }
+  }
+}
+
+float gelu(float x) {
+  return static_cast<float>(0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))));
+}
+
+void activation(Mat& out, const Mat& in, Act act) {
+  out.resize(in.rows(), in.cols());
+  if (act == Act::Relu) {
+    out = in.cwiseMax(0.0f);
+  } else {
+    for (Eigen::Index i = 0; i < in.size(); ++i) out.data()[i] = gelu(in.data()[i]);
+  }
+}
+
+void sinusoidal_positions(Mat& pe, int rows, int d, int offset) {
+  pe.resize(rows, d);
+  for (int r = 0; r < rows; ++r) {
+    const double pos = offset + r;
+    for (int c = 0; c < d; ++c) {
+      const int two_i = c - (c % 2);  // columns 2i and 2i+1 share a frequency
+      const double angle = pos / std::pow(10000.0, static_cast<double>(two_i) / d);
+      pe(r, c) = static_cast<float>(c % 2 == 0 ? std::sin(angle) : std::cos(angle));
+    }
+  }
+}
+
+void apply_rope(Mat& x, int n_heads, int offset) {
+  const int d = static_cast<int>(x.cols()), d_k = d / n_heads;
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    const double pos = offset + static_cast<double>(r);
+    for (int h = 0; h < n_heads; ++h)
+      for (int i = 0; i + 1 < d_k; i += 2) {
+        const double theta = pos * std::pow(10000.0, -static_cast<double>(i) / d_k);
+        const float c = static_cast<float>(std::cos(theta)), s = static_cast<float>(std::sin(theta));
+        float& a = x(r, h * d_k + i);
+        float& b = x(r, h * d_k + i + 1);
+        const float a0 = a, b0 = b;
+        a = a0 * c - b0 * s;  // rotate the pair (a, b) by theta
+        b = a0 * s + b0 * c;
+      }
+  }
+}
+
+void check_finite(const float* data, size_t size, const std::string& what) {
+  for (size_t i = 0; i < size; ++i) {
+    if (std::isnan(data[i])) fail(what + " contains NaN (at index " + std::to_string(i) + ")");
+    if (std::isinf(data[i])) fail(what + " contains Infinity (at index " + std::to_string(i) + ")");
+  }
+}
+
+}  // namespace ap

@@ -1,0 +1,32 @@
+// Lecture presets: hand-set inputs and weights that reproduce the worked examples of the
+// notes exactly. Each preset id starts with the CURRICULUM.md concept id it illustrates
+// ("softmax.the-cat-sat"); `concepts` lists every concept the same numbers demonstrate.
+#pragma once
+#include <string>
+#include <vector>
+#include "core/config.hpp"
+#include "core/tensor.hpp"
+#include "trace/trace.hpp"
+
+namespace ap {
+
+struct Preset {
+  std::string id;                     // e.g. "softmax.the-cat-sat"
+  std::vector<std::string> concepts;  // CURRICULUM.md ids
+  std::string source;                 // seed file, e.g. "000"
+  std::string title;
+  std::string claim;                  // what the notes say, in words
+  std::vector<std::string> tokens;
+  int d_model = 0, n_heads = 1;
+  bool causal = false, scale = true;
+  PosKind pos = PosKind::None;        // None or Sinusoidal
+  Mat x, wq, wk, wv, wo;              // (n, d), (d, d) x4
+};
+
+const std::vector<Preset>& lecture_presets();
+const Preset& find_preset(const std::string& id);  // throws ap::Error listing the known ids
+
+// Records embed (x as given), pos and x (when positions are on), then every attention stage.
+void run_preset(const Preset& p, Trace& trace);
+
+}  // namespace ap
