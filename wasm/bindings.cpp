@@ -1,0 +1,315 @@
+// embind bindings, nothing else: the raw interface that wasm/index.js turns into idiomatic JS.
+// Every entry point catches every exception (TOOLCHAIN.md #8: an escaping C++ exception reaches
+// JS as a bare number and leaks); on failure it returns null / -1 and last_error() says why.
+// Arrays cross as pointers into the wasm heap that the wrapper malloc()s, fills and free()s.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+#include <malloc.h>
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/attention.hpp"
+#include "core/layers.hpp"
+#include "core/model.hpp"
+#include "core/presets.hpp"
+#include "io/model_io.hpp"
+#include "kernels/attention.hpp"
+#include "trace/trace.hpp"
+
+using namespace emscripten;
+using json = nlohmann::json;
+
+namespace {
+
+std::string g_last_error;
+
+template <class F>
+auto guard(F&& f, decltype(f()) on_error) -> decltype(f()) {
+  try {
+    g_last_error.clear();
+    return f();
+  } catch (const std::bad_alloc&) {
+    g_last_error = "out of memory";
+  } catch (const std::exception& e) {
+    g_last_error = e.what();
+  } catch (...) {
+    g_last_error = "unknown error";
+  }
+  return on_error;
+}
+
+const float* fptr(uintptr_t p) { return reinterpret_cast<const float*>(p); }
+
+ap::Mat mat_from(uintptr_t p, int rows, int cols) {
+  return ap::CMatMap(fptr(p), rows, cols);
+}
+
+}  // namespace
+
+// A finished trace: stages live here until delete(); views are handed out per call.
+class TraceHandle {
+ public:
+  ap::Trace trace;
+
+  std::string stages_json() const {
+    json out = json::array();
+    for (const ap::Stage& s : trace.stages())
+      out.push_back({{"name", s.name}, {"stack", s.stack}, {"layer", s.layer}, {"shape", s.shape}});
+    return out.dump();
+  }
+  int count() const { return static_cast<int>(trace.stages().size()); }
+  val view(int i) const {  // zero-copy; the wrapper copies at once (memory growth detaches it)
+    const ap::Stage& s = trace.stages().at(static_cast<size_t>(i));
+    return val(typed_memory_view(s.data.size(), s.data.data()));
+  }
+};
+
+TraceHandle* attention(uintptr_t x, uintptr_t memory, uintptr_t wq, uintptr_t wk, uintptr_t wv, uintptr_t wo,
+                       uintptr_t bq, uintptr_t bk, uintptr_t bv, uintptr_t bo, uintptr_t key_padding, int n, int m,
+                       int d, int h, bool causal, bool scale) {
+  return guard([&]() -> TraceHandle* {
+    if (n <= 0) ap::fail("n must be at least 1 (got " + std::to_string(n) + "): there are no tokens");
+    if (m <= 0) ap::fail("m must be at least 1 (got " + std::to_string(m) + ")");
+    ap::AttentionWeights w;
+    if (h <= 0) ap::fail("nHeads must be positive, got " + std::to_string(h));
+    if (d <= 0 || d % h != 0)
+      ap::fail("dModel (" + std::to_string(d) + ") is not divisible by nHeads (" + std::to_string(h) + ")");
+    w.wq = mat_from(wq, d, d);
+    w.wk = mat_from(wk, d, d);
+    w.wv = mat_from(wv, d, d);
+    w.wo = mat_from(wo, d, d);
+    if (bq) w.bq = Eigen::Map<const ap::Vec>(fptr(bq), d);
+    if (bk) w.bk = Eigen::Map<const ap::Vec>(fptr(bk), d);
+    if (bv) w.bv = Eigen::Map<const ap::Vec>(fptr(bv), d);
+    if (bo) w.bo = Eigen::Map<const ap::Vec>(fptr(bo), d);
+    ap::check_attention_weights(w, d, h);
+    ap::Mat xm = mat_from(x, n, d);
+    ap::check_finite(xm.data(), static_cast<size_t>(xm.size()), "x");
+    ap::Mat mem;
+    if (memory) {
+      mem = mat_from(memory, m, d);
+      ap::check_finite(mem.data(), static_cast<size_t>(mem.size()), "memory");
+    }
+    std::vector<uint8_t> pad;
+    ap::AttentionOptions opt;
+    opt.n_heads = h;
+    opt.causal = causal;
+    opt.scale = scale;
+    if (key_padding) {
+      const uint8_t* kp = reinterpret_cast<const uint8_t*>(key_padding);
+      pad.assign(kp, kp + m);
+      opt.key_padding = &pad;
+    }
+    auto t = std::make_unique<TraceHandle>();
+    ap::Mat out;
+    ap::multi_head_attention(out, xm, memory ? mem : xm, w, opt, &t->trace);
+    return t.release();
+  }, nullptr);
+}
+
+TraceHandle* run_preset(std::string id) {
+  return guard([&]() -> TraceHandle* {
+    auto t = std::make_unique<TraceHandle>();
+    ap::run_preset(ap::find_preset(id), t->trace);
+    return t.release();
+  }, nullptr);
+}
+
+std::string presets_json() {
+  json out = json::array();
+  for (const ap::Preset& p : ap::lecture_presets())
+    out.push_back({{"id", p.id}, {"concepts", p.concepts}, {"source", p.source}, {"title", p.title},
+                   {"claim", p.claim}, {"tokens", p.tokens}, {"dModel", p.d_model}, {"nHeads", p.n_heads},
+                   {"causal", p.causal}, {"scale", p.scale}, {"pos", ap::to_string(p.pos)}});
+  return out.dump();
+}
+
+// One of the preset's input matrices ("x", "wq", "wk", "wv", "wo") copied out by the wrapper.
+val preset_matrix(std::string id, std::string which) {
+  static ap::Mat keep;  // lives until the next call; the wrapper copies at once
+  const bool ok = guard([&]() -> bool {
+    const ap::Preset& p = ap::find_preset(id);
+    if (which == "x") keep = p.x;
+    else if (which == "wq") keep = p.wq;
+    else if (which == "wk") keep = p.wk;
+    else if (which == "wv") keep = p.wv;
+    else if (which == "wo") keep = p.wo;
+    else ap::fail("unknown preset matrix '" + which + "'");
+    return true;
+  }, false);
+  if (!ok) return val::null();
+  return val(typed_memory_view(static_cast<size_t>(keep.size()), keep.data()));
+}
+
+class ModelHandle {
+ public:
+  std::unique_ptr<ap::Model> model;
+  std::vector<uint8_t> saved;
+
+  std::string config_json() const {
+    return guard([&]() { return ap::config_to_json(model->config()); }, std::string());
+  }
+  std::string vocab_json() const { return json(model->tokenizer().vocab()).dump(); }
+  std::string encode(std::string text) const {
+    return guard([&]() {
+      const ap::Tokenizer::Encoded e = model->tokenizer().encode(text);
+      return json{{"ids", e.ids}, {"pieces", e.pieces}, {"unknown", e.unknown}}.dump();
+    }, std::string());
+  }
+  std::string decode(uintptr_t ids, int n) const {
+    return guard([&]() {
+      const int* p = reinterpret_cast<const int*>(ids);
+      const int V = model->config().vocab_size;
+      for (int i = 0; i < n; ++i)
+        if (p[i] < 0 || p[i] >= V)
+          ap::fail("token id " + std::to_string(p[i]) + " is outside the vocabulary (size " + std::to_string(V) + ")");
+      return model->tokenizer().decode(std::vector<int>(p, p + n));
+    }, std::string("\x01"));
+  }
+  TraceHandle* forward(uintptr_t src, int n_src, uintptr_t tgt, int n_tgt) const {
+    return guard([&]() -> TraceHandle* {
+      const int* s = reinterpret_cast<const int*>(src);
+      const int* t = reinterpret_cast<const int*>(tgt);
+      auto h = std::make_unique<TraceHandle>();
+      if (model->config().arch == ap::Arch::EncoderDecoder)
+        model->forward(h->trace, std::vector<int>(s, s + n_src), std::vector<int>(t, t + n_tgt));
+      else
+        model->forward(h->trace, std::vector<int>(s, s + n_src));
+      return h.release();
+    }, nullptr);
+  }
+  // Teaching switches that keep the weights: causal, scale, norm, pos (when no weights needed), heads.
+  bool configure(std::string patch) {
+    return guard([&]() {
+      ap::ModelConfig c = model->config();
+      json j = json::parse(patch);
+      json merged = json::parse(ap::config_to_json(c));
+      for (auto& [k, v] : j.items()) merged[k] = v;
+      ap::ModelConfig next = ap::config_from_json(merged.dump());
+      if (next.d_model != c.d_model || next.d_ff != c.d_ff || next.n_layers != c.n_layers ||
+          next.vocab_size != c.vocab_size || next.arch != c.arch || next.tokenizer != c.tokenizer)
+        ap::fail("only causal, scale, norm, pos, n_heads, act and eps can change on a built model");
+      if (next.max_len != c.max_len && c.pos == ap::PosKind::Learned)
+        ap::fail("max_len cannot change on a model with learned positions");
+      if ((next.pos == ap::PosKind::Learned) != (c.pos == ap::PosKind::Learned) ||
+          (next.pos == ap::PosKind::Relative) != (c.pos == ap::PosKind::Relative))
+        ap::fail(std::string("switching positions to or from '") +
+                 ap::to_string(next.pos == ap::PosKind::Learned || next.pos == ap::PosKind::Relative ? next.pos : c.pos) +
+                 "' needs weights this model does not have");
+      model->mutable_config() = next;
+      return true;
+    }, false);
+  }
+  std::string tensors_json() {
+    json out = json::array();
+    for (const auto& t : model->named_tensors()) out.push_back({{"name", t.name}, {"shape", t.shape}});
+    return out.dump();
+  }
+  val tensor_view(std::string name) {
+    for (const auto& t : model->named_tensors())
+      if (t.name == name) {
+        size_t size = 1;
+        for (int s : t.shape) size *= static_cast<size_t>(s);
+        return val(typed_memory_view(size, t.data));
+      }
+    g_last_error = "unknown tensor '" + name + "'";
+    return val::null();
+  }
+  bool set_tensor(std::string name, uintptr_t data, int length) {
+    return guard([&]() {
+      for (const auto& t : model->named_tensors())
+        if (t.name == name) {
+          size_t size = 1;
+          for (int s : t.shape) size *= static_cast<size_t>(s);
+          if (static_cast<size_t>(length) != size)
+            ap::fail("tensor '" + name + "' needs " + std::to_string(size) + " values, got " + std::to_string(length));
+          ap::check_finite(fptr(data), size, "tensor '" + name + "'");
+          std::copy(fptr(data), fptr(data) + size, t.data);
+          return true;
+        }
+      ap::fail("unknown tensor '" + name + "'");
+    }, false);
+  }
+  val save() {
+    const bool ok = guard([&]() { saved = ap::save_model(*model); return true; }, false);
+    if (!ok) return val::null();
+    return val(typed_memory_view(saved.size(), saved.data()));
+  }
+};
+
+ModelHandle* create_model(std::string config, std::string vocab, double seed) {
+  return guard([&]() -> ModelHandle* {
+    ap::ModelConfig cfg = ap::config_from_json(config);
+    std::vector<std::string> pieces;
+    try {
+      pieces = json::parse(vocab).get<std::vector<std::string>>();
+    } catch (const json::exception&) {
+      ap::fail("vocab must be an array of strings");
+    }
+    std::vector<std::string> full = {"<pad>", "<unk>", "<bos>", "<eos>"};
+    full.insert(full.end(), pieces.begin(), pieces.end());
+    ap::Tokenizer tok(cfg.tokenizer == "word" ? ap::Tokenizer::Kind::Word : ap::Tokenizer::Kind::Char, full);
+    if (cfg.vocab_size == 0) cfg.vocab_size = tok.size();
+    auto h = std::make_unique<ModelHandle>();
+    h->model = std::make_unique<ap::Model>(cfg, tok);
+    h->model->init_random(static_cast<uint64_t>(seed));
+    return h.release();
+  }, nullptr);
+}
+
+ModelHandle* load_model(uintptr_t bytes, int size) {
+  return guard([&]() -> ModelHandle* {
+    auto h = std::make_unique<ModelHandle>();
+    h->model = std::make_unique<ap::Model>(ap::load_model(reinterpret_cast<const uint8_t*>(bytes), static_cast<size_t>(size)));
+    return h.release();
+  }, nullptr);
+}
+
+// The fast path without a trace: online-softmax tiled attention, never the n x n matrix.
+bool kernel_attention(uintptr_t out, uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d_k, int h,
+                      bool causal, bool scale, bool full) {
+  return guard([&]() {
+    if (n <= 0 || m <= 0) ap::fail("n and m must be at least 1");
+    if (d_k <= 0 || h <= 0) ap::fail("dK and nHeads must be positive");
+    float* o = reinterpret_cast<float*>(out);
+    if (full) ap::kernels::attention_forward_full(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
+    else ap::kernels::attention_forward(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
+    return true;
+  }, false);
+}
+
+std::string last_error() { return g_last_error; }
+double heap_used() { return static_cast<double>(mallinfo().uordblks); }
+std::string kernel_variant() { return ap::kernels::variant(); }
+
+EMSCRIPTEN_BINDINGS(attention_playground) {
+  class_<TraceHandle>("TraceHandle")
+      .function("stagesJson", &TraceHandle::stages_json)
+      .function("count", &TraceHandle::count)
+      .function("view", &TraceHandle::view);
+  class_<ModelHandle>("ModelHandle")
+      .function("configJson", &ModelHandle::config_json)
+      .function("vocabJson", &ModelHandle::vocab_json)
+      .function("encode", &ModelHandle::encode)
+      .function("decode", &ModelHandle::decode)
+      .function("forward", &ModelHandle::forward, allow_raw_pointers())
+      .function("configure", &ModelHandle::configure)
+      .function("tensorsJson", &ModelHandle::tensors_json)
+      .function("tensorView", &ModelHandle::tensor_view)
+      .function("setTensor", &ModelHandle::set_tensor)
+      .function("save", &ModelHandle::save);
+  function("attention", &attention, allow_raw_pointers());
+  function("runPreset", &run_preset, allow_raw_pointers());
+  function("presetsJson", &presets_json);
+  function("presetMatrix", &preset_matrix);
+  function("createModel", &create_model, allow_raw_pointers());
+  function("loadModel", &load_model, allow_raw_pointers());
+  function("kernelAttention", &kernel_attention);
+  function("lastError", &last_error);
+  function("heapUsed", &heap_used);
+  function("kernelVariant", &kernel_variant);
+}

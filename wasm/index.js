@@ -1,0 +1,488 @@
+// The ES-module wrapper: turns the raw embind interface (wasm/bindings.cpp) into idiomatic JS.
+// One module per page: load() returns the same promise to every caller. Every C++ failure
+// becomes a JS Error with the core's message; arrays are copied in and out, so no caller
+// ever holds a view that memory growth could silently kill (see withView for zero-copy).
+import createApCore from './build/ap_core.mjs';
+
+let modulePromise = null;
+
+/** Loads the wasm module once; later calls return the same instance. */
+export function load(options = {}) {
+  if (!modulePromise) {
+    modulePromise = createApCore(options).then(
+      (raw) => new AttentionPlayground(raw),
+      (err) => {
+        modulePromise = null; // let a later call retry
+        throw new Error(`attention-playground: could not load the wasm module: ${err && err.message ? err.message : err}`);
+      },
+    );
+  }
+  return modulePromise;
+}
+
+const CONFIG_KEYS = {
+  arch: 'arch', dModel: 'd_model', nHeads: 'n_heads', nLayers: 'n_layers', dFf: 'd_ff',
+  vocabSize: 'vocab_size', maxLen: 'max_len', pos: 'pos', relClip: 'rel_clip', act: 'act',
+  norm: 'norm', eps: 'eps', scale: 'scale', causal: 'causal', tokenizer: 'tokenizer',
+};
+const CONFIG_KEYS_BACK = Object.fromEntries(Object.entries(CONFIG_KEYS).map(([a, b]) => [b, a]));
+
+function toSnakeConfig(config, { allowVocab = false } = {}) {
+  const out = {};
+  for (const [key, value] of Object.entries(config || {})) {
+    if (value === undefined) continue;
+    if (key in CONFIG_KEYS) out[CONFIG_KEYS[key]] = value;
+    else if (allowVocab && key === 'vocab') continue;
+    else throw new Error(`unknown config key '${key}' (known: ${Object.keys(CONFIG_KEYS).join(', ')}, vocab)`);
+  }
+  return out;
+}
+
+function fromSnakeConfig(json) {
+  const raw = JSON.parse(json);
+  const out = {};
+  for (const [key, value] of Object.entries(raw)) out[CONFIG_KEYS_BACK[key] || key] = value;
+  return out;
+}
+
+function asFloat32(value, name) {
+  if (value instanceof Float32Array) return value;
+  if (Array.isArray(value) || ArrayBuffer.isView(value)) return Float32Array.from(value);
+  throw new Error(`${name} must be a Float32Array (or an array of numbers), got ${value === null ? 'null' : typeof value}`);
+}
+
+function checkLength(array, expected, name, formula) {
+  if (array.length !== expected) {
+    throw new Error(`${name} has ${array.length} values but ${formula} = ${expected}`);
+  }
+}
+
+function checkCount(value, name, { min = 1 } = {}) {
+  if (!Number.isInteger(value) || value < min) {
+    throw new Error(`${name} must be an integer >= ${min}, got ${value}`);
+  }
+}
+
+class AttentionPlayground {
+  constructor(raw) {
+    this._raw = raw;
+    this._registry = typeof FinalizationRegistry === 'function'
+      ? new FinalizationRegistry((handle) => { try { handle.delete(); } catch { /* already freed */ } })
+      : null;
+    this.presets = new Presets(this);
+    this.kernels = new Kernels(this);
+  }
+
+  // ---- plumbing shared by every call ---------------------------------------------------
+
+  _heapBuffer() { return this._raw.HEAPU8.buffer; }
+
+  _fail(what) {
+    const message = this._raw.lastError() || 'unknown error';
+    throw new Error(what ? `${what}: ${message}` : message);
+  }
+
+  /** Copies typed arrays into the wasm heap, calls fn(pointers), frees them whatever happens. */
+  _withHeap(arrays, fn) {
+    const raw = this._raw;
+    const ptrs = [];
+    try {
+      for (const a of arrays) {
+        if (a == null) { ptrs.push(0); continue; }
+        const bytes = Math.max(a.byteLength, 4);
+        const p = raw._malloc(bytes);
+        if (!p) throw new Error('out of wasm memory');
+        ptrs.push(p);
+        new Uint8Array(this._heapBuffer(), p, a.byteLength).set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+      }
+      return fn(ptrs);
+    } finally {
+      for (const p of ptrs) if (p) raw._free(p);
+    }
+  }
+
+  _own(handle, wrapper) {
+    if (this._registry) this._registry.register(wrapper, handle, wrapper);
+    return wrapper;
+  }
+
+  _release(wrapper, handle) {
+    if (this._registry) this._registry.unregister(wrapper);
+    handle.delete();
+  }
+
+  /** Bytes currently allocated by the core's malloc (for leak tests). */
+  heapUsed() { return this._raw.heapUsed(); }
+
+  /** Total wasm memory in bytes (grows, never shrinks). */
+  memoryBytes() { return this._heapBuffer().byteLength; }
+
+  // ---- the API -------------------------------------------------------------------------
+
+  /**
+   * Multi-head scaled dot-product attention with every stage recorded.
+   * x: n*dModel; wq, wk, wv, wo: dModel*dModel applied as x @ W; memory (m*dModel) for cross-attention.
+   */
+  attention(opts) {
+    if (!opts || typeof opts !== 'object') throw new Error('attention() needs an options object');
+    const { n, dModel, nHeads = 1, causal = false, scale = true } = opts;
+    checkCount(n, 'n');
+    checkCount(dModel, 'dModel');
+    checkCount(nHeads, 'nHeads');
+    if (dModel % nHeads !== 0) throw new Error(`dModel (${dModel}) is not divisible by nHeads (${nHeads})`);
+    const cross = opts.memory != null;
+    const m = cross ? opts.m : n;
+    if (cross) checkCount(m, 'm');
+    else if (opts.m !== undefined && opts.m !== n) throw new Error(`m (${opts.m}) differs from n (${n}) but no memory was given`);
+    const x = asFloat32(opts.x, 'x');
+    checkLength(x, n * dModel, 'x', 'n*dModel');
+    const memory = cross ? asFloat32(opts.memory, 'memory') : null;
+    if (cross) checkLength(memory, m * dModel, 'memory', 'm*dModel');
+    const mats = ['wq', 'wk', 'wv', 'wo'].map((k) => {
+      const w = asFloat32(opts[k], k);
+      checkLength(w, dModel * dModel, k, 'dModel*dModel');
+      return w;
+    });
+    const biases = ['bq', 'bk', 'bv', 'bo'].map((k) => {
+      if (opts[k] == null) return null;
+      const b = asFloat32(opts[k], k);
+      checkLength(b, dModel, k, 'dModel');
+      return b;
+    });
+    let padding = null;
+    if (opts.keyPadding != null) {
+      padding = Uint8Array.from(opts.keyPadding, (v) => (v ? 1 : 0));
+      checkLength(padding, m, 'keyPadding', 'm');
+    }
+    const handle = this._withHeap([x, memory, ...mats, ...biases, padding], (p) =>
+      this._raw.attention(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10],
+        n, m, dModel, nHeads, !!causal, !!scale));
+    if (!handle) this._fail('attention');
+    return this._own(handle, new Trace(this, handle, { defaultStack: '' }));
+  }
+
+  /**
+   * A model with random (seeded) weights, or with the given tensors.
+   * config: { arch, dModel, nHeads, nLayers, dFf, maxLen, pos, act, norm, eps, scale, causal,
+   *           tokenizer: 'char'|'word', vocab: [...] (without the 4 specials) }
+   * weights: { seed } or { seed, tensors: { name: Float32Array } }.
+   */
+  createModel(config, weights = {}) {
+    if (!config || typeof config !== 'object') throw new Error('createModel() needs a config object');
+    const snake = toSnakeConfig(config, { allowVocab: true });
+    let vocab = config.vocab;
+    if (vocab == null) {
+      if ((config.tokenizer || 'char') !== 'char') throw new Error('a word-level model needs config.vocab (a list of words)');
+      vocab = [];
+      for (let c = 32; c < 127; c++) vocab.push(String.fromCharCode(c)); // printable ASCII
+    }
+    if (!Array.isArray(vocab) || vocab.some((v) => typeof v !== 'string')) throw new Error('config.vocab must be an array of strings');
+    const seed = weights.seed ?? 1;
+    if (!Number.isInteger(seed) || seed < 0) throw new Error(`weights.seed must be a non-negative integer, got ${seed}`);
+    const handle = this._raw.createModel(JSON.stringify(snake), JSON.stringify(vocab), seed);
+    if (!handle) this._fail('createModel');
+    const model = this._own(handle, new Model(this, handle));
+    if (weights.tensors) {
+      try {
+        for (const [name, data] of Object.entries(weights.tensors)) model.setTensor(name, data);
+      } catch (e) {
+        model.dispose();
+        throw e;
+      }
+    }
+    return model;
+  }
+
+  /** Loads a safetensors model file (Uint8Array or ArrayBuffer) written by model.save(). */
+  loadModel(bytes) {
+    if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+    if (!(bytes instanceof Uint8Array)) throw new Error('loadModel() needs a Uint8Array or ArrayBuffer of a .safetensors file');
+    if (bytes.length === 0) throw new Error('loadModel: the file is empty');
+    const handle = this._withHeap([bytes], (p) => this._raw.loadModel(p[0], bytes.length));
+    if (!handle) this._fail('loadModel');
+    return this._own(handle, new Model(this, handle));
+  }
+}
+
+/** The record of one forward pass. Stages are copied out on get(); dispose() frees the C++ side. */
+class Trace {
+  constructor(ap, handle, { defaultStack, tokens = null, unknown = [] }) {
+    this._ap = ap;
+    this._h = handle;
+    this._defaultStack = defaultStack;
+    this._stages = JSON.parse(handle.stagesJson()).map((s, index) => ({
+      name: s.name, stack: s.stack, layer: s.layer < 0 ? null : s.layer, shape: s.shape, index,
+    }));
+    /** Pieces of the input text, when the trace came from text. */
+    this.tokens = tokens;
+    /** Positions whose piece was not in the vocabulary (mapped to <unk>). */
+    this.unknown = unknown;
+  }
+
+  _alive() {
+    if (!this._h) throw new Error('this trace was disposed; run the computation again to get a new one');
+  }
+
+  _find(name, opts = {}) {
+    this._alive();
+    if (typeof name !== 'string') throw new Error('stage name must be a string');
+    let found = this._stages.filter((s) => s.name === name);
+    if (found.length === 0) {
+      const names = [...new Set(this._stages.map((s) => s.name))];
+      throw new Error(`no stage '${name}' in this trace (stages: ${names.join(', ')})`);
+    }
+    const stack = opts.stack ?? (found.some((s) => s.stack === this._defaultStack) ? this._defaultStack : found[0].stack);
+    found = found.filter((s) => s.stack === stack);
+    if (opts.layer != null) {
+      const layer = found.some((s) => s.layer !== null) ? opts.layer : null;
+      const hit = found.find((s) => s.layer === layer);
+      if (!hit) {
+        const layers = found.map((s) => s.layer).filter((l) => l !== null);
+        throw new Error(`stage '${name}' has no layer ${opts.layer}${stack ? ` in the ${stack}` : ''} (layers: ${layers.join(', ')})`);
+      }
+      found = [hit];
+    }
+    if (found.length === 0) throw new Error(`stage '${name}' is not in the '${stack}' stack`);
+    return found[0];
+  }
+
+  _headRange(stage, head) {
+    if (head == null) return [0, stage.shape.reduce((a, b) => a * b, 1), stage.shape];
+    if (stage.shape.length !== 3) throw new Error(`stage '${stage.name}' has no heads (shape [${stage.shape}])`);
+    const [h, rows, cols] = stage.shape;
+    if (!Number.isInteger(head) || head < 0 || head >= h) throw new Error(`head ${head} is out of range: stage '${stage.name}' has ${h} heads`);
+    return [head * rows * cols, rows * cols, [rows, cols]];
+  }
+
+  /** [{ name, stack, layer, head: null, shape }] in the order they were computed. */
+  stages() {
+    this._alive();
+    return this._stages.map(({ name, stack, layer, shape }) => ({ name, stack, layer, head: null, shape: [...shape] }));
+  }
+
+  /** Shape of a stage, or of one head's slice when opts.head is given. */
+  shape(name, opts = {}) {
+    const s = this._find(name, opts);
+    return [...this._headRange(s, opts.head)[2]];
+  }
+
+  /** A copy of the stage's data (row-major). 'tokens' comes back as an Int32Array. */
+  get(name, opts = {}) {
+    const s = this._find(name, opts);
+    const [start, length] = this._headRange(s, opts.head);
+    const view = this._h.view(s.index);
+    const copy = view.slice(start, start + length);
+    return name === 'tokens' ? Int32Array.from(copy) : copy;
+  }
+
+  /**
+   * Zero-copy access: fn receives a Float32Array view over the wasm heap, valid only during
+   * the call (any allocating call could grow memory and detach it). Returns fn's result.
+   */
+  withView(name, opts, fn) {
+    const s = this._find(name, opts);
+    const [start, length] = this._headRange(s, opts.head);
+    const view = this._h.view(s.index);
+    return fn(view.subarray(start, start + length));
+  }
+
+  /** Frees the C++ side. Further use throws. Safe to call twice. */
+  dispose() {
+    if (!this._h) return;
+    this._ap._release(this, this._h);
+    this._h = null;
+  }
+}
+
+class Tokenizer {
+  constructor(model) { this._model = model; }
+
+  /** { ids: Int32Array, pieces: string[], unknown: number[] (positions mapped to <unk>) } */
+  encode(text) {
+    if (typeof text !== 'string') throw new Error(`encode() needs a string, got ${typeof text}`);
+    const h = this._model._alive();
+    const json = h.encode(text);
+    if (!json) this._model._ap._fail('encode');
+    const e = JSON.parse(json);
+    return { ids: Int32Array.from(e.ids), pieces: e.pieces, unknown: e.unknown };
+  }
+
+  /** Text of the ids; <pad>, <bos>, <eos> are skipped. */
+  decode(ids) {
+    const h = this._model._alive();
+    const arr = Int32Array.from(ids);
+    const text = this._model._ap._withHeap([arr], (p) => h.decode(p[0], arr.length));
+    if (text === '\x01') this._model._ap._fail('decode');
+    return text;
+  }
+
+  get vocab() { return this._model.vocab; }
+}
+
+class Model {
+  constructor(ap, handle) {
+    this._ap = ap;
+    this._h = handle;
+    this.tokenizer = new Tokenizer(this);
+    this._refresh();
+    /** The vocabulary, specials included: <pad> <unk> <bos> <eos> at ids 0..3. */
+    this.vocab = JSON.parse(handle.vocabJson());
+  }
+
+  _refresh() { this.config = fromSnakeConfig(this._h.configJson()); }
+
+  _alive() {
+    if (!this._h) throw new Error('this model was disposed; create or load it again');
+    return this._h;
+  }
+
+  _ids(input, what) {
+    if (typeof input === 'string') {
+      const e = this.tokenizer.encode(input);
+      return { ids: e.ids, pieces: e.pieces, unknown: e.unknown };
+    }
+    if (input == null) throw new Error(`${what} is missing`);
+    const ids = Int32Array.from(input);
+    return { ids, pieces: null, unknown: [] };
+  }
+
+  /**
+   * Runs the model and records every stage. Decoder-only / encoder-only: forward(ids | text).
+   * Encoder-decoder: forward({ src, tgt }) with ids or text each.
+   */
+  forward(input) {
+    const h = this._alive();
+    const encdec = this.config.arch === 'encoder-decoder';
+    let a, b;
+    if (encdec) {
+      if (!input || typeof input !== 'object' || Array.isArray(input) || ArrayBuffer.isView(input) || !('src' in input)) {
+        throw new Error('an encoder-decoder model needs forward({ src, tgt })');
+      }
+      a = this._ids(input.src, 'src');
+      b = this._ids(input.tgt, 'tgt');
+    } else {
+      a = this._ids(input, 'input');
+      b = { ids: new Int32Array(0) };
+    }
+    const handle = this._ap._withHeap([a.ids, b.ids], (p) => h.forward(p[0], a.ids.length, p[1], b.ids.length));
+    if (!handle) this._ap._fail('forward');
+    const mainStack = this.config.arch === 'encoder' ? 'encoder' : 'decoder';
+    const tokens = encdec ? { src: a.pieces, tgt: b.pieces } : a.pieces;
+    const unknown = encdec ? { src: a.unknown, tgt: b.unknown } : a.unknown;
+    return this._ap._own(handle, new Trace(this._ap, handle, { defaultStack: mainStack, tokens, unknown }));
+  }
+
+  /** Teaching switches that keep the weights: { causal, scale, norm, pos, nHeads, act, eps }. */
+  configure(patch) {
+    const h = this._alive();
+    if (!h.configure(JSON.stringify(toSnakeConfig(patch)))) this._ap._fail('configure');
+    this._refresh();
+    return this;
+  }
+
+  /** [{ name, shape }] of every weight tensor. */
+  tensors() { return JSON.parse(this._alive().tensorsJson()); }
+
+  /** A copy of one weight tensor. */
+  getTensor(name) {
+    const view = this._alive().tensorView(String(name));
+    if (view === null) this._ap._fail('getTensor');
+    return view.slice();
+  }
+
+  /** Replaces one weight tensor (length must match; NaN/Infinity rejected). */
+  setTensor(name, data) {
+    const h = this._alive();
+    const arr = asFloat32(data, `tensor '${name}'`);
+    const ok = this._ap._withHeap([arr], (p) => h.setTensor(String(name), p[0], arr.length));
+    if (!ok) this._ap._fail('setTensor');
+  }
+
+  /** The model as safetensors bytes (config and vocabulary in the header metadata). */
+  save() {
+    const view = this._alive().save();
+    if (view === null) this._ap._fail('save');
+    return view.slice();
+  }
+
+  dispose() {
+    if (!this._h) return;
+    this._ap._release(this, this._h);
+    this._h = null;
+  }
+}
+
+class Presets {
+  constructor(ap) {
+    this._ap = ap;
+    this._list = JSON.parse(ap._raw.presetsJson());
+  }
+
+  /** [{ id, concepts, source, title, claim, tokens, dModel, nHeads, causal, scale, pos }] */
+  list() { return this._list.map((p) => ({ ...p, concepts: [...p.concepts], tokens: [...p.tokens] })); }
+
+  /** Presets that illustrate a CURRICULUM.md concept id. */
+  forConcept(concept) { return this.list().filter((p) => p.concepts.includes(concept)); }
+
+  _meta(id) {
+    const p = this._list.find((q) => q.id === id);
+    if (!p) throw new Error(`unknown preset '${id}' (known: ${this._list.map((q) => q.id).join(', ')})`);
+    return p;
+  }
+
+  /** The preset's inputs, ready for ap.attention(): { ...meta, n, x, wq, wk, wv, wo }. */
+  get(id) {
+    const meta = this._meta(id);
+    const out = { ...meta, n: meta.tokens.length };
+    for (const k of ['x', 'wq', 'wk', 'wv', 'wo']) {
+      const view = this._ap._raw.presetMatrix(id, k);
+      if (view === null) this._ap._fail(`preset ${id}`);
+      out[k] = view.slice();
+    }
+    return out;
+  }
+
+  /** Runs the preset: embed, pos (if any), x, then every attention stage. */
+  run(id) {
+    const meta = this._meta(id);
+    const handle = this._ap._raw.runPreset(id);
+    if (!handle) this._ap._fail(`preset ${id}`);
+    return this._ap._own(handle, new Trace(this._ap, handle, { defaultStack: '', tokens: meta.tokens }));
+  }
+}
+
+class Kernels {
+  constructor(ap) { this._ap = ap; }
+
+  /** Which kernel build is running: { variant: 'scalar' | 'simd128' | 'relaxed' }. */
+  info() { return { variant: this._ap._raw.kernelVariant() }; }
+
+  /**
+   * Attention without a trace. q: n x nHeads*dK, k and v: m x nHeads*dK (row-major).
+   * Never builds the n x m matrix unless full: true. Returns n x nHeads*dK.
+   */
+  attention({ q, k, v, n, m = n, dK, nHeads = 1, causal = false, scale = true, full = false }) {
+    checkCount(n, 'n');
+    checkCount(m, 'm');
+    checkCount(dK, 'dK');
+    checkCount(nHeads, 'nHeads');
+    const width = nHeads * dK;
+    const qa = asFloat32(q, 'q'), ka = asFloat32(k, 'k'), va = asFloat32(v, 'v');
+    checkLength(qa, n * width, 'q', 'n*nHeads*dK');
+    checkLength(ka, m * width, 'k', 'm*nHeads*dK');
+    checkLength(va, m * width, 'v', 'm*nHeads*dK');
+    for (const [arr, name] of [[qa, 'q'], [ka, 'k'], [va, 'v']]) {
+      for (let i = 0; i < arr.length; i++) {
+        if (!Number.isFinite(arr[i])) throw new Error(`${name} contains ${Number.isNaN(arr[i]) ? 'NaN' : 'Infinity'} (at index ${i})`);
+      }
+    }
+    const out = new Float32Array(n * width);
+    this._ap._withHeap([qa, ka, va, out], (p) => {
+      if (!this._ap._raw.kernelAttention(p[3], p[0], p[1], p[2], n, m, dK, nHeads, !!causal, !!scale, !!full)) {
+        this._ap._fail('kernels.attention');
+      }
+      out.set(new Float32Array(this._ap._heapBuffer(), p[3], out.length));
+    });
+    return out;
+  }
+}
