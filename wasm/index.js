@@ -361,6 +361,9 @@ class Model {
       a = this._ids(input.src, 'src');
       b = this._ids(input.tgt, 'tgt');
     } else {
+      if (input && typeof input === 'object' && !Array.isArray(input) && !ArrayBuffer.isView(input)) {
+        throw new Error(`this is a ${this.config.arch}-only model: call forward(ids or text), not forward({ src, tgt })`);
+      }
       a = this._ids(input, 'input');
       b = { ids: new Int32Array(0) };
     }
