@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/attention.hpp"
+#include "core/decode.hpp"
 #include "core/layers.hpp"
 #include "core/model.hpp"
 #include "core/presets.hpp"
@@ -145,6 +146,32 @@ val preset_matrix(std::string id, std::string which) {
   return val(typed_memory_view(static_cast<size_t>(keep.size()), keep.data()));
 }
 
+// The result of model.generate(): the wrapper takes each step's trace out once, then deletes this.
+class GenerationHandle {
+ public:
+  ap::Generation gen;
+
+  std::string info_json() const {
+    json steps = json::array();
+    for (const ap::DecodeStep& s : gen.steps) steps.push_back({{"token", s.token}, {"cacheLen", s.cache_len}});
+    return json{{"prompt", gen.prompt}, {"tokens", gen.tokens}, {"stop", gen.stop}, {"steps", steps}}.dump();
+  }
+  TraceHandle* take_step(int i) {
+    auto t = std::make_unique<TraceHandle>();
+    t->trace = std::move(gen.steps.at(static_cast<size_t>(i)).trace);
+    return t.release();
+  }
+  TraceHandle* take_encoder() {
+    auto t = std::make_unique<TraceHandle>();
+    t->trace = std::move(gen.encoder);
+    return t.release();
+  }
+  val distribution(int i) const {
+    const auto& d = gen.steps.at(static_cast<size_t>(i)).distribution;
+    return val(typed_memory_view(d.size(), d.data()));
+  }
+};
+
 class ModelHandle {
  public:
   std::unique_ptr<ap::Model> model;
@@ -182,6 +209,24 @@ class ModelHandle {
       return h.release();
     }, nullptr);
   }
+  GenerationHandle* generate(uintptr_t prompt, int n_prompt, uintptr_t src, int n_src, int max_tokens,
+                             double temperature, int top_k, double top_p, double seed, bool use_cache) const {
+    return guard([&]() -> GenerationHandle* {
+      const int* p = reinterpret_cast<const int*>(prompt);
+      const int* s = reinterpret_cast<const int*>(src);
+      ap::GenerateOptions opt;
+      opt.max_tokens = max_tokens;
+      opt.sampling.temperature = static_cast<float>(temperature);
+      opt.sampling.top_k = top_k;
+      opt.sampling.top_p = static_cast<float>(top_p);
+      opt.sampling.seed = static_cast<uint64_t>(seed);
+      opt.use_cache = use_cache;
+      auto g = std::make_unique<GenerationHandle>();
+      g->gen = ap::generate(*model, std::vector<int>(p, p + n_prompt), std::vector<int>(s, s + n_src), opt);
+      return g.release();
+    }, nullptr);
+  }
+  std::string metadata_json() const { return json(model->metadata()).dump(); }
   // Teaching switches that keep the weights: causal, scale, norm, pos (when no weights needed), heads.
   bool configure(std::string patch) {
     return guard([&]() {
@@ -291,7 +336,14 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
       .function("stagesJson", &TraceHandle::stages_json)
       .function("count", &TraceHandle::count)
       .function("view", &TraceHandle::view);
+  class_<GenerationHandle>("GenerationHandle")
+      .function("infoJson", &GenerationHandle::info_json)
+      .function("takeStep", &GenerationHandle::take_step, allow_raw_pointers())
+      .function("takeEncoder", &GenerationHandle::take_encoder, allow_raw_pointers())
+      .function("distribution", &GenerationHandle::distribution);
   class_<ModelHandle>("ModelHandle")
+      .function("generate", &ModelHandle::generate, allow_raw_pointers())
+      .function("metadataJson", &ModelHandle::metadata_json)
       .function("configJson", &ModelHandle::config_json)
       .function("vocabJson", &ModelHandle::vocab_json)
       .function("encode", &ModelHandle::encode)

@@ -375,6 +375,75 @@ class Model {
     return this._ap._own(handle, new Trace(this._ap, handle, { defaultStack: mainStack, tokens, unknown }));
   }
 
+  /** Free-form metadata saved with the model ("task", "separator", "description", ...). */
+  get metadata() { return JSON.parse(this._alive().metadataJson()); }
+
+  /**
+   * Generates tokens one at a time. Decoder-only: prompt is text (encoded and preceded by <bos>,
+   * then the model's separator, e.g. "=" for sort, is appended) or ids used as they are.
+   * Encoder-decoder: prompt is the source (text or ids); the decoder starts from <bos>.
+   * Returns { prompt, tokens, text, stop, steps: [{ token, piece, cacheLen, distribution, trace }],
+   * encoder, dispose() }.
+   */
+  generate(prompt, { maxTokens = 32, temperature = 0, topK = 0, topP = 1, seed = 1, useCache = true } = {}) {
+    const h = this._alive();
+    if (!Number.isInteger(maxTokens)) throw new Error(`maxTokens must be an integer, got ${maxTokens}`);
+    if (!Number.isInteger(topK)) throw new Error(`topK must be an integer, got ${topK}`);
+    if (typeof temperature !== 'number' || typeof topP !== 'number') throw new Error('temperature and topP must be numbers');
+    if (!Number.isInteger(seed) || seed < 0) throw new Error(`seed must be a non-negative integer, got ${seed}`);
+    const encdec = this.config.arch === 'encoder-decoder';
+    const sep = this.metadata.separator || '';
+    let promptIds, srcIds = new Int32Array(0), unknown = [];
+    if (typeof prompt === 'string') {
+      const e = this.tokenizer.encode(encdec ? prompt : prompt + sep);
+      if (e.ids.length === 0 || (!encdec && prompt.length === 0)) throw new Error('the prompt is empty: type at least one token');
+      unknown = e.unknown;
+      if (encdec) { srcIds = e.ids; promptIds = Int32Array.of(2); } else promptIds = Int32Array.from([2, ...e.ids]);
+    } else {
+      if (prompt == null) throw new Error('generate() needs a prompt (text or ids)');
+      const ids = Int32Array.from(prompt);
+      if (encdec) { srcIds = ids; promptIds = Int32Array.of(2); } else promptIds = ids;
+    }
+    const g = this._ap._withHeap([promptIds, srcIds], (p) =>
+      h.generate(p[0], promptIds.length, p[1], srcIds.length, maxTokens, temperature, topK, topP, seed, !!useCache));
+    if (!g) this._ap._fail('generate');
+    try {
+      const info = JSON.parse(g.infoJson());
+      const mainStack = 'decoder';
+      const steps = info.steps.map((s, i) => {
+        const th = g.takeStep(i);
+        return {
+          token: s.token,
+          piece: this.vocab[s.token],
+          cacheLen: s.cacheLen,
+          distribution: g.distribution(i).slice(),
+          trace: this._ap._own(th, new Trace(this._ap, th, { defaultStack: mainStack })),
+        };
+      });
+      let encoder = null;
+      if (encdec) {
+        const eh = g.takeEncoder();
+        encoder = this._ap._own(eh, new Trace(this._ap, eh, { defaultStack: 'encoder' }));
+      }
+      const tokens = Int32Array.from(info.tokens);
+      return {
+        prompt: Int32Array.from(info.prompt),
+        tokens,
+        text: this.tokenizer.decode(tokens),
+        stop: info.stop,
+        unknown,
+        steps,
+        encoder,
+        dispose() {
+          for (const s of steps) s.trace.dispose();
+          if (encoder) encoder.dispose();
+        },
+      };
+    } finally {
+      g.delete();
+    }
+  }
+
   /** Teaching switches that keep the weights: { causal, scale, norm, pos, nHeads, act, eps }. */
   configure(patch) {
     const h = this._alive();

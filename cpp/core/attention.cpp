@@ -54,7 +54,7 @@ void check_attention_weights(const AttentionWeights& w, int d_model, int n_heads
 void multi_head_attention(Mat& out, const Mat& x, const Mat& memory, const AttentionWeights& w,
                           const AttentionOptions& opt, Trace* trace, const std::string& prefix,
                           const std::string& stack, int layer) {
-  const int n = static_cast<int>(x.rows()), m = static_cast<int>(memory.rows());
+  const int n = static_cast<int>(x.rows());
   const int d = static_cast<int>(x.cols()), h = opt.n_heads, d_k = d / h;
   const float neg_inf = -std::numeric_limits<float>::infinity();
   auto record2d = [&](const char* name, const Mat& src) {
@@ -65,17 +65,52 @@ void multi_head_attention(Mat& out, const Mat& x, const Mat& memory, const Atten
   // 1. Projections: Q = X W_Q + b_Q (n, d); K = M W_K + b_K, V = M W_V + b_V (m, d).
   Mat q, k, v;
   linear(q, x, w.wq, w.bq);
-  linear(k, memory, w.wk, w.bk);
-  linear(v, memory, w.wv, w.bv);
+  const bool reuse = opt.cache && !opt.cache_append && opt.cache->k.rows() > 0;
+  const bool append = opt.cache && opt.cache_append;
+  int k_offset = append ? static_cast<int>(opt.cache->k.rows()) : opt.k_offset;
+  if (reuse) {  // cross-attention while decoding: the memory's K and V never change
+    k = opt.cache->k;
+    v = opt.cache->v;
+  } else {
+    linear(k, memory, w.wk, w.bk);
+    linear(v, memory, w.wv, w.bv);
+  }
+  // Self-attention while decoding: append this call's K and V rows, then attend to all of them.
+  auto append_to_cache = [&]() {
+    KVCache& c = *opt.cache;
+    const Eigen::Index old_rows = c.k.rows();
+    c.k.conservativeResize(old_rows + k.rows(), d);
+    c.v.conservativeResize(old_rows + v.rows(), d);
+    c.k.bottomRows(k.rows()) = k;
+    c.v.bottomRows(v.rows()) = v;
+    k = c.k;
+    v = c.v;
+    k_offset = 0;
+  };
   record2d("q", q);
-  record2d("k", k);
-  record2d("v", v);
-  if (opt.pos == PosKind::Rope) {  // rotate each (2i, 2i+1) pair of q and k by its position
+  if (opt.pos != PosKind::Rope) {
+    if (append) append_to_cache();
+    record2d("k", k);
+  } else {
+    // RoPE: rotate each (2i, 2i+1) pair of q and k by its position. k is the plain projection of
+    // this call's rows; k_rot holds every key attended to (cached keys are kept rotated).
+    if (!reuse) record2d("k", k);
     apply_rope(q, h, opt.q_offset);
-    apply_rope(k, h, opt.k_offset);
+    if (!reuse) apply_rope(k, h, k_offset);
+    if (append) append_to_cache();
     record2d("q_rot", q);
     record2d("k_rot", k);
   }
+  record2d("v", v);
+  if (opt.cache && !opt.cache_append && !reuse) {
+    opt.cache->k = k;
+    opt.cache->v = v;
+  }
+  const int m = static_cast<int>(k.rows());
+  AttentionOptions mask_opt = opt;
+  mask_opt.k_offset = k_offset;
+  if (opt.key_padding && static_cast<int>(opt.key_padding->size()) != m)
+    fail("key padding has " + std::to_string(opt.key_padding->size()) + " entries for " + std::to_string(m) + " keys");
 
   // Per-head stage buffers (h, n, m) / (h, n, d_k): in the trace, or local on the fast path.
   std::vector<float> local[6];
@@ -110,7 +145,7 @@ void multi_head_attention(Mat& out, const Mat& x, const Mat& memory, const Atten
       MatMap b(bias + hd * nm, n, m);
       for (int i = 0; i < n; ++i)
         for (int j = 0; j < m; ++j) {
-          int off = (opt.k_offset + j) - (opt.q_offset + i);
+          int off = (k_offset + j) - (opt.q_offset + i);
           off = std::max(-opt.rel_clip, std::min(opt.rel_clip, off));
           b(i, j) = (*opt.rel_bias)(hd, off + opt.rel_clip);
         }
@@ -118,7 +153,7 @@ void multi_head_attention(Mat& out, const Mat& x, const Mat& memory, const Atten
     }
     // 4. Mask: hidden keys become -inf, so softmax gives them exactly 0.
     for (int i = 0; i < n; ++i)
-      for (int j = 0; j < m; ++j) mk(i, j) = is_masked(opt, i, j) ? neg_inf : sc(i, j);
+      for (int j = 0; j < m; ++j) mk(i, j) = is_masked(mask_opt, i, j) ? neg_inf : sc(i, j);
     // 5. Softmax each row into weights that are >= 0 and sum to 1.
     softmax_rows(a, mk);
     // 6. Weighted sum of values: head_out = A V_h.

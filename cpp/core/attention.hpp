@@ -20,6 +20,11 @@ struct AttentionWeights {
   Vec bq, bk, bv, bo;   // (d) each, or empty for no bias
 };
 
+// Keys and values kept across decoding steps (rows = positions so far; keys already rotated for RoPE).
+struct KVCache {
+  Mat k, v;  // (m, d) each
+};
+
 struct AttentionOptions {
   int n_heads = 1;
   bool causal = false;             // query i sees keys j <= i + q_offset
@@ -30,6 +35,11 @@ struct AttentionOptions {
   int rel_clip = 8;
   int q_offset = 0;                // position of query row 0 (decoding with a KV cache)
   int k_offset = 0;                // position of key row 0
+  // Decoding. Self-attention: the new rows' K and V are appended to *cache and attention runs
+  // over the whole cache (k_offset is then the cache length before the call). Cross-attention
+  // (cache_append = false): K and V are computed from memory once, then reused from the cache.
+  KVCache* cache = nullptr;
+  bool cache_append = true;
 };
 
 // Records q k v [q_rot k_rot] scores scaled masked weights head_out concat attn_out,

@@ -16,12 +16,17 @@ void add_mat(Trace& tr, const char* name, const std::string& stack, int layer, c
 // (post-norm, as in the notes) or Norm-then-Add (pre-norm).
 void block_forward(Mat& out, const Mat& x, const Mat* memory, const std::vector<uint8_t>& self_pad,
                    const std::vector<uint8_t>* mem_pad, const BlockWeights& b, const ModelConfig& cfg,
-                   const Mat* rel_bias, bool causal, Trace& tr, const std::string& stack, int layer) {
+                   const Mat* rel_bias, bool causal, Trace& tr, const std::string& stack, int layer,
+                   BlockCache* cache) {
   AttentionOptions self;
   self.n_heads = cfg.n_heads;
   self.causal = causal;
   self.scale = cfg.scale;
-  self.key_padding = &self_pad;
+  self.key_padding = cache ? nullptr : &self_pad;  // decoding never feeds padding
+  if (cache) {
+    self.cache = &cache->self;
+    self.q_offset = static_cast<int>(cache->self.k.rows());  // the new rows follow the cached ones
+  }
   self.pos = cfg.pos;
   self.rel_bias = rel_bias;
   self.rel_clip = cfg.rel_clip;
@@ -30,6 +35,11 @@ void block_forward(Mat& out, const Mat& x, const Mat* memory, const std::vector<
   cross.key_padding = mem_pad;
   cross.pos = PosKind::None;  // positions of two different sequences are not comparable
   cross.rel_bias = nullptr;
+  cross.q_offset = 0;
+  if (cache) {
+    cross.cache = &cache->cross;
+    cross.cache_append = false;
+  }
 
   const bool post = cfg.norm == NormPlace::Post;
   auto norm = [&](Mat& dst, const Mat& src, const LayerNormWeights& ln, const char* name) {

@@ -12,8 +12,11 @@ namespace ap {
 // for a decoder block with cross-attention cross_q ... cross_attn_out cross_resid cross_norm,
 // then ffn_hidden ffn_act ffn_out resid2 norm2 (each *_norm also as *_norm_stats: mu, sigma).
 // memory/mem_pad: encoder output and its padding, for cross-attention (null otherwise).
+// cache (decoding): x holds only the new rows, at positions cache->self.k.rows() onwards; their
+// keys/values are appended to cache->self and cross-attention K/V are computed once into cache->cross.
 void block_forward(Mat& out, const Mat& x, const Mat* memory, const std::vector<uint8_t>& self_pad,
                    const std::vector<uint8_t>* mem_pad, const BlockWeights& b, const ModelConfig& cfg,
-                   const Mat* rel_bias, bool causal, Trace& tr, const std::string& stack, int layer);
+                   const Mat* rel_bias, bool causal, Trace& tr, const std::string& stack, int layer,
+                   BlockCache* cache = nullptr);
 
 }  // namespace ap

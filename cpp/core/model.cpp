@@ -147,6 +147,73 @@ void Model::check_weights() const {
 }
 
 
+namespace {
+
+std::vector<uint8_t> pad_mask(const std::vector<int>& ids) {
+  std::vector<uint8_t> p(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) p[i] = ids[i] == Tokenizer::kPad;
+  return p;
+}
+
+// Embeddings and positions for one stack's input: x = embed + pos, rows at positions offset...
+void embed_tokens(Mat& x, const std::vector<int>& ids, int offset, const ModelWeights& w, const ModelConfig& cfg,
+                  Trace& tr, const std::string& stack) {
+  const int n = static_cast<int>(ids.size()), d = cfg.d_model;
+  Stage& tok = tr.add("tokens", stack, -1, {n});
+  for (int i = 0; i < n; ++i) tok.data[i] = static_cast<float>(ids[i]);
+  x.resize(n, d);
+  for (int i = 0; i < n; ++i) x.row(i) = w.tok_emb.row(ids[i]);
+  add_mat(tr, "embed", stack, -1, x);
+  if (cfg.pos == PosKind::Sinusoidal || cfg.pos == PosKind::Learned) {
+    Mat pe;
+    if (cfg.pos == PosKind::Sinusoidal) sinusoidal_positions(pe, n, d, offset);
+    else pe = w.pos_emb.middleRows(offset, n);
+    add_mat(tr, "pos", stack, -1, pe);
+    x += pe;
+  }
+  add_mat(tr, "x", stack, -1, x);
+}
+
+// A stack of blocks over x (new rows only when caches are given), then pre-norm's final LayerNorm.
+void run_stack(Mat& x, const std::vector<uint8_t>& pad, const std::string& stack,
+               const std::vector<BlockWeights>& blocks, const LayerNormWeights& fin, bool causal, const Mat* memory,
+               const std::vector<uint8_t>* mem_pad, const ModelWeights& w, const ModelConfig& cfg, Trace& tr,
+               std::vector<BlockCache>* caches) {
+  for (size_t l = 0; l < blocks.size(); ++l) {
+    Mat y;
+    block_forward(y, x, memory, pad, mem_pad, blocks[l], cfg, cfg.pos == PosKind::Relative ? &w.rel_bias : nullptr,
+                  causal, tr, stack, static_cast<int>(l), caches ? &(*caches)[l] : nullptr);
+    x.swap(y);
+  }
+  if (cfg.norm == NormPlace::Pre) {  // pre-norm leaves the residual stream un-normalised: one last LN
+    Mat y;
+    layer_norm(y, x, fin.gamma, fin.beta, cfg.eps);
+    add_mat(tr, "final_norm", stack, -1, y);
+    x.swap(y);
+  }
+}
+
+void lm_head(const Mat& last, const ModelWeights& w, Trace& tr) {
+  Mat logits, probs;
+  linear(logits, last, w.lm_head_w, w.lm_head_b);  // (n, V)
+  softmax_rows(probs, logits);
+  add_mat(tr, "logits", "", -1, logits);
+  add_mat(tr, "probs", "", -1, probs);
+}
+
+}  // namespace
+
+void Model::check_ids(const std::vector<int>& ids, const char* what, int offset) const {
+  if (ids.empty()) fail(std::string(what) + " is empty (n = 0): type at least one token");
+  if (offset + static_cast<int>(ids.size()) > cfg_.max_len)
+    fail(std::string(what) + " has " + std::to_string(offset + ids.size()) + " tokens but the model's max length is " +
+         std::to_string(cfg_.max_len));
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] < 0 || ids[i] >= cfg_.vocab_size)
+      fail(std::string(what) + ": token id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
+           " is outside the vocabulary (size " + std::to_string(cfg_.vocab_size) + ")");
+}
+
 void Model::forward(Trace& tr, const std::vector<int>& ids) const {
   if (cfg_.arch == Arch::EncoderDecoder)
     fail("an encoder-decoder model needs a source and a target sequence ({src, tgt})");
@@ -156,78 +223,49 @@ void Model::forward(Trace& tr, const std::vector<int>& ids) const {
 
 void Model::forward(Trace& tr, const std::vector<int>& src, const std::vector<int>& tgt) const {
   tr.clear();
-  const int d = cfg_.d_model, V = cfg_.vocab_size;
-  auto check_ids = [&](const std::vector<int>& ids, const char* what) {
-    if (ids.empty()) fail(std::string(what) + " is empty (n = 0): type at least one token");
-    if (static_cast<int>(ids.size()) > cfg_.max_len)
-      fail(std::string(what) + " has " + std::to_string(ids.size()) + " tokens but the model's max length is " +
-           std::to_string(cfg_.max_len));
-    for (size_t i = 0; i < ids.size(); ++i)
-      if (ids[i] < 0 || ids[i] >= V)
-        fail(std::string(what) + ": token id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
-             " is outside the vocabulary (size " + std::to_string(V) + ")");
-  };
-  if (cfg_.has_encoder()) check_ids(src, cfg_.arch == Arch::EncoderDecoder ? "source" : "input");
-  if (cfg_.has_decoder()) check_ids(tgt, cfg_.arch == Arch::EncoderDecoder ? "target" : "input");
-
-  // Embeddings and positions for one stack's input: x = embed + pos.
-  auto embed = [&](Mat& x, const std::vector<int>& ids, const std::string& stack) {
-    const int n = static_cast<int>(ids.size());
-    Stage& tok = tr.add("tokens", stack, -1, {n});
-    for (int i = 0; i < n; ++i) tok.data[i] = static_cast<float>(ids[i]);
-    x.resize(n, d);
-    for (int i = 0; i < n; ++i) x.row(i) = w_.tok_emb.row(ids[i]);
-    add_mat(tr, "embed", stack, -1, x);
-    if (cfg_.pos == PosKind::Sinusoidal || cfg_.pos == PosKind::Learned) {
-      Mat pe;
-      if (cfg_.pos == PosKind::Sinusoidal) sinusoidal_positions(pe, n, d);
-      else pe = w_.pos_emb.topRows(n);
-      add_mat(tr, "pos", stack, -1, pe);
-      x += pe;
-    }
-    add_mat(tr, "x", stack, -1, x);
-  };
-  auto pad_mask = [](const std::vector<int>& ids) {
-    std::vector<uint8_t> p(ids.size());
-    for (size_t i = 0; i < ids.size(); ++i) p[i] = ids[i] == Tokenizer::kPad;
-    return p;
-  };
-  auto run_stack = [&](Mat& out, const std::vector<int>& ids, const std::string& stack,
-                       const std::vector<BlockWeights>& blocks, const LayerNormWeights& fin, bool causal,
-                       const Mat* memory, const std::vector<uint8_t>* mem_pad) {
-    Mat x;
-    embed(x, ids, stack);
-    const std::vector<uint8_t> pad = pad_mask(ids);
-    for (size_t l = 0; l < blocks.size(); ++l) {
-      Mat y;
-      block_forward(y, x, memory, pad, mem_pad, blocks[l], cfg_, cfg_.pos == PosKind::Relative ? &w_.rel_bias : nullptr,
-                    causal, tr, stack, static_cast<int>(l));
-      x.swap(y);
-    }
-    if (cfg_.norm == NormPlace::Pre) {  // pre-norm leaves the residual stream un-normalised: one last LN
-      Mat y;
-      layer_norm(y, x, fin.gamma, fin.beta, cfg_.eps);
-      add_mat(tr, "final_norm", stack, -1, y);
-      x.swap(y);
-    }
-    out.swap(x);
-  };
-
-  Mat enc_out, dec_out;
+  const bool encdec = cfg_.arch == Arch::EncoderDecoder;
+  if (cfg_.has_encoder()) check_ids(src, encdec ? "source" : "input", 0);
+  if (cfg_.has_decoder()) check_ids(tgt, encdec ? "target" : "input", 0);
+  Mat enc, dec;
   std::vector<uint8_t> src_pad;
   if (cfg_.has_encoder()) {
-    run_stack(enc_out, src, "encoder", w_.encoder, w_.enc_final_norm, false, nullptr, nullptr);
     src_pad = pad_mask(src);
+    embed_tokens(enc, src, 0, w_, cfg_, tr, "encoder");
+    run_stack(enc, src_pad, "encoder", w_.encoder, w_.enc_final_norm, false, nullptr, nullptr, w_, cfg_, tr, nullptr);
   }
-  if (cfg_.has_decoder())
-    run_stack(dec_out, tgt, "decoder", w_.decoder, w_.dec_final_norm, cfg_.causal,
-              cfg_.has_encoder() ? &enc_out : nullptr, cfg_.has_encoder() ? &src_pad : nullptr);
-  const Mat& last = cfg_.has_decoder() ? dec_out : enc_out;
-  Mat logits, probs;
-  linear(logits, last, w_.lm_head_w, w_.lm_head_b);  // (n, V)
-  softmax_rows(probs, logits);
-  add_mat(tr, "logits", "", -1, logits);
-  add_mat(tr, "probs", "", -1, probs);
+  if (cfg_.has_decoder()) {
+    embed_tokens(dec, tgt, 0, w_, cfg_, tr, "decoder");
+    run_stack(dec, pad_mask(tgt), "decoder", w_.decoder, w_.dec_final_norm, cfg_.causal, encdec ? &enc : nullptr,
+              encdec ? &src_pad : nullptr, w_, cfg_, tr, nullptr);
+  }
+  lm_head(cfg_.has_decoder() ? dec : enc, w_, tr);
+}
+
+void Model::begin_decoding(DecodeState& st, Trace& tr, const std::vector<int>& src) const {
+  if (!cfg_.has_decoder()) fail("an encoder-only model does not generate text (it has no decoder)");
+  tr.clear();
+  st = DecodeState();
+  st.layers.resize(w_.decoder.size());
+  if (cfg_.arch == Arch::EncoderDecoder) {
+    check_ids(src, "source", 0);
+    st.mem_pad = pad_mask(src);
+    embed_tokens(st.memory, src, 0, w_, cfg_, tr, "encoder");
+    run_stack(st.memory, st.mem_pad, "encoder", w_.encoder, w_.enc_final_norm, false, nullptr, nullptr, w_, cfg_, tr,
+              nullptr);
+  }
+}
+
+void Model::decode_step(DecodeState& st, Trace& tr, const std::vector<int>& new_ids) const {
+  if (st.layers.size() != w_.decoder.size()) fail("decoding was not started (begin_decoding)");
+  check_ids(new_ids, "the sequence", st.length);
+  const bool encdec = cfg_.arch == Arch::EncoderDecoder;
+  Mat x;
+  embed_tokens(x, new_ids, st.length, w_, cfg_, tr, "decoder");
+  const std::vector<uint8_t> pad(new_ids.size(), 0);
+  run_stack(x, pad, "decoder", w_.decoder, w_.dec_final_norm, cfg_.causal, encdec ? &st.memory : nullptr,
+            encdec ? &st.mem_pad : nullptr, w_, cfg_, tr, &st.layers);
+  st.length += static_cast<int>(new_ids.size());
+  lm_head(x, w_, tr);
 }
 
 }  // namespace ap

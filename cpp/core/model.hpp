@@ -50,6 +50,20 @@ struct ModelWeights {
   Vec lm_head_b;                        // (V)
 };
 
+// One decoder layer's caches while decoding.
+struct BlockCache {
+  KVCache self, cross;
+};
+
+// Everything a decoder needs between steps: per-layer K/V caches, and for encoder-decoder
+// models the encoder output with its padding. length = positions decoded so far.
+struct DecodeState {
+  std::vector<BlockCache> layers;
+  Mat memory;                     // (m, d) encoder output
+  std::vector<uint8_t> mem_pad;   // (m)
+  int length = 0;
+};
+
 class Model {
  public:
   Model(ModelConfig cfg, Tokenizer tok);  // allocates zero weights of the right shapes
@@ -60,6 +74,9 @@ class Model {
   // Changes a teaching switch (scale, causal, norm place, pos kind, act) without touching weights.
   ModelConfig& mutable_config() { return cfg_; }
   const Tokenizer& tokenizer() const { return tok_; }
+  // Free-form strings saved in the file's header: "task", "separator", "description", ...
+  const std::map<std::string, std::string>& metadata() const { return meta_; }
+  std::map<std::string, std::string>& mutable_metadata() { return meta_; }
   ModelWeights& weights() { return w_; }
   const ModelWeights& weights() const { return w_; }
 
@@ -73,13 +90,24 @@ class Model {
   void forward(Trace& trace, const std::vector<int>& ids) const;
   void forward(Trace& trace, const std::vector<int>& src, const std::vector<int>& tgt) const;
 
+  // Decoding with a KV cache. begin_decoding resets the state and, for encoder-decoder models,
+  // runs the encoder on src (recording its stages in trace). decode_step runs the decoder on the
+  // new ids only (positions state.length onwards), appending to the caches, and records the new
+  // rows' stages (q, scores over all cached keys, weights, ...) plus logits and probs.
+  void begin_decoding(DecodeState& state, Trace& trace, const std::vector<int>& src) const;
+  void decode_step(DecodeState& state, Trace& trace, const std::vector<int>& new_ids) const;
+
   // Throws ap::Error if any weight is NaN/Inf or has the wrong shape.
   void check_weights() const;
 
  private:
+  // Throws for empty input, offset + n beyond max_len, ids outside the vocabulary.
+  void check_ids(const std::vector<int>& ids, const char* what, int offset) const;
+
   ModelConfig cfg_;
   Tokenizer tok_;
   ModelWeights w_;
+  std::map<std::string, std::string> meta_;
 };
 
 }  // namespace ap

@@ -1,0 +1,135 @@
+#include "core/decode.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace ap {
+
+namespace {
+
+struct Rng {  // splitmix64: same seed, same samples, on every platform
+  uint64_t s;
+  double uniform() {
+    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
+  }
+};
+
+int draw(const std::vector<float>& dist, Rng& rng) {
+  const double u = rng.uniform();
+  double acc = 0.0;
+  int last = 0;
+  for (size_t i = 0; i < dist.size(); ++i) {
+    if (dist[i] <= 0.0f) continue;
+    acc += dist[i];
+    last = static_cast<int>(i);
+    if (u < acc) return last;
+  }
+  return last;  // rounding left u just above the total
+}
+
+}  // namespace
+
+void check_sampling(const SamplingOptions& s) {
+  if (std::isnan(s.temperature) || std::isinf(s.temperature))
+    fail("temperature must be a finite number (<= 0 means greedy)");
+  if (s.top_k < 0) fail("topK must be >= 0 (0 turns it off), got " + std::to_string(s.top_k));
+  if (!(s.top_p > 0.0f && s.top_p <= 1.0f))
+    fail("topP must be in (0, 1], got " + std::to_string(s.top_p));
+}
+
+std::vector<float> sampling_distribution(const float* logits, int vocab, const SamplingOptions& s,
+                                         const std::vector<int>& banned) {
+  check_sampling(s);
+  std::vector<float> z(logits, logits + vocab);
+  for (int b : banned)
+    if (b >= 0 && b < vocab) z[static_cast<size_t>(b)] = -std::numeric_limits<float>::infinity();
+  std::vector<float> p(static_cast<size_t>(vocab), 0.0f);
+  const int best = static_cast<int>(std::max_element(z.begin(), z.end()) - z.begin());
+  if (s.temperature <= 0.0f) {  // greedy
+    p[static_cast<size_t>(best)] = 1.0f;
+    return p;
+  }
+  // softmax(z / T), max subtracted for stability
+  double sum = 0.0;
+  for (int i = 0; i < vocab; ++i) {
+    const double e = std::exp(static_cast<double>(z[i] - z[best]) / s.temperature);
+    p[i] = static_cast<float>(e);
+    sum += e;
+  }
+  for (float& v : p) v = static_cast<float>(v / sum);
+  // keep the top-k, then the smallest prefix (by probability) whose mass reaches top_p
+  std::vector<int> order(static_cast<size_t>(vocab));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return p[a] > p[b]; });
+  size_t keep = static_cast<size_t>(vocab);
+  if (s.top_k > 0) keep = std::min(keep, static_cast<size_t>(s.top_k));
+  double mass = 0.0;
+  for (size_t r = 0; r < keep; ++r) {
+    mass += p[order[r]];
+    if (mass >= s.top_p) { keep = r + 1; break; }
+  }
+  std::vector<float> out(static_cast<size_t>(vocab), 0.0f);
+  double kept = 0.0;
+  for (size_t r = 0; r < keep; ++r) kept += p[order[r]];
+  for (size_t r = 0; r < keep; ++r) out[order[r]] = static_cast<float>(p[order[r]] / kept);
+  return out;
+}
+
+Generation generate(const Model& model, const std::vector<int>& prompt, const std::vector<int>& src,
+                    const GenerateOptions& opt) {
+  const ModelConfig& cfg = model.config();
+  if (!cfg.has_decoder()) fail("an encoder-only model does not generate text (it has no decoder)");
+  check_sampling(opt.sampling);
+  if (prompt.empty()) fail("the prompt is empty: give at least one token");
+  if (opt.max_tokens < 1) fail("maxTokens must be at least 1, got " + std::to_string(opt.max_tokens));
+  if (opt.max_tokens > cfg.max_len)
+    fail("maxTokens (" + std::to_string(opt.max_tokens) + ") exceeds the model's context length (" +
+         std::to_string(cfg.max_len) + ")");
+  if (static_cast<int>(prompt.size()) >= cfg.max_len)
+    fail("the prompt has " + std::to_string(prompt.size()) + " tokens but the model's context length is " +
+         std::to_string(cfg.max_len) + ": no room to generate");
+  const bool encdec = cfg.arch == Arch::EncoderDecoder;
+  if (encdec && src.empty()) fail("the source text is empty: an encoder-decoder model needs a source");
+
+  Generation g;
+  g.prompt = prompt;
+  Rng rng{opt.sampling.seed};
+  const std::vector<int> banned = {Tokenizer::kPad, Tokenizer::kUnk, Tokenizer::kBos};
+  const int V = cfg.vocab_size;
+  std::vector<int> seq = prompt;
+  DecodeState state;
+  if (opt.use_cache) model.begin_decoding(state, g.encoder, src);
+  g.stop = "max_tokens";
+  for (int t = 0; t < opt.max_tokens; ++t) {
+    if (static_cast<int>(seq.size()) > cfg.max_len) { g.stop = "max_len"; break; }
+    DecodeStep step;
+    if (opt.use_cache) {
+      // The first step feeds the whole prompt; every later step only the token just chosen.
+      const std::vector<int> fresh = t == 0 ? prompt : std::vector<int>{seq.back()};
+      model.decode_step(state, step.trace, fresh);
+    } else {
+      if (encdec) model.forward(step.trace, src, seq);  // recompute the whole prefix
+      else model.forward(step.trace, seq);
+    }
+    step.cache_len = static_cast<int>(seq.size());
+    const Stage* logits = step.trace.find("logits");
+    const int rows = logits->shape[0];
+    step.distribution = sampling_distribution(logits->data.data() + static_cast<size_t>(rows - 1) * V, V,
+                                              opt.sampling, banned);
+    step.token = draw(step.distribution, rng);
+    g.tokens.push_back(step.token);
+    g.steps.push_back(std::move(step));
+    if (g.tokens.back() == Tokenizer::kEos) { g.stop = "eos"; break; }
+    if (static_cast<int>(seq.size()) == cfg.max_len) { g.stop = "max_len"; break; }
+    seq.push_back(g.tokens.back());
+  }
+  if (!opt.use_cache && encdec) model.begin_decoding(state, g.encoder, src);  // the encoder's stages
+  return g;
+}
+
+}  // namespace ap
