@@ -1,0 +1,263 @@
+// One model = one safetensors file: the weights as F32 tensors named as in model.hpp, and in
+// the metadata the format tag, the config (JSON) and the vocabulary (JSON array). Loading
+// checks the file against the config it carries: every tensor present, shaped and finite.
+#include "io/model_io.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/tensor.hpp"
+#include "io/safetensors.hpp"
+
+namespace ap {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr const char* kFormat = "attention-playground/1";
+
+// The shortest decimal that reads back as the same float, so a config shows "eps": 1e-05
+// rather than 9.99999974737875e-06.
+double shortest_decimal(float x) {
+  char buf[32];
+  for (int digits = 6; digits <= 9; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, static_cast<double>(x));
+    const double d = std::strtod(buf, nullptr);
+    if (static_cast<float>(d) == x) return d;
+  }
+  return static_cast<double>(x);
+}
+
+void read_int(const json& j, const char* key, int& out) {
+  if (!j.contains(key)) return;
+  const json& v = j[key];
+  if (!v.is_number_integer())
+    fail(std::string("config key '") + key + "' must be an integer, got " + v.type_name());
+  // The unsigned check first: a huge unsigned value would wrap when read as int64.
+  if ((v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT_MAX)) ||
+      (!v.is_number_unsigned() && (v.get<int64_t>() > INT_MAX || v.get<int64_t>() < INT_MIN)))
+    fail(std::string("config key '") + key + "' is out of range (" + v.dump() + ")");
+  out = static_cast<int>(v.get<int64_t>());
+}
+
+void read_bool(const json& j, const char* key, bool& out) {
+  if (!j.contains(key)) return;
+  const json& v = j[key];
+  if (!v.is_boolean())
+    fail(std::string("config key '") + key + "' must be true or false, got " + v.type_name());
+  out = v.get<bool>();
+}
+
+bool read_string(const json& j, const char* key, std::string& out) {
+  if (!j.contains(key)) return false;
+  const json& v = j[key];
+  if (!v.is_string())
+    fail(std::string("config key '") + key + "' must be a string, got " + v.type_name());
+  out = v.get<std::string>();
+  return true;
+}
+
+std::string shape_string(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string meta_or_fail(const SafeTensors& st, const char* key) {
+  const auto it = st.metadata.find(key);
+  if (it == st.metadata.end())
+    fail(std::string("not an attention-playground model file: metadata has no \"") + key + "\"");
+  return it->second;
+}
+
+std::vector<std::string> vocab_from_json(const std::string& text) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    fail(std::string("model vocabulary is not valid JSON: ") + e.what());
+  }
+  if (!j.is_array()) fail(std::string("model vocabulary must be a JSON array, got ") + j.type_name());
+  std::vector<std::string> vocab;
+  vocab.reserve(j.size());
+  for (size_t i = 0; i < j.size(); ++i) {
+    if (!j[i].is_string())
+      fail("model vocabulary entry " + std::to_string(i) + " must be a string, got " + j[i].type_name());
+    vocab.push_back(j[i].get<std::string>());
+  }
+  return vocab;
+}
+
+// A lower bound on the floats a model with this config holds (tok_emb and the block matrices
+// named in model.hpp; biases, norms and the LM head left out), checked against the file
+// before the Model allocates: a wrong or truncated file fails fast instead of asking for
+// gigabytes of zeros.
+uint64_t min_weight_count(const ModelConfig& cfg) {
+  const uint64_t d = cfg.d_model, d_ff = cfg.d_ff, layers = cfg.n_layers;
+  const uint64_t block = 4 * d * d + 2 * d * d_ff;  // W_Q W_K W_V W_O, W_1 W_2
+  uint64_t n = static_cast<uint64_t>(cfg.vocab_size) * d;
+  if (cfg.has_encoder()) n += layers * block;
+  if (cfg.has_decoder()) n += layers * block;
+  if (cfg.arch == Arch::EncoderDecoder) n += layers * 4 * d * d;  // cross-attention
+  return n;
+}
+
+}  // namespace
+
+std::string config_to_json(const ModelConfig& cfg) {
+  nlohmann::ordered_json j;
+  j["arch"] = to_string(cfg.arch);
+  j["d_model"] = cfg.d_model;
+  j["n_heads"] = cfg.n_heads;
+  j["n_layers"] = cfg.n_layers;
+  j["d_ff"] = cfg.d_ff;
+  j["vocab_size"] = cfg.vocab_size;
+  j["max_len"] = cfg.max_len;
+  j["pos"] = to_string(cfg.pos);
+  j["rel_clip"] = cfg.rel_clip;
+  j["act"] = to_string(cfg.act);
+  j["norm"] = to_string(cfg.norm);
+  j["eps"] = shortest_decimal(cfg.eps);
+  j["scale"] = cfg.scale;
+  j["causal"] = cfg.causal;
+  j["tokenizer"] = cfg.tokenizer;
+  try {
+    return j.dump();
+  } catch (const nlohmann::json::exception&) {  // only a non-UTF-8 tokenizer string can throw
+    fail("config tokenizer name is not valid UTF-8");
+  }
+}
+
+ModelConfig config_from_json(const std::string& text) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    fail(std::string("config is not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) fail(std::string("config must be a JSON object, got ") + j.type_name());
+
+  ModelConfig cfg;
+  std::string s;
+  if (read_string(j, "arch", s)) cfg.arch = arch_from_string(s);
+  read_int(j, "d_model", cfg.d_model);
+  read_int(j, "n_heads", cfg.n_heads);
+  read_int(j, "n_layers", cfg.n_layers);
+  read_int(j, "d_ff", cfg.d_ff);
+  read_int(j, "vocab_size", cfg.vocab_size);
+  read_int(j, "max_len", cfg.max_len);
+  if (read_string(j, "pos", s)) cfg.pos = pos_from_string(s);
+  read_int(j, "rel_clip", cfg.rel_clip);
+  if (read_string(j, "act", s)) cfg.act = act_from_string(s);
+  if (read_string(j, "norm", s)) cfg.norm = norm_from_string(s);
+  if (j.contains("eps")) {
+    const json& v = j["eps"];
+    if (!v.is_number()) fail(std::string("config key 'eps' must be a number, got ") + v.type_name());
+    cfg.eps = static_cast<float>(v.get<double>());  // too large becomes inf: validate() says so
+  }
+  read_bool(j, "scale", cfg.scale);
+  read_bool(j, "causal", cfg.causal);
+  read_string(j, "tokenizer", cfg.tokenizer);
+  cfg.validate();
+  return cfg;
+}
+
+std::vector<uint8_t> save_model(Model& model) {
+  ModelConfig cfg = model.config();
+  const Tokenizer& tok = model.tokenizer();
+  // The tokenizer object is the truth about its kind; the config string follows it.
+  cfg.tokenizer = tok.kind() == Tokenizer::Kind::Char ? "char" : "word";
+  if (cfg.vocab_size == 0) cfg.vocab_size = tok.size();
+  if (cfg.vocab_size != tok.size())
+    fail("model config vocab_size (" + std::to_string(cfg.vocab_size) +
+         ") differs from its tokenizer's vocabulary (" + std::to_string(tok.size()) + ")");
+
+  SafeTensors st;
+  for (const auto& [key, value] : model.metadata()) st.metadata[key] = value;  // task, separator, ...
+  st.metadata["format"] = kFormat;
+  st.metadata["config"] = config_to_json(cfg);
+  st.metadata["vocab"] = json(tok.vocab()).dump();  // the Tokenizer guarantees valid UTF-8
+
+  for (const Model::NamedTensor& nt : model.named_tensors()) {
+    TensorData t;
+    size_t numel = 1;
+    for (const int dim : nt.shape) {
+      t.shape.push_back(dim);
+      numel *= static_cast<size_t>(dim);
+    }
+    t.data.assign(nt.data, nt.data + numel);
+    if (!st.tensors.emplace(nt.name, std::move(t)).second)
+      fail("model has two tensors named '" + nt.name + "'");
+  }
+  return write_safetensors(st);
+}
+
+Model load_model(const uint8_t* bytes, size_t size) {
+  SafeTensors st = read_safetensors(bytes, size);
+
+  const std::string format = meta_or_fail(st, "format");
+  if (format != kFormat)
+    fail("unsupported model format \"" + format.substr(0, 80) + "\" (expected \"" + kFormat + "\")");
+  ModelConfig cfg;
+  try {
+    cfg = config_from_json(meta_or_fail(st, "config"));
+  } catch (const Error& e) {
+    fail(std::string("model file: ") + e.what());
+  }
+  std::vector<std::string> vocab = vocab_from_json(meta_or_fail(st, "vocab"));
+  const auto kind = cfg.tokenizer == "word" ? Tokenizer::Kind::Word : Tokenizer::Kind::Char;
+  Tokenizer tok = [&] {
+    try {
+      return Tokenizer(kind, std::move(vocab));
+    } catch (const Error& e) {
+      fail(std::string("model file: ") + e.what());
+    }
+  }();
+  if (cfg.vocab_size == 0) cfg.vocab_size = tok.size();  // 0 means "from the tokenizer"
+  if (cfg.vocab_size != tok.size())
+    fail("model file: config vocab_size is " + std::to_string(cfg.vocab_size) +
+         " but the vocabulary has " + std::to_string(tok.size()) + " entries");
+
+  uint64_t file_floats = 0;
+  for (const auto& [name, t] : st.tensors) file_floats += t.data.size();
+  const uint64_t needed = min_weight_count(cfg);
+  if (file_floats < needed)
+    fail("model file holds " + std::to_string(file_floats) + " weights but its config needs at least " +
+         std::to_string(needed) + " (wrong or truncated file?)");
+
+  Model model(cfg, std::move(tok));
+  std::set<std::string> expected;
+  for (const Model::NamedTensor& nt : model.named_tensors()) {
+    expected.insert(nt.name);
+    const auto it = st.tensors.find(nt.name);
+    if (it == st.tensors.end()) fail("missing tensor '" + nt.name + "'");
+    const TensorData& t = it->second;
+    const std::vector<int64_t> want(nt.shape.begin(), nt.shape.end());
+    if (t.shape != want)
+      fail("tensor '" + nt.name + "' has shape " + shape_string(t.shape) + "; expected " +
+           shape_string(want));
+    for (size_t i = 0; i < t.data.size(); ++i)
+      if (!std::isfinite(t.data[i]))
+        fail("tensor '" + nt.name + "' contains " + (std::isnan(t.data[i]) ? "NaN" : "Inf") +
+             " (at element " + std::to_string(i) + ")");
+    std::copy(t.data.begin(), t.data.end(), nt.data);
+  }
+  for (const auto& [name, t] : st.tensors)
+    if (!expected.count(name))
+      fail("unexpected tensor '" + name.substr(0, 120) + "' (not part of a " +
+           to_string(cfg.arch) + " model with this config; wrong file?)");
+  for (const auto& [key, value] : st.metadata)  // keep free-form keys (task, separator, ...)
+    if (key != "format" && key != "config" && key != "vocab") model.mutable_metadata()[key] = value;
+  return model;
+}
+
+}  // namespace ap

@@ -1,0 +1,288 @@
+// safetensors: files written byte by byte in the test are read correctly, the writer produces
+// the layout the format specifies, and every malformation is an ap::Error naming the problem.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "core/tensor.hpp"
+#include "io/safetensors.hpp"
+
+namespace {
+
+using ap::SafeTensors;
+using ap::TensorData;
+using Bytes = std::vector<uint8_t>;
+
+// 8-byte little-endian header length, the header text, then the data bytes.
+Bytes make_file(const std::string& header, const Bytes& data = {}, uint64_t header_len = UINT64_MAX) {
+  if (header_len == UINT64_MAX) header_len = header.size();
+  Bytes out;
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(header_len >> (8 * i)));
+  out.insert(out.end(), header.begin(), header.end());
+  out.insert(out.end(), data.begin(), data.end());
+  return out;
+}
+
+SafeTensors read(const Bytes& b) { return ap::read_safetensors(b.data(), b.size()); }
+
+// The message of the ap::Error that reading `file` throws ("" and a test failure if none).
+std::string read_error(const Bytes& file) {
+  try {
+    read(file);
+  } catch (const ap::Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an ap::Error";
+  return "";
+}
+
+#define EXPECT_MENTIONS(message, part) \
+  EXPECT_NE(std::string(message).find(part), std::string::npos) << "message: " << (message)
+
+// 1.5f = 0x3FC00000, -2.0f = 0xC0000000, 0.25f = 0x3E800000, written little-endian.
+const Bytes kThreeFloats = {0x00, 0x00, 0xC0, 0x3F, 0x00, 0x00, 0x00, 0xC0, 0x00, 0x00, 0x80, 0x3E};
+
+// ---- reading files built by hand ------------------------------------------------------
+
+TEST(SafeTensorsRead, HandBuiltFileGivesItsFloatsShapesAndMetadata) {
+  const std::string header =
+      R"({"__metadata__":{"note":"hand made"},)"
+      R"("v":{"dtype":"F32","shape":[3],"data_offsets":[0,12]},)"
+      R"("m":{"dtype":"F32","shape":[1,2],"data_offsets":[4,12]}})";
+  const SafeTensors st = read(make_file(header, kThreeFloats));
+  ASSERT_EQ(st.tensors.size(), 2u);
+  EXPECT_EQ(st.tensors.at("v").shape, (std::vector<int64_t>{3}));
+  EXPECT_EQ(st.tensors.at("v").data, (std::vector<float>{1.5f, -2.0f, 0.25f}));
+  // "m" overlaps "v" (allowed): it starts at byte 4, the second float.
+  EXPECT_EQ(st.tensors.at("m").shape, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(st.tensors.at("m").data, (std::vector<float>{-2.0f, 0.25f}));
+  EXPECT_EQ(st.metadata.at("note"), "hand made");
+}
+
+TEST(SafeTensorsRead, UnalignedDataAndTrailingHeaderSpacesAreFine) {
+  // A 61-byte header puts the data at file offset 69, not a multiple of 4.
+  std::string header = R"({"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
+  header.append(61 - header.size(), ' ');
+  ASSERT_EQ(header.size(), 61u);
+  const SafeTensors st = read(make_file(header, Bytes(kThreeFloats.begin(), kThreeFloats.begin() + 8)));
+  EXPECT_EQ(st.tensors.at("x").data, (std::vector<float>{1.5f, -2.0f}));
+}
+
+TEST(SafeTensorsRead, ScalarsEmptyTensorsAndAnEmptyHeader) {
+  const std::string header =
+      R"({"s":{"dtype":"F32","shape":[],"data_offsets":[8,12]},)"
+      R"("e":{"dtype":"F32","shape":[0,5],"data_offsets":[12,12]}})";
+  const SafeTensors st = read(make_file(header, kThreeFloats));
+  EXPECT_TRUE(st.tensors.at("s").shape.empty());
+  EXPECT_EQ(st.tensors.at("s").data, (std::vector<float>{0.25f}));
+  EXPECT_EQ(st.tensors.at("e").shape, (std::vector<int64_t>{0, 5}));
+  EXPECT_TRUE(st.tensors.at("e").data.empty());
+
+  const SafeTensors none = read(make_file("{}"));
+  EXPECT_TRUE(none.tensors.empty());
+  EXPECT_TRUE(none.metadata.empty());
+}
+
+// ---- writing --------------------------------------------------------------------------
+
+TEST(SafeTensorsWrite, LayoutIsLengthThenSpacePaddedHeaderThenDataInNameOrder) {
+  SafeTensors st;
+  st.metadata["k"] = "v";
+  st.tensors["b"] = TensorData{{1}, {0.25f}};
+  st.tensors["a"] = TensorData{{2}, {1.5f, -2.0f}};
+  const Bytes file = ap::write_safetensors(st);
+
+  const std::string expected_json =
+      R"({"__metadata__":{"k":"v"},)"
+      R"("a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+      R"("b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})";
+  const size_t padded = (expected_json.size() + 7) / 8 * 8;
+  ASSERT_EQ(file.size(), 8 + padded + 12);
+  uint64_t header_len = 0;
+  for (int i = 0; i < 8; ++i) header_len |= static_cast<uint64_t>(file[i]) << (8 * i);
+  EXPECT_EQ(header_len, padded);
+  const std::string header(file.begin() + 8, file.begin() + 8 + padded);
+  EXPECT_EQ(header, expected_json + std::string(padded - expected_json.size(), ' '));
+  // "a" (1.5, -2.0) comes before "b" (0.25): exactly the hand-written bytes.
+  EXPECT_EQ(Bytes(file.begin() + 8 + padded, file.end()), kThreeFloats);
+}
+
+TEST(SafeTensorsWrite, RoundTripKeepsEverythingAndRewritesTheSameBytes) {
+  SafeTensors st;
+  st.metadata["format"] = "test/1";
+  st.metadata["unicode"] = "caf\xC3\xA9 \xE7\x8C\xAB";
+  st.tensors["w"] = TensorData{{2, 3}, {1, -2, 3.5f, 1e-30f, -0.0f, 65504}};
+  st.tensors["s"] = TensorData{{}, {7}};
+  st.tensors["z"] = TensorData{{0}, {}};
+  st.tensors["nan"] = TensorData{{2}, {std::nanf(""), INFINITY}};  // the format stores any bits
+  const Bytes first = ap::write_safetensors(st);
+  const SafeTensors back = read(first);
+  EXPECT_EQ(back.metadata, st.metadata);
+  ASSERT_EQ(back.tensors.size(), st.tensors.size());
+  for (const auto& [name, t] : st.tensors) {
+    const TensorData& u = back.tensors.at(name);
+    EXPECT_EQ(u.shape, t.shape) << name;
+    ASSERT_EQ(u.data.size(), t.data.size()) << name;
+    // Compared as bits, so NaN and -0.0 count as kept.
+    if (!t.data.empty())
+      EXPECT_EQ(0, std::memcmp(u.data.data(), t.data.data(), t.data.size() * sizeof(float))) << name;
+  }
+  EXPECT_EQ(ap::write_safetensors(back), first);
+}
+
+TEST(SafeTensorsWrite, RejectsInconsistentTensors) {
+  const auto write_error = [](const SafeTensors& st) -> std::string {
+    try {
+      ap::write_safetensors(st);
+    } catch (const ap::Error& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "expected an ap::Error";
+    return "";
+  };
+  SafeTensors wrong_count;
+  wrong_count.tensors["w"] = TensorData{{2, 2}, {1, 2, 3}};
+  EXPECT_MENTIONS(write_error(wrong_count), "tensor 'w' has shape [2, 2] (4 values) but 3 values");
+  SafeTensors negative;
+  negative.tensors["w"] = TensorData{{-1}, {}};
+  EXPECT_MENTIONS(write_error(negative), "negative dimension");
+  SafeTensors reserved;
+  reserved.tensors["__metadata__"] = TensorData{{1}, {1}};
+  EXPECT_MENTIONS(write_error(reserved), "cannot be named __metadata__");
+  SafeTensors bad_utf8;
+  bad_utf8.metadata["k"] = "\xFF";
+  EXPECT_MENTIONS(write_error(bad_utf8), "not valid UTF-8");
+}
+
+// ---- malformed files: one test per problem --------------------------------------------
+
+TEST(SafeTensorsBad, FileShorterThanEightBytes) {
+  EXPECT_MENTIONS(read_error(Bytes{1, 0, 0, 0, 0}), "too short (5 bytes");
+  EXPECT_MENTIONS(read_error(Bytes{}), "too short (0 bytes");
+}
+
+TEST(SafeTensorsBad, HeaderLengthLargerThanTheFile) {
+  EXPECT_MENTIONS(read_error(make_file("{}", {}, 3)), "header length 3 is larger than the file (2 bytes");
+}
+
+TEST(SafeTensorsBad, AbsurdHeaderLength) {
+  EXPECT_MENTIONS(read_error(make_file("{}", {}, 200'000'000)), "header length 200000000 is absurd");
+  EXPECT_MENTIONS(read_error(make_file("{}", {}, UINT64_MAX - 1)), "is absurd");
+}
+
+TEST(SafeTensorsBad, HeaderNotJson) {
+  EXPECT_MENTIONS(read_error(make_file(R"({"x": {"dtype": "F32", )")), "header is not valid JSON");
+  EXPECT_MENTIONS(read_error(make_file("")), "header is not valid JSON");
+  EXPECT_MENTIONS(read_error(make_file("{\"\xFF\":1}")), "header is not valid JSON");  // bad UTF-8
+}
+
+TEST(SafeTensorsBad, HeaderNotAnObject) {
+  EXPECT_MENTIONS(read_error(make_file("[1, 2]")), "header must be a JSON object, got array");
+  EXPECT_MENTIONS(read_error(make_file(R"({"x": 3})")), "tensor 'x': header entry must be an object");
+}
+
+TEST(SafeTensorsBad, EntryMissingAField) {
+  EXPECT_MENTIONS(read_error(make_file(R"({"x":{"shape":[1],"data_offsets":[0,4]}})", Bytes(4))),
+                  "tensor 'x' has no \"dtype\"");
+  EXPECT_MENTIONS(read_error(make_file(R"({"x":{"dtype":"F32","data_offsets":[0,4]}})", Bytes(4))),
+                  "tensor 'x' has no \"shape\"");
+  EXPECT_MENTIONS(read_error(make_file(R"({"x":{"dtype":"F32","shape":[1]}})", Bytes(4))),
+                  "tensor 'x' has no \"data_offsets\"");
+}
+
+TEST(SafeTensorsBad, DtypeOtherThanF32) {
+  EXPECT_MENTIONS(read_error(make_file(R"({"x":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}})", Bytes(4))),
+                  "tensor 'x' has dtype F16; only F32 is supported");
+  EXPECT_MENTIONS(read_error(make_file(R"({"x":{"dtype":32,"shape":[1],"data_offsets":[0,4]}})", Bytes(4))),
+                  "\"dtype\" must be a string");
+}
+
+TEST(SafeTensorsBad, NegativeOrNonIntegerShape) {
+  EXPECT_MENTIONS(read_error(make_file(R"({"x":{"dtype":"F32","shape":[2,-1],"data_offsets":[0,0]}})")),
+                  "tensor 'x': shape[1] is negative (-1)");
+  EXPECT_MENTIONS(read_error(make_file(R"({"x":{"dtype":"F32","shape":[2.5],"data_offsets":[0,0]}})")),
+                  "shape[0] is not an integer");
+  EXPECT_MENTIONS(read_error(make_file(R"({"x":{"dtype":"F32","shape":["2"],"data_offsets":[0,8]}})", Bytes(8))),
+                  "shape[0] must be a non-negative integer, got string");
+  EXPECT_MENTIONS(read_error(make_file(R"({"x":{"dtype":"F32","shape":2,"data_offsets":[0,8]}})", Bytes(8))),
+                  "\"shape\" must be an array");
+}
+
+TEST(SafeTensorsBad, OverflowingShape) {
+  // 2^32 * 2^32 elements wrap a 64-bit count to 0, which would "match" offsets [0, 0].
+  EXPECT_MENTIONS(read_error(make_file(
+                      R"({"x":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,0]}})")),
+                  "overflows");
+  EXPECT_MENTIONS(read_error(make_file(
+                      R"({"x":{"dtype":"F32","shape":[18446744073709551615],"data_offsets":[0,0]}})")),
+                  "overflows");
+}
+
+TEST(SafeTensorsBad, OffsetsOutOfRange) {
+  EXPECT_MENTIONS(read_error(make_file(R"({"x":{"dtype":"F32","shape":[3],"data_offsets":[4,16]}})", kThreeFloats)),
+                  "tensor 'x': data_offsets [4, 16] out of range (the data section has 12 bytes)");
+  EXPECT_MENTIONS(read_error(make_file(R"({"x":{"dtype":"F32","shape":[0],"data_offsets":[8,4]}})", kThreeFloats)),
+                  "end before begin");
+  EXPECT_MENTIONS(read_error(make_file(R"({"x":{"dtype":"F32","shape":[1],"data_offsets":[-4,0]}})", kThreeFloats)),
+                  "data_offsets begin is negative");
+}
+
+TEST(SafeTensorsBad, OffsetsNotMatchingTheShape) {
+  EXPECT_MENTIONS(read_error(make_file(R"({"x":{"dtype":"F32","shape":[2,2],"data_offsets":[0,12]}})", kThreeFloats)),
+                  "hold 12 bytes but shape [2, 2] needs 16");
+  EXPECT_MENTIONS(read_error(make_file(R"({"x":{"dtype":"F32","shape":[1],"data_offsets":[0]}})", kThreeFloats)),
+                  "must be an array [begin, end], got an array of 1");
+}
+
+TEST(SafeTensorsBad, MetadataValuesMustBeStrings) {
+  EXPECT_MENTIONS(read_error(make_file(R"({"__metadata__":{"epochs":3}})")),
+                  "__metadata__ value 'epochs' must be a string, got number");
+  EXPECT_MENTIONS(read_error(make_file(R"({"__metadata__":["a"]})")), "__metadata__ must be an object");
+}
+
+TEST(SafeTensorsBad, TotalTensorSizeIsCapped) {
+  // 300 tensors all aliasing the same 4 MiB would decode to 1.2 GiB from a 4 MiB file.
+  std::string header = "{";
+  for (int i = 0; i < 300; ++i)
+    header += (i ? "," : "") + std::string("\"t") + std::to_string(i) +
+              R"(":{"dtype":"F32","shape":[1048576],"data_offsets":[0,4194304]})";
+  header += "}";
+  EXPECT_MENTIONS(read_error(make_file(header, Bytes(4194304))), "more than 1073741824 bytes of tensors");
+}
+
+TEST(SafeTensorsBad, LongNamesAreCutShortInMessages) {
+  const std::string name(5000, 'n');
+  const std::string msg = read_error(make_file("{\"" + name + R"(":{"dtype":"I8","shape":[1],"data_offsets":[0,1]}})", Bytes(1)));
+  EXPECT_MENTIONS(msg, "has dtype I8");
+  EXPECT_LT(msg.size(), 300u);
+}
+
+// ---- seed corpus for fuzzing ----------------------------------------------------------
+
+TEST(SafeTensorsCorpus, ValidSeedsReadAndBrokenSeedsFailCleanly) {
+  const std::filesystem::path dir = std::filesystem::path(AP_FIXTURES_DIR) / ".." / "corpus" / "safetensors";
+  int valid = 0, broken = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    const Bytes file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("valid_", 0) == 0) {
+      EXPECT_NO_THROW(read(file)) << name;
+      ++valid;
+    } else if (name.rfind("bad_", 0) == 0) {
+      EXPECT_THROW(read(file), ap::Error) << name;
+      ++broken;
+    }
+  }
+  EXPECT_GE(valid, 3);
+  EXPECT_GE(broken, 6);
+}
+
+}  // namespace
