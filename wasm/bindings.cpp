@@ -12,11 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "core/additive.hpp"
 #include "core/attention.hpp"
 #include "core/decode.hpp"
 #include "core/layers.hpp"
 #include "core/model.hpp"
 #include "core/presets.hpp"
+#include "core/rnn.hpp"
 #include "io/model_io.hpp"
 #include "kernels/attention.hpp"
 #include "trace/trace.hpp"
@@ -327,6 +329,44 @@ bool kernel_attention(uintptr_t out, uintptr_t q, uintptr_t k, uintptr_t v, int 
   }, false);
 }
 
+// rnn-chain / rnn-vanishing: an Elman RNN with seeded weights scaled to a spectral radius.
+TraceHandle* rnn(uintptr_t x, int n, int d_in, int d_h, double rho, double seed) {
+  return guard([&]() -> TraceHandle* {
+    if (n <= 0) ap::fail("the RNN needs at least one token (n = " + std::to_string(n) + ")");
+    const ap::RnnWeights w = ap::rnn_random(d_in, d_h, static_cast<float>(rho), static_cast<uint64_t>(seed));
+    auto t = std::make_unique<TraceHandle>();
+    t->trace.add2d("rnn_whh", "", -1, d_h, d_h) = w.whh;
+    ap::rnn_forward(t->trace, mat_from(x, n, d_in), w);
+    return t.release();
+  }, nullptr);
+}
+
+// bahdanau: additive attention of decoder states s (n, d_s) over encoder states h (m, d_h).
+TraceHandle* additive(uintptr_t s, int n, int d_s, uintptr_t h, int m, int d_h, int d_a, double seed) {
+  return guard([&]() -> TraceHandle* {
+    if (n <= 0 || m <= 0) ap::fail("additive attention needs at least one query and one key");
+    const ap::AdditiveWeights w = ap::additive_random(d_s, d_h, d_a, static_cast<uint64_t>(seed));
+    auto t = std::make_unique<TraceHandle>();
+    ap::additive_attention(t->trace, mat_from(s, n, d_s), mat_from(h, m, d_h), w);
+    return t.release();
+  }, nullptr);
+}
+
+// soft-lookup / general-form: e = g(q, k) (dot, scaled, additive), soft or hard, then a = weights V.
+TraceHandle* lookup(uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d, int d_v, std::string fn, bool hard,
+                    int d_a, double seed) {
+  return guard([&]() -> TraceHandle* {
+    if (n <= 0 || m <= 0 || d <= 0 || d_v <= 0) ap::fail("lookup sizes must be positive");
+    const ap::ScoreFn f = ap::score_fn_from_string(fn);
+    ap::AdditiveWeights w;
+    if (f == ap::ScoreFn::Additive) w = ap::additive_random(d, d, d_a, static_cast<uint64_t>(seed));
+    auto t = std::make_unique<TraceHandle>();
+    ap::lookup(t->trace, mat_from(q, n, d), mat_from(k, m, d), mat_from(v, m, d_v), f, hard,
+               f == ap::ScoreFn::Additive ? &w : nullptr);
+    return t.release();
+  }, nullptr);
+}
+
 std::string last_error() { return g_last_error; }
 double heap_used() { return static_cast<double>(mallinfo().uordblks); }
 std::string kernel_variant() { return ap::kernels::variant(); }
@@ -361,6 +401,9 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
   function("createModel", &create_model, allow_raw_pointers());
   function("loadModel", &load_model, allow_raw_pointers());
   function("kernelAttention", &kernel_attention);
+  function("rnn", &rnn, allow_raw_pointers());
+  function("additive", &additive, allow_raw_pointers());
+  function("lookup", &lookup, allow_raw_pointers());
   function("lastError", &last_error);
   function("heapUsed", &heap_used);
   function("kernelVariant", &kernel_variant);

@@ -193,6 +193,54 @@ class AttentionPlayground {
     return model;
   }
 
+  /**
+   * An Elman RNN (h_t = tanh(x_t W_xh + h_{t-1} W_hh + b)) on x (n x dIn), seeded weights with W_hh
+   * scaled to spectral radius `spectralRadius`. Stages: rnn_whh, rnn_pre, rnn_h (n x dHidden) and
+   * rnn_grad_norm (n): ||d h_{n-1} / d h_t||.
+   */
+  rnn({ x, n, dIn, dHidden, spectralRadius = 0.9, seed = 1 }) {
+    checkCount(n, 'n');
+    checkCount(dIn, 'dIn');
+    checkCount(dHidden, 'dHidden');
+    const xa = asFloat32(x, 'x');
+    checkLength(xa, n * dIn, 'x', 'n*dIn');
+    if (!Number.isFinite(spectralRadius) || spectralRadius < 0) throw new Error(`spectralRadius must be a number >= 0, got ${spectralRadius}`);
+    const handle = this._withHeap([xa], (p) => this._raw.rnn(p[0], n, dIn, dHidden, spectralRadius, seed));
+    if (!handle) this._fail('rnn');
+    return this._own(handle, new Trace(this, handle, { defaultStack: '' }));
+  }
+
+  /**
+   * Bahdanau additive attention of s (n x dS, decoder states) over h (m x dH, encoder states):
+   * e_tj = v . tanh(s_t W_s + h_j W_h). Seeded W_s, W_h (width dA), v. Stages: add_s, add_h,
+   * add_scores (1, n, m), add_weights (1, n, m), add_context (n, dH).
+   */
+  additiveAttention({ s, n, dS, h, m, dH, dA = 16, seed = 1 }) {
+    for (const [v, k] of [[n, 'n'], [m, 'm'], [dS, 'dS'], [dH, 'dH'], [dA, 'dA']]) checkCount(v, k);
+    const sa = asFloat32(s, 's'), ha = asFloat32(h, 'h');
+    checkLength(sa, n * dS, 's', 'n*dS');
+    checkLength(ha, m * dH, 'h', 'm*dH');
+    const handle = this._withHeap([sa, ha], (p) => this._raw.additive(p[0], n, dS, p[1], m, dH, dA, seed));
+    if (!handle) this._fail('additiveAttention');
+    return this._own(handle, new Trace(this, handle, { defaultStack: '' }));
+  }
+
+  /**
+   * Attention as a lookup: e = g(q, k) with score 'dot' | 'scaled' | 'additive' (seeded weights of
+   * width dA), weights softmax(e) or one-hot argmax when hard, out = weights v. Stages: scores,
+   * weights (1, n, m), out (n, dV).
+   */
+  lookup({ q, k, v, n, m, d, dV = d, score = 'scaled', hard = false, dA = 16, seed = 1 }) {
+    for (const [val, key] of [[n, 'n'], [m, 'm'], [d, 'd'], [dV, 'dV']]) checkCount(val, key);
+    const qa = asFloat32(q, 'q'), ka = asFloat32(k, 'k'), va = asFloat32(v, 'v');
+    checkLength(qa, n * d, 'q', 'n*d');
+    checkLength(ka, m * d, 'k', 'm*d');
+    checkLength(va, m * dV, 'v', 'm*dV');
+    const handle = this._withHeap([qa, ka, va], (p) => this._raw.lookup(p[0], p[1], p[2], n, m, d, dV, String(score), !!hard, dA, seed));
+    if (!handle) this._fail('lookup');
+    return this._own(handle, new Trace(this, handle, { defaultStack: '' }));
+  }
+
   /** Loads a safetensors model file (Uint8Array or ArrayBuffer) written by model.save(). */
   loadModel(bytes) {
     if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
