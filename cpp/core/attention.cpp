@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/layers.hpp"
+#include "kernels/attention.hpp"
 
 namespace ap {
 
@@ -131,14 +132,11 @@ void multi_head_attention(Mat& out, const Mat& x, const Mat& memory, const Atten
   const size_t nm = static_cast<size_t>(n) * m, nd = static_cast<size_t>(n) * d_k;
   for (int hd = 0; hd < h; ++hd) {
     // Head hd owns columns hd*d_k .. hd*d_k + d_k - 1 of Q, K, V: the head axis is a batch axis.
-    auto q_h = q.middleCols(hd * d_k, d_k);  // (n, d_k)
-    auto k_h = k.middleCols(hd * d_k, d_k);  // (m, d_k)
-    auto v_h = v.middleCols(hd * d_k, d_k);  // (m, d_k)
     MatMap s(scores + hd * nm, n, m), sc(scaled + hd * nm, n, m), mk(masked + hd * nm, n, m);
     MatMap a(weights + hd * nm, n, m), o(head_out + hd * nd, n, d_k);
 
-    // 2. Scores: S = Q_h K_h^T, entry (i, j) = q_i . k_j.
-    s.noalias() = q_h * k_h.transpose();  // (n, m) = (n, d_k)(d_k, m)
+    // 2. Scores: S = Q_h K_h^T, entry (i, j) = q_i . k_j (the SIMD kernel reads the head's columns in place).
+    kernels::qk_scores(s.data(), m, q.data() + hd * d_k, d, k.data() + hd * d_k, d, n, m, d_k);  // (n, m)
     // 3. Scale: dot products grow like sqrt(d_k); dividing keeps softmax out of saturation.
     sc = s * inv_sqrt_dk;
     if (bias) {  // relative positions: a learned bias per head and clipped offset j - i
@@ -154,10 +152,10 @@ void multi_head_attention(Mat& out, const Mat& x, const Mat& memory, const Atten
     // 4. Mask: hidden keys become -inf, so softmax gives them exactly 0.
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < m; ++j) mk(i, j) = is_masked(mask_opt, i, j) ? neg_inf : sc(i, j);
-    // 5. Softmax each row into weights that are >= 0 and sum to 1.
-    softmax_rows(a, mk);
+    // 5. Softmax each row into weights that are >= 0 and sum to 1 (row max subtracted first).
+    kernels::softmax_rows(a.data(), m, mk.data(), m, n, m);
     // 6. Weighted sum of values: head_out = A V_h.
-    o.noalias() = a * v_h;  // (n, d_k) = (n, m)(m, d_k)
+    kernels::weights_v(o.data(), d_k, a.data(), m, v.data() + hd * d_k, d, n, m, d_k);  // (n, d_k)
     concat.middleCols(hd * d_k, d_k) = o;
   }
   record2d("concat", concat);

@@ -1,0 +1,233 @@
+// The fast attention kernels: Q K^T, row softmax with a vectorised exp, weights @ V, and the tiled
+// online-softmax attention that never holds the (n, m) matrix. No Eigen, no allocation, no libc:
+// this file (with gemm_tiled.cpp) also builds into the standalone relaxed-SIMD kernel module.
+#include "kernels/impl.hpp"
+#include "kernels/simd4.hpp"
+
+#include <limits>
+
+namespace ap::kernels {
+
+const char* impl::variant() {
+#if AP_SIMD_RELAXED
+  return "relaxed";
+#elif AP_SIMD_WASM
+  return "simd128";
+#elif AP_SIMD_SSE2
+  return "sse2";
+#else
+  return "scalar";
+#endif
+}
+
+namespace {
+
+using namespace simd;
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// ---- Q K^T ---------------------------------------------------------------------------------------
+// Q K^T is computed as a GEMM against K^T: a block of BK keys is transposed (and scaled by alpha,
+// which folds the 1/sqrt(d_k) into a pass we make anyway) into a small panel, then the GEMM
+// micro-kernel broadcasts Q and streams the panel. Measured faster than dot products along d_k
+// (which need a horizontal reduction per score), and it reuses the one tuned micro-kernel.
+constexpr int BK = 64;    // keys per block (columns of a score block)
+constexpr int KT_D = 64;  // d_k rows per transposed panel: the panel is at most 16 KB of stack
+
+// kt (dc, bk; row stride BK) = alpha * K (bk, dc; ldk)^T, in 4x4 blocks transposed in registers.
+AP_NOINLINE void transpose_scaled(float* kt, const float* k, int ldk, int bk, int dc, float alpha) {
+  const v4 va = splat(alpha);
+  int c = 0;
+  for (; c + 4 <= bk; c += 4) {
+    const float* k0 = k + static_cast<long>(c) * ldk;
+    int p = 0;
+    for (; p + 4 <= dc; p += 4) {
+      v4 a = load(k0 + p), b = load(k0 + ldk + p), cc = load(k0 + 2 * ldk + p), d = load(k0 + 3 * ldk + p);
+      v4 t0 = shuf_0415(a, b), t1 = shuf_2637(a, b);    // a0 b0 a1 b1 | a2 b2 a3 b3
+      v4 t2 = shuf_0415(cc, d), t3 = shuf_2637(cc, d);  // c0 d0 c1 d1 | c2 d2 c3 d3
+      store(kt + (p + 0) * BK + c, mul(shuf_0145(t0, t2), va));
+      store(kt + (p + 1) * BK + c, mul(shuf_2367(t0, t2), va));
+      store(kt + (p + 2) * BK + c, mul(shuf_0145(t1, t3), va));
+      store(kt + (p + 3) * BK + c, mul(shuf_2367(t1, t3), va));
+    }
+    for (; p < dc; ++p)
+      for (int cc = 0; cc < 4; ++cc) kt[p * BK + c + cc] = alpha * k0[cc * ldk + p];
+  }
+  for (; c < bk; ++c)
+    for (int p = 0; p < dc; ++p) kt[p * BK + c] = alpha * k[static_cast<long>(c) * ldk + p];
+}
+
+// s (n, bk; lds) = alpha Q (n, d; ldq) K_blk (bk, d; ldk)^T for one block of bk <= BK keys.
+void qk_block(float* s, int lds, const float* q, int ldq, const float* k, int ldk, int n, int bk,
+              int d, float alpha) {
+  alignas(16) float kt[KT_D * BK];
+  for (int d0 = 0; d0 == 0 || d0 < d; d0 += KT_D) {  // d == 0 still writes zeros
+    int dc = d - d0 < KT_D ? d - d0 : KT_D;
+    transpose_scaled(kt, k + d0, ldk, bk, dc, alpha);
+    impl::gemm_tiled(s, lds, q + d0, ldq, kt, BK, nullptr, n, dc, bk, d0 > 0);  // (n, bk) [+]= (n, dc)(dc, bk)
+  }
+}
+
+// ---- softmax ---------------------------------------------------------------------------------------
+AP_INLINE float exp_scalar(float x) { return lane0(simd::exp(splat(x))); }
+
+// Loads the last m % 4 entries of a row into one vector, padding with `pad`.
+AP_INLINE v4 load_tail(const float* p, int count, float pad) {
+  float t[4] = {pad, pad, pad, pad};
+  for (int l = 0; l < count; ++l) t[l] = p[l];
+  return load(t);
+}
+AP_INLINE void store_tail(float* p, int count, v4 x) {
+  float t[4];
+  store(t, x);
+  for (int l = 0; l < count; ++l) p[l] = t[l];
+}
+
+AP_INLINE float row_max(const float* in, int m) {
+  v4 vmax = splat(kNegInf);
+  int j = 0;
+  for (; j + 4 <= m; j += 4) vmax = max(vmax, load(in + j));
+  if (j < m) vmax = max(vmax, load_tail(in + j, m - j, kNegInf));
+  return hmax(vmax);
+}
+
+// out[j] = e^(in[j] - shift) for j < m; returns the sum. Tail lanes are padded with -inf, which the
+// exp maps to exactly 0, so they add nothing to the sum.
+AP_INLINE float exp_shifted(float* out, const float* in, int m, float shift) {
+  v4 vs = splat(shift), vsum = zero();
+  int j = 0;
+  for (; j + 4 <= m; j += 4) {
+    v4 e = simd::exp(sub(load(in + j), vs));
+    store(out + j, e);
+    vsum = add(vsum, e);
+  }
+  if (j < m) {
+    v4 e = simd::exp(sub(load_tail(in + j, m - j, kNegInf), vs));
+    store_tail(out + j, m - j, e);
+    vsum = add(vsum, e);
+  }
+  return hsum(vsum);
+}
+
+AP_INLINE void scale_row(float* x, int m, float factor) {
+  v4 f = splat(factor);
+  int j = 0;
+  for (; j + 4 <= m; j += 4) store(x + j, mul(load(x + j), f));
+  for (; j < m; ++j) x[j] *= factor;
+}
+
+AP_NOINLINE void softmax_row(float* out, const float* in, int m) {
+  float mx = row_max(in, m);
+  if (mx == kNegInf) {  // every key masked: zero weights by definition (the sum would be 0/0)
+    for (int j = 0; j < m; ++j) out[j] = 0.0f;
+    return;
+  }
+  float sum = exp_shifted(out, in, m, mx);  // sum >= 1: the max entry contributes e^0
+  scale_row(out, m, 1.0f / sum);
+}
+
+// ---- online softmax attention ------------------------------------------------------------------
+// Tile sizes: a (BQ x BK) score block on the stack (8 KB); per key block the K panel and V rows
+// (2 x BK x d_k floats, 32 KB at d_k = 64) stay in L1/L2 while all BQ queries use them.
+constexpr int BQ = 32;
+
+// One query row meets one key block. s: the row's scores for this block (masked entries -inf,
+// padded to a multiple of 4 with -inf); on return s holds p_j = e^(s_j - m_new), ready for
+// O += P V. The running max m_run and sum l_run are updated and the partial output o (d floats,
+// unnormalised) is rescaled by e^(m_old - m_new) whenever the max grows, which keeps every
+// exponent <= 0 without knowing the row's final max in advance.
+AP_NOINLINE void online_softmax_row(float* s, int bk4, float* m_run, float* l_run, float* o, int d) {
+  float m_new = row_max(s, bk4);
+  if (m_new < *m_run) m_new = *m_run;
+  if (m_new == kNegInf) {  // nothing visible to this row yet: contributes nothing
+    for (int j = 0; j < bk4; ++j) s[j] = 0.0f;
+    return;
+  }
+  float sum = exp_shifted(s, s, bk4, m_new);
+  float corr = exp_scalar(*m_run - m_new);  // e^(-inf) = 0 on the first visible block
+  *l_run = *l_run * corr + sum;
+  if (corr != 1.0f) scale_row(o, d, corr);
+  *m_run = m_new;
+}
+
+AP_NOINLINE void zero_row(float* o, int d) {
+  for (int j = 0; j < d; ++j) o[j] = 0.0f;
+}
+
+// One block of up to BQ queries of one head, against every key it may see.
+AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k, const float* v,
+                                       int ld, int i0, int bq, int m, int d, int offset,
+                                       bool causal, float alpha) {
+  alignas(16) float s[BQ * BK];  // (bq, bk) scores, then probabilities, of the current key block
+  float m_run[BQ], l_run[BQ];    // running max and running sum of each query row
+  for (int r = 0; r < bq; ++r) {
+    m_run[r] = kNegInf;
+    l_run[r] = 0.0f;
+    zero_row(o + static_cast<long>(r) * ld, d);
+  }
+  // Keys j < k_end can be visible to some row of this block; causal: j <= (i0 + bq - 1) + offset.
+  int k_end = m;
+  if (causal) {
+    long last = static_cast<long>(i0) + bq - 1 + offset + 1;
+    k_end = last < m ? static_cast<int>(last) : m;
+  }
+  for (int j0 = 0; j0 < k_end; j0 += BK) {
+    int bk = k_end - j0 < BK ? k_end - j0 : BK;
+    int bk4 = (bk + 3) & ~3;
+    const float* kb = k + static_cast<long>(j0) * ld;
+    qk_block(s, BK, q, ld, kb, ld, bq, bk, d, alpha);  // s (bq, bk) = alpha Q_blk K_blk^T
+    for (int r = 0; r < bq; ++r) {
+      float* sr = s + r * BK;
+      for (int j = bk; j < bk4; ++j) sr[j] = kNegInf;  // vector padding: e^-inf = 0
+      if (causal) {
+        int first_hidden = i0 + r + offset + 1 - j0;  // block column of the first future key
+        for (int j = first_hidden < 0 ? 0 : first_hidden; j < bk; ++j) sr[j] = kNegInf;
+      }
+      online_softmax_row(sr, bk4, &m_run[r], &l_run[r], o + static_cast<long>(r) * ld, d);
+    }
+    // O_blk (bq, d) += P (bq, bk) V_blk (bk, d)
+    impl::gemm_tiled(o, ld, s, BK, v + static_cast<long>(j0) * ld, ld, nullptr, bq, bk, d, true);
+  }
+  for (int r = 0; r < bq; ++r)  // normalise; rows that saw no key keep their zeros
+    scale_row(o + static_cast<long>(r) * ld, d, l_run[r] > 0.0f ? 1.0f / l_run[r] : 0.0f);
+}
+
+}  // namespace
+
+// ---- public entry points -------------------------------------------------------------------------
+
+void impl::qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k,
+                     int n, int m, int d_k, float alpha) {
+  for (int j0 = 0; j0 < m; j0 += BK)
+    qk_block(scores + j0, ld_s, q, ld_q, k + static_cast<long>(j0) * ld_k, ld_k, n,
+             m - j0 < BK ? m - j0 : BK, d_k, alpha);
+}
+
+void impl::softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int m) {
+  for (int i = 0; i < n; ++i)
+    softmax_row(out + static_cast<long>(i) * ld_out, in + static_cast<long>(i) * ld_in, m);
+}
+
+void impl::exp_vec(float* out, const float* in, int n) {
+  int j = 0;
+  for (; j + 4 <= n; j += 4) store(out + j, simd::exp(load(in + j)));
+  if (j < n) store_tail(out + j, n - j, simd::exp(load_tail(in + j, n - j, 0.0f)));
+}
+
+void impl::attention_forward(float* out, const float* q, const float* k, const float* v, int n,
+                             int m, int d_k, int n_heads, bool causal, bool scale) {
+  if (n <= 0 || d_k <= 0 || n_heads <= 0) return;
+  const int ld = n_heads * d_k;
+  const float alpha = scale ? 1.0f / __builtin_sqrtf(static_cast<float>(d_k)) : 1.0f;
+  for (int h = 0; h < n_heads; ++h) {
+    const long col = static_cast<long>(h) * d_k;
+    for (int i0 = 0; i0 < n; i0 += BQ) {
+      int bq = n - i0 < BQ ? n - i0 : BQ;
+      const long row = static_cast<long>(i0) * ld;
+      attention_query_block(out + row + col, q + row + col, k + col, v + col, ld, i0, bq, m, d_k,
+                            m - n, causal, alpha);
+    }
+  }
+}
+
+}  // namespace ap::kernels

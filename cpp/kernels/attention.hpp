@@ -1,0 +1,72 @@
+// Attention kernels: the hot loops of scaled dot-product attention, each fast version beside a plain
+// reference that the tests hold it equal to.
+//
+// Layout: every matrix is row-major float with an explicit leading dimension (row stride), so one
+// head of a multi-head Q (n, h*d_k) is just the pointer q + i*d_k with ld = h*d_k: no copies.
+// Sizes: n queries, m keys, d_k per-head width, h heads. The fast versions are hand-written SIMD
+// (WASM SIMD128 in wasm, SSE2 natively, plain C++ otherwise, or the relaxed-SIMD module a wasm
+// loader may switch to; see variant() and dispatch.cpp); they never allocate, except
+// attention_forward_full, which holds the (n, m) matrix on purpose.
+//
+// Causal masking: query i may see key j iff j <= i + (m - n). The queries are taken to be the last
+// n of the m positions (decoding with a cache, or n == m for plain self-attention), so the last
+// query sees every key. When m < n, the first n - m queries see no key at all.
+// A query row that sees no key (every score -inf) gets all-zero weights and a zero output, never NaN.
+#pragma once
+
+namespace ap::kernels {
+
+// The kernels in use: "simd128" (WASM SIMD128), "relaxed" (the relaxed-SIMD module, fused
+// multiply-add, switched in at load time), "sse2" (native x86-64 build of the same kernels) or
+// "scalar" (built without a vector unit, or with -DAP_KERNELS_SCALAR).
+const char* variant();
+
+// ---- pieces, per head ----------------------------------------------------------------------
+
+// scores (n, m) = alpha * Q (n, d_k) K^T (d_k, m), with K given row-major as (m, d_k).
+void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n,
+               int m, int d_k, float alpha = 1.0f);
+void qk_scores_ref(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k,
+                   int n, int m, int d_k, float alpha = 1.0f);
+
+// scores[i][j] = -inf where j > i + (m - n) (see "Causal masking" above), in place.
+void mask_causal(float* scores, int ld_s, int n, int m);
+
+// out (n, m) = softmax of each row of in (n, m), subtracting the row max first so exp never
+// overflows. A row that is entirely -inf gives a row of zeros. `out` may be `in` (same ld) but must
+// not partially overlap it.
+void softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int m);
+void softmax_rows_ref(float* out, int ld_out, const float* in, int ld_in, int n, int m);
+
+// out (n, d_k) = weights (n, m) V (m, d_k).
+void weights_v(float* out, int ld_out, const float* weights, int ld_w, const float* v, int ld_v,
+               int n, int m, int d_k);
+void weights_v_ref(float* out, int ld_out, const float* weights, int ld_w, const float* v, int ld_v,
+                   int n, int m, int d_k);
+
+// out[i] = e^in[i] with the vectorised exp the softmax uses. Max relative error against std::exp
+// for in[i] in [-87.3365, 88.7228] (results in the normal float range): 1.19e-7 measured (1e8
+// random inputs natively, and every 1e-4 over [-87, 88] in the tests, native and wasm), i.e. about
+// one float epsilon; kExpMaxRelError is the bound the tests hold it to. Below that range (including
+// -inf) the result is exactly 0 (denormal results are flushed to 0: an absolute error < 1.2e-38);
+// above it, +inf.
+void exp_vec(float* out, const float* in, int n);
+constexpr double kExpMaxRelError = 2.0e-7;
+
+// ---- whole multi-head attention --------------------------------------------------------------
+// out (n, h*d_k) = concat over heads i of softmax(Q_i K_i^T [/ sqrt(d_k)] [causal mask]) V_i, where
+// q is (n, h*d_k), k and v are (m, h*d_k), head i in columns [i*d_k, (i+1)*d_k). `scale` divides the
+// scores by sqrt(d_k). out must not overlap the inputs.
+
+// Tiled, online softmax (running max and sum per query row, rescaling the partial output): it never
+// holds the (n, m) matrix; extra memory is a few KB of stack, independent of n and m.
+void attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m,
+                       int d_k, int n_heads, bool causal, bool scale);
+// Through the full (n, m) score matrix per head with the fast pieces above (allocates n*m floats).
+void attention_forward_full(float* out, const float* q, const float* k, const float* v, int n,
+                            int m, int d_k, int n_heads, bool causal, bool scale);
+// Plain loops in double precision with std::exp: the independent reference.
+void attention_forward_ref(float* out, const float* q, const float* k, const float* v, int n,
+                           int m, int d_k, int n_heads, bool causal, bool scale);
+
+}  // namespace ap::kernels

@@ -1,0 +1,130 @@
+// The register-blocked GEMM behind every linear layer in wasm builds, and behind weights @ V and
+// the online-softmax attention. No Eigen, no allocation, no libc: this file also builds into the
+// standalone relaxed-SIMD kernel module.
+//   micro-kernel: a (MR x 4*NV) block of C held in MR*NV vector registers for a whole k-panel;
+//   per step p it broadcasts MR values of A and loads NV vectors of row p of B: 4x8 needs 8
+//   accumulators + 2 B + 1 A = 11 of the 16 x86 vector registers V8 can use, so nothing spills.
+//   blocking: KC rows of B (an (KC x 8) panel, 8 KB, stays in L1 while it sweeps MC rows of A,
+//   a (MC x KC) block of 64 KB that stays in L2).
+// B is read in place, not packed: for the sizes of this project (d_model <= 1024) packing cost
+// more than it saved in our measurements, and it would need a scratch buffer.
+#include "kernels/impl.hpp"
+#include "kernels/simd4.hpp"
+
+#include <type_traits>
+
+namespace ap::kernels {
+namespace {
+
+using namespace simd;
+
+constexpr int MR = 4;        // rows of C per micro-kernel
+constexpr int NR = 8;        // columns of C per micro-kernel (two vectors)
+constexpr int KC = 256;      // depth of one k-panel
+constexpr int MC = 64;       // rows of A per L2 block
+
+// C[0:R, 0:4*NV] (= or +=) A[0:R, 0:k] B[0:k, 0:4*NV] + init. Each call is short and called
+// (m/MR)(n/NR) times, which is what lets V8 optimise it (see AP_NOINLINE).
+template <int R, int NV>
+AP_NOINLINE void tile(float* c, int ldc, const float* a, int lda, const float* b, int ldb,
+                      const float* bias, int k, bool accumulate) {
+  v4 acc[R][NV];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = accumulate ? load(c + r * ldc + 4 * v) : bias ? load(bias + 4 * v) : zero();
+  for (int p = 0; p < k; ++p) {
+    v4 bv[NV];
+    for (int v = 0; v < NV; ++v) bv[v] = load(b + p * ldb + 4 * v);  // row p of the B panel
+    for (int r = 0; r < R; ++r) {
+      v4 ar = load_splat(a + r * lda + p);  // A[r, p] in every lane
+      for (int v = 0; v < NV; ++v) acc[r][v] = madd(ar, bv[v], acc[r][v]);
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) store(c + r * ldc + 4 * v, acc[r][v]);
+}
+
+// One column of C for R rows: the n % 4 tail.
+template <int R>
+AP_NOINLINE void tile_col(float* c, int ldc, const float* a, int lda, const float* b, int ldb,
+                          const float* bias, int k, bool accumulate) {
+  float acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = accumulate ? c[r * ldc] : bias ? bias[0] : 0.0f;
+  for (int p = 0; p < k; ++p) {
+    float bp = b[p * ldb];
+    for (int r = 0; r < R; ++r) acc[r] += a[r * lda + p] * bp;
+  }
+  for (int r = 0; r < R; ++r) c[r * ldc] = acc[r];
+}
+
+// One column block of C (4*NV columns, or 1 when NV == 0) over `rows` rows for one k-panel:
+// the B panel it reads (kc x 8 floats) stays in L1 across all the row tiles.
+// Copies a (k x 8) panel of B into a contiguous buffer. B's rows are ldb floats apart; when that
+// stride is a multiple of 1-4 KB (d_model = 512, 1024, or 8 heads of 64) every row of the panel
+// falls in the same few L1 sets and the panel evicts itself. Packed, it is 8 KB in sequence.
+AP_NOINLINE void pack_panel(float* packed, const float* b, int ldb, int k) {
+  for (int p = 0; p < k; ++p) {
+    store(packed + p * NR, load(b + static_cast<long>(p) * ldb));
+    store(packed + p * NR + 4, load(b + static_cast<long>(p) * ldb + 4));
+  }
+}
+
+template <int NV>
+void column_block(float* c, int ldc, const float* a, int lda, const float* b, int ldb,
+                  const float* bias, int rows, int k, bool accumulate) {
+  // Packing costs one pass over the panel; it pays off once the panel serves a few row tiles.
+  alignas(16) float packed[NV == 2 ? KC * NR : 1];
+  if constexpr (NV == 2) {
+    if (rows >= 2 * MR && ldb > 64) {
+      pack_panel(packed, b, ldb, k);
+      b = packed;
+      ldb = NR;
+    }
+  }
+  auto run = [&](auto r_const, int i) {
+    constexpr int R = decltype(r_const)::value;
+    float* ci = c + static_cast<long>(i) * ldc;
+    const float* ai = a + static_cast<long>(i) * lda;
+    if constexpr (NV == 0) tile_col<R>(ci, ldc, ai, lda, b, ldb, bias, k, accumulate);
+    else tile<R, NV>(ci, ldc, ai, lda, b, ldb, bias, k, accumulate);
+  };
+  int i = 0;
+  for (; i + MR <= rows; i += MR) run(std::integral_constant<int, MR>{}, i);
+  switch (rows - i) {
+    case 3: run(std::integral_constant<int, 3>{}, i); break;
+    case 2: run(std::integral_constant<int, 2>{}, i); break;
+    case 1: run(std::integral_constant<int, 1>{}, i); break;
+    default: break;
+  }
+}
+
+}  // namespace
+
+void impl::gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb,
+                      const float* bias, int m, int k, int n, bool accumulate) {
+  if (m <= 0 || n <= 0) return;
+  // k == 0 still runs one (empty) panel so that C receives its init (bias or zeros).
+  for (int p0 = 0; p0 == 0 || p0 < k; p0 += KC) {
+    int kc = k - p0 < KC ? k - p0 : KC;
+    if (kc < 0) kc = 0;
+    bool acc = accumulate || p0 > 0;  // later panels add onto the first one
+    const float* bias_p = p0 == 0 ? bias : nullptr;
+    const float* bp = b + static_cast<long>(p0) * ldb;
+    for (int i0 = 0; i0 < m; i0 += MC) {
+      int rows = m - i0 < MC ? m - i0 : MC;
+      float* ci = c + static_cast<long>(i0) * ldc;
+      const float* ai = a + static_cast<long>(i0) * lda + p0;
+      int j = 0;
+      for (; j + NR <= n; j += NR)
+        column_block<2>(ci + j, ldc, ai, lda, bp + j, ldb, bias_p ? bias_p + j : nullptr, rows, kc, acc);
+      if (j + 4 <= n) {
+        column_block<1>(ci + j, ldc, ai, lda, bp + j, ldb, bias_p ? bias_p + j : nullptr, rows, kc, acc);
+        j += 4;
+      }
+      for (; j < n; ++j)
+        column_block<0>(ci + j, ldc, ai, lda, bp + j, ldb, bias_p ? bias_p + j : nullptr, rows, kc, acc);
+    }
+  }
+}
+
+}  // namespace ap::kernels

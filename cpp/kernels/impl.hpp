@@ -1,0 +1,31 @@
+// The compiled kernel implementations behind the public entry points of gemm.hpp/attention.hpp.
+// Internal to cpp/kernels. dispatch.cpp forwards every public call through a KernelTable, which
+// starts on these functions and which a wasm loader may switch to the same functions compiled
+// with relaxed SIMD in a separate module (relaxed_module.cpp); kernels call each other directly
+// through impl::, so a relaxed module never calls back into the main one.
+#pragma once
+
+namespace ap::kernels {
+
+namespace impl {
+void gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb,
+                const float* bias, int m, int k, int n, bool accumulate);
+void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n,
+               int m, int d_k, float alpha);
+void softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int m);
+void exp_vec(float* out, const float* in, int n);
+void attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m,
+                       int d_k, int n_heads, bool causal, bool scale);
+const char* variant();
+}  // namespace impl
+
+struct KernelTable {
+  decltype(&impl::gemm_tiled) gemm_tiled;
+  decltype(&impl::qk_scores) qk_scores;
+  decltype(&impl::softmax_rows) softmax_rows;
+  decltype(&impl::exp_vec) exp_vec;
+  decltype(&impl::attention_forward) attention_forward;
+  const char* variant;
+};
+
+}  // namespace ap::kernels
