@@ -1,0 +1,91 @@
+// Browser test harness: a Vite dev server for web/ on a free port of 127.0.0.1 and
+// Debian's headless Chromium driven by playwright-core. Each opened page records its
+// console errors, uncaught exceptions and failed requests, so a test can assert none.
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { build, createServer, preview } from 'vite';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const SCREENSHOT_DIR = join(ROOT, 'tests', 'web', 'screenshots');
+
+// Root needs --no-sandbox; without the networking flags Chromium keeps calling hosts
+// it cannot reach from here.
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+// The Vite dev server (what `npm start` serves), or with `built: true` the output of
+// `vite build` (what `npm run build` makes) built into a temporary folder and served
+// as static files. port 0: the system picks a free port, so test files can run side by side.
+async function startServer(built) {
+  const configFile = join(ROOT, 'vite.config.js');
+  if (!built) {
+    // One pre-bundled-dependency cache per Vitest worker: two servers optimising into the
+    // same folder at once can serve a page stale chunks (and a worker runs one file at a time).
+    const cacheDir = join(ROOT, 'node_modules', '.vite', `web-test-${process.env.VITEST_POOL_ID ?? process.pid}`);
+    const server = await createServer({
+      configFile, cacheDir, logLevel: 'error',
+      server: { port: 0, strictPort: true, hmr: false, watch: null },
+    });
+    await server.listen();
+    return { url: server.resolvedUrls.local[0], close: () => server.close() };
+  }
+  const outDir = await mkdtemp(join(tmpdir(), 'ap-dist-'));
+  await build({ configFile, logLevel: 'error', build: { outDir, emptyOutDir: true } });
+  const server = await preview({
+    configFile, logLevel: 'error', build: { outDir }, preview: { port: 0, strictPort: true },
+  });
+  return {
+    url: server.resolvedUrls.local[0],
+    close: async () => { await server.close(); await rm(outDir, { recursive: true, force: true }); },
+  };
+}
+
+// Starts the server and the browser. Call close() in afterAll.
+export async function startPlayground({ built = false } = {}) {
+  const server = await startServer(built);
+  const baseUrl = server.url;
+
+  let browser;
+  try {
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
+
+  return {
+    baseUrl,
+
+    // Opens `path` (relative to web/) in a fresh context; `errors` fills up as things go wrong.
+    async open(path = '/', { viewport = { width: 1100, height: 800 } } = {}) {
+      const context = await browser.newContext({ viewport });
+      const page = await context.newPage();
+      const errors = [];
+      page.on('console', (msg) => {
+        if (msg.type() === 'error') errors.push(`console error: ${msg.text()}`);
+      });
+      page.on('pageerror', (err) => errors.push(`uncaught: ${err.message}`));
+      page.on('requestfailed', (req) => errors.push(`request failed: ${req.url()} (${req.failure()?.errorText})`));
+      await page.goto(new URL(path, baseUrl).href);
+      return { page, errors };
+    },
+
+    // Saves a full-page PNG as tests/web/screenshots/<name>.png and returns its path.
+    async screenshot(page, name) {
+      await mkdir(SCREENSHOT_DIR, { recursive: true });
+      const path = join(SCREENSHOT_DIR, `${name}.png`);
+      await page.screenshot({ path, fullPage: true });
+      return path;
+    },
+
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}

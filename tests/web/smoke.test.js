@@ -1,0 +1,117 @@
+// Smoke test of the page in headless Chromium: typed text is tokenised and its attention
+// weights computed in the page's wasm module; the numbers on screen must equal the same
+// model run through the JS API in Node, and every row of weights must sum to 1.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { load } from '../../wasm/index.js';
+import { startPlayground } from './harness.js';
+
+let playground;
+let ap;
+
+beforeAll(async () => {
+  [playground, ap] = await Promise.all([startPlayground(), load()]);
+});
+
+afterAll(async () => {
+  await playground?.close();
+});
+
+// Waits until the table shows `text`, then reads its labels and cells. On a timeout the
+// error says what the page showed instead, and what went wrong in it.
+async function readWeightsTable({ page, errors }, text) {
+  try {
+    await page.waitForFunction((t) => document.querySelector('table.weights')?.dataset.text === t, text);
+  } catch (err) {
+    const status = await page.locator('#status').textContent().catch(() => '(unreadable)');
+    throw new Error(`no weights table for "${text}": ${err.message}\n` +
+      `page status: ${status}\npage errors: ${JSON.stringify(errors)}`);
+  }
+  return page.evaluate(() => {
+    const table = document.querySelector('table.weights');
+    const labels = [...table.tHead.querySelectorAll('th[scope="col"]')].map((th) => ({
+      text: th.textContent, unknown: th.classList.contains('unknown'),
+    }));
+    const cells = [...table.querySelectorAll('td[data-row]')].map((td) => ({
+      row: Number(td.dataset.row), col: Number(td.dataset.col),
+      value: Number(td.dataset.value), text: td.textContent,
+    }));
+    return { labels, cells, model: JSON.parse(document.getElementById('attention').dataset.model) };
+  });
+}
+
+// The same computation as the page, done in Node: layer 0, head 0 weights of `text`.
+function weightsInNode({ config, seed }, text) {
+  const model = ap.createModel(config, { seed });
+  try {
+    const enc = model.tokenizer.encode(text);
+    const trace = model.forward(enc.ids);
+    try {
+      const [, n, m] = trace.shape('weights', { layer: 0 });
+      const weights = Array.from(trace.get('weights', { layer: 0, head: 0 }));
+      return { n, m, weights, pieces: enc.pieces, unknown: Array.from(enc.unknown) };
+    } finally {
+      trace.dispose();
+    }
+  } finally {
+    model.dispose();
+  }
+}
+
+describe('the page in headless Chromium', () => {
+  test('typed text gets the same attention weights as the JS API in Node, rows summing to 1', async () => {
+    const opened = await playground.open('/');
+    const { page, errors } = opened;
+    await readWeightsTable(opened, 'the cat sat on the mat');  // the default text, computed on load
+
+    const input = page.locator('#text');
+    await input.fill('the dog sat on the');
+    await input.press('End');
+    await page.keyboard.type(' rug .');  // real key presses, one input event each
+    const text = 'the dog sat on the rug .';
+    const shown = await readWeightsTable(opened, text);
+    await playground.screenshot(page, 'smoke-weights');
+
+    const node = weightsInNode(shown.model, text);
+    expect(node.n).toBe(7);
+    expect(node.m).toBe(7);
+    expect(shown.labels.map((l) => l.text)).toEqual(['the', 'dog', 'sat', 'on', 'the', 'rug', '.']);
+    expect(shown.cells).toHaveLength(7 * 7);
+
+    // The number a student reads: token 0 ("the") attending to itself, to 3 decimals.
+    const first = shown.cells.find((c) => c.row === 0 && c.col === 0);
+    expect(Math.abs(Number(first.text) - node.weights[0])).toBeLessThanOrEqual(0.0005);
+
+    // Every cell: the same float32 value as in Node (same wasm), shown rounded to 3 decimals.
+    for (const c of shown.cells) {
+      const expected = node.weights[c.row * node.m + c.col];
+      expect(c.value, `cell (${c.row}, ${c.col})`).toBeCloseTo(expected, 6);
+      expect(c.text, `cell (${c.row}, ${c.col})`).toBe(expected.toFixed(3));
+    }
+
+    // Softmax rows sum to 1; random weights do not give a uniform row.
+    for (let i = 0; i < 7; i++) {
+      const row = shown.cells.filter((c) => c.row === i).map((c) => c.value);
+      expect(row.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 3);
+      expect(Math.max(...row) - Math.min(...row)).toBeGreaterThan(1e-4);
+    }
+
+    expect(errors).toEqual([]);
+  });
+
+  test('a word outside the vocabulary is flagged on the page, not dropped', async () => {
+    const opened = await playground.open('/');
+    const { page, errors } = opened;
+    await readWeightsTable(opened, 'the cat sat on the mat');
+    await page.locator('#text').fill('the zebra sat');
+    const shown = await readWeightsTable(opened, 'the zebra sat');
+    await playground.screenshot(page, 'smoke-unknown');
+
+    expect(shown.labels).toEqual([
+      { text: 'the', unknown: false }, { text: 'zebra?', unknown: true }, { text: 'sat', unknown: false },
+    ]);
+    await expect.poll(() => page.locator('#unknown').textContent()).toContain('zebra');
+    expect(await page.locator('#unknown').isVisible()).toBe(true);
+    expect(weightsInNode(shown.model, 'the zebra sat').unknown).toEqual([1]);
+    expect(errors).toEqual([]);
+  });
+});
