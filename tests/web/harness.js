@@ -22,7 +22,7 @@ export const CHROMIUM_ARGS = [
 // `vite build` (what `npm run build` makes) built into a temporary folder and served
 // as static files. port 0: the system picks a free port, so test files can run side by side.
 async function startServer(built) {
-  const configFile = join(ROOT, 'vite.config.js');
+  const configFile = join(ROOT, 'web', 'vite.config.js');
   if (!built) {
     // One pre-bundled-dependency cache per Vitest worker: two servers optimising into the
     // same folder at once can serve a page stale chunks (and a worker runs one file at a time).

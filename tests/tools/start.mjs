@@ -15,7 +15,7 @@ main(async () => {
   const { createServer } = await import('vite');  // only now is node_modules certain to exist
   const port = process.env.PORT ? Number(process.env.PORT) : undefined;
   const server = await createServer({
-    configFile: join(ROOT, 'vite.config.js'),
+    configFile: join(ROOT, 'web', 'vite.config.js'),
     server: port ? { port } : {},
   });
   await server.listen();

@@ -39,7 +39,7 @@ const suites = [
   },
   {
     name: 'Vitest (tests/wasm in Node, tests/web in Chromium)',
-    cmd: join(ROOT, 'node_modules', '.bin', 'vitest'), args: ['run', ...process.argv.slice(2)],
+    cmd: join(ROOT, 'node_modules', '.bin', 'vitest'), args: ['run', '--config', join(ROOT, 'tests', 'vitest.config.js'), ...process.argv.slice(2)],
     counts: vitestCounts,
   },
 ];

@@ -11,6 +11,6 @@ main(async () => {
 
   step('bundling the page into dist/ (vite build)');
   const { build } = await import('vite');
-  await build({ configFile: join(ROOT, 'vite.config.js') });
+  await build({ configFile: join(ROOT, 'web', 'vite.config.js') });
   console.log('\ndist/ is ready: serve it with any static file server.');
 });

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const NATIVE_DIR = 'build/native';
 export const WASM_DIR = 'build/wasm';
 const JOBS = '2';  // the machines this runs on have two shared cores

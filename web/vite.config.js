@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
 // Absolute paths, so the config works whatever the current directory is.
-const repoRoot = fileURLToPath(new URL('.', import.meta.url));
-const webRoot = fileURLToPath(new URL('./web', import.meta.url));
-const distDir = fileURLToPath(new URL('./dist', import.meta.url));
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+const webRoot = fileURLToPath(new URL('.', import.meta.url));
+const distDir = fileURLToPath(new URL('../dist', import.meta.url));
 
 export default defineConfig({
   root: webRoot,
