@@ -22,6 +22,10 @@
 #include "io/model_io.hpp"
 #include "kernels/attention.hpp"
 #include "trace/trace.hpp"
+#include "train/evaluate.hpp"
+#include "train/params.hpp"
+#include "train/tasks.hpp"
+#include "train/trainer.hpp"
 
 using namespace emscripten;
 using json = nlohmann::json;
@@ -288,6 +292,77 @@ class ModelHandle {
   }
 };
 
+// Held-out accuracy of a trained model on its own task (from the file's "task" metadata):
+// exact match for sort / reverse / dates, agreement pairs won for grammar.
+std::string evaluate_task(ModelHandle& m, int n, double seed) {
+  return guard([&]() {
+    const auto it = m.model->metadata().find("task");
+    if (it == m.model->metadata().end()) ap::fail("this model has no \"task\" in its metadata: it was not trained on a task");
+    if (n <= 0) ap::fail("the number of held-out examples must be at least 1");
+    const auto task = ap::train::make_task(it->second);
+    const ap::train::EvalResult r = ap::train::evaluate_model(*m.model, *task, n, static_cast<uint64_t>(seed), 1);
+    json kinds = json::object();
+    for (const auto& [kind, ct] : r.by_kind) kinds[kind] = {{"correct", ct.first}, {"total", ct.second}};
+    return json{{"task", it->second}, {"total", r.total}, {"correct", r.correct}, {"accuracy", r.accuracy()},
+                {"byKind", kinds}}.dump();
+  }, std::string());
+}
+
+// Training in the page: the C++ trainer (one thread) on a task, stepped from JS (a Web Worker).
+class TrainerHandle {
+ public:
+  std::unique_ptr<ap::train::Trainer> trainer;
+
+  double step(int n) {  // mean loss over n steps, NaN on error
+    return guard([&]() {
+      if (n <= 0) ap::fail("step(n) needs n >= 1");
+      double sum = 0.0;
+      for (int i = 0; i < n; ++i) sum += trainer->step();
+      return sum / n;
+    }, std::nan(""));
+  }
+  std::string info_json() const {
+    return json{{"steps", trainer->steps_done()}, {"lr", trainer->current_lr()},
+                {"gradNorm", trainer->last_grad_norm()}, {"task", trainer->config().task}}.dump();
+  }
+  std::string evaluate(int n, double seed) {
+    return guard([&]() {
+      const ap::train::EvalResult r = trainer->evaluate(n, static_cast<uint64_t>(seed));
+      return json{{"total", r.total}, {"correct", r.correct}, {"accuracy", r.accuracy()}}.dump();
+    }, std::string());
+  }
+  // The current weights as an inference model (to run forward and read attention patterns).
+  ModelHandle* snapshot() {
+    return guard([&]() -> ModelHandle* {
+      auto h = std::make_unique<ModelHandle>();
+      h->model = std::make_unique<ap::Model>(trainer->model_config(), trainer->task().tokenizer());
+      ap::train::params_to_model(h->model->weights(), trainer->params());
+      h->model->mutable_metadata()["task"] = trainer->config().task;
+      if (!trainer->task().separator().empty()) h->model->mutable_metadata()["separator"] = trainer->task().separator();
+      return h.release();
+    }, nullptr);
+  }
+};
+
+TrainerHandle* create_trainer(std::string task, std::string sizes_json, double lr, int warmup, int total_steps,
+                              int batch, double seed) {
+  return guard([&]() -> TrainerHandle* {
+    ap::train::TrainConfig cfg;
+    cfg.task = task;
+    cfg.model = ap::config_from_json(sizes_json);
+    cfg.optim.lr = static_cast<float>(lr);
+    cfg.optim.warmup_steps = warmup;
+    cfg.optim.total_steps = total_steps;
+    if (batch <= 0) ap::fail("batch must be at least 1");
+    cfg.batch = batch;
+    cfg.seed = static_cast<uint64_t>(seed);
+    cfg.threads = 1;  // no threads in this wasm build
+    auto h = std::make_unique<TrainerHandle>();
+    h->trainer = std::make_unique<ap::train::Trainer>(cfg);
+    return h.release();
+  }, nullptr);
+}
+
 ModelHandle* create_model(std::string config, std::string vocab, double seed) {
   return guard([&]() -> ModelHandle* {
     ap::ModelConfig cfg = ap::config_from_json(config);
@@ -401,6 +476,13 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
   function("createModel", &create_model, allow_raw_pointers());
   function("loadModel", &load_model, allow_raw_pointers());
   function("kernelAttention", &kernel_attention);
+  class_<TrainerHandle>("TrainerHandle")
+      .function("step", &TrainerHandle::step)
+      .function("infoJson", &TrainerHandle::info_json)
+      .function("evaluate", &TrainerHandle::evaluate)
+      .function("snapshot", &TrainerHandle::snapshot, allow_raw_pointers());
+  function("createTrainer", &create_trainer, allow_raw_pointers());
+  function("evaluateTask", &evaluate_task);
   function("rnn", &rnn, allow_raw_pointers());
   function("additive", &additive, allow_raw_pointers());
   function("lookup", &lookup, allow_raw_pointers());

@@ -241,6 +241,64 @@ class AttentionPlayground {
     return this._own(handle, new Trace(this, handle, { defaultStack: '' }));
   }
 
+  /**
+   * Held-out accuracy of a trained model on its own task (the file's "task" metadata), computed
+   * by the core: exact match of greedy decoding (sort, reverse, dates) or agreement pairs won
+   * (grammar). { task, total, correct, accuracy, byKind: { kind: { correct, total } } }
+   */
+  evaluateTask(model, { n = 200, seed = 12345 } = {}) {
+    if (!(model instanceof Model)) throw new Error('evaluateTask() needs a model from loadModel() or createModel()');
+    checkCount(n, 'n');
+    const json = this._raw.evaluateTask(model._alive(), n, seed);
+    if (!json) this._fail('evaluateTask');
+    return JSON.parse(json);
+  }
+
+  /**
+   * Trains a tiny transformer on a task ('sort', 'reverse', 'dates', 'grammar') with the core's
+   * C++ trainer (one thread: run it in a Web Worker to keep a page responsive).
+   * config: sizes { dModel, nHeads, nLayers, dFf, pos, act, norm }; arch, vocabulary and max
+   * length come from the task. Returns { step(n) -> mean loss, info(), evaluate(n, seed),
+   * snapshot() -> Model with the current weights, dispose() }.
+   */
+  createTrainer({ task, config = {}, seed = 1, lr = 2e-3, warmupSteps = 100, totalSteps = 2000, batch = 32 } = {}) {
+    if (typeof task !== 'string') throw new Error("createTrainer() needs a task: 'sort', 'reverse', 'dates' or 'grammar'");
+    const sizes = toSnakeConfig(config);
+    for (const [v, k] of [[warmupSteps, 'warmupSteps'], [totalSteps, 'totalSteps'], [batch, 'batch']]) checkCount(v, k, { min: k === 'warmupSteps' ? 0 : 1 });
+    if (!(lr > 0)) throw new Error(`lr must be > 0, got ${lr}`);
+    const handle = this._raw.createTrainer(task, JSON.stringify(sizes), lr, warmupSteps, totalSteps, batch, seed);
+    if (!handle) this._fail('createTrainer');
+    const ap = this;
+    const trainer = {
+      _h: handle,
+      _alive() { if (!this._h) throw new Error('this trainer was disposed'); return this._h; },
+      /** Runs n optimisation steps; returns their mean loss. */
+      step(n = 1) {
+        checkCount(n, 'n');
+        const loss = this._alive().step(n);
+        if (Number.isNaN(loss)) ap._fail('trainer.step');
+        return loss;
+      },
+      /** { steps, lr, gradNorm, task } */
+      info() { return JSON.parse(this._alive().infoJson()); },
+      /** Held-out accuracy of the current weights: { total, correct, accuracy }. */
+      evaluate(n = 100, evalSeed = 777) {
+        checkCount(n, 'n');
+        const json = this._alive().evaluate(n, evalSeed);
+        if (!json) ap._fail('trainer.evaluate');
+        return JSON.parse(json);
+      },
+      /** The current weights as a Model (forward it to read the attention patterns). */
+      snapshot() {
+        const mh = this._alive().snapshot();
+        if (!mh) ap._fail('trainer.snapshot');
+        return ap._own(mh, new Model(ap, mh));
+      },
+      dispose() { if (this._h) { ap._release(this, this._h); this._h = null; } },
+    };
+    return this._own(handle, trainer);
+  }
+
   /** Loads a safetensors model file (Uint8Array or ArrayBuffer) written by model.save(). */
   loadModel(bytes) {
     if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
