@@ -12,7 +12,7 @@ export const WASM_DIR = 'build/wasm';
 const JOBS = '2';  // the machines this runs on have two shared cores
 
 // Everything the C++ and wasm builds need; chromium only for the browser tests.
-export const BUILD_PACKAGES = ['cmake', 'g++', 'emscripten', 'libeigen3-dev', 'libgtest-dev', 'nlohmann-json3-dev'];
+export const BUILD_PACKAGES = ['cmake', 'g++', 'emscripten', 'libeigen3-dev', 'libgtest-dev', 'nlohmann-json3-dev', 'clang-16', 'lld-16'];
 export const TEST_PACKAGES = [...BUILD_PACKAGES, 'chromium'];
 
 // Debian's emscripten 3.1.6 finds its JS optimizer's dependencies (acorn) only through NODE_PATH.
