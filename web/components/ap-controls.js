@@ -1,0 +1,220 @@
+// <ap-controls>: the page's inputs. The text box is tokenised live (pieces not in the
+// vocabulary are flagged, never dropped); the model picker offers the lecture presets (grouped
+// by concept), random weights (seed and sizes) and the trained models whose files load; the
+// switches (causal mask, scaling, heads, positions, norm) recompute every view at once.
+// It owns no state: it shows its attributes and emits 'ap-state-change' { patch } on edits.
+import { adoptStyles } from '../lib/styles.js';
+import { el, fillSelect, tokenText } from '../lib/dom.js';
+import { parseState, STATE_KEYS, modelKeyOf } from '../lib/state.js';
+import { availableTrainedModels, getModel, headChoices, modelNow, posAllowed, TRAINED_EXAMPLES } from '../lib/models.js';
+import { getPlayground, playgroundNow } from '../lib/playground.js';
+import { conceptById } from '../lib/concepts.js';
+
+const D_MODELS = [4, 8, 16, 32, 64];
+
+export class ApControls extends HTMLElement {
+  static get observedAttributes() { return [...STATE_KEYS, 'hide']; }
+
+  constructor() {
+    super();
+    this.attachShadow({ mode: 'open' });
+    adoptStyles(this.shadowRoot);
+    this._trained = [];
+    this._build();
+  }
+
+  connectedCallback() {
+    this._update();
+    getPlayground().then(() => { this._fillModels(); this._update(); }, (err) => this._fail(err));
+    // Trained models load after the first render, so they never delay it.
+    const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 200));
+    idle(() => availableTrainedModels().then((list) => { this._trained = list; this._fillModels(); this._update(); }));
+  }
+
+  // Many attributes change at once (the page sets them all): update once, in a microtask.
+  attributeChangedCallback(name, oldValue, newValue) {
+    if (!this._built || oldValue === newValue || this._queued) return;
+    this._queued = true;
+    queueMicrotask(() => { this._queued = false; this._update(); });
+  }
+
+  get state() {
+    const raw = {};
+    for (const k of STATE_KEYS) if (this.hasAttribute(k)) raw[k] = this.getAttribute(k);
+    return parseState(raw);
+  }
+
+  hides(name) { return (this.getAttribute('hide') || '').split(/[\s,]+/).includes(name); }
+
+  _emit(patch) {
+    this.dispatchEvent(new CustomEvent('ap-state-change', { detail: { patch }, bubbles: true, composed: true }));
+  }
+
+  _build() {
+    const field = (label, control, cls = 'field') => el('label', { className: cls }, el('span', { text: label }), control);
+    this._text = el('input', {
+      id: 'text', type: 'text', autocomplete: 'off', spellcheck: false,
+      attrs: { 'aria-describedby': 'tokens unknown' },
+      on: { input: () => this._emit({ text: this._text.value }) },
+    });
+    this._tokens = el('div', { id: 'tokens', className: 'tokens', attrs: { 'aria-label': 'Tokens' } });
+    this._unknown = el('p', { id: 'unknown', className: 'warn', hidden: true, attrs: { role: 'status' } });
+    this._presetNote = el('p', { className: 'note', hidden: true });
+    this._model = el('select', { id: 'model', on: { change: () => this._pickModel(this._model.value) } });
+    this._arch = el('select', { on: { change: () => this._emit({ arch: this._arch.value, step: '' }) } });
+    fillSelect(this._arch, [{ value: 'decoder', label: 'decoder-only (GPT-like)' }, { value: 'encoder', label: 'encoder-only (BERT-like)' }, { value: 'encoder-decoder', label: 'encoder-decoder' }]);
+    this._tokenizer = el('select', { on: { change: () => this._emit({ tokenizer: this._tokenizer.value }) } });
+    fillSelect(this._tokenizer, [{ value: 'word', label: 'words' }, { value: 'char', label: 'characters' }]);
+    this._seed = el('input', { type: 'number', min: 0, step: 1, on: { change: () => this._emit({ seed: this._seed.value }) } });
+    this._dmodel = el('select', { on: { change: () => this._emit({ dmodel: this._dmodel.value, heads: '' }) } });
+    fillSelect(this._dmodel, D_MODELS.map((d) => ({ value: d, label: String(d) })));
+    this._layers = el('select', { on: { change: () => this._emit({ layers: this._layers.value, layer: 0 }) } });
+    fillSelect(this._layers, [1, 2, 3, 4].map((d) => ({ value: d, label: String(d) })));
+    this._random = el('div', { className: 'controls random' },
+      field('Architecture', this._arch), field('Tokens', this._tokenizer), field('Seed', this._seed),
+      field('d_model', this._dmodel), field('Layers', this._layers));
+
+    this._causal = el('input', { type: 'checkbox', id: 'causal', on: { change: () => this._emit({ causal: this._causal.checked ? 'on' : 'off' }) } });
+    this._scale = el('input', { type: 'checkbox', id: 'scale', on: { change: () => this._emit({ scale: this._scale.checked ? 'on' : 'off' }) } });
+    this._heads = el('select', { id: 'heads', on: { change: () => this._emit({ heads: this._heads.value, head: 0 }) } });
+    this._pos = el('select', { id: 'pos', on: { change: () => this._emit({ pos: this._pos.value }) } });
+    this._norm = el('select', { id: 'norm', on: { change: () => this._emit({ norm: this._norm.value }) } });
+    fillSelect(this._norm, [{ value: 'post', label: 'post-norm (as in the notes)' }, { value: 'pre', label: 'pre-norm' }]);
+    this._causalField = el('label', { className: 'switch' }, this._causal, el('span', { text: 'causal mask' }));
+    this._scaleField = el('label', { className: 'switch' }, this._scale, el('span', { text: 'divide by √d_k' }));
+    this._headsField = field('Heads', this._heads);
+    this._posField = field('Positions', this._pos);
+    this._normField = field('Norm', this._norm);
+    this._switches = el('div', { className: 'controls switches', attrs: { role: 'group', 'aria-label': 'Switches' } },
+      this._causalField, this._scaleField, this._headsField, this._posField, this._normField);
+    this._textField = el('div', { className: 'textfield' },
+      el('label', { htmlFor: 'text', text: 'Your text', className: 'field-label' }), this._text, this._tokens, this._unknown, this._presetNote);
+    this._modelField = field('Model', this._model);
+    this._status = el('p', { className: 'note', attrs: { role: 'status' } });
+    this.shadowRoot.append(el('div', { className: 'panel controls-panel', part: 'panel' },
+      this._textField,
+      el('div', { className: 'controls' }, this._modelField),
+      this._random, this._switches, this._status));
+    const style = new CSSStyleSheet();
+    style.replaceSync(`
+      .controls-panel { padding: 12px 14px; }
+      .textfield { display: flex; flex-direction: column; gap: 4px; }
+      .field-label { font-weight: 600; font-size: 0.92em; }
+      #text { width: 100%; font-size: 1.05rem; padding: 6px 10px; }
+      #model { max-width: min(100%, 440px); }
+      .controls { margin: 8px 0 0; }
+      .random { padding-top: 2px; }
+      .switches { border-top: 1px solid var(--_border); padding-top: 8px; }
+    `);
+    this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, style];
+    this._built = true;
+  }
+
+  _fail(err) {
+    this._status.textContent = `The WebAssembly module failed to load: ${err.message}`;
+  }
+
+  _fillModels() {
+    const ap = playgroundNow();
+    if (!ap) return;
+    const models = [{ value: 'random', label: 'random weights (your text)' }];
+    for (const t of this._trained) models.push({ value: t.name, label: `trained: ${t.name} (${t.arch}${t.task && t.task !== t.name ? `, ${t.task}` : ''})` });
+    const groups = new Map();
+    for (const p of ap.presets.list()) {
+      const c = p.concepts[0];
+      if (!groups.has(c)) groups.set(c, []);
+      groups.get(c).push({ value: `preset:${p.id}`, label: `${p.title} (notes ${p.source})` });
+    }
+    const options = [{ group: 'Models (type your own text)', options: models }];
+    for (const [c, opts] of groups) options.push({ group: `Lecture preset: ${conceptById(c)?.title || c}`, options: opts });
+    fillSelect(this._model, options);
+  }
+
+  _pickModel(value) {
+    if (value.startsWith('preset:')) this._emit({ preset: value.slice(7), step: '' });
+    else {
+      const patch = { preset: '', model: value, step: '', layer: 0, head: 0, heads: '', pos: '', norm: '', causal: '', scale: '' };
+      const s = this.state;
+      if (value !== 'random' && s.model !== value) patch.text = TRAINED_EXAMPLES[value] || s.text;
+      if (value === 'random' && s.model !== 'random') patch.text = 'the cat sat on the mat';
+      this._emit(patch);
+    }
+  }
+
+  /** Shows the state: values of every control, the tokens, what can be switched. */
+  _update() {
+    const s = this.state;
+    if (document.activeElement !== this || this.shadowRoot.activeElement !== this._text) {
+      if (this._text.value !== s.text) this._text.value = s.text;
+    }
+    this._model.value = s.preset ? `preset:${s.preset}` : s.model;
+    this._arch.value = s.arch;
+    this._tokenizer.value = s.tokenizer;
+    this._seed.value = String(s.seed);
+    this._dmodel.value = String(s.dmodel);
+    this._layers.value = String(s.layers);
+    this._random.hidden = !!s.preset || s.model !== 'random' || this.hides('random');
+    this._textField.hidden = this.hides('text');
+    this._modelField.hidden = this.hides('model');
+    this._switches.hidden = this.hides('switches');
+    this._causalField.hidden = this.hides('causal');
+    this._scaleField.hidden = this.hides('scale');
+    this._headsField.hidden = this.hides('heads');
+    this._posField.hidden = this.hides('pos');
+    this._normField.hidden = this.hides('norm');
+    const ap = playgroundNow();
+    if (!ap) return;
+    if (s.preset) {
+      const p = ap.presets.list().find((x) => x.id === s.preset);
+      if (!p) return;
+      this._text.disabled = true;
+      this._text.value = p.tokens.join(' ');
+      this._showTokens(p.tokens, [], null);
+      this._presetNote.hidden = false;
+      this._presetNote.textContent = `Preset from the notes (${p.source}): ${p.claim}. Its tokens and weights are fixed; the switches still apply.`;
+      this._setSwitches({ causal: p.causal, scale: p.scale, nHeads: p.nHeads, dModel: p.dModel, pos: p.pos, norm: 'post', arch: 'attention' }, s);
+      return;
+    }
+    this._text.disabled = false;
+    this._presetNote.hidden = true;
+    const key = modelKeyOf(s);
+    const entry = modelNow(key);
+    if (!entry) {
+      getModel(key).then(() => this._update(), (err) => { this._status.textContent = err.message; });
+      return;
+    }
+    this._status.textContent = '';
+    const enc = entry.model.tokenizer.encode(s.text);
+    this._showTokens(enc.pieces, enc.unknown, enc.ids);
+    this._setSwitches(entry.base, s);
+  }
+
+  _showTokens(pieces, unknown, ids) {
+    const unk = new Set(unknown);
+    this._tokens.replaceChildren(...pieces.map((p, i) => el('span', {
+      className: `tok${unk.has(i) ? ' unknown' : ''}`,
+      title: unk.has(i) ? `"${p}" is not in the vocabulary: the model sees <unk>` : ids ? `id ${ids[i]}` : '',
+    }, tokenText(p) + (unk.has(i) ? '?' : ''), ids ? el('small', { text: String(ids[i]) }) : null)));
+    if (unk.size) {
+      this._unknown.hidden = false;
+      this._unknown.textContent = `Not in the vocabulary (the model sees <unk> instead): ${[...unk].map((i) => pieces[i]).join(', ')}`;
+    } else this._unknown.hidden = true;
+  }
+
+  _setSwitches(base, s) {
+    const encoderOnly = base.arch === 'encoder';
+    this._causal.checked = s.causal ? s.causal === 'on' : !!base.causal && !encoderOnly;
+    this._causal.disabled = encoderOnly;
+    this._causalField.title = encoderOnly ? 'An encoder is bidirectional: it has no causal mask' : '';
+    this._scale.checked = s.scale ? s.scale === 'on' : !!base.scale;
+    const heads = headChoices(base.dModel);
+    fillSelect(this._heads, heads.map((h) => ({ value: h, label: `${h} (d_k = ${base.dModel / h})` })), s.heads || base.nHeads);
+    const kinds = ['none', 'sinusoidal', 'rope', 'learned', 'relative'];
+    fillSelect(this._pos, kinds.map((k) => ({ value: k, label: k, disabled: !(k === base.pos || posAllowed(base.pos, k)) })), s.pos && posAllowed(base.pos, s.pos) ? s.pos : base.pos);
+    this._pos.disabled = base.arch === 'attention';
+    this._norm.value = s.norm || base.norm;
+    this._norm.disabled = base.arch === 'attention';
+  }
+}
+
+if (!customElements.get('ap-controls')) customElements.define('ap-controls', ApControls);

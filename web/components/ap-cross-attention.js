@@ -1,0 +1,41 @@
+// <ap-cross-attention> (cross-attention): Q from the decoder, K and V from the encoder output.
+// The cross-attention weights as an alignment matrix (rows: what the decoder writes, columns:
+// the source), like the translation alignment of the notes; any score explained.
+import { ApWidget, define } from '../lib/widget.js';
+import { el } from '../lib/dom.js';
+import { StepPanel, encoderDecoderChoice, headFor, layerFor, withEntry } from '../lib/view.js';
+import { runFor } from '../lib/runs.js';
+import { switchesOf } from '../lib/state.js';
+import { stepView } from '../lib/steps.js';
+
+export class ApCrossAttention extends ApWidget {
+  static concept = 'cross-attention';
+
+  build() {
+    this.note = el('p', { className: 'note' });
+    this.align = new StepPanel();
+    this.scores = new StepPanel();
+    this.body.append(
+      el('p', { className: 'lead', text: 'In cross-attention the queries come from the decoder and the keys and values from the encoder\'s output. Each row of weights says which source tokens the decoder reads while writing that output token: an alignment between output and input.' }),
+      this.note, el('h4', { text: 'Alignment: cross-attention weights' }), this.align.node,
+      el('h4', { text: 'Where they come from: decoder queries against encoder keys' }), this.scores.node);
+  }
+
+  compute(state) {
+    const choice = encoderDecoderChoice(state);
+    this._choice = choice;
+    return withEntry(choice.key, () => runFor({ preset: '', modelKey: choice.key, text: choice.text, switches: { ...switchesOf(state), causal: undefined, pos: undefined } }));
+  }
+
+  render(run, state) {
+    this.note.textContent = this._choice.note;
+    if (run.empty) return;
+    const layer = layerFor(run, state), head = headFor(run, state);
+    const w = stepView(run, 'cross_weights', { layer, head, stack: 'decoder' }).view;
+    w.output.title = `alignment (cross-attention weights), layer ${layer}, head ${head}`;
+    this.align.show(w, { slot: 'a', showInputs: false, explainCell: { row: Math.min(1, w.output.rows - 1), col: 0 } });
+    this.scores.show(stepView(run, 'cross_scores', { layer, head, stack: 'decoder' }).view, { slot: 's' });
+  }
+}
+
+define(ApCrossAttention);

@@ -1,0 +1,28 @@
+// <ap-scores> (scores): S = Q K^T, entry (i, j) = q_i . k_j. The heatmap of one head's scores;
+// a cell opens its dot product term by term, with the actual numbers.
+import { ApWidget, define } from '../lib/widget.js';
+import { el } from '../lib/dom.js';
+import { StepPanel, claimBox, headFor, layerFor, presetButtons } from '../lib/view.js';
+import { stepView } from '../lib/steps.js';
+
+export class ApScores extends ApWidget {
+  static concept = 'scores';
+
+  build() {
+    this.panel = new StepPanel();
+    this.presets = presetButtons(this, 'softmax');
+    this.claim = el('div');
+    this.body.append(
+      el('p', { className: 'lead', text: 'Every query is compared with every key by a dot product. Row i holds how well token i\'s query matches each key; the numbers can be any size or sign. Click a cell for its dot product term by term.' }),
+      this.presets.node, this.claim, this.panel.node);
+  }
+
+  render(run, state) {
+    this.presets.refresh();
+    this.claim.replaceChildren(...[claimBox(run.preset)].filter(Boolean));
+    const { view } = stepView(run, 'scores', { layer: layerFor(run, state), head: headFor(run, state) });
+    this.panel.show(view, { explainCell: { row: Math.min(1, view.output.rows - 1), col: 0 } });
+  }
+}
+
+define(ApScores);

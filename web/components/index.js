@@ -1,0 +1,32 @@
+// Every widget of the playground, registered as custom elements: ap-<concept id> for the
+// CURRICULUM.md concepts of sections B-F, plus ap-stepper, ap-controls and ap-heatmap.
+import './ap-heatmap.js';
+import './ap-controls.js';
+import './ap-stepper.js';
+import './ap-embed.js';
+import './ap-qkv.js';
+import './ap-scores.js';
+import './ap-scale.js';
+import './ap-softmax.js';
+import './ap-weighted-sum.js';
+import './ap-general-form.js';
+import './ap-heads.js';
+import './ap-reshape.js';
+import './ap-concat-wo.js';
+import './ap-head-cost.js';
+import './ap-permutation.js';
+import './ap-sinusoidal.js';
+import './ap-learned-pos.js';
+import './ap-relative.js';
+import './ap-rope.js';
+import './ap-residual.js';
+import './ap-layernorm.js';
+import './ap-ffn.js';
+import './ap-block.js';
+import './ap-causal-mask.js';
+import './ap-encoder-decoder.js';
+import './ap-cross-attention.js';
+import './ap-decoding.js';
+import './ap-sampling.js';
+import './ap-kv-cache.js';
+import './ap-bert-gpt.js';

@@ -1,0 +1,108 @@
+// Small DOM helpers. Text reaches the DOM only through textContent / attributes, never
+// innerHTML, so token text such as "<img onerror=...>" always renders as text.
+
+/**
+ * el('div', { className, dataset, attrs, on, text, hidden, ...props }, ...children)
+ * children: nodes, strings (as text) or null / false (skipped).
+ */
+export function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props || {})) {
+    if (value === undefined || value === null) continue;
+    if (key === 'dataset') Object.assign(node.dataset, value);
+    else if (key === 'attrs') for (const [a, v] of Object.entries(value)) { if (v !== undefined && v !== null && v !== false) node.setAttribute(a, v === true ? '' : String(v)); }
+    else if (key === 'on') for (const [ev, fn] of Object.entries(value)) node.addEventListener(ev, fn);
+    else if (key === 'text') node.textContent = value;
+    else if (key === 'style' && typeof value === 'object') Object.assign(node.style, value);
+    else node[key] = value;
+  }
+  append(node, children);
+  return node;
+}
+
+function append(node, children) {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(node, c);
+    else node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+/** A number as students read it: −∞ for masked scores, fewer decimals for big values. */
+export function fmt(v, digits = 3) {
+  if (v === -Infinity) return '−∞';
+  if (v === Infinity) return '∞';
+  if (Number.isNaN(v)) return 'NaN';
+  const a = Math.abs(v);
+  let s;
+  if (a !== 0 && (a >= 1e5 || a < 1e-4)) s = v.toExponential(2);
+  else if (a >= 100) s = v.toFixed(Math.max(0, digits - 2));
+  else if (a >= 10) s = v.toFixed(Math.max(0, digits - 1));
+  else s = v.toFixed(digits);
+  if (/^-0\.?0*$/.test(s)) s = s.slice(1); // no "-0.000"
+  return s.replace('-', '−');
+}
+
+/** A number short enough for a heatmap cell: fixed decimals, never an exponent. */
+export function fmtCell(v, digits = 2) {
+  if (!Number.isFinite(v)) return fmt(v);
+  const a = Math.abs(v);
+  let s = a >= 1000 ? v.toPrecision(2).replace('e+', 'e') : a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(Math.max(0, digits - 1)) : v.toFixed(digits);
+  if (/^-0\.?0*$/.test(s)) s = s.slice(1);
+  return s.replace('-', '−');
+}
+
+/** Plain ASCII number for data attributes and CSV (full float32 precision). */
+export function num(v) {
+  if (v === -Infinity) return '-Infinity';
+  if (v === Infinity) return 'Infinity';
+  return String(v);
+}
+
+/** "6×16" */
+export function shapeText(shape) {
+  return shape.join('×');
+}
+
+/** A token as a label: empty / whitespace pieces become visible. */
+export function tokenText(piece) {
+  if (piece === ' ') return '␣';
+  if (piece === '\n') return '⏎';
+  if (piece === '\t') return '⇥';
+  return piece;
+}
+
+/** Visually hidden text for screen readers. */
+export function srOnly(text) {
+  return el('span', { className: 'sr-only', text });
+}
+
+export function clamp(v, lo, hi) {
+  return Math.max(lo, Math.min(hi, v));
+}
+
+/** Dispatches a composed, bubbling CustomEvent from `node`. */
+export function emit(node, type, detail) {
+  node.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+}
+
+/** A labelled <select>. options: [{ value, label, disabled }] or [{ group, options }] */
+export function select(label, options, value, onChange, { id, className } = {}) {
+  const sel = el('select', { id, on: { change: () => onChange(sel.value) } });
+  fillSelect(sel, options, value);
+  return el('label', { className: className || 'field' }, el('span', { text: label }), sel);
+}
+
+export function fillSelect(sel, options, value) {
+  sel.replaceChildren();
+  for (const o of options) {
+    if (o.group) {
+      const g = el('optgroup', { label: o.group });
+      for (const p of o.options) g.append(el('option', { value: p.value, text: p.label, disabled: !!p.disabled }));
+      sel.append(g);
+    } else {
+      sel.append(el('option', { value: o.value, text: o.label, disabled: !!o.disabled }));
+    }
+  }
+  if (value !== undefined) sel.value = String(value);
+}

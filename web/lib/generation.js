@@ -1,0 +1,112 @@
+// The shared part of the decoding views (decoding, sampling, kv-cache): which model generates
+// (a trained decoder when one is present, else the page's random model), the prompt, the
+// model.generate() call (memoised in runs.js) and a slider over the generated tokens.
+import { ApWidget } from './widget.js';
+import { clamp, el, fillSelect, tokenText } from './dom.js';
+import { getModel, modelNow, trainedFiles, TRAINED_EXAMPLES } from './models.js';
+import { DEFAULTS, modelKeyOf, switchesOf } from './state.js';
+import { generationFor } from './runs.js';
+import { textFor } from './view.js';
+
+const GENERATIVE = ['grammar', 'sort', 'reverse', 'dates'];
+// What a trained model starts from: the grammar model writes a whole sentence from "the".
+const PROMPTS = { ...TRAINED_EXAMPLES, grammar: 'the' };
+
+export class GenerationWidget extends ApWidget {
+  /** Which model a view starts with, first available wins ('random': the page's random model). */
+  static prefer = ['grammar', 'sort', 'reverse', 'dates', 'random'];
+
+  /** Sampling options of this view ({ temperature, topK, topP, seed }). */
+  options() { return { temperature: 0, topK: 0, topP: 1, seed: 1 }; }
+
+  buildGeneration() {
+    this.modelChoice = '';
+    this.step = 0;
+    this.promptEdited = null;
+    this.modelSel = el('select', { on: { change: () => { this.modelChoice = this.modelSel.value; this.promptEdited = null; this.step = 0; this.update(); } } });
+    this.promptIn = el('input', { type: 'text', spellcheck: false, autocomplete: 'off', attrs: { 'aria-label': 'Prompt' }, on: { change: () => { this.promptEdited = this.promptIn.value; this.step = 0; this.update(); } } });
+    this.stepIn = el('input', { type: 'range', min: 0, max: 0, value: 0, attrs: { 'aria-label': 'Generated token' }, on: { input: () => { this.step = Number(this.stepIn.value); this._renderStep(); } } });
+    this.prevB = el('button', { type: 'button', className: 'small', text: '◀', attrs: { 'aria-label': 'previous token' }, on: { click: () => { this.step = Math.max(0, this.step - 1); this._renderStep(); } } });
+    this.nextB = el('button', { type: 'button', className: 'small', text: '▶', attrs: { 'aria-label': 'next token' }, on: { click: () => { this.step += 1; this._renderStep(); } } });
+    this.stepLabel = el('span', { className: 'mono' });
+    this.modelNote = el('p', { className: 'note' });
+    this.strip = el('div', { className: 'tokens gen-strip', attrs: { 'aria-live': 'polite' } });
+    return el('div', {},
+      el('div', { className: 'controls' },
+        el('label', { className: 'field' }, el('span', { text: 'Model' }), this.modelSel),
+        el('label', { className: 'field grow' }, el('span', { text: 'Prompt' }), this.promptIn)),
+      this.modelNote,
+      el('div', { className: 'stepnav' }, this.prevB, this.stepIn, this.nextB, this.stepLabel),
+      this.strip);
+  }
+
+  _choices(state) {
+    const out = [];
+    const pageKey = modelKeyOf(state);
+    for (const name of trainedFiles().filter((n) => GENERATIVE.includes(n))) out.push({ key: `trained:${name}`, label: `trained: ${name}`, name });
+    const pageArch = state.model === 'random' ? state.arch : null;
+    const randomKey = pageArch && pageArch !== 'encoder' ? pageKey : modelKeyOf({ ...DEFAULTS, seed: state.seed });
+    out.push({ key: randomKey, label: 'random weights (page settings)', name: 'random' });
+    return out;
+  }
+
+  compute(state) {
+    const choices = this._choices(state);
+    let pick = choices.find((c) => c.key === this.modelChoice);
+    if (!pick) {
+      const page = !state.preset && state.model !== 'random' ? choices.find((c) => c.name === state.model) : null;
+      // A trained model generates something meaningful: usually preferred over random weights.
+      pick = page || this.constructor.prefer.map((n) => choices.find((c) => c.name === n)).find(Boolean) || choices[choices.length - 1];
+    }
+    this._pick = pick;
+    this._choiceList = choices;
+    const go = (entry) => {
+      if (entry.base.arch === 'encoder') throw new Error('an encoder-only model does not generate text');
+      const fromPage = pick.name === 'random' || pick.name === state.model;
+      const prompt = this.promptEdited ?? (fromPage ? textFor(state) : PROMPTS[pick.name] || textFor(state));
+      const encLen = entry.model.tokenizer.encode(prompt).ids.length + 2 + (entry.metadata.separator ? 1 : 0);
+      const room = entry.base.arch === 'encoder-decoder' ? entry.base.maxLen - 1 : entry.base.maxLen - encLen;
+      const maxTokens = clamp(room, 1, 14);
+      const options = { maxTokens, ...this.options() };
+      const switches = { ...switchesOf(state), causal: true, pos: undefined };
+      const gen = generationFor(entry, prompt, options, switches);
+      return { entry, prompt, gen, options };
+    };
+    const entry = modelNow(pick.key);
+    return entry ? go(entry) : getModel(pick.key).then(go);
+  }
+
+  render(r) {
+    fillSelect(this.modelSel, this._choiceList.map((c) => ({ value: c.key, label: c.label })), this._pick.key);
+    this.promptIn.value = r.prompt;
+    this.gen = r.gen;
+    this.entry = r.entry;
+    if (r.gen.error) throw r.gen.error;
+    const arch = r.entry.base.arch;
+    this.modelNote.textContent = `${this._pick.label}${r.entry.metadata.task ? ` (task: ${r.entry.metadata.task})` : ''}, ${arch}. Generated ${r.gen.steps.length} token(s), stopped by ${r.gen.stop === 'eos' ? 'the end token <eos>' : 'the length limit'}: "${r.gen.text}".`;
+    if (r.gen.unknown?.length) this.modelNote.textContent += ' Some prompt words are not in this model\'s vocabulary (<unk>).';
+    this.stepIn.max = String(Math.max(0, r.gen.steps.length - 1));
+    this._renderStep();
+  }
+
+  _renderStep() {
+    const g = this.gen;
+    if (!g || !g.steps.length) return;
+    this.step = clamp(this.step, 0, g.steps.length - 1);
+    this.stepIn.value = String(this.step);
+    this.prevB.disabled = this.step === 0;
+    this.nextB.disabled = this.step === g.steps.length - 1;
+    this.stepLabel.textContent = `token ${this.step + 1} of ${g.steps.length}`;
+    const vocab = this.entry.model.vocab;
+    const chips = g.prompt.map((id) => el('span', { className: 'tok', text: tokenText(vocab[id]) }));
+    for (let t = 0; t <= this.step; t++) {
+      chips.push(el('span', { className: `tok${t === this.step ? ' chosen new' : ''}`, text: tokenText(vocab[g.steps[t].token]) }));
+    }
+    this.strip.replaceChildren(...chips);
+    this.dataset.step = String(this.step);
+    this.renderStep(g.steps[this.step], this.step, g);
+  }
+
+  /** Subclasses: draw generated step `t`. */
+  renderStep() {}
+}

@@ -1,0 +1,204 @@
+// The models of the page, loaded once and shared by every widget: random-weights models built
+// from a recipe (seed and sizes), the trained models in web/models/*.safetensors (listed by the
+// bundler, loaded on first use), and variants of either with some tensors replaced.
+// Widgets share one Model object per key; because configure() changes the shared object,
+// a widget always calls applySwitches() right before it runs the model (see runs.js).
+import { getPlayground, playgroundNow } from './playground.js';
+import { COMMON_WORDS } from './vocab.js';
+
+export const TRAINED_NAMES = ['sort', 'reverse', 'dates', 'grammar'];
+
+// Vite lists the files present when the page is served or built; absent files are simply
+// not listed, so the page never requests a model that is not there.
+const FILES = import.meta.glob('../models/*.safetensors', { query: '?url', import: 'default', eager: true });
+const TRAINED_URLS = Object.fromEntries(Object.entries(FILES).map(([path, url]) => [path.replace(/^.*\/|\.safetensors$/g, ''), url]));
+
+/** Names of trained model files that exist (they may still fail to load). */
+export function trainedFiles() {
+  return TRAINED_NAMES.filter((n) => TRAINED_URLS[n]);
+}
+
+/** What the page types by default into each trained model, in its own alphabet. */
+export const TRAINED_EXAMPLES = {
+  sort: 'd3a91c7', reverse: 'hello42', dates: '3 March 1999', grammar: 'the cat near the dogs sleeps .',
+};
+
+export const RANDOM_DEFAULTS = { arch: 'decoder', tokenizer: 'word', seed: 1, dModel: 16, nHeads: 2, nLayers: 2, pos: 'sinusoidal' };
+
+/** The createModel() config of a random-weights model. */
+export function randomConfig({ arch = 'decoder', tokenizer = 'word', dModel = 16, nHeads = 2, nLayers = 2, pos = 'sinusoidal', maxLen = 64 } = {}) {
+  const config = {
+    arch, dModel, nHeads, nLayers, dFf: 4 * dModel, maxLen, pos, tokenizer,
+    // A decoder-only model starts without the mask until the student switches it on (the notes
+    // introduce the mask after attention itself; generation switches it on). The decoder of an
+    // encoder-decoder is always masked.
+    causal: arch === 'encoder-decoder',
+  };
+  if (tokenizer === 'word') config.vocab = COMMON_WORDS;
+  return config;
+}
+
+/** The key of a random-weights model. */
+export function randomKey(spec = {}) {
+  const s = { ...RANDOM_DEFAULTS, ...spec };
+  return `random:${s.arch}:${s.tokenizer}:${s.seed}:${s.dModel}:${s.nHeads}:${s.nLayers}:${s.pos}`;
+}
+
+function parseRandomKey(key) {
+  const [, arch, tokenizer, seed, dModel, nHeads, nLayers, pos] = key.split('|')[0].split(':');
+  return { arch, tokenizer, seed: Number(seed), dModel: Number(dModel), nHeads: Number(nHeads), nLayers: Number(nLayers), pos };
+}
+
+// key -> { promise, entry }
+const cache = new Map();
+const bytesCache = new Map();
+
+function fetchBytes(name) {
+  if (!bytesCache.has(name)) {
+    const url = TRAINED_URLS[name];
+    if (!url) return Promise.reject(new Error(`no model file web/models/${name}.safetensors`));
+    bytesCache.set(name, fetch(url).then((r) => {
+      if (!r.ok) throw new Error(`could not fetch ${name}.safetensors (HTTP ${r.status})`);
+      return r.arrayBuffer();
+    }).then((b) => new Uint8Array(b)).catch((err) => { bytesCache.delete(name); throw err; }));
+  }
+  return bytesCache.get(name);
+}
+
+function makeEntry(key, model, extra = {}) {
+  let metadata = {};
+  try { metadata = model.metadata || {}; } catch { metadata = {}; }
+  return { key, model, base: { ...model.config }, metadata, applied: null, ...extra };
+}
+
+async function create(key) {
+  const ap = await getPlayground();
+  const [baseKey, variant] = key.split('|');
+  let entry;
+  if (baseKey.startsWith('random:')) {
+    const spec = parseRandomKey(baseKey);
+    const model = ap.createModel(randomConfig(spec), { seed: spec.seed });
+    entry = makeEntry(key, model, { kind: 'random', spec, label: `random weights (seed ${spec.seed})` });
+  } else if (baseKey.startsWith('trained:')) {
+    const name = baseKey.slice('trained:'.length);
+    const bytes = await fetchBytes(name);
+    const model = ap.loadModel(bytes);
+    entry = makeEntry(key, model, { kind: 'trained', name, label: `trained: ${name}` });
+  } else {
+    throw new Error(`unknown model '${key}'`);
+  }
+  if (variant) applyVariant(entry, variant);
+  return entry;
+}
+
+// "zero:<stack>.<layer>.<sublayer>": that sublayer's output weights and bias set to 0,
+// so its output is 0 and the residual stream passes X unchanged.
+function applyVariant(entry, variant) {
+  const [kind, what] = variant.split(':');
+  if (kind !== 'zero') throw new Error(`unknown model variant '${variant}'`);
+  const names = what.endsWith('ffn') ? [`${what}.w2`, `${what}.b2`] : [`${what}.wo`, `${what}.bo`];
+  for (const name of names) {
+    const t = entry.model.tensors().find((x) => x.name === name);
+    if (!t) throw new Error(`the model has no tensor ${name}`);
+    entry.model.setTensor(name, new Float32Array(t.shape.reduce((a, b) => a * b, 1)));
+  }
+}
+
+/** The shared model entry for `key` (a promise). */
+export function getModel(key) {
+  let slot = cache.get(key);
+  if (!slot) {
+    slot = { entry: null, promise: null, error: null };
+    slot.promise = create(key).then((entry) => { slot.entry = entry; return entry; }, (err) => { slot.error = err; cache.delete(key); throw err; });
+    cache.set(key, slot);
+  }
+  return slot.promise;
+}
+
+/** The entry if already loaded, else null (so a widget can render in the same frame). */
+export function modelNow(key) {
+  return cache.get(key)?.entry || null;
+}
+
+/**
+ * Configures the shared model for one computation: the model's own config with the page's
+ * switches on top. Only what the model supports is applied (an encoder has no causal switch,
+ * a model with learned positions keeps them). Returns the config that was applied.
+ */
+export function applySwitches(entry, switches = {}) {
+  const base = entry.base;
+  const want = {
+    causal: switches.causal ?? base.causal,
+    scale: switches.scale ?? base.scale,
+    nHeads: switches.nHeads ?? base.nHeads,
+    norm: switches.norm ?? base.norm,
+    pos: posAllowed(base.pos, switches.pos) ? switches.pos : base.pos,
+  };
+  if (base.dModel % want.nHeads !== 0) want.nHeads = base.nHeads;
+  const key = JSON.stringify(want);
+  if (entry.applied !== key) {
+    entry.model.configure(want);
+    entry.applied = key;
+  }
+  return want;
+}
+
+/** Can a model built with positions `base` switch to `pos`? (learned / relative need their own weights) */
+export function posAllowed(base, pos) {
+  if (!pos || pos === base) return !!pos;
+  const free = ['none', 'sinusoidal', 'rope'];
+  return free.includes(base) && free.includes(pos);
+}
+
+/** Divisors of d_model: the head counts a model can switch to. */
+export function headChoices(dModel) {
+  const out = [];
+  for (let h = 1; h <= dModel; h++) if (dModel % h === 0 && dModel / h >= 1) out.push(h);
+  return out.filter((h) => h <= 16);
+}
+
+// A model file starts with an 8-byte header length and a JSON header (config, vocabulary, task,
+// tensor names). Reading just that much tells what a file is without downloading its weights.
+async function readHeader(url) {
+  // A Range request for the first 16 kB (a server that ignores it sends the whole file,
+  // which is read to the end rather than aborted).
+  const get = async (bytes) => {
+    const response = await fetch(url, { headers: { Range: `bytes=0-${bytes - 1}` } });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    return new Uint8Array(await response.arrayBuffer());
+  };
+  let buf = await get(16384);
+  if (buf.length < 8) throw new Error('not a safetensors file');
+  const n = Number(new DataView(buf.buffer, buf.byteOffset, 8).getBigUint64(0, true));
+  if (n <= 0 || n > 1 << 24) throw new Error('not a safetensors file');
+  if (buf.length < 8 + n) buf = await get(8 + n);
+  if (buf.length < 8 + n) throw new Error('the file ends inside its header');
+  const header = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + n)));
+  const meta = header.__metadata__ || {};
+  const config = JSON.parse(meta.config);
+  return {
+    task: meta.task || '', separator: meta.separator || '', arch: config.arch, config,
+    tensors: Object.keys(header).filter((k) => k !== '__metadata__'),
+  };
+}
+
+let headersPromise = null;
+
+/**
+ * Trained model files whose header reads as a model: { name, task, arch, separator, config, tensors }.
+ * Only headers are fetched (a few kB each); the weights load when a model is used.
+ */
+export function availableTrainedModels() {
+  if (!headersPromise) {
+    headersPromise = Promise.all(trainedFiles().map((name) => readHeader(TRAINED_URLS[name]).then(
+      (h) => ({ name, ...h }),
+      (err) => { console.warn(`model file ${name}.safetensors is not usable: ${err.message}`); return null; },
+    ))).then((list) => list.filter(Boolean));
+  }
+  return headersPromise;
+}
+
+/** Is the shared module already loaded? (lets callers skip an await) */
+export function moduleReady() {
+  return !!playgroundNow();
+}

@@ -1,0 +1,318 @@
+// Runs of the core, shared by the widgets of a page: one forward pass per (model, switches,
+// input), one preset run per (preset, switches). A Run keeps its wasm Trace in a small LRU;
+// stage arrays are copied out once and memoised, so widgets never hold wasm memory, and a
+// Run whose trace was evicted silently recomputes it when asked again.
+import { getPlayground, playgroundNow } from './playground.js';
+import { applySwitches, getModel, modelNow } from './models.js';
+
+const TRACE_LRU = 12;
+const runs = new Map(); // key -> Run (also the LRU order of live traces)
+
+function touch(key, run) {
+  runs.delete(key);
+  runs.set(key, run);
+  while (runs.size > TRACE_LRU * 4) {
+    const oldest = runs.keys().next().value;
+    runs.get(oldest)._drop();
+    runs.delete(oldest);
+  }
+  let live = 0;
+  for (const r of [...runs.values()].reverse()) {
+    if (r._trace) { live++; if (live > TRACE_LRU) r._drop(); }
+  }
+}
+
+/** Labels for token ids when there is no text (generated continuations, <bos>...). */
+function piecesOf(model, ids) {
+  return Array.from(ids, (id) => model.vocab[id] ?? `#${id}`);
+}
+
+export class Run {
+  constructor(key, { kind, compute, tokens, srcTokens = null, unknown = new Set(), srcUnknown = new Set(), config, tensor, model = null, entry = null, preset = null }) {
+    this.key = key;
+    this.kind = kind;             // 'model' | 'preset' | 'attention'
+    this._compute = compute;      // () => Trace
+    this.tokens = tokens;         // labels of the main stack's positions
+    this.srcTokens = srcTokens;   // encoder positions (encoder-decoder)
+    this.unknown = unknown;       // positions (main stack) not in the vocabulary
+    this.srcUnknown = srcUnknown;
+    this.config = config;         // { arch, dModel, nHeads, dK, nLayers, dFf, pos, causal, scale, norm, act }
+    this._tensor = tensor;        // name -> { data, shape } | null
+    this.model = model;
+    this.entry = entry;
+    this.preset = preset;
+    this._trace = null;
+    this._copies = new Map();
+    this._stages = null;
+    this.error = null;
+  }
+
+  _t() {
+    if (!this._trace) {
+      this._trace = this._compute();
+      if (!this._stages) this._stages = this._trace.stages();
+    }
+    touch(this.key, this);
+    return this._trace;
+  }
+
+  _drop() {
+    if (this._trace) { this._trace.dispose(); this._trace = null; }
+  }
+
+  /** [{ name, stack, layer, shape }] in computation order. */
+  stages() {
+    if (!this._stages) this._t();
+    return this._stages;
+  }
+
+  /** Is there such a stage (for this layer / stack)? */
+  has(name, { layer = null, stack } = {}) {
+    const st = stack ?? this.mainStack;
+    return this.stages().some((s) => s.name === name && (layer == null || s.layer === layer || s.layer === null) && (st == null || s.stack === st || s.stack === ''));
+  }
+
+  get mainStack() {
+    if (this.kind !== 'model') return '';
+    return this.config.arch === 'encoder' ? 'encoder' : 'decoder';
+  }
+
+  /** A memoised copy of a stage (or one head of it). */
+  get(name, opts = {}) {
+    const key = `${name}|${opts.layer ?? ''}|${opts.head ?? ''}|${opts.stack ?? ''}`;
+    let v = this._copies.get(key);
+    if (!v) {
+      v = this._t().get(name, opts);
+      this._copies.set(key, v);
+    }
+    return v;
+  }
+
+  shape(name, opts = {}) {
+    return this._t().shape(name, opts);
+  }
+
+  /** A weight tensor: { data, shape } or null when the run has no such tensor. */
+  tensor(name) {
+    return this._tensor(name);
+  }
+
+  /** Labels of a stack's positions. */
+  labels(stack) {
+    return stack === 'encoder' && this.srcTokens ? this.srcTokens : this.tokens;
+  }
+
+  flags(stack) {
+    return stack === 'encoder' && this.srcTokens ? this.srcUnknown : this.unknown;
+  }
+}
+
+function configOf(c) {
+  return { ...c, dK: c.dModel / c.nHeads };
+}
+
+/**
+ * The run for a widget's state (lib/state.js): a preset, or a model on text.
+ * Returns a Run synchronously when the module and model are loaded, else a promise of one.
+ */
+export function runFor(state) {
+  const ap = playgroundNow();
+  if (state.preset) {
+    if (ap) return presetRun(ap, state);
+    return getPlayground().then((a) => presetRun(a, state));
+  }
+  const entry = modelNow(state.modelKey);
+  if (ap && entry) return modelRun(entry, state);
+  return getModel(state.modelKey).then((e) => modelRun(e, state));
+}
+
+// ---- presets ---------------------------------------------------------------------------
+
+function presetRun(ap, state) {
+  const id = state.preset;
+  const meta = ap.presets.list().find((p) => p.id === id);
+  if (!meta) throw new Error(`unknown preset '${id}'`);
+  const sw = state.switches || {};
+  const causal = sw.causal ?? meta.causal;
+  const scale = sw.scale ?? meta.scale;
+  let nHeads = sw.nHeads ?? meta.nHeads;
+  if (meta.dModel % nHeads !== 0) nHeads = meta.nHeads;
+  const own = causal === meta.causal && scale === meta.scale && nHeads === meta.nHeads;
+  const key = `preset:${id}:${causal}:${scale}:${nHeads}`;
+  const cached = runs.get(key);
+  if (cached) { touch(key, cached); return cached; }
+  const inputs = ap.presets.get(id);
+  let compute;
+  if (own) compute = () => ap.presets.run(id);
+  else {
+    // Switches on a preset: the same inputs through ap.attention (x already holds positions:
+    // taken from the preset's own run, so they come from the core too).
+    compute = () => {
+      const base = ap.presets.run(id);
+      let x;
+      try { x = base.get('x'); } finally { base.dispose(); }
+      return ap.attention({ x, wq: inputs.wq, wk: inputs.wk, wv: inputs.wv, wo: inputs.wo, n: inputs.n, dModel: meta.dModel, nHeads, causal, scale });
+    };
+  }
+  const tensors = { wq: inputs.wq, wk: inputs.wk, wv: inputs.wv, wo: inputs.wo };
+  const d = meta.dModel;
+  const run = new Run(key, {
+    kind: 'preset',
+    compute,
+    tokens: meta.tokens,
+    config: configOf({ arch: 'attention', dModel: d, nHeads, nLayers: 1, dFf: 0, pos: meta.pos, causal, scale, norm: 'post', act: 'relu' }),
+    tensor: (name) => (tensors[name] ? { data: tensors[name], shape: [d, d] } : null),
+    preset: meta,
+  });
+  touch(key, run);
+  return run;
+}
+
+// ---- models ------------------------------------------------------------------------------
+
+/** Token ids the model runs on for `text`: seq2seq models get <bos>, separator and their answer. */
+function inputFor(entry, text) {
+  const model = entry.model;
+  const task = entry.metadata.task;
+  const sep = entry.metadata.separator || '';
+  if (entry.base.arch === 'encoder-decoder') {
+    const enc = model.tokenizer.encode(text);
+    let tgt = [2];
+    if (enc.ids.length > 0 && entry.kind === 'trained') {
+      // The decoder side shows the model's own greedy answer, so cross-attention aligns
+      // the source with what the model actually writes.
+      const g = model.generate(enc.ids, { maxTokens: Math.min(16, entry.base.maxLen - 1) });
+      try { tgt = [2, ...Array.from(g.tokens).filter((t) => t !== 3)]; } finally { g.dispose(); }
+    } else if (enc.ids.length > 0) {
+      tgt = [2, ...Array.from(enc.ids).slice(0, Math.max(1, enc.ids.length - 1))];
+    }
+    return {
+      input: { src: enc.ids, tgt: Int32Array.from(tgt) },
+      tokens: piecesOf(model, tgt), srcTokens: enc.pieces,
+      unknown: new Set(), srcUnknown: new Set(enc.unknown),
+    };
+  }
+  if (entry.kind === 'trained' && task) {
+    const enc = model.tokenizer.encode(text + sep);
+    let ids = [2, ...enc.ids];
+    const unknown = new Set(enc.unknown.map((i) => i + 1));
+    if (sep && enc.ids.length > 0) {
+      const g = model.generate(Int32Array.from(ids), { maxTokens: Math.max(1, Math.min(16, entry.base.maxLen - ids.length)) });
+      try { ids = [...ids, ...Array.from(g.tokens).filter((t) => t !== 3)]; } finally { g.dispose(); }
+    }
+    const pieces = ['<bos>', ...enc.pieces];
+    return { input: Int32Array.from(ids), tokens: [...pieces, ...piecesOf(model, ids.slice(pieces.length))], unknown };
+  }
+  const enc = model.tokenizer.encode(text);
+  return { input: enc.ids, tokens: enc.pieces, unknown: new Set(enc.unknown) };
+}
+
+function modelRun(entry, state) {
+  const switches = applySwitches(entry, state.switches);
+  const key = `model:${entry.key}:${JSON.stringify(switches)}:${state.text}`;
+  const cached = runs.get(key);
+  if (cached) { touch(key, cached); return cached; }
+  const model = entry.model;
+  const { input, tokens, srcTokens = null, unknown, srcUnknown = new Set() } = inputFor(entry, state.text);
+  const n = input.src ? input.src.length : input.length;
+  const run = new Run(key, {
+    kind: 'model',
+    compute: () => {
+      applySwitches(entry, state.switches); // another widget may have configured the shared model since
+      return model.forward(input);
+    },
+    tokens, srcTokens, unknown, srcUnknown,
+    config: configOf({ ...entry.base, ...switches }),
+    tensor: (name) => {
+      const t = model.tensors().find((x) => x.name === name);
+      return t ? { data: model.getTensor(name), shape: t.shape } : null;
+    },
+    model, entry,
+  });
+  run.empty = n === 0;
+  if (!run.empty) {
+    try { run._t(); } catch (err) { run.error = err; }
+  }
+  touch(key, run);
+  return run;
+}
+
+/** Forward a model entry on explicit ids (for views that build their own inputs). */
+export function runIds(entry, ids, switches = {}, labels = null) {
+  const sw = applySwitches(entry, switches);
+  const key = `ids:${entry.key}:${JSON.stringify(sw)}:${Array.from(ids).join(',')}`;
+  const cached = runs.get(key);
+  if (cached) { touch(key, cached); return cached; }
+  const run = new Run(key, {
+    kind: 'model',
+    compute: () => { applySwitches(entry, switches); return entry.model.forward(ids); },
+    tokens: labels || piecesOf(entry.model, ids),
+    config: configOf({ ...entry.base, ...sw }),
+    tensor: (name) => {
+      const t = entry.model.tensors().find((x) => x.name === name);
+      return t ? { data: entry.model.getTensor(name), shape: t.shape } : null;
+    },
+    model: entry.model, entry,
+  });
+  try { run._t(); } catch (err) { run.error = err; }
+  touch(key, run);
+  return run;
+}
+
+// ---- generation ----------------------------------------------------------------------------
+
+const generations = new Map();
+
+/**
+ * model.generate() for a decoding view, shared and memoised by (model, switches, prompt, options).
+ * Steps keep their traces until the generation is evicted (the 4 most recent are kept).
+ * Returns { prompt, tokens, text, stop, steps: [{ token, piece, cacheLen, distribution, get(name, opts) }], error }.
+ */
+export function generationFor(entry, prompt, options, switches = {}) {
+  const sw = applySwitches(entry, { ...switches, causal: true });
+  const key = `${entry.key}:${JSON.stringify(sw)}:${JSON.stringify(prompt)}:${JSON.stringify(options)}`;
+  if (generations.has(key)) {
+    const g = generations.get(key);
+    generations.delete(key);
+    generations.set(key, g);
+    return g;
+  }
+  let out;
+  try {
+    const g = entry.model.generate(prompt, options);
+    out = {
+      prompt: Array.from(g.prompt), tokens: Array.from(g.tokens), text: g.text, stop: g.stop, unknown: g.unknown,
+      steps: g.steps.map((s) => {
+        const copies = new Map();
+        return {
+          token: s.token, piece: s.piece, cacheLen: s.cacheLen, distribution: s.distribution,
+          stages: s.trace.stages(),
+          get(name, opts = {}) {
+            const k = `${name}|${opts.layer ?? ''}|${opts.head ?? ''}|${opts.stack ?? ''}`;
+            if (!copies.has(k)) copies.set(k, s.trace.get(name, opts));
+            return copies.get(k);
+          },
+          shape: (name, opts = {}) => s.trace.shape(name, opts),
+        };
+      }),
+      encoderTokens: null,
+      dispose: () => g.dispose(),
+      error: null,
+    };
+  } catch (err) {
+    out = { error: err, steps: [], tokens: [], prompt: [], dispose() {} };
+  }
+  generations.set(key, out);
+  while (generations.size > 4) {
+    const oldest = generations.keys().next().value;
+    generations.get(oldest).dispose();
+    generations.delete(oldest);
+  }
+  return out;
+}
+
+/** Several runFor() results: an array at once when all are ready, else a promise of one. */
+export function runsFor(specs) {
+  const results = specs.map((s) => runFor(s));
+  return results.some((r) => r && typeof r.then === 'function') ? Promise.all(results) : results;
+}

@@ -1,0 +1,26 @@
+// One set of constructable stylesheets shared by every shadow root on the page (cheap to
+// adopt, no <style> copies), plus KaTeX's @font-face rules, which only work at document level
+// (a shadow root ignores @font-face), so they are adopted by the document once.
+import widgetCss from '../styles/widget.css?inline';
+import katexCss from 'katex/dist/katex.min.css?inline';
+
+let sheets = null;
+
+function buildSheets() {
+  const fontFaces = katexCss.match(/@font-face\{[^}]*\}/g) || [];
+  const katexRules = katexCss.replace(/@font-face\{[^}]*\}/g, '');
+  const katex = new CSSStyleSheet();
+  katex.replaceSync(katexRules);
+  const widget = new CSSStyleSheet();
+  widget.replaceSync(widgetCss);
+  const fonts = new CSSStyleSheet();
+  fonts.replaceSync(fontFaces.join('\n'));
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, fonts];
+  return [katex, widget];
+}
+
+/** Gives a shadow root the shared widget and KaTeX styles. */
+export function adoptStyles(root) {
+  if (!sheets) sheets = buildSheets();
+  root.adoptedStyleSheets = sheets;
+}

@@ -1,0 +1,191 @@
+// Pieces the concept widgets share: a heatmap from a matrix, a step view (formula, inputs,
+// output, what changed, click-to-explain) drawn into a container, the notes' presets of a
+// concept as buttons, and the layer / head a widget should show for a run.
+import '../components/ap-heatmap.js';
+import { clamp, el } from './dom.js';
+import { renderTex } from './katex.js';
+import { explainBox } from './explain.js';
+import { playgroundNow } from './playground.js';
+import { getModel, modelNow, trainedFiles, TRAINED_EXAMPLES } from './models.js';
+import { DEFAULTS, modelKeyOf } from './state.js';
+
+/** An <ap-heatmap> showing `m`. */
+export function heatmap(m, attrs = {}) {
+  const h = el('ap-heatmap', { attrs });
+  h.matrix = m;
+  return h;
+}
+
+/** Reuses heatmap elements by slot (no re-creation on every keystroke). */
+export class HeatmapPool {
+  constructor() { this.slots = new Map(); }
+  get(slot, m, attrs = {}) {
+    let h = this.slots.get(slot);
+    if (!h) {
+      h = el('ap-heatmap', { attrs });
+      this.slots.set(slot, h);
+    }
+    h.matrix = m;
+    return h;
+  }
+}
+
+/**
+ * Draws a step view (lib/steps.js) into `box`: formula, what changed, inputs → output, and an
+ * explanation of a clicked output cell (or of `explainCell` { row, col } at once).
+ */
+export class StepPanel {
+  constructor() {
+    this.pool = new HeatmapPool();
+    this.formula = el('div', { className: 'formula' });
+    this.changed = el('p', { className: 'changed' });
+    this.io = el('div', { className: 'io' });
+    this.explainHolder = el('div');
+    this.node = el('div', { className: 'step-panel' }, this.formula, this.changed, this.io, this.explainHolder);
+    this.node.addEventListener('ap-cell-select', (e) => {
+      if (!this.view?.explain) return;
+      const fromOut = e.composedPath().some((n) => n.classList?.contains('out'));
+      if (fromOut) this.explain(e.detail.row, e.detail.col);
+    });
+  }
+
+  show(view, { explainCell = null, showInputs = true, slot = '' } = {}) {
+    this.view = view;
+    renderTex(this.formula, view.tex, { display: true });
+    this.changed.textContent = view.changed;
+    const ins = showInputs ? view.inputs.map((m, i) => this.pool.get(`${slot}in${i}`, m)) : [];
+    const outs = (view.outputs || [view.output]).filter(Boolean).map((m, i) => {
+      const h = this.pool.get(`${slot}out${i}`, m);
+      h.classList.add('out');
+      return h;
+    });
+    // Stable boxes; children replaced only when the set of heatmaps changes.
+    if (!this.inBox) {
+      this.inBox = el('div', { className: 'ins' });
+      this.outBox = el('div', { className: 'out' });
+      this.arrow = el('span', { className: 'arrow', text: '→', attrs: { 'aria-hidden': 'true' } });
+      this.io.replaceChildren(this.inBox, this.arrow, this.outBox);
+    }
+    this.inBox.style.cssText = `display:grid;gap:12px;grid-template-columns:${ins.length > 1 && view.inputs.every((m) => m.cols <= 24) ? 'repeat(auto-fit, minmax(min(100%, 200px), 1fr))' : '1fr'}`;
+    this.outBox.style.cssText = `display:grid;gap:12px;grid-template-columns:${outs.length > 1 ? 'repeat(auto-fit, minmax(min(100%, 200px), 1fr))' : '1fr'}`;
+    const same = (box, list) => box.children.length === list.length && list.every((h, i) => box.children[i] === h);
+    if (!same(this.inBox, ins)) this.inBox.replaceChildren(...ins);
+    if (!same(this.outBox, outs)) this.outBox.replaceChildren(...outs);
+    this.inBox.hidden = this.arrow.hidden = ins.length === 0;
+    this.explainHolder.replaceChildren();
+    if (explainCell && view.output && explainCell.row < view.output.rows && explainCell.col < view.output.cols) {
+      this.explain(explainCell.row, explainCell.col);
+    }
+  }
+
+  explain(row, col) {
+    const x = this.view.explain(row, col);
+    this.explainHolder.replaceChildren(explainBox(x));
+    const out = this.io.querySelector('.out ap-heatmap');
+    if (out) out.selected = { row, col };
+  }
+}
+
+/** The layer a widget shows (the state's layer, within the model). */
+export function layerFor(run, state) {
+  if (run.kind !== 'model') return null;
+  return clamp(state.layer, 0, run.config.nLayers - 1);
+}
+
+export function headFor(run, state) {
+  return clamp(state.head, 0, run.config.nHeads - 1);
+}
+
+/**
+ * Buttons for the lecture presets of `concept` (and "your text"): choosing one asks the page
+ * (or the widget itself, standalone) to show that preset.
+ */
+export function presetButtons(widget, concept) {
+  const box = el('div', { className: 'controls presets', attrs: { role: 'group', 'aria-label': 'Examples from the notes' } });
+  const refresh = () => {
+    const ap = playgroundNow();
+    if (!ap) return;
+    // Presets shared by two concepts appear once per concept: prefer this concept's own ids.
+    const all = ap.presets.forConcept(concept);
+    const own = all.filter((p) => p.id.startsWith(`${concept}.`));
+    const presets = [...own, ...all.filter((p) => !own.some((o) => o.title === p.title))];
+    const current = widget.state.preset;
+    box.hidden = presets.length === 0 || widget.hides('presets');
+    box.replaceChildren(el('span', { className: 'note', text: 'Example from the notes:' }),
+      ...presets.map((p) => el('button', {
+        type: 'button', className: 'small', text: `${p.title.replace(/:.*$/, '')} (${p.source})`,
+        attrs: { 'aria-pressed': String(current === p.id), 'data-preset': p.id },
+        on: { click: () => widget.requestState({ preset: current === p.id ? '' : p.id, step: '' }) },
+      })),
+      ...(current ? [el('button', { type: 'button', className: 'small', text: 'back to your text', on: { click: () => widget.requestState({ preset: '' }) } })] : []));
+  };
+  return { node: box, refresh };
+}
+
+/** The notes' claim of a preset, shown above its numbers. */
+export function claimBox(preset) {
+  if (!preset) return null;
+  return el('div', { className: 'claim' }, el('b', { text: `Notes ${preset.source}: ` }), preset.claim);
+}
+
+/** A small HTML table of numbers: header and rows of strings. */
+export function numsTable({ caption, header, rows, className = 'nums' }) {
+  const t = el('table', { className });
+  if (caption) t.append(el('caption', { text: caption }));
+  if (header) t.createTHead().append(el('tr', {}, ...header.map((h) => el('th', { attrs: { scope: 'col' }, text: h }))));
+  const body = t.createTBody();
+  for (const r of rows) {
+    const tr = el('tr');
+    r.forEach((c, i) => {
+      const cell = typeof c === 'object' && c !== null ? c : { text: String(c) };
+      const node = el(i === 0 ? 'th' : 'td', { text: cell.text, className: cell.className || '', attrs: i === 0 ? { scope: 'row' } : {} });
+      if (cell.data) Object.assign(node.dataset, cell.data);
+      tr.append(node);
+    });
+    body.append(tr);
+  }
+  return el('div', { className: 'scroll-x' }, t);
+}
+
+/** fn(entry) once the model `key` is loaded: at once if it already is, else a promise. */
+export function withEntry(key, fn) {
+  const entry = modelNow(key);
+  if (entry && playgroundNow()) return fn(entry);
+  return getModel(key).then(fn);
+}
+
+/** The page's model if `ok(entry.base)` allows, else the default random model (key). */
+export function modelKeyFor(state, ok) {
+  if (!state.preset) {
+    const key = modelKeyOf(state);
+    const entry = modelNow(key);
+    if (entry && ok(entry.base, entry)) return key;
+    if (!entry && state.model === 'random' && ok({ arch: state.arch, pos: 'sinusoidal' })) return key;
+  }
+  return modelKeyOf({ ...DEFAULTS, seed: state.seed });
+}
+
+/** Text to run a model-only view on: the page's text, or a preset's tokens. */
+export function textFor(state) {
+  if (!state.preset) return state.text;
+  const p = playgroundNow()?.presets.list().find((x) => x.id === state.preset);
+  return p ? p.tokens.join(' ') : state.text;
+}
+
+/**
+ * The encoder-decoder a view shows: the page's model if it is one, else the trained dates model
+ * (when its file exists), else random weights. Returns { key, text, trained, note }.
+ */
+export function encoderDecoderChoice(state) {
+  if (!state.preset && state.model !== 'random' && modelNow(modelKeyOf(state))?.base.arch === 'encoder-decoder') {
+    return { key: modelKeyOf(state), text: state.text, trained: true, note: '' };
+  }
+  if (!state.preset && state.model === 'random' && state.arch === 'encoder-decoder') {
+    return { key: modelKeyOf(state), text: state.text, trained: false, note: 'Random weights: the decoder input is the source shifted by one (there is no trained answer).' };
+  }
+  if (trainedFiles().includes('dates')) return { key: 'trained:dates', text: TRAINED_EXAMPLES.dates, trained: true, note: 'The trained dates model: it reads a date as written and writes it as YYYY-MM-DD; the decoder side is its own greedy answer.' };
+  return {
+    key: modelKeyOf({ ...DEFAULTS, arch: 'encoder-decoder', tokenizer: 'word', seed: state.seed }), text: textFor(state), trained: false,
+    note: 'No trained encoder-decoder model file is present, so this is random weights; the decoder input is the source shifted by one.',
+  };
+}

@@ -1,0 +1,203 @@
+// The base of every concept widget: a custom element with a shadow root, configured by the
+// state attributes of lib/state.js (text, model, preset, layer, head, switches...), that
+// recomputes when they change. Rendering is batched in a microtask (many attributes set at once
+// recompute once) and deferred while the widget is off screen (a long page stays fast).
+// Subclasses set `static concept` and implement build() once and render(run, state).
+import { adoptStyles } from './styles.js';
+import { el, emit } from './dom.js';
+import { conceptById } from './concepts.js';
+import { parseState, runSpec, STATE_KEYS } from './state.js';
+import { runFor } from './runs.js';
+
+const BASE_ATTRS = [...STATE_KEYS, 'hide', 'height'];
+let firstRender = false;
+
+export class ApWidget extends HTMLElement {
+  /** CURRICULUM.md id, e.g. 'scores'. */
+  static concept = '';
+  /** State defaults of this widget that differ from the page's (e.g. a preset). */
+  static defaults = {};
+  /** Extra observed attributes of a subclass. */
+  static extraAttributes = [];
+
+  static get observedAttributes() { return [...BASE_ATTRS, ...this.extraAttributes]; }
+
+  constructor() {
+    super();
+    this.attachShadow({ mode: 'open' });
+    adoptStyles(this.shadowRoot);
+    this._built = false;
+    this._pending = false;
+    this._visible = false;
+    this._dirty = true;
+    this._renderedKey = null;
+    this._ioSeen = false;
+    this._vis = new IntersectionObserver((entries) => {
+      this._ioSeen = true;
+      this._visible = entries[entries.length - 1].isIntersecting;
+      if (this._visible && this._dirty) this.schedule();
+    }, { rootMargin: '100px 0px' });
+  }
+
+  connectedCallback() {
+    const concept = this.constructor.concept;
+    if (concept && !this.dataset.concept) this.dataset.concept = concept;
+    if (!this._built) {
+      this._built = true;
+      const info = conceptById(concept);
+      this.titleNode = el('h3', { text: this.constructor.title || info?.title || concept });
+      this.body = el('div', { className: 'body' });
+      this.status = el('p', { className: 'note', attrs: { role: 'status' } });
+      this.root = el('section', { className: 'widget', part: 'widget' },
+        el('header', {}, this.titleNode, concept ? el('span', { className: 'concept-id', text: `#${concept}` }) : null),
+        this.body, this.status);
+      if (concept) this.root.dataset.concept = concept;
+      this.shadowRoot.append(this.root);
+      this.build();
+    }
+    this._vis.observe(this);
+    this.schedule();
+  }
+
+  disconnectedCallback() { this._vis.disconnect(); }
+
+  attributeChangedCallback(name, oldValue, newValue) {
+    if (oldValue === newValue) return;
+    if (name === 'height') {
+      this.style.maxHeight = newValue ? `${parseInt(newValue, 10)}px` : '';
+      this.style.overflow = newValue ? 'auto' : '';
+    }
+    this._dirty = true;
+    this.schedule();
+  }
+
+  /** The state of this widget: class defaults, then attributes. */
+  get state() {
+    const raw = { ...this.constructor.defaults };
+    for (const k of STATE_KEYS) if (this.hasAttribute(k)) raw[k] = this.getAttribute(k);
+    return parseState(raw);
+  }
+
+  /** Is control `name` hidden (hide="text,model" attribute)? */
+  hides(name) {
+    return (this.getAttribute('hide') || '').split(/[\s,]+/).includes(name);
+  }
+
+  /**
+   * Asks for a state change (a preset, a switch...). On the playground page the page applies it
+   * to every widget; a widget on its own (no page handling the event) applies it to itself.
+   */
+  requestState(patch) {
+    const ev = new CustomEvent('ap-state-change', { detail: { patch }, bubbles: true, composed: true, cancelable: true });
+    if (this.dispatchEvent(ev)) {
+      for (const [k, v] of Object.entries(patch)) this.setAttribute(k, String(v));
+    }
+  }
+
+  /**
+   * The heatmap of this widget in `slot`, showing `m`. The element is created once and reused:
+   * a new element per render would be laid out (and observed for resizing) from scratch.
+   */
+  hm(slot, m, attrs = {}) {
+    if (!this._heatmaps) this._heatmaps = new Map();
+    let h = this._heatmaps.get(slot);
+    if (!h) {
+      h = document.createElement('ap-heatmap');
+      for (const [k, v] of Object.entries(attrs)) h.setAttribute(k, v);
+      this._heatmaps.set(slot, h);
+    }
+    h.matrix = m;
+    return h;
+  }
+
+  /** Makes `nodes` the children of `container`, touching the DOM only if they differ. */
+  place(container, ...nodes) {
+    const list = nodes.flat().filter(Boolean);
+    const kids = container.children;
+    if (kids.length === list.length && list.every((n, i) => kids[i] === n)) return;
+    container.replaceChildren(...list);
+  }
+
+  /** Re-render soon (once per microtask, only when visible). */
+  schedule() {
+    this._dirty = true;
+    if (this._pending || !this._built) return;
+    this._pending = true;
+    queueMicrotask(() => {
+      this._pending = false;
+      // Off screen (or not yet measured): the IntersectionObserver calls schedule() again
+      // when the widget comes near the viewport.
+      if (!this._ioSeen || !this._visible) return;
+      this.update();
+    });
+  }
+
+  /** Re-render now with the current attributes (also called by local controls). */
+  update() {
+    this._dirty = false;
+    const state = this.state;
+    let result;
+    try {
+      result = this.compute(state);
+    } catch (err) {
+      this.fail(err);
+      return;
+    }
+    if (result && typeof result.then === 'function') {
+      this.status.textContent = 'Loading…';
+      const token = (this._token = {});
+      result.then((r) => { if (this._token === token) this._draw(r, state); }, (err) => { if (this._token === token) this.fail(err); });
+    } else {
+      this._token = null;
+      this._draw(result, state);
+    }
+  }
+
+  _draw(run, state) {
+    try {
+      if (run && run.error) throw run.error;
+      this.status.textContent = '';
+      this.root.classList.remove('failed');
+      delete this.dataset.error;
+      this.render(run, state);
+      this.dataset.text = state.preset ? '' : state.text;
+      this.dataset.preset = state.preset;
+      this.dataset.rendered = this.renderKey(state);
+      if (!firstRender) { firstRender = true; performance.mark?.('ap:first-render'); } // for the page benchmark
+      emit(this, 'ap-rendered', { concept: this.constructor.concept });
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  /** Shows an error the user caused (too long a text, a model that cannot do this...). */
+  fail(err) {
+    const message = err && err.message ? err.message : String(err);
+    this.status.textContent = '';
+    this.status.append(el('span', { className: 'error', text: message }));
+    this.dataset.error = message;
+    this.dataset.rendered = this.renderKey(this.state);
+  }
+
+  /** A string that changes whenever what is shown changes (tests wait for it). */
+  renderKey(state) {
+    return JSON.stringify([state.preset, state.model, state.text, state.causal, state.scale, state.heads, state.pos, state.norm, state.layer, state.head]);
+  }
+
+  /** The default computation: the run of the widget's state (lib/runs.js). */
+  compute(state) {
+    return runFor(runSpec(state));
+  }
+
+  /** Builds the widget's fixed DOM once (subclasses). */
+  build() {}
+
+  /** Draws `run` for `state` (subclasses). */
+  render() {}
+}
+
+/** Registers a widget class under "ap-<concept>" unless already defined. */
+export function define(cls, tag = `ap-${cls.concept}`) {
+  if (!customElements.get(tag)) customElements.define(tag, cls);
+  return cls;
+}
