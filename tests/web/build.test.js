@@ -8,11 +8,16 @@ beforeAll(async () => { playground = await startPlayground({ built: true }); });
 afterAll(async () => { await playground?.close(); });
 
 test('the built page loads its wasm and computes weights whose rows sum to 1', async () => {
-  const { page, errors } = await playground.open('/');
+  const { page, errors } = await playground.open('/?step=decoder:0:weights');
   await page.locator('#text').fill('the cat sat');
-  await page.waitForFunction(() => document.querySelector('table.weights')?.dataset.text === 'the cat sat');
-  const rows = await page.$$eval('table.weights tbody tr', (trs) =>
-    trs.map((tr) => [...tr.querySelectorAll('td[data-value]')].map((td) => Number(td.dataset.value))));
+  await page.waitForFunction(() => {
+    const s = document.querySelector('ap-stepper');
+    return s?.dataset.text === 'the cat sat' && s.dataset.stage === 'weights';
+  });
+  const out = page.locator('ap-stepper .out ap-heatmap');
+  if (await out.locator('details[open]').count() === 0) await out.locator('summary').click();
+  const rows = await out.evaluate((h) => [...h.shadowRoot.querySelectorAll('tbody tr')].map((tr) =>
+    [...tr.querySelectorAll('td[data-value]')].map((td) => Number(td.dataset.value))));
   await playground.screenshot(page, 'build-page');
 
   expect(rows).toHaveLength(3);
@@ -23,7 +28,10 @@ test('the built page loads its wasm and computes weights whose rows sum to 1', a
   // The module came from the bundle's own assets, not from the source tree.
   const wasmUrls = await page.evaluate(() =>
     performance.getEntriesByType('resource').map((e) => e.name).filter((u) => u.endsWith('.wasm')));
-  expect(wasmUrls).toHaveLength(1);
-  expect(new URL(wasmUrls[0]).pathname).toMatch(/^\/assets\/ap_core-[\w-]+\.wasm$/);
+  const core = wasmUrls.filter((u) => /ap_core-/.test(u));
+  expect(core).toHaveLength(1);
+  expect(new URL(core[0]).pathname).toMatch(/^\/assets\/ap_core-[\w-]+\.wasm$/);
+  // the relaxed-SIMD kernels (Chromium has relaxed SIMD) also come from the bundle's assets
+  for (const u of wasmUrls) expect(new URL(u).pathname.startsWith('/assets/')).toBe(true);
   expect(errors).toEqual([]);
 });
