@@ -10,7 +10,7 @@ let ap;
 beforeAll(async () => { ap = await load(); });
 
 const HELD_OUT = 2000;
-const SEED = 12345; // held-out examples are drawn from the task's held-out split with this seed
+const SEED = 20261122; // the held-out seed the trainer reports with (README, Models)
 
 describe.each([
   ['sort', 0.995, 'decoder'],

@@ -1,0 +1,49 @@
+// AdamW, its schedule and gradient clipping (see adamw.hpp).
+#include "train/adamw.hpp"
+
+#include <cmath>
+
+namespace ap::train {
+
+float learning_rate(const OptimConfig& c, int step) {
+  if (step < c.warmup_steps) return c.lr * static_cast<float>(step + 1) / static_cast<float>(c.warmup_steps);
+  const int decay_steps = c.total_steps - c.warmup_steps;
+  if (decay_steps <= 0) return c.lr;
+  const double progress = std::min(1.0, static_cast<double>(step - c.warmup_steps) / decay_steps);
+  const double cosine = 0.5 * (1.0 + std::cos(3.14159265358979323846 * progress));  // 1 -> 0
+  return static_cast<float>(c.lr * (c.min_lr_ratio + (1.0 - c.min_lr_ratio) * cosine));
+}
+
+float clip_grad_norm(std::vector<float>& g, float max_norm) {
+  double sq = 0.0;
+  for (float x : g) sq += static_cast<double>(x) * x;
+  const float norm = static_cast<float>(std::sqrt(sq));
+  if (max_norm > 0.0f && norm > max_norm) {
+    const float s = max_norm / (norm + 1e-6f);
+    for (float& x : g) x *= s;
+  }
+  return norm;
+}
+
+AdamW::AdamW(const Params<float>& p) : m_(p.size(), 0.0f), v_(p.size(), 0.0f), decay_(p.size(), 0.0f) {
+  for (const auto& t : p.tensors)
+    if (t.decay) std::fill(decay_.begin() + static_cast<std::ptrdiff_t>(t.offset),
+                           decay_.begin() + static_cast<std::ptrdiff_t>(t.offset + t.size), 1.0f);
+}
+
+void AdamW::step(Params<float>& p, const Params<float>& g, const OptimConfig& c, float lr) {
+  ++t_;
+  const float bc1 = 1.0f - std::pow(c.beta1, static_cast<float>(t_));  // bias corrections
+  const float bc2 = 1.0f - std::pow(c.beta2, static_cast<float>(t_));
+  float* w = p.flat.data();
+  const float* grad = g.flat.data();
+  for (size_t i = 0; i < m_.size(); ++i) {
+    m_[i] = c.beta1 * m_[i] + (1.0f - c.beta1) * grad[i];
+    v_[i] = c.beta2 * v_[i] + (1.0f - c.beta2) * grad[i] * grad[i];
+    const float m_hat = m_[i] / bc1, v_hat = v_[i] / bc2;
+    // Decoupled decay: shrink the weight directly, not through the gradient.
+    w[i] -= lr * (m_hat / (std::sqrt(v_hat) + c.eps) + c.weight_decay * decay_[i] * w[i]);
+  }
+}
+
+}  // namespace ap::train

@@ -1,0 +1,41 @@
+// AdamW (decoupled weight decay, Loshchilov & Hutter) over the flat parameter buffer, the
+// learning-rate schedule (linear warm-up, then cosine decay to a floor) and global-norm
+// gradient clipping. Weight decay touches only the tensors marked `decay` (the matrices),
+// never biases, LayerNorm or embeddings.
+#pragma once
+#include <vector>
+#include "train/params.hpp"
+
+namespace ap::train {
+
+struct OptimConfig {
+  float lr = 1e-3f;            // peak learning rate
+  float beta1 = 0.9f, beta2 = 0.98f;
+  float eps = 1e-8f;
+  float weight_decay = 0.01f;
+  int warmup_steps = 100;      // linear from lr/warmup to lr
+  int total_steps = 1000;      // cosine from lr (end of warm-up) to min_lr_ratio * lr here
+  float min_lr_ratio = 0.1f;
+  float clip_norm = 1.0f;      // global gradient norm cap; <= 0 disables clipping
+};
+
+// The learning rate at step (0-based).
+float learning_rate(const OptimConfig& c, int step);
+
+// Scales g so that its global L2 norm is at most max_norm; returns the norm before clipping.
+float clip_grad_norm(std::vector<float>& g, float max_norm);
+
+class AdamW {
+ public:
+  explicit AdamW(const Params<float>& p);
+  // One update of p with gradient g at learning rate lr (the step counter is internal).
+  void step(Params<float>& p, const Params<float>& g, const OptimConfig& c, float lr);
+  int steps_taken() const { return t_; }
+
+ private:
+  std::vector<float> m_, v_;   // first and second moment estimates, same layout as p
+  std::vector<float> decay_;   // 1 where weight decay applies
+  int t_ = 0;
+};
+
+}  // namespace ap::train

@@ -1,0 +1,275 @@
+// The layers of ops.hpp. Matrix products go through Eigen maps over the flat buffers;
+// the loops that remain are the elementwise parts, written as the formulas.
+#include "train/ops.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include <Eigen/Dense>
+
+namespace ap::train {
+
+namespace {
+
+template <typename T> using MatT = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename T> using RowT = Eigen::Matrix<T, 1, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename T> using MapT = Eigen::Map<MatT<T>>;
+template <typename T> using CMapT = Eigen::Map<const MatT<T>>;
+
+}  // namespace
+
+// ---- embeddings and positions ------------------------------------------------------------
+
+template <typename T>
+void embed_forward(T* out, const int* ids, const T* tok_emb, const T* pos_emb, const T* pe,
+                   int B, int T_, int d) {
+  const T* pos = pos_emb ? pos_emb : pe;  // both (L, d) tables indexed by position
+  for (int b = 0; b < B; ++b)
+    for (int t = 0; t < T_; ++t) {
+      T* o = out + (static_cast<size_t>(b) * T_ + t) * d;
+      const T* e = tok_emb + static_cast<size_t>(ids[b * T_ + t]) * d;
+      for (int i = 0; i < d; ++i) o[i] = e[i] + (pos ? pos[static_cast<size_t>(t) * d + i] : T(0));
+    }
+}
+
+template <typename T>
+void embed_backward(T* dtok_emb, T* dpos_emb, const T* dout, const int* ids, int B, int T_, int d) {
+  for (int b = 0; b < B; ++b)
+    for (int t = 0; t < T_; ++t) {
+      const T* g = dout + (static_cast<size_t>(b) * T_ + t) * d;
+      T* de = dtok_emb + static_cast<size_t>(ids[b * T_ + t]) * d;
+      for (int i = 0; i < d; ++i) de[i] += g[i];
+      if (dpos_emb)
+        for (int i = 0; i < d; ++i) dpos_emb[static_cast<size_t>(t) * d + i] += g[i];
+    }
+}
+
+// ---- linear ---------------------------------------------------------------------------------
+
+template <typename T>
+void linear_forward(T* out, const T* inp, const T* w, const T* b, int N, int C, int OC) {
+  MapT<T> o(out, N, OC);
+  o.noalias() = CMapT<T>(inp, N, C) * CMapT<T>(w, C, OC);  // (N, OC) = (N, C)(C, OC)
+  if (b) o.rowwise() += Eigen::Map<const RowT<T>>(b, OC);
+}
+
+template <typename T>
+void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T* w,
+                     int N, int C, int OC) {
+  CMapT<T> g(dout, N, OC);
+  if (dinp) MapT<T>(dinp, N, C).noalias() += g * CMapT<T>(w, C, OC).transpose();  // (N, C)
+  MapT<T>(dw, C, OC).noalias() += CMapT<T>(inp, N, C).transpose() * g;            // (C, OC)
+  if (db) Eigen::Map<RowT<T>>(db, OC) += g.colwise().sum();                        // (OC)
+}
+
+// ---- LayerNorm ------------------------------------------------------------------------------
+
+template <typename T>
+void layernorm_forward(T* out, T* mean, T* rstd, const T* inp, const T* gamma, const T* beta,
+                       int N, int C, T eps) {
+  for (int i = 0; i < N; ++i) {
+    const T* x = inp + static_cast<size_t>(i) * C;
+    // Mean, then the variance around it, accumulated in double like the inference core.
+    double mu = 0.0;
+    for (int j = 0; j < C; ++j) mu += x[j];
+    mu /= C;
+    double var = 0.0;
+    for (int j = 0; j < C; ++j) var += (x[j] - mu) * (x[j] - mu);
+    var /= C;
+    const double s = 1.0 / std::sqrt(var + static_cast<double>(eps));
+    T* o = out + static_cast<size_t>(i) * C;
+    for (int j = 0; j < C; ++j) o[j] = static_cast<T>((x[j] - mu) * s) * gamma[j] + beta[j];
+    mean[i] = static_cast<T>(mu);
+    rstd[i] = static_cast<T>(s);
+  }
+}
+
+template <typename T>
+void layernorm_backward(T* dinp, T* dgamma, T* dbeta, const T* dout, const T* inp,
+                        const T* gamma, const T* mean, const T* rstd, int N, int C) {
+  for (int i = 0; i < N; ++i) {
+    const T* g = dout + static_cast<size_t>(i) * C;
+    const T* x = inp + static_cast<size_t>(i) * C;
+    T* dx = dinp + static_cast<size_t>(i) * C;
+    // y = xhat * gamma + beta with xhat = (x - mean) * rstd. Through mean and rstd every x_j
+    // touches every xhat_k, which gives the two row averages below.
+    T dnorm_mean = 0, dnorm_norm_mean = 0;
+    for (int j = 0; j < C; ++j) {
+      const T xhat = (x[j] - mean[i]) * rstd[i];
+      const T dnorm = g[j] * gamma[j];
+      dnorm_mean += dnorm;
+      dnorm_norm_mean += dnorm * xhat;
+    }
+    dnorm_mean /= C;
+    dnorm_norm_mean /= C;
+    for (int j = 0; j < C; ++j) {
+      const T xhat = (x[j] - mean[i]) * rstd[i];
+      const T dnorm = g[j] * gamma[j];
+      dx[j] += (dnorm - dnorm_mean - xhat * dnorm_norm_mean) * rstd[i];
+      dgamma[j] += g[j] * xhat;
+      dbeta[j] += g[j];
+    }
+  }
+}
+
+// ---- activations and residual ---------------------------------------------------------------
+
+template <typename T> void relu_forward(T* out, const T* inp, int n) {
+  for (int i = 0; i < n; ++i) out[i] = inp[i] > T(0) ? inp[i] : T(0);
+}
+template <typename T> void relu_backward(T* dinp, const T* inp, const T* dout, int n) {
+  for (int i = 0; i < n; ++i) dinp[i] += inp[i] > T(0) ? dout[i] : T(0);
+}
+
+template <typename T> void gelu_forward(T* out, const T* inp, int n) {
+  for (int i = 0; i < n; ++i) {
+    const double x = inp[i];
+    out[i] = static_cast<T>(0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))));
+  }
+}
+template <typename T> void gelu_backward(T* dinp, const T* inp, const T* dout, int n) {
+  for (int i = 0; i < n; ++i) {
+    // d/dx [x Phi(x)] = Phi(x) + x phi(x), Phi and phi the standard normal cdf and density.
+    const double x = inp[i];
+    const double cdf = 0.5 * (1.0 + std::erf(x / std::sqrt(2.0)));
+    const double pdf = std::exp(-0.5 * x * x) / std::sqrt(2.0 * 3.14159265358979323846);
+    dinp[i] += static_cast<T>(dout[i] * (cdf + x * pdf));
+  }
+}
+
+template <typename T> void residual_forward(T* out, const T* a, const T* b, int n) {
+  for (int i = 0; i < n; ++i) out[i] = a[i] + b[i];
+}
+
+// ---- attention ------------------------------------------------------------------------------
+
+template <typename T>
+void attention_forward(T* out, T* att, const T* q, const T* k, const T* v,
+                       const unsigned char* key_pad, bool causal, bool scale,
+                       int B, int T_, int S, int d, int NH) {
+  const int dk = d / NH;
+  const T inv_sqrt_dk = scale ? T(1) / std::sqrt(static_cast<T>(dk)) : T(1);
+  CMapT<T> Q(q, B * T_, d), K(k, B * S, d), Vv(v, B * S, d);
+  MapT<T> O(out, B * T_, d);
+  std::vector<unsigned char> hidden(static_cast<size_t>(T_) * S);
+  for (int b = 0; b < B; ++b) {
+    // 1. Which keys each query may not see: the future (causal) and <pad> keys.
+    for (int t = 0; t < T_; ++t)
+      for (int s = 0; s < S; ++s)
+        hidden[static_cast<size_t>(t) * S + s] =
+            (causal && s > t) || (key_pad && key_pad[static_cast<size_t>(b) * S + s]);
+    for (int h = 0; h < NH; ++h) {
+      // A head owns d_k consecutive columns of q, k, v: heads are a batch axis.
+      auto q_h = Q.block(b * T_, h * dk, T_, dk);  // (T, d_k)
+      auto k_h = K.block(b * S, h * dk, S, dk);    // (S, d_k)
+      auto v_h = Vv.block(b * S, h * dk, S, dk);   // (S, d_k)
+      MapT<T> a(att + (static_cast<size_t>(b) * NH + h) * T_ * S, T_, S);
+      // 2. scores = q_h k_h^T, scaled: dot products grow like sqrt(d_k).
+      a.noalias() = q_h * k_h.transpose();  // (T, S) = (T, d_k)(d_k, S)
+      a *= inv_sqrt_dk;
+      // 3. Softmax over the visible keys; subtract the max only for numerical stability.
+      for (int t = 0; t < T_; ++t) {
+        const unsigned char* m = &hidden[static_cast<size_t>(t) * S];
+        T mx = 0;
+        bool any = false;
+        for (int s = 0; s < S; ++s)
+          if (!m[s] && (!any || a(t, s) > mx)) { mx = a(t, s); any = true; }
+        T sum = 0;
+        for (int s = 0; s < S; ++s) {
+          a(t, s) = m[s] ? T(0) : std::exp(a(t, s) - mx);
+          sum += a(t, s);
+        }
+        if (any) a.row(t) /= sum;  // a row with every key hidden stays all zero
+      }
+      // 4. head_out = att v_h into this head's columns of the concatenation.
+      O.block(b * T_, h * dk, T_, dk).noalias() = a * v_h;  // (T, d_k) = (T, S)(S, d_k)
+    }
+  }
+}
+
+template <typename T>
+void attention_backward(T* dq, T* dk, T* dv, const T* dout, const T* att, const T* q,
+                        const T* k, const T* v, bool scale, int B, int T_, int S, int d, int NH) {
+  const int dkh = d / NH;
+  const T inv_sqrt_dk = scale ? T(1) / std::sqrt(static_cast<T>(dkh)) : T(1);
+  CMapT<T> Q(q, B * T_, d), K(k, B * S, d), Vv(v, B * S, d), G(dout, B * T_, d);
+  MapT<T> dQ(dq, B * T_, d), dK(dk, B * S, d), dV(dv, B * S, d);
+  MatT<T> datt(T_, S);
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < NH; ++h) {
+      CMapT<T> a(att + (static_cast<size_t>(b) * NH + h) * T_ * S, T_, S);
+      auto g_h = G.block(b * T_, h * dkh, T_, dkh);  // (T, d_k)
+      // head_out = a v_h
+      datt.noalias() = g_h * Vv.block(b * S, h * dkh, S, dkh).transpose();  // (T, S)
+      dV.block(b * S, h * dkh, S, dkh).noalias() += a.transpose() * g_h;    // (S, d_k)
+      // Softmax: dscore_ts = a_ts (datt_ts - sum_s' a_ts' datt_ts'). Masked entries have a = 0,
+      // so they get no gradient, as the -inf they stood for.
+      for (int t = 0; t < T_; ++t) {
+        const T dot = a.row(t).dot(datt.row(t));
+        for (int s = 0; s < S; ++s) datt(t, s) = a(t, s) * (datt(t, s) - dot) * inv_sqrt_dk;
+      }
+      // scores = q_h k_h^T
+      dQ.block(b * T_, h * dkh, T_, dkh).noalias() += datt * K.block(b * S, h * dkh, S, dkh);
+      dK.block(b * S, h * dkh, S, dkh).noalias() += datt.transpose() * Q.block(b * T_, h * dkh, T_, dkh);
+    }
+}
+
+// ---- LM head loss ---------------------------------------------------------------------------
+
+template <typename T>
+void crossentropy_forward(T* losses, T* probs, const T* logits, const int* targets, int N, int V) {
+  for (int i = 0; i < N; ++i) {
+    const T* z = logits + static_cast<size_t>(i) * V;
+    T* p = probs + static_cast<size_t>(i) * V;
+    T mx = z[0];
+    for (int j = 1; j < V; ++j) mx = z[j] > mx ? z[j] : mx;
+    T sum = 0;
+    for (int j = 0; j < V; ++j) {
+      p[j] = std::exp(z[j] - mx);
+      sum += p[j];
+    }
+    for (int j = 0; j < V; ++j) p[j] /= sum;
+    // -log softmax = log sum exp(z - max) - (z_target - max): no log of a rounded-to-0 prob.
+    losses[i] = targets[i] == 0 ? T(0) : std::log(sum) - (z[targets[i]] - mx);
+  }
+}
+
+template <typename T>
+void crossentropy_backward(T* dlogits, const T* probs, const int* targets, T scale, int N, int V) {
+  for (int i = 0; i < N; ++i) {
+    T* g = dlogits + static_cast<size_t>(i) * V;
+    const T* p = probs + static_cast<size_t>(i) * V;
+    if (targets[i] == 0) {
+      for (int j = 0; j < V; ++j) g[j] = 0;
+      continue;
+    }
+    for (int j = 0; j < V; ++j) g[j] = p[j] * scale;
+    g[targets[i]] -= scale;
+  }
+}
+
+#define AP_TRAIN_OPS(T)                                                                           \
+  template void embed_forward<T>(T*, const int*, const T*, const T*, const T*, int, int, int);   \
+  template void embed_backward<T>(T*, T*, const T*, const int*, int, int, int);                  \
+  template void linear_forward<T>(T*, const T*, const T*, const T*, int, int, int);              \
+  template void linear_backward<T>(T*, T*, T*, const T*, const T*, const T*, int, int, int);     \
+  template void layernorm_forward<T>(T*, T*, T*, const T*, const T*, const T*, int, int, T);     \
+  template void layernorm_backward<T>(T*, T*, T*, const T*, const T*, const T*, const T*,        \
+                                      const T*, int, int);                                       \
+  template void relu_forward<T>(T*, const T*, int);                                              \
+  template void relu_backward<T>(T*, const T*, const T*, int);                                   \
+  template void gelu_forward<T>(T*, const T*, int);                                              \
+  template void gelu_backward<T>(T*, const T*, const T*, int);                                   \
+  template void residual_forward<T>(T*, const T*, const T*, int);                                \
+  template void attention_forward<T>(T*, T*, const T*, const T*, const T*, const unsigned char*, \
+                                     bool, bool, int, int, int, int, int);                       \
+  template void attention_backward<T>(T*, T*, T*, const T*, const T*, const T*, const T*,        \
+                                      const T*, bool, int, int, int, int, int);                  \
+  template void crossentropy_forward<T>(T*, T*, const T*, const int*, int, int);                 \
+  template void crossentropy_backward<T>(T*, const T*, const int*, T, int, int);
+
+AP_TRAIN_OPS(float)
+AP_TRAIN_OPS(double)
+#undef AP_TRAIN_OPS
+
+}  // namespace ap::train

@@ -1,0 +1,107 @@
+// The string tasks (sort, reverse), the task registry, and the encoding of examples into
+// the sequence formats documented in tasks.hpp.
+#include "train/tasks.hpp"
+
+#include <algorithm>
+
+#include "core/tensor.hpp"
+
+namespace ap::train {
+
+std::unique_ptr<Task> make_dates_task();    // dates.cpp
+std::unique_ptr<Task> make_grammar_task();  // grammar.cpp
+
+namespace {
+
+const char kAlphabet[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+
+// sort and reverse: a random string of 6..10 characters of [0-9a-z] and its transform.
+class StringTask : public Task {
+ public:
+  explicit StringTask(bool sort) : sort_(sort) {
+    std::vector<std::string> vocab = {"<pad>", "<unk>", "<bos>", "<eos>", "="};
+    for (const char* c = kAlphabet; *c; ++c) vocab.emplace_back(1, *c);
+    tok_ = Tokenizer(Tokenizer::Kind::Char, std::move(vocab));
+  }
+  std::string name() const override { return sort_ ? "sort" : "reverse"; }
+  Arch arch() const override { return Arch::DecoderOnly; }
+  int max_len() const override { return 1 + 10 + 1 + 10 + 1; }  // <bos> in = out <eos>
+  std::string separator() const override { return "="; }
+
+  Example sample(Rng& rng, Split split) const override {
+    for (;;) {
+      const int n = rng.between(6, 10);
+      std::string s;
+      for (int i = 0; i < n; ++i) s += kAlphabet[rng.below(36)];
+      const bool held = hash_string(s.data(), s.size()) % 20 == 0;
+      if (held != (split == Split::HeldOut)) continue;
+      std::string out = s;
+      if (sort_) std::sort(out.begin(), out.end());
+      else std::reverse(out.begin(), out.end());
+      return {s, out, "len" + std::to_string(n)};
+    }
+  }
+
+ private:
+  bool sort_;
+};
+
+std::vector<int> ids_of(const Tokenizer& tok, const std::string& text) {
+  return tok.encode(text).ids;
+}
+
+}  // namespace
+
+std::vector<std::string> task_names() { return {"sort", "reverse", "dates", "grammar"}; }
+
+std::unique_ptr<Task> make_task(const std::string& name) {
+  if (name == "sort") return std::make_unique<StringTask>(true);
+  if (name == "reverse") return std::make_unique<StringTask>(false);
+  if (name == "dates") return make_dates_task();
+  if (name == "grammar") return make_grammar_task();
+  fail("unknown task \"" + name + "\" (known: sort, reverse, dates, grammar)");
+}
+
+std::vector<int> prompt_ids(const Task& task, const std::string& src) {
+  std::vector<int> ids = {Tokenizer::kBos};
+  if (task.arch() == Arch::DecoderOnly && !task.separator().empty()) {
+    for (int id : ids_of(task.tokenizer(), src)) ids.push_back(id);
+    ids.push_back(task.tokenizer().id_of(task.separator()));
+  }
+  return ids;
+}
+
+EncodedExample encode_example(const Task& task, const Example& ex) {
+  const Tokenizer& tok = task.tokenizer();
+  EncodedExample e;
+  std::vector<int> seq = prompt_ids(task, ex.src);
+  const size_t prompt = seq.size();  // the first target is predicted from the last prompt token
+  for (int id : ids_of(tok, ex.tgt)) seq.push_back(id);
+  seq.push_back(Tokenizer::kEos);
+  if (task.arch() == Arch::EncoderDecoder) e.src = ids_of(tok, ex.src);
+  e.inputs.assign(seq.begin(), seq.end() - 1);
+  e.targets.assign(seq.begin() + 1, seq.end());
+  for (size_t i = 0; i + 1 < prompt; ++i) e.targets[i] = 0;  // no loss on predicting the prompt
+  return e;
+}
+
+Batch make_batch(const std::vector<EncodedExample>& examples) {
+  Batch b;
+  b.B = static_cast<int>(examples.size());
+  for (const auto& e : examples) {
+    b.T = std::max(b.T, static_cast<int>(e.inputs.size()));
+    b.S = std::max(b.S, static_cast<int>(e.src.size()));
+  }
+  b.inputs.assign(static_cast<size_t>(b.B) * b.T, 0);
+  b.targets.assign(static_cast<size_t>(b.B) * b.T, 0);
+  b.src.assign(static_cast<size_t>(b.B) * b.S, 0);
+  for (int i = 0; i < b.B; ++i) {
+    const auto& e = examples[static_cast<size_t>(i)];
+    std::copy(e.inputs.begin(), e.inputs.end(), b.inputs.begin() + static_cast<std::ptrdiff_t>(i) * b.T);
+    std::copy(e.targets.begin(), e.targets.end(), b.targets.begin() + static_cast<std::ptrdiff_t>(i) * b.T);
+    std::copy(e.src.begin(), e.src.end(), b.src.begin() + static_cast<std::ptrdiff_t>(i) * b.S);
+  }
+  return b;
+}
+
+}  // namespace ap::train

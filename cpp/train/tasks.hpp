@@ -1,0 +1,83 @@
+// The four training tasks, each a seeded generator of examples, and how an example becomes
+// token ids. Same seed, same examples, natively and in wasm (train/rng.hpp).
+//
+// Sequence formats (what a model file's "task" expects at inference time):
+//   sort, reverse (decoder-only, characters): "<bos>" + input + "=" + output + "<eos>".
+//       The prompt is "<bos>" + input + "="; the loss covers only the output and <eos>
+//       (targets of prompt positions are 0). Inputs are 6..10 characters of [0-9a-z];
+//       sort orders them by code point (digits before letters).
+//   dates (encoder-decoder, characters): encoder input = the date as written, no specials;
+//       decoder = "<bos>" + "YYYY-MM-DD" + "<eos>", loss on every decoder position.
+//       Years 1950..2049; two-digit years mean 19yy for yy >= 50, else 20yy.
+//   grammar (decoder-only, words): "<bos>" + sentence + "<eos>", loss everywhere: a language model.
+//       Word tokenizer: lower case, "." its own token.
+// Held-out data: every task hashes an example's key (the input string; the date; the subject
+// phrase of a sentence) and reserves one bucket in 10 (sort, reverse: 1 in 20) for evaluation:
+// training never draws a held-out key, evaluation draws only held-out keys.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+#include "core/config.hpp"
+#include "io/tokenizer.hpp"
+#include "train/rng.hpp"
+#include "train/transformer.hpp"
+
+namespace ap::train {
+
+enum class Split { Train, HeldOut };
+
+struct Example {
+  std::string src;   // input text (empty for the language model)
+  std::string tgt;   // output text (the sentence, for the language model)
+  std::string kind;  // a label for per-kind accuracy: the date format, the sentence pattern...
+};
+
+// A grammar agreement probe: after `prefix` (ids, starting with <bos>) the verb form `good`
+// must be more probable than `bad` (same verb, other number).
+struct AgreementPair {
+  std::vector<int> prefix;
+  int good = 0, bad = 0;
+  std::string kind;  // "simple", "pp_attractor", "subject_rc", "object_rc", ...
+  std::string text;  // the prefix and both verbs, for reports
+};
+
+class Task {
+ public:
+  virtual ~Task() = default;
+  virtual std::string name() const = 0;
+  virtual Arch arch() const = 0;
+  virtual int max_len() const = 0;  // longest sequence any example needs (a model's max_len)
+  const Tokenizer& tokenizer() const { return tok_; }
+  // The prompt separator of decoder-only seq2seq tasks ("="), or "" for a language model /
+  // an encoder-decoder task.
+  virtual std::string separator() const { return ""; }
+  virtual Example sample(Rng& rng, Split split) const = 0;
+  // Grammar only: agreement probes drawn from held-out subjects.
+  virtual std::vector<AgreementPair> agreement_pairs(Rng&, int /*count*/) const { return {}; }
+
+ protected:
+  Tokenizer tok_;
+};
+
+// "sort", "reverse", "dates", "grammar"; throws ap::Error naming the known tasks otherwise.
+std::unique_ptr<Task> make_task(const std::string& name);
+std::vector<std::string> task_names();
+
+// Token ids of one example in the sequence format above.
+struct EncodedExample {
+  std::vector<int> src;      // encoder ids (encoder-decoder), else empty
+  std::vector<int> inputs;   // decoder input
+  std::vector<int> targets;  // next tokens, 0 where no loss
+};
+EncodedExample encode_example(const Task& task, const Example& ex);
+// The decoder prompt for generation: "<bos>" + src + sep (decoder-only seq2seq) or "<bos>".
+std::vector<int> prompt_ids(const Task& task, const std::string& src);
+// Right-pads a list of encoded examples into one batch.
+Batch make_batch(const std::vector<EncodedExample>& examples);
+
+// Date helpers (exposed for tests): day of the week, 0 = Monday .. 6 = Sunday.
+int weekday(int year, int month, int day);
+int days_in_month(int year, int month);
+
+}  // namespace ap::train

@@ -1,0 +1,216 @@
+// The training loop's pieces (see trainer.hpp). Threads only split the batch; every shard
+// owns its activations and gradient buffer, and the shards' gradients are added in order.
+#include "train/trainer.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <thread>
+
+#include "core/tensor.hpp"
+
+namespace ap::train {
+
+struct Trainer::Shard {
+  explicit Shard(const ModelConfig& cfg) : grads(cfg) {}
+  Activations<float> acts;
+  Params<float> grads;
+  Batch batch;
+  double loss_sum = 0.0;
+};
+
+ModelConfig task_model_config(const Task& task, ModelConfig m) {
+  m.arch = task.arch();
+  m.vocab_size = task.tokenizer().size();
+  m.max_len = task.max_len();
+  m.tokenizer = task.tokenizer().kind() == Tokenizer::Kind::Char ? "char" : "word";
+  m.validate();
+  return m;
+}
+
+Trainer::Trainer(const TrainConfig& cfg)
+    : cfg_(cfg),
+      task_(make_task(cfg.task)),
+      params_(task_model_config(*task_, cfg.model)),
+      grads_(params_.cfg),
+      opt_(params_),
+      data_rng_(cfg.seed ^ 0xDA7A5EEDull) {
+  if (cfg_.batch < 1) fail("batch must be >= 1 (got " + std::to_string(cfg_.batch) + ")");
+  if (cfg_.threads < 1) fail("threads must be >= 1 (got " + std::to_string(cfg_.threads) + ")");
+  cfg_.shards = std::max(1, std::min(cfg_.shards, cfg_.batch));
+  init_params(params_, cfg_.seed);
+  for (int s = 0; s < cfg_.shards; ++s) shards_.push_back(std::make_unique<Shard>(params_.cfg));
+}
+
+Trainer::~Trainer() = default;
+
+float Trainer::current_lr() const { return learning_rate(cfg_.optim, steps_done()); }
+
+template <typename Fn> void Trainer::for_each_shard(int shards, Fn&& fn) {
+  const int workers = std::min(cfg_.threads, shards);
+  if (workers <= 1) {
+    for (int s = 0; s < shards; ++s) fn(s);
+    return;
+  }
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(workers));
+  auto run = [&](int w) {
+    try {
+      for (int s = w; s < shards; s += workers) fn(s);
+    } catch (...) {
+      errors[static_cast<size_t>(w)] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int w = 1; w < workers; ++w) pool.emplace_back(run, w);
+  run(0);
+  for (auto& t : pool) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+float Trainer::step() {
+  // Draw the batch on the main thread so the data stream does not depend on the threads.
+  std::vector<EncodedExample> examples;
+  examples.reserve(static_cast<size_t>(cfg_.batch));
+  for (int i = 0; i < cfg_.batch; ++i) examples.push_back(encode_example(*task_, task_->sample(data_rng_, Split::Train)));
+  int count = 0;
+  const int S = cfg_.shards;
+  for (int s = 0; s < S; ++s) {
+    const int lo = cfg_.batch * s / S, hi = cfg_.batch * (s + 1) / S;
+    shards_[static_cast<size_t>(s)]->batch = make_batch({examples.begin() + lo, examples.begin() + hi});
+    count += shards_[static_cast<size_t>(s)]->batch.count_targets();
+  }
+  const float scale = count ? 1.0f / static_cast<float>(count) : 0.0f;
+  for_each_shard(S, [&](int s) {
+    Shard& sh = *shards_[static_cast<size_t>(s)];
+    sh.loss_sum = transformer_forward(sh.acts, params_, sh.batch);
+    sh.grads.zero();
+    transformer_backward(sh.grads, sh.acts, params_, sh.batch, scale);
+  });
+  // Sum the shards' gradients in shard order (the same order for any thread count).
+  double loss = 0.0;
+  grads_.zero();
+  for (auto& sh : shards_) {
+    loss += sh->loss_sum;
+    for (size_t i = 0; i < grads_.flat.size(); ++i) grads_.flat[i] += sh->grads.flat[i];
+  }
+  grad_norm_ = clip_grad_norm(grads_.flat, cfg_.optim.clip_norm);
+  opt_.step(params_, grads_, cfg_.optim, learning_rate(cfg_.optim, steps_done()));
+  return static_cast<float>(loss * scale);
+}
+
+std::vector<std::vector<float>> Trainer::last_logits(const std::vector<std::vector<int>>& srcs,
+                                                    const std::vector<std::vector<int>>& prefixes) {
+  const int V = params_.cfg.vocab_size, n = static_cast<int>(prefixes.size());
+  const bool encdec = params_.cfg.arch == Arch::EncoderDecoder;
+  std::vector<std::vector<float>> out(static_cast<size_t>(n));
+  constexpr int kChunk = 128;  // sequences per forward pass
+  const int chunks = (n + kChunk - 1) / kChunk;
+  std::vector<std::unique_ptr<Activations<float>>> acts(static_cast<size_t>(std::min(cfg_.threads, std::max(chunks, 1))));
+  for (auto& a : acts) a = std::make_unique<Activations<float>>();
+  const int workers = static_cast<int>(acts.size());
+  for_each_shard(workers, [&](int w) {
+    for (int c = w; c < chunks; c += workers) {
+      const int lo = c * kChunk, hi = std::min(n, lo + kChunk);
+      std::vector<EncodedExample> ex(static_cast<size_t>(hi - lo));
+      for (int i = lo; i < hi; ++i) {
+        auto& e = ex[static_cast<size_t>(i - lo)];
+        e.inputs = prefixes[static_cast<size_t>(i)];
+        e.targets.assign(e.inputs.size(), 0);
+        if (encdec) e.src = srcs[static_cast<size_t>(i)];
+      }
+      const Batch b = make_batch(ex);
+      transformer_forward(*acts[static_cast<size_t>(w)], params_, b);
+      for (int i = lo; i < hi; ++i) {
+        const size_t row = static_cast<size_t>(i - lo) * b.T + prefixes[static_cast<size_t>(i)].size() - 1;
+        const float* z = acts[static_cast<size_t>(w)]->logits.data() + row * V;
+        out[static_cast<size_t>(i)].assign(z, z + V);
+      }
+    }
+  });
+  return out;
+}
+
+std::vector<std::vector<int>> Trainer::greedy_ids(const std::vector<std::string>& sources) {
+  const Tokenizer& tok = task_->tokenizer();
+  const int n = static_cast<int>(sources.size()), L = params_.cfg.max_len;
+  std::vector<std::vector<int>> srcs(static_cast<size_t>(n)), seqs(static_cast<size_t>(n));
+  std::vector<std::vector<int>> generated(static_cast<size_t>(n));
+  std::vector<int> active;
+  for (int i = 0; i < n; ++i) {
+    if (task_->arch() == Arch::EncoderDecoder) {
+      srcs[static_cast<size_t>(i)] = tok.encode(sources[static_cast<size_t>(i)]).ids;
+      if (srcs[static_cast<size_t>(i)].empty() || static_cast<int>(srcs[static_cast<size_t>(i)].size()) > L)
+        fail("source length out of range for greedy decoding");
+    }
+    seqs[static_cast<size_t>(i)] = prompt_ids(*task_, sources[static_cast<size_t>(i)]);
+    if (static_cast<int>(seqs[static_cast<size_t>(i)].size()) > L) fail("prompt longer than max_len");
+    active.push_back(i);
+  }
+  while (!active.empty()) {
+    std::vector<std::vector<int>> s, p;
+    for (int i : active) {
+      s.push_back(srcs[static_cast<size_t>(i)]);
+      p.push_back(seqs[static_cast<size_t>(i)]);
+    }
+    const auto logits = last_logits(s, p);
+    std::vector<int> still;
+    for (size_t a = 0; a < active.size(); ++a) {
+      const int i = active[a];
+      const auto& z = logits[a];
+      const int next = static_cast<int>(std::max_element(z.begin(), z.end()) - z.begin());
+      auto& seq = seqs[static_cast<size_t>(i)];
+      if (next == Tokenizer::kEos) continue;
+      seq.push_back(next);
+      generated[static_cast<size_t>(i)].push_back(next);
+      if (static_cast<int>(seq.size()) < L) still.push_back(i);  // no room left: stop
+    }
+    active.swap(still);
+  }
+  return generated;
+}
+
+std::vector<std::string> Trainer::greedy(const std::vector<std::string>& sources) {
+  std::vector<std::string> texts;
+  for (const auto& g : greedy_ids(sources)) texts.push_back(task_->tokenizer().decode(g));
+  return texts;
+}
+
+EvalResult Trainer::evaluate(int n, uint64_t seed) {
+  EvalResult r;
+  Rng rng(seed);
+  auto count = [&](const std::string& kind, bool ok) { r.add(kind, ok); };
+  const auto pairs = task_->agreement_pairs(rng, n);
+  if (!pairs.empty()) {
+    std::vector<std::vector<int>> srcs(pairs.size()), prefixes;
+    for (const auto& p : pairs) prefixes.push_back(p.prefix);
+    const auto logits = last_logits(srcs, prefixes);
+    for (size_t i = 0; i < pairs.size(); ++i)
+      count(pairs[i].kind, logits[i][static_cast<size_t>(pairs[i].good)] > logits[i][static_cast<size_t>(pairs[i].bad)]);
+    return r;
+  }
+  std::vector<Example> examples;
+  std::vector<std::string> sources;
+  for (int i = 0; i < n; ++i) {
+    examples.push_back(task_->sample(rng, Split::HeldOut));
+    sources.push_back(examples.back().src);
+  }
+  // Exact match on token ids (a stray <pad> or <bos> would vanish from decoded text).
+  const auto outputs = greedy_ids(sources);
+  for (int i = 0; i < n; ++i) {
+    const Example& e = examples[static_cast<size_t>(i)];
+    count(e.kind, outputs[static_cast<size_t>(i)] == task_->tokenizer().encode(e.tgt).ids);
+  }
+  return r;
+}
+
+double Trainer::heldout_loss(int n, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<EncodedExample> ex;
+  for (int i = 0; i < n; ++i) ex.push_back(encode_example(*task_, task_->sample(rng, Split::HeldOut)));
+  Activations<float> acts;
+  const Batch b = make_batch(ex);
+  const double sum = transformer_forward(acts, params_, b);
+  return sum / std::max(1, b.count_targets());
+}
+
+}  // namespace ap::train

@@ -1,0 +1,77 @@
+// A training run: a task, the parameters, AdamW, and a step() that draws a batch, runs the
+// forward and backward passes and updates the weights; plus greedy decoding and held-out
+// evaluation with the same forward. The batch is always split into `shards` parts whose
+// gradients are summed in a fixed order, so any number of threads gives the same weights:
+// same seed, same machine, same model.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+#include "train/adamw.hpp"
+#include "train/evaluate.hpp"
+#include "train/params.hpp"
+#include "train/tasks.hpp"
+#include "train/transformer.hpp"
+
+namespace ap::train {
+
+struct TrainConfig {
+  std::string task = "sort";
+  // Sizes and switches. arch, vocab_size, max_len and tokenizer are taken from the task.
+  ModelConfig model;
+  OptimConfig optim;
+  int batch = 64;        // sequences per step
+  uint64_t seed = 1;     // initial weights and the training data stream
+  int threads = 1;       // worker threads (1 in wasm)
+  int shards = 2;        // parts the batch is split into (fixes the summation order)
+};
+
+class Trainer {
+ public:
+  explicit Trainer(const TrainConfig& cfg);
+  ~Trainer();
+
+  // One optimisation step on a fresh batch; returns the batch's mean loss.
+  float step();
+  int steps_done() const { return opt_.steps_taken(); }
+  float last_grad_norm() const { return grad_norm_; }
+  float current_lr() const;
+
+  const TrainConfig& config() const { return cfg_; }
+  const ModelConfig& model_config() const { return params_.cfg; }
+  const Task& task() const { return *task_; }
+  Params<float>& params() { return params_; }
+  const Params<float>& params() const { return params_; }
+
+  // Greedy decoding from the task's prompt for each source text; returns the generated text
+  // (up to <eos>, without it). Recomputes the whole prefix at every step.
+  std::vector<std::string> greedy(const std::vector<std::string>& sources);
+  std::vector<std::vector<int>> greedy_ids(const std::vector<std::string>& sources);
+  // `n` held-out examples drawn with `seed`: exact match (seq2seq tasks) or agreement pairs (grammar).
+  EvalResult evaluate(int n, uint64_t seed);
+  // Mean loss on n held-out examples.
+  double heldout_loss(int n, uint64_t seed);
+
+ private:
+  struct Shard;
+  // Runs fn(shard index) for every shard, spread over the worker threads.
+  template <typename Fn> void for_each_shard(int shards, Fn&& fn);
+  // Logits at the last real position of each prefix (decoder inputs), for the given sources.
+  std::vector<std::vector<float>> last_logits(const std::vector<std::vector<int>>& srcs,
+                                              const std::vector<std::vector<int>>& prefixes);
+
+  TrainConfig cfg_;
+  std::unique_ptr<Task> task_;
+  Params<float> params_;
+  Params<float> grads_;
+  AdamW opt_;
+  Rng data_rng_;
+  std::vector<std::unique_ptr<Shard>> shards_;
+  float grad_norm_ = 0.0f;
+};
+
+// The model config a task needs, from user sizes: arch, vocab, max_len, tokenizer filled in.
+ModelConfig task_model_config(const Task& task, ModelConfig sizes);
+
+}  // namespace ap::train

@@ -1,0 +1,77 @@
+// The whole transformer for training: a forward pass over a padded batch that keeps every
+// activation (llm.c's ActivationTensors), and the backward pass that walks them in reverse.
+// The forward is the inference core's (cpp/core/model.cpp) to within float rounding; the test
+// test_train_consistency holds the two equal, so a shipped model does in the browser what it
+// did here. Decoder-only and encoder-decoder; post-norm (default) or pre-norm.
+//
+//   decoder-only:    x = tok_emb[inputs] + pos; blocks (causal self-attention); logits
+//   encoder-decoder: memory = encoder(src) (bidirectional, <pad> keys masked);
+//                    decoder(inputs) with causal self-attention and cross-attention to memory
+//   loss = mean over positions with targets != 0 of -log softmax(logits)[target]
+// Sequences are right-padded with <pad> (id 0): with the causal mask a real position never
+// sees the padding after it, and padded keys of the source are masked, so the numbers at real
+// positions are those of the unpadded sequence.
+#pragma once
+#include <vector>
+#include "train/params.hpp"
+
+namespace ap::train {
+
+struct Batch {
+  int B = 0;                 // sequences
+  int T = 0;                 // decoder length (after padding)
+  int S = 0;                 // source length (encoder-decoder only)
+  std::vector<int> src;      // (B, S) encoder input, 0 = <pad>
+  std::vector<int> inputs;   // (B, T) decoder input, 0 = <pad>
+  std::vector<int> targets;  // (B, T) next token; 0 = no loss (padding or prompt)
+  int count_targets() const;
+};
+
+template <typename T> struct BlockActs {
+  std::vector<T> norm1, mean1, rstd1;             // (N, d) (N) (N)
+  std::vector<T> q, k, v;                         // (N, d) each
+  std::vector<T> att;                             // (B, NH, T, T) softmax weights
+  std::vector<T> concat, attn_out, resid1;        // (N, d)
+  std::vector<T> norm_cross, mean_c, rstd_c;      // cross-attention (decoder of enc-dec)
+  std::vector<T> cq, ck, cv;                      // (N, d) (M, d) (M, d), M = B*S
+  std::vector<T> catt;                            // (B, NH, T, S)
+  std::vector<T> cconcat, cattn_out, cross_resid; // (N, d)
+  std::vector<T> norm2, mean2, rstd2;             // (N, d) (N) (N)
+  std::vector<T> ffn_hidden, ffn_act;             // (N, d_ff)
+  std::vector<T> ffn_out, resid2;                 // (N, d)
+};
+
+template <typename T> struct StackActs {
+  std::vector<T> x;                               // (N, d) embed + pos
+  std::vector<BlockActs<T>> blocks;
+  std::vector<T> final_norm, final_mean, final_rstd;  // pre-norm only
+  const T* out = nullptr;                         // (N, d) the stack's output
+};
+
+template <typename T> struct Activations {
+  int B = 0, T_ = 0, S = 0;
+  StackActs<T> enc, dec;
+  std::vector<unsigned char> src_pad;             // (B, S) 1 where src is <pad>
+  std::vector<T> logits, probs, losses;           // (N, V) (N, V) (N)
+  std::vector<T> pe;                              // (L, d) sinusoidal table, if used
+  // Backward scratch, sized with the rest so backward never allocates.
+  std::vector<T> g_out, g_in, g_a, g_b, g_c, g_e, g_concat, g_q, g_k, g_v;  // (max(N, M), d)
+  std::vector<T> g_hidden, g_act;                 // (max(N, M), d_ff)
+  std::vector<T> g_mem;                           // (M, d)
+  std::vector<T> g_logits;                        // (N, V)
+};
+
+// Runs the model over the batch and keeps every activation. Returns the SUM of the losses
+// at positions with a target (divide by batch.count_targets() for the mean).
+template <typename T>
+double transformer_forward(Activations<T>& acts, const Params<T>& p, const Batch& batch);
+
+// Adds d(loss_scale * summed loss)/d(param) into grads (same layout as p). Call after forward.
+template <typename T>
+void transformer_backward(Params<T>& grads, Activations<T>& acts, const Params<T>& p,
+                          const Batch& batch, T loss_scale);
+
+// The sinusoidal table PE (rows, d) with the core's formula (cpp/core/layers.cpp).
+template <typename T> void sinusoidal_table(std::vector<T>& pe, int rows, int d);
+
+}  // namespace ap::train

@@ -1,0 +1,128 @@
+// The trainer's forward is the inference core's forward: an ap::Model with random weights,
+// copied into the trainer, gives the same logits (within 1e-5) in both. This is what makes a
+// shipped model behave in the browser as it did in training. Also: the trainer's right-padded
+// batches give, at every real position, the logits of the unpadded sequence in the core.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/model.hpp"
+#include "train/params.hpp"
+#include "train/tasks.hpp"
+#include "train/transformer.hpp"
+
+using namespace ap;
+using namespace ap::train;
+
+namespace {
+
+Tokenizer vocab_of(int V) {
+  std::vector<std::string> v = {"<pad>", "<unk>", "<bos>", "<eos>"};
+  for (int i = 4; i < V; ++i) v.push_back(std::string(1, static_cast<char>('a' + i - 4)));
+  return Tokenizer(Tokenizer::Kind::Char, v);
+}
+
+ModelConfig small(Arch arch, NormPlace norm, PosKind pos, Act act) {
+  ModelConfig c;
+  c.arch = arch;
+  c.d_model = 16;
+  c.n_heads = 4;
+  c.n_layers = 2;
+  c.d_ff = 32;
+  c.vocab_size = 12;
+  c.max_len = 16;
+  c.norm = norm;
+  c.pos = pos;
+  c.act = act;
+  return c;
+}
+
+// Largest |a - b| / max(1, |b|) over the rows of the core's logits for one sequence.
+double logits_diff(const float* ours, const Stage& core) {
+  double worst = 0;
+  for (size_t i = 0; i < core.data.size(); ++i)
+    worst = std::max(worst, std::abs(ours[i] - core.data[i]) / std::max(1.0, std::abs(double(core.data[i]))));
+  return worst;
+}
+
+struct Seq { std::vector<int> src, tgt; };
+
+// Runs the core per sequence and the trainer on the padded batch of all of them.
+void check(const char* name, const ModelConfig& cfg, const std::vector<Seq>& seqs) {
+  Model model(cfg, vocab_of(cfg.vocab_size));
+  model.init_random(42);
+  Params<float> p(model.config());
+  params_from_model(p, model.weights());
+
+  // Round trip: the trainer's copy writes back exactly the same numbers.
+  Model back(cfg, vocab_of(cfg.vocab_size));
+  params_to_model(back.weights(), p);
+  auto a = model.named_tensors(), b = back.named_tensors();
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_EQ(a.size(), p.tensors.size()) << "every tensor of the model is trained";
+  for (size_t i = 0; i < a.size(); ++i) {
+    size_t n = 1;
+    for (int s : a[i].shape) n *= static_cast<size_t>(s);
+    for (size_t j = 0; j < n; ++j) ASSERT_EQ(a[i].data[j], b[i].data[j]) << a[i].name;
+  }
+
+  std::vector<EncodedExample> ex;
+  for (const auto& s : seqs) {
+    EncodedExample e;
+    e.src = s.src;
+    e.inputs = s.tgt;
+    e.targets.assign(s.tgt.size(), 0);
+    ex.push_back(e);
+  }
+  const Batch batch = make_batch(ex);
+  Activations<float> acts;
+  transformer_forward(acts, p, batch);
+
+  double worst = 0;
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    Trace tr;
+    if (cfg.arch == Arch::EncoderDecoder) model.forward(tr, seqs[i].src, seqs[i].tgt);
+    else model.forward(tr, seqs[i].tgt);
+    const Stage* logits = tr.find("logits");
+    ASSERT_NE(logits, nullptr);
+    ASSERT_EQ(logits->shape, (std::vector<int>{static_cast<int>(seqs[i].tgt.size()), cfg.vocab_size}));
+    const double diff = logits_diff(acts.logits.data() + i * batch.T * cfg.vocab_size, *logits);
+    worst = std::max(worst, diff);
+    EXPECT_LT(diff, 1e-5) << name << ", sequence " << i;
+  }
+  std::printf("  %-52s logits max diff %.2e\n", name, worst);
+}
+
+const std::vector<Seq> kDecoderSeqs = {{{}, {2, 5, 7, 4, 9, 11, 6}}, {{}, {2, 8}}, {{}, {2, 10, 10, 5, 4}}};
+const std::vector<Seq> kEncDecSeqs = {
+    {{5, 6, 7, 8, 9, 10, 11}, {2, 6, 4, 7}}, {{9, 4}, {2, 9, 5, 6, 7, 8}}, {{4, 4, 11, 5}, {2}}};
+
+}  // namespace
+
+TEST(TrainConsistency, DecoderOnlyPostNormGeluLearnedMatchesCore) {
+  check("decoder-only, post-norm, GELU, learned", small(Arch::DecoderOnly, NormPlace::Post, PosKind::Learned, Act::Gelu),
+        kDecoderSeqs);
+}
+
+TEST(TrainConsistency, DecoderOnlyPreNormReluSinusoidalMatchesCore) {
+  check("decoder-only, pre-norm, ReLU, sinusoidal",
+        small(Arch::DecoderOnly, NormPlace::Pre, PosKind::Sinusoidal, Act::Relu), kDecoderSeqs);
+}
+
+TEST(TrainConsistency, EncoderDecoderPostNormMatchesCore) {
+  check("encoder-decoder, post-norm, GELU, learned",
+        small(Arch::EncoderDecoder, NormPlace::Post, PosKind::Learned, Act::Gelu), kEncDecSeqs);
+}
+
+TEST(TrainConsistency, EncoderDecoderPreNormMatchesCore) {
+  check("encoder-decoder, pre-norm, ReLU, sinusoidal",
+        small(Arch::EncoderDecoder, NormPlace::Pre, PosKind::Sinusoidal, Act::Relu), kEncDecSeqs);
+}
+
+TEST(TrainConsistency, PositionsNoneMatchesCore) {
+  check("decoder-only, no positions", small(Arch::DecoderOnly, NormPlace::Post, PosKind::None, Act::Gelu),
+        kDecoderSeqs);
+}

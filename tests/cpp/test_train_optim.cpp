@@ -1,0 +1,103 @@
+// AdamW, the learning-rate schedule and gradient clipping against hand calculations.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "train/adamw.hpp"
+#include "train/params.hpp"
+
+using namespace ap;
+using namespace ap::train;
+
+namespace {
+
+ModelConfig tiny() {
+  ModelConfig c;
+  c.d_model = 2;
+  c.n_heads = 1;
+  c.n_layers = 1;
+  c.d_ff = 2;
+  c.vocab_size = 4;
+  c.max_len = 2;
+  c.pos = PosKind::None;
+  return c;
+}
+
+}  // namespace
+
+TEST(TrainOptim, ScheduleWarmsUpLinearlyThenFollowsACosine) {
+  OptimConfig c;
+  c.lr = 1.0f;
+  c.warmup_steps = 10;
+  c.total_steps = 110;
+  c.min_lr_ratio = 0.1f;
+  EXPECT_FLOAT_EQ(learning_rate(c, 0), 0.1f);  // (0 + 1) / 10
+  EXPECT_FLOAT_EQ(learning_rate(c, 4), 0.5f);
+  EXPECT_FLOAT_EQ(learning_rate(c, 9), 1.0f);
+  EXPECT_FLOAT_EQ(learning_rate(c, 10), 1.0f);              // cos(0) = 1
+  EXPECT_FLOAT_EQ(learning_rate(c, 60), 0.1f + 0.9f * 0.5f);  // half way: cos(pi/2) = 0
+  EXPECT_NEAR(learning_rate(c, 35), 0.1 + 0.9 * 0.5 * (1 + std::cos(M_PI * 0.25)), 1e-6);
+  EXPECT_FLOAT_EQ(learning_rate(c, 110), 0.1f);
+  EXPECT_FLOAT_EQ(learning_rate(c, 500), 0.1f);  // stays at the floor
+}
+
+TEST(TrainOptim, ClippingScalesToTheMaximumGlobalNorm) {
+  std::vector<float> g = {3.0f, 0.0f, -4.0f};
+  EXPECT_FLOAT_EQ(clip_grad_norm(g, 1.0f), 5.0f);  // the norm before clipping
+  EXPECT_NEAR(g[0], 0.6f, 1e-6);
+  EXPECT_NEAR(g[2], -0.8f, 1e-6);
+  std::vector<float> small = {0.3f, 0.4f};
+  EXPECT_FLOAT_EQ(clip_grad_norm(small, 1.0f), 0.5f);
+  EXPECT_FLOAT_EQ(small[0], 0.3f);  // under the cap: untouched
+  std::vector<float> off = {30.0f, 40.0f};
+  clip_grad_norm(off, 0.0f);
+  EXPECT_FLOAT_EQ(off[1], 40.0f);  // 0 disables clipping
+}
+
+TEST(TrainOptim, AdamWTwoStepsByHand) {
+  Params<float> p(tiny()), g(tiny());
+  for (size_t i = 0; i < p.size(); ++i) p.flat[i] = 0.5f;
+  OptimConfig c;
+  c.beta1 = 0.9f;
+  c.beta2 = 0.98f;
+  c.eps = 1e-8f;
+  c.weight_decay = 0.1f;
+  AdamW opt(p);
+  const float lr = 0.01f, g1 = 0.2f, g2 = -0.4f;
+  std::fill(g.flat.begin(), g.flat.end(), g1);
+  opt.step(p, g, c, lr);
+  // Step 1: m_hat = g, v_hat = g^2, so the Adam step is lr * g / |g| = lr; decay adds lr * wd * w
+  // on matrices only (decoupled: it does not pass through m and v).
+  const float w_mat = 0.5f - lr * (1.0f + 0.1f * 0.5f);
+  const float w_vec = 0.5f - lr * 1.0f;
+  EXPECT_NEAR(p.data(*p.find("decoder.0.self_attn.wq"))[0], w_mat, 1e-7);
+  EXPECT_NEAR(p.data(*p.find("lm_head.w"))[3], w_mat, 1e-7);
+  EXPECT_NEAR(p.data(*p.find("decoder.0.self_attn.bq"))[0], w_vec, 1e-7);
+  EXPECT_NEAR(p.data(*p.find("tok_emb"))[0], w_vec, 1e-7) << "no decay on embeddings";
+  EXPECT_NEAR(p.data(*p.find("decoder.0.norm1.gamma"))[1], w_vec, 1e-7) << "no decay on LayerNorm";
+
+  std::fill(g.flat.begin(), g.flat.end(), g2);
+  opt.step(p, g, c, lr);
+  // Step 2 written out: m = b1 m + (1 - b1) g, v = b2 v + (1 - b2) g^2, bias-corrected by 1 - b^2.
+  const double m = 0.9 * (0.1 * g1) + 0.1 * g2, v = 0.98 * (0.02 * g1 * g1) + 0.02 * g2 * g2;
+  const double step = (m / (1 - 0.9 * 0.9)) / (std::sqrt(v / (1 - 0.98 * 0.98)) + 1e-8);
+  EXPECT_NEAR(p.data(*p.find("decoder.0.self_attn.wq"))[0], w_mat - lr * (step + 0.1 * w_mat), 1e-6);
+  EXPECT_NEAR(p.data(*p.find("decoder.0.ffn.b1"))[0], w_vec - lr * step, 1e-6);
+  EXPECT_EQ(opt.steps_taken(), 2);
+}
+
+TEST(TrainOptim, InitialisationIsSeededAndShaped) {
+  Params<float> a(tiny()), b(tiny()), c(tiny());
+  init_params(a, 5);
+  init_params(b, 5);
+  init_params(c, 6);
+  EXPECT_EQ(a.flat, b.flat);
+  EXPECT_NE(a.flat, c.flat);
+  for (float x : std::vector<float>(a.data(*a.find("decoder.0.norm2.gamma")), a.data(*a.find("decoder.0.norm2.gamma")) + 2))
+    EXPECT_EQ(x, 1.0f);
+  EXPECT_EQ(a.data(*a.find("decoder.0.ffn.b2"))[0], 0.0f);
+  // Xavier-uniform: |w| <= sqrt(6 / (fan_in + fan_out)) = sqrt(6 / 4) for a (2, 2) matrix.
+  const auto* wq = a.find("decoder.0.self_attn.wq");
+  for (size_t i = 0; i < wq->size; ++i) EXPECT_LE(std::abs(a.data(*wq)[i]), std::sqrt(1.5f));
+}
