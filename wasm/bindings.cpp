@@ -57,6 +57,22 @@ ap::Mat mat_from(uintptr_t p, int rows, int cols) {
 
 }  // namespace
 
+// Limits of one traced attention call: every stage of every head is kept, so the scores must fit.
+constexpr int kMaxTokens = 4096;
+constexpr int64_t kMaxScores = int64_t{1} << 22;  // nHeads * n * m
+void check_tokens(int n, const char* what) {
+  if (n > kMaxTokens)
+    ap::fail(std::string(what) + " (" + std::to_string(n) + ") exceeds the limit of " + std::to_string(kMaxTokens) +
+             " tokens per call");
+}
+void check_attention_limits(int n, int m, int h) {
+  check_tokens(n, "n");
+  check_tokens(m, "m");
+  if (int64_t{h} * n * m > kMaxScores)
+    ap::fail("nHeads*n*m = " + std::to_string(int64_t{h} * n * m) + " exceeds the limit of " +
+             std::to_string(kMaxScores) + " attention scores per call");
+}
+
 // A finished trace: stages live here until delete(); views are handed out per call.
 class TraceHandle {
  public:
@@ -81,6 +97,7 @@ TraceHandle* attention(uintptr_t x, uintptr_t memory, uintptr_t wq, uintptr_t wk
   return guard([&]() -> TraceHandle* {
     if (n <= 0) ap::fail("n must be at least 1 (got " + std::to_string(n) + "): there are no tokens");
     if (m <= 0) ap::fail("m must be at least 1 (got " + std::to_string(m) + ")");
+    check_attention_limits(n, m, h);
     ap::AttentionWeights w;
     if (h <= 0) ap::fail("nHeads must be positive, got " + std::to_string(h));
     if (d <= 0 || d % h != 0)
@@ -397,6 +414,10 @@ bool kernel_attention(uintptr_t out, uintptr_t q, uintptr_t k, uintptr_t v, int 
   return guard([&]() {
     if (n <= 0 || m <= 0) ap::fail("n and m must be at least 1");
     if (d_k <= 0 || h <= 0) ap::fail("dK and nHeads must be positive");
+    if (n > 65536 || m > 65536) ap::fail("n and m are limited to 65536 tokens in kernels.attention");
+    if (full && int64_t{n} * m > (int64_t{1} << 24))
+      ap::fail("n*m = " + std::to_string(int64_t{n} * m) + " exceeds the limit of 16777216 scores with full: true " +
+               "(use the online kernel, full: false, for long inputs)");
     float* o = reinterpret_cast<float*>(out);
     if (full) ap::kernels::attention_forward_full(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
     else ap::kernels::attention_forward(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
@@ -408,6 +429,8 @@ bool kernel_attention(uintptr_t out, uintptr_t q, uintptr_t k, uintptr_t v, int 
 TraceHandle* rnn(uintptr_t x, int n, int d_in, int d_h, double rho, double seed) {
   return guard([&]() -> TraceHandle* {
     if (n <= 0) ap::fail("the RNN needs at least one token (n = " + std::to_string(n) + ")");
+    check_tokens(n, "n");
+    if (d_in > 4096 || d_h > 4096) ap::fail("RNN sizes are limited to 4096");
     const ap::RnnWeights w = ap::rnn_random(d_in, d_h, static_cast<float>(rho), static_cast<uint64_t>(seed));
     auto t = std::make_unique<TraceHandle>();
     t->trace.add2d("rnn_whh", "", -1, d_h, d_h) = w.whh;
@@ -420,6 +443,9 @@ TraceHandle* rnn(uintptr_t x, int n, int d_in, int d_h, double rho, double seed)
 TraceHandle* additive(uintptr_t s, int n, int d_s, uintptr_t h, int m, int d_h, int d_a, double seed) {
   return guard([&]() -> TraceHandle* {
     if (n <= 0 || m <= 0) ap::fail("additive attention needs at least one query and one key");
+    check_tokens(n, "n");
+    check_tokens(m, "m");
+    if (int64_t{n} * m * d_a > (int64_t{1} << 24)) ap::fail("n*m*dA exceeds the limit of 16777216");
     const ap::AdditiveWeights w = ap::additive_random(d_s, d_h, d_a, static_cast<uint64_t>(seed));
     auto t = std::make_unique<TraceHandle>();
     ap::additive_attention(t->trace, mat_from(s, n, d_s), mat_from(h, m, d_h), w);
@@ -432,6 +458,8 @@ TraceHandle* lookup(uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d, 
                     int d_a, double seed) {
   return guard([&]() -> TraceHandle* {
     if (n <= 0 || m <= 0 || d <= 0 || d_v <= 0) ap::fail("lookup sizes must be positive");
+    check_tokens(n, "n");
+    check_tokens(m, "m");
     const ap::ScoreFn f = ap::score_fn_from_string(fn);
     ap::AdditiveWeights w;
     if (f == ap::ScoreFn::Additive) w = ap::additive_random(d, d, d_a, static_cast<uint64_t>(seed));

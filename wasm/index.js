@@ -88,6 +88,11 @@ async function useRelaxedKernels(raw, memory) {
   }
 }
 
+// Limits (README "Limits"): every stage of a traced call is kept, and wasm memory never shrinks.
+const MAX_TOKENS = 4096;
+const MAX_SCORES = 4194304; // nHeads * n * m per traced attention call
+const MAX_MODEL_BYTES = 256 * 2 ** 20;
+
 const CONFIG_KEYS = {
   arch: 'arch', dModel: 'd_model', nHeads: 'n_heads', nLayers: 'n_layers', dFf: 'd_ff',
   vocabSize: 'vocab_size', maxLen: 'max_len', pos: 'pos', relClip: 'rel_clip', act: 'act',
@@ -202,6 +207,12 @@ class AttentionPlayground {
     const m = cross ? opts.m : n;
     if (cross) checkCount(m, 'm');
     else if (opts.m !== undefined && opts.m !== n) throw new Error(`m (${opts.m}) differs from n (${n}) but no memory was given`);
+    for (const [v, k] of [[n, 'n'], [m, 'm']]) {
+      if (v > MAX_TOKENS) throw new Error(`${k} (${v}) exceeds the limit of ${MAX_TOKENS} tokens per attention call`);
+    }
+    if (nHeads * n * m > MAX_SCORES) {
+      throw new Error(`nHeads*n*m = ${nHeads * n * m} exceeds the limit of ${MAX_SCORES} attention scores per call`);
+    }
     const x = asFloat32(opts.x, 'x');
     checkLength(x, n * dModel, 'x', 'n*dModel');
     const memory = cross ? asFloat32(opts.memory, 'memory') : null;
@@ -372,6 +383,9 @@ class AttentionPlayground {
     if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
     if (!(bytes instanceof Uint8Array)) throw new Error('loadModel() needs a Uint8Array or ArrayBuffer of a .safetensors file');
     if (bytes.length === 0) throw new Error('loadModel: the file is empty');
+    if (bytes.length > MAX_MODEL_BYTES) {
+      throw new Error(`loadModel: the file has ${bytes.length} bytes; the limit is ${MAX_MODEL_BYTES} (256 MiB)`);
+    }
     const handle = this._withHeap([bytes], (p) => this._raw.loadModel(p[0], bytes.length));
     if (!handle) this._fail('loadModel');
     return this._own(handle, new Model(this, handle));

@@ -1,18 +1,27 @@
 #include "trace/trace.hpp"
 
+#include <cstdint>
 #include <numeric>
 
 namespace ap {
 
 Stage& Trace::add(const std::string& name, const std::string& stack, int layer, std::vector<int> shape) {
-  size_t size = 1;
-  for (int s : shape) size *= static_cast<size_t>(s);
+  // Multiply in 64 bits: size_t is 32 bits in wasm, where h * n * m can wrap to a tiny buffer.
+  constexpr uint64_t kMaxStageValues = uint64_t{1} << 26;  // 256 MiB of floats
+  uint64_t size = 1;
+  for (int s : shape) {
+    if (s < 0) fail("stage '" + name + "' has a negative dimension");
+    size *= static_cast<uint64_t>(s);
+    if (size > kMaxStageValues)
+      fail("stage '" + name + "' would hold more than " + std::to_string(kMaxStageValues) +
+           " values: the input is too large to record every step");
+  }
   Stage st;
   st.name = name;
   st.stack = stack;
   st.layer = layer;
   st.shape = std::move(shape);
-  st.data.assign(size, 0.0f);
+  st.data.assign(static_cast<size_t>(size), 0.0f);
   stages_.push_back(std::move(st));
   return stages_.back();
 }

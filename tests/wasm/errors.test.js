@@ -116,6 +116,16 @@ describe('malformed safetensors files', () => {
   });
 });
 
+test('inputs too large to trace are refused before any memory is taken', () => {
+  const before = ap.heapUsed(), mem = ap.memoryBytes();
+  // 4 * 32768^2 scores would wrap a 32-bit size to 0 without the limit
+  expect(() => ap.attention({ ...good(2, 4), n: 32768, x: new Float32Array(32768 * 4) })).toThrow(/n \(32768\) exceeds the limit of 4096 tokens/);
+  expect(() => ap.attention({ ...good(2, 4), n: 2048, x: new Float32Array(2048 * 4), nHeads: 2 })).toThrow(/nHeads\*n\*m = 8388608 exceeds the limit of 4194304/);
+  expect(() => ap.loadModel(new Uint8Array(256 * 2 ** 20 + 1))).toThrow(/limit is 268435456/);
+  expect(ap.heapUsed()).toBe(before);
+  expect(ap.memoryBytes()).toBe(mem);
+});
+
 test('10,000 calls with errors interleaved leave the wasm heap where it was', () => {
   const m = wordModel();
   const run = (i) => {
