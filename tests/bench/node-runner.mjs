@@ -1,0 +1,61 @@
+// One benchmark implementation in its own Node process: `node node-runner.mjs <impl>`. Reads one
+// JSON request per line on stdin ({ op: init | supports | prepare | run | release | quit }),
+// answers one JSON line on stdout ({ ok, result } or { ok: false, error }). The driver
+// (tests/tools/bench.mjs) speaks the same protocol to the native runners and the Chromium page.
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createImpl } from './impl/index.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const require = createRequire(join(ROOT, 'package.json'));
+
+// How an implementation reaches files and peers in Node (page.mjs is the browser's version).
+const env = {
+  where: 'node',
+  readBytes: async (rel) => new Uint8Array(await readFile(join(ROOT, rel))),
+  importModule: (rel) => import(pathToFileURL(join(ROOT, rel)).href),
+  async loadTfjs() {
+    const tf = require('@tensorflow/tfjs-core');
+    const wasm = require('@tensorflow/tfjs-backend-wasm');  // registers the 'wasm' backend
+    return Object.assign(Object.create(tf), { wasm });
+  },
+  loadOrt: async () => import('onnxruntime-web'),
+};
+
+const [name] = process.argv.slice(2);
+let impl = null;
+const reply = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
+// Peers may log to stdout (tfjs prints a banner): only protocol lines go there.
+console.log = console.info = console.warn = (...a) => process.stderr.write(`${a.join(' ')}\n`);
+
+const lines = createInterface({ input: process.stdin });
+for await (const line of lines) {
+  let msg;
+  try {
+    msg = JSON.parse(line);
+    let result = null;
+    switch (msg.op) {
+      case 'init': impl = await createImpl(name, env); result = { ...impl.info, engine: `Node ${process.versions.node} (V8 ${process.versions.v8})` }; break;
+      case 'supports': result = impl.supports(msg.case); break;
+      case 'prepare': result = await impl.prepare(msg.case); break;
+      case 'run': {
+        // CPU time of this process (user + system) beside the wall time the implementation took:
+        // on this shared machine the wall clock also counts the time other users' work held the core.
+        const before = process.cpuUsage();
+        result = await impl.run(msg.reps);
+        const used = process.cpuUsage(before);
+        result.cpuSeconds = (used.user + used.system) / 1e6;
+        break;
+      }
+      case 'release': await impl.release(); break;
+      case 'quit': process.exit(0); break;
+      default: throw new Error(`unknown op ${msg.op}`);
+    }
+    reply({ ok: true, result });
+  } catch (err) {
+    reply({ ok: false, error: String(err && err.stack ? err.stack : err) });
+  }
+}

@@ -1,0 +1,63 @@
+// The benchmark in Chromium: the same implementations as node-runner.mjs, one per page (each page
+// in its own browser context, so its own renderer process). The driver calls
+// window.benchHandle(request) with the runner protocol's requests and reads the same answers.
+// Files are served from the repository root by the driver (page.route), so paths are root-relative.
+import { createImpl } from './impl/index.mjs';
+
+function loadScript(src) {
+  return new Promise((resolve, reject) => {
+    const s = document.createElement('script');
+    s.src = src;
+    s.onload = resolve;
+    s.onerror = () => reject(new Error(`could not load ${src}`));
+    document.head.append(s);
+  });
+}
+
+const env = {
+  where: 'chromium',
+  async readBytes(rel) {
+    const response = await fetch(`/${rel}`);
+    if (!response.ok) throw new Error(`${rel}: HTTP ${response.status}`);
+    return new Uint8Array(await response.arrayBuffer());
+  },
+  importModule: (rel) => import(`/${rel}`),
+  async loadTfjs() {
+    // The UMD bundles: tfjs-core defines the global tf, the wasm backend adds tf.wasm.
+    await loadScript('/node_modules/@tensorflow/tfjs-core/dist/tf-core.min.js');
+    await loadScript('/node_modules/@tensorflow/tfjs-backend-wasm/dist/tf-backend-wasm.min.js');
+    const tf = globalThis.tf;
+    tf.wasm.setWasmPaths('/node_modules/@tensorflow/tfjs-backend-wasm/dist/');
+    return tf;
+  },
+  async loadOrt() {
+    const ort = await import('/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs');
+    ort.env.wasm.wasmPaths = '/node_modules/onnxruntime-web/dist/';
+    return ort;
+  },
+};
+
+let impl = null;
+window.benchHandle = async (msg) => {
+  try {
+    let result = null;
+    switch (msg.op) {
+      case 'init': {
+        const name = new URL(location.href).searchParams.get('impl');
+        impl = await createImpl(name, env);
+        const brand = navigator.userAgentData?.brands?.find((b) => /Chrom/.test(b.brand));
+        result = { ...impl.info, engine: `Chromium ${brand ? brand.version : navigator.userAgent}` };
+        break;
+      }
+      case 'supports': result = impl.supports(msg.case); break;
+      case 'prepare': result = await impl.prepare(msg.case); break;
+      case 'run': result = await impl.run(msg.reps); break;
+      case 'release': await impl.release(); break;
+      default: throw new Error(`unknown op ${msg.op}`);
+    }
+    return { ok: true, result };
+  } catch (err) {
+    return { ok: false, error: String(err && err.stack ? err.stack : err) };
+  }
+};
+window.benchReady = true;
