@@ -46,7 +46,11 @@ Trainer::~Trainer() = default;
 float Trainer::current_lr() const { return learning_rate(cfg_.optim, steps_done()); }
 
 template <typename Fn> void Trainer::for_each_shard(int shards, Fn&& fn) {
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  const int workers = 1;  // this wasm build has no threads; the shards still fix the summation order
+#else
   const int workers = std::min(cfg_.threads, shards);
+#endif
   if (workers <= 1) {
     for (int s = 0; s < shards; ++s) fn(s);
     return;
