@@ -1,0 +1,47 @@
+// Untrusted text never becomes markup: typed tokens such as <img onerror> and </script> render
+// as text in every view of the page (each a widget with its own shadow root).
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startPlayground } from './harness.js';
+
+let playground;
+beforeAll(async () => { playground = await startPlayground(); });
+afterAll(async () => { await playground?.close(); });
+
+const count = (page) => page.evaluate(() => {
+  const out = { img: 0, script: 0, svgScript: 0, onattr: 0 };
+  const visit = (root) => {
+    out.img += root.querySelectorAll('img').length;
+    out.script += root.querySelectorAll('script').length;
+    out.svgScript += root.querySelectorAll('svg script, iframe, object, embed').length;
+    for (const n of root.querySelectorAll('*')) {
+      for (const a of n.attributes) if (/^on/i.test(a.name)) out.onattr++;
+      if (n.shadowRoot) visit(n.shadowRoot);
+    }
+  };
+  visit(document);
+  return out;
+});
+
+test('markup typed into the text box renders as text in every view and runs nothing', async () => {
+  const { page, errors } = await playground.open('/');
+  let dialogs = 0;
+  page.on('dialog', (d) => { dialogs++; d.dismiss(); });
+  await page.waitForFunction(() => document.querySelector('ap-stepper')?.dataset.text);
+  const before = await count(page);
+  const evil = '<img src=x onerror=alert(1)> </script><script>window.__pwned=1</script> <svg onload=alert(2)>';
+  await page.locator('#text').fill(evil);
+  await page.waitForFunction((t) => document.querySelector('ap-stepper')?.dataset.text === t, evil);
+  await page.waitForTimeout(300); // let every view redraw
+  const after = await count(page);
+  expect(after.img).toBe(before.img);
+  expect(after.script).toBe(before.script);
+  expect(after.svgScript).toBe(before.svgScript);
+  expect(after.onattr).toBe(before.onattr);
+  expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
+  // and the text is really on screen, as text
+  const shown = await page.locator('ap-controls').evaluate((c) => c.shadowRoot.textContent);
+  expect(shown).toContain('<');
+  expect(shown).toContain('script');
+  expect(dialogs).toBe(0);
+  expect(errors).toEqual([]);
+});
