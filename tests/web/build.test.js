@@ -17,8 +17,8 @@ test('the built page loads its wasm and computes weights whose rows sum to 1', a
   const out = page.locator('ap-stepper .out ap-heatmap');
   if (await out.locator('details[open]').count() === 0) await out.locator('summary').click();
   // the table alternative is built on the details' toggle event, which comes after the click
-  await page.waitForFunction(() =>
-    document.querySelector('ap-stepper .out ap-heatmap')?.shadowRoot?.querySelector('table tbody tr'));
+  // (locators pierce shadow roots, document.querySelector does not)
+  await out.locator('table tbody tr').first().waitFor();
   const rows = await out.evaluate((h) => [...h.shadowRoot.querySelectorAll('tbody tr')].map((tr) =>
     [...tr.querySelectorAll('td[data-value]')].map((td) => Number(td.dataset.value))));
   await playground.screenshot(page, 'build-page');

@@ -30,8 +30,8 @@ async function readWeightsTable({ page, errors }, text) {
   const out = page.locator('ap-stepper .out ap-heatmap');
   if (await out.locator('details[open]').count() === 0) await out.locator('summary').click();
   // the table alternative is built on the details' toggle event, which comes after the click
-  await page.waitForFunction(() =>
-    document.querySelector('ap-stepper .out ap-heatmap')?.shadowRoot?.querySelector('table tbody tr'));
+  // (locators pierce shadow roots, document.querySelector does not)
+  await out.locator('table tbody tr').first().waitFor();
   const shown = await out.evaluate((h) => {
     const table = h.shadowRoot.querySelector('table');
     const labels = [...table.tHead.querySelectorAll('th[scope="col"]')].map((th) => ({
