@@ -3,18 +3,15 @@
 #include <cmath>
 
 #include "core/layers.hpp"
+#include "core/rng.hpp"
 
 namespace ap {
 
 AdditiveWeights additive_random(int d_s, int d_h, int d_a, uint64_t seed) {
   if (d_s <= 0 || d_h <= 0 || d_a <= 0) fail("additive attention sizes must be positive");
-  uint64_t s = seed;
-  auto uniform = [&s](double a) {
-    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return static_cast<float>((static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-53 * 2.0 - 1.0) * a);
-  };
+  SplitMix64 rng{seed};
+  auto uniform = [&rng](double a) { return rng.symmetric(a); };
+
   AdditiveWeights w;
   w.ws.resize(d_s, d_a);
   w.wh.resize(d_h, d_a);

@@ -5,22 +5,15 @@
 #include <limits>
 #include <numeric>
 
+#include "core/rng.hpp"
+
 namespace ap {
 
 namespace {
 
-struct Rng {  // splitmix64: same seed, same samples, on every platform
-  uint64_t s;
-  double uniform() {
-    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
-  }
-};
 
-int draw(const std::vector<float>& dist, Rng& rng) {
-  const double u = rng.uniform();
+int draw(const std::vector<float>& dist, SplitMix64& rng) {
+  const double u = rng.unit();
   double acc = 0.0;
   int last = 0;
   for (size_t i = 0; i < dist.size(); ++i) {
@@ -98,7 +91,7 @@ Generation generate(const Model& model, const std::vector<int>& prompt, const st
 
   Generation g;
   g.prompt = prompt;
-  Rng rng{opt.sampling.seed};
+  SplitMix64 rng{opt.sampling.seed};
   const std::vector<int> banned = {Tokenizer::kPad, Tokenizer::kUnk, Tokenizer::kBos};
   const int V = cfg.vocab_size;
   std::vector<int> seq = prompt;

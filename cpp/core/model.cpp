@@ -6,25 +6,12 @@
 
 #include "core/block.hpp"
 #include "core/layers.hpp"
+#include "core/rng.hpp"
 
 namespace ap {
 
 namespace {
 
-// splitmix64: a tiny, portable, seeded generator so the same seed gives the same weights
-// on every platform (std:: distributions are not portable across standard libraries).
-struct Rng {
-  uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  float uniform(float a) {  // in [-a, a)
-    return static_cast<float>((static_cast<double>(next() >> 11) * 0x1.0p-53 * 2.0 - 1.0) * a);
-  }
-};
 
 void alloc_attention(AttentionWeights& a, int d) {
   for (Mat* w : {&a.wq, &a.wk, &a.wv, &a.wo}) w->setZero(d, d);
@@ -123,7 +110,7 @@ std::vector<Model::NamedTensor> Model::named_tensors() {
 }
 
 void Model::init_random(uint64_t seed) {
-  Rng rng{seed};
+  SplitMix64 rng{seed};
   for (NamedTensor& t : named_tensors()) {
     size_t size = 1;
     for (int s : t.shape) size *= static_cast<size_t>(s);
@@ -134,7 +121,7 @@ void Model::init_random(uint64_t seed) {
     else if (is_vector) a = 0.02f;                           // small biases
     else if (t.name == "tok_emb" || t.name == "pos_emb") a = 1.0f;
     else a = std::sqrt(6.0f / static_cast<float>(t.shape[0] + t.shape[1]));  // Xavier uniform
-    for (size_t i = 0; i < size; ++i) t.data[i] = (is_gamma ? 1.0f : 0.0f) + rng.uniform(a);
+    for (size_t i = 0; i < size; ++i) t.data[i] = (is_gamma ? 1.0f : 0.0f) + rng.symmetric(a);
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/attention.hpp"
 #include "core/layers.hpp"
+#include "core/rng.hpp"
 
 namespace ap {
 
@@ -132,15 +133,9 @@ Preset scale_512() {
   p.tokens = {"clouds", "drift", "across", "blue", "sky"};
   const int d = 512;
   p.d_model = d;
-  uint64_t s = 512;
-  auto gauss = [&s]() {  // Box-Muller on a splitmix64 stream: deterministic everywhere
-    auto u = [&s]() {
-      uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-      return (static_cast<double>((z ^ (z >> 31)) >> 11) + 0.5) * 0x1.0p-53;
-    };
-    const double u1 = u(), u2 = u();
+  SplitMix64 rng{512};
+  auto gauss = [&rng]() {  // Box-Muller: deterministic everywhere
+    const double u1 = rng.unit_open(), u2 = rng.unit_open();
     return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
   };
   p.x.resize(5, d);

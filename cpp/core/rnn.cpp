@@ -6,6 +6,7 @@
 #include <Eigen/Eigenvalues>
 
 #include "core/layers.hpp"
+#include "core/rng.hpp"
 
 namespace ap {
 
@@ -17,13 +18,9 @@ float spectral_radius(const Mat& w) {
 RnnWeights rnn_random(int d_in, int d_h, float rho, uint64_t seed) {
   if (d_in <= 0 || d_h <= 0) fail("RNN sizes must be positive");
   if (!(rho >= 0.0f) || !std::isfinite(rho)) fail("spectral radius must be a finite number >= 0");
-  uint64_t s = seed;
-  auto uniform = [&s](double a) {
-    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return static_cast<float>((static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-53 * 2.0 - 1.0) * a);
-  };
+  SplitMix64 rng{seed};
+  auto uniform = [&rng](double a) { return rng.symmetric(a); };
+
   RnnWeights w;
   w.wxh.resize(d_in, d_h);
   w.whh.resize(d_h, d_h);
