@@ -48,12 +48,13 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
   function apply() {
     for (const k of STATE_KEYS) set(controls, k, String(state[k]));
     set(controls, 'hide', hide.join(','));
+    // The page's controls bar sets every widget's text: the widgets' own text boxes are hidden.
     for (const w of widgets) {
       for (const k of WIDGET_STATE_KEYS) set(w, k, String(state[k]));
-      if (hide.length) set(w, 'hide', hide.join(','));
+      set(w, 'hide', ['text', ...hide].join(','));
     }
     for (const k of STATE_KEYS) set(stepper, k, String(state[k]));
-    if (hide.length) set(stepper, 'hide', hide.join(','));
+    set(stepper, 'hide', ['text', ...hide].join(','));
   }
 
   let urlTimer = null;

@@ -1,16 +1,25 @@
-// `npm run build`: build the wasm module, then bundle the page (web/) with Vite into dist/.
+// `npm run build`: build the wasm module, bundle the page (web/) with Vite into dist/, then the
+// widget library beside it (dist/attention-playground.js + dist/attention-playground/, embed.html).
+// `--widgets` builds only the widget library (what `npm pack` needs: the prepack script).
 import { join } from 'node:path';
 import {
-  ROOT, BUILD_PACKAGES, buildWasm, ensureDebianPackages, ensureNodeModules, main, step,
+  ROOT, BUILD_PACKAGES, buildWasm, buildWidgets, ensureDebianPackages, ensureNodeModules, main, step,
 } from './lib/setup.mjs';
+
+const widgetsOnly = process.argv.includes('--widgets');
 
 main(async () => {
   await ensureDebianPackages(BUILD_PACKAGES);
   await ensureNodeModules();
   await buildWasm({ target: 'ap_core' });
 
-  step('bundling the page into dist/ (vite build)');
-  const { build } = await import('vite');
-  await build({ configFile: join(ROOT, 'web', 'vite.config.js') });
-  console.log('\ndist/ is ready: serve it with any static file server.');
+  if (!widgetsOnly) {
+    step('bundling the page into dist/ (vite build)');
+    const { build } = await import('vite');
+    await build({ configFile: join(ROOT, 'web', 'vite.config.js') });
+  }
+  await buildWidgets({ force: !widgetsOnly });
+  console.log(widgetsOnly
+    ? '\ndist/attention-playground.js is ready.'
+    : '\ndist/ is ready: serve it with any static file server (index.html is the playground, embed.html the iframe embed).');
 });

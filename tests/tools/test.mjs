@@ -4,7 +4,7 @@
 // Arguments after `npm test --` go to Vitest (for example a test file to run alone).
 import { join } from 'node:path';
 import {
-  ROOT, NATIVE_DIR, WASM_DIR, TEST_PACKAGES, StepError, buildNative, buildWasm,
+  ROOT, NATIVE_DIR, WASM_DIR, TEST_PACKAGES, StepError, buildNative, buildWasm, buildWidgets,
   ensureDebianPackages, ensureNodeModules, main, run, step,
 } from './lib/setup.mjs';
 
@@ -53,6 +53,7 @@ main(async () => {
   try {
     await buildNative();
     await buildWasm();
+    await buildWidgets(); // dist/attention-playground.js: the embed, CSP and npm-pack tests use it
   } catch (err) {
     if (err instanceof StepError) err.message = `build failed, no tests were run: ${err.message}`;
     throw err;

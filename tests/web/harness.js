@@ -7,8 +7,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { build, createServer, preview } from 'vite';
+import { serveStatic } from '../tools/lib/static-server.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SCREENSHOT_DIR = join(ROOT, 'tests', 'web', 'screenshots');
 
 // Root needs --no-sandbox; without the networking flags Chromium keeps calling hosts
@@ -47,7 +48,16 @@ async function startServer(built) {
 
 // Starts the server and the browser. Call close() in afterAll.
 export async function startPlayground({ built = false } = {}) {
-  const server = await startServer(built);
+  return withBrowser(await startServer(built));
+}
+
+// A folder served as any static host serves it (tests/tools/lib/static-server.mjs: pages named
+// *csp*.html get the strict Content-Security-Policy header), with the same browser helpers.
+export async function startStaticSite(root = ROOT) {
+  return withBrowser(await serveStatic(root), { httpErrors: true });
+}
+
+async function withBrowser(server, { httpErrors = false } = {}) {
   const baseUrl = server.url;
 
   let browser;
@@ -60,10 +70,11 @@ export async function startPlayground({ built = false } = {}) {
 
   return {
     baseUrl,
+    browser,
 
-    // Opens `path` (relative to web/) in a fresh context; `errors` fills up as things go wrong.
-    async open(path = '/', { viewport = { width: 1100, height: 800 } } = {}) {
-      const context = await browser.newContext({ viewport });
+    // Opens `path` (relative to the served root) in a fresh context; `errors` fills up as things go wrong.
+    async open(path = '/', { viewport = { width: 1100, height: 800 }, colorScheme } = {}) {
+      const context = await browser.newContext({ viewport, colorScheme });
       const page = await context.newPage();
       const errors = [];
       page.on('console', (msg) => {
@@ -71,6 +82,7 @@ export async function startPlayground({ built = false } = {}) {
       });
       page.on('pageerror', (err) => errors.push(`uncaught: ${err.message}`));
       page.on('requestfailed', (req) => errors.push(`request failed: ${req.url()} (${req.failure()?.errorText})`));
+      if (httpErrors) page.on('response', (res) => { if (res.status() >= 400) errors.push(`HTTP ${res.status()}: ${res.url()}`); });
       await page.goto(new URL(path, baseUrl).href);
       return { page, errors };
     },

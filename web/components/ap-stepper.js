@@ -75,10 +75,14 @@ export class ApStepper extends ApWidget {
     const wanted = state.step && state.step !== this._appliedStep ? state.step : prevId || state.step;
     this._appliedStep = state.step;
     let idx = this._steps.findIndex((s) => s.id === wanted);
-    if (idx < 0 && wanted) {
+    if (idx < 0 && wanted && wanted.includes(':')) {
       // The same operation in another layout (e.g. pre-norm reorders a block): match by name and layer.
       const [, layer, name] = wanted.split(':');
       idx = this._steps.findIndex((s) => s.name === name && String(s.layer ?? '-') === layer);
+    } else if (idx < 0 && wanted) {
+      // A bare stage name (step="weights", as an instructor writes it): that stage in the layer asked for.
+      idx = this._steps.findIndex((s) => s.name === wanted && (s.layer ?? 0) === state.layer);
+      if (idx < 0) idx = this._steps.findIndex((s) => s.name === wanted);
     }
     if (idx < 0 && !prevId && state.layer > 0) idx = this._steps.findIndex((s) => s.layer === state.layer);
     // The page's layer changed (another view picked one): go to that layer's first step.

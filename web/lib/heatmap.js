@@ -62,18 +62,22 @@ function pixels(cols, rows) {
   return pixelCanvas;
 }
 
-// Theme colours are read from CSS once per theme (getComputedStyle forces a style pass of the
-// whole page), then shared by every heatmap; resetTheme() after the theme changes.
-let themeCache = null;
-export function resetTheme() { themeCache = null; }
+// Theme colours are read from CSS once per element and theme (getComputedStyle forces a style
+// pass), not once per draw; resetTheme() after any theme change (the page's toggle, the reader's
+// colour scheme, a widget's theme attribute) makes every element read them again. Per element,
+// because each widget can have its own theme or --ap-* colours.
+let themeVersion = 0;
+const themeCache = new WeakMap();
+export function resetTheme() { themeVersion++; }
 if (typeof matchMedia === 'function') matchMedia('(prefers-color-scheme: dark)').addEventListener?.('change', resetTheme);
 
 /** Theme colours for canvas drawing, read from CSS custom properties of `host`. */
 export function themeOf(host) {
-  const key = document.documentElement.dataset.theme || '';
-  if (themeCache && themeCache.key === key) return themeCache.theme;
+  const key = `${themeVersion}|${document.documentElement.dataset.theme || ''}`;
+  const hit = themeCache.get(host);
+  if (hit && hit.key === key) return hit.theme;
   const theme = readTheme(host);
-  themeCache = { key, theme };
+  themeCache.set(host, { key, theme });
   return theme;
 }
 

@@ -7,7 +7,9 @@ import katexCss from 'katex/dist/katex.min.css?inline';
 let sheets = null;
 
 function buildSheets() {
-  const fontFaces = katexCss.match(/@font-face\{[^}]*\}/g) || [];
+  // matchAll, not match: Rolldown (Vite 8) folds katexCss.match(re) on the inlined constant
+  // into a string, and the bundle then fails with "fontFaces.join is not a function".
+  const fontFaces = Array.from(katexCss.matchAll(/@font-face\{[^}]*\}/g), (m) => m[0]);
   const katexRules = katexCss.replace(/@font-face\{[^}]*\}/g, '');
   const katex = new CSSStyleSheet();
   katex.replaceSync(katexRules);

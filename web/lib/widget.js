@@ -8,8 +8,9 @@ import { el, emit } from './dom.js';
 import { conceptById } from './concepts.js';
 import { parseState, runSpec, STATE_KEYS } from './state.js';
 import { runFor } from './runs.js';
+import { resetTheme } from './heatmap.js';
 
-const BASE_ATTRS = [...STATE_KEYS, 'hide', 'height'];
+const BASE_ATTRS = [...STATE_KEYS, 'hide', 'height', 'theme'];
 let firstRender = false;
 
 export class ApWidget extends HTMLElement {
@@ -19,6 +20,8 @@ export class ApWidget extends HTMLElement {
   static defaults = {};
   /** Extra observed attributes of a subclass. */
   static extraAttributes = [];
+  /** Does the widget show the state's text (and so offer its own text box, hide="text")? */
+  static textInput = true;
 
   static get observedAttributes() { return [...BASE_ATTRS, ...this.extraAttributes]; }
 
@@ -47,10 +50,21 @@ export class ApWidget extends HTMLElement {
       const info = conceptById(concept);
       this.titleNode = el('h3', { text: this.constructor.title || info?.title || concept });
       this.body = el('div', { className: 'body' });
+      // Its own text box, for a widget on its own in a course page (the playground page hides it:
+      // its controls bar sets the text of every widget). Typing leaves a preset for the text.
+      this.textField = null;
+      if (this.constructor.textInput) {
+        let timer = null;
+        this.textInputNode = el('input', {
+          type: 'text', spellcheck: false, maxLength: 400, attrs: { 'aria-label': 'Text to run the model on' },
+          on: { input: () => { clearTimeout(timer); timer = setTimeout(() => this.requestState({ text: this.textInputNode.value, preset: '' }), 250); } },
+        });
+        this.textField = el('label', { className: 'field own-text' }, el('span', { text: 'Your text' }), this.textInputNode);
+      }
       this.status = el('p', { className: 'note', attrs: { role: 'status' } });
       this.root = el('section', { className: 'widget', part: 'widget' },
         el('header', {}, this.titleNode, concept ? el('span', { className: 'concept-id', text: `#${concept}` }) : null),
-        this.body, this.status);
+        this.textField, this.body, this.status);
       if (concept) this.root.dataset.concept = concept;
       this.shadowRoot.append(this.root);
       this.build();
@@ -63,6 +77,7 @@ export class ApWidget extends HTMLElement {
 
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue) return;
+    if (name === 'theme') resetTheme(); // canvases read their colours again on the next draw
     if (name === 'height') {
       this.style.maxHeight = newValue ? `${parseInt(newValue, 10)}px` : '';
       this.style.overflow = newValue ? 'auto' : '';
@@ -136,6 +151,12 @@ export class ApWidget extends HTMLElement {
   update() {
     this._dirty = false;
     const state = this.state;
+    if (this.textField) {
+      this.textField.hidden = this.hides('text');
+      const shown = state.preset ? '' : state.text;
+      if (this.textInputNode.value !== shown && this.shadowRoot.activeElement !== this.textInputNode) this.textInputNode.value = shown;
+      this.textInputNode.placeholder = state.preset ? `preset: ${state.preset}` : '';
+    }
     let result;
     try {
       result = this.compute(state);

@@ -2,7 +2,7 @@
 // dependencies, the native and wasm CMake builds. Node builtins only, because this runs
 // before node_modules exists. Each step is skipped quickly when there is nothing to do.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -152,6 +152,34 @@ export async function buildWasm({ target } = {}) {
   for (const file of ['wasm/build/ap_core.mjs', 'wasm/build/ap_core.wasm']) {
     if (!existsSync(join(ROOT, file))) throw new StepError(`the wasm build did not produce ${file}`);
   }
+}
+
+// The widget bundle (dist/attention-playground.js and dist/attention-playground/, plus embed.html,
+// embed.js and the .d.ts): rebuilt only when a source under web/ or the wasm module is newer.
+export async function buildWidgets({ force = false } = {}) {
+  step('widget bundle (dist/attention-playground.js)');
+  const out = join(ROOT, 'dist', 'attention-playground.js');
+  const newest = (dir) => {
+    let t = -Infinity;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, entry.name);
+      if (entry.isDirectory()) t = Math.max(t, newest(p));
+      else t = Math.max(t, statSync(p).mtimeMs);
+    }
+    return t;
+  };
+  const sources = Math.max(newest(join(ROOT, 'web')), mtime(join(ROOT, 'wasm', 'index.js')),
+    mtime(join(ROOT, 'wasm', 'build', 'ap_core.wasm')), mtime(join(ROOT, 'wasm', 'build', 'kernels_relaxed.wasm')),
+    mtime(join(ROOT, 'package-lock.json')));
+  if (!force && mtime(out) >= sources) {
+    console.log('dist/attention-playground.js is up to date');
+    return;
+  }
+  // A fresh dist/attention-playground/ (no stale hashed files), the page's files left alone.
+  rmSync(join(ROOT, 'dist', 'attention-playground'), { recursive: true, force: true });
+  const { build } = await import('vite');
+  await build({ configFile: join(ROOT, 'web', 'vite.widgets.config.js') });
+  if (!existsSync(out)) throw new StepError('the widget build did not produce dist/attention-playground.js');
 }
 
 // Vite 8 needs Node 20.19 or newer (it loads ES modules with require()).

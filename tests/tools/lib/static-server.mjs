@@ -1,0 +1,52 @@
+// A small static file server (Node builtins only) for the examples and the embed tests: it
+// serves a folder as any static host would, with the right MIME types (application/wasm matters:
+// browsers compile wasm while it downloads only with it). Pages named *csp*.html are sent with
+//   Content-Security-Policy: script-src 'self' 'wasm-unsafe-eval'
+// the strict policy the widgets must work under (examples/csp.html also states it in a <meta>).
+import { createReadStream, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { extname, join, normalize, sep } from 'node:path';
+
+export const STRICT_CSP = "script-src 'self' 'wasm-unsafe-eval'";
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.wasm': 'application/wasm', '.png': 'image/png',
+  '.svg': 'image/svg+xml', '.woff2': 'font/woff2', '.woff': 'font/woff', '.ttf': 'font/ttf', '.ts': 'text/plain; charset=utf-8',
+  '.safetensors': 'application/octet-stream', '.txt': 'text/plain; charset=utf-8', '.md': 'text/plain; charset=utf-8',
+};
+
+/** Serves `root` on 127.0.0.1:`port` (0 = a free port). Returns { url, close() }. */
+export function serveStatic(root, { port = 0, log = false } = {}) {
+  const base = normalize(root + sep);
+  const server = createServer((req, res) => {
+    let path;
+    try {
+      path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    } catch {
+      res.writeHead(400).end('bad URL');
+      return;
+    }
+    let file = normalize(join(base, path));
+    if (!file.startsWith(base) && file + sep !== base) { res.writeHead(403).end('forbidden'); return; }
+    let st;
+    try {
+      st = statSync(file);
+      if (st.isDirectory()) { file = join(file, 'index.html'); st = statSync(file); }
+    } catch {
+      if (log) console.log(`404 ${path}`);
+      res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: ${path}`);
+      return;
+    }
+    const headers = { 'content-type': TYPES[extname(file)] || 'application/octet-stream', 'content-length': st.size, 'cache-control': 'no-cache' };
+    if (/csp[^/]*\.html$/.test(file)) headers['content-security-policy'] = STRICT_CSP;
+    res.writeHead(200, headers);
+    if (req.method === 'HEAD') res.end(); else createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      resolve({ url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }) });
+    });
+  });
+}

@@ -1,0 +1,251 @@
+// The widget bundle as an instructor uses it, in headless Chromium against a plain static server
+// (no Vite): dist/attention-playground.js loaded by one script tag in examples/course.html, the
+// gallery, the iframe embed (embed.html?widget=...), and a page under a strict CSP. Numbers are
+// checked against the lecture notes and against the same model run through the API in Node.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { load } from '../../wasm/index.js';
+import { COMMON_WORDS } from '../../web/lib/vocab.js';
+import { ROOT, startStaticSite } from './harness.js';
+
+let site;
+let ap;
+
+beforeAll(async () => {
+  if (!existsSync(join(ROOT, 'dist', 'attention-playground.js'))) {
+    throw new Error('dist/attention-playground.js is missing: `npm test` builds it (or `npm run build -- --widgets`)');
+  }
+  [site, ap] = await Promise.all([startStaticSite(ROOT), load()]);
+});
+
+const opened = [];
+afterEach(async () => {
+  while (opened.length) await opened.pop().context().close();
+});
+afterAll(async () => { await site?.close(); });
+
+async function open(path, opts) {
+  const r = await site.open(path, opts);
+  opened.push(r.page);
+  return r;
+}
+
+// Scrolls every widget into view in turn (they render when visible) and waits for each to draw.
+async function renderAll(page, selector = '*') {
+  const tags = await page.evaluate((sel) => [...document.querySelectorAll(sel)].filter((e) => e.tagName.startsWith('AP-')).map((e, i) => {
+    e.dataset.testIndex = String(i);
+    return i;
+  }), selector);
+  for (const i of tags) {
+    const w = page.locator(`[data-test-index="${i}"]`);
+    await w.scrollIntoViewIfNeeded();
+    await expect.poll(() => w.evaluate((e) => e.dataset.rendered !== undefined || e.dataset.error !== undefined), { timeout: 30_000 }).toBe(true);
+  }
+  return page.evaluate(() => [...document.querySelectorAll('[data-test-index]')].map((e) => ({ tag: e.tagName.toLowerCase(), error: e.dataset.error || '' })));
+}
+
+// The values of the heatmaps in a widget's shadow root: [{ title, rows, cols, values }].
+function heatmaps(locator) {
+  return locator.evaluate((w) => [...w.shadowRoot.querySelectorAll('ap-heatmap')].filter((h) => h.matrix).map((h) => ({
+    title: h.matrix.title || '', rows: h.matrix.rows, cols: h.matrix.cols, rowLabels: h.matrix.rowLabels || [], values: Array.from(h.matrix.values),
+  })));
+}
+
+// softmax of [112, 96] / sqrt(64): exp(14) / (exp(14) + exp(12)) = 1 / (1 + e^-2), written out.
+const THINKING = 1 / (1 + Math.exp(-2)); // 0.8808
+
+describe('the course page (examples/course.html)', () => {
+  test('every widget renders from the one bundle with no console errors, each configured differently', async () => {
+    const { page, errors } = await open('examples/course.html');
+    const widgets = await renderAll(page);
+    expect(widgets.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(widgets.map((w) => w.tag)).size).toBe(widgets.length); // six+ different kinds
+    expect(widgets.filter((w) => w.error)).toEqual([]);
+    // The notes' numbers, as the widgets hold them: "the cat sat" weights (000).
+    const soft = await heatmaps(page.locator('ap-softmax'));
+    const weights = soft.find((h) => h.rows === 3 && h.cols === 3 && /weight/i.test(h.title));
+    expect(weights, JSON.stringify(soft.map((h) => h.title))).toBeTruthy();
+    [0.7, 0.2, 0.1, 0.1, 0.6, 0.3, 0.2, 0.3, 0.5].forEach((v, i) => expect(weights.values[i]).toBeCloseTo(v, 5));
+    // Hidden controls stay hidden: the softmax widget was given hide="text".
+    expect(await page.locator('ap-softmax').evaluate((w) => w.shadowRoot.querySelector('.own-text').hidden)).toBe(true);
+    expect(await page.locator('ap-heads').evaluate((w) => w.shadowRoot.querySelector('.own-text').hidden)).toBe(false);
+    await site.screenshot(page, 'embed-course-page');
+    expect(errors).toEqual([]);
+  });
+
+  test('attribute changes recompute: a new preset, and new text checked against the API in Node', async () => {
+    const { page, errors } = await open('examples/course.html');
+    const soft = page.locator('ap-softmax');
+    await soft.scrollIntoViewIfNeeded();
+    await expect.poll(() => soft.getAttribute('data-rendered')).toBeTruthy();
+    await soft.evaluate((w) => w.setAttribute('preset', 'softmax.thinking-machines'));
+    await expect.poll(async () => (await heatmaps(soft)).some((h) => h.cols === 2 && Math.abs(h.values[0] - THINKING) < 1e-5)).toBe(true);
+
+    // <ap-scores text=...>: the page's default model is the random word-level decoder (seed 1).
+    const scores = page.locator('ap-scores');
+    await scores.scrollIntoViewIfNeeded();
+    await scores.evaluate((w) => w.setAttribute('text', 'the cat sat'));
+    await expect.poll(async () => (await heatmaps(scores)).some((h) => h.rows === 3 && h.cols === 3)).toBe(true);
+    const shown = (await heatmaps(scores)).find((h) => h.rows === 3 && h.cols === 3);
+    const model = ap.createModel({ arch: 'decoder', dModel: 16, nHeads: 2, nLayers: 2, dFf: 64, maxLen: 64, pos: 'sinusoidal', tokenizer: 'word', causal: false, vocab: COMMON_WORDS }, { seed: 1 });
+    const trace = model.forward(model.tokenizer.encode('the cat sat').ids);
+    try {
+      const s = trace.get('scores', { layer: 0, head: 0 });
+      expect(shown.rowLabels).toEqual(['the', 'cat', 'sat']);
+      shown.values.forEach((v, i) => expect(Math.abs(v - s[i])).toBeLessThanOrEqual(4e-6 * Math.max(1, Math.abs(s[i]))));
+    } finally {
+      trace.dispose();
+      model.dispose();
+    }
+    // The widget's own text box recomputes too (typing, as a student would).
+    const heads = page.locator('ap-heads');
+    await heads.scrollIntoViewIfNeeded();
+    await heads.locator('.own-text input').fill('a dog ran');
+    await expect.poll(() => heads.getAttribute('text')).toBe('a dog ran');
+    await expect.poll(async () => (await heatmaps(heads)).every((h) => h.rows === 3)).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  test('a selected cell reaches the page as an ap-cell-select event', async () => {
+    const { page, errors } = await open('examples/course.html');
+    const scores = page.locator('ap-scores');
+    await expect.poll(() => scores.getAttribute('data-rendered')).toBeTruthy();
+    const map = scores.locator('.out ap-heatmap .hm-plot canvas');
+    const box = await map.boundingBox();
+    await page.mouse.click(box.x + box.width * (2.5 / 6), box.y + box.height * (1.5 / 6)); // query 1, key 2
+    const value = (await heatmaps(scores)).find((h) => h.rows === 6 && h.cols === 6).values[1 * 6 + 2];
+    await expect.poll(() => page.locator('#picked').textContent()).toBe(`You picked the score of query 1 for key 2: ${value.toFixed(3)}.`);
+    expect(errors).toEqual([]);
+  });
+
+  test('two widgets of the same kind on one page are independent', async () => {
+    const { page, errors } = await open('examples/course.html');
+    await page.evaluate(() => {
+      for (const [id, preset] of [['one', 'softmax.the-cat-sat'], ['two', 'softmax.clouds']]) {
+        const w = document.createElement('ap-softmax');
+        w.id = id;
+        w.setAttribute('preset', preset);
+        document.body.prepend(w);
+      }
+    });
+    const one = page.locator('#one'), two = page.locator('#two');
+    await expect.poll(async () => Boolean(await one.getAttribute('data-rendered')) && Boolean(await two.getAttribute('data-rendered'))).toBe(true);
+    const before = await heatmaps(two);
+    const renderedTwo = await two.getAttribute('data-rendered');
+    // A preset button inside #one (no page handles the request: the widget applies it to itself).
+    await one.locator('button[data-preset="softmax.thinking-machines"]').click();
+    await expect.poll(() => one.getAttribute('preset')).toBe('softmax.thinking-machines');
+    await expect.poll(async () => (await heatmaps(one)).some((h) => h.cols === 2 && Math.abs(h.values[0] - THINKING) < 1e-5)).toBe(true);
+    expect(await two.getAttribute('preset')).toBe('softmax.clouds');
+    expect(await two.getAttribute('data-rendered')).toBe(renderedTwo);
+    expect(await heatmaps(two)).toEqual(before);
+    // The notes' "sky" row (004) is still what #two shows.
+    const sky = (await heatmaps(two)).find((h) => h.cols === 5 && h.rows === 5);
+    [0.3, 0.1, 0.1, 0.3, 0.2].forEach((v, j) => expect(sky.values[4 * 5 + j]).toBeCloseTo(v, 5));
+    expect(errors).toEqual([]);
+  });
+
+  test('theme="dark" and --ap-* custom properties style one widget, not the page', async () => {
+    const { page, errors } = await open('examples/course.html', { colorScheme: 'light' });
+    const sin = page.locator('ap-sinusoidal');
+    await sin.scrollIntoViewIfNeeded();
+    await expect.poll(() => sin.getAttribute('data-rendered')).toBeTruthy();
+    const bg = () => sin.evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('.widget')).backgroundColor);
+    expect(await bg()).toBe('rgb(255, 255, 255)');
+    await sin.evaluate((w) => w.setAttribute('theme', 'dark'));
+    await expect.poll(bg).toBe('rgb(22, 24, 29)');
+    // A heatmap nested in it follows (its canvas text colour is read from the same variables).
+    expect(await sin.evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('ap-heatmap')).getPropertyValue('--_fg').trim())).toBe('#e6e8ec');
+    // The other widgets and the page are untouched; the page's accent reaches its widgets.
+    expect(await page.locator('ap-scale').evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('.widget')).backgroundColor)).toBe('rgb(255, 255, 255)');
+    expect(await page.locator('ap-scale').evaluate((w) => getComputedStyle(w).getPropertyValue('--_accent').trim())).toBe('#8a3b12');
+    await site.screenshot(page, 'embed-course-page-dark-widget');
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('the gallery (examples/gallery.html)', () => {
+  test('lists every widget with its attributes, and each live instance renders without errors', { timeout: 240_000 }, async () => {
+    const { page, errors } = await open('examples/gallery.html');
+    const concepts = await page.evaluate(async () => (await import('../dist/attention-playground.js')).CONCEPTS.map((c) => c.id));
+    await expect.poll(() => page.locator('section.entry').count()).toBe(concepts.length + 1);
+    for (const id of [...concepts, 'stepper']) {
+      expect(await page.locator(`section.entry[data-widget="${id}"] pre`).textContent()).toContain(`<ap-${id}`);
+    }
+    const widgets = await renderAll(page, 'section.entry > *');
+    expect(widgets.length).toBe(concepts.length + 1);
+    expect(widgets.filter((w) => w.error)).toEqual([]);
+    await site.screenshot(page, 'embed-gallery');
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('the iframe embed (embed.html)', () => {
+  test('the URL configures the widget: widget, preset, text, <control>_hide, theme', async () => {
+    const { page, errors } = await open('examples/iframe.html');
+    const frame = (id) => page.frameLocator(`#${id}`);
+    const soft = frame('frame-softmax').locator('ap-softmax');
+    await expect.poll(() => soft.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
+    expect(await soft.getAttribute('preset')).toBe('softmax.thinking-machines');
+    expect(await soft.getAttribute('hide')).toBe('text,presets');
+    expect(await soft.evaluate((w) => w.shadowRoot.querySelector('.own-text').hidden)).toBe(true);
+    expect(await soft.evaluate((w) => w.shadowRoot.querySelector('.presets').hidden)).toBe(true);
+    await expect.poll(async () => (await heatmaps(soft)).some((h) => h.cols === 2 && Math.abs(h.values[0] - THINKING) < 1e-5)).toBe(true);
+
+    const causal = frame('frame-causal').locator('ap-causal-mask');
+    await causal.scrollIntoViewIfNeeded();
+    await expect.poll(() => causal.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
+    expect(await causal.getAttribute('text')).toBe('the cat sat on the mat');
+    expect(await causal.evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('.widget')).backgroundColor)).toBe('rgb(22, 24, 29)');
+    // The causal weights: row i has zeros right of the diagonal (6 tokens).
+    const w = (await heatmaps(causal)).find((h) => h.rows === 6 && h.cols === 6 && /weight/i.test(h.title));
+    for (let i = 0; i < 6; i++) for (let j = i + 1; j < 6; j++) expect(w.values[i * 6 + j]).toBe(0);
+
+    const stepper = frame('frame-stepper').locator('ap-stepper');
+    await stepper.scrollIntoViewIfNeeded();
+    await expect.poll(() => stepper.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
+    expect(await stepper.getAttribute('data-stage')).toBe('weights');
+    // The frame reported its height and the host page sized the iframe to it.
+    await expect.poll(() => page.locator('#frame-softmax').evaluate((f) => f.style.height)).toMatch(/^\d+px$/);
+    await site.screenshot(page, 'embed-iframes');
+    expect(errors).toEqual([]);
+  });
+
+  test('an unknown or missing widget gives a message naming the problem', async () => {
+    const { page, errors } = await open('dist/embed.html?widget=nope');
+    await expect.poll(() => page.locator('[role=alert]').textContent()).toContain('There is no widget "nope".');
+    expect(await page.locator('[role=alert]').textContent()).toContain('softmax');
+    const missing = await open('dist/embed.html');
+    await expect.poll(() => missing.page.locator('[role=alert]').textContent()).toContain('does not name a widget');
+    expect([...errors, ...missing.errors]).toEqual([]);
+  });
+});
+
+describe('a page under Content-Security-Policy: script-src \'self\' \'wasm-unsafe-eval\'', () => {
+  test('the widgets, the wasm module and the training worker work, with no violation', { timeout: 180_000 }, async () => {
+    const { page, errors } = await open('examples/csp.html');
+    const response = await page.request.get(new URL('examples/csp.html', site.baseUrl).href);
+    expect(response.headers()['content-security-policy']).toBe("script-src 'self' 'wasm-unsafe-eval'");
+    await page.evaluate(() => {
+      window.__violations = [];
+      document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+    const widgets = await renderAll(page);
+    expect(widgets.filter((w) => w.error)).toEqual([]);
+    const sky = (await heatmaps(page.locator('#csp-softmax'))).find((h) => h.cols === 5 && h.rows === 5);
+    [0.3, 0.1, 0.1, 0.3, 0.2].forEach((v, j) => expect(sky.values[4 * 5 + j]).toBeCloseTo(v, 5));
+    // An inline script is refused here (so the policy is really in force)...
+    await page.evaluate(() => { const s = document.createElement('script'); s.textContent = 'window.__inline = 1'; document.head.append(s); });
+    expect(await page.evaluate(() => window.__inline)).toBeUndefined();
+    // ...while the module's wasm was compiled and the training worker starts and reports steps.
+    const training = page.locator('#csp-training');
+    const start = training.getByRole('button', { name: /start|train/i }).first();
+    await start.click();
+    await expect.poll(() => training.evaluate((w) => Number(w.dataset.step || 0)), { timeout: 120_000 }).toBeGreaterThan(0);
+    const violations = await page.evaluate(() => window.__violations);
+    expect(violations.filter((v) => !v.startsWith('script-src-elem inline') && !v.includes('inline'))).toEqual([]);
+    await site.screenshot(page, 'embed-csp-page');
+    expect(errors.filter((e) => !/Content Security Policy.*inline script/i.test(e))).toEqual([]);
+  });
+});

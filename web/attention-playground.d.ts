@@ -1,0 +1,50 @@
+// Types for dist/attention-playground.js (the widget bundle; `attention-playground/widgets` in the
+// npm package). Importing it registers every custom element; it also re-exports the JS API of the
+// wasm module (the same one instance the widgets use).
+export { load } from '../wasm/index.js';
+export type * from '../wasm/index.js';
+
+export interface Chapter { id: string; title: string }
+export interface Concept { id: string; chapter: string; title: string }
+/** CURRICULUM.md chapters A-H and their concepts; each concept id has an element ap-<id>. */
+export const CHAPTERS: Chapter[];
+export const CONCEPTS: Concept[];
+export function conceptById(id: string): Concept | null;
+
+export interface AttributeDoc { name: string; values: string; doc: string }
+export interface EventDoc { name: string; detail: string; doc: string }
+/** Attributes every widget observes (text, preset, model, layer, head, step, switches, hide, height, theme). */
+export const COMMON_ATTRIBUTES: AttributeDoc[];
+/** Events widgets dispatch (bubbling and composed). */
+export const EVENTS: EventDoc[];
+export interface WidgetInfo {
+  tag: string; id: string; chapter: string; chapterTitle: string; title: string;
+  /** Attributes of this widget beyond COMMON_ATTRIBUTES. */
+  extra: string[];
+  /** Whether it shows the text (and has its own text box, hide="text"). */
+  textInput: boolean;
+}
+/** Every element of the bundle: <ap-stepper> and ap-<concept id>. */
+export function widgetList(): WidgetInfo[];
+
+/** Mounts the widget named by embed.html's URL (?widget=<id>&text=...&<control>_hide=1). */
+export function mountEmbed(options?: { root?: Element; search?: string }): HTMLElement | null;
+
+export interface CellSelectDetail { name: string; row: number; col: number; value: number }
+export interface StepChangeDetail { step: string; index: number; name: string; layer: number | null; head: number }
+export interface StateChangeDetail { patch: Record<string, string | number> }
+
+/** The base class of every widget. */
+export interface ApWidgetElement extends HTMLElement {
+  /** Recompute and redraw now (attribute changes do this by themselves). */
+  update(): void;
+}
+
+declare global {
+  interface HTMLElementEventMap {
+    'ap-cell-select': CustomEvent<CellSelectDetail>;
+    'ap-step-change': CustomEvent<StepChangeDetail>;
+    'ap-state-change': CustomEvent<StateChangeDetail>;
+    'ap-rendered': CustomEvent<{ concept: string }>;
+  }
+}

@@ -1,0 +1,12 @@
+// The widget library: every <ap-*> element of the playground (registered on import) and the JS
+// API of the wasm module, as one ES module. `npm run build` bundles it into
+// dist/attention-playground.js with the wasm, the trained models and the training worker in
+// dist/attention-playground/ next to it: a course page needs only
+//   <script type="module" src=".../attention-playground.js"></script>
+// and the elements. See README "Embed in a course page".
+import './components/index.js';
+
+export { load } from '../wasm/index.js';
+export { CHAPTERS, CONCEPTS, conceptById } from './lib/concepts.js';
+export { COMMON_ATTRIBUTES, EVENTS, widgetList } from './lib/catalog.js';
+export { mountEmbed } from './lib/embed.js';

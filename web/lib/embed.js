@@ -1,0 +1,58 @@
+// The iframe embed (embed.html?widget=<id>&text=...&<control>_hide=1): one widget configured
+// entirely by the URL, for course platforms that only allow iframes. Every state key of
+// lib/state.js (text, preset, model, layer, head, step, causal, scale, heads, pos, norm, seed...)
+// and every extra attribute the widget observes is passed through as an attribute; `hide=a,b`
+// or `a_hide=1` hides controls; `theme=light|dark` and `height=<px>` as on the element.
+// The frame reports its height to the host page (postMessage { type:
+// 'attention-playground:resize', height, widget }) so a host script can size the iframe.
+import { CONCEPTS } from './concepts.js';
+import { el } from './dom.js';
+
+/** Tag names the embed accepts: every concept view, plus the stepper. */
+export function embeddableWidgets() {
+  return [...CONCEPTS.map((c) => c.id), 'stepper'];
+}
+
+/**
+ * Reads `search` (default location.search) and mounts the widget it names in `root`.
+ * Returns the element, or null after showing a message that names the problem.
+ */
+export function mountEmbed({ root = document.getElementById('ap-embed') || document.body, search = location.search } = {}) {
+  const params = new URLSearchParams(search);
+  const id = (params.get('widget') || '').trim();
+  const known = embeddableWidgets();
+  if (!known.includes(id)) {
+    const why = id ? `There is no widget "${id}".` : 'The URL does not name a widget (add ?widget=<id>).';
+    root.replaceChildren(el('div', { className: 'ap-embed-error', attrs: { role: 'alert' } },
+      el('p', { text: `${why} Known widgets: ${known.join(', ')}.` }),
+      el('p', { text: 'Example: embed.html?widget=softmax&preset=softmax.the-cat-sat&text_hide=1' })));
+    return null;
+  }
+  const tag = `ap-${id}`;
+  const node = document.createElement(tag);
+  const observed = new Set(customElements.get(tag)?.observedAttributes || []);
+  const hide = [];
+  for (const [key, value] of params) {
+    if (key === 'widget') continue;
+    const m = key.match(/^([a-z][a-z0-9-]*)_hide$/);
+    if (m) { if (value !== '0' && value !== 'false') hide.push(m[1]); continue; }
+    if (key === 'hide') { hide.push(...value.split(/[\s,]+/).filter(Boolean)); continue; }
+    if (key === 'theme') { if (value === 'light' || value === 'dark') { node.setAttribute('theme', value); document.documentElement.style.colorScheme = value; } continue; }
+    if (observed.has(key)) node.setAttribute(key, value);
+  }
+  if (hide.length) node.setAttribute('hide', [...new Set(hide)].join(','));
+  root.replaceChildren(node);
+  document.title = `${node.constructor.title || CONCEPTS.find((c) => c.id === id)?.title || id} · Attention Playground`;
+
+  // Tell the host page how tall the widget is (it cannot see into a cross-origin frame).
+  if (window.parent !== window && typeof ResizeObserver === 'function') {
+    let last = 0;
+    new ResizeObserver(() => {
+      const height = Math.ceil(document.documentElement.scrollHeight);
+      if (height === last) return;
+      last = height;
+      window.parent.postMessage({ type: 'attention-playground:resize', height, widget: id }, '*');
+    }).observe(document.body);
+  }
+  return node;
+}
