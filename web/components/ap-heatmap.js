@@ -52,6 +52,9 @@ export class ApHeatmap extends HTMLElement {
     this._legendLo = el('span');
     this._legendHi = el('span');
     this._maskKey = el('span', { className: 'masked-key', hidden: true }, el('i'), '−∞ masked');
+    // Where a value is undefined (a row whose keys are all masked: 0/0; NaN or +∞ from a
+    // computation) the heatmap says so in words, not just with a strange number.
+    this._undefined = el('p', { className: 'warn hm-undefined', hidden: true, attrs: { role: 'note' } });
     this._tableHolder = el('div', { className: 'scroll-x' });
     this._details = el('details', { on: { toggle: () => this._renderTable() } },
       el('summary', { text: 'Numbers as a table' }), this._tableHolder);
@@ -62,7 +65,7 @@ export class ApHeatmap extends HTMLElement {
         el('div', { className: 'hm-side' }, this._corner, this._rows),
         el('div', { className: 'hm-plotwrap' }, this._cols, this._plot)),
       el('div', { className: 'hm-legend' }, this._legendCanvas, this._legendLo, el('span', { text: '…' }), this._legendHi, this._maskKey),
-      this._details, this._live));
+      this._undefined, this._details, this._live));
     // The width comes from the ResizeObserver and is cached: reading clientWidth on every
     // update would force a layout of the whole page each time.
     this._width = 0;
@@ -152,12 +155,38 @@ export class ApHeatmap extends HTMLElement {
     let masked = 0;
     for (let i = 0; i < m.values.length; i++) if (m.values[i] === -Infinity || (m.masked && m.masked[i])) masked++;
     this._maskKey.hidden = masked === 0;
+    this._showUndefined(m);
     this._legendCanvas.parentElement.hidden = m.kind === 'ids';
 
     const what = `${m.title}: ${m.rows} by ${m.cols}${masked ? `, ${masked} masked cells` : ''}.`;
     this._plot.setAttribute('aria-label', `${what} Arrow keys move between cells, Enter explains a cell; the table below lists every number.`);
     this._redraw();
     if (this._details.open) this._renderTable();
+  }
+
+  /** The message for undefined values: fully masked rows (weights 0/0) and NaN / +∞ cells. */
+  _showUndefined(m) {
+    const isMasked = (k) => m.values[k] === -Infinity || (m.masked && m.masked[k]);
+    const deadRows = [];
+    let bad = 0;
+    for (let i = 0; i < m.rows; i++) {
+      let all = m.cols > 0;
+      for (let j = 0; j < m.cols; j++) {
+        const k = i * m.cols + j;
+        if (!isMasked(k)) all = false;
+        if (Number.isNaN(m.values[k]) || m.values[k] === Infinity) bad++;
+      }
+      if (all) deadRows.push(m.rowLabels?.[i] ?? String(i));
+    }
+    const parts = [];
+    if (deadRows.length) {
+      const names = deadRows.slice(0, 4).map((r) => `"${r}"`).join(', ') + (deadRows.length > 4 ? ` and ${deadRows.length - 4} more` : '');
+      parts.push(`${deadRows.length === 1 ? 'Row' : 'Rows'} ${names}: every key is masked, so the softmax has nothing to spread over and the weights are undefined (0 / 0). The core returns 0 for each of them by definition, so the output of that row is 0.`);
+    }
+    if (bad) parts.push(`${bad} ${bad === 1 ? 'value is' : 'values are'} undefined (not a number or +∞), drawn hatched with "?": check the inputs of this step.`);
+    this._undefined.textContent = parts.join(' ');
+    this._undefined.hidden = parts.length === 0;
+    this.dataset.undefined = String(deadRows.length + bad);
   }
 
   _buildLabels(m, { labelW, cellW, cellH, rowText }) {

@@ -32,7 +32,7 @@ function append(node, children) {
 export function fmt(v, digits = 3) {
   if (v === -Infinity) return '−∞';
   if (v === Infinity) return '∞';
-  if (Number.isNaN(v)) return 'NaN';
+  if (Number.isNaN(v)) return 'undefined';
   const a = Math.abs(v);
   let s;
   if (a !== 0 && (a >= 1e5 || a < 1e-4)) s = v.toExponential(2);

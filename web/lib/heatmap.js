@@ -146,7 +146,7 @@ function paintCells(ctx, m, { x0, y0, cellW, cellH, scale, theme, numbers }) {
     const img = new ImageData(cols, rows);
     const d = img.data, rgb = scale.rgb;
     for (let k = 0; k < values.length; k++) {
-      if (isMasked(k)) continue; // transparent: hatched below
+      if (isMasked(k) || !(Math.abs(values[k]) < Infinity)) continue; // transparent: hatched below
       const c = 3 * scale.index(values[k]);
       d[4 * k] = rgb[c]; d[4 * k + 1] = rgb[c + 1]; d[4 * k + 2] = rgb[c + 2]; d[4 * k + 3] = 255;
     }
@@ -172,6 +172,14 @@ function paintCells(ctx, m, { x0, y0, cellW, cellH, scale, theme, numbers }) {
         if (cellW >= (v === -Infinity ? 22 : 16) && cellH >= 12) {
           ctx.fillStyle = theme.maskedInk;
           ctx.fillText(v === -Infinity ? '−∞' : '0', x + cellW / 2, y + cellH / 2);
+        }
+      } else if (!(Math.abs(v) < Infinity)) {
+        // Undefined (NaN, +∞): hatched with a "?" (the heatmap also says so in words).
+        ctx.fillStyle = pattern || (pattern = hatch(ctx, theme.masked, theme.maskedLine));
+        ctx.fillRect(x, y, cellW, cellH);
+        if (cellW >= 12 && cellH >= 12) {
+          ctx.fillStyle = theme.maskedInk;
+          ctx.fillText('?', x + cellW / 2, y + cellH / 2);
         }
       } else if (numbers) {
         ctx.fillStyle = m.kind === 'ids' ? theme.fg : scale.ink(v);
