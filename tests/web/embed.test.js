@@ -167,7 +167,7 @@ describe('the course page (examples/course.html)', () => {
 
 describe('the gallery (examples/gallery.html)', () => {
   test('lists every widget with its attributes, and each live instance renders without errors', { timeout: 240_000 }, async () => {
-    const { page, errors } = await open('examples/gallery.html');
+    const { page, errors, requests } = await open('examples/gallery.html');
     const concepts = await page.evaluate(async () => (await import('../dist/attention-playground.js')).CONCEPTS.map((c) => c.id));
     await expect.poll(() => page.locator('section.entry').count()).toBe(concepts.length + 1);
     for (const id of [...concepts, 'stepper']) {
@@ -176,6 +176,11 @@ describe('the gallery (examples/gallery.html)', () => {
     const widgets = await renderAll(page, 'section.entry > *');
     expect(widgets.length).toBe(concepts.length + 1);
     expect(widgets.filter((w) => w.error)).toEqual([]);
+    // Forty-odd widgets, one wasm module: every file (the module, each model) fetched once.
+    expect(requests.filter((u) => /ap_core-[^/]*\.wasm$/.test(u))).toHaveLength(1);
+    const counts = {};
+    for (const u of requests) counts[u] = (counts[u] || 0) + 1;
+    expect(Object.entries(counts).filter(([u, c]) => c > 1 && !u.startsWith('data:'))).toEqual([]);
     await site.screenshot(page, 'embed-gallery');
     expect(errors).toEqual([]);
   });

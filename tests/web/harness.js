@@ -82,9 +82,11 @@ async function withBrowser(server, { httpErrors = false } = {}) {
       });
       page.on('pageerror', (err) => errors.push(`uncaught: ${err.message}`));
       page.on('requestfailed', (req) => errors.push(`request failed: ${req.url()} (${req.failure()?.errorText})`));
+      const requests = [];
+      page.on('request', (req) => requests.push(req.url()));
       if (httpErrors) page.on('response', (res) => { if (res.status() >= 400) errors.push(`HTTP ${res.status()}: ${res.url()}`); });
       await page.goto(new URL(path, baseUrl).href);
-      return { page, errors };
+      return { page, errors, requests };
     },
 
     // Saves a full-page PNG as tests/web/screenshots/<name>.png and returns its path.
