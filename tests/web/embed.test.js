@@ -107,6 +107,18 @@ describe('the course page (examples/course.html)', () => {
     expect(errors).toEqual([]);
   });
 
+  test('works offline once loaded: going offline after the first widget drew, every other widget still renders', async () => {
+    const { page, errors, requests } = await open('examples/course.html');
+    await expect.poll(() => page.locator('ap-scores').getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
+    await page.evaluate(() => document.fonts.ready.then(() => true)); // "loaded": the page and its fonts
+    await page.context().setOffline(true);
+    const before = requests.length;
+    const widgets = await renderAll(page);
+    expect(widgets.filter((w) => w.error)).toEqual([]);
+    expect(requests.slice(before)).toEqual([]); // nothing more was fetched
+    expect(errors).toEqual([]);
+  });
+
   test('a selected cell reaches the page as an ap-cell-select event', async () => {
     const { page, errors } = await open('examples/course.html');
     const scores = page.locator('ap-scores');
