@@ -266,3 +266,35 @@ describe('a page under Content-Security-Policy: script-src \'self\' \'wasm-unsaf
     expect(errors.filter((e) => !/Content Security Policy.*inline script/i.test(e))).toEqual([]);
   });
 });
+
+describe('the README snippet', () => {
+  test('pasted into a plain page on another static host, with the bundle copied to /course/, shows live widgets', async () => {
+    const { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Embed in a course page'));
+    const snippet = section.match(/```html\n([\s\S]*?)```/)[1];
+    expect(snippet).toContain('<script type="module" src="/course/attention-playground.js"></script>');
+    const host = mkdtempSync(join(tmpdir(), 'ap-host-'));
+    let other;
+    try {
+      cpSync(join(ROOT, 'dist', 'attention-playground.js'), join(host, 'course', 'attention-playground.js'));
+      cpSync(join(ROOT, 'dist', 'attention-playground'), join(host, 'course', 'attention-playground'), { recursive: true });
+      writeFileSync(join(host, 'course', 'week3.html'), `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Week 3</title></head><body>\n${snippet}\n</body></html>`);
+      other = await startStaticSite(host);
+      const { page, errors } = await other.open('course/week3.html');
+      const widgets = await renderAll(page);
+      expect(widgets.map((w) => w.tag)).toEqual(['ap-softmax', 'ap-heads', 'ap-causal-mask', 'ap-stepper']);
+      expect(widgets.filter((w) => w.error)).toEqual([]);
+      const soft = (await heatmaps(page.locator('ap-softmax'))).find((h) => h.rows === 3 && h.cols === 3);
+      [0.7, 0.2, 0.1].forEach((v, j) => expect(soft.values[j]).toBeCloseTo(v, 5));
+      expect(await page.locator('ap-stepper').getAttribute('data-stage')).toBe('weights');
+      await other.screenshot(page, 'embed-readme-snippet');
+      await page.context().close();
+      expect(errors).toEqual([]);
+    } finally {
+      await other?.close();
+      rmSync(host, { recursive: true, force: true });
+    }
+  });
+});
