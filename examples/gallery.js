@@ -40,10 +40,16 @@ for (const w of list) {
   const snippet = `<${w.tag}${Object.entries(attrs).map(([k, v]) => ` ${k}="${v}"`).join('')}></${w.tag}>`;
   const live = document.createElement(w.tag);
   for (const [k, v] of Object.entries(attrs)) live.setAttribute(k, v);
+  const hideNote = h('p', { class: 'controls-note' });
+  live.addEventListener('ap-rendered', () => {
+    const names = [...new Set([...live.shadowRoot.querySelectorAll('[data-control]')].map((n) => n.dataset.control))];
+    hideNote.textContent = `hide="…" names: ${[w.textInput ? 'text' : '', live.shadowRoot.querySelector('.presets') ? 'presets' : '', 'controls', ...names].filter(Boolean).join(', ')}.`;
+  });
   main.append(h('section', { class: 'entry', id: `w-${w.id}`, 'data-widget': w.id },
     h('h2', {}, h('code', { text: `<${w.tag}>` }), ` ${w.title}`),
     h('p', { text: w.chapter ? `Chapter ${w.chapter}: ${w.chapterTitle}.` : 'The whole forward pass, one operation at a time.' }),
     h('p', { text: `Attributes: the common ones${w.extra.length ? `, plus ${w.extra.join(', ')}` : ''}.${w.textInput ? ' Has its own text box (hide="text" removes it).' : ''}` }),
+    hideNote,
     h('pre', {}, h('code', { text: snippet })),
     live));
 }

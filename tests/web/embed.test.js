@@ -205,7 +205,9 @@ describe('the iframe embed (embed.html)', () => {
     const soft = frame('frame-softmax').locator('ap-softmax');
     await expect.poll(() => soft.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
     expect(await soft.getAttribute('preset')).toBe('softmax.thinking-machines');
-    expect(await soft.getAttribute('hide')).toBe('text,presets');
+    expect(await soft.getAttribute('hide')).toBe('text,presets,temperature');
+    expect(await soft.evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('[data-control="temperature"]')).display)).toBe('none');
+    expect(await soft.evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('[data-control="row"]')).display)).not.toBe('none');
     expect(await soft.evaluate((w) => w.shadowRoot.querySelector('.own-text').hidden)).toBe(true);
     expect(await soft.evaluate((w) => w.shadowRoot.querySelector('.presets').hidden)).toBe(true);
     await expect.poll(async () => (await heatmaps(soft)).some((h) => h.cols === 2 && Math.abs(h.values[0] - THINKING) < 1e-5)).toBe(true);

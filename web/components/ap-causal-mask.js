@@ -14,7 +14,7 @@ export class ApCausalMask extends ApWidget {
   build() {
     this.presets = presetButtons(this, 'causal-mask');
     this.claim = el('div');
-    this.seg = el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Attention direction' } },
+    this.seg = el('span', { className: 'seg', dataset: { control: 'direction' }, attrs: { role: 'group', 'aria-label': 'Attention direction' } },
       el('button', { type: 'button', text: 'encoder (bidirectional)', dataset: { causal: 'off' }, on: { click: () => this.requestState({ causal: 'off' }) } }),
       el('button', { type: 'button', text: 'decoder (causal)', dataset: { causal: 'on' }, on: { click: () => this.requestState({ causal: 'on' }) } }));
     this.note = el('p', { className: 'note' });

@@ -18,7 +18,7 @@ export class ApHeads extends ApWidget {
     this.note = el('p', { className: 'note' });
     this.body.append(
       el('p', { className: 'lead', text: 'One attention pattern can only express one kind of relation at a time. Multi-head attention runs h attentions in parallel, each on its own d_k = d/h columns of Q, K and V, and so learns h different patterns (typical models use h = 8 or 16).' }),
-      el('div', { className: 'controls' }, el('span', { className: 'note', text: 'Heads:' }), this.buttons),
+      el('div', { className: 'controls', dataset: { control: 'heads' } }, el('span', { className: 'note', text: 'Heads:' }), this.buttons),
       this.formula, this.grid, this.note);
   }
 

@@ -40,8 +40,8 @@ export class ApSoftmax extends ApWidget {
       el('p', { className: 'lead', text: 'Softmax turns a row of scores into weights: exponentiate (after subtracting the row\'s maximum, only for numerical stability), then divide by the row\'s sum. Every weight is positive and each row sums to 1. A temperature T divides the scores first: small T sharpens, large T flattens.' }),
       this.presets.node, this.claim,
       el('div', { className: 'controls' },
-        el('label', { className: 'field inline' }, el('span', { text: 'Query row' }), this.rowSel),
-        el('label', { className: 'field inline' }, el('span', { text: 'Temperature' }), this.temp), this.tempLabel),
+        el('label', { className: 'field inline', dataset: { control: 'row' } }, el('span', { text: 'Query row' }), this.rowSel),
+        el('label', { className: 'field inline', dataset: { control: 'temperature' } }, el('span', { text: 'Temperature' }), this.temp, this.tempLabel)),
       this.rowTable, el('div', { className: 'col2' }, this.weightsTable, this.matrix));
   }
 

@@ -22,7 +22,7 @@ export const COMMON_ATTRIBUTES = [
   { name: 'heads', values: 'integer dividing d_model', doc: 'Number of heads.' },
   { name: 'pos', values: "'' | 'none' | 'sinusoidal' | 'rope'", doc: 'Positional encoding.' },
   { name: 'norm', values: "'' | 'post' | 'pre'", doc: 'Post-norm (as in the notes) or pre-norm.' },
-  { name: 'hide', values: "comma list, e.g. 'text,presets'", doc: 'Controls to hide: text (the widget\'s own text box), presets, and per widget its controls (stepper: layer, head).' },
+  { name: 'hide', values: "comma list, e.g. 'text,presets'", doc: 'Controls to hide: text (the widget\'s own text box), presets (the notes\' example buttons), controls (all of its sliders, selects and buttons), and any name listed under the widget (stepper: layer, head).' },
   { name: 'height', values: 'pixels', doc: 'Maximum height; the widget scrolls inside it.' },
   { name: 'theme', values: "'light' | 'dark'", doc: 'Fix the palette (default: the reader\'s colour scheme). Colours, font and size also follow --ap-* CSS custom properties.' },
 ];

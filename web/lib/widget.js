@@ -93,6 +93,17 @@ export class ApWidget extends HTMLElement {
     return parseState(raw);
   }
 
+  /**
+   * hide="..." for any widget: "controls" hides its own controls rows (sliders, selects,
+   * buttons), "presets" the notes' example buttons, "text" its text box, and any name a widget
+   * gives an element with data-control="<name>" hides that element.
+   */
+  applyHides() {
+    const all = this.hides('controls');
+    for (const node of this.shadowRoot.querySelectorAll('.controls:not(.presets)')) node.classList.toggle('ap-hide', all);
+    for (const node of this.shadowRoot.querySelectorAll('[data-control]')) node.classList.toggle('ap-hide', this.hides(node.dataset.control));
+  }
+
   /** Is control `name` hidden (hide="text,model" attribute)? */
   hides(name) {
     return (this.getAttribute('hide') || '').split(/[\s,]+/).includes(name);
@@ -181,6 +192,7 @@ export class ApWidget extends HTMLElement {
       this.root.classList.remove('failed');
       delete this.dataset.error;
       this.render(run, state);
+      this.applyHides();
       this.dataset.text = state.preset ? '' : state.text;
       this.dataset.preset = state.preset;
       this.dataset.rendered = this.renderKey(state);
