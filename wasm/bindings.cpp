@@ -14,6 +14,7 @@
 
 #include "core/additive.hpp"
 #include "core/attention.hpp"
+#include "core/costs.hpp"
 #include "core/decode.hpp"
 #include "core/layers.hpp"
 #include "core/model.hpp"
@@ -409,20 +410,65 @@ ModelHandle* load_model(uintptr_t bytes, int size) {
 }
 
 // The fast path without a trace: online-softmax tiled attention, never the n x n matrix.
+constexpr int64_t kKernelFullMaxScores = int64_t{1} << 24;  // n*m with full: true (64 MB of floats)
+void check_kernel_attention(int n, int m, int d_k, int h, bool full) {
+  if (n <= 0 || m <= 0) ap::fail("n and m must be at least 1");
+  if (d_k <= 0 || h <= 0) ap::fail("dK and nHeads must be positive");
+  if (n > 65536 || m > 65536) ap::fail("n and m are limited to 65536 tokens in kernels.attention");
+  if (full && int64_t{n} * m > kKernelFullMaxScores)
+    ap::fail("n*m = " + std::to_string(int64_t{n} * m) + " exceeds the limit of " + std::to_string(kKernelFullMaxScores) +
+             " scores with full: true (use the online kernel, full: false, for long inputs)");
+}
+
 bool kernel_attention(uintptr_t out, uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d_k, int h,
                       bool causal, bool scale, bool full) {
   return guard([&]() {
-    if (n <= 0 || m <= 0) ap::fail("n and m must be at least 1");
-    if (d_k <= 0 || h <= 0) ap::fail("dK and nHeads must be positive");
-    if (n > 65536 || m > 65536) ap::fail("n and m are limited to 65536 tokens in kernels.attention");
-    if (full && int64_t{n} * m > (int64_t{1} << 24))
-      ap::fail("n*m = " + std::to_string(int64_t{n} * m) + " exceeds the limit of 16777216 scores with full: true " +
-               "(use the online kernel, full: false, for long inputs)");
+    check_kernel_attention(n, m, d_k, h, full);
     float* o = reinterpret_cast<float*>(out);
     if (full) ap::kernels::attention_forward_full(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
     else ap::kernels::attention_forward(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
     return true;
   }, false);
+}
+
+// kernel_attention, returning the heap bytes the call held at its peak beyond what was in use
+// before it (the allocator's count; the online kernel allocates nothing). -1 on error.
+double kernel_attention_measured(uintptr_t out, uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d_k,
+                                 int h, bool causal, bool scale, bool full) {
+  return guard([&]() {
+    check_kernel_attention(n, m, d_k, h, full);
+    float* o = reinterpret_cast<float*>(out);
+    if (full) return ap::kernels::attention_forward_full_measured(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
+    const double before = static_cast<double>(mallinfo().uordblks);
+    ap::kernels::attention_forward(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
+    return static_cast<double>(mallinfo().uordblks) - before;
+  }, -1.0);
+}
+
+// The working memory of each path (no call made): sizes only, so any n and m may be asked about.
+std::string kernel_attention_memory(int n, int m, int d_k, int h, bool full) {
+  return guard([&]() {
+    if (n <= 0 || m <= 0) ap::fail("n and m must be at least 1");
+    if (d_k <= 0 || h <= 0) ap::fail("dK and nHeads must be positive");
+    ap::kernels::AttentionMemory mem = ap::kernels::attention_memory(n, m, full);
+    const double width = double(h) * d_k;
+    return json{{"scoresHeld", mem.scores_held}, {"scratchBytes", mem.scratch_bytes},
+                {"ioBytes", (2.0 * n + 2.0 * m) * width * sizeof(float)},  // q, out (n rows); k, v (m rows)
+                {"limitScores", kKernelFullMaxScores}}.dump();
+  }, std::string());
+}
+
+// The online softmax of one query, tile by tile (see ap::kernels::online_softmax_steps).
+int kernel_online_softmax_steps(uintptr_t steps, uintptr_t out, uintptr_t scores, uintptr_t q, uintptr_t k,
+                                uintptr_t v, int m, int d_k, int tile, bool scale) {
+  return guard([&]() {
+    if (m <= 0 || m > 4096) ap::fail("m must be between 1 and 4096 keys");
+    if (d_k <= 0 || d_k > 4096) ap::fail("dK must be between 1 and 4096");
+    if (tile <= 0) ap::fail("tile must be at least 1");
+    return ap::kernels::online_softmax_steps(reinterpret_cast<float*>(steps), reinterpret_cast<float*>(out),
+                                             reinterpret_cast<float*>(scores), fptr(q), fptr(k), fptr(v), m, d_k,
+                                             tile, scale);
+  }, -1);
 }
 
 // rnn-chain / rnn-vanishing: an Elman RNN with seeded weights scaled to a spectral radius.
@@ -433,7 +479,6 @@ TraceHandle* rnn(uintptr_t x, int n, int d_in, int d_h, double rho, double seed)
     if (d_in > 4096 || d_h > 4096) ap::fail("RNN sizes are limited to 4096");
     const ap::RnnWeights w = ap::rnn_random(d_in, d_h, static_cast<float>(rho), static_cast<uint64_t>(seed));
     auto t = std::make_unique<TraceHandle>();
-    t->trace.add2d("rnn_whh", "", -1, d_h, d_h) = w.whh;
     ap::rnn_forward(t->trace, mat_from(x, n, d_in), w);
     return t.release();
   }, nullptr);
@@ -470,6 +515,114 @@ TraceHandle* lookup(uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d, 
   }, nullptr);
 }
 
+// ---- costs (model-sizes, rnn-cost, head-cost, scale): counts and the sqrt(d_k) experiment ----
+
+json size_config_json(const ap::SizeConfig& c) {
+  return {{"arch", ap::to_string(c.arch)}, {"dModel", c.d_model}, {"nHeads", c.n_heads},
+          {"encoderLayers", c.enc_layers}, {"decoderLayers", c.dec_layers}, {"dFf", c.d_ff},
+          {"vocabSize", c.vocab_size}, {"maxLen", c.max_len}, {"pos", ap::to_string(c.pos)},
+          {"relClip", c.rel_clip}, {"norm", ap::to_string(c.norm)}, {"biases", c.biases},
+          {"shareEmbeddings", c.share_embeddings}, {"tieEmbeddings", c.tie_lm_head},
+          {"lmHeadBias", c.lm_head_bias}, {"segments", c.segments}, {"embedNorm", c.embed_norm},
+          {"pooler", c.pooler}};
+}
+
+// The wrapper sends every key, already checked for type; this only reads them.
+ap::SizeConfig size_config_from(const json& j) {
+  ap::SizeConfig c;
+  c.arch = ap::arch_from_string(j.at("arch").get<std::string>());
+  c.d_model = j.at("dModel").get<int64_t>();
+  c.n_heads = j.at("nHeads").get<int64_t>();
+  c.enc_layers = j.at("encoderLayers").get<int64_t>();
+  c.dec_layers = j.at("decoderLayers").get<int64_t>();
+  c.d_ff = j.at("dFf").get<int64_t>();
+  c.vocab_size = j.at("vocabSize").get<int64_t>();
+  c.max_len = j.at("maxLen").get<int64_t>();
+  c.pos = ap::pos_from_string(j.at("pos").get<std::string>());
+  c.rel_clip = j.at("relClip").get<int64_t>();
+  c.norm = ap::norm_from_string(j.at("norm").get<std::string>());
+  c.biases = j.at("biases").get<bool>();
+  c.share_embeddings = j.at("shareEmbeddings").get<bool>();
+  c.tie_lm_head = j.at("tieEmbeddings").get<bool>();
+  c.lm_head_bias = j.at("lmHeadBias").get<bool>();
+  c.segments = j.at("segments").get<int64_t>();
+  c.embed_norm = j.at("embedNorm").get<bool>();
+  c.pooler = j.at("pooler").get<bool>();
+  return c;
+}
+
+json layer_params_json(const ap::LayerParams& l) {
+  return {{"attention", l.attention}, {"ffn", l.ffn}, {"norms", l.norms}, {"total", l.total()}};
+}
+
+std::string parameter_count(std::string config) {
+  return guard([&]() {
+    const ap::SizeConfig c = size_config_from(json::parse(config));
+    const ap::ParamCount p = ap::count_parameters(c);
+    return json{{"total", p.total}, {"embeddings", p.embeddings}, {"attention", p.attention}, {"ffn", p.ffn},
+                {"norms", p.norms}, {"lmHead", p.lm_head}, {"pooler", p.pooler},
+                {"tokenEmbeddings", p.token_embeddings}, {"positionEmbeddings", p.position_embeddings},
+                {"segmentEmbeddings", p.segment_embeddings}, {"encoderLayers", p.enc_layers},
+                {"decoderLayers", p.dec_layers}, {"encoderLayer", layer_params_json(p.encoder_layer)},
+                {"decoderLayer", layer_params_json(p.decoder_layer)}, {"config", size_config_json(c)}}.dump();
+  }, std::string());
+}
+
+std::string size_presets_json() {
+  json out = json::array();
+  for (const ap::SizePreset& p : ap::size_presets())
+    out.push_back({{"id", p.id}, {"title", p.title}, {"source", p.source}, {"published", p.published},
+                   {"note", p.note}, {"config", size_config_json(p.config)}});
+  return out.dump();
+}
+
+std::string flops(double n, double d, double h) {
+  return guard([&]() {
+    const auto a = ap::attention_flops(static_cast<int64_t>(n), static_cast<int64_t>(d), static_cast<int64_t>(h));
+    const auto one = ap::attention_flops(static_cast<int64_t>(n), static_cast<int64_t>(d), 1);
+    const auto r = ap::rnn_flops(static_cast<int64_t>(n), static_cast<int64_t>(d));
+    auto attn = [](const ap::AttentionFlops& f) {
+      return json{{"h", f.h}, {"dK", f.d_k}, {"projections", f.projections}, {"scores", f.scores},
+                  {"weightedSum", f.weighted_sum}, {"quadratic", f.quadratic}, {"total", f.total},
+                  {"scoreEntries", f.score_entries}, {"softmaxExps", f.softmax_exps},
+                  {"sequentialSteps", f.sequential_steps}, {"pathLength", f.path_length}};
+    };
+    return json{{"n", a.n}, {"d", a.d}, {"flopsPerMultiplyAdd", 2}, {"attention", attn(a)}, {"singleHead", attn(one)},
+                {"rnn", {{"perStep", r.per_step}, {"total", r.total}, {"sequentialSteps", r.sequential_steps},
+                         {"pathLength", r.path_length}}},
+                {"crossoverN", a.d}}.dump();  // 4 n^2 d = 4 n d^2 exactly when n = d
+  }, std::string());
+}
+
+std::string scale_stats(int d_k, int n, int draws, double seed) {
+  return guard([&]() {
+    const ap::ScaleStats s = ap::scale_stats(d_k, n, draws, static_cast<uint64_t>(seed));
+    auto side = [](const ap::ScoreStats& t) {
+      return json{{"mean", t.mean}, {"std", t.std}, {"entropy", t.entropy}, {"maxWeight", t.max_weight}};
+    };
+    return json{{"dK", s.d_k}, {"n", s.n}, {"draws", s.draws}, {"sqrtDk", s.sqrt_dk}, {"maxEntropy", s.max_entropy},
+                {"unscaled", side(s.unscaled)}, {"scaled", side(s.scaled)}}.dump();
+  }, std::string());
+}
+
+// The RNN recurrence alone (no trace, no Jacobians), for timing against the attention kernel.
+bool rnn_states(uintptr_t out, uintptr_t x, uintptr_t wxh, uintptr_t whh, int n, int d_in, int d_h) {
+  return guard([&]() {
+    if (n <= 0 || d_in <= 0 || d_h <= 0) ap::fail("n, dIn and dHidden must be at least 1");
+    if (n > 65536) ap::fail("n is limited to 65536 tokens in rnnStates");
+    if (d_in > 4096 || d_h > 4096) ap::fail("RNN sizes are limited to 4096");
+    ap::RnnWeights w;
+    w.wxh = mat_from(wxh, d_in, d_h);
+    w.whh = mat_from(whh, d_h, d_h);
+    ap::Mat h;
+    ap::rnn_states(h, mat_from(x, n, d_in), w);
+    std::copy(h.data(), h.data() + h.size(), reinterpret_cast<float*>(out));
+    return true;
+  }, false);
+}
+
+// ---- end of costs ----
+
 std::string last_error() { return g_last_error; }
 double heap_used() { return static_cast<double>(mallinfo().uordblks); }
 std::string kernel_variant() { return ap::kernels::variant(); }
@@ -504,6 +657,9 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
   function("createModel", &create_model, allow_raw_pointers());
   function("loadModel", &load_model, allow_raw_pointers());
   function("kernelAttention", &kernel_attention);
+  function("kernelAttentionMeasured", &kernel_attention_measured);
+  function("kernelAttentionMemory", &kernel_attention_memory);
+  function("kernelOnlineSoftmaxSteps", &kernel_online_softmax_steps);
   class_<TrainerHandle>("TrainerHandle")
       .function("step", &TrainerHandle::step)
       .function("infoJson", &TrainerHandle::info_json)
@@ -514,6 +670,11 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
   function("rnn", &rnn, allow_raw_pointers());
   function("additive", &additive, allow_raw_pointers());
   function("lookup", &lookup, allow_raw_pointers());
+  function("parameterCount", &parameter_count);  // costs
+  function("sizePresetsJson", &size_presets_json);
+  function("flops", &flops);
+  function("scaleStats", &scale_stats);
+  function("rnnStates", &rnn_states);
   function("lastError", &last_error);
   function("heapUsed", &heap_used);
   function("kernelVariant", &kernel_variant);

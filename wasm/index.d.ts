@@ -193,6 +193,35 @@ export interface Kernels {
   info(): { variant: 'scalar' | 'simd128' | 'relaxed' };
   /** Attention output n x nHeads*dK, without a trace; memory O(n dK) unless full. */
   attention(opts: KernelAttentionOptions): Float32Array;
+  /**
+   * attention(), also measuring what the call held: heapBytes = the allocator's bytes in use at the
+   * call's peak minus before it (the n x m matrix with full: true; 0 for the online kernel).
+   */
+  measure(opts: KernelAttentionOptions): { out: Float32Array; heapBytes: number };
+  /** The working memory of each path, without running it (any n and m). */
+  memory(opts: { n: number; m?: number; dK: number; nHeads?: number; full?: boolean }): KernelMemory;
+  /** The online softmax of one query, tile by tile, as the tiled kernel does it (a worked example). */
+  onlineSoftmaxSteps(opts: { q: Float32Array | number[]; k: Float32Array | number[]; v: Float32Array | number[]; m: number; dK: number; tile?: number; scale?: boolean }): OnlineSoftmaxSteps;
+}
+
+export interface KernelMemory {
+  /** Scores alive at once: n*m with full: true, one score tile for the online kernel. */
+  scoresHeld: number;
+  /** Bytes of that working memory (the online kernel: all its stack tiles, whatever n and m). */
+  scratchBytes: number;
+  /** Bytes of q, k, v and the output. */
+  ioBytes: number;
+  /** The largest n*m that full: true accepts. */
+  limitScores: number;
+}
+
+export interface OnlineSoftmaxSteps {
+  /** s_j = q.k_j (/ sqrt(dK) if scale), m values. */
+  scores: Float32Array;
+  /** The attention output, o / sum after the last tile (dK values). */
+  out: Float32Array;
+  /** After each tile: its keys [start, end), its max, the running max, the correction e^(max_old - max_new), the running sum, the running output o (dK, not divided by sum). */
+  tiles: { start: number; end: number; tileMax: number; max: number; correction: number; sum: number; o: Float32Array }[];
 }
 
 export interface AttentionPlayground {
@@ -205,4 +234,145 @@ export interface AttentionPlayground {
   heapUsed(): number;
   /** Total wasm memory in bytes. */
   memoryBytes(): number;
+  // ---- costs (model-sizes, rnn-cost, head-cost, scale) ----
+  /** Published models for the parameter calculator ('original', 'original-big', 'bert-base', 'gpt3'). */
+  sizePresets(): SizePreset[];
+  /** Exact parameter count by kind. Errors name the problem (negative sizes, dModel % nHeads, ...). */
+  parameterCount(config: SizeConfig): ParamCount;
+  /** FLOPs (one multiply-add = 2 FLOPs, matrix products only) of attention and an RNN on n tokens. */
+  flops(opts: { n: number; d: number; h?: number }): CostFlops;
+  /** The sqrt(d_k) experiment on random N(0, 1) queries and keys drawn by the core. */
+  scaleStats(opts: { dK: number; n?: number; draws?: number; seed?: number }): ScaleStats;
+  /** The RNN recurrence alone (states n x dHidden), for timing against kernels.attention. */
+  rnnStates(opts: { x: Float32Array | number[]; wxh: Float32Array | number[]; whh: Float32Array | number[]; n: number; dIn: number; dHidden: number }): Float32Array;
+  // ---- end of costs ----
+}
+
+// ---- costs (cpp/core/costs.hpp) ----
+
+/** What decides a transformer's size. Omitted keys take the defaults shown (or the preset's values). */
+export interface SizeConfig {
+  /** Start from a published model (sizePresets()); the other keys override its values. */
+  preset?: 'original' | 'original-big' | 'bert-base' | 'gpt3';
+  /** Default 'decoder'. */
+  arch?: 'encoder' | 'decoder' | 'encoder-decoder';
+  dModel?: number;
+  nHeads?: number;
+  /** Layers of each stack; encoderLayers / decoderLayers set one stack. */
+  nLayers?: number;
+  encoderLayers?: number;
+  decoderLayers?: number;
+  /** Default 4 * dModel. */
+  dFf?: number;
+  vocabSize?: number;
+  /** Rows of the learned position table (pos 'learned'); default 512. */
+  maxLen?: number;
+  /** Default 'sinusoidal' (no parameters); 'learned' adds maxLen * dModel, 'relative' nHeads * (2 relClip + 1). */
+  pos?: 'none' | 'sinusoidal' | 'learned' | 'relative' | 'rope';
+  relClip?: number;
+  /** 'pre' adds a final LayerNorm after each stack. Default 'post'. */
+  norm?: 'post' | 'pre';
+  /** Biases on every linear map (default true). */
+  biases?: boolean;
+  /** Encoder-decoder: one token table for both stacks (default true). */
+  shareEmbeddings?: boolean;
+  /** The LM head reuses the token table (default true). */
+  tieEmbeddings?: boolean;
+  lmHeadBias?: boolean;
+  /** BERT: segment (token-type) embeddings, 2 rows. Default 0. */
+  segments?: number;
+  /** BERT: LayerNorm on the embeddings. */
+  embedNorm?: boolean;
+  /** BERT: the [CLS] pooler (d x d + d). */
+  pooler?: boolean;
+}
+
+export interface LayerParams { attention: number; ffn: number; norms: number; total: number }
+
+export interface ParamCount {
+  total: number;
+  /** tokenEmbeddings + positionEmbeddings + segmentEmbeddings */
+  embeddings: number;
+  attention: number;
+  ffn: number;
+  norms: number;
+  lmHead: number;
+  pooler: number;
+  tokenEmbeddings: number;
+  positionEmbeddings: number;
+  segmentEmbeddings: number;
+  encoderLayers: number;
+  decoderLayers: number;
+  /** One layer of each stack (zeros when the stack is absent). */
+  encoderLayer: LayerParams;
+  decoderLayer: LayerParams;
+  /** The full configuration counted (every key filled in). */
+  config: Required<Omit<SizeConfig, 'preset' | 'nLayers'>>;
+}
+
+export interface SizePreset {
+  id: string;
+  title: string;
+  source: string;
+  /** The published total (65M is 65000000). */
+  published: number;
+  /** How the computed total relates to the published one. */
+  note: string;
+  config: Required<Omit<SizeConfig, 'preset' | 'nLayers'>>;
+}
+
+export interface AttentionLayerFlops {
+  h: number;
+  dK: number;
+  /** X W_Q, X W_K, X W_V, concat W_O: 8 n d^2 */
+  projections: number;
+  /** Q K^T: 2 n^2 d */
+  scores: number;
+  /** A V: 2 n^2 d */
+  weightedSum: number;
+  /** scores + weightedSum: the O(n^2 d) part */
+  quadratic: number;
+  total: number;
+  /** h n^2 scores held at once */
+  scoreEntries: number;
+  /** h n^2 exponentials (not in the FLOPs) */
+  softmaxExps: number;
+  /** 1: every token at once */
+  sequentialSteps: number;
+  /** 1: any token reaches any other in one hop */
+  pathLength: number;
+}
+
+export interface CostFlops {
+  n: number;
+  d: number;
+  flopsPerMultiplyAdd: 2;
+  /** h heads of d / h */
+  attention: AttentionLayerFlops;
+  /** one head of d */
+  singleHead: AttentionLayerFlops;
+  /** Elman RNN, input = hidden = d: 4 d^2 per step, n steps one after another. */
+  rnn: { perStep: number; total: number; sequentialSteps: number; pathLength: number };
+  /** n where attention's 4 n^2 d equals the RNN's 4 n d^2 (= d). */
+  crossoverN: number;
+}
+
+export interface ScoreStats {
+  mean: number;
+  /** Spread of every score over all draws. */
+  std: number;
+  /** Softmax row entropy in nats, mean over rows (at most maxEntropy = ln n). */
+  entropy: number;
+  /** Largest weight of a softmax row, mean over rows. */
+  maxWeight: number;
+}
+
+export interface ScaleStats {
+  dK: number;
+  n: number;
+  draws: number;
+  sqrtDk: number;
+  maxEntropy: number;
+  unscaled: ScoreStats;
+  scaled: ScoreStats;
 }

@@ -136,6 +136,63 @@ function checkCount(value, name, { min = 1 } = {}) {
   }
 }
 
+// kernels.*: a NaN or Infinity in an input names the array and the index.
+function checkFinite(arrays) {
+  for (const [arr, name] of arrays) {
+    for (let i = 0; i < arr.length; i++) {
+      if (!Number.isFinite(arr[i])) throw new Error(`${name} contains ${Number.isNaN(arr[i]) ? 'NaN' : 'Infinity'} (at index ${i})`);
+    }
+  }
+}
+
+// ---- costs: the parameter calculator's configuration -----------------------------------------
+
+const SIZE_DEFAULTS = {
+  arch: 'decoder', dModel: null, nHeads: null, nLayers: null, encoderLayers: null, decoderLayers: null,
+  dFf: null, vocabSize: null, maxLen: 512, pos: 'sinusoidal', relClip: 8, norm: 'post', biases: true,
+  shareEmbeddings: true, tieEmbeddings: true, lmHeadBias: false, segments: 0, embedNorm: false, pooler: false,
+};
+const SIZE_INTS = ['dModel', 'nHeads', 'nLayers', 'encoderLayers', 'decoderLayers', 'dFf', 'vocabSize', 'maxLen', 'relClip', 'segments'];
+const SIZE_BOOLS = ['biases', 'shareEmbeddings', 'tieEmbeddings', 'lmHeadBias', 'embedNorm', 'pooler'];
+
+// Defaults, a preset, then the caller's keys; every value checked, so the core only reads them.
+function sizeConfig(config, ap) {
+  if (!config || typeof config !== 'object') throw new Error('parameterCount() needs a config object');
+  const known = ['preset', ...Object.keys(SIZE_DEFAULTS)];
+  for (const k of Object.keys(config)) {
+    if (!known.includes(k)) throw new Error(`unknown parameterCount key '${k}' (known: ${known.join(', ')})`);
+  }
+  let base = { ...SIZE_DEFAULTS };
+  if (config.preset != null) {
+    const p = ap.sizePresets().find((q) => q.id === config.preset);
+    if (!p) throw new Error(`unknown model-size preset '${config.preset}' (known: ${ap.sizePresets().map((q) => q.id).join(', ')})`);
+    base = { ...base, ...p.config, nLayers: null };
+  }
+  const c = { ...base };
+  for (const [k, v] of Object.entries(config)) if (k !== 'preset' && v !== undefined) c[k] = v;
+  for (const k of SIZE_INTS) {
+    if (c[k] === null) continue;
+    if (!Number.isInteger(c[k])) throw new Error(`${k} must be an integer, got ${JSON.stringify(c[k])}`);
+    if (c[k] < (k === 'segments' ? 0 : 1)) throw new Error(`${k} must be >= ${k === 'segments' ? 0 : 1}, got ${c[k]}`);
+  }
+  for (const k of ['arch', 'pos', 'norm']) if (typeof c[k] !== 'string') throw new Error(`${k} must be a string, got ${JSON.stringify(c[k])}`);
+  for (const k of SIZE_BOOLS) if (typeof c[k] !== 'boolean') throw new Error(`${k} must be true or false, got ${JSON.stringify(c[k])}`);
+  for (const k of ['dModel', 'nHeads', 'vocabSize']) if (c[k] === null) throw new Error(`parameterCount() needs ${k}`);
+  if (c.dModel % c.nHeads !== 0) throw new Error(`dModel (${c.dModel}) is not divisible by nHeads (${c.nHeads})`);
+  if (c.dFf === null) c.dFf = 4 * c.dModel;  // d_ff = 4d, as in the notes
+  // nLayers sets both stacks; encoderLayers / decoderLayers set one.
+  const stackDefault = c.nLayers ?? null;
+  c.encoderLayers = config.encoderLayers ?? stackDefault ?? c.encoderLayers;
+  c.decoderLayers = config.decoderLayers ?? stackDefault ?? c.decoderLayers;
+  const needEnc = c.arch !== 'decoder', needDec = c.arch !== 'encoder';
+  if (needEnc && c.encoderLayers === null) throw new Error('parameterCount() needs nLayers (or encoderLayers)');
+  if (needDec && c.decoderLayers === null) throw new Error('parameterCount() needs nLayers (or decoderLayers)');
+  delete c.nLayers;
+  c.encoderLayers ??= 1;  // unused by this arch; any valid value
+  c.decoderLayers ??= 1;
+  return c;
+}
+
 class AttentionPlayground {
   constructor(raw) {
     this._raw = raw;
@@ -274,7 +331,7 @@ class AttentionPlayground {
 
   /**
    * An Elman RNN (h_t = tanh(x_t W_xh + h_{t-1} W_hh + b)) on x (n x dIn), seeded weights with W_hh
-   * scaled to spectral radius `spectralRadius`. Stages: rnn_whh, rnn_pre, rnn_h (n x dHidden) and
+   * scaled to spectral radius `spectralRadius`. Stages: rnn_wxh (dIn x dHidden), rnn_whh, rnn_pre, rnn_h (n x dHidden) and
    * rnn_grad_norm (n): ||d h_{n-1} / d h_t||.
    */
   rnn({ x, n, dIn, dHidden, spectralRadius = 0.9, seed = 1 }) {
@@ -291,7 +348,9 @@ class AttentionPlayground {
 
   /**
    * Bahdanau additive attention of s (n x dS, decoder states) over h (m x dH, encoder states):
-   * e_tj = v . tanh(s_t W_s + h_j W_h). Seeded W_s, W_h (width dA), v. Stages: add_s, add_h,
+   * e_tj = v . tanh(s_t W_s + h_j W_h). Seeded W_s, W_h (width dA), v. Stages: add_ws (dS x dA),
+   * add_wh (dH x dA), add_v (1 x dA), add_s = s W_s (n x dA), add_h = h W_h (m x dA),
+   * add_tanh (n, m, dA) = tanh(add_s[t] + add_h[j]),
    * add_scores (1, n, m), add_weights (1, n, m), add_context (n, dH).
    */
   additiveAttention({ s, n, dS, h, m, dH, dA = 16, seed = 1 }) {
@@ -319,6 +378,84 @@ class AttentionPlayground {
     if (!handle) this._fail('lookup');
     return this._own(handle, new Trace(this, handle, { defaultStack: '' }));
   }
+
+  // ---- costs: model-sizes, rnn-cost, head-cost, scale (cpp/core/costs.hpp) -------------------
+
+  /**
+   * Published models for the parameter calculator: [{ id, title, source, published, note, config }]
+   * with ids 'original', 'original-big', 'bert-base', 'gpt3'; config is ready for parameterCount().
+   */
+  sizePresets() {
+    if (!this._sizePresets) this._sizePresets = JSON.parse(this._raw.sizePresetsJson());
+    return this._sizePresets.map((p) => ({ ...p, config: { ...p.config } }));
+  }
+
+  /**
+   * Exact parameter count of a transformer, by kind: { total, embeddings, attention, ffn, norms,
+   * lmHead, pooler, tokenEmbeddings, positionEmbeddings, segmentEmbeddings, encoderLayers,
+   * decoderLayers, encoderLayer, decoderLayer: { attention, ffn, norms, total }, config }.
+   * config: { preset } and/or any of SIZE_DEFAULTS' keys (a preset's values are overridden by the others).
+   */
+  parameterCount(config = {}) {
+    const c = sizeConfig(config, this);
+    const json = this._raw.parameterCount(JSON.stringify(c));
+    if (!json) this._fail('parameterCount');
+    return JSON.parse(json);
+  }
+
+  /**
+   * FLOPs of one self-attention layer (h heads of d/h) and of one head of d, and of an Elman RNN
+   * (input = hidden = d) on n tokens; one multiply-add = 2 FLOPs, matrix products only.
+   * { n, d, flopsPerMultiplyAdd: 2, attention, singleHead: { h, dK, projections, scores, weightedSum,
+   * quadratic, total, scoreEntries, softmaxExps, sequentialSteps, pathLength },
+   * rnn: { perStep, total, sequentialSteps, pathLength }, crossoverN }.
+   */
+  flops({ n, d, h = 1 } = {}) {
+    checkCount(n, 'n');
+    checkCount(d, 'd');
+    checkCount(h, 'h');
+    if (d % h !== 0) throw new Error(`d (${d}) is not divisible by h (${h})`);
+    const json = this._raw.flops(n, d, h);
+    if (!json) this._fail('flops');
+    return JSON.parse(json);
+  }
+
+  /**
+   * The sqrt(d_k) experiment: `draws` times n random queries and n keys with N(0, 1) entries
+   * (seeded, made by the core), scored q.k and q.k / sqrt(dK). { dK, n, draws, sqrtDk, maxEntropy,
+   * unscaled, scaled: { mean, std, entropy (nats, mean per row), maxWeight (mean per row) } }.
+   */
+  scaleStats({ dK, n = 8, draws = 200, seed = 1 } = {}) {
+    checkCount(dK, 'dK');
+    checkCount(n, 'n');
+    checkCount(draws, 'draws');
+    if (!Number.isInteger(seed) || seed < 0) throw new Error(`seed must be a non-negative integer, got ${seed}`);
+    const json = this._raw.scaleStats(dK, n, draws, seed);
+    if (!json) this._fail('scaleStats');
+    return JSON.parse(json);
+  }
+
+  /**
+   * The RNN recurrence alone, h_t = tanh(x_t W_xh + h_{t-1} W_hh), h_0 = 0: the states (n x dHidden)
+   * without a trace or Jacobians, so it can be timed against kernels.attention (rnn-cost).
+   */
+  rnnStates({ x, wxh, whh, n, dIn, dHidden } = {}) {
+    checkCount(n, 'n');
+    checkCount(dIn, 'dIn');
+    checkCount(dHidden, 'dHidden');
+    const xa = asFloat32(x, 'x'), wa = asFloat32(wxh, 'wxh'), ha = asFloat32(whh, 'whh');
+    checkLength(xa, n * dIn, 'x', 'n*dIn');
+    checkLength(wa, dIn * dHidden, 'wxh', 'dIn*dHidden');
+    checkLength(ha, dHidden * dHidden, 'whh', 'dHidden*dHidden');
+    const out = new Float32Array(n * dHidden);
+    this._withHeap([xa, wa, ha, out], (p) => {
+      if (!this._raw.rnnStates(p[3], p[0], p[1], p[2], n, dIn, dHidden)) this._fail('rnnStates');
+      out.set(new Float32Array(this._heapBuffer(), p[3], out.length));
+    });
+    return out;
+  }
+
+  // ---- end of costs ----
 
   /**
    * Held-out accuracy of a trained model on its own task (the file's "task" metadata), computed
@@ -721,7 +858,70 @@ class Kernels {
    * Attention without a trace. q: n x nHeads*dK, k and v: m x nHeads*dK (row-major).
    * Never builds the n x m matrix unless full: true. Returns n x nHeads*dK.
    */
-  attention({ q, k, v, n, m = n, dK, nHeads = 1, causal = false, scale = true, full = false }) {
+  attention(opts) {
+    return this._call(opts, false).out;
+  }
+
+  /**
+   * kernels.attention, also measuring what the call held: heapBytes is the allocator's bytes in
+   * use at the call's peak minus before it (the n x m matrix for full: true; 0 for the online kernel,
+   * which allocates nothing). Returns { out, heapBytes }.
+   */
+  measure(opts) {
+    return this._call(opts, true);
+  }
+
+  /**
+   * The working memory of each path, without running it (any n, m): scoresHeld (n*m for full, one
+   * score tile for the online kernel), scratchBytes (those scores' bytes, or all the online kernel's
+   * stack tiles), ioBytes (q, k, v and the output), limitScores (the most n*m that full: true allows).
+   */
+  memory({ n, m = n, dK, nHeads = 1, full = false } = {}) {
+    checkCount(n, 'n');
+    checkCount(m, 'm');
+    checkCount(dK, 'dK');
+    checkCount(nHeads, 'nHeads');
+    const text = this._ap._raw.kernelAttentionMemory(n, m, dK, nHeads, !!full);
+    if (!text) this._ap._fail('kernels.memory');
+    return JSON.parse(text);
+  }
+
+  /**
+   * The online softmax of one query q (dK) over m keys k and values v (m x dK), `tile` keys at a
+   * time, as the tiled kernel computes it. Returns { scores (m), out (dK), tiles: [{ start, end,
+   * tileMax, max, correction, sum, o (dK, not yet divided by sum) }] }.
+   */
+  onlineSoftmaxSteps({ q, k, v, m, dK, tile = 2, scale = true }) {
+    checkCount(m, 'm');
+    checkCount(dK, 'dK');
+    checkCount(tile, 'tile');
+    const qa = asFloat32(q, 'q'), ka = asFloat32(k, 'k'), va = asFloat32(v, 'v');
+    checkLength(qa, dK, 'q', 'dK');
+    checkLength(ka, m * dK, 'k', 'm*dK');
+    checkLength(va, m * dK, 'v', 'm*dK');
+    checkFinite([[qa, 'q'], [ka, 'k'], [va, 'v']]);
+    const count = Math.ceil(m / tile), width = 6 + dK;
+    const steps = new Float32Array(count * width), out = new Float32Array(dK), scores = new Float32Array(m);
+    this._ap._withHeap([steps, out, scores, qa, ka, va], (p) => {
+      if (this._ap._raw.kernelOnlineSoftmaxSteps(p[0], p[1], p[2], p[3], p[4], p[5], m, dK, tile, !!scale) !== count) {
+        this._ap._fail('kernels.onlineSoftmaxSteps');
+      }
+      const heap = this._ap._heapBuffer();
+      steps.set(new Float32Array(heap, p[0], steps.length));
+      out.set(new Float32Array(heap, p[1], dK));
+      scores.set(new Float32Array(heap, p[2], m));
+    });
+    const tiles = [];
+    for (let b = 0; b < count; b++) {
+      const r = steps.subarray(b * width, (b + 1) * width);
+      tiles.push({ start: r[0], end: r[1], tileMax: r[2], max: r[3], correction: r[4], sum: r[5], o: r.slice(6) });
+    }
+    return { scores, out, tiles };
+  }
+
+  _call(opts, measure) {
+    if (!opts || typeof opts !== 'object') throw new Error('kernels.attention() needs an options object');
+    const { q, k, v, n, m = n, dK, nHeads = 1, causal = false, scale = true, full = false } = opts;
     checkCount(n, 'n');
     checkCount(m, 'm');
     checkCount(dK, 'dK');
@@ -731,18 +931,19 @@ class Kernels {
     checkLength(qa, n * width, 'q', 'n*nHeads*dK');
     checkLength(ka, m * width, 'k', 'm*nHeads*dK');
     checkLength(va, m * width, 'v', 'm*nHeads*dK');
-    for (const [arr, name] of [[qa, 'q'], [ka, 'k'], [va, 'v']]) {
-      for (let i = 0; i < arr.length; i++) {
-        if (!Number.isFinite(arr[i])) throw new Error(`${name} contains ${Number.isNaN(arr[i]) ? 'NaN' : 'Infinity'} (at index ${i})`);
-      }
-    }
+    checkFinite([[qa, 'q'], [ka, 'k'], [va, 'v']]);
     const out = new Float32Array(n * width);
+    let heapBytes = null;
     this._ap._withHeap([qa, ka, va, out], (p) => {
-      if (!this._ap._raw.kernelAttention(p[3], p[0], p[1], p[2], n, m, dK, nHeads, !!causal, !!scale, !!full)) {
+      const raw = this._ap._raw;
+      if (measure) {
+        heapBytes = raw.kernelAttentionMeasured(p[3], p[0], p[1], p[2], n, m, dK, nHeads, !!causal, !!scale, !!full);
+        if (heapBytes < 0) this._ap._fail('kernels.measure');
+      } else if (!raw.kernelAttention(p[3], p[0], p[1], p[2], n, m, dK, nHeads, !!causal, !!scale, !!full)) {
         this._ap._fail('kernels.attention');
       }
       out.set(new Float32Array(this._ap._heapBuffer(), p[3], out.length));
     });
-    return out;
+    return { out, heapBytes };
   }
 }

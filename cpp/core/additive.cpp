@@ -44,9 +44,20 @@ void additive_scores(MatMap e, const Mat& a, const Mat& b, const Vec& v) {
 void additive_attention(Trace& tr, const Mat& s, const Mat& h, const AdditiveWeights& w) {
   check_additive(s, h, w);
   const int n = static_cast<int>(s.rows()), m = static_cast<int>(h.rows());
+  const int d_a = static_cast<int>(w.v.size());
   Mat a = s * w.ws, b = h * w.wh;  // (n, d_a), (m, d_a)
-  tr.add2d("add_s", "", -1, n, static_cast<int>(a.cols())) = a;
-  tr.add2d("add_h", "", -1, m, static_cast<int>(b.cols())) = b;
+  // The learned parameters too, so a view can show (and a test can check) every term.
+  tr.add2d("add_ws", "", -1, static_cast<int>(w.ws.rows()), d_a) = w.ws;
+  tr.add2d("add_wh", "", -1, static_cast<int>(w.wh.rows()), d_a) = w.wh;
+  tr.add2d("add_v", "", -1, 1, d_a) = w.v;  // Vec is a row vector
+  tr.add2d("add_s", "", -1, n, d_a) = a;
+  tr.add2d("add_h", "", -1, m, d_a) = b;
+  // tanh(W_s s_t + W_h h_j) for every pair (n, m, d_a): the hidden layer of the score network.
+  Stage& th = tr.add("add_tanh", "", -1, {n, m, d_a});
+  for (int t = 0; t < n; ++t)
+    for (int j = 0; j < m; ++j)
+      for (int c = 0; c < d_a; ++c)
+        th.data[(static_cast<size_t>(t) * m + j) * d_a + c] = std::tanh(a(t, c) + b(j, c));
   Stage& e = tr.add("add_scores", "", -1, {1, n, m});
   additive_scores(Trace::head(e, 0), a, b, w.v);
   Stage& al = tr.add("add_weights", "", -1, {1, n, m});

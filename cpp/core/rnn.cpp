@@ -38,6 +38,8 @@ void rnn_forward(Trace& tr, const Mat& x, const RnnWeights& w) {
   if (x.cols() != w.wxh.rows())
     fail("RNN input has width " + std::to_string(x.cols()) + " but W_xh expects " + std::to_string(w.wxh.rows()));
   check_finite(x.data(), static_cast<size_t>(x.size()), "RNN input");
+  tr.add2d("rnn_wxh", "", -1, static_cast<int>(w.wxh.rows()), d_h) = w.wxh;
+  tr.add2d("rnn_whh", "", -1, d_h, d_h) = w.whh;
   MatMap pre = tr.add2d("rnn_pre", "", -1, n, d_h);
   MatMap h = tr.add2d("rnn_h", "", -1, n, d_h);
   Vec prev = Vec::Zero(d_h);

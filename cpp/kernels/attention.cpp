@@ -1,6 +1,7 @@
 // The fast attention kernels: Q K^T, row softmax with a vectorised exp, weights @ V, and the tiled
 // online-softmax attention that never holds the (n, m) matrix. No Eigen, no allocation, no libc:
 // this file (with gemm_tiled.cpp) also builds into the standalone relaxed-SIMD kernel module.
+#include "kernels/attention.hpp"
 #include "kernels/impl.hpp"
 #include "kernels/simd4.hpp"
 
@@ -212,6 +213,13 @@ void impl::exp_vec(float* out, const float* in, int n) {
   int j = 0;
   for (; j + 4 <= n; j += 4) store(out + j, simd::exp(load(in + j)));
   if (j < n) store_tail(out + j, n - j, simd::exp(load_tail(in + j, n - j, 0.0f)));
+}
+
+// The tiles of attention_query_block and qk_block, by the constants that size them.
+AttentionMemory attention_memory(int n, int m, bool full) {
+  if (full) return {double(n) * m, double(n) * m * sizeof(float)};
+  constexpr double tiles = sizeof(float) * (BQ * BK + 2 * BQ + KT_D * BK);  // s, m_run + l_run, kt
+  return {double(BQ) * BK, tiles};
 }
 
 void impl::attention_forward(float* out, const float* q, const float* k, const float* v, int n,

@@ -69,4 +69,29 @@ void attention_forward_full(float* out, const float* q, const float* k, const fl
 void attention_forward_ref(float* out, const float* q, const float* k, const float* v, int n,
                            int m, int d_k, int n_heads, bool causal, bool scale);
 
+// ---- memory, and online softmax step by step (the long-context lesson) -------------------------
+// The working memory of one call besides its inputs and output. Full path: the (n, m) score matrix
+// (n*m floats, reused across heads). Online path: fixed tiles on the stack whatever n and m are (a
+// BQ x BK score block, the running max and sum of BQ rows, a transposed K panel). double: the full
+// matrix of long inputs (n = 50,000: 10 GB) does not fit in 32 bits.
+struct AttentionMemory {
+  double scores_held;    // scores alive at once: n*m, or one BQ x BK tile
+  double scratch_bytes;  // bytes of that working memory
+};
+AttentionMemory attention_memory(int n, int m, bool full);
+
+// attention_forward_full that also measures what it held: the allocator's bytes in use at the
+// call's peak (right after the (n, m) matrix is allocated) minus those before the call. -1 where
+// the C library cannot say (not wasm, not glibc >= 2.33).
+double attention_forward_full_measured(float* out, const float* q, const float* k, const float* v,
+                                       int n, int m, int d_k, int n_heads, bool causal, bool scale);
+
+// The online softmax of one query over m keys, tile by tile, as attention_forward does it, for a
+// worked example: s_j = alpha q.k_j (alpha = 1/sqrt(d_k) if scale), keys taken `tile` at a time.
+// scores (m) = s. steps: per tile 6 + d_k floats: first key, end key (exclusive), tile max, running
+// max m, correction e^(m_old - m_new) applied to l and o, running sum l, then the running output
+// o (d_k, not yet divided by l). out (d_k) = o / l. Returns the number of tiles, ceil(m / tile).
+int online_softmax_steps(float* steps, float* out, float* scores, const float* q, const float* k,
+                         const float* v, int m, int d_k, int tile, bool scale);
+
 }  // namespace ap::kernels

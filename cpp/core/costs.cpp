@@ -1,0 +1,294 @@
+// Parameter counts, FLOP counts and the sqrt(d_k) experiment (see costs.hpp for conventions).
+#include "core/costs.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/layers.hpp"
+#include "core/rng.hpp"
+
+namespace ap {
+
+namespace {
+
+// Large enough for GPT-3 and beyond, small enough that no count can overflow int64
+// (the largest term, 2 d d_ff layers, stays below 2^60).
+constexpr int64_t kMaxD = int64_t{1} << 20;
+constexpr int64_t kMaxLayers = 10000;
+constexpr int64_t kMaxWide = int64_t{1} << 24;  // d_ff, vocabulary, positions
+constexpr int64_t kMaxTokens = int64_t{1} << 20;       // n for FLOP counts
+constexpr int64_t kMaxFlopD = int64_t{1} << 17;        // d for FLOP counts: 4 n^2 d < 2^63
+constexpr int64_t kMaxScaleWork = int64_t{1} << 27;    // draws n^2 d_k multiply-adds
+constexpr double kPi = 3.14159265358979323846;
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+void check_range(const char* name, int64_t value, int64_t lo, int64_t hi) {
+  if (value < lo) fail(std::string(name) + " must be >= " + str(lo) + " (got " + str(value) + ")");
+  if (value > hi) fail(std::string(name) + " (" + str(value) + ") exceeds the limit of " + str(hi));
+}
+
+void check_heads(int64_t d, int64_t h) {
+  if (d % h != 0) fail("d_model (" + str(d) + ") is not divisible by n_heads (" + str(h) + ")");
+}
+
+}  // namespace
+
+// ---- parameter counts ---------------------------------------------------------------------
+
+void SizeConfig::validate() const {
+  check_range("d_model", d_model, 1, kMaxD);
+  check_range("n_heads", n_heads, 1, kMaxD);
+  check_heads(d_model, n_heads);
+  if (arch != Arch::DecoderOnly) check_range("encoder layers", enc_layers, 1, kMaxLayers);
+  if (arch != Arch::EncoderOnly) check_range("decoder layers", dec_layers, 1, kMaxLayers);
+  check_range("d_ff", d_ff, 1, kMaxWide);
+  check_range("vocab_size", vocab_size, 1, kMaxWide);
+  if (pos == PosKind::Learned) check_range("max_len", max_len, 1, kMaxWide);
+  if (pos == PosKind::Relative) check_range("rel_clip", rel_clip, 1, kMaxWide);
+  check_range("segments", segments, 0, 1024);
+}
+
+ParamCount count_parameters(const SizeConfig& c) {
+  c.validate();
+  const int64_t d = c.d_model, V = c.vocab_size;
+  const int64_t linear_bias = c.biases ? 1 : 0;
+  const int64_t attention = 4 * d * d + linear_bias * 4 * d;               // W_Q W_K W_V W_O (d, d) + 4 (d)
+  const int64_t ffn = 2 * d * c.d_ff + linear_bias * (c.d_ff + d);         // W_1 (d, d_ff) W_2 (d_ff, d) + b_1 b_2
+  const int64_t norm = 2 * d;                                              // gamma, beta
+
+  ParamCount p;
+  const bool enc = c.arch != Arch::DecoderOnly, dec = c.arch != Arch::EncoderOnly;
+  const bool cross = c.arch == Arch::EncoderDecoder;
+  p.enc_layers = enc ? c.enc_layers : 0;
+  p.dec_layers = dec ? c.dec_layers : 0;
+  if (enc) p.encoder_layer = {attention, ffn, 2 * norm};                   // self-attn, FFN, 2 Add & Norm
+  if (dec) p.decoder_layer = {cross ? 2 * attention : attention, ffn, (cross ? 3 : 2) * norm};
+
+  const int64_t tables = (cross && !c.share_embeddings) ? 2 : 1;
+  p.token_embeddings = tables * V * d;
+  if (c.pos == PosKind::Learned) p.position_embeddings = c.max_len * d;
+  if (c.pos == PosKind::Relative) p.position_embeddings = c.n_heads * (2 * c.rel_clip + 1);
+  p.segment_embeddings = c.segments * d;
+  p.embeddings = p.token_embeddings + p.position_embeddings + p.segment_embeddings;
+
+  p.attention = p.enc_layers * p.encoder_layer.attention + p.dec_layers * p.decoder_layer.attention;
+  p.ffn = p.enc_layers * p.encoder_layer.ffn + p.dec_layers * p.decoder_layer.ffn;
+  const int64_t final_norms = c.norm == NormPlace::Pre ? (enc ? 1 : 0) + (dec ? 1 : 0) : 0;
+  p.norms = p.enc_layers * p.encoder_layer.norms + p.dec_layers * p.decoder_layer.norms +
+            (c.embed_norm ? norm : 0) + final_norms * norm;
+  p.lm_head = (c.tie_lm_head ? 0 : d * V) + (c.lm_head_bias ? V : 0);
+  p.pooler = c.pooler ? d * d + linear_bias * d : 0;
+  p.total = p.embeddings + p.attention + p.ffn + p.norms + p.lm_head + p.pooler;
+  return p;
+}
+
+const std::vector<SizePreset>& size_presets() {
+  static const std::vector<SizePreset> presets = [] {
+    std::vector<SizePreset> v;
+    SizeConfig c;  // the defaults are the original base model
+    v.push_back({"original", "Original Transformer (base)",
+                 "Vaswani et al. 2017, Attention Is All You Need, sec. 3 and 5.1, Table 3 (65M); notes 004",
+                 65000000,
+                 "The stated setup (a shared vocabulary of about 37000 BPE tokens, one matrix for both embeddings "
+                 "and the output layer) gives 63.1M, 2.95% under the published 65M. The paper gives the "
+                 "vocabulary only as \"about 37000\": all eight base-width rows of its Table 3 fit one table of "
+                 "about 41,000 rows (65.1M here), while its big row fits 37000.",
+                 c});
+    c.d_model = 1024; c.n_heads = 16; c.d_ff = 4096;
+    v.push_back({"original-big", "Original Transformer (big)",
+                 "Vaswani et al. 2017, Table 3 (213M)", 213000000,
+                 "Same vocabulary and sharing as base; within 1% of the published 213M.", c});
+    SizeConfig b;
+    b.arch = Arch::EncoderOnly;
+    b.d_model = 768; b.n_heads = 12; b.enc_layers = 12; b.d_ff = 3072; b.vocab_size = 30522;
+    b.max_len = 512; b.pos = PosKind::Learned; b.segments = 2; b.embed_norm = true; b.pooler = true;
+    v.push_back({"bert-base", "BERT-base",
+                 "Devlin et al. 2019, BERT, sec. 3 (110M); vocabulary of the released uncased model; notes 004",
+                 110000000,
+                 "Token, position (512) and segment (2) embeddings with a LayerNorm, 12 encoder layers and the "
+                 "pooler; the masked-LM output layer reuses the token table.",
+                 b});
+    SizeConfig g;
+    g.arch = Arch::DecoderOnly;
+    g.d_model = 12288; g.n_heads = 96; g.dec_layers = 96; g.d_ff = 4 * 12288; g.vocab_size = 50257;
+    g.max_len = 2048; g.pos = PosKind::Learned; g.norm = NormPlace::Pre;
+    v.push_back({"gpt3", "GPT-3 175B",
+                 "Brown et al. 2020, Language Models are Few-Shot Learners, Table 2.1 (175.0B); notes 004",
+                 175000000000,
+                 "96 decoder layers of d 12288 (96 heads of 128, d_ff = 4d), 2048 learned positions, the GPT-2 "
+                 "vocabulary of 50257, tied input and output embeddings, pre-norm.",
+                 g});
+    return v;
+  }();
+  return presets;
+}
+
+const SizePreset& find_size_preset(const std::string& id) {
+  std::string known;
+  for (const SizePreset& p : size_presets()) {
+    if (p.id == id) return p;
+    known += (known.empty() ? "" : ", ") + p.id;
+  }
+  fail("unknown model-size preset '" + id + "' (known: " + known + ")");
+}
+
+SizeConfig size_config_of(const ModelConfig& m) {
+  SizeConfig c;
+  c.arch = m.arch;
+  c.d_model = m.d_model;
+  c.n_heads = m.n_heads;
+  c.enc_layers = c.dec_layers = m.n_layers;
+  c.d_ff = m.d_ff;
+  c.vocab_size = m.vocab_size;
+  c.max_len = m.max_len;
+  c.pos = m.pos;
+  c.rel_clip = m.rel_clip;
+  c.norm = m.norm;
+  c.biases = true;
+  c.share_embeddings = true;  // tok_emb serves the encoder and the decoder
+  c.tie_lm_head = false;      // lm_head.w (d, V) is its own tensor
+  c.lm_head_bias = true;      // lm_head.b (V)
+  return c;
+}
+
+// ---- FLOP counts ---------------------------------------------------------------------------
+
+AttentionFlops attention_flops(int64_t n, int64_t d, int64_t h) {
+  check_range("n", n, 1, kMaxTokens);
+  check_range("d", d, 1, kMaxFlopD);
+  check_range("h", h, 1, d);
+  check_heads(d, h);
+  AttentionFlops f;
+  f.n = n; f.d = d; f.h = h; f.d_k = d / h;
+  f.projections = 4 * 2 * n * d * d;         // 4 x (n, d)(d, d)
+  f.scores = 2 * h * n * n * f.d_k;          // h x (n, d_k)(d_k, n)
+  f.weighted_sum = 2 * h * n * n * f.d_k;    // h x (n, n)(n, d_k)
+  f.quadratic = f.scores + f.weighted_sum;
+  f.total = f.projections + f.quadratic;
+  f.score_entries = h * n * n;
+  f.softmax_exps = h * n * n;
+  f.sequential_steps = 1;
+  f.path_length = n > 1 ? 1 : 0;
+  return f;
+}
+
+RnnFlops rnn_flops(int64_t n, int64_t d) {
+  check_range("n", n, 1, kMaxTokens);
+  check_range("d", d, 1, kMaxFlopD);
+  RnnFlops f;
+  f.n = n; f.d = d;
+  f.per_step = 2 * (2 * d * d);  // h_{t-1} W (d, d) and x_t U (d, d)
+  f.total = n * f.per_step;
+  f.sequential_steps = n;
+  f.path_length = n - 1;
+  return f;
+}
+
+void rnn_states(Mat& states, const Mat& x, const RnnWeights& w) {
+  const Eigen::Index n = x.rows(), d_h = w.whh.rows();
+  if (n <= 0) fail("the RNN needs at least one token");
+  if (x.cols() != w.wxh.rows())
+    fail("RNN input has width " + str(x.cols()) + " but W_xh expects " + str(w.wxh.rows()));
+  if (w.wxh.cols() != d_h || w.whh.cols() != d_h || (w.b.size() != 0 && w.b.size() != d_h))
+    fail("RNN weights disagree: W_xh (" + str(w.wxh.rows()) + ", " + str(w.wxh.cols()) + "), W_hh (" +
+         str(w.whh.rows()) + ", " + str(w.whh.cols()) + ")");
+  states.resize(n, d_h);
+  states.noalias() = x * w.wxh;  // (n, d_h): the input part of every step at once
+  if (w.b.size() != 0) states.rowwise() += w.b;
+  Vec prev = Vec::Zero(d_h), pre(d_h);
+  for (Eigen::Index t = 0; t < n; ++t) {  // sequential: step t waits for step t-1
+    pre.noalias() = prev * w.whh;         // (1, d_h) = (1, d_h)(d_h, d_h)
+    states.row(t) = (states.row(t) + pre).array().tanh();
+    prev = states.row(t);
+  }
+}
+
+// ---- the scale experiment -----------------------------------------------------------------
+
+namespace {
+
+// Accumulates the statistics of score rows (one softmax per row).
+struct StatsSum {
+  double sum = 0.0, sum_sq = 0.0, entropy = 0.0, max_weight = 0.0;
+  int64_t values = 0, rows = 0;
+
+  void add_row(const double* s, int n, std::vector<double>& w) {
+    double mx = s[0];
+    for (int j = 0; j < n; ++j) {
+      sum += s[j];
+      sum_sq += s[j] * s[j];
+      if (s[j] > mx) mx = s[j];
+    }
+    double z = 0.0;
+    for (int j = 0; j < n; ++j) z += (w[j] = std::exp(s[j] - mx));  // max subtracted only for stability
+    double h = 0.0, top = 0.0;
+    for (int j = 0; j < n; ++j) {
+      const double p = w[j] / z;
+      if (p > 0.0) h -= p * std::log(p);
+      if (p > top) top = p;
+    }
+    entropy += h;
+    max_weight += top;
+    values += n;
+    rows += 1;
+  }
+
+  ScoreStats result() const {
+    ScoreStats r;
+    r.mean = sum / values;
+    r.std = std::sqrt(std::max(0.0, sum_sq / values - r.mean * r.mean));
+    r.entropy = entropy / rows;
+    r.max_weight = max_weight / rows;
+    return r;
+  }
+};
+
+}  // namespace
+
+ScaleStats scale_stats(int d_k, int n, int draws, uint64_t seed) {
+  check_range("d_k", d_k, 1, 65536);
+  check_range("n", n, 1, 4096);
+  check_range("draws", draws, 1, 1000000);
+  const int64_t work = int64_t{draws} * n * n * d_k;
+  if (work > kMaxScaleWork)
+    fail("draws*n*n*d_k = " + str(work) + " exceeds the limit of " + str(kMaxScaleWork) + " multiply-adds");
+
+  SplitMix64 rng{seed};
+  // Standard normals by Box-Muller: two per pair of uniforms.
+  auto normals = [&rng](Eigen::MatrixXd& m) {
+    double* p = m.data();
+    const Eigen::Index size = m.size();
+    for (Eigen::Index i = 0; i < size; i += 2) {
+      const double r = std::sqrt(-2.0 * std::log(rng.unit_open())), a = 2.0 * kPi * rng.unit();
+      p[i] = r * std::cos(a);
+      if (i + 1 < size) p[i + 1] = r * std::sin(a);
+    }
+  };
+
+  ScaleStats out;
+  out.d_k = d_k; out.n = n; out.draws = draws;
+  out.sqrt_dk = std::sqrt(static_cast<double>(d_k));
+  out.max_entropy = std::log(static_cast<double>(n));
+  Eigen::MatrixXd q(n, d_k), k(n, d_k);
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows(n, n);
+  std::vector<double> w(static_cast<size_t>(n)), scaled(static_cast<size_t>(n));
+  StatsSum raw_sum, scaled_sum;
+  for (int draw = 0; draw < draws; ++draw) {
+    normals(q);
+    normals(k);
+    rows.noalias() = q * k.transpose();  // (n, n) = (n, d_k)(d_k, n): q_i . k_j
+    for (int i = 0; i < n; ++i) {
+      const double* r = rows.data() + static_cast<size_t>(i) * n;
+      raw_sum.add_row(r, n, w);
+      for (int j = 0; j < n; ++j) scaled[static_cast<size_t>(j)] = r[j] / out.sqrt_dk;
+      scaled_sum.add_row(scaled.data(), n, w);
+    }
+  }
+  out.unscaled = raw_sum.result();
+  out.scaled = scaled_sum.result();
+  return out;
+}
+
+}  // namespace ap
