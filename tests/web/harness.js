@@ -83,7 +83,7 @@ async function withBrowser(server, { httpErrors = false } = {}) {
       page.on('pageerror', (err) => errors.push(`uncaught: ${err.message}`));
       page.on('requestfailed', (req) => errors.push(`request failed: ${req.url()} (${req.failure()?.errorText})`));
       const requests = [];
-      page.on('request', (req) => requests.push(req.url()));
+      page.on('request', (req) => requests.push(req.headers().range ? `${req.url()} (${req.headers().range})` : req.url()));
       if (httpErrors) page.on('response', (res) => { if (res.status() >= 400) errors.push(`HTTP ${res.status()}: ${res.url()}`); });
       await page.goto(new URL(path, baseUrl).href);
       return { page, errors, requests };

@@ -37,11 +37,13 @@ const CONFIG = {
 const SENTENCE = 'the cat sat on the mat';
 
 const CONCEPTS = [
+  'rnn-chain', 'rnn-vanishing', 'rnn-cost', 'bahdanau', 'soft-lookup',
   'embed', 'qkv', 'scores', 'scale', 'softmax', 'weighted-sum', 'general-form',
   'heads', 'reshape', 'concat-wo', 'head-cost',
   'permutation', 'sinusoidal', 'learned-pos', 'relative', 'rope',
   'residual', 'layernorm', 'ffn', 'block',
   'causal-mask', 'encoder-decoder', 'cross-attention', 'decoding', 'sampling', 'kv-cache', 'bert-gpt',
+  'quadratic', 'long-context', 'model-sizes', 'comparison', 'training', 'quiz',
 ];
 
 function nodeTrace(text, patch = {}) {

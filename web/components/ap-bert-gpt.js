@@ -1,88 +1,229 @@
 // <ap-bert-gpt> (bert-gpt): encoder-only (BERT: bidirectional, trained to fill in masked words)
-// vs decoder-only (GPT: causal, trained to predict the next word). The same sentence through an
-// encoder and a decoder with the same sizes and seed: the two masks and weights side by side,
-// and a test of what each position can see: change the last word and see which outputs move.
+// vs decoder-only (GPT: causal, trained to predict the next word). The same sentence through both:
+//  - BERT reads it with one word replaced by [MASK] (the student picks which), every token sees
+//    every other (no mask), and the objective is read at the [MASK] position: the distribution
+//    over the vocabulary for the hidden word, from both sides.
+//  - GPT reads "<bos> sentence" with the causal mask; the objective is at every position: the
+//    distribution for the next word, from the left only. The view shows the one for the same word.
+// The two masks and weights side by side, the two distributions, and a test of who sees what:
+// change the last word and see which outputs move (random encoder and decoder, same seed).
+// Attributes: the page's state (text, preset, seed, dmodel...), mask (the position to hide),
+// hide="mask" (hides that control).
+//
+// Models. This project has no trained masked-language model (the trainer's tasks are sort,
+// reverse, dates and grammar, none of them masked LM), so BERT's side is an encoder with random
+// weights and a [MASK] token in its vocabulary: its distribution shows where the objective is
+// read, not a learned guess; the view says so. GPT's side is the trained grammar model (a real
+// next-word language model) when the sentence is in its vocabulary, else a random decoder (said).
 import { ApWidget, define } from '../lib/widget.js';
-import { el, fmt, tokenText } from '../lib/dom.js';
-import { numsTable, textFor, withEntry } from '../lib/view.js';
-import { randomKey } from '../lib/models.js';
+import { el, fmt, num, tokenText } from '../lib/dom.js';
+import { numsTable, textFor } from '../lib/view.js';
+import { getModel, modelNow, randomKey, trainedFiles } from '../lib/models.js';
+import { getPlayground, playgroundNow } from '../lib/playground.js';
 import { runIds } from '../lib/runs.js';
 import { stepView } from '../lib/steps.js';
 import { matrix } from '../lib/heatmap.js';
+import { barList } from '../lib/plot.js';
+import { COMMON_WORDS } from '../lib/vocab.js';
+
+export const MASK_PIECE = '[MASK]';
+const TOP = 6;
+
+// The masked-LM encoders (random weights, vocabulary + [MASK]), one per (seed, d_model).
+const mlmCache = new Map();
+function mlmEntry(ap, seed, dModel) {
+  const key = `bert-gpt:mlm:${seed}:${dModel}`;
+  let entry = mlmCache.get(key);
+  if (!entry) {
+    const model = ap.createModel({
+      arch: 'encoder', tokenizer: 'word', vocab: [...COMMON_WORDS, MASK_PIECE],
+      dModel, nHeads: 2, nLayers: 1, dFf: 4 * dModel, maxLen: 64, pos: 'sinusoidal',
+    }, { seed });
+    entry = { key, model, base: { ...model.config }, metadata: {}, applied: null, kind: 'random' };
+    mlmCache.set(key, entry);
+  }
+  return entry;
+}
+
+/** A loaded model entry, or a promise of it (null if it cannot be loaded, when `optional`). */
+function entryOf(key, optional = false) {
+  const e = modelNow(key);
+  if (e) return e;
+  const p = getModel(key);
+  return optional ? p.catch(() => null) : p;
+}
+
+const isPromise = (x) => x && typeof x.then === 'function';
 
 export class ApBertGpt extends ApWidget {
   static concept = 'bert-gpt';
+  static extraAttributes = ['mask'];
 
   build() {
+    this.maskSel = el('select', { attrs: { 'aria-label': 'Word to mask' }, on: { change: () => this.requestMask(this.maskSel.value) } });
     this.cols = el('div', { className: 'col2' });
     this.test = el('div');
     this.body.append(
-      el('p', { className: 'lead', text: 'BERT keeps only the encoder: every token sees the whole sentence, and it is trained to recover masked-out words from both sides. GPT keeps only the decoder: each token sees its past only, and it is trained to predict the next token, which is what lets it generate.' }),
+      el('p', { className: 'lead', text: 'BERT uses only the encoder: it is bidirectional, it can see both past and future context, and it is pre-trained as a masked language model (hide a word, predict it from both sides). GPT uses only the decoder: it is unidirectional, it can only see past context (it uses the mask), and it is pre-trained on next-token prediction, which is what lets it generate. The same sentence through both:' }),
+      this.maskField = el('div', { className: 'controls' },
+        el('label', { className: 'field' }, el('span', { text: 'Word to hide from BERT / to predict' }), this.maskSel)),
       this.cols, el('h4', { text: 'Who sees what: change the last word' }), this.test);
   }
 
+  requestMask(v) {
+    this.setAttribute('mask', String(v));
+  }
+
+  /** The position to mask: the `mask` attribute, else the third word (or the last). */
+  maskIndex(n) {
+    const a = Number(this.getAttribute('mask'));
+    if (this.hasAttribute('mask') && Number.isInteger(a) && a >= 0 && a < n) return a;
+    return Math.min(2, n - 1);
+  }
+
   compute(state) {
+    const text = textFor(state);
     const spec = { tokenizer: 'word', seed: state.seed, dModel: state.dmodel, nHeads: 2, nLayers: 1 };
     const encKey = randomKey({ ...spec, arch: 'encoder' }), decKey = randomKey({ ...spec, arch: 'decoder' });
-    return withEntry(encKey, (enc) => withEntry(decKey, (dec) => {
-      const e = enc.model.tokenizer.encode(textFor(state));
-      const ids = Array.from(e.ids);
-      const labels = e.pieces.map(tokenText);
-      if (!ids.length) return { empty: true };
-      // The same sentence with its last word replaced ("the" <-> "a").
-      const alt = ids.slice();
-      const the = enc.model.tokenizer.encode('the').ids[0], a = enc.model.tokenizer.encode('a').ids[0];
-      alt[alt.length - 1] = alt[alt.length - 1] === the ? a : the;
-      const altLabels = [...labels.slice(0, -1), tokenText(enc.model.vocab[alt[alt.length - 1]])];
-      return {
-        labels, altLabels,
-        bert: runIds(enc, Int32Array.from(ids), { causal: false }, labels),
-        gpt: runIds(dec, Int32Array.from(ids), { causal: true }, labels),
-        bert2: runIds(enc, Int32Array.from(alt), { causal: false }, altLabels),
-        gpt2: runIds(dec, Int32Array.from(alt), { causal: true }, altLabels),
-      };
-    }));
+    const parts = [playgroundNow() || getPlayground(), entryOf(encKey), entryOf(decKey),
+      trainedFiles().includes('grammar') ? entryOf('trained:grammar', true) : null];
+    if (parts.some(isPromise)) return Promise.all(parts).then((p) => this._compute(state, text, ...p));
+    return this._compute(state, text, ...parts);
+  }
+
+  _compute(state, text, ap, enc, dec, grammar) {
+    const e = enc.model.tokenizer.encode(text);
+    const ids = Array.from(e.ids);
+    const labels = e.pieces.map(tokenText);
+    if (!ids.length) return { empty: true };
+    const n = ids.length;
+    const at = this.maskIndex(n);
+
+    // BERT: the masked-LM encoder on the sentence with word `at` replaced by [MASK].
+    const mlm = mlmEntry(ap, state.seed, state.dmodel);
+    const mtok = mlm.model.tokenizer.encode(text);
+    const maskId = mlm.model.vocab.indexOf(MASK_PIECE);
+    const masked = Array.from(mtok.ids);
+    const truth = masked[at];
+    masked[at] = maskId;
+    const bertLabels = labels.map((l, i) => (i === at ? MASK_PIECE : l));
+    const bert = runIds(mlm, Int32Array.from(masked), { causal: false }, bertLabels);
+
+    // GPT: the trained grammar language model if it knows every word (and the sentence fits),
+    // else the random decoder. "<bos> w0 ... w(n-1)": row i of its probabilities predicts w(i).
+    let gptEntry = dec, trained = false;
+    if (grammar) {
+      const g = grammar.model.tokenizer.encode(text);
+      if (g.unknown.length === 0 && g.ids.length + 1 <= grammar.base.maxLen) { gptEntry = grammar; trained = true; }
+    }
+    const gtok = gptEntry.model.tokenizer.encode(text);
+    const gptIds = [2, ...Array.from(gtok.ids)];
+    const gpt = runIds(gptEntry, Int32Array.from(gptIds), { causal: true }, ['<bos>', ...gtok.pieces.map(tokenText)]);
+
+    // The same sentence with its last word replaced ("the" <-> "a"): who sees the change?
+    const alt = ids.slice();
+    const the = enc.model.tokenizer.encode('the').ids[0], a = enc.model.tokenizer.encode('a').ids[0];
+    alt[alt.length - 1] = alt[alt.length - 1] === the ? a : the;
+    const altLabels = [...labels.slice(0, -1), tokenText(enc.model.vocab[alt[alt.length - 1]])];
+    return {
+      labels, altLabels, at, truth, truthPiece: labels[at], gptTruth: gptIds[at + 1], trained,
+      gptName: trained ? `the trained grammar model (a next-word language model: ${grammar.base.nLayers} layers, ${grammar.base.nHeads} heads, d_model ${grammar.base.dModel})` : null,
+      unknownForGrammar: grammar && !trained,
+      bert, gpt,
+      bertEnc: runIds(enc, Int32Array.from(ids), { causal: false }, labels),
+      gptDec: runIds(dec, Int32Array.from(ids), { causal: true }, labels),
+      bert2: runIds(enc, Int32Array.from(alt), { causal: false }, altLabels),
+      gpt2: runIds(dec, Int32Array.from(alt), { causal: true }, altLabels),
+    };
   }
 
   render(r) {
-    if (r.empty) { this.cols.replaceChildren(el('p', { text: 'Type some text.' })); return; }
-    const side = (run, key, name, objective) => {
-      const M = stepView(run, 'masked', { layer: 0, head: 0 }).view.output;
-      const A = stepView(run, 'weights', { layer: 0, head: 0 }).view.output;
-      const mask = new Float32Array(M.values.length);
-      for (let k = 0; k < mask.length; k++) mask[k] = M.values[k] === -Infinity ? 1 : 0;
+    if (r.empty) { this.cols.replaceChildren(el('p', { text: 'Type some text.' })); this.test.replaceChildren(); return; }
+    for (const run of [r.bert, r.gpt, r.bertEnc, r.gptDec, r.bert2, r.gpt2]) if (run.error) throw run.error;
+    // The mask choice.
+    const opts = r.labels.map((l, i) => el('option', { value: String(i), text: `${i}: ${l}` }));
+    this.maskSel.replaceChildren(...opts);
+    this.maskSel.value = String(r.at);
+    this.maskField.hidden = this.hides('mask');
+    this.dataset.mask = String(r.at);
+
+    const side = (run, key, name, objective, { row, truth, dist }) => {
+      const layer = 0, head = 0;
+      const M = stepView(run, 'masked', { layer, head }).view.output;
+      const A = stepView(run, 'weights', { layer, head }).view.output;
+      const blocked = new Float32Array(M.values.length);
+      for (let k = 0; k < blocked.length; k++) blocked[k] = M.values[k] === -Infinity ? 1 : 0;
       if (!this.panels) this.panels = {};
       if (!this.panels[key]) {
-        this.panels[key] = el('div', { className: 'panel', dataset: { model: key } }, el('h4', { text: name }), el('p', { className: 'note', text: objective }));
+        this.panels[key] = {
+          node: el('div', { className: 'panel', dataset: { model: key } }),
+          head: el('h4', { text: name }), note: el('p', { className: 'note' }), model: el('div', { className: 'note model' }),
+          dist: el('div', { className: 'dist' }),
+        };
       }
-      this.place(this.panels[key], this.panels[key].children[0], this.panels[key].children[1],
-        this.hm(`${key}-mask`, matrix({ name: `${key}-mask`, title: 'mask (1 = blocked)', values: mask, rows: M.rows, cols: M.cols, rowLabels: M.rowLabels, colLabels: M.colLabels, kind: 'ids', corner: 'q \\ k' }), { 'max-cell': '30' }),
-        this.hm(`${key}-weights`, A, { 'max-cell': '30' }));
-      return this.panels[key];
+      const p = this.panels[key];
+      p.note.textContent = objective;
+      const maskM = matrix({ name: `${key}-mask`, title: 'mask (1 = blocked)', values: blocked, rows: M.rows, cols: M.cols, rowLabels: M.rowLabels, colLabels: M.colLabels, kind: 'ids', corner: 'q \\ k' });
+      A.title = `weights, layer ${layer}, head ${head}`;
+      const hmMask = this.hm(`${key}-mask`, maskM, { 'max-cell': '30' });
+      hmMask.dataset.role = 'mask';
+      const hmW = this.hm(`${key}-weights`, A, { 'max-cell': '30' });
+      hmW.dataset.role = 'weights';
+      hmW.highlightRow = row;
+      // The distribution at the row where the objective is read.
+      const probs = run.get('probs');
+      const V = probs.length / run.shape('probs')[0];
+      const rowP = probs.subarray(row * V, (row + 1) * V);
+      const order = Array.from(rowP.keys()).sort((x, y) => rowP[y] - rowP[x]).slice(0, TOP);
+      const vocab = run.model.vocab;
+      const items = order.map((id) => ({ label: tokenText(vocab[id]), value: rowP[id], chosen: id === truth }));
+      if (!order.includes(truth)) items.push({ label: `${tokenText(vocab[truth])} (hidden)`, value: rowP[truth], chosen: true });
+      const bars = barList({ title: dist, items, valueName: 'probability', digits: 4 });
+      bars.dataset.truthP = num(rowP[truth]);
+      p.dist.replaceChildren(bars,
+        el('p', { className: 'truth', dataset: { value: num(rowP[truth]) }, text: `p("${tokenText(vocab[truth])}") = ${fmt(rowP[truth], 4)}: training pushes this up (the loss here is −log p).` }));
+      this.place(p.node, p.head, p.model, p.note, hmMask, hmW, p.dist);
+      return p;
     };
-    this.place(this.cols,
-      side(r.bert, 'bert', 'BERT (encoder-only)', 'Bidirectional. Objective: predict masked words from both sides.'),
-      side(r.gpt, 'gpt', 'GPT (decoder-only)', 'Causal. Objective: predict the next token.'));
+
+    const word = r.truthPiece;
+    const b = side(r.bert, 'bert', 'BERT (encoder-only): masked language model',
+      `Bidirectional: no mask, every token sees every other. Input: the sentence with "${word}" replaced by ${MASK_PIECE}. Objective: predict the hidden word at the ${MASK_PIECE} position, from both sides.`,
+      { row: r.at, truth: r.truth, dist: `BERT: P(word at ${MASK_PIECE} | all other words), top ${TOP}` });
+    b.model.replaceChildren(el('p', { className: 'warn untrained', text: `Untrained: this project has no trained masked-language model, so this encoder has random weights (seed ${this.state.seed}) and its guess means nothing yet. What is real is where the objective is read: the ${MASK_PIECE} row, which sees both sides.` }));
+    const g = side(r.gpt, 'gpt', 'GPT (decoder-only): next-token prediction',
+      `Causal: each token sees itself and the past only (hatched cells are masked). Input: "<bos>" + the sentence. Objective: at every position, predict the next word; the highlighted row (the word before "${word}") predicts "${word}" from the left only.`,
+      { row: r.at, truth: r.gptTruth, dist: `GPT: P(next word | words before "${word}"), top ${TOP}` });
+    g.model.replaceChildren(r.trained
+      ? el('span', { className: 'trained', text: `Trained: ${r.gptName}, loaded from web/models/grammar.safetensors.` })
+      : el('p', { className: 'warn untrained', text: `Untrained: a decoder with random weights (seed ${this.state.seed})${r.unknownForGrammar ? ': the trained grammar model does not know every word of this sentence' : ''}.` }));
+    this.dataset.gptTrained = String(r.trained);
+    this.place(this.cols, b.node, g.node);
+
     // Outputs of layer 0 for each position, before and after changing the last word.
-    const moved = (a, b) => {
-      const X = a.get('resid2', { layer: 0 }), Y = b.get('resid2', { layer: 0 });
-      const d = a.config.dModel, n = X.length / d;
+    const moved = (x, y) => {
+      const X = x.get('resid2', { layer: 0 }), Y = y.get('resid2', { layer: 0 });
+      const d = x.config.dModel, n = X.length / d;
       return Array.from({ length: n }, (_, i) => {
         let m = 0;
         for (let c = 0; c < d; c++) m = Math.max(m, Math.abs(X[i * d + c] - Y[i * d + c]));
         return m;
       });
     };
-    const mb = moved(r.bert, r.bert2), mg = moved(r.gpt, r.gpt2);
+    const mb = moved(r.bertEnc, r.bert2), mg = moved(r.gptDec, r.gpt2);
     const n = r.labels.length;
     this.test.replaceChildren(
-      el('p', { className: 'note', text: `"${r.labels.join(' ')}" vs "${r.altLabels.join(' ')}": how much each position's output (layer 0) changes.` }),
+      el('p', { className: 'note', text: `"${r.labels.join(' ')}" vs "${r.altLabels.join(' ')}": how much each position's output (layer 0) changes, for an encoder and a decoder with the same sizes and seed (random weights; without [MASK]).` }),
       numsTable({
         header: ['position', 'BERT: max change', 'GPT: max change'],
         rows: r.labels.map((l, i) => [`${i}: ${l}${i === n - 1 ? ' (changed)' : ''}`, { text: fmt(mb[i], 4), data: { value: String(mb[i]) } }, { text: fmt(mg[i], 4), data: { value: String(mg[i]) } }]),
         className: 'nums who-sees',
       }),
-      el('p', { className: 'changed', text: `Earlier positions: BERT's outputs change (up to ${fmt(Math.max(0, ...mb.slice(0, -1)), 3)}), because every token sees the last word; GPT's do not (${fmt(Math.max(0, ...mg.slice(0, -1)), 3)}), because no token sees the future.` }));
+      el('p', { className: 'changed', text: `Earlier positions: BERT's outputs change (up to ${fmt(Math.max(0, ...mb.slice(0, -1)), 3)}), because every token sees the last word; GPT's do not (${fmt(Math.max(0, ...mg.slice(0, -1)), 3)}), because no token sees the future. That is why GPT can be trained at every position at once, and why BERT has to hide the words it predicts.` }));
+  }
+
+  renderKey(state) {
+    return JSON.stringify([super.renderKey(state), this.getAttribute('mask')]);
   }
 }
 

@@ -1,66 +1,91 @@
 // <ap-head-cost> (head-cost): h heads of size d/h cost about as much as one head of size d.
-// Counted multiply-adds of each part (a formula over n, d, h: presentation of counts), and the
-// measured time of the core's attention kernel for both layouts on the same random inputs.
+// The FLOPs of each part are counted by the core (ap.flops: matrix products, one multiply-add =
+// 2 FLOPs) for both layouts, and the page can time the core's attention kernel on both.
+//
+// Attributes: n (tokens, a power of two 16..1024, default 128), d (32..1024, default 512),
+// h (heads, a power of two up to d, default 8), hide="measure".
+// Example: <ap-head-cost n="256" d="512" h="8"></ap-head-cost>
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
 import { numsTable } from '../lib/view.js';
 import { getPlayground, playgroundNow } from '../lib/playground.js';
 import { normals } from '../lib/random.js';
+import { flopText } from './ap-rnn-cost.js';
+import { tex } from '../lib/katex.js';
 
-const big = (x) => (x >= 1e9 ? `${fmt(x / 1e9, 2)} G` : x >= 1e6 ? `${fmt(x / 1e6, 2)} M` : x >= 1e3 ? `${fmt(x / 1e3, 2)} k` : String(x));
+const RANGES = { n: [4, 10], d: [5, 10], h: [0, 5] };  // log2
+const exact = (x) => x.toLocaleString('en-US');
 
 export class ApHeadCost extends ApWidget {
   static concept = 'head-cost';
+  static extraAttributes = ['n', 'd', 'h'];
+  static textInput = false;
 
   build() {
-    const slider = (label, min, max, value, step = 1) => {
-      const input = el('input', { type: 'range', min, max, value, step, attrs: { 'aria-label': label }, on: { input: () => this.update() } });
+    const slider = (label, [lo, hi], value) => {
+      const input = el('input', { type: 'range', min: lo, max: hi, value, step: 1, attrs: { 'aria-label': label }, on: { input: () => this.update() } });
       const out = el('span', { className: 'mono' });
       return { input, out, node: el('label', { className: 'field inline' }, el('span', { text: label }), input, out) };
     };
-    this.n = slider('n (tokens)', 4, 10, 7); // log2
-    this.d = slider('d', 5, 10, 9);          // log2
-    this.h = slider('h (heads)', 0, 5, 3);   // log2
+    this.n = slider('n (tokens)', RANGES.n, 7);
+    this.d = slider('d', RANGES.d, 9);
+    this.h = slider('h (heads)', RANGES.h, 3);
+    this.applied = null;
     this.table = el('div');
-    this.measure = el('button', { type: 'button', text: 'Measure the wasm kernel', on: { click: () => this._measure() } });
+    this.summary = el('p', { className: 'panel' });
+    this.measure = el('button', { type: 'button', text: 'Time the wasm kernel', on: { click: () => this._measure() } });
     this.timing = el('p', { className: 'note', attrs: { 'aria-live': 'polite' } });
+    this.measureBox = el('div', {}, el('div', { className: 'controls' }, this.measure), this.timing);
     this.body.append(
-      el('p', { className: 'lead', text: 'Splitting d into h heads of size d/h does not multiply the work: the projections are the same matrices, and the score and weighted-sum products shrink by h while their number grows by h.' }),
+      el('p', { className: 'lead', text: 'Each head works in a smaller subspace d_k = d / h, so the total cost is similar to one full-size head (notes 000). Even though we compute h many attention heads, it’s not more costly: we compute XW_Q, reshape it and transpose it; now the head axis is like a batch axis (002).' }),
+      tex('XW_Q \\in \\mathbb{R}^{n\\times d} \\;\\to\\; \\mathbb{R}^{n\\times h\\times d/h} \\;\\to\\; \\mathbb{R}^{h\\times n\\times d/h}', { display: true }),
       el('div', { className: 'controls' }, this.n.node, this.d.node, this.h.node),
-      this.table, el('div', { className: 'controls' }, this.measure), this.timing);
+      this.summary, this.table, this.measureBox);
   }
 
   compute() { return playgroundNow() || getPlayground(); }
 
+  renderKey(state) { return `${super.renderKey(state)}|${this.n.input.value}|${this.d.input.value}|${this.h.input.value}`; }
+
   _sizes() {
     const n = 2 ** Number(this.n.input.value), d = 2 ** Number(this.d.input.value);
-    let h = 2 ** Number(this.h.input.value);
-    while (d % h || h > d) h /= 2;
+    const h = Math.min(2 ** Number(this.h.input.value), d);
     return { n, d, h, dK: d / h };
   }
 
-  render() {
+  render(ap) {
+    const key = ['n', 'd', 'h'].map((a) => this.getAttribute(a)).join('|');
+    if (key !== this.applied) {
+      this.applied = key;
+      for (const a of ['n', 'd', 'h']) {
+        const v = Math.log2(Number(this.getAttribute(a)));
+        if (Number.isInteger(v) && v >= RANGES[a][0] && v <= RANGES[a][1]) this[a].input.value = v;
+      }
+    }
+    this.measureBox.hidden = this.hides('measure');
     const { n, d, h, dK } = this._sizes();
     this.n.out.textContent = String(n);
     this.d.out.textContent = String(d);
     this.h.out.textContent = `${h} (d_k = ${dK})`;
-    const proj = 4 * n * d * d; // Q, K, V and W_O: n x d times d x d, four times
-    const row = (heads, dk) => {
-      const scores = heads * n * n * dk, mix = heads * n * n * dk;
-      return [scores, mix, proj, scores + mix + proj];
-    };
-    const a = row(h, dK), b = row(1, d);
+    const f = ap.flops({ n, d, h });
+    const a = f.attention, b = f.singleHead;
+    const cell = (x) => ({ text: flopText(x), data: { value: String(x) } });
     this.table.replaceChildren(numsTable({
-      caption: 'Multiply-adds per attention layer (one per term of every dot product)',
+      caption: `Counted by the core: one attention layer, n = ${n}, d = ${d} (one multiply-add = ${f.flopsPerMultiplyAdd} FLOPs)`,
       header: ['', `${h} heads of d_k = ${dK}`, `1 head of d_k = ${d}`],
       rows: [
-        ['scores Q Kᵀ: h · n · n · d_k', big(a[0]), big(b[0])],
-        ['weighted sum A V: h · n · n · d_k', big(a[1]), big(b[1])],
-        ['projections W_Q, W_K, W_V, W_O: 4 · n · d · d', big(a[2]), big(b[2])],
-        ['total', big(a[3]), big(b[3])],
+        ['scores QKᵀ: 2 · h · n · n · d_k', cell(a.scores), cell(b.scores)],
+        ['weighted sum AV: 2 · h · n · n · d_k', cell(a.weightedSum), cell(b.weightedSum)],
+        ['projections W_Q, W_K, W_V, W_O: 2 · 4 · n · d · d', cell(a.projections), cell(b.projections)],
+        [{ text: 'total' }, { ...cell(a.total), className: 'hl' }, { ...cell(b.total), className: 'hl' }],
+        ['score matrices held: h · n · n', exact(a.scoreEntries), exact(b.scoreEntries)],
       ],
     }));
-    this.dataset.flops = `${a[3]}/${b[3]}`;
+    this.summary.replaceChildren(
+      `${h} heads × (n · n · ${dK}) = 1 head × (n · n · ${d}): `,
+      el('b', { text: a.total === b.total ? `the same ${flopText(a.total)} either way` : `${flopText(a.total)} against ${flopText(b.total)}` }),
+      `. What grows with h is the number of n × n weight matrices kept (${exact(a.scoreEntries)} scores instead of ${exact(b.scoreEntries)}), not the arithmetic.`);
+    this.dataset.flops = `${a.total}/${b.total}`;
   }
 
   async _measure() {
@@ -75,7 +100,8 @@ export class ApHeadCost extends ApWidget {
       return (performance.now() - t0) / reps;
     };
     const ta = time(h, dK), tb = time(1, d);
-    this.timing.textContent = `Measured here (${ap.kernels.info().variant} kernel, n = ${n}, d = ${d}): ${h} heads ${fmt(ta, 3)} ms, 1 head ${fmt(tb, 3)} ms per call (scores and weighted sum only; times vary from run to run).`;
+    this.timing.textContent = `Measured here (${ap.kernels.info().variant} kernel, n = ${n}, d = ${d}): ${h} heads ${fmt(ta, 3)} ms, 1 head ${fmt(tb, 3)} ms per call (scores, softmax and weighted sum only; times vary from run to run).`;
+    this.dataset.measured = '1';
   }
 }
 

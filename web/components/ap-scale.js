@@ -1,31 +1,25 @@
 // <ap-scale> (scale): divide the scores by sqrt(d_k). Scaled and unscaled weights side by side
-// (both computed by the core), and a d_k slider: for random unit-variance queries and keys the
-// spread of q.k grows like sqrt(d_k), and without scaling the softmax saturates (entropy falls,
-// the largest weight goes to 1). The lecture's d_k = 512 example gives sqrt(512) = 22.6.
+// (both computed by the core), and a d_k slider over the core's experiment (ap.scaleStats): many
+// draws of random unit-variance queries and keys, the spread of q.k with and without scaling, the
+// softmax's entropy and its largest weight. Var(q.k) = d_k, so the unscaled spread grows like
+// sqrt(d_k) and the softmax saturates; the notes' d_k = 512 gives sqrt(512) = 22.6.
+//
+// Attributes: the page's state (text, preset, ...; preset="scale.d512" is the notes' case),
+// dk (the slider's d_k, a power of two 1..512, default 64), hide="presets,experiment".
+// Example: <ap-scale dk="512"></ap-scale>
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
 import { claimBox, headFor, layerFor, numsTable, presetButtons } from '../lib/view.js';
 import { stepView } from '../lib/steps.js';
 import { runsFor } from '../lib/runs.js';
 import { runSpec } from '../lib/state.js';
-import { getPlayground, playgroundNow } from '../lib/playground.js';
-import { normals } from '../lib/random.js';
+import { playgroundNow } from '../lib/playground.js';
 import { linePlot } from '../lib/plot.js';
 
 const DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
-const N = 8;
-
-function stats(scores, weights, n, m) {
-  let s1 = 0, s2 = 0, ent = 0, mx = 0;
-  for (const v of scores) { s1 += v; s2 += v * v; }
-  const mean = s1 / scores.length;
-  for (let i = 0; i < n; i++) {
-    let rowMax = 0, h = 0;
-    for (let j = 0; j < m; j++) { const w = weights[i * m + j]; if (w > 0) h -= w * Math.log(w); if (w > rowMax) rowMax = w; }
-    ent += h; mx += rowMax;
-  }
-  return { std: Math.sqrt(s2 / scores.length - mean * mean), entropy: ent / n, maxWeight: mx / n };
-}
+const N = 8;         // keys per softmax row (and queries per draw)
+const DRAWS = 200;   // draws per d_k: 1,600 softmax rows, 12,800 scores
+const SEED = 1;
 
 export class ApScale extends ApWidget {
   static concept = 'scale';
@@ -38,14 +32,18 @@ export class ApScale extends ApWidget {
     this.side = el('div', { className: 'col2' });
     this.dk = el('input', { type: 'range', min: 0, max: DKS.length - 1, step: 1, value: 6, attrs: { 'aria-label': 'd_k' }, on: { input: () => this._experiment() } });
     this.dkLabel = el('span', { className: 'mono' });
-    this.expTable = el('div');
-    this.plot = el('div');
-    this.body.append(
-      el('p', { className: 'lead', text: 'A dot product of two d_k-dimensional vectors with unit-variance entries has variance d_k: its typical size grows like √d_k. Big scores make the softmax put almost all weight on one key, where its gradient is tiny. Dividing by √d_k keeps the scores near unit size.' }),
-      this.presets.node, this.claim, this.ratio, this.side,
+    this.appliedDk = null;
+    this.expTable = el('div', { className: 'scale-exp' });
+    this.notesCase = el('p', { className: 'panel' });
+    this.plots = el('div', { className: 'col2' });
+    this.experiment = el('div', {},
       el('h4', { text: 'Try it: random queries and keys of dimension d_k' }),
+      el('p', { className: 'note', text: `The core draws ${DRAWS} times ${N} queries and ${N} keys with independent N(0, 1) entries (seeded), scores every pair, and applies the softmax over the ${N} keys of each query, with and without dividing by √d_k.` }),
       el('div', { className: 'controls' }, el('label', { className: 'field inline' }, el('span', { text: 'd_k' }), this.dk), this.dkLabel),
-      el('div', { className: 'col2' }, this.expTable, this.plot));
+      this.expTable, this.notesCase, this.plots);
+    this.body.append(
+      el('p', { className: 'lead', text: 'Why √d_k? Dot products grow with dimension; scaling keeps softmax out of its saturated, tiny-gradient regime (notes 000). For high-dimensional vectors, dot products can become very large. If d_k = 512, the expected magnitude of a dot product is ≈ √512 ≈ 22.6; softmax of large values → extremely peaked distribution → near-zero gradients → no learning! Dividing by √d_k normalizes the variance back to 1 (004).' }),
+      this.presets.node, this.claim, this.ratio, this.side, this.experiment);
   }
 
   compute(state) {
@@ -81,39 +79,54 @@ export class ApScale extends ApWidget {
   _experiment() {
     const ap = playgroundNow();
     if (!ap) return;
-    const idx = Number(this.dk.value);
-    const dk = DKS[idx];
-    this.dkLabel.textContent = `d_k = ${dk}, √d_k = ${fmt(Math.sqrt(dk), 2)}`;
-    if (!this._curve) {
-      // One lookup per d_k and scaling, done once: q, k, v ~ N(0, 1), N queries and keys.
-      this._curve = DKS.map((d) => {
-        const q = normals(N * d, 11 + d), kk = normals(N * d, 23 + d), v = normals(N * d, 37 + d);
-        const out = {};
-        for (const score of ['dot', 'scaled']) {
-          const t = ap.lookup({ q, k: kk, v, n: N, m: N, d, score });
-          try { out[score] = stats(t.get('scores'), t.get('weights'), N, N); } finally { t.dispose(); }
-        }
-        return { d, ...out };
-      });
-      this.plot.replaceChildren(linePlot({
-        title: 'Largest weight per row (mean) as d_k grows',
-        series: [
-          { name: 'unscaled q·k', points: this._curve.map((c) => [c.d, c.dot.maxWeight]) },
-          { name: 'scaled q·k / √d_k', points: this._curve.map((c) => [c.d, c.scaled.maxWeight]) },
-        ],
-        xLabel: 'd_k', yLabel: 'max weight', logX: true, yMin: 0, yMax: 1,
-      }));
+    this.experiment.hidden = this.hides('experiment');
+    const attr = this.getAttribute('dk');
+    if (attr !== this.appliedDk) {  // the dk attribute moves the slider (then the slider is free)
+      this.appliedDk = attr;
+      const i = DKS.indexOf(Number(attr));
+      if (i >= 0) this.dk.value = String(i);
     }
-    const c = this._curve[idx];
+    // One experiment per d_k, made once: the curves and the table read from it.
+    if (!this._curve) this._curve = DKS.map((dK) => ap.scaleStats({ dK, n: N, draws: DRAWS, seed: SEED }));
+    const c = this._curve[Number(this.dk.value)];
+    this.dkLabel.textContent = `d_k = ${c.dK}, √d_k = ${fmt(c.sqrtDk, 2)}`;
+    this.dataset.dk = String(c.dK);
+    this.dataset.unscaledStd = String(c.unscaled.std);
+    this.dataset.scaledStd = String(c.scaled.std);
     this.expTable.replaceChildren(numsTable({
-      caption: `${N} random queries against ${N} random keys, d_k = ${dk} (scores and weights from the core)`,
-      header: ['', 'unscaled', 'scaled'],
+      caption: `d_k = ${c.dK}: ${c.draws} draws of ${c.n} queries × ${c.n} keys (computed by the core)`,
+      header: ['', 'q·k', 'q·k / √d_k'],
       rows: [
-        ['spread of scores (std)', fmt(c.dot.std, 2), fmt(c.scaled.std, 2)],
-        ['softmax entropy (nats, max ln 8 = 2.08)', fmt(c.dot.entropy, 2), fmt(c.scaled.entropy, 2)],
-        ['largest weight per row', fmt(c.dot.maxWeight, 2), fmt(c.scaled.maxWeight, 2)],
+        ['spread (std)', { text: fmt(c.unscaled.std, 2), className: 'unscaled-std' }, { text: fmt(c.scaled.std, 2), className: 'scaled-std' }],
+        [`entropy (nats; max ln ${c.n} = ${fmt(c.maxEntropy, 2)})`, fmt(c.unscaled.entropy, 2), fmt(c.scaled.entropy, 2)],
+        [`largest weight (min 1/${c.n})`, fmt(c.unscaled.maxWeight, 2), fmt(c.scaled.maxWeight, 2)],
       ],
     }));
+    const n512 = this._curve[DKS.indexOf(512)];
+    this.notesCase.replaceChildren(el('b', { text: 'The notes’ case, d_k = 512: ' }),
+      `√512 = ${fmt(n512.sqrtDk, 2)}; the core’s random dot products spread by ${fmt(n512.unscaled.std, 2)} and put ${fmt(100 * n512.unscaled.maxWeight, 0)}% of a row’s weight on one key (entropy ${fmt(n512.unscaled.entropy, 2)} of ${fmt(n512.maxEntropy, 2)}). Divided by √512 they spread by ${fmt(n512.scaled.std, 2)}, and the largest weight is ${fmt(100 * n512.scaled.maxWeight, 0)}%.`);
+    if (!this._plotsDrawn) {
+      this._plotsDrawn = true;
+      const tick = (x) => String(x);
+      this.plots.replaceChildren(
+        linePlot({
+          title: 'Spread of q·k (std) as d_k grows',
+          series: [
+            { name: 'unscaled q·k', points: this._curve.map((s) => [s.dK, s.unscaled.std]) },
+            { name: 'scaled q·k / √d_k', points: this._curve.map((s) => [s.dK, s.scaled.std]) },
+            { name: '√d_k', points: this._curve.map((s) => [s.dK, s.sqrtDk]), color: '#888888' },
+          ],
+          xLabel: 'd_k', yLabel: 'std of scores', logX: true, yMin: 0, xTickFormat: tick,
+        }),
+        linePlot({
+          title: 'Largest softmax weight per row (mean)',
+          series: [
+            { name: 'unscaled q·k', points: this._curve.map((s) => [s.dK, s.unscaled.maxWeight]) },
+            { name: 'scaled q·k / √d_k', points: this._curve.map((s) => [s.dK, s.scaled.maxWeight]) },
+          ],
+          xLabel: 'd_k', yLabel: 'max weight', logX: true, yMin: 0, yMax: 1, xTickFormat: tick,
+        }));
+    }
   }
 }
 

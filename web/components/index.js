@@ -1,8 +1,13 @@
 // Every widget of the playground, registered as custom elements: ap-<concept id> for the
-// CURRICULUM.md concepts of sections B-F, plus ap-stepper, ap-controls and ap-heatmap.
+// CURRICULUM.md concepts of sections A-H, plus ap-stepper, ap-controls and ap-heatmap.
 import './ap-heatmap.js';
 import './ap-controls.js';
 import './ap-stepper.js';
+import './ap-rnn-chain.js';
+import './ap-rnn-vanishing.js';
+import './ap-rnn-cost.js';
+import './ap-bahdanau.js';
+import './ap-soft-lookup.js';
 import './ap-embed.js';
 import './ap-qkv.js';
 import './ap-scores.js';
@@ -30,3 +35,9 @@ import './ap-decoding.js';
 import './ap-sampling.js';
 import './ap-kv-cache.js';
 import './ap-bert-gpt.js';
+import './ap-quadratic.js';
+import './ap-long-context.js';
+import './ap-model-sizes.js';
+import './ap-comparison.js';
+import './ap-training.js';
+import './ap-quiz.js';

@@ -1,15 +1,23 @@
-// The lecture concepts of CURRICULUM.md sections B-F that have a view, in the notes' order.
+// The lecture concepts of CURRICULUM.md (sections A-H), each with a view, in the notes' order.
 // Tag names are "ap-" + the concept id (ap-scores, ap-causal-mask...); the stepper is <ap-stepper>.
 
 export const CHAPTERS = [
+  { id: 'A', title: 'Why attention' },
   { id: 'B', title: 'Scaled dot-product attention' },
   { id: 'C', title: 'Multi-head attention' },
   { id: 'D', title: 'Order and positions' },
   { id: 'E', title: 'The transformer block' },
   { id: 'F', title: 'Encoders, decoders, masks' },
+  { id: 'G', title: 'Cost and scale' },
+  { id: 'H', title: 'Learning' },
 ];
 
 export const CONCEPTS = [
+  { id: 'rnn-chain', chapter: 'A', title: 'An RNN passes one state along' },
+  { id: 'rnn-vanishing', chapter: 'A', title: 'Gradients fade over many steps' },
+  { id: 'rnn-cost', chapter: 'A', title: 'RNN cost vs attention cost' },
+  { id: 'bahdanau', chapter: 'A', title: 'Additive (Bahdanau) attention' },
+  { id: 'soft-lookup', chapter: 'A', title: 'Attention is a soft lookup' },
   { id: 'embed', chapter: 'B', title: 'Tokens become rows of X' },
   { id: 'qkv', chapter: 'B', title: 'Queries, keys and values' },
   { id: 'scores', chapter: 'B', title: 'Scores: every query against every key' },
@@ -37,6 +45,12 @@ export const CONCEPTS = [
   { id: 'sampling', chapter: 'F', title: 'Greedy, temperature, top-k, top-p' },
   { id: 'kv-cache', chapter: 'F', title: 'The KV cache' },
   { id: 'bert-gpt', chapter: 'F', title: 'BERT and GPT: encoder-only vs decoder-only' },
+  { id: 'quadratic', chapter: 'G', title: 'n × n scores: quadratic time and memory' },
+  { id: 'long-context', chapter: 'G', title: 'Attention without the n × n matrix' },
+  { id: 'model-sizes', chapter: 'G', title: 'Where the parameters are' },
+  { id: 'comparison', chapter: 'G', title: 'RNN, RNN + attention, Transformer' },
+  { id: 'training', chapter: 'H', title: 'Watch a transformer learn' },
+  { id: 'quiz', chapter: 'H', title: 'Questions from the notes' },
 ];
 
 export function conceptById(id) {

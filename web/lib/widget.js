@@ -178,14 +178,15 @@ export class ApWidget extends HTMLElement {
     if (result && typeof result.then === 'function') {
       this.status.textContent = 'Loading…';
       const token = (this._token = {});
-      result.then((r) => { if (this._token === token) this._draw(r, state); }, (err) => { if (this._token === token) this.fail(err); });
+      result.then((r) => { if (this._token === token) this.#draw(r, state); }, (err) => { if (this._token === token) this.fail(err); });
     } else {
       this._token = null;
-      this._draw(result, state);
+      this.#draw(result, state);
     }
   }
 
-  _draw(run, state) {
+  // Private (#): a subclass method of the same name cannot break rendering.
+  #draw(run, state) {
     try {
       if (run && run.error) throw run.error;
       this.status.textContent = '';

@@ -38,8 +38,17 @@ export function serveStatic(root, { port = 0, log = false } = {}) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: ${path}`);
       return;
     }
-    const headers = { 'content-type': TYPES[extname(file)] || 'application/octet-stream', 'content-length': st.size, 'cache-control': 'no-cache' };
+    const headers = { 'content-type': TYPES[extname(file)] || 'application/octet-stream', 'content-length': st.size, 'cache-control': 'no-cache', 'accept-ranges': 'bytes' };
     if (/csp[^/]*\.html$/.test(file)) headers['content-security-policy'] = STRICT_CSP;
+    // One byte range (bytes=a-b), as static hosts serve them: the page reads model headers so.
+    const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range || '');
+    if (range && st.size > 0) {
+      const start = Number(range[1]), end = Math.min(range[2] ? Number(range[2]) : st.size - 1, st.size - 1);
+      if (start > end) { res.writeHead(416, { 'content-range': `bytes */${st.size}` }).end(); return; }
+      res.writeHead(206, { ...headers, 'content-length': end - start + 1, 'content-range': `bytes ${start}-${end}/${st.size}` });
+      if (req.method === 'HEAD') res.end(); else createReadStream(file, { start, end }).pipe(res);
+      return;
+    }
     res.writeHead(200, headers);
     if (req.method === 'HEAD') res.end(); else createReadStream(file).pipe(res);
   });

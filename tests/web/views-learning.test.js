@@ -1,0 +1,315 @@
+// The learning views in headless Chromium (CURRICULUM.md section H and bert-gpt):
+//  - <ap-training>: training starts on a click (never on load), in a Web Worker; within a fixed
+//    number of steps the held-out accuracy rises above its value at step 0 and the loss falls;
+//    pause stops progress; a reset with the same seed gives the same first losses (another seed
+//    does not); removing the element terminates the worker.
+//  - <ap-quiz>: right and wrong answers get the right feedback, with the core's numbers; a
+//    prediction reveals its view only after it is committed.
+//  - <ap-bert-gpt>: both masks (bidirectional and causal, checked against a hand-written mask),
+//    the [MASK] position choice, and who sees a change of the last word.
+// Each view is opened alone in a plain page (only its own module loaded), with no console errors,
+// and on the playground page; screenshots are saved as tests/web/screenshots/view-<id>.png.
+import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { SCREENSHOT_DIR, startPlayground } from './harness.js';
+
+let playground;
+const opened = [];
+
+beforeAll(async () => {
+  playground = await startPlayground();
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+});
+afterEach(async () => {
+  while (opened.length) await opened.pop().context().close();
+});
+afterAll(async () => {
+  await playground?.close();
+});
+
+// A plain page with one element and nothing else: the module of the view is the only script
+// (served through the dev server like any of the page's modules).
+async function openAlone(tag, attrs = {}, { dark = false, width = 1100 } = {}) {
+  // A blank page first (nothing runs), then the page, answered by the test itself.
+  const { page, errors } = await playground.open('about:blank', { viewport: { width, height: 900 } });
+  opened.push(page);
+  if (dark) await page.emulateMedia({ colorScheme: 'dark' });
+  const attrText = Object.entries(attrs).map(([k, v]) => ` ${k}="${String(v).replace(/"/g, '&quot;')}"`).join('');
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${tag}</title><link rel="icon" href="data:,">
+<style>body { margin: 16px; font-family: sans-serif; } @media (prefers-color-scheme: dark) { body { background: #0f1115; color: #ddd; } }</style>
+<script type="module" src="/components/${tag}.js"></script></head>
+<body><${tag}${attrText}></${tag}></body></html>`;
+  await page.route('**/alone.html', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: html }));
+  await page.goto(new URL('/alone.html', playground.baseUrl).href);
+  await page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 30_000 });
+  return { page, errors, widget: page.locator(tag) };
+}
+
+const data = (widget, key) => widget.evaluate((w, k) => w.dataset[k], key);
+
+describe('training: a tiny transformer learns in the page', () => {
+  test('nothing trains on load; Train trains in a worker: within 800 steps accuracy rises and loss falls', async () => {
+    const { page, errors, widget } = await openAlone('ap-training');
+    // Not started by loading the page.
+    expect(await widget.evaluate((w) => ({ worker: !!w.worker, step: w.dataset.step ?? null }))).toEqual({ worker: false, step: null });
+    await expect(widget.locator('.train').textContent()).resolves.toMatch(/Train/);
+    await widget.locator('.train').click();
+    await page.waitForFunction(() => Number(document.querySelector('ap-training').dataset.step) >= 800, null, { timeout: 240_000 });
+    await widget.locator('.train').click(); // pause
+    const h = await widget.evaluate((w) => w.history.map((x) => ({ ...x })));
+    expect(h[0].step).toBe(0);
+    expect(h[0].loss).toBeNull();
+    const at800 = h.find((x) => x.step >= 800);
+    const firstLoss = h.find((x) => x.loss !== null);
+    expect(firstLoss.step).toBe(25);
+    // reverse: exact match of the whole reversed string on 100 held-out examples.
+    expect(at800.accuracy).toBeGreaterThan(h[0].accuracy);
+    expect(at800.loss).toBeLessThan(firstLoss.loss / 2);
+    // The heatmaps show every layer and head on the held-out example "<bos> 81r9c7hd = dh7c9r18".
+    const maps = await widget.evaluate((w) => [...w.shadowRoot.querySelectorAll('.heads ap-heatmap')].map((m) => ({
+      title: m.matrix.title, rows: m.matrix.rows, cols: m.matrix.cols, rowLabels: m.matrix.rowLabels.join(''),
+      drawn: !!m.shadowRoot && m.shadowRoot.querySelector('canvas').getBoundingClientRect().width > 100,
+    })));
+    expect(maps.map((m) => m.title)).toEqual(['layer 0, head 0', 'layer 0, head 1', 'layer 1, head 0', 'layer 1, head 1']);
+    for (const m of maps) expect(m).toMatchObject({ rows: 18, cols: 18, rowLabels: '<bos>81r9c7hd=dh7c9r18', drawn: true });
+    await widget.screenshot({ path: join(SCREENSHOT_DIR, 'view-training.png') });
+    console.log(`training view: step 0 accuracy ${h[0].accuracy}, step ${at800.step}: loss ${firstLoss.loss.toFixed(3)} -> ${at800.loss.toFixed(3)}, accuracy ${at800.accuracy}`);
+    expect(errors).toEqual([]);
+  }, 300_000);
+
+  test('each task\'s fixed example is held out from training, and its expected answer is right', async () => {
+    const { page, errors } = await openAlone('ap-training');
+    // (a string, so Vitest does not rewrite the browser's dynamic import)
+    const tasks = await page.evaluate("import('/components/ap-training.js').then((m) => JSON.parse(JSON.stringify(m.TRAINING_TASKS)))");
+    // cpp/train/rng.hpp hash_string: FNV-1a 64 then a splitmix64 finish; tasks.cpp holds out a key
+    // when hash % 20 == 0 (sort, reverse: the input), dates.cpp and grammar.cpp when hash % 10 == 0
+    // (the ISO date; the subject phrase).
+    const M = (1n << 64n) - 1n;
+    const hash = (s) => {
+      let h = 0xCBF29CE484222325n;
+      for (const b of Buffer.from(s)) { h ^= BigInt(b); h = (h * 0x100000001B3n) & M; }
+      let z = (h + 0x9E3779B97F4A7C15n) & M;
+      z = ((z ^ (z >> 30n)) * 0xBF58476D1CE4E5B9n) & M;
+      z = ((z ^ (z >> 27n)) * 0x94D049BB133111EBn) & M;
+      return z ^ (z >> 31n);
+    };
+    expect(Object.keys(tasks)).toEqual(['reverse', 'sort', 'dates', 'grammar']);
+    expect(hash(tasks.reverse.example.src) % 20n).toBe(0n);
+    expect(hash(tasks.sort.example.src) % 20n).toBe(0n);
+    expect(tasks.reverse.example.tgt).toBe([...tasks.reverse.example.src].reverse().join(''));
+    expect(tasks.sort.example.tgt).toBe([...tasks.sort.example.src].sort().join(''));
+    expect(hash(tasks.dates.example.tgt) % 10n).toBe(0n);
+    expect(tasks.dates.example).toEqual({ src: '9 November 1985', tgt: '1985-11-09' });
+    expect(hash(tasks.grammar.example.prompt) % 10n).toBe(0n);
+    expect(tasks.grammar.example.tgt.startsWith(`${tasks.grammar.example.prompt} ${tasks.grammar.example.good} `)).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  test('pause stops progress; Step advances exactly one chunk; the same seed gives the same first losses', async () => {
+    const { page, errors, widget } = await openAlone('ap-training', { 'train-seed': 7 });
+    const waitStep = (n) => page.waitForFunction((k) => document.querySelector('ap-training').dataset.step === String(k), n, { timeout: 120_000 });
+    // Train, then pause: the worker acknowledges at step S and nothing moves after that.
+    await widget.locator('.train').click();
+    await page.waitForFunction(() => Number(document.querySelector('ap-training').dataset.step) >= 50, null, { timeout: 120_000 });
+    await widget.locator('.train').click();
+    await page.waitForFunction(() => document.querySelector('ap-training').dataset.pausedAt !== undefined);
+    const paused = Number(await data(widget, 'pausedAt'));
+    await waitStep(paused);
+    expect(await data(widget, 'running')).toBe('false');
+    await page.waitForTimeout(1500);
+    expect(Number(await data(widget, 'step'))).toBe(paused);
+    // One Step while paused: exactly 25 more (a running worker would have gone further).
+    await widget.locator('.step').click();
+    await waitStep(paused + 25);
+    await page.waitForTimeout(500);
+    expect(Number(await data(widget, 'step'))).toBe(paused + 25);
+
+    const firstLosses = async (seed) => {
+      await widget.locator('input[type=number]').fill(String(seed));
+      await widget.locator('.reset').click();
+      await page.waitForFunction(() => document.querySelector('ap-training').dataset.step === '0');
+      for (const k of [25, 50, 75]) {
+        await widget.locator('.step').click();
+        await waitStep(k);
+      }
+      return widget.evaluate((w) => w.history.filter((x) => x.loss !== null).map((x) => x.loss));
+    };
+    const a = await firstLosses(7);
+    const b = await firstLosses(7);
+    const c = await firstLosses(8);
+    expect(a).toHaveLength(3);
+    expect(b).toEqual(a);
+    expect(c[0]).not.toBe(a[0]);
+    // A seed that is not a whole number is a clear message, and the view stays usable.
+    await widget.locator('input[type=number]').fill('1.5');
+    await widget.locator('.reset').click();
+    expect(await data(widget, 'error')).toMatch(/seed must be a whole number/);
+    // Removing the element terminates the worker.
+    const gone = await widget.evaluate(async (w) => { w.remove(); await Promise.resolve(); await Promise.resolve(); return w.worker === null; });
+    expect(gone).toBe(true);
+    expect(errors).toEqual([]);
+  }, 300_000);
+});
+
+describe('quiz: the notes\' questions, answered by the core', () => {
+  test('right and wrong answers get the right feedback; predictions reveal their view', async () => {
+    const { page, errors, widget } = await openAlone('ap-quiz');
+    expect(JSON.parse(await data(widget, 'answers'))).toEqual({ tm: 'c', rnn: ['b'], p1: 2, p2: 3 });
+    const q = (id) => widget.locator(`[data-question="${id}"]`);
+    const result = (id) => q(id).evaluate((n) => n.dataset.result);
+
+    // "Thinking Machines": (c) is right, (a) is wrong; the explanation shows the core's 0.881, 0.119.
+    await q('thinking-machines').locator('input[value=c]').check();
+    await q('thinking-machines').locator('.check').click();
+    expect(await result('thinking-machines')).toBe('correct');
+    await expect(q('thinking-machines').locator('.feedback').textContent()).resolves.toMatch(/^Correct: \(c\)/);
+    await expect(q('thinking-machines').locator('.w').textContent()).resolves.toBe('0.881, 0.119');
+    await q('thinking-machines').locator('.again').click();
+    expect(await result('thinking-machines')).toBe('unanswered');
+    await q('thinking-machines').locator('input[value=a]').check();
+    await q('thinking-machines').locator('.check').click();
+    expect(await result('thinking-machines')).toBe('wrong');
+    await expect(q('thinking-machines').locator('.feedback').textContent()).resolves.toMatch(/you chose \(a\).*give \(c\)/);
+
+    // "Transformers vs RNNs": (b) right, (d) wrong.
+    await q('transformers-vs-rnns').locator('input[value=d]').check();
+    await q('transformers-vs-rnns').locator('.check').click();
+    expect(await result('transformers-vs-rnns')).toBe('wrong');
+    await expect(q('transformers-vs-rnns').locator('.feedback').textContent()).resolves.toMatch(/holds is \(b\)/);
+    await expect(q('transformers-vs-rnns').locator('[data-option=d] .fails').textContent()).resolves.toBe('does not hold');
+    await q('transformers-vs-rnns').locator('.again').click();
+    await q('transformers-vs-rnns').locator('input[value=b]').check();
+    await q('transformers-vs-rnns').locator('.check').click();
+    expect(await result('transformers-vs-rnns')).toBe('correct');
+
+    // Dimensions (n = 6, d = 12, h = 3): by hand Q^l 6 x 4, A^l 6 x 6, O^l 6 x 4, concat 6 x 12, O 6 x 12.
+    const dims = q('dimensions');
+    const fill = async (key, r, c) => {
+      await dims.locator(`[data-shape="${key}"] input`).nth(0).fill(String(r));
+      await dims.locator(`[data-shape="${key}"] input`).nth(1).fill(String(c));
+    };
+    await fill('Q', 6, 4); await fill('A', 6, 6); await fill('O', 6, 4); await fill('concat', 6, 12); await fill('out', 6, 4);
+    await dims.locator('.check').click();
+    expect(await result('dimensions')).toBe('wrong');
+    await expect(dims.locator('[data-shape=out] .mark').textContent()).resolves.toBe('✗ the core: 6 × 12');
+    await expect(dims.locator('[data-shape=Q] .mark').textContent()).resolves.toBe('✓');
+    await fill('out', 6, 12);
+    await dims.locator('.check').click();
+    expect(await result('dimensions')).toBe('correct');
+    // Other sizes: n = 5, d = 16, h = 4 -> Q^l 5 x 4.
+    await dims.locator('input[aria-label=n]').fill('5');
+    await dims.locator('input[aria-label=n]').dispatchEvent('change');
+    await dims.locator('input[aria-label=d]').fill('16');
+    await dims.locator('input[aria-label=d]').dispatchEvent('change');
+    await dims.locator('input[aria-label=h]').fill('4');
+    await dims.locator('input[aria-label=h]').dispatchEvent('change');
+    expect(await result('dimensions')).toBe('unanswered');
+    await fill('Q', 5, 4); await fill('A', 5, 5); await fill('O', 5, 4); await fill('concat', 5, 16); await fill('out', 5, 16);
+    await dims.locator('.check').click();
+    expect(await result('dimensions')).toBe('correct');
+    // d not divisible by h: a clear message, no check possible.
+    await dims.locator('input[aria-label=h]').fill('3');
+    await dims.locator('input[aria-label=h]').dispatchEvent('change');
+    await expect(dims.locator('.feedback').textContent()).resolves.toMatch(/not divisible by h = 3/);
+    expect(await dims.locator('.check').isDisabled()).toBe(true);
+
+    // Predict, then reveal: the view is hidden until the guess is committed.
+    const p1 = q('predict-cat-sat');
+    expect(await p1.locator('.reveal').isHidden()).toBe(true);
+    await p1.locator('input[value="2"]').check();
+    await p1.locator('.check').click();
+    expect(await result('predict-cat-sat')).toBe('correct');
+    await p1.locator('.reveal ap-softmax[data-rendered]').waitFor();
+    expect(await p1.locator('.reveal ap-softmax').getAttribute('preset')).toBe('softmax.the-cat-sat');
+    const p2 = q('predict-causal');
+    await p2.locator('input[type=number]').fill('2');
+    await p2.locator('.check').click();
+    expect(await result('predict-causal')).toBe('wrong');
+    await expect(p2.locator('.feedback').textContent()).resolves.toMatch(/leaves 3 scores finite: clouds, drift, across/);
+    await p2.locator('.reveal ap-causal-mask[data-rendered]').waitFor();
+    // The live question on the sentence: its answer is the revealed view's own numbers.
+    const p3 = q('predict-live');
+    const live = await widget.evaluate((w) => w.data.p3);
+    await p3.locator(`input[value="${live.best[0]}"]`).check();
+    await p3.locator('input[type=number]').fill(live.max.toFixed(2));
+    await p3.locator('.check').click();
+    expect(await result('predict-live')).toBe('correct');
+    await p3.locator('.reveal ap-softmax[data-rendered]').waitFor();
+    const shown = await p3.locator('.reveal ap-softmax').evaluate((s, row) => {
+      const h = s.shadowRoot.querySelector('ap-heatmap');
+      return Array.from(h.matrix.values.slice(row * h.matrix.cols, (row + 1) * h.matrix.cols));
+    }, live.row);
+    expect(shown).toEqual(live.weights);
+
+    await widget.screenshot({ path: join(SCREENSHOT_DIR, 'view-quiz.png') });
+    expect(errors).toEqual([]);
+  }, 120_000);
+});
+
+describe('bert-gpt: the same sentence, two masks, two objectives', () => {
+  test('BERT\'s mask blocks nothing, GPT\'s blocks the future; [MASK] moves; who sees the last word', async () => {
+    const { page, errors, widget } = await openAlone('ap-bert-gpt', { text: 'the cat sat on the mat' });
+    const masks = () => widget.evaluate((w) => Object.fromEntries(['bert', 'gpt'].map((k) => {
+      const m = w.shadowRoot.querySelector(`[data-model=${k}] ap-heatmap[data-role=mask]`).matrix;
+      return [k, { rows: m.rows, cols: m.cols, values: Array.from(m.values), labels: m.colLabels }];
+    })));
+    let m = await masks();
+    // By hand: bidirectional = nothing blocked (6 x 6); causal over "<bos> the cat sat on the mat"
+    // (7 x 7) = blocked exactly where key j > query i.
+    expect(m.bert).toMatchObject({ rows: 6, cols: 6, labels: ['the', 'cat', '[MASK]', 'on', 'the', 'mat'] });
+    expect(m.bert.values).toEqual(new Array(36).fill(0));
+    expect(m.gpt).toMatchObject({ rows: 7, cols: 7, labels: ['<bos>', 'the', 'cat', 'sat', 'on', 'the', 'mat'] });
+    expect(m.gpt.values).toEqual(Array.from({ length: 49 }, (_, k) => (k % 7 > Math.floor(k / 7) ? 1 : 0)));
+    // The prediction for the hidden word: BERT at [MASK] (said to be untrained), GPT from the left
+    // (the trained grammar model knows every word of this sentence).
+    await expect(widget.locator('[data-model=bert] .untrained').textContent()).resolves.toMatch(/no trained masked-language model/);
+    expect(await data(widget, 'gptTrained')).toBe('true');
+    const pSat = Number(await widget.locator('[data-model=gpt] .truth').getAttribute('data-value'));
+    expect(pSat).toBeGreaterThan(0);
+    expect(pSat).toBeLessThan(1);
+    // Hide another word.
+    await widget.locator('select').selectOption('4');
+    await page.waitForFunction(() => document.querySelector('ap-bert-gpt').dataset.mask === '4');
+    m = await masks();
+    expect(m.bert.labels).toEqual(['the', 'cat', 'sat', 'on', '[MASK]', 'mat']);
+    // Changing the last word moves BERT's earlier outputs and none of GPT's.
+    const cells = await widget.evaluate((w) => [...w.shadowRoot.querySelectorAll('table.who-sees tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value))));
+    expect(cells).toHaveLength(6);
+    for (const [bert, gpt] of cells.slice(0, -1)) {
+      expect(bert).toBeGreaterThan(1e-4);
+      expect(gpt).toBe(0);
+    }
+    await widget.locator('select').selectOption('2');
+    await page.waitForFunction(() => document.querySelector('ap-bert-gpt').dataset.mask === '2');
+    await widget.screenshot({ path: join(SCREENSHOT_DIR, 'view-bert-gpt.png') });
+    expect(errors).toEqual([]);
+  }, 120_000);
+});
+
+describe('on the playground page and in the dark theme', () => {
+  test('the three views render in their sections with no console errors', async () => {
+    const { page, errors } = await playground.open('/#concept=bert-gpt', { viewport: { width: 1100, height: 900 } });
+    opened.push(page);
+    for (const id of ['bert-gpt', 'training', 'quiz']) {
+      await page.evaluate((c) => { location.hash = `concept=${c}`; }, id);
+      await page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, `ap-${id}`, { timeout: 30_000 });
+      expect(await page.locator(`ap-${id}`).getAttribute('data-error'), id).toBeNull();
+    }
+    // The page does not start training by itself.
+    expect(await page.locator('ap-training').evaluate((w) => !!w.worker)).toBe(false);
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  test('dark theme: training (a few steps), quiz and bert-gpt render without errors', async () => {
+    for (const tag of ['ap-training', 'ap-quiz', 'ap-bert-gpt']) {
+      const { page, errors, widget } = await openAlone(tag, {}, { dark: true });
+      if (tag === 'ap-training') {
+        await widget.locator('.step').click();
+        await page.waitForFunction(() => document.querySelector('ap-training').dataset.step === '25', null, { timeout: 120_000 });
+      }
+      await widget.screenshot({ path: join(SCREENSHOT_DIR, `view-${tag.slice(3)}-dark.png`) });
+      expect(errors, tag).toEqual([]);
+    }
+  }, 240_000);
+});

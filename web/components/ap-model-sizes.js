@@ -1,0 +1,290 @@
+// <ap-model-sizes> (model-sizes): a parameter calculator. The core counts every weight of a
+// transformer (ap.parameterCount) from d_model, layers, heads, d_ff, vocabulary and positions,
+// split into embeddings / attention / FFN / norms / LM head; the notes' three models (004) are
+// presets, each shown beside its published total with the difference.
+//
+// Attributes (all optional; a standalone element starts from the original transformer):
+//   preset="original" | "original-big" | "bert-base" | "gpt3"   a published model
+//   kind="encoder" | "decoder" | "encoder-decoder", d-model, n-layers, n-heads, d-ff, vocab,
+//   max-len                                                       override the preset's values
+//   hide="presets,inputs"                                         hide the preset buttons / the inputs
+// Example: <ap-model-sizes preset="gpt3"></ap-model-sizes>
+import { ApWidget, define } from '../lib/widget.js';
+import { el, fmt } from '../lib/dom.js';
+import { numsTable } from '../lib/view.js';
+import { getPlayground, playgroundNow } from '../lib/playground.js';
+
+const ATTRS = ['kind', 'd-model', 'n-layers', 'n-heads', 'd-ff', 'vocab', 'max-len'];
+const SHORT = { original: 'Original (512/6/8)', 'original-big': 'Original big', 'bert-base': 'BERT-base (768/12/12)', gpt3: 'GPT-3 (12288/96/96)' };
+// Okabe-Ito colours: distinguishable with colour-blindness, readable on light and dark.
+const PARTS = [
+  { key: 'embeddings', label: 'embeddings', color: '#56B4E9' },
+  { key: 'attention', label: 'attention', color: '#E69F00' },
+  { key: 'ffn', label: 'FFN', color: '#0072B2' },
+  { key: 'norms', label: 'LayerNorms', color: '#009E73' },
+  { key: 'lmHead', label: 'LM head', color: '#CC79A7' },
+  { key: 'pooler', label: 'pooler', color: '#D55E00' },
+];
+
+/** 174604259328 -> "174.60 B" */
+export function bigCount(x) {
+  if (x >= 1e9) return `${(x / 1e9).toFixed(2)} B`;
+  if (x >= 1e6) return `${(x / 1e6).toFixed(2)} M`;
+  if (x >= 1e3) return `${(x / 1e3).toFixed(1)} k`;
+  return String(x);
+}
+const exact = (x) => x.toLocaleString('en-US');
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+
+let sheet = null;
+function styles() {
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(`
+      .ms-inputs { display: grid; grid-template-columns: repeat(auto-fill, minmax(9.5em, 1fr)); gap: 8px 12px; margin: 8px 0; }
+      .ms-inputs input[type='number'] { width: 100%; }
+      .ms-switches { display: flex; flex-wrap: wrap; gap: 6px 16px; margin: 4px 0 10px; }
+      .ms-total { font-size: 1.25em; margin: 8px 0 4px; }
+      .ms-total b { font-variant-numeric: tabular-nums; }
+      .ms-published { margin: 4px 0; }
+      .ms-diff { font-weight: 600; }
+      .ms-stack { display: flex; height: 26px; border-radius: 6px; overflow: hidden; border: 1px solid var(--_border); margin: 10px 0 4px; }
+      .ms-stack i { display: block; height: 100%; min-width: 0; }
+      .ms-legend { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 0.85em; color: var(--_muted); }
+      .ms-legend span { display: inline-flex; align-items: center; gap: 5px; }
+      .ms-legend i { width: 12px; height: 12px; border-radius: 3px; display: inline-block; }
+      .ms-ratio { margin: 8px 0; }
+      .ms-error:empty { display: none; }
+      .ms-source { margin: 2px 0 4px; }
+      table.nums td.ms-formula { white-space: normal; text-align: left; font-family: inherit; min-width: 12em; }
+    `);
+  }
+  return sheet;
+}
+
+export class ApModelSizes extends ApWidget {
+  static concept = 'model-sizes';
+  static extraAttributes = ATTRS;
+  static textInput = false;
+
+  build() {
+    this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, styles()];
+    this.current = 'original';  // the preset the inputs came from ('' once edited away from it)
+    this.appliedKey = null;
+    this.presetBox = el('div', { className: 'controls presets', attrs: { role: 'group', 'aria-label': 'Published models' } });
+    const num = (label, name, min = 1) => {
+      const input = el('input', { type: 'number', min, step: 1, attrs: { 'aria-label': label, 'data-input': name }, on: { input: () => this._edited() } });
+      return { input, node: el('label', { className: 'field' }, el('span', { text: label }), input) };
+    };
+    const sel = (label, name, options) => {
+      const input = el('select', { attrs: { 'aria-label': label, 'data-input': name }, on: { change: () => this._edited() } },
+        ...options.map(([v, t]) => el('option', { value: v, text: t })));
+      return { input, node: el('label', { className: 'field' }, el('span', { text: label }), input) };
+    };
+    const check = (label, name) => {
+      const input = el('input', { type: 'checkbox', attrs: { 'data-input': name }, on: { change: () => this._edited() } });
+      return { input, node: el('label', { className: 'switch' }, input, el('span', { text: label })) };
+    };
+    this.in = {
+      arch: sel('architecture', 'arch', [['encoder-decoder', 'encoder-decoder'], ['encoder', 'encoder-only'], ['decoder', 'decoder-only']]),
+      dModel: num('d_model', 'dModel'),
+      nLayers: num('layers (per stack)', 'nLayers'),
+      nHeads: num('heads', 'nHeads'),
+      dFf: num('d_ff', 'dFf'),
+      vocabSize: num('vocabulary', 'vocabSize'),
+      pos: sel('positions', 'pos', [['sinusoidal', 'sinusoidal'], ['learned', 'learned'], ['rope', 'RoPE'], ['relative', 'relative bias'], ['none', 'none']]),
+      maxLen: num('max positions', 'maxLen'),
+      tie: check('output layer shares the token table', 'tieEmbeddings'),
+      share: check('encoder and decoder share it', 'shareEmbeddings'),
+      biases: check('biases', 'biases'),
+      pre: check('pre-norm (+ final LayerNorm)', 'pre'),
+      bert: check('BERT extras: segments, embedding LayerNorm, pooler', 'bert'),
+    };
+    this.inputs = el('div', {},
+      el('div', { className: 'ms-inputs' }, ...['arch', 'dModel', 'nLayers', 'nHeads', 'dFf', 'vocabSize', 'pos', 'maxLen'].map((k) => this.in[k].node)),
+      el('div', { className: 'ms-switches' }, ...['tie', 'share', 'biases', 'pre', 'bert'].map((k) => this.in[k].node)));
+    this.error = el('p', { className: 'error ms-error', attrs: { role: 'alert' } });
+    this.total = el('p', { className: 'ms-total' });
+    this.published = el('div', { className: 'ms-published' });
+    this.stack = el('div', { className: 'ms-stack', attrs: { role: 'img' } });
+    this.legend = el('div', { className: 'ms-legend' });
+    this.ratio = el('p', { className: 'ms-ratio panel' });
+    this.table = el('div');
+    this.results = el('div', {}, this.total, this.published, this.stack, this.legend, this.ratio, this.table);
+    this.body.append(
+      el('p', { className: 'lead', text: 'Typical Transformer sizes (notes 004): the original Transformer, d_model = 512, 6 layers, 8 heads; BERT-base, d_model = 768, 12 layers, 12 heads; GPT-3, d_model = 12288, 96 layers, 96 heads, 175B parameters. Each layer has four d × d attention matrices and an FFN with d_ff = 4d (003): 8d² weights against attention’s 4d², so most parameters live in the FFN.' }),
+      this.presetBox, this.inputs, this.error, this.results);
+  }
+
+  compute() { return playgroundNow() || getPlayground(); }
+
+  renderKey(state) { return `${super.renderKey(state)}|${this._attrKey()}|${this.current}`; }
+
+  _attrKey() {
+    // Only this view's preset ids count: on the playground page `preset` also carries the
+    // lecture presets of the other views, which must not reset the calculator.
+    const p = this.getAttribute('preset') || '';
+    return JSON.stringify([p in SHORT ? p : '', ...ATTRS.map((a) => this.getAttribute(a))]);
+  }
+
+  _presets(ap) {
+    if (!this._presetList) this._presetList = ap.sizePresets();
+    return this._presetList;
+  }
+
+  // Fill the inputs from a counted configuration (every key present).
+  _fill(c) {
+    const i = this.in;
+    i.arch.input.value = c.arch;
+    i.dModel.input.value = c.dModel;
+    i.nLayers.input.value = c.arch === 'decoder' ? c.decoderLayers : c.encoderLayers;
+    i.nHeads.input.value = c.nHeads;
+    i.dFf.input.value = c.dFf;
+    i.vocabSize.input.value = c.vocabSize;
+    i.pos.input.value = c.pos;
+    i.maxLen.input.value = c.maxLen;
+    i.tie.input.checked = c.tieEmbeddings;
+    i.share.input.checked = c.shareEmbeddings;
+    i.biases.input.checked = c.biases;
+    i.pre.input.checked = c.norm === 'pre';
+    i.bert.input.checked = c.segments > 0 || c.embedNorm || c.pooler;
+  }
+
+  // The configuration the inputs describe (the core checks it).
+  _read() {
+    const i = this.in;
+    const int = (x) => (x.input.value.trim() === '' ? NaN : Number(x.input.value));
+    const bert = i.bert.input.checked;
+    return {
+      arch: i.arch.input.value, dModel: int(i.dModel), nLayers: int(i.nLayers), nHeads: int(i.nHeads),
+      dFf: int(i.dFf), vocabSize: int(i.vocabSize), pos: i.pos.input.value, maxLen: int(i.maxLen),
+      tieEmbeddings: i.tie.input.checked, shareEmbeddings: i.share.input.checked, biases: i.biases.input.checked,
+      norm: i.pre.input.checked ? 'pre' : 'post', segments: bert ? 2 : 0, embedNorm: bert, pooler: bert,
+    };
+  }
+
+  _load(ap, id, overrides = {}) {
+    const p = this._presets(ap).find((q) => q.id === id) || this._presets(ap)[0];
+    this.current = p.id;
+    this._fill(ap.parameterCount({ preset: p.id, ...overrides }).config);
+  }
+
+  _edited() {
+    this.current = '';
+    this.update();
+  }
+
+  _choose(id) {
+    this.current = id;
+    this.appliedKey = this._attrKey();  // a click wins over the attributes until they change
+    const ap = playgroundNow();
+    if (ap) this._load(ap, id);
+    this.update();
+  }
+
+  render(ap) {
+    const presets = this._presets(ap);
+    const key = this._attrKey();
+    if (key !== this.appliedKey) {
+      // Attributes changed (or first render): preset, then the size attributes over it.
+      this.appliedKey = key;
+      const want = this.getAttribute('preset');
+      const id = presets.some((p) => p.id === want) ? want : (this.current || 'original');
+      const o = {};
+      const intAttr = (a) => { const v = Number(this.getAttribute(a)); return this.hasAttribute(a) && Number.isInteger(v) && v > 0 ? v : undefined; };
+      if (['encoder', 'decoder', 'encoder-decoder'].includes(this.getAttribute('kind'))) o.arch = this.getAttribute('kind');
+      o.dModel = intAttr('d-model'); o.nLayers = intAttr('n-layers'); o.nHeads = intAttr('n-heads');
+      o.dFf = intAttr('d-ff'); o.vocabSize = intAttr('vocab'); o.maxLen = intAttr('max-len');
+      const overridden = Object.values(o).some((v) => v !== undefined);
+      try {
+        this._load(ap, id, o);
+      } catch {
+        this._load(ap, id);  // bad attributes: the preset as published (the inputs show the error on edit)
+      }
+      if (overridden) this.current = '';
+    }
+    this.presetBox.hidden = this.hides('presets');
+    this.inputs.hidden = this.hides('inputs');
+    this.presetBox.replaceChildren(el('span', { className: 'note', text: 'Published models:' }),
+      ...presets.map((p) => el('button', {
+        type: 'button', className: 'small', text: SHORT[p.id] || p.title,
+        attrs: { 'aria-pressed': String(this.current === p.id), 'data-preset': p.id },
+        on: { click: () => this._choose(p.id) },
+      })));
+    const c = this._read();
+    this.in.share.input.disabled = c.arch !== 'encoder-decoder';
+    this.in.maxLen.input.disabled = c.pos !== 'learned';
+    let count;
+    try {
+      count = ap.parameterCount(c);
+    } catch (err) {
+      this.error.textContent = err.message;
+      this.results.hidden = true;
+      this.dataset.total = '';
+      return;
+    }
+    this.error.textContent = '';
+    this.results.hidden = false;
+    this._show(count, presets.find((p) => p.id === this.current));
+  }
+
+  _show(p, preset) {
+    const c = p.config;
+    this.dataset.total = String(p.total);
+    this.total.replaceChildren('Total: ', el('b', { className: 'total', text: `${bigCount(p.total)} parameters` }), el('span', { className: 'note', text: ` (${exact(p.total)})` }));
+
+    // Published beside computed, for an unedited preset.
+    if (preset) {
+      const diff = (p.total - preset.published) / preset.published;
+      this.dataset.published = String(preset.published);
+      this.dataset.diff = String(diff);
+      this.published.replaceChildren(el('p', { className: 'note ms-source', text: `${preset.title}: ${preset.source}` }), numsTable({
+        header: ['', 'parameters'],
+        rows: [
+          ['computed here', exact(p.total)],
+          ['published', exact(preset.published)],
+          ['difference', { text: `${diff >= 0 ? '+' : '−'}${(100 * Math.abs(diff)).toFixed(2)}%`, className: 'ms-diff' }],
+        ],
+      }), el('p', { className: Math.abs(diff) > 0.01 ? 'warn' : 'note', text: preset.note }));
+    } else {
+      delete this.dataset.published;
+      delete this.dataset.diff;
+      this.published.replaceChildren(el('p', { className: 'note', text: 'Your own configuration: no published total to compare with. Pick a published model above to compare.' }));
+    }
+
+    // The shares as one stacked bar.
+    const parts = PARTS.filter((q) => p[q.key] > 0);
+    this.stack.setAttribute('aria-label', parts.map((q) => `${q.label} ${pct(p[q.key] / p.total)}`).join(', '));
+    this.stack.replaceChildren(...parts.map((q) => el('i', { style: { width: `${(100 * p[q.key]) / p.total}%`, background: q.color }, title: `${q.label}: ${pct(p[q.key] / p.total)}` })));
+    this.legend.replaceChildren(...parts.map((q) => el('span', {}, el('i', { style: { background: q.color } }), `${q.label} ${pct(p[q.key] / p.total)}`)));
+    this.dataset.ffnShare = String(p.ffn / p.total);
+    this.dataset.attentionShare = String(p.attention / p.total);
+    this.ratio.replaceChildren(
+      'FFN ', el('b', { text: pct(p.ffn / p.total) }), ' of all parameters, attention ', el('b', { text: pct(p.attention / p.total) }),
+      `. In a layer the FFN has 2 · d · d_ff = ${exact(2 * c.dModel * c.dFf)} weights, an attention block 4 · d² = ${exact(4 * c.dModel * c.dModel)}`,
+      c.arch === 'encoder-decoder' ? ' (a decoder layer has two: self- and cross-attention).' : '.');
+    // The breakdown, with the formula of each line.
+    const d = c.dModel, V = c.vocabSize;
+    const enc = p.encoderLayers, dec = p.decoderLayers;
+    const stacks = [enc ? `${enc} encoder` : '', dec ? `${dec} decoder` : ''].filter(Boolean).join(' + ');
+    const b = c.biases ? ' + biases' : '';
+    const embedParts = [`${exact(p.tokenEmbeddings / d)} × ${d} tokens`];
+    if (p.positionEmbeddings) embedParts.push(c.pos === 'learned' ? `${c.maxLen} × ${d} positions` : `${exact(p.positionEmbeddings)} relative biases`);
+    if (p.segmentEmbeddings) embedParts.push(`${c.segments} × ${d} segments`);
+    const f = (text) => ({ text, className: 'ms-formula' });
+    const rows = [
+      ['embeddings', exact(p.embeddings), pct(p.embeddings / p.total), f(embedParts.join(' + '))],
+      ['attention', exact(p.attention), pct(p.attention / p.total), f(`${stacks} layers; 4 · ${d}²${b} per attention block${enc && dec ? ' (decoder: self + cross)' : ''}`)],
+      ['FFN', exact(p.ffn), pct(p.ffn / p.total), f(`${stacks} layers × (2 · ${d} · ${c.dFf}${b})`)],
+      ['LayerNorms', exact(p.norms), pct(p.norms / p.total), f(`γ and β (2 · ${d}) per Add & Norm${c.norm === 'pre' ? ', + a final one per stack' : ''}${c.embedNorm ? ', + one on the embeddings' : ''}`)],
+      ['LM head', exact(p.lmHead), pct(p.lmHead / p.total), f(c.tieEmbeddings ? `tied to the token table${c.lmHeadBias ? `; bias ${V}` : ': no new weights'}` : `${d} × ${exact(V)}${c.lmHeadBias ? ' + bias' : ''}`)],
+    ];
+    if (p.pooler) rows.push(['pooler', exact(p.pooler), pct(p.pooler / p.total), f(`${d} × ${d} + bias`)]);
+    rows.push([{ text: 'total' }, { text: exact(p.total) }, '100%', '']);
+    const perLayer = [enc ? `encoder layer ${exact(p.encoderLayer.total)}` : '', dec ? `decoder layer ${exact(p.decoderLayer.total)}` : ''].filter(Boolean).join(', ');
+    this.table.replaceChildren(numsTable({ caption: 'Where the parameters are (counted by the core)', header: ['', 'parameters', 'share', 'made of'], rows }),
+      el('p', { className: 'note', text: `One layer: ${perLayer} parameters.` }));
+  }
+}
+
+define(ApModelSizes);

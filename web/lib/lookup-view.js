@@ -1,0 +1,43 @@
+// Attention as a lookup, for the views that switch the score function g(q, k) (soft-lookup,
+// general-form): the three score functions with their formulas and a switch between them, the
+// queries, keys and values of one head of a run, and the core's lookup with its stages copied out.
+import { el } from './dom.js';
+import { stepView } from './steps.js';
+
+/** The score functions the core knows (ap.lookup score), in the order of the switch. */
+export const SCORE_FNS = {
+  dot: { label: 'dot product', tex: 'e_{ij} = q_i \\cdot k_j' },
+  scaled: { label: 'scaled dot product', tex: 'e_{ij} = \\frac{q_i \\cdot k_j}{\\sqrt{d_k}}' },
+  additive: { label: 'additive (Bahdanau)', tex: 'e_{ij} = v^\\top \\tanh(W_q q_i + W_k k_j)' },
+};
+
+/** A score function name from an attribute value (default 'scaled'). */
+export function scoreOf(value, fallback = 'scaled') {
+  return Object.hasOwn(SCORE_FNS, value ?? '') ? value : fallback;
+}
+
+/** A segmented switch of the score functions; onPick(name). set(name) marks the current one. */
+export function scoreSwitch(onPick) {
+  const buttons = Object.entries(SCORE_FNS).map(([g, f]) => el('button', {
+    type: 'button', text: f.label, dataset: { score: g }, on: { click: () => onPick(g) },
+  }));
+  const node = el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Score function g' } }, ...buttons);
+  return { node, set(score) { for (const b of buttons) b.setAttribute('aria-pressed', String(b.dataset.score === score)); } };
+}
+
+/** Queries, keys and values (matrices of lib/heatmap.js) of one head of a run. */
+export function headQKV(run, { layer, head }) {
+  const [Q, K] = stepView(run, 'scores', { layer, head }).view.inputs;
+  const V = stepView(run, 'head_out', { layer, head }).view.inputs[1];
+  return { Q, K, V };
+}
+
+/** The core's lookup of Q against K, V: { scores, weights, out } (copies; the trace is freed). */
+export function lookupStages(ap, { Q, K, V, score, hard = false }) {
+  const t = ap.lookup({ q: Q.values, k: K.values, v: V.values, n: Q.rows, m: K.rows, d: Q.cols, dV: V.cols, score, hard });
+  try {
+    return { scores: t.get('scores'), weights: t.get('weights'), out: t.get('out') };
+  } finally {
+    t.dispose();
+  }
+}
