@@ -234,6 +234,33 @@ export interface AttentionPlayground {
   heapUsed(): number;
   /** Total wasm memory in bytes. */
   memoryBytes(): number;
+  // ---- section A and H lessons ----
+  /**
+   * An Elman RNN h_t = tanh(x_t W_xh + h_{t-1} W_hh + b) on x (n x dIn) with seeded weights, W_hh
+   * scaled to spectral radius `spectralRadius` (default 0.9). Stages: rnn_wxh (dIn, dHidden),
+   * rnn_whh (dHidden, dHidden), rnn_pre, rnn_h (n, dHidden), rnn_grad_norm (n): ||d h_{n-1} / d h_t||.
+   */
+  rnn(opts: { x: Float32Array | number[]; n: number; dIn: number; dHidden: number; spectralRadius?: number; seed?: number }): Trace;
+  /**
+   * Bahdanau additive attention of s (n x dS, decoder states) over h (m x dH, encoder states):
+   * e_tj = v . tanh(s_t W_s + h_j W_h), seeded W_s, W_h (width dA, default 16) and v. Stages:
+   * add_ws, add_wh, add_v (1, dA), add_s (n, dA), add_h (m, dA), add_tanh (n, m, dA),
+   * add_scores (1, n, m), add_weights (1, n, m), add_context (n, dH).
+   */
+  additiveAttention(opts: { s: Float32Array | number[]; n: number; dS: number; h: Float32Array | number[]; m: number; dH: number; dA?: number; seed?: number }): Trace;
+  /**
+   * Attention as a lookup: queries q (n x d) against keys k (m x d) and values v (m x dV), scored
+   * by 'dot', 'scaled' (default) or 'additive'; hard: one-hot argmax weights instead of a softmax.
+   * Stages: scores (1, n, m), weights (1, n, m), out (n, dV).
+   */
+  lookup(opts: { q: Float32Array | number[]; k: Float32Array | number[]; v: Float32Array | number[]; n: number; m: number; d: number; dV?: number; score?: 'dot' | 'scaled' | 'additive'; hard?: boolean; dA?: number; seed?: number }): Trace;
+  /**
+   * Held-out accuracy of a trained model on its own task (its file's "task" metadata): exact match
+   * of greedy decoding (sort, reverse, dates) or agreement pairs won (grammar).
+   */
+  evaluateTask(model: Model, opts?: { n?: number; seed?: number }): { task: string; total: number; correct: number; accuracy: number; byKind?: Record<string, { correct: number; total: number }> };
+  /** Trains a tiny transformer on a task with the core's trainer (one thread: use a Web Worker in a page). */
+  createTrainer(opts: { task: 'sort' | 'reverse' | 'dates' | 'grammar'; config?: { dModel?: number; nHeads?: number; nLayers?: number; dFf?: number; pos?: string; act?: string; norm?: string }; seed?: number; lr?: number; warmupSteps?: number; totalSteps?: number; batch?: number }): Trainer;
   // ---- costs (model-sizes, rnn-cost, head-cost, scale) ----
   /** Published models for the parameter calculator ('original', 'original-big', 'bert-base', 'gpt3'). */
   sizePresets(): SizePreset[];
@@ -375,4 +402,16 @@ export interface ScaleStats {
   maxEntropy: number;
   unscaled: ScoreStats;
   scaled: ScoreStats;
+}
+
+/** A training run (createTrainer). */
+export interface Trainer {
+  /** Runs n optimisation steps (default 1); returns their mean loss. */
+  step(n?: number): number;
+  info(): { steps: number; lr: number; gradNorm: number; task: string };
+  /** Held-out accuracy of the current weights. */
+  evaluate(n?: number, seed?: number): { total: number; correct: number; accuracy: number };
+  /** A Model with the current weights (dispose it). */
+  snapshot(): Model;
+  dispose(): void;
 }
