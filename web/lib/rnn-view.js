@@ -1,0 +1,218 @@
+// The RNN side of the "why attention" views (rnn-chain, rnn-vanishing, bahdanau): the page's
+// token vectors as the RNN's input, the core's Elman RNN on them (stages copied out, the trace
+// freed at once), and two pictures drawn in SVG: the chain of states an RNN passes along, and
+// attention's direct arcs from one token to every other. Numbers come from the core; this file
+// only moves rows around (repeat, reverse, concatenate) and draws.
+import { el, fmt, tokenText } from './dom.js';
+
+/** The RNN every view of section A runs: 8 hidden units, W_hh scaled to spectral radius 0.9. */
+export const RNN = { dHidden: 8, radius: 0.9, seed: 1 };
+
+/** The notes' chain (000): "the cat sat down" with states h_1 .. h_4. */
+export const CAT_SAT_DOWN = 'the cat sat down';
+
+/**
+ * The token vectors of a run as the RNN's input: the embedding rows (the RNN needs no
+ * positional encoding, it reads the tokens in order). { x (n*d), n, d, labels, stage }.
+ */
+export function tokenRows(run) {
+  const opts = run.kind === 'model' ? { stack: run.mainStack } : {};
+  const name = run.has('embed') ? 'embed' : 'x';
+  const labels = Array.from(run.labels(opts.stack), tokenText);
+  if (run.empty || labels.length === 0) throw new Error('There are no tokens: type some text for the RNN to read.');
+  const shape = run.shape(name, opts);
+  return { x: run.get(name, opts), n: shape[0], d: shape[1], labels, stage: name };
+}
+
+/**
+ * The core's Elman RNN on x (n x dIn), h_t = tanh(x_t W_xh + h_{t-1} W_hh): every stage copied
+ * out (the weights wxh (dIn x dHidden) and whh too), the trace disposed.
+ */
+export function rnnStates(ap, { x, n, dIn, dHidden = RNN.dHidden, radius = RNN.radius, seed = RNN.seed }) {
+  const t = ap.rnn({ x, n, dIn, dHidden, spectralRadius: radius, seed });
+  try {
+    return { n, dHidden, h: t.get('rnn_h'), pre: t.get('rnn_pre'), grad: t.get('rnn_grad_norm'), wxh: t.get('rnn_wxh'), whh: t.get('rnn_whh') };
+  } finally {
+    t.dispose();
+  }
+}
+
+/** Rows of x (n x d) cycled to `length` rows: the text read again and again. */
+export function repeatRows(x, n, d, length) {
+  const out = new Float32Array(length * d);
+  for (let i = 0; i < length; i++) out.set(x.subarray((i % n) * d, (i % n + 1) * d), i * d);
+  return out;
+}
+
+/** Rows of x (n x d) in reverse order. */
+export function reverseRows(x, n, d) {
+  const out = new Float32Array(n * d);
+  for (let i = 0; i < n; i++) out.set(x.subarray((n - 1 - i) * d, (n - i) * d), i * d);
+  return out;
+}
+
+/** [a | b] row by row: a (n x da), b (n x db) -> (n x (da + db)). */
+export function concatCols(a, b, n, da, db) {
+  const out = new Float32Array(n * (da + db));
+  for (let i = 0; i < n; i++) {
+    out.set(a.subarray(i * da, (i + 1) * da), i * (da + db));
+    out.set(b.subarray(i * db, (i + 1) * db), i * (da + db) + da);
+  }
+  return out;
+}
+
+/**
+ * A bidirectional RNN encoder as in the notes (004, eq. 2-4): a forward RNN over x_1..x_n, a
+ * backward one over x_n..x_1, and h_j = [forward h_j ; backward h_j]. Returns h (n x 2*dHalf).
+ */
+export function bidirectionalStates(ap, { x, n, dIn, dHalf, seed }) {
+  const fwd = rnnStates(ap, { x, n, dIn, dHidden: dHalf, seed });
+  const bwd = rnnStates(ap, { x: reverseRows(x, n, dIn), n, dIn, dHidden: dHalf, seed: seed + 1 });
+  return concatCols(fwd.h, reverseRows(bwd.h, n, dHalf), n, dHalf, dHalf);
+}
+
+// ---- pictures ---------------------------------------------------------------------------
+
+const NS = 'http://www.w3.org/2000/svg';
+function s(tag, attrs = {}, text) {
+  const node = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'style') for (const [p, val] of Object.entries(v)) node.style.setProperty(p, val);
+    else node.setAttribute(k, String(v));
+  }
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+const SUB = '₀₁₂₃₄₅₆₇₈₉';
+const sub = (i) => String(i).replace(/\d/g, (c) => SUB[c]);
+const short = (label, k = 9) => (label.length > k ? `${label.slice(0, k - 1)}…` : label);
+
+/** An arrow from (x1, y1) to (x2, y2) in `color` (a CSS value). */
+function arrow(x1, y1, x2, y2, color, { width = 1.6, dash = '' } = {}) {
+  const g = s('g');
+  const a = Math.atan2(y2 - y1, x2 - x1), L = 7;
+  const bx = x2 - L * Math.cos(a), by = y2 - L * Math.sin(a);
+  g.append(s('line', { x1, y1, x2: bx, y2: by, 'stroke-width': width, 'stroke-dasharray': dash, style: { stroke: color } }));
+  g.append(s('polygon', {
+    points: `${x2},${y2} ${bx + 4 * Math.sin(a)},${by - 4 * Math.cos(a)} ${bx - 4 * Math.sin(a)},${by + 4 * Math.cos(a)}`,
+    style: { fill: color },
+  }));
+  return g;
+}
+
+function box(x, y, w, h, label, { stroke, fill = 'var(--_panel)', dash = '', bold = false, opacity = 1 } = {}) {
+  const g = s('g', { opacity });
+  g.append(s('rect', { x, y, width: w, height: h, rx: 6, 'stroke-width': bold ? 2.5 : 1.2, 'stroke-dasharray': dash, style: { stroke, fill } }));
+  g.append(s('text', { x: x + w / 2, y: y + h / 2 + 4, 'text-anchor': 'middle', 'font-size': 12, 'font-weight': bold ? 700 : 400, style: { fill: 'var(--_fg)', 'font-family': 'var(--_mono)' } }, label));
+  return g;
+}
+
+// Both pictures share their columns, so a token's box in one sits above its box in the other.
+const COL = 92, LEFT = 70;
+const colX = (i) => LEFT + i * COL + COL / 2;
+
+function svgFor(n, height, label, cls) {
+  const width = LEFT + n * COL + 8;
+  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', class: cls, 'aria-label': label });
+  svg.style.maxWidth = 'none';
+  svg.style.display = 'block';
+  return svg;
+}
+
+/** Scrolls a horizontally scrolling box so that column `i` of a picture is in view. */
+export function scrollToColumn(box, i) {
+  const w = box.clientWidth;
+  if (w && box.scrollWidth > w) box.scrollLeft = Math.max(0, colX(i) - w / 2);
+}
+
+/**
+ * The RNN as a chain: x_t below, h_t above, h_{t-1} -> h_t to the right, from h_0 = 0.
+ * Steps before t are done, t is the current one, later steps are still waiting (dashed).
+ */
+export function chainSvg({ labels, t }) {
+  const n = labels.length;
+  const svg = svgFor(n, 150, `RNN chain over ${n} tokens, step ${t} of ${n}`, 'rnn-chain');
+  const muted = 'var(--_muted)', accent = 'var(--_accent)', fg = 'var(--_fg)';
+  svg.append(box(8, 32, 50, 30, 'h₀=0', { stroke: muted }));
+  for (let i = 0; i < n; i++) {
+    const cx = colX(i);
+    const state = i + 1 < t ? 'done' : i + 1 === t ? 'current' : 'waiting';
+    const stroke = state === 'current' ? accent : state === 'done' ? fg : muted;
+    const dash = state === 'waiting' ? '4 3' : '';
+    const opacity = state === 'waiting' ? 0.55 : 1;
+    const g = s('g', { 'data-step': i + 1, 'data-state': state });
+    g.append(box(cx - 30, 32, 60, 30, `h${sub(i + 1)}`, { stroke, dash, bold: state === 'current', opacity, fill: state === 'current' ? 'var(--_accent-bg)' : 'var(--_panel)' }));
+    g.append(box(cx - 40, 110, 80, 26, short(labels[i]), { stroke, dash, opacity }));
+    g.append(s('text', { x: cx, y: 148, 'text-anchor': 'middle', 'font-size': 10, style: { fill: muted } }, `x${sub(i + 1)}`));
+    g.append(arrow(cx, 110, cx, 63, stroke, { dash }));
+    const from = i === 0 ? 58 : cx - COL + 30;
+    g.append(arrow(from, 47, cx - 31, 47, stroke, { dash, width: state === 'current' ? 2.4 : 1.6 }));
+    if (state === 'current') g.append(s('text', { x: cx, y: 22, 'text-anchor': 'middle', 'font-size': 11, style: { fill: accent } }, `step ${t}`));
+    svg.append(g);
+  }
+  return svg;
+}
+
+/**
+ * Self-attention from token `t` (1-based): one arc to every token j, as thick as its weight
+ * weights[j] (the core's softmax row). Masked (future) keys have weight 0 and get no arc.
+ */
+export function hopsSvg({ labels, weights, t }) {
+  const n = labels.length, base = 136, top = 8;
+  const svg = svgFor(n, base + 30, `Self-attention from token ${t}: one hop to each of ${n} tokens`, 'attn-hops');
+  const q = colX(t - 1);
+  let max = 0;
+  for (const w of weights) if (w > max) max = w;
+  const labelsLayer = s('g');
+  for (let j = 0; j < n; j++) {
+    const w = weights[j];
+    if (!(w > 0)) continue;
+    const x = colX(j), dist = Math.abs(j - (t - 1));
+    const rel = max > 0 ? w / max : 0;
+    const style = { stroke: 'var(--_accent)', fill: 'none', opacity: String(0.3 + 0.7 * rel) };
+    let path, lx, ly;
+    if (dist === 0) { // a small loop: the token attends to itself
+      path = `M ${x - 12} ${base} C ${x - 30} ${base - 40}, ${x + 30} ${base - 40}, ${x + 12} ${base}`;
+      lx = x; ly = base - 34;
+    } else { // higher arcs for farther tokens; the apex of a quadratic curve is at half the control height
+      const h = 48 + (base - top - 58) * (n > 2 ? (dist - 1) / (n - 2) : 0);
+      path = `M ${q + (j < t - 1 ? -14 : 14)} ${base} Q ${(q + x) / 2} ${base - 2 * h} ${x} ${base}`;
+      lx = (q + x) / 2; ly = base - h - 5;
+    }
+    svg.append(s('path', { d: path, 'stroke-width': 1 + 6 * rel, style, 'data-key': j, 'data-weight': String(w) }));
+    labelsLayer.append(s('text', { x: lx, y: ly, 'text-anchor': 'middle', 'font-size': 11, style: { fill: 'var(--_fg)', 'paint-order': 'stroke', stroke: 'var(--_bg)', 'stroke-width': '3px' } }, fmt(w, 2)));
+  }
+  svg.append(labelsLayer);
+  for (let j = 0; j < n; j++) {
+    const x = colX(j);
+    const cur = j === t - 1;
+    svg.append(box(x - 40, base, 80, 26, short(labels[j]), { stroke: cur ? 'var(--_accent)' : 'var(--_fg)', bold: cur, fill: cur ? 'var(--_accent-bg)' : 'var(--_panel)' }));
+  }
+  return svg;
+}
+
+/** A stepper over t = 1..n: ◀, a slider, ▶ and a label; onChange(t). */
+export function stepControls(label, onChange) {
+  const range = el('input', { type: 'range', min: 1, max: 1, step: 1, value: 1, attrs: { 'aria-label': label }, on: { input: () => onChange(Number(range.value)) } });
+  const prev = el('button', { type: 'button', className: 'small', text: '◀', attrs: { 'aria-label': 'previous step' }, on: { click: () => onChange(Number(range.value) - 1) } });
+  const next = el('button', { type: 'button', className: 'small', text: '▶', attrs: { 'aria-label': 'next step' }, on: { click: () => onChange(Number(range.value) + 1) } });
+  const out = el('span', { className: 'mono' });
+  const node = el('div', { className: 'controls' }, el('label', { className: 'field inline' }, el('span', { text: label }), prev, range, next), out);
+  return {
+    node, out,
+    set(t, n) {
+      range.max = String(n);
+      range.value = String(t);
+      prev.disabled = t <= 1;
+      next.disabled = t >= n;
+    },
+  };
+}
+
+/** The step `t` (1-based) a view shows: its attribute, clamped to 1..n, default n. */
+export function stepOf(widget, n, name = 't') {
+  const raw = widget.getAttribute(name);
+  const t = raw === null || raw === '' ? n : Math.round(Number(raw));
+  return Number.isFinite(t) ? Math.max(1, Math.min(n, t)) : n;
+}
