@@ -158,6 +158,35 @@ describe('the course page (examples/course.html)', () => {
     expect(errors).toEqual([]);
   });
 
+  test('no CSS leaks in or out: hostile page rules do not reach inside a widget, widget rules do not reach the page', async () => {
+    const { page, errors } = await open('examples/course.html');
+    const soft = page.locator('ap-softmax');
+    await soft.scrollIntoViewIfNeeded();
+    await expect.poll(() => soft.getAttribute('data-rendered')).toBeTruthy();
+    await page.evaluate(() => {
+      const style = document.createElement('style');
+      style.textContent = '* { color: rgb(255, 0, 0) !important; letter-spacing: 9px !important; } table, canvas, button { display: none !important; } .widget, .formula { border: 7px solid rgb(0, 255, 0) !important; }';
+      document.head.append(style);
+      const probe = document.createElement('div');
+      probe.className = 'widget hm';
+      probe.id = 'probe';
+      document.body.append(probe);
+    });
+    const inside = await soft.evaluate((w) => {
+      const cs = (sel) => getComputedStyle(w.shadowRoot.querySelector(sel));
+      return { color: cs('.widget').color, border: cs('.widget').borderTopWidth, table: cs('table').display, button: cs('button').display, spacing: cs('.widget').letterSpacing };
+    });
+    expect(inside.color).not.toBe('rgb(255, 0, 0)');
+    expect(inside.border).toBe('1px');
+    expect(inside.table).not.toBe('none');
+    expect(inside.button).not.toBe('none');
+    expect(inside.spacing).toBe('normal');
+    // The page's own element named like the widget's classes keeps the page's styles only.
+    const probe = await page.locator('#probe').evaluate((p) => ({ radius: getComputedStyle(p).borderTopLeftRadius, padding: getComputedStyle(p).paddingTop }));
+    expect(probe).toEqual({ radius: '0px', padding: '0px' });
+    expect(errors).toEqual([]);
+  });
+
   test('theme="dark" and --ap-* custom properties style one widget, not the page', async () => {
     const { page, errors } = await open('examples/course.html', { colorScheme: 'light' });
     const sin = page.locator('ap-sinusoidal');
