@@ -311,7 +311,7 @@ class ModelHandle {
 };
 
 // Held-out accuracy of a trained model on its own task (from the file's "task" metadata):
-// exact match for sort / reverse / dates, agreement pairs won for grammar.
+// exact match for sort / reverse / dates, agreement pairs won for grammar, top-1 at [MASK] for mlm.
 std::string evaluate_task(ModelHandle& m, int n, double seed) {
   return guard([&]() {
     const auto it = m.model->metadata().find("task");

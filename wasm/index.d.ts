@@ -256,11 +256,11 @@ export interface AttentionPlayground {
   lookup(opts: { q: Float32Array | number[]; k: Float32Array | number[]; v: Float32Array | number[]; n: number; m: number; d: number; dV?: number; score?: 'dot' | 'scaled' | 'additive'; hard?: boolean; dA?: number; seed?: number }): Trace;
   /**
    * Held-out accuracy of a trained model on its own task (its file's "task" metadata): exact match
-   * of greedy decoding (sort, reverse, dates) or agreement pairs won (grammar).
+   * of greedy decoding (sort, reverse, dates), agreement pairs won (grammar), top-1 at [MASK] (mlm).
    */
   evaluateTask(model: Model, opts?: { n?: number; seed?: number }): { task: string; total: number; correct: number; accuracy: number; byKind?: Record<string, { correct: number; total: number }> };
   /** Trains a tiny transformer on a task with the core's trainer (one thread: use a Web Worker in a page). */
-  createTrainer(opts: { task: 'sort' | 'reverse' | 'dates' | 'grammar'; config?: { dModel?: number; nHeads?: number; nLayers?: number; dFf?: number; pos?: string; act?: string; norm?: string }; seed?: number; lr?: number; warmupSteps?: number; totalSteps?: number; batch?: number }): Trainer;
+  createTrainer(opts: { task: 'sort' | 'reverse' | 'dates' | 'grammar' | 'mlm'; config?: { dModel?: number; nHeads?: number; nLayers?: number; dFf?: number; pos?: string; act?: string; norm?: string }; seed?: number; lr?: number; warmupSteps?: number; totalSteps?: number; batch?: number }): Trainer;
   // ---- costs (model-sizes, rnn-cost, head-cost, scale) ----
   /** Published models for the parameter calculator ('original', 'original-big', 'bert-base', 'gpt3'). */
   sizePresets(): SizePreset[];

@@ -459,8 +459,8 @@ class AttentionPlayground {
 
   /**
    * Held-out accuracy of a trained model on its own task (the file's "task" metadata), computed
-   * by the core: exact match of greedy decoding (sort, reverse, dates) or agreement pairs won
-   * (grammar). { task, total, correct, accuracy, byKind: { kind: { correct, total } } }
+   * by the core: exact match of greedy decoding (sort, reverse, dates), agreement pairs won
+   * (grammar) or top-1 at the [MASK] (mlm). { task, total, correct, accuracy, byKind: { kind: { correct, total } } }
    */
   evaluateTask(model, { n = 200, seed = 12345 } = {}) {
     if (!(model instanceof Model)) throw new Error('evaluateTask() needs a model from loadModel() or createModel()');
@@ -478,7 +478,7 @@ class AttentionPlayground {
    * snapshot() -> Model with the current weights, dispose() }.
    */
   createTrainer({ task, config = {}, seed = 1, lr = 2e-3, warmupSteps = 100, totalSteps = 2000, batch = 32 } = {}) {
-    if (typeof task !== 'string') throw new Error("createTrainer() needs a task: 'sort', 'reverse', 'dates' or 'grammar'");
+    if (typeof task !== 'string') throw new Error("createTrainer() needs a task: 'sort', 'reverse', 'dates', 'grammar' or 'mlm'");
     const sizes = toSnakeConfig(config);
     for (const [v, k] of [[warmupSteps, 'warmupSteps'], [totalSteps, 'totalSteps'], [batch, 'batch']]) checkCount(v, k, { min: k === 'warmupSteps' ? 0 : 1 });
     if (!(lr > 0)) throw new Error(`lr must be > 0, got ${lr}`);

@@ -25,7 +25,7 @@ using namespace ap::train;
 namespace {
 
 const char kUsage[] =
-    "usage: train --task sort|reverse|dates|grammar [options]\n"
+    "usage: train --task sort|reverse|dates|grammar|mlm [options]\n"
     "  --steps N          optimisation steps (default 2000)\n"
     "  --d-model D --heads H --layers L --d-ff F     model size (default 64 4 2 256)\n"
     "  --pos learned|sinusoidal|none  --act gelu|relu  --norm post|pre   (default learned gelu post)\n"
@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
     };
     TrainConfig cfg;
     cfg.task = get("task", "");
-    if (cfg.task.empty()) fail("--task is required (sort, reverse, dates, grammar)");
+    if (cfg.task.empty()) fail("--task is required (sort, reverse, dates, grammar, mlm)");
     const int steps = static_cast<int>(num("steps", 2000));
     cfg.model.d_model = static_cast<int>(num("d-model", 64));
     cfg.model.n_heads = static_cast<int>(num("heads", 4));

@@ -44,6 +44,7 @@ std::vector<float> last_logits(const Model& model, Trace& tr, const std::vector<
 }  // namespace
 
 std::vector<int> core_greedy(const Model& model, const Task& task, const std::string& src) {
+  if (!model.config().has_decoder()) fail("an encoder-only model does not generate text (it has no decoder)");
   const auto& tok = model.tokenizer();
   std::vector<int> src_ids, seq = prompt_ids(task, src), out;
   if (model.config().arch == Arch::EncoderDecoder) src_ids = tok.encode(src).ids;
@@ -64,12 +65,25 @@ EvalResult evaluate_model(const Model& model, const Task& task, int n, uint64_t 
   std::vector<Example> examples;
   if (pairs.empty())
     for (int i = 0; i < n; ++i) examples.push_back(task.sample(rng, Split::HeldOut));
+  const bool mlm = task.arch() == Arch::EncoderOnly;
+  if (mlm && model.config().arch != Arch::EncoderOnly) fail("the mlm task needs an encoder-only model");
   const int total = pairs.empty() ? static_cast<int>(examples.size()) : static_cast<int>(pairs.size());
   std::vector<char> ok(static_cast<size_t>(total), 0);
   auto work = [&](int w, int workers) {
     Trace tr;
     for (int i = w; i < total; i += workers) {
-      if (!pairs.empty()) {
+      if (mlm) {  // the top-1 word at the (one) masked position
+        const EncodedExample ex = encode_example(task, examples[static_cast<size_t>(i)]);
+        model.forward(tr, ex.inputs);
+        const Stage* logits = tr.find("logits");
+        const size_t V = static_cast<size_t>(model.config().vocab_size);
+        bool all = true;
+        for (int at : examples[static_cast<size_t>(i)].masked) {
+          const float* z = logits->data.data() + static_cast<size_t>(at) * V;
+          all &= static_cast<int>(std::max_element(z, z + V) - z) == ex.targets[static_cast<size_t>(at)];
+        }
+        ok[static_cast<size_t>(i)] = all;
+      } else if (!pairs.empty()) {
         const auto& p = pairs[static_cast<size_t>(i)];
         const auto z = last_logits(model, tr, {}, p.prefix);
         ok[static_cast<size_t>(i)] = z[static_cast<size_t>(p.good)] > z[static_cast<size_t>(p.bad)];

@@ -10,6 +10,7 @@ namespace ap::train {
 
 std::unique_ptr<Task> make_dates_task();    // dates.cpp
 std::unique_ptr<Task> make_grammar_task();  // grammar.cpp
+std::unique_ptr<Task> make_mlm_task();      // mlm.cpp
 
 namespace {
 
@@ -38,7 +39,7 @@ class StringTask : public Task {
       std::string out = s;
       if (sort_) std::sort(out.begin(), out.end());
       else std::reverse(out.begin(), out.end());
-      return {s, out, "len" + std::to_string(n)};
+      return {s, out, "len" + std::to_string(n), {}};
     }
   }
 
@@ -52,14 +53,15 @@ std::vector<int> ids_of(const Tokenizer& tok, const std::string& text) {
 
 }  // namespace
 
-std::vector<std::string> task_names() { return {"sort", "reverse", "dates", "grammar"}; }
+std::vector<std::string> task_names() { return {"sort", "reverse", "dates", "grammar", "mlm"}; }
 
 std::unique_ptr<Task> make_task(const std::string& name) {
   if (name == "sort") return std::make_unique<StringTask>(true);
   if (name == "reverse") return std::make_unique<StringTask>(false);
   if (name == "dates") return make_dates_task();
   if (name == "grammar") return make_grammar_task();
-  fail("unknown task \"" + name + "\" (known: sort, reverse, dates, grammar)");
+  if (name == "mlm") return make_mlm_task();
+  fail("unknown task \"" + name + "\" (known: sort, reverse, dates, grammar, mlm)");
 }
 
 std::vector<int> prompt_ids(const Task& task, const std::string& src) {
@@ -74,6 +76,16 @@ std::vector<int> prompt_ids(const Task& task, const std::string& src) {
 EncodedExample encode_example(const Task& task, const Example& ex) {
   const Tokenizer& tok = task.tokenizer();
   EncodedExample e;
+  if (task.arch() == Arch::EncoderOnly) {  // masked LM: the sentence, some words -> [MASK]
+    e.inputs = ids_of(tok, ex.tgt);
+    e.targets.assign(e.inputs.size(), 0);
+    for (int at : ex.masked) {
+      if (at < 0 || at >= static_cast<int>(e.inputs.size())) fail("masked position out of range");
+      e.targets[static_cast<size_t>(at)] = e.inputs[static_cast<size_t>(at)];
+      e.inputs[static_cast<size_t>(at)] = task.mask_id();
+    }
+    return e;
+  }
   std::vector<int> seq = prompt_ids(task, ex.src);
   const size_t prompt = seq.size();  // the first target is predicted from the last prompt token
   for (int id : ids_of(tok, ex.tgt)) seq.push_back(id);

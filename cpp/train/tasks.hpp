@@ -1,4 +1,4 @@
-// The four training tasks, each a seeded generator of examples, and how an example becomes
+// The five training tasks, each a seeded generator of examples, and how an example becomes
 // token ids. Same seed, same examples, natively and in wasm (train/rng.hpp).
 //
 // Sequence formats (what a model file's "task" expects at inference time):
@@ -11,8 +11,16 @@
 //       Years 1950..2049; two-digit years mean 19yy for yy >= 50, else 20yy.
 //   grammar (decoder-only, words): "<bos>" + sentence + "<eos>", loss everywhere: a language model.
 //       Word tokenizer: lower case, "." its own token.
+//   mlm (encoder-only, words): a masked language model over grammar's sentences (the same
+//       generator), BERT-style: the input is the sentence with some words replaced by [MASK]
+//       (no <bos>/<eos>), the targets are the hidden words at those positions (0 elsewhere),
+//       attention is bidirectional. Training masks each word with probability 0.15 (at least
+//       one; never the final "."); held-out examples mask exactly one word, and their kind is
+//       the hidden word's class (determiner, noun, verb, ...). One sentence in four is drawn
+//       without its final "." so that sentences typed without it are in the distribution too.
+//       Vocabulary: grammar's, then "[MASK]".
 // Held-out data: every task hashes an example's key (the input string; the date; the subject
-// phrase of a sentence) and reserves one bucket in 10 (sort, reverse: 1 in 20) for evaluation:
+// phrase of a sentence; mlm: grammar's) and reserves one bucket in 10 (sort, reverse: 1 in 20) for evaluation:
 // training never draws a held-out key, evaluation draws only held-out keys.
 #pragma once
 #include <memory>
@@ -31,6 +39,7 @@ struct Example {
   std::string src;   // input text (empty for the language model)
   std::string tgt;   // output text (the sentence, for the language model)
   std::string kind;  // a label for per-kind accuracy: the date format, the sentence pattern...
+  std::vector<int> masked;  // mlm: positions (in tgt's tokens) replaced by [MASK], ascending
 };
 
 // A grammar agreement probe: after `prefix` (ids, starting with <bos>) the verb form `good`
@@ -55,26 +64,32 @@ class Task {
   virtual Example sample(Rng& rng, Split split) const = 0;
   // Grammar only: agreement probes drawn from held-out subjects.
   virtual std::vector<AgreementPair> agreement_pairs(Rng&, int /*count*/) const { return {}; }
+  // Masked LM only: the id of "[MASK]", else -1.
+  virtual int mask_id() const { return -1; }
 
  protected:
   Tokenizer tok_;
 };
 
-// "sort", "reverse", "dates", "grammar"; throws ap::Error naming the known tasks otherwise.
+// "sort", "reverse", "dates", "grammar", "mlm"; throws ap::Error naming the known tasks otherwise.
 std::unique_ptr<Task> make_task(const std::string& name);
 std::vector<std::string> task_names();
 
 // Token ids of one example in the sequence format above.
 struct EncodedExample {
   std::vector<int> src;      // encoder ids (encoder-decoder), else empty
-  std::vector<int> inputs;   // decoder input
-  std::vector<int> targets;  // next tokens, 0 where no loss
+  std::vector<int> inputs;   // decoder input (encoder-only: the masked sentence)
+  std::vector<int> targets;  // next tokens (encoder-only: the hidden words), 0 where no loss
 };
 EncodedExample encode_example(const Task& task, const Example& ex);
 // The decoder prompt for generation: "<bos>" + src + sep (decoder-only seq2seq) or "<bos>".
 std::vector<int> prompt_ids(const Task& task, const std::string& src);
 // Right-pads a list of encoded examples into one batch.
 Batch make_batch(const std::vector<EncodedExample>& examples);
+
+// The class of a word of grammar's vocabulary: "determiner", "noun", "verb" (every form,
+// is/are/was/were too), "adjective", "preposition", "adverb", "pronoun" (who, that), "other".
+std::string grammar_word_class(const std::string& word);
 
 // Date helpers (exposed for tests): day of the week, 0 = Monday .. 6 = Sunday.
 int weekday(int year, int month, int day);

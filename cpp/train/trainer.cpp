@@ -135,6 +135,7 @@ std::vector<std::vector<float>> Trainer::last_logits(const std::vector<std::vect
 }
 
 std::vector<std::vector<int>> Trainer::greedy_ids(const std::vector<std::string>& sources) {
+  if (task_->arch() == Arch::EncoderOnly) fail("an encoder-only model does not generate text (it has no decoder)");
   const Tokenizer& tok = task_->tokenizer();
   const int n = static_cast<int>(sources.size()), L = params_.cfg.max_len;
   std::vector<std::vector<int>> srcs(static_cast<size_t>(n)), seqs(static_cast<size_t>(n));
@@ -190,6 +191,30 @@ EvalResult Trainer::evaluate(int n, uint64_t seed) {
     const auto logits = last_logits(srcs, prefixes);
     for (size_t i = 0; i < pairs.size(); ++i)
       count(pairs[i].kind, logits[i][static_cast<size_t>(pairs[i].good)] > logits[i][static_cast<size_t>(pairs[i].bad)]);
+    return r;
+  }
+  if (task_->arch() == Arch::EncoderOnly) {  // masked LM: top-1 at the masked position
+    const int V = params_.cfg.vocab_size;
+    constexpr int kChunk = 128;
+    Activations<float> acts;
+    for (int lo = 0; lo < n; lo += kChunk) {
+      std::vector<Example> ex;
+      std::vector<EncodedExample> enc;
+      for (int i = lo; i < std::min(n, lo + kChunk); ++i) {
+        ex.push_back(task_->sample(rng, Split::HeldOut));
+        enc.push_back(encode_example(*task_, ex.back()));
+      }
+      const Batch b = make_batch(enc);
+      transformer_forward(acts, params_, b);
+      for (size_t i = 0; i < ex.size(); ++i) {
+        bool all = true;  // held-out examples hide one word; an example counts if every one is right
+        for (int at : ex[i].masked) {
+          const float* z = acts.logits.data() + (i * static_cast<size_t>(b.T) + static_cast<size_t>(at)) * V;
+          all &= static_cast<int>(std::max_element(z, z + V) - z) == enc[i].targets[static_cast<size_t>(at)];
+        }
+        count(ex[i].kind, all);
+      }
+    }
     return r;
   }
   std::vector<Example> examples;

@@ -45,10 +45,11 @@ class Trainer {
   const Params<float>& params() const { return params_; }
 
   // Greedy decoding from the task's prompt for each source text; returns the generated text
-  // (up to <eos>, without it). Recomputes the whole prefix at every step.
+  // (up to <eos>, without it). Recomputes the whole prefix at every step. Throws for mlm.
   std::vector<std::string> greedy(const std::vector<std::string>& sources);
   std::vector<std::vector<int>> greedy_ids(const std::vector<std::string>& sources);
-  // `n` held-out examples drawn with `seed`: exact match (seq2seq tasks) or agreement pairs (grammar).
+  // `n` held-out examples drawn with `seed`: exact match (seq2seq tasks), agreement pairs
+  // (grammar) or the top-1 word at the masked position (mlm).
   EvalResult evaluate(int n, uint64_t seed);
   // Mean loss on n held-out examples.
   double heldout_loss(int n, uint64_t seed);

@@ -66,16 +66,20 @@ void size_stack(StackActs<T>& s, const ModelConfig& cfg, int B, int T_, int S, b
 
 template <typename T>
 void size_acts(Activations<T>& acts, const ModelConfig& cfg, const Batch& batch) {
-  const bool encdec = cfg.arch == Arch::EncoderDecoder;
+  const bool encdec = cfg.arch == Arch::EncoderDecoder, enc_only = cfg.arch == Arch::EncoderOnly;
   acts.B = batch.B;
   acts.T_ = batch.T;
   acts.S = encdec ? batch.S : 0;
   const size_t N = static_cast<size_t>(batch.B) * batch.T, M = static_cast<size_t>(batch.B) * acts.S;
   const size_t d = cfg.d_model, V = cfg.vocab_size;
   if (encdec) size_stack(acts.enc, cfg, batch.B, acts.S, acts.S, false);
-  size_stack(acts.dec, cfg, batch.B, batch.T, acts.S, encdec);
+  if (enc_only) size_stack(acts.enc, cfg, batch.B, batch.T, batch.T, false);
+  else size_stack(acts.dec, cfg, batch.B, batch.T, acts.S, encdec);
   fit(acts.src_pad, M);
   for (size_t i = 0; i < M; ++i) acts.src_pad[i] = batch.src[i] == 0;
+  fit(acts.in_pad, enc_only ? N : 0);
+  if (enc_only)
+    for (size_t i = 0; i < N; ++i) acts.in_pad[i] = batch.inputs[i] == 0;
   fit(acts.logits, N * V);
   fit(acts.probs, N * V);
   fit(acts.losses, N);
@@ -92,7 +96,6 @@ void size_acts(Activations<T>& acts, const ModelConfig& cfg, const Batch& batch)
 }
 
 void check_batch(const ModelConfig& cfg, const Batch& batch) {
-  if (cfg.arch == Arch::EncoderOnly) fail("the trainer trains decoder-only and encoder-decoder models");
   if (batch.B <= 0 || batch.T <= 0) fail("empty training batch");
   if (batch.T > cfg.max_len || batch.S > cfg.max_len)
     fail("batch length " + std::to_string(std::max(batch.T, batch.S)) + " exceeds max_len " +
@@ -346,6 +349,15 @@ double transformer_forward(Activations<T>& acts, const Params<T>& p, const Batch
   size_acts(acts, cfg, batch);
   const int B = batch.B, T_ = batch.T, S = acts.S, N = B * T_, d = cfg.d_model, V = cfg.vocab_size;
   const T* memory = nullptr;
+  if (cfg.arch == Arch::EncoderOnly) {  // bidirectional over the inputs, <pad> keys masked
+    stack_forward<T>(acts.enc, p.encoder, p.enc_final_norm, p, acts, batch.inputs.data(), nullptr,
+                     acts.in_pad.data(), nullptr, false, B, T_, T_);
+    linear_forward(acts.logits.data(), acts.enc.out, p.lm_head_w, p.lm_head_b, N, d, V);  // (N, V)
+    crossentropy_forward(acts.losses.data(), acts.probs.data(), acts.logits.data(), batch.targets.data(), N, V);
+    double sum = 0.0;
+    for (int i = 0; i < N; ++i) sum += acts.losses[i];
+    return sum;
+  }
   if (cfg.arch == Arch::EncoderDecoder) {
     stack_forward<T>(acts.enc, p.encoder, p.enc_final_norm, p, acts, batch.src.data(), nullptr,
                   acts.src_pad.data(), nullptr, false, B, S, S);
@@ -367,6 +379,13 @@ void transformer_backward(Params<T>& grads, Activations<T>& acts, const Params<T
   const int B = batch.B, T_ = batch.T, S = acts.S, N = B * T_, d = cfg.d_model, V = cfg.vocab_size;
   crossentropy_backward(acts.g_logits.data(), acts.probs.data(), batch.targets.data(), loss_scale, N, V);
   zero(acts.g_out.data(), static_cast<size_t>(N) * d);
+  if (cfg.arch == Arch::EncoderOnly) {
+    linear_backward(acts.g_out.data(), grads.lm_head_w, grads.lm_head_b, acts.g_logits.data(), acts.enc.out,
+                    p.lm_head_w, N, d, V);
+    stack_backward<T>(grads, grads.encoder, grads.enc_final_norm, acts, acts.enc, p.encoder, p.enc_final_norm, p,
+                      batch.inputs.data(), nullptr, B, T_, T_);
+    return;
+  }
   linear_backward(acts.g_out.data(), grads.lm_head_w, grads.lm_head_b, acts.g_logits.data(), acts.dec.out,
                   p.lm_head_w, N, d, V);
   const bool encdec = cfg.arch == Arch::EncoderDecoder;

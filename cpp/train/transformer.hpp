@@ -2,9 +2,11 @@
 // activation (llm.c's ActivationTensors), and the backward pass that walks them in reverse.
 // The forward is the inference core's (cpp/core/model.cpp) to within float rounding; the test
 // test_train_consistency holds the two equal, so a shipped model does in the browser what it
-// did here. Decoder-only and encoder-decoder; post-norm (default) or pre-norm.
+// did here. Decoder-only, encoder-only and encoder-decoder; post-norm (default) or pre-norm.
 //
 //   decoder-only:    x = tok_emb[inputs] + pos; blocks (causal self-attention); logits
+//   encoder-only:    x = tok_emb[inputs] + pos; encoder blocks (bidirectional, <pad> keys
+//                    masked); logits at every position (a masked LM reads them where targets != 0)
 //   encoder-decoder: memory = encoder(src) (bidirectional, <pad> keys masked);
 //                    decoder(inputs) with causal self-attention and cross-attention to memory
 //   loss = mean over positions with targets != 0 of -log softmax(logits)[target]
@@ -22,7 +24,7 @@ struct Batch {
   int T = 0;                 // decoder length (after padding)
   int S = 0;                 // source length (encoder-decoder only)
   std::vector<int> src;      // (B, S) encoder input, 0 = <pad>
-  std::vector<int> inputs;   // (B, T) decoder input, 0 = <pad>
+  std::vector<int> inputs;   // (B, T) decoder input (encoder-only: encoder input), 0 = <pad>
   std::vector<int> targets;  // (B, T) next token; 0 = no loss (padding or prompt)
   int count_targets() const;
 };
@@ -50,8 +52,9 @@ template <typename T> struct StackActs {
 
 template <typename T> struct Activations {
   int B = 0, T_ = 0, S = 0;
-  StackActs<T> enc, dec;
+  StackActs<T> enc, dec;                          // encoder-only: enc only
   std::vector<unsigned char> src_pad;             // (B, S) 1 where src is <pad>
+  std::vector<unsigned char> in_pad;              // (B, T) encoder-only: 1 where inputs is <pad>
   std::vector<T> logits, probs, losses;           // (N, V) (N, V) (N)
   std::vector<T> pe;                              // (L, d) sinusoidal table, if used
   // Backward scratch, sized with the rest so backward never allocates.

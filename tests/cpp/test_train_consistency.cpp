@@ -102,6 +102,19 @@ const std::vector<Seq> kEncDecSeqs = {
 
 }  // namespace
 
+TEST(TrainConsistency, EncoderOnlyPostNormMatchesCore) {
+  // Bidirectional: the right-padded rows of the batch are masked as keys, so the real positions
+  // see only the real tokens, as the core does on the unpadded sequence.
+  check("encoder-only, post-norm, GELU, learned", small(Arch::EncoderOnly, NormPlace::Post, PosKind::Learned, Act::Gelu),
+        {{{}, {5, 7, 4, 9, 11, 6}}, {{}, {8}}, {{}, {10, 11, 5, 4}}});
+}
+
+TEST(TrainConsistency, EncoderOnlyPreNormSinusoidalMatchesCore) {
+  check("encoder-only, pre-norm, ReLU, sinusoidal",
+        small(Arch::EncoderOnly, NormPlace::Pre, PosKind::Sinusoidal, Act::Relu),
+        {{{}, {5, 7, 4, 9, 11, 6}}, {{}, {8, 9}}, {{}, {10, 11, 5, 4}}});
+}
+
 TEST(TrainConsistency, DecoderOnlyPostNormGeluLearnedMatchesCore) {
   check("decoder-only, post-norm, GELU, learned", small(Arch::DecoderOnly, NormPlace::Post, PosKind::Learned, Act::Gelu),
         kDecoderSeqs);

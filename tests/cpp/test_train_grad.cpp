@@ -256,7 +256,57 @@ Batch encdec_batch() {
   return b;
 }
 
+// A masked-LM batch (encoder-only): id 6 plays [MASK]; targets only at the masked positions,
+// the second sequence right-padded (its <pad> keys are masked: bidirectional attention would
+// otherwise read them).
+Batch mlm_batch() {
+  Batch b;
+  b.B = 2;
+  b.T = 5;
+  b.inputs = {2, 6, 5, 4, 6, /**/ 3, 4, 6, 0, 0};
+  b.targets = {0, 4, 0, 0, 5, /**/ 0, 0, 3, 0, 0};
+  return b;
+}
+
 }  // namespace
+
+TEST(TrainGrad, EncoderOnlyMaskedLMPostNormGeluLearned) {
+  check_model("encoder-only (masked LM), post-norm, GELU, learned",
+              tiny(Arch::EncoderOnly, NormPlace::Post, PosKind::Learned, Act::Gelu), mlm_batch());
+}
+
+TEST(TrainGrad, EncoderOnlyMaskedLMPreNormReluSinusoidal) {
+  check_model("encoder-only (masked LM), pre-norm, ReLU, sinusoidal",
+              tiny(Arch::EncoderOnly, NormPlace::Pre, PosKind::Sinusoidal, Act::Relu), mlm_batch());
+}
+
+// Bidirectional: the loss at a masked position depends on the tokens after it. A sequence whose
+// only loss is at position 0 ([MASK] first): the embedding of id 5, present only at position 3,
+// gets a gradient in the encoder; in a decoder (causal) the same batch gives it exactly none.
+TEST(TrainGrad, EncoderOnlyLossSeesTheFutureDecoderDoesNot) {
+  Batch b;
+  b.B = 1;
+  b.T = 4;
+  b.inputs = {6, 2, 2, 5};   // [MASK] first, id 5 only at the end
+  b.targets = {4, 0, 0, 0};  // the only loss: at position 0
+  auto grad_of_5 = [&](Arch arch) {
+    const ModelConfig cfg = tiny(arch, NormPlace::Post, PosKind::Learned, Act::Gelu);
+    Params<double> p(cfg), g(cfg);
+    init_params(p, 7);
+    Activations<double> acts;
+    transformer_forward(acts, p, b);
+    g.zero();
+    transformer_backward(g, acts, p, b, 1.0);
+    const auto* emb = p.find("tok_emb");
+    double norm = 0;
+    for (int j = 0; j < cfg.d_model; ++j) norm += std::abs(g.flat[emb->offset + 5 * cfg.d_model + j]);
+    return norm;
+  };
+  const double enc = grad_of_5(Arch::EncoderOnly), dec = grad_of_5(Arch::DecoderOnly);
+  std::printf("  sum |d loss(position 0) / d tok_emb[5]| (id 5 at position 3): encoder %.3e, decoder %.3e\n", enc, dec);
+  EXPECT_GT(enc, 1e-6) << "the encoder reads the token after the mask";
+  EXPECT_EQ(dec, 0.0) << "the decoder cannot";
+}
 
 TEST(TrainGrad, DecoderOnlyPostNormGeluLearnedPositions) {
   check_model("decoder-only, post-norm, GELU, learned positions",

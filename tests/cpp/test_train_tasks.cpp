@@ -235,3 +235,90 @@ TEST(TrainTasks, SameSeedSameData) {
   }
   EXPECT_THROW(make_task("translate"), Error);
 }
+
+// mlm: grammar's sentences (the same generator: a fresh stream's first sentence is grammar's,
+// in both splits), some words hidden behind [MASK], loss only there.
+TEST(TrainTasks, MlmHidesWordsOfGrammarSentences) {
+  auto task = make_task("mlm"), grammar = make_task("grammar");
+  EXPECT_EQ(task->arch(), Arch::EncoderOnly);
+  const Tokenizer& tok = task->tokenizer();
+  std::vector<std::string> want = grammar->tokenizer().vocab();
+  want.push_back("[MASK]");
+  EXPECT_EQ(tok.vocab(), want);
+  EXPECT_EQ(task->mask_id(), tok.size() - 1);
+  EXPECT_EQ(grammar->mask_id(), -1);
+
+  for (uint64_t seed = 0; seed < 300; ++seed)
+    for (Split split : {Split::Train, Split::HeldOut}) {
+      Rng a(seed), b(seed);
+      const std::string g = grammar->sample(a, split).tgt, m = task->sample(b, split).tgt;
+      ASSERT_TRUE(m == g || m + " ." == g) << m << " / " << g;
+    }
+
+  Rng rng(12);
+  int words = 0, masked = 0, no_period = 0;
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) {
+    const Example e = task->sample(rng, Split::Train);
+    const std::vector<std::string> w = tok.split(e.tgt);
+    ASSERT_TRUE(tok.encode(e.tgt).unknown.empty()) << e.tgt;
+    ASSERT_LE(static_cast<int>(w.size()), task->max_len());
+    ASSERT_FALSE(e.masked.empty()) << "at least one hidden word";
+    ASSERT_TRUE(std::is_sorted(e.masked.begin(), e.masked.end()));
+    for (int at : e.masked) {
+      ASSERT_GE(at, 0);
+      ASSERT_LT(at, static_cast<int>(w.size()));
+      ASSERT_NE(w[static_cast<size_t>(at)], ".") << "the final period is never hidden";
+    }
+    no_period += w.back() != ".";
+    words += static_cast<int>(w.size()) - (w.back() == ".");
+    masked += static_cast<int>(e.masked.size());
+  }
+  const double rate = static_cast<double>(masked) / words, drop = static_cast<double>(no_period) / n;
+  std::printf("  mlm training: %.1f%% of words hidden, %.1f%% of sentences without the period\n", 100 * rate, 100 * drop);
+  // 15% per word, plus one forced when none was drawn (0.85^n of sentences of n words).
+  EXPECT_GT(rate, 0.15);
+  EXPECT_LT(rate, 0.22);
+  EXPECT_NEAR(drop, 0.25, 0.02);
+
+  // The format: the sentence's ids, [MASK] at the hidden positions; targets only there.
+  Example e{"", "the cat sat on the mat .", "", {1, 4}};
+  const EncodedExample x = encode_example(*task, e);
+  const int M = task->mask_id();
+  EXPECT_EQ(x.inputs, (std::vector<int>{tok.id_of("the"), M, tok.id_of("sat"), tok.id_of("on"), M, tok.id_of("mat"),
+                                        tok.id_of(".")}));
+  EXPECT_EQ(x.targets, (std::vector<int>{0, tok.id_of("cat"), 0, 0, tok.id_of("the"), 0, 0}));
+  EXPECT_TRUE(x.src.empty());
+
+  // Held-out: exactly one hidden word, its class is the example's kind.
+  std::map<std::string, int> kinds;
+  for (int i = 0; i < 2000; ++i) {
+    const Example h = task->sample(rng, Split::HeldOut);
+    ASSERT_EQ(h.masked.size(), 1u);
+    const std::string word = tok.split(h.tgt)[static_cast<size_t>(h.masked[0])];
+    ASSERT_EQ(h.kind, grammar_word_class(word));
+    ++kinds[h.kind];
+  }
+  for (const char* k : {"determiner", "noun", "verb", "adjective", "preposition"}) EXPECT_GT(kinds[k], 50) << k;
+}
+
+TEST(TrainTasks, GrammarWordClasses) {
+  EXPECT_EQ(grammar_word_class("the"), "determiner");
+  EXPECT_EQ(grammar_word_class("an"), "determiner");
+  EXPECT_EQ(grammar_word_class("mice"), "noun");
+  EXPECT_EQ(grammar_word_class("bank"), "noun");
+  EXPECT_EQ(grammar_word_class("sleeps"), "verb");
+  EXPECT_EQ(grammar_word_class("were"), "verb");
+  EXPECT_EQ(grammar_word_class("borrowed"), "verb");
+  EXPECT_EQ(grammar_word_class("hungry"), "adjective");
+  EXPECT_EQ(grammar_word_class("among"), "preposition");
+  EXPECT_EQ(grammar_word_class("quietly"), "adverb");
+  EXPECT_EQ(grammar_word_class("who"), "pronoun");
+  EXPECT_EQ(grammar_word_class("."), "other");
+  EXPECT_EQ(grammar_word_class("zebra"), "other");
+  // Every word of the vocabulary has a class, except the specials, "." and "and".
+  auto task = make_task("grammar");
+  const auto& vocab = task->tokenizer().vocab();
+  for (size_t i = 4; i < vocab.size(); ++i)
+    if (vocab[i] != "." && vocab[i] != "and") EXPECT_NE(grammar_word_class(vocab[i]), "other") << vocab[i];
+}

@@ -6,13 +6,18 @@
 //  - <ap-quiz>: right and wrong answers get the right feedback, with the core's numbers; a
 //    prediction reveals its view only after it is committed.
 //  - <ap-bert-gpt>: both masks (bidirectional and causal, checked against a hand-written mask),
-//    the [MASK] position choice, and who sees a change of the last word.
+//    the [MASK] position choice, and who sees a change of the last word; BERT's side is the
+//    trained masked LM (web/models/mlm.safetensors): its prediction at [MASK] is the one the same
+//    model gives through the JS API in Node, and a hidden verb gets the subject's number.
 // Each view is opened alone in a plain page (only its own module loaded), with no console errors,
 // and on the playground page; screenshots are saved as tests/web/screenshots/view-<id>.png.
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { SCREENSHOT_DIR, startPlayground } from './harness.js';
+import { load } from '../../wasm/index.js';
 
 let playground;
 const opened = [];
@@ -247,7 +252,31 @@ describe('quiz: the notes\' questions, answered by the core', () => {
   }, 120_000);
 });
 
+// The masked LM through the JS API in Node: the probabilities at position `at` of `text` with
+// that word replaced by [MASK].
+let mlm = null;
+function mlmInNode(text, at) {
+  const enc = mlm.tokenizer.encode(text);
+  const ids = Int32Array.from(enc.ids);
+  ids[at] = mlm.vocab.indexOf('[MASK]');
+  const tr = mlm.forward(ids);
+  const V = mlm.vocab.length;
+  const p = tr.get('probs').slice(at * V, (at + 1) * V);
+  tr.dispose();
+  const best = p.indexOf(Math.max(...p));
+  return { p, top: mlm.vocab[best], topP: p[best] };
+}
+const bertShown = (widget) => widget.evaluate((w) => {
+  const d = w.shadowRoot.querySelector('[data-model=bert] .dist');
+  return { top: d.dataset.top, topP: Number(d.dataset.topP), truthP: Number(d.querySelector('.truth').dataset.value) };
+});
+
 describe('bert-gpt: the same sentence, two masks, two objectives', () => {
+  beforeAll(async () => {
+    const ap = await load();
+    mlm = ap.loadModel(readFileSync(fileURLToPath(new URL('../../web/models/mlm.safetensors', import.meta.url))));
+  });
+
   test('BERT\'s mask blocks nothing, GPT\'s blocks the future; [MASK] moves; who sees the last word', async () => {
     const { page, errors, widget } = await openAlone('ap-bert-gpt', { text: 'the cat sat on the mat' });
     const masks = () => widget.evaluate((w) => Object.fromEntries(['bert', 'gpt'].map((k) => {
@@ -261,9 +290,16 @@ describe('bert-gpt: the same sentence, two masks, two objectives', () => {
     expect(m.bert.values).toEqual(new Array(36).fill(0));
     expect(m.gpt).toMatchObject({ rows: 7, cols: 7, labels: ['<bos>', 'the', 'cat', 'sat', 'on', 'the', 'mat'] });
     expect(m.gpt.values).toEqual(Array.from({ length: 49 }, (_, k) => (k % 7 > Math.floor(k / 7) ? 1 : 0)));
-    // The prediction for the hidden word: BERT at [MASK] (said to be untrained), GPT from the left
-    // (the trained grammar model knows every word of this sentence).
-    await expect(widget.locator('[data-model=bert] .untrained').textContent()).resolves.toMatch(/no trained masked-language model/);
+    // The prediction for the hidden word: BERT at [MASK] by the trained masked LM, GPT from the
+    // left (the trained grammar model); both know every word of this sentence.
+    expect(await data(widget, 'bertTrained')).toBe('true');
+    expect(await widget.locator('[data-model=bert] .untrained').count()).toBe(0);
+    await expect(widget.locator('[data-model=bert] .trained').textContent()).resolves.toMatch(/mlm\.safetensors/);
+    const shown = await bertShown(widget);
+    const node = mlmInNode('the cat sat on the mat', 2);
+    expect(shown.top).toBe(node.top);
+    expect(shown.topP).toBeCloseTo(node.topP, 5);
+    expect(shown.truthP).toBeCloseTo(node.p[mlm.vocab.indexOf('sat')], 5);
     expect(await data(widget, 'gptTrained')).toBe('true');
     const pSat = Number(await widget.locator('[data-model=gpt] .truth').getAttribute('data-value'));
     expect(pSat).toBeGreaterThan(0);
@@ -283,6 +319,32 @@ describe('bert-gpt: the same sentence, two masks, two objectives', () => {
     await widget.locator('select').selectOption('2');
     await page.waitForFunction(() => document.querySelector('ap-bert-gpt').dataset.mask === '2');
     await widget.screenshot({ path: join(SCREENSHOT_DIR, 'view-bert-gpt.png') });
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  test('the trained masked LM gives a hidden verb the number of its subject, across a noun of the other number', async () => {
+    // By hand: "the dogs near the cat [MASK] on the mat": the subject is "dogs" (plural), the
+    // nearest noun "cat" is singular; the verb forms below are the singular present ones.
+    const SINGULAR = ['is', 'was', 'sits', 'sleeps', 'stands', 'runs', 'walks', 'jumps', 'laughs', 'plays', 'waits', 'rests', 'hides', 'works', 'dances', 'swims', 'sings', 'smiles'];
+    const text = 'the dogs near the cat sleep on the mat';
+    const { errors, widget } = await openAlone('ap-bert-gpt', { text, mask: 5 });
+    expect(await data(widget, 'bertTrained')).toBe('true');
+    const shown = await bertShown(widget);
+    const node = mlmInNode(text, 5);
+    expect(shown.top).toBe(node.top);
+    expect(shown.topP).toBeCloseTo(node.topP, 5);
+    expect(SINGULAR).not.toContain(shown.top);
+    const plural = node.p[mlm.vocab.indexOf('sleep')], singular = node.p[mlm.vocab.indexOf('sleeps')];
+    expect(plural).toBeGreaterThan(singular);
+    expect(shown.truthP).toBeCloseTo(plural, 5);
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  test('a word outside the masked LM\'s vocabulary is named, and BERT falls back to random weights (said)', async () => {
+    const { errors, widget } = await openAlone('ap-bert-gpt', { text: 'the cat sat on the futon' });
+    expect(await data(widget, 'bertTrained')).toBe('false');
+    await expect(widget.locator('[data-model=bert] .untrained').textContent()).resolves.toMatch(/"futon"/);
+    await widget.screenshot({ path: join(SCREENSHOT_DIR, 'view-bert-gpt-unknown-word.png') });
     expect(errors).toEqual([]);
   }, 120_000);
 });

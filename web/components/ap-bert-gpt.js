@@ -10,15 +10,17 @@
 // Attributes: the page's state (text, preset, seed, dmodel...), mask (the position to hide),
 // hide="mask" (hides that control).
 //
-// Models. This project has no trained masked-language model (the trainer's tasks are sort,
-// reverse, dates and grammar, none of them masked LM), so BERT's side is an encoder with random
-// weights and a [MASK] token in its vocabulary: its distribution shows where the objective is
-// read, not a learned guess; the view says so. GPT's side is the trained grammar model (a real
-// next-word language model) when the sentence is in its vocabulary, else a random decoder (said).
+// Models. BERT's side is the trained masked language model web/models/mlm.safetensors (an
+// encoder trained by the project's C++ trainer, task mlm: grammar's sentences with words hidden
+// behind [MASK]) when every word of the sentence is in its vocabulary; otherwise, or if the file
+// is missing, an encoder with random weights and a [MASK] token (its guess means nothing; the
+// view says so and names the unknown words). GPT's side is the trained grammar model (a real
+// next-word language model on the same sentences) when the sentence is in its vocabulary, else
+// a random decoder (said).
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt, num, tokenText } from '../lib/dom.js';
 import { numsTable, textFor } from '../lib/view.js';
-import { getModel, modelNow, randomKey, trainedFiles } from '../lib/models.js';
+import { getModel, hasModelFile, modelNow, randomKey, trainedFiles } from '../lib/models.js';
 import { getPlayground, playgroundNow } from '../lib/playground.js';
 import { runIds } from '../lib/runs.js';
 import { stepView } from '../lib/steps.js';
@@ -29,7 +31,7 @@ import { COMMON_WORDS } from '../lib/vocab.js';
 export const MASK_PIECE = '[MASK]';
 const TOP = 6;
 
-// The masked-LM encoders (random weights, vocabulary + [MASK]), one per (seed, d_model).
+// The fallback masked-LM encoders (random weights, vocabulary + [MASK]), one per (seed, d_model).
 const mlmCache = new Map();
 function mlmEntry(ap, seed, dModel) {
   const key = `bert-gpt:mlm:${seed}:${dModel}`;
@@ -86,12 +88,13 @@ export class ApBertGpt extends ApWidget {
     const spec = { tokenizer: 'word', seed: state.seed, dModel: state.dmodel, nHeads: 2, nLayers: 1 };
     const encKey = randomKey({ ...spec, arch: 'encoder' }), decKey = randomKey({ ...spec, arch: 'decoder' });
     const parts = [playgroundNow() || getPlayground(), entryOf(encKey), entryOf(decKey),
-      trainedFiles().includes('grammar') ? entryOf('trained:grammar', true) : null];
+      trainedFiles().includes('grammar') ? entryOf('trained:grammar', true) : null,
+      hasModelFile('mlm') ? entryOf('trained:mlm', true) : null];
     if (parts.some(isPromise)) return Promise.all(parts).then((p) => this._compute(state, text, ...p));
     return this._compute(state, text, ...parts);
   }
 
-  _compute(state, text, ap, enc, dec, grammar) {
+  _compute(state, text, ap, enc, dec, grammar, trainedMlm) {
     const e = enc.model.tokenizer.encode(text);
     const ids = Array.from(e.ids);
     const labels = e.pieces.map(tokenText);
@@ -99,8 +102,15 @@ export class ApBertGpt extends ApWidget {
     const n = ids.length;
     const at = this.maskIndex(n);
 
-    // BERT: the masked-LM encoder on the sentence with word `at` replaced by [MASK].
-    const mlm = mlmEntry(ap, state.seed, state.dmodel);
+    // BERT: the masked-LM encoder on the sentence with word `at` replaced by [MASK]: the trained
+    // one if it knows every word (and the sentence fits), else random weights.
+    let mlm = null, bertTrained = false, bertUnknown = [];
+    if (trainedMlm) {
+      const m = trainedMlm.model.tokenizer.encode(text);
+      bertUnknown = m.unknown.map((i) => m.pieces[i]);
+      if (m.unknown.length === 0 && m.ids.length <= trainedMlm.base.maxLen) { mlm = trainedMlm; bertTrained = true; }
+    }
+    if (!mlm) mlm = mlmEntry(ap, state.seed, state.dmodel);
     const mtok = mlm.model.tokenizer.encode(text);
     const maskId = mlm.model.vocab.indexOf(MASK_PIECE);
     const masked = Array.from(mtok.ids);
@@ -127,6 +137,8 @@ export class ApBertGpt extends ApWidget {
     const altLabels = [...labels.slice(0, -1), tokenText(enc.model.vocab[alt[alt.length - 1]])];
     return {
       labels, altLabels, at, truth, truthPiece: labels[at], gptTruth: gptIds[at + 1], trained,
+      bertTrained, bertUnknown, mlmMissing: !trainedMlm,
+      bertName: bertTrained ? `a masked language model (encoder-only: ${mlm.base.nLayers} layers, ${mlm.base.nHeads} heads, d_model ${mlm.base.dModel}) trained on the same kind of sentences as the grammar model` : null,
       gptName: trained ? `the trained grammar model (a next-word language model: ${grammar.base.nLayers} layers, ${grammar.base.nHeads} heads, d_model ${grammar.base.dModel})` : null,
       unknownForGrammar: grammar && !trained,
       bert, gpt,
@@ -180,6 +192,8 @@ export class ApBertGpt extends ApWidget {
       if (!order.includes(truth)) items.push({ label: `${tokenText(vocab[truth])} (hidden)`, value: rowP[truth], chosen: true });
       const bars = barList({ title: dist, items, valueName: 'probability', digits: 4 });
       bars.dataset.truthP = num(rowP[truth]);
+      p.dist.dataset.top = vocab[order[0]];
+      p.dist.dataset.topP = num(rowP[order[0]]);
       p.dist.replaceChildren(bars,
         el('p', { className: 'truth', dataset: { value: num(rowP[truth]) }, text: `p("${tokenText(vocab[truth])}") = ${fmt(rowP[truth], 4)}: training pushes this up (the loss here is −log p).` }));
       this.place(p.node, p.head, p.model, p.note, hmMask, hmW, p.dist);
@@ -190,7 +204,12 @@ export class ApBertGpt extends ApWidget {
     const b = side(r.bert, 'bert', 'BERT (encoder-only): masked language model',
       `Bidirectional: no mask, every token sees every other. Input: the sentence with "${word}" replaced by ${MASK_PIECE}. Objective: predict the hidden word at the ${MASK_PIECE} position, from both sides.`,
       { row: r.at, truth: r.truth, dist: `BERT: P(word at ${MASK_PIECE} | all other words), top ${TOP}` });
-    b.model.replaceChildren(el('p', { className: 'warn untrained', text: `Untrained: this project has no trained masked-language model, so this encoder has random weights (seed ${this.state.seed}) and its guess means nothing yet. What is real is where the objective is read: the ${MASK_PIECE} row, which sees both sides.` }));
+    const why = r.mlmMissing ? 'the trained masked-language model (web/models/mlm.safetensors) is not available'
+      : `the trained masked-language model does not know every word of this sentence (${r.bertUnknown.length ? r.bertUnknown.map((w) => `"${w}"`).join(', ') : 'it is too long'})`;
+    b.model.replaceChildren(r.bertTrained
+      ? el('span', { className: 'trained', text: `Trained: ${r.bertName}, loaded from web/models/mlm.safetensors. Its guess for ${MASK_PIECE} uses the words on both sides.` })
+      : el('p', { className: 'warn untrained', text: `Untrained: ${why}, so this encoder has random weights (seed ${this.state.seed}) and its guess means nothing. What is real is where the objective is read: the ${MASK_PIECE} row, which sees both sides.` }));
+    this.dataset.bertTrained = String(r.bertTrained);
     const g = side(r.gpt, 'gpt', 'GPT (decoder-only): next-token prediction',
       `Causal: each token sees itself and the past only (hatched cells are masked). Input: "<bos>" + the sentence. Objective: at every position, predict the next word; the highlighted row (the word before "${word}") predicts "${word}" from the left only.`,
       { row: r.at, truth: r.gptTruth, dist: `GPT: P(next word | words before "${word}"), top ${TOP}` });

@@ -6,7 +6,12 @@
 import { getPlayground, playgroundNow } from './playground.js';
 import { COMMON_WORDS } from './vocab.js';
 
+// The trained models the page's model picker offers (and the URL state accepts).
 export const TRAINED_NAMES = ['sort', 'reverse', 'dates', 'grammar'];
+// Trained models only particular views load, by key 'trained:<name>': the masked LM (an
+// encoder-only model that predicts a hidden word; it generates nothing, so it is not a page
+// model for the generation and decoder views).
+export const VIEW_MODEL_NAMES = ['mlm'];
 
 // Vite lists the files present when the page is served or built; absent files are simply
 // not listed, so the page never requests a model that is not there.
@@ -16,6 +21,11 @@ const TRAINED_URLS = Object.fromEntries(Object.entries(FILES).map(([path, url]) 
 /** Names of trained model files that exist (they may still fail to load). */
 export function trainedFiles() {
   return TRAINED_NAMES.filter((n) => TRAINED_URLS[n]);
+}
+
+/** Does web/models/<name>.safetensors exist (a picker model or a view-only one)? */
+export function hasModelFile(name) {
+  return (TRAINED_NAMES.includes(name) || VIEW_MODEL_NAMES.includes(name)) && !!TRAINED_URLS[name];
 }
 
 /** What the page types by default into each trained model, in its own alphabet. */
