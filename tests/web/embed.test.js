@@ -81,6 +81,11 @@ describe('the course page (examples/course.html)', () => {
     await expect.poll(() => soft.getAttribute('data-rendered')).toBeTruthy();
     await soft.evaluate((w) => w.setAttribute('preset', 'softmax.thinking-machines'));
     await expect.poll(async () => (await heatmaps(soft)).some((h) => h.cols === 2 && Math.abs(h.values[0] - THINKING) < 1e-5)).toBe(true);
+    // row="1": the widget explains the query row "Machines" (softmax of [96, 112] / 8 = [12, 14]).
+    await soft.evaluate((w) => w.setAttribute('row', '1'));
+    await expect.poll(() => soft.evaluate((w) => w.shadowRoot.querySelector('[data-control="row"] select').value)).toBe('1');
+    const rowText = await soft.evaluate((w) => w.shadowRoot.textContent);
+    expect(rowText).toContain('Row "Machines"');
 
     // <ap-scores text=...>: the page's default model is the random word-level decoder (seed 1).
     const scores = page.locator('ap-scores');

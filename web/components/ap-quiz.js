@@ -543,8 +543,8 @@ export class ApQuiz extends ApWidget {
     const tokOk = r.best.includes(Number(v));
     const wOk = Math.abs(w - r.max) <= 0.05;
     card.result(tokOk && wOk, `${tokOk ? '✓' : '✗'} token: the core says "${r.labels[r.best[0]]}" (position ${r.best[0]}); ${wOk ? '✓' : '✗'} weight: ${fmt(r.max, 3)} (you said ${fmt(w, 2)}).`);
-    card.explain.replaceChildren(el('p', { text: `Row "${r.labels[r.row]}" (position ${r.row}), layer 0, head 0: ${r.weights.map((x, j) => `${r.labels[j]} ${fmt(x, 2)}`).join(', ')}. In the view below, choose query row ${r.row} to see it written out.` }));
-    const attrs = { layer: 0, head: 0, hide: 'text' };
+    card.explain.replaceChildren(el('p', { text: `Row "${r.labels[r.row]}" (position ${r.row}), layer 0, head 0: ${r.weights.map((x, j) => `${r.labels[j]} ${fmt(x, 2)}`).join(', ')}. The view below shows that row written out.` }));
+    const attrs = { layer: 0, head: 0, hide: 'text', row: r.row };
     for (const k of STATE_KEYS) if (this.hasAttribute(k) && k !== 'layer' && k !== 'head' && k !== 'step') attrs[k] = this.getAttribute(k);
     this._reveal(card, 'ap-softmax', attrs);
   }

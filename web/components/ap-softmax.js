@@ -26,6 +26,8 @@ export function coreSoftmax(ap, row, T) {
 
 export class ApSoftmax extends ApWidget {
   static concept = 'softmax';
+  /** row="2": the query row shown (default: the preset's row of interest, else 0). */
+  static extraAttributes = ['row'];
 
   build() {
     this.presets = presetButtons(this, 'softmax');
@@ -55,10 +57,15 @@ export class ApSoftmax extends ApWidget {
     const raw = S.inputs[0];
     const n = A.rows;
     const presetKey = run.preset?.id || '';
-    if (presetKey !== this._lastPreset || this.row === undefined || this.row >= n) {
-      this.row = clamp(DEFAULT_ROW[presetKey] ?? 0, 0, n - 1);
+    const rowAttr = this.getAttribute('row');
+    if (rowAttr !== this._lastRowAttr && rowAttr !== null && Number.isInteger(Number(rowAttr))) {
+      this.row = clamp(Number(rowAttr), 0, n - 1); // the attribute changed: it wins
+      this._lastPreset = presetKey;
+    } else if (presetKey !== this._lastPreset || this.row === undefined || this.row >= n) {
+      this.row = clamp(rowAttr !== null && Number.isInteger(Number(rowAttr)) ? Number(rowAttr) : DEFAULT_ROW[presetKey] ?? 0, 0, n - 1);
       this._lastPreset = presetKey;
     }
+    this._lastRowAttr = rowAttr;
     fillSelect(this.rowSel, A.rowLabels.map((l, i) => ({ value: i, label: `${i}: ${l}` })), this.row);
     const T = 2 ** Number(this.temp.value);
     this.tempLabel.textContent = `T = ${fmt(T, 2)}`;
