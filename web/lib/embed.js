@@ -7,6 +7,7 @@
 // 'attention-playground:resize', height, widget }) so a host script can size the iframe.
 import { CONCEPTS } from './concepts.js';
 import { el } from './dom.js';
+import { readUrl } from './state.js';
 
 /** Tag names the embed accepts: every concept view, plus the stepper. */
 export function embeddableWidgets() {
@@ -31,11 +32,10 @@ export function mountEmbed({ root = document.getElementById('ap-embed') || docum
   const tag = `ap-${id}`;
   const node = document.createElement(tag);
   const observed = new Set(customElements.get(tag)?.observedAttributes || []);
-  const hide = [];
+  // <control>_hide=1 as the playground page's URL reads it.
+  const hide = readUrl(new URL(`?${search.replace(/^\?/, '')}`, location.href).href).hide;
   for (const [key, value] of params) {
-    if (key === 'widget') continue;
-    const m = key.match(/^([a-z][a-z0-9-]*)_hide$/);
-    if (m) { if (value !== '0' && value !== 'false') hide.push(m[1]); continue; }
+    if (key === 'widget' || key.endsWith('_hide')) continue;
     if (key === 'hide') { hide.push(...value.split(/[\s,]+/).filter(Boolean)); continue; }
     if (key === 'theme') { if (value === 'light' || value === 'dark') { node.setAttribute('theme', value); document.documentElement.style.colorScheme = value; } continue; }
     if (observed.has(key)) node.setAttribute(key, value);

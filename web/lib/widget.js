@@ -99,6 +99,7 @@ export class ApWidget extends HTMLElement {
    * gives an element with data-control="<name>" hides that element.
    */
   applyHides() {
+    if (this.textField) this.textField.hidden = this.hides('text');
     const all = this.hides('controls');
     for (const node of this.shadowRoot.querySelectorAll('.controls:not(.presets)')) node.classList.toggle('ap-hide', all);
     for (const node of this.shadowRoot.querySelectorAll('[data-control]')) node.classList.toggle('ap-hide', this.hides(node.dataset.control));
@@ -162,8 +163,10 @@ export class ApWidget extends HTMLElement {
   update() {
     this._dirty = false;
     const state = this.state;
+    // Before computing: a widget whose computation fails (empty text...) still hides what it was
+    // told to; after drawing again for the controls render() made.
+    this.applyHides();
     if (this.textField) {
-      this.textField.hidden = this.hides('text');
       const shown = state.preset ? '' : state.text;
       if (this.textInputNode.value !== shown && this.shadowRoot.activeElement !== this.textInputNode) this.textInputNode.value = shown;
       this.textInputNode.placeholder = state.preset ? `preset: ${state.preset}` : '';
