@@ -4,6 +4,9 @@
 #include "core/presets.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "core/attention.hpp"
 #include "core/layers.hpp"
@@ -123,24 +126,38 @@ Preset pe_d4() {
 }
 
 Preset scale_512() {
-  // Random unit-variance q and k of size 512: unscaled dot products have spread ~sqrt(512) = 22.6.
+  // The notes' case (004): d_k = 512, queries and keys with N(0, 1) entries, so q.k has variance
+  // d_k and spreads by about sqrt(512) = 22.6. The queries are the token vectors themselves
+  // (W_Q = I); W_K shuffles the 512 coordinates and flips random signs (a signed permutation,
+  // orthogonal), so every key is an N(0, 1) vector too, and no query meets a copy of itself
+  // (with W_K = I the diagonal q_i.k_i = |x_i|^2 = 512 would win every row, scaled or not).
+  // Unscaled, the softmax puts nearly all of a row's weight on one key; divided by sqrt(512)
+  // the scores spread by about 1 and the weights spread too. One draw of 5 x 5 scores (seed 3,
+  // a typical one: spread 22.0); the scale view's d_k slider averages many draws (scale_stats).
   Preset p;
   p.id = "scale.d512";
   p.concepts = {"scale"};
   p.source = "004";
   p.title = "Why scale: d_k = 512";
-  p.claim = "d_k = 512: sqrt(d_k) = 22.6";
+  p.claim = "d_k = 512: q.k spreads by about sqrt(d_k) = 22.6; the softmax of such scores is extremely "
+            "peaked (one weight near 1), dividing by sqrt(d_k) brings the variance back to 1";
   p.tokens = {"clouds", "drift", "across", "blue", "sky"};
   const int d = 512;
   p.d_model = d;
-  SplitMix64 rng{512};
+  SplitMix64 rng{3};
   auto gauss = [&rng]() {  // Box-Muller: deterministic everywhere
     const double u1 = rng.unit_open(), u2 = rng.unit_open();
     return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
   };
-  p.x.resize(5, d);
+  p.x.resize(5, d);  // (n, d_k): q_i = x_i
   for (Eigen::Index i = 0; i < p.x.size(); ++i) p.x.data()[i] = gauss();
-  p.wq = p.wk = p.wv = p.wo = Mat::Identity(d, d);
+  std::vector<int> perm(static_cast<size_t>(d));
+  for (int i = 0; i < d; ++i) perm[static_cast<size_t>(i)] = i;
+  for (int i = d - 1; i > 0; --i)  // Fisher-Yates
+    std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(rng.next() % static_cast<uint64_t>(i + 1))]);
+  p.wk = Mat::Zero(d, d);  // (d, d): k_j = x_j W_K, coordinate i of x goes to perm[i], sign +-1
+  for (int i = 0; i < d; ++i) p.wk(i, perm[static_cast<size_t>(i)]) = (rng.next() & 1) ? 1.0f : -1.0f;
+  p.wq = p.wv = p.wo = Mat::Identity(d, d);
   return p;
 }
 

@@ -1,7 +1,9 @@
 // The lecture presets reproduce the notes' worked examples (numbers from shared/seeds/000..004).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "core/attention.hpp"
 #include "core/presets.hpp"
@@ -68,6 +70,35 @@ TEST(Presets, SinusoidalD4AndScale512) {
   EXPECT_NEAR(pe[5], 0.54, 0.005);  // cos 1
   ap::run_preset(ap::find_preset("scale.d512"), t);
   EXPECT_NEAR(stage(t, "scores").data[1] / stage(t, "scaled").data[1], 22.6, 0.05);
+}
+
+// The notes' lesson (004) on the preset itself: with d_k = 512 and N(0, 1) queries and keys, q.k
+// spreads by about sqrt(512); unscaled, the softmax puts nearly all weight on one key; divided by
+// sqrt(512) it does not. Largest weight of each row, averaged over the 5 rows.
+TEST(Presets, Scale512UnscaledSaturatesScaledSpreads) {
+  ap::Preset p = ap::find_preset("scale.d512");
+  ap::Trace on, off;
+  ap::run_preset(p, on);
+  p.scale = false;
+  ap::run_preset(p, off);
+  const auto& s = stage(on, "scores").data;  // 5 x 5 raw q.k
+  ASSERT_EQ(s.size(), 25u);
+  double mean = 0, var = 0;
+  for (float v : s) mean += v / 25.0;
+  for (float v : s) var += (v - mean) * (v - mean) / 25.0;
+  // Var(q.k) = d_k for unit-variance entries; 25 scores estimate the std to about 1/sqrt(50) = 14%.
+  EXPECT_NEAR(std::sqrt(var) / std::sqrt(512.0), 1.0, 0.3);
+  auto mean_largest = [](const std::vector<float>& w) {
+    double m = 0;
+    for (int i = 0; i < 5; ++i) {
+      float best = 0;
+      for (int j = 0; j < 5; ++j) best = std::max(best, w[static_cast<size_t>(i * 5 + j)]);
+      m += best / 5.0;
+    }
+    return m;
+  };
+  EXPECT_GT(mean_largest(stage(off, "weights").data), 0.9);
+  EXPECT_LT(mean_largest(stage(on, "weights").data), 0.6);
 }
 
 TEST(Presets, UnknownIdListsTheKnownOnes) {

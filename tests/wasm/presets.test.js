@@ -93,13 +93,63 @@ test('d_k = 512: scores are divided by sqrt(512) = 22.6 (notes 004)', () => {
   const s = t.get('scores'), sc = t.get('scaled');
   expect(Math.sqrt(512).toFixed(1)).toBe('22.6');
   for (let i = 0; i < s.length; i++) expect(s[i] / sc[i]).toBeCloseTo(Math.sqrt(512), 3);
-  // unit-variance q and k of size 512: off-diagonal dot products spread with std ~ sqrt(512)
-  const off = [];
-  for (let i = 0; i < 5; i++) for (let j = 0; j < 5; j++) if (i !== j) off.push(s[i * 5 + j]);
-  const std = Math.sqrt(off.reduce((a, b) => a + b * b, 0) / off.length);
-  expect(std).toBeGreaterThan(10);
-  expect(std).toBeLessThan(40);
   t.dispose();
+});
+
+describe('scale.d512: the notes\' lesson on the preset itself (004)', () => {
+  // Largest weight of each softmax row, averaged over the rows.
+  const meanLargest = (w, n) => rows(w, n).reduce((a, r) => a + Math.max(...r), 0) / n;
+
+  test('queries and keys are N(0, 1) vectors of size 512, and q.k spreads by about sqrt(512)', () => {
+    const inp = ap.presets.get('scale.d512');
+    const t = ap.presets.run('scale.d512');
+    const q = t.get('q'), k = t.get('k'), s = t.get('scores');
+    const moments = (a) => {
+      const m = a.reduce((x, y) => x + y, 0) / a.length;
+      return { mean: m, std: Math.sqrt(a.reduce((x, y) => x + (y - m) ** 2, 0) / a.length) };
+    };
+    // 2,560 entries each: mean within 0.1 and std within 0.1 of N(0, 1)
+    for (const m of [moments(q), moments(k)]) {
+      expect(Math.abs(m.mean)).toBeLessThan(0.1);
+      expect(Math.abs(m.std - 1)).toBeLessThan(0.1);
+    }
+    // The keys are not the queries: no row of K equals its own row of Q (W_K is not the identity).
+    for (let i = 0; i < 5; i++) expect(Array.from(k.slice(i * 512, i * 512 + 8))).not.toEqual(Array.from(q.slice(i * 512, i * 512 + 8)));
+    // q.k of the core = the dot product written out here
+    let dot = 0;
+    for (let c = 0; c < 512; c++) dot += q[c] * k[512 + c];
+    expect(s[1]).toBeCloseTo(dot, 2);
+    // Var(q.k) = sum of 512 products of unit-variance entries = 512; 25 scores estimate the
+    // std to about 1/sqrt(2 * 25) = 14%.
+    const std = moments(Array.from(s)).std;
+    expect(Math.abs(std / Math.sqrt(512) - 1)).toBeLessThan(0.3);
+    expect(inp.dModel).toBe(512);
+    t.dispose();
+  });
+
+  test('unscaled weights saturate (largest > 0.9), scaled ones spread (largest < 0.6)', () => {
+    const inp = ap.presets.get('scale.d512');
+    const base = { x: inp.x, wq: inp.wq, wk: inp.wk, wv: inp.wv, wo: inp.wo, n: 5, dModel: 512, nHeads: 1 };
+    const on = ap.attention({ ...base, scale: true });
+    const off = ap.attention({ ...base, scale: false });
+    const wOn = on.get('weights'), wOff = off.get('weights');
+    // the preset's own trace is the scaled run
+    const t = ap.presets.run('scale.d512');
+    expect(t.get('weights')).toEqual(wOn);
+    // softmax by hand over the raw scores: the unscaled weights
+    const s = rows(off.get('scores'), 5);
+    for (let i = 0; i < 5; i++) {
+      const mx = Math.max(...s[i]);
+      const e = s[i].map((v) => Math.exp(v - mx));
+      const z = e.reduce((a, b) => a + b, 0);
+      for (let j = 0; j < 5; j++) expect(wOff[i * 5 + j]).toBeCloseTo(e[j] / z, 5);
+    }
+    expect(meanLargest(wOff, 5)).toBeGreaterThan(0.9);
+    expect(meanLargest(wOn, 5)).toBeLessThan(0.6);
+    // and the scaled softmax has real spread: every row gives its second key more than 1%
+    for (const r of rows(wOn, 5)) expect(r.sort((a, b) => b - a)[1]).toBeGreaterThan(0.01);
+    for (const x of [on, off, t]) x.dispose();
+  });
 });
 
 test('every preset names a CURRICULUM concept and its inputs reproduce it through ap.attention', () => {
