@@ -89,7 +89,8 @@ const std::vector<SizePreset>& size_presets() {
     std::vector<SizePreset> v;
     SizeConfig c;  // the defaults are the original base model
     v.push_back({"original", "Original Transformer (base)",
-                 "Vaswani et al. 2017, Attention Is All You Need, sec. 3 and 5.1, Table 3 (65M); notes 004",
+                 "Vaswani et al. 2017 (Attention Is All You Need, sec. 3 and 5.1, Table 3): 65M. The notes (004) "
+                 "give this model's shape (d_model = 512, 6 layers, 8 heads), not its total.",
                  65000000,
                  "The stated setup (a shared vocabulary of about 37000 BPE tokens, one matrix for both embeddings "
                  "and the output layer) gives 63.1M, 2.95% under the published 65M. The paper gives the "
@@ -98,14 +99,15 @@ const std::vector<SizePreset>& size_presets() {
                  c});
     c.d_model = 1024; c.n_heads = 16; c.d_ff = 4096;
     v.push_back({"original-big", "Original Transformer (big)",
-                 "Vaswani et al. 2017, Table 3 (213M)", 213000000,
+                 "Vaswani et al. 2017 (Attention Is All You Need, Table 3, big): 213M. Not in the notes.", 213000000,
                  "Same vocabulary and sharing as base; within 1% of the published 213M.", c});
     SizeConfig b;
     b.arch = Arch::EncoderOnly;
     b.d_model = 768; b.n_heads = 12; b.enc_layers = 12; b.d_ff = 3072; b.vocab_size = 30522;
     b.max_len = 512; b.pos = PosKind::Learned; b.segments = 2; b.embed_norm = true; b.pooler = true;
     v.push_back({"bert-base", "BERT-base",
-                 "Devlin et al. 2019, BERT, sec. 3 (110M); vocabulary of the released uncased model; notes 004",
+                 "Devlin et al. 2018 (BERT, sec. 3): 110M; vocabulary of the released uncased model. The notes "
+                 "(004) give this model's shape (d_model = 768, 12 layers, 12 heads), not its total.",
                  110000000,
                  "Token, position (512) and segment (2) embeddings with a LayerNorm, 12 encoder layers and the "
                  "pooler; the masked-LM output layer reuses the token table.",
@@ -115,7 +117,8 @@ const std::vector<SizePreset>& size_presets() {
     g.d_model = 12288; g.n_heads = 96; g.dec_layers = 96; g.d_ff = 4 * 12288; g.vocab_size = 50257;
     g.max_len = 2048; g.pos = PosKind::Learned; g.norm = NormPlace::Pre;
     v.push_back({"gpt3", "GPT-3 175B",
-                 "Brown et al. 2020, Language Models are Few-Shot Learners, Table 2.1 (175.0B); notes 004",
+                 "Notes 004: 175B parameters (d_model = 12288, 96 layers, 96 heads), as in Brown et al. 2020 "
+                 "(Language Models are Few-Shot Learners, Table 2.1: 175.0B).",
                  175000000000,
                  "96 decoder layers of d 12288 (96 heads of 128, d_ff = 4d), 2048 learned positions, the GPT-2 "
                  "vocabulary of 50257, tied input and output embeddings, pre-norm.",

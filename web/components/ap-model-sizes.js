@@ -1,7 +1,8 @@
 // <ap-model-sizes> (model-sizes): a parameter calculator. The core counts every weight of a
 // transformer (ap.parameterCount) from d_model, layers, heads, d_ff, vocabulary and positions,
 // split into embeddings / attention / FFN / norms / LM head; the notes' three models (004) are
-// presets, each shown beside its published total with the difference.
+// presets, each shown beside its published total with the difference and where that total comes
+// from (only GPT-3's 175B is in the notes; 65M / 213M are Vaswani et al. 2017's, 110M Devlin et al.'s).
 //
 // Attributes (all optional; a standalone element starts from the original transformer):
 //   preset="original" | "original-big" | "bert-base" | "gpt3"   a published model
@@ -34,6 +35,9 @@ export function bigCount(x) {
   return String(x);
 }
 const exact = (x) => x.toLocaleString('en-US');
+// Where a published total comes from, in short: the core's source text up to its first
+// " (" or ":" ("Vaswani et al. 2017", "Devlin et al. 2018", "Notes 004").
+export function citation(source) { return source.split(/ \(|:/)[0].trim(); }
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 let sheet = null;
@@ -112,7 +116,11 @@ export class ApModelSizes extends ApWidget {
     this.table = el('div');
     this.results = el('div', {}, this.total, this.published, this.stack, this.legend, this.ratio, this.table);
     this.body.append(
-      el('p', { className: 'lead', text: 'Typical Transformer sizes (notes 004): the original Transformer, d_model = 512, 6 layers, 8 heads; BERT-base, d_model = 768, 12 layers, 12 heads; GPT-3, d_model = 12288, 96 layers, 96 heads, 175B parameters. Each layer has four d × d attention matrices and an FFN with d_ff = 4d (003): 8d² weights against attention’s 4d², so most parameters live in the FFN.' }),
+      el('p', { className: 'lead ms-lead' },
+        'Typical Transformer sizes (notes 004): the original Transformer, d_model = 512, 6 layers, 8 heads; BERT-base, d_model = 768, 12 layers, 12 heads; GPT-3, d_model = 12288, 96 layers, 96 heads, ',
+        el('b', { text: '175B parameters' }), ' (the only total the notes give). The other totals come from the papers: ',
+        el('b', { text: '65M' }), ' (base) and ', el('b', { text: '213M' }), ' (big) from Vaswani et al. 2017, ',
+        el('b', { text: '110M' }), ' (BERT-base) from Devlin et al. 2018. Each layer has four d × d attention matrices and an FFN with d_ff = 4d (003): 8d² weights against attention’s 4d², so most parameters live in the FFN.'),
       this.presetBox, this.inputs, this.error, this.results);
   }
 
@@ -238,17 +246,19 @@ export class ApModelSizes extends ApWidget {
       const diff = (p.total - preset.published) / preset.published;
       this.dataset.published = String(preset.published);
       this.dataset.diff = String(diff);
-      this.published.replaceChildren(el('p', { className: 'note ms-source', text: `${preset.title}: ${preset.source}` }), numsTable({
+      this.dataset.source = citation(preset.source);
+      this.published.replaceChildren(el('p', { className: 'note ms-source' }, el('b', { text: `${preset.title}. ` }), `Published total: ${preset.source}`), numsTable({
         header: ['', 'parameters'],
         rows: [
-          ['computed here', exact(p.total)],
-          ['published', exact(preset.published)],
+          ['computed here (the core)', exact(p.total)],
+          [{ text: `published (${citation(preset.source)})`, className: 'ms-cite' }, exact(preset.published)],
           ['difference', { text: `${diff >= 0 ? '+' : '−'}${(100 * Math.abs(diff)).toFixed(2)}%`, className: 'ms-diff' }],
         ],
       }), el('p', { className: Math.abs(diff) > 0.01 ? 'warn' : 'note', text: preset.note }));
     } else {
       delete this.dataset.published;
       delete this.dataset.diff;
+      delete this.dataset.source;
       this.published.replaceChildren(el('p', { className: 'note', text: 'Your own configuration: no published total to compare with. Pick a published model above to compare.' }));
     }
 
