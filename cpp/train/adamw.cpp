@@ -2,6 +2,7 @@
 #include "train/adamw.hpp"
 
 #include <cmath>
+#include <utility>
 
 namespace ap::train {
 
@@ -31,12 +32,16 @@ AdamW::AdamW(const Params<float>& p) : m_(p.size(), 0.0f), v_(p.size(), 0.0f), d
                            decay_.begin() + static_cast<std::ptrdiff_t>(t.offset + t.size), 1.0f);
 }
 
+AdamW::AdamW(std::vector<float> decay) : m_(decay.size(), 0.0f), v_(decay.size(), 0.0f), decay_(std::move(decay)) {}
+
 void AdamW::step(Params<float>& p, const Params<float>& g, const OptimConfig& c, float lr) {
+  step(p.flat.data(), g.flat.data(), c, lr);
+}
+
+void AdamW::step(float* w, const float* grad, const OptimConfig& c, float lr) {
   ++t_;
   const float bc1 = 1.0f - std::pow(c.beta1, static_cast<float>(t_));  // bias corrections
   const float bc2 = 1.0f - std::pow(c.beta2, static_cast<float>(t_));
-  float* w = p.flat.data();
-  const float* grad = g.flat.data();
   for (size_t i = 0; i < m_.size(); ++i) {
     m_[i] = c.beta1 * m_[i] + (1.0f - c.beta1) * grad[i];
     v_[i] = c.beta2 * v_[i] + (1.0f - c.beta2) * grad[i] * grad[i];

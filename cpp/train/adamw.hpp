@@ -28,8 +28,12 @@ float clip_grad_norm(std::vector<float>& g, float max_norm);
 class AdamW {
  public:
   explicit AdamW(const Params<float>& p);
+  // For a model outside Params (the RNN encoder-decoder): decay[i] = 1 where weight decay applies.
+  explicit AdamW(std::vector<float> decay);
   // One update of p with gradient g at learning rate lr (the step counter is internal).
   void step(Params<float>& p, const Params<float>& g, const OptimConfig& c, float lr);
+  // The same over raw buffers of decay.size() weights.
+  void step(float* w, const float* grad, const OptimConfig& c, float lr);
   int steps_taken() const { return t_; }
 
  private:
