@@ -14,6 +14,7 @@
 
 #include "core/additive.hpp"
 #include "core/attention.hpp"
+#include "core/attention_stack.hpp"
 #include "core/costs.hpp"
 #include "core/decode.hpp"
 #include "core/layers.hpp"
@@ -94,7 +95,7 @@ class TraceHandle {
 
 TraceHandle* attention(uintptr_t x, uintptr_t memory, uintptr_t wq, uintptr_t wk, uintptr_t wv, uintptr_t wo,
                        uintptr_t bq, uintptr_t bk, uintptr_t bv, uintptr_t bo, uintptr_t key_padding, int n, int m,
-                       int d, int h, bool causal, bool scale) {
+                       int d, int h, bool causal, bool scale, double additive_mask) {
   return guard([&]() -> TraceHandle* {
     if (n <= 0) ap::fail("n must be at least 1 (got " + std::to_string(n) + "): there are no tokens");
     if (m <= 0) ap::fail("m must be at least 1 (got " + std::to_string(m) + ")");
@@ -124,6 +125,7 @@ TraceHandle* attention(uintptr_t x, uintptr_t memory, uintptr_t wq, uintptr_t wk
     opt.n_heads = h;
     opt.causal = causal;
     opt.scale = scale;
+    opt.additive_mask = static_cast<float>(additive_mask);
     if (key_padding) {
       const uint8_t* kp = reinterpret_cast<const uint8_t*>(key_padding);
       pad.assign(kp, kp + m);
@@ -326,6 +328,37 @@ std::string evaluate_task(ModelHandle& m, int n, double seed) {
   }, std::string());
 }
 
+// ffn's "why": the model's input rows (stage x of its main stack) through one of its blocks applied
+// `depth` times, attention only (stack "attention_only") and with the block's FFN ("with_ffn").
+TraceHandle* attention_stacks(ModelHandle& m, uintptr_t ids, int n, int layer, int depth, bool residual, bool causal) {
+  return guard([&]() -> TraceHandle* {
+    const ap::ModelConfig& cfg = m.model->config();
+    if (cfg.arch == ap::Arch::EncoderDecoder) ap::fail("attentionStacks needs a decoder-only or encoder-only model");
+    if (layer < 0 || layer >= cfg.n_layers)
+      ap::fail("layer " + std::to_string(layer) + " is out of range: the model has " + std::to_string(cfg.n_layers) + " layers");
+    const int* p = reinterpret_cast<const int*>(ids);
+    ap::Trace fwd;
+    m.model->forward(fwd, std::vector<int>(p, p + n));
+    const std::string stack = cfg.arch == ap::Arch::EncoderOnly ? "encoder" : "decoder";
+    const ap::Stage* x = nullptr;
+    for (const ap::Stage& s : fwd.stages())
+      if (s.name == "x" && s.stack == stack) x = &s;
+    if (!x) ap::fail("the forward pass recorded no input rows");
+    const ap::Mat x0 = ap::CMatMap(x->data.data(), x->shape[0], x->shape[1]);
+    const auto& blocks = cfg.arch == ap::Arch::EncoderOnly ? m.model->weights().encoder : m.model->weights().decoder;
+    auto h = std::make_unique<TraceHandle>();
+    for (const bool ffn : {false, true}) {
+      ap::AttentionStackOptions opt;
+      opt.depth = depth;
+      opt.with_ffn = ffn;
+      opt.residual = residual;
+      opt.causal = causal;
+      ap::attention_stack(h->trace, x0, blocks[static_cast<size_t>(layer)], cfg, opt, ffn ? "with_ffn" : "attention_only");
+    }
+    return h.release();
+  }, nullptr);
+}
+
 // Training in the page: the C++ trainer (one thread) on a task, stepped from JS (a Web Worker).
 class TrainerHandle {
  public:
@@ -348,6 +381,14 @@ class TrainerHandle {
       const ap::train::EvalResult r = trainer->evaluate(n, static_cast<uint64_t>(seed));
       return json{{"total", r.total}, {"correct", r.correct}, {"accuracy", r.accuracy()}}.dump();
     }, std::string());
+  }
+  // Fine-tuning: start from a loaded model's weights (before the first step).
+  bool start_from(ModelHandle* m) {
+    return guard([&]() {
+      if (!m || !m->model) ap::fail("startFrom needs a model");
+      trainer->start_from(*m->model);
+      return true;
+    }, false);
   }
   // The current weights as an inference model (to run forward and read attention patterns).
   ModelHandle* snapshot() {
@@ -392,7 +433,7 @@ ModelHandle* create_model(std::string config, std::string vocab, double seed) {
     }
     std::vector<std::string> full = {"<pad>", "<unk>", "<bos>", "<eos>"};
     full.insert(full.end(), pieces.begin(), pieces.end());
-    ap::Tokenizer tok(cfg.tokenizer == "word" ? ap::Tokenizer::Kind::Word : ap::Tokenizer::Kind::Char, full);
+    ap::Tokenizer tok(ap::Tokenizer::kind_from_name(cfg.tokenizer), full);
     if (cfg.vocab_size == 0) cfg.vocab_size = tok.size();
     auto h = std::make_unique<ModelHandle>();
     h->model = std::make_unique<ap::Model>(cfg, tok);
@@ -664,8 +705,10 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
       .function("step", &TrainerHandle::step)
       .function("infoJson", &TrainerHandle::info_json)
       .function("evaluate", &TrainerHandle::evaluate)
-      .function("snapshot", &TrainerHandle::snapshot, allow_raw_pointers());
+      .function("snapshot", &TrainerHandle::snapshot, allow_raw_pointers())
+      .function("startFrom", &TrainerHandle::start_from, allow_raw_pointers());
   function("createTrainer", &create_trainer, allow_raw_pointers());
+  function("attentionStacks", &attention_stacks, allow_raw_pointers());
   function("evaluateTask", &evaluate_task);
   function("rnn", &rnn, allow_raw_pointers());
   function("additive", &additive, allow_raw_pointers());

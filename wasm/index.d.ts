@@ -85,6 +85,9 @@ export interface AttentionOptions {
   causal?: boolean;
   /** Divide scores by sqrt(dK) (default true). */
   scale?: boolean;
+  /** 0 (default): masked scores become -Infinity. A negative number (the notes' listing: -1e9):
+   * masked = scaled + mask * additiveMask, so 'masked' holds finite numbers instead. */
+  additiveMask?: number;
   /** m * dModel: keys and values come from it (cross-attention). */
   memory?: Float32Array | number[];
   m?: number;
@@ -136,6 +139,10 @@ export interface Model {
   /** Decoder-only / encoder-only: ids or text. Encoder-decoder: { src, tgt }. */
   forward(input: string | ArrayLike<number> | { src: string | ArrayLike<number>; tgt: string | ArrayLike<number> }): Trace;
   /** Teaching switches that keep the weights. */
+  /** ffn's "why": block `layer` applied `depth` times to the input rows, attention only (stack
+   * 'attention_only') and attention + FFN ('with_ffn'); stages stack_x, row_cosine, mean_cosine
+   * (l = 0..depth) and stack_weights (l >= 1). No residual paths unless residual: true. */
+  attentionStacks(input: string | ArrayLike<number>, opts?: { layer?: number; depth?: number; residual?: boolean; causal?: boolean }): Trace;
   configure(patch: Pick<ModelConfig, 'causal' | 'scale' | 'norm' | 'pos' | 'nHeads' | 'act' | 'eps'>): Model;
   tensors(): { name: string; shape: number[] }[];
   getTensor(name: string): Float32Array;
@@ -260,7 +267,9 @@ export interface AttentionPlayground {
    */
   evaluateTask(model: Model, opts?: { n?: number; seed?: number }): { task: string; total: number; correct: number; accuracy: number; byKind?: Record<string, { correct: number; total: number }> };
   /** Trains a tiny transformer on a task with the core's trainer (one thread: use a Web Worker in a page). */
-  createTrainer(opts: { task: 'sort' | 'reverse' | 'dates' | 'grammar' | 'mlm'; config?: { dModel?: number; nHeads?: number; nLayers?: number; dFf?: number; pos?: string; act?: string; norm?: string }; seed?: number; lr?: number; warmupSteps?: number; totalSteps?: number; batch?: number }): Trainer;
+  createTrainer(opts: { task: 'sort' | 'reverse' | 'dates' | 'grammar' | 'mlm'; config?: { dModel?: number; nHeads?: number; nLayers?: number; dFf?: number; pos?: string; act?: string; norm?: string };
+    /** Fine-tune: start from this model's weights (same architecture and vocabulary as the task; config defaults to its sizes). */
+    from?: Model; seed?: number; lr?: number; warmupSteps?: number; totalSteps?: number; batch?: number }): Trainer;
   // ---- costs (model-sizes, rnn-cost, head-cost, scale) ----
   /** Published models for the parameter calculator ('original', 'original-big', 'bert-base', 'gpt3'). */
   sizePresets(): SizePreset[];

@@ -255,7 +255,10 @@ class AttentionPlayground {
    */
   attention(opts) {
     if (!opts || typeof opts !== 'object') throw new Error('attention() needs an options object');
-    const { n, dModel, nHeads = 1, causal = false, scale = true } = opts;
+    const { n, dModel, nHeads = 1, causal = false, scale = true, additiveMask = 0 } = opts;
+    if (typeof additiveMask !== 'number' || !Number.isFinite(additiveMask) || additiveMask > 0) {
+      throw new Error(`additiveMask must be a finite negative number (the notes use -1e9) or 0 for -inf, got ${additiveMask}`);
+    }
     checkCount(n, 'n');
     checkCount(dModel, 'dModel');
     checkCount(nHeads, 'nHeads');
@@ -292,7 +295,7 @@ class AttentionPlayground {
     }
     const handle = this._withHeap([x, memory, ...mats, ...biases, padding], (p) =>
       this._raw.attention(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10],
-        n, m, dModel, nHeads, !!causal, !!scale));
+        n, m, dModel, nHeads, !!causal, !!scale, additiveMask));
     if (!handle) this._fail('attention');
     return this._own(handle, new Trace(this, handle, { defaultStack: '' }));
   }
@@ -474,16 +477,28 @@ class AttentionPlayground {
    * Trains a tiny transformer on a task ('sort', 'reverse', 'dates', 'grammar') with the core's
    * C++ trainer (one thread: run it in a Web Worker to keep a page responsive).
    * config: sizes { dModel, nHeads, nLayers, dFf, pos, act, norm }; arch, vocabulary and max
-   * length come from the task. Returns { step(n) -> mean loss, info(), evaluate(n, seed),
+   * length come from the task. from: a loaded model to fine-tune (its weights replace the seeded
+   * initialisation; config then defaults to its sizes). Returns { step(n) -> mean loss, info(), evaluate(n, seed),
    * snapshot() -> Model with the current weights, dispose() }.
    */
-  createTrainer({ task, config = {}, seed = 1, lr = 2e-3, warmupSteps = 100, totalSteps = 2000, batch = 32 } = {}) {
+  createTrainer({ task, config, from = null, seed = 1, lr = 2e-3, warmupSteps = 100, totalSteps = 2000, batch = 32 } = {}) {
     if (typeof task !== 'string') throw new Error("createTrainer() needs a task: 'sort', 'reverse', 'dates', 'grammar' or 'mlm'");
+    if (from !== null && !(from instanceof Model)) throw new Error('createTrainer({ from }) needs a model from loadModel() or createModel()');
+    // Fine-tuning (from: a loaded model): the sizes are the model's; the core checks the rest.
+    if (config === undefined) {
+      config = {};
+      if (from) for (const k of ['dModel', 'nHeads', 'nLayers', 'dFf', 'pos', 'act', 'norm']) config[k] = from.config[k];
+    }
     const sizes = toSnakeConfig(config);
     for (const [v, k] of [[warmupSteps, 'warmupSteps'], [totalSteps, 'totalSteps'], [batch, 'batch']]) checkCount(v, k, { min: k === 'warmupSteps' ? 0 : 1 });
     if (!(lr > 0)) throw new Error(`lr must be > 0, got ${lr}`);
     const handle = this._raw.createTrainer(task, JSON.stringify(sizes), lr, warmupSteps, totalSteps, batch, seed);
     if (!handle) this._fail('createTrainer');
+    if (from && !handle.startFrom(from._alive())) {
+      const message = this._raw.lastError() || 'unknown error';
+      handle.delete();
+      throw new Error(`createTrainer: ${message}`);
+    }
     const ap = this;
     const trainer = {
       _h: handle,
@@ -698,6 +713,23 @@ class Model {
     const tokens = encdec ? { src: a.pieces, tgt: b.pieces } : a.pieces;
     const unknown = encdec ? { src: a.unknown, tgt: b.unknown } : a.unknown;
     return this._ap._own(handle, new Trace(this._ap, handle, { defaultStack: mainStack, tokens, unknown }));
+  }
+
+  /**
+   * ffn's "why": the input rows (stage x) through block `layer` applied `depth` times, as
+   * attention only (stack 'attention_only') and as attention + FFN (stack 'with_ffn'), without
+   * residual paths unless residual: true. Stages per stack and l = 0..depth: stack_x (n x d),
+   * row_cosine (n x n), mean_cosine (1 x 1); stack_weights (h x n x n) for l >= 1.
+   */
+  attentionStacks(input, { layer = 0, depth = 6, residual = false, causal = this.config.arch === 'decoder' && this.config.causal } = {}) {
+    const h = this._alive();
+    if (this.config.arch === 'encoder-decoder') throw new Error('attentionStacks() needs a decoder-only or encoder-only model');
+    checkCount(layer, 'layer', { min: 0 });
+    checkCount(depth, 'depth');
+    const a = this._ids(input, 'input');
+    const handle = this._ap._withHeap([a.ids], (p) => this._ap._raw.attentionStacks(h, p[0], a.ids.length, layer, depth, !!residual, !!causal));
+    if (!handle) this._ap._fail('attentionStacks');
+    return this._ap._own(handle, new Trace(this._ap, handle, { defaultStack: 'attention_only', tokens: a.pieces, unknown: a.unknown }));
   }
 
   /** Free-form metadata saved with the model ("task", "separator", "description", ...). */

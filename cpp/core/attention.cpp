@@ -58,6 +58,9 @@ void multi_head_attention(Mat& out, const Mat& x, const Mat& memory, const Atten
   const int n = static_cast<int>(x.rows());
   const int d = static_cast<int>(x.cols()), h = opt.n_heads, d_k = d / h;
   const float neg_inf = -std::numeric_limits<float>::infinity();
+  if (!std::isfinite(opt.additive_mask) || opt.additive_mask > 0.0f)
+    fail("the additive mask must be a finite negative number (the notes use -1e9), or 0 for -inf; got " +
+         std::to_string(opt.additive_mask));
   auto record2d = [&](const char* name, const Mat& src) {
     if (trace) trace->add2d(prefix + name, stack, layer, static_cast<int>(src.rows()),
                             static_cast<int>(src.cols())) = src;
@@ -149,9 +152,14 @@ void multi_head_attention(Mat& out, const Mat& x, const Mat& memory, const Atten
         }
       sc += b;
     }
-    // 4. Mask: hidden keys become -inf, so softmax gives them exactly 0.
+    // 4. Mask: hidden keys become -inf, so softmax gives them exactly 0 (or, as in the notes'
+    //    listing, get a large negative number added: exp(-1e9 - max) underflows to 0 too).
+    const bool additive = opt.additive_mask != 0.0f;
     for (int i = 0; i < n; ++i)
-      for (int j = 0; j < m; ++j) mk(i, j) = is_masked(mask_opt, i, j) ? neg_inf : sc(i, j);
+      for (int j = 0; j < m; ++j) {
+        const bool hidden = is_masked(mask_opt, i, j);
+        mk(i, j) = !hidden ? sc(i, j) : additive ? sc(i, j) + opt.additive_mask : neg_inf;
+      }
     // 5. Softmax each row into weights that are >= 0 and sum to 1 (row max subtracted first).
     kernels::softmax_rows(a.data(), m, mk.data(), m, n, m);
     // 6. Weighted sum of values: head_out = A V_h.

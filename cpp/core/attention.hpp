@@ -2,7 +2,7 @@
 //   X (n, d) queries' source, M (m, d) keys'/values' source (M = X for self-attention)
 //   Q = X W_Q + b_Q, K = M W_K + b_K, V = M W_V + b_V           (n|m, d)
 //   per head i: scores = Q_i K_i^T (n, m); scaled = scores / sqrt(d_k);
-//   masked = scaled with -inf where masked; weights = softmax rows; head_out = weights V_i (n, d_k)
+//   masked = scaled with -inf where masked (or + additive_mask); weights = softmax rows; head_out = weights V_i (n, d_k)
 //   concat = [head_out_0 ... head_out_{h-1}] (n, d); attn_out = concat W_O + b_O (n, d)
 // A row whose keys are all masked gets all-zero weights (documented; never NaN).
 #pragma once
@@ -29,6 +29,10 @@ struct AttentionOptions {
   int n_heads = 1;
   bool causal = false;             // query i sees keys j <= i + q_offset
   bool scale = true;               // divide by sqrt(d_k)
+  // 0: masked scores are set to -inf (exact zeros after softmax). Nonzero: they get this value
+  // added instead, masked = scaled + mask * additive_mask, as the notes' listing does with -1e9
+  // (a fully masked row then gets uniform weights rather than zeros).
+  float additive_mask = 0.0f;
   const std::vector<uint8_t>* key_padding = nullptr;  // length m, nonzero = padding (masked)
   PosKind pos = PosKind::None;     // Rope rotates q and k; Relative adds rel_bias
   const Mat* rel_bias = nullptr;   // (h, 2*rel_clip+1): bias added to scores by clipped offset j - i

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <memory>
 #include <map>
 #include <string>
 #include <vector>
@@ -41,7 +43,8 @@ const char kUsage[] =
     "  --eval-every N     quick held-out check on 200 examples every N steps (default 1000, 0 = off)\n"
     "  --eval-n N         final held-out examples (default 2000)\n"
     "  --eval-seed S      seed of the held-out draw (default 20261122)\n"
-    "  --out FILE         write the model here (safetensors)\n";
+    "  --out FILE         write the model here (safetensors)\n"
+    "  --init FILE        fine-tune: start from this model's weights (sizes come from it)\n";
 
 std::string join_args(int argc, char** argv) {
   std::string s = "train";
@@ -118,10 +121,27 @@ int main(int argc, char** argv) {
     const int eval_n = static_cast<int>(num("eval-n", 2000));
     const uint64_t eval_seed = static_cast<uint64_t>(num("eval-seed", 20261122));
     const std::string out = get("out", "");
+    const std::string init = get("init", "");
+    std::unique_ptr<Model> init_model;
+    if (!init.empty()) {  // fine-tuning: the architecture is the pre-trained model's
+      std::ifstream f(init, std::ios::binary);
+      if (!f) fail("cannot read " + init);
+      const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      init_model = std::make_unique<Model>(load_model(bytes.data(), bytes.size()));
+      const ModelConfig& mc = init_model->config();
+      cfg.model.d_model = mc.d_model;
+      cfg.model.n_heads = mc.n_heads;
+      cfg.model.n_layers = mc.n_layers;
+      cfg.model.d_ff = mc.d_ff;
+      cfg.model.pos = mc.pos;
+      cfg.model.act = mc.act;
+      cfg.model.norm = mc.norm;
+    }
     if (!opt.empty()) fail("unknown option --" + opt.begin()->first);
     if (steps < 1) fail("--steps must be >= 1");
 
     Trainer trainer(cfg);
+    if (init_model) trainer.start_from(*init_model);
     const ModelConfig& mc = trainer.model_config();
     std::printf("%s\n", join_args(argc, argv).c_str());
     std::printf("task %s: %s, vocab %d, max_len %d, d_model %d, heads %d, layers %d, d_ff %d, %zu parameters (%.0f KB)\n",

@@ -22,7 +22,7 @@ ModelConfig task_model_config(const Task& task, ModelConfig m) {
   m.arch = task.arch();
   m.vocab_size = task.tokenizer().size();
   m.max_len = task.max_len();
-  m.tokenizer = task.tokenizer().kind() == Tokenizer::Kind::Char ? "char" : "word";
+  m.tokenizer = Tokenizer::name_of(task.tokenizer().kind());
   m.validate();
   return m;
 }
@@ -42,6 +42,27 @@ Trainer::Trainer(const TrainConfig& cfg)
 }
 
 Trainer::~Trainer() = default;
+
+void Trainer::start_from(const Model& model) {
+  if (steps_done() > 0) fail("start_from: the trainer has already taken " + std::to_string(steps_done()) + " steps");
+  const ModelConfig& a = model.config();
+  const ModelConfig& b = params_.cfg;
+  auto differ = [&](const char* what, const std::string& have, const std::string& want) {
+    fail(std::string("start_from: the model's ") + what + " is " + have + " but task " + cfg_.task + " trains " + want);
+  };
+  if (a.arch != b.arch) differ("architecture", to_string(a.arch), to_string(b.arch));
+  const std::pair<const char*, std::pair<int, int>> sizes[] = {
+      {"d_model", {a.d_model, b.d_model}}, {"n_heads", {a.n_heads, b.n_heads}}, {"n_layers", {a.n_layers, b.n_layers}},
+      {"d_ff", {a.d_ff, b.d_ff}}, {"vocab_size", {a.vocab_size, b.vocab_size}}, {"max_len", {a.max_len, b.max_len}}};
+  for (const auto& [name, v] : sizes)
+    if (v.first != v.second) differ(name, std::to_string(v.first), std::to_string(v.second));
+  if (a.pos != b.pos) differ("position kind", to_string(a.pos), to_string(b.pos));
+  if (a.norm != b.norm) differ("norm placement", to_string(a.norm), to_string(b.norm));
+  if (a.act != b.act) differ("activation", to_string(a.act), to_string(b.act));
+  if (model.tokenizer().vocab() != task_->tokenizer().vocab())
+    fail("start_from: the model's vocabulary differs from task " + cfg_.task + "'s");
+  params_from_model(params_, model.weights());
+}
 
 float Trainer::current_lr() const { return learning_rate(cfg_.optim, steps_done()); }
 

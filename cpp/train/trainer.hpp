@@ -32,6 +32,12 @@ class Trainer {
   explicit Trainer(const TrainConfig& cfg);
   ~Trainer();
 
+  // Fine-tuning: replaces the freshly initialised weights with a trained model's (pre-training
+  // done elsewhere, e.g. a shipped model of another task). Only before the first step; the
+  // model must have this trainer's architecture, sizes, positions, norm, activation and the
+  // task's exact vocabulary, else ap::Error names the first difference.
+  void start_from(const Model& model);
+
   // One optimisation step on a fresh batch; returns the batch's mean loss.
   float step();
   int steps_done() const { return opt_.steps_taken(); }
