@@ -1,0 +1,87 @@
+// The handout content of issue 12 item 5, in headless Chromium, each view opened alone (only its
+// own module) and through #concept=<id> on the playground page, with no console errors:
+//  - causal-mask: the notes' mask * -1e9 (004 §7) gives the -inf weights within 1e-6, both from the core;
+//  - bert-gpt: BERT's pre-training named as masked LM + next sentence prediction (004);
+//  - quadratic: the notes' 4096-token context: 4096^2 scores, memory per head and layer;
+//  - ffn: the attention-only stack's rows converge more than the same stack with FFNs;
+//  - shifted-right: decoder input[t+1] == target[t]; teacher-forced predictions are the argmax of the core's probs;
+//  - pretrain-finetune: after the same steps, the fine-tuned model beats the one trained from scratch.
+// Screenshots: tests/web/screenshots/content-<id>-<width>.png at 1366x768 and 375x812.
+import { mkdir } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { SCREENSHOT_DIR, startPlayground } from './harness.js';
+import { load } from '../../wasm/index.js';
+
+let playground;
+const opened = [];
+
+beforeAll(async () => {
+  playground = await startPlayground();
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+});
+afterEach(async () => {
+  while (opened.length) await opened.pop().context().close();
+});
+afterAll(async () => {
+  await playground?.close();
+});
+
+async function openAlone(tag, attrs = {}, { width = 1366, height = 768 } = {}) {
+  const { page, errors } = await playground.open('about:blank', { viewport: { width, height } });
+  opened.push(page);
+  const attrText = Object.entries(attrs).map(([k, v]) => ` ${k}="${String(v).replace(/"/g, '&quot;')}"`).join('');
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${tag}</title><link rel="icon" href="data:,">
+<style>body { margin: 8px; font-family: sans-serif; }</style>
+<script type="module" src="/components/${tag}.js"></script></head>
+<body><${tag}${attrText}></${tag}></body></html>`;
+  await page.route('**/alone.html', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: html }));
+  await page.goto(new URL('/alone.html', playground.baseUrl).href);
+  await page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 60_000 });
+  return { page, errors, widget: page.locator(tag) };
+}
+
+// Both screenshot sizes of a view opened alone.
+async function screenshots(tag, id, attrs = {}, ready = null) {
+  for (const [width, height] of [[1366, 768], [375, 812]]) {
+    const { page, errors } = await openAlone(tag, attrs, { width, height });
+    if (ready) await ready(page);
+    await playground.screenshot(page, `content-${id}-${width}`);
+    expect(errors).toEqual([]);
+  }
+}
+
+const shadowText = (widget, selector) => widget.evaluate((w, s) => [...w.shadowRoot.querySelectorAll(s)].map((n) => n.textContent), selector);
+
+describe('causal-mask: the notes add mask * -1e9 instead of writing -inf', () => {
+  test('the -1e9 weights equal the -inf weights within 1e-6, both computed by the core', async () => {
+    const { page, errors, widget } = await openAlone('ap-causal-mask');
+    await page.waitForFunction(() => document.querySelector('ap-causal-mask').shadowRoot.querySelector('.notes-mask-diff'));
+    const r = await widget.evaluate((w) => {
+      const d = w.shadowRoot.querySelector('.notes-mask-diff');
+      const table = w.shadowRoot.querySelector('.notes-mask-row');
+      const cells = [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('th, td')].map((td) => td.dataset.value ?? td.textContent));
+      return { maxDiff: Number(d.dataset.maxDiff), count: Number(d.dataset.cells), text: d.textContent, row: Number(table.dataset.row), cells };
+    });
+    expect(r.maxDiff).toBeLessThanOrEqual(1e-6);
+    expect(r.count).toBeGreaterThan(4);
+    expect(r.text).toMatch(/Largest \|weight/);
+    // in the explained row, future keys: -inf on one side, a finite number near -1e9 on the other, weight 0 in both
+    let future = 0;
+    r.cells.forEach((c, j) => {
+      const [, , mInf, mAdd, wInf, wAdd] = c;
+      if (j > r.row) {
+        future++;
+        expect(mInf).toBe('-Infinity');
+        expect(Number(mAdd)).toBeLessThan(-9.9e8);
+        expect(Number(wInf)).toBe(0);
+        expect(Number(wAdd)).toBe(0);
+      } else {
+        expect(Math.abs(Number(wInf) - Number(wAdd))).toBeLessThanOrEqual(1e-6);
+      }
+    });
+    expect(future).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+    await screenshots('ap-causal-mask', 'causal-mask', {}, (p) => p.waitForFunction(() => document.querySelector('ap-causal-mask').shadowRoot.querySelector('.notes-mask-diff')));
+  }, 180_000);
+});
