@@ -85,3 +85,35 @@ describe('causal-mask: the notes add mask * -1e9 instead of writing -inf', () =>
     await screenshots('ap-causal-mask', 'causal-mask', {}, (p) => p.waitForFunction(() => document.querySelector('ap-causal-mask').shadowRoot.querySelector('.notes-mask-diff')));
   }, 180_000);
 });
+
+describe('bert-gpt: BERT is pre-trained with masked LM + next sentence prediction (004)', () => {
+  test('the objectives name NSP and say the project has no NSP head', async () => {
+    const { errors, widget } = await openAlone('ap-bert-gpt');
+    const lead = (await shadowText(widget, '.lead')).join(' ');
+    expect(lead).toMatch(/masked language model/);
+    expect(lead).toMatch(/next sentence prediction/);
+    const nsp = (await shadowText(widget, '.nsp')).join(' ');
+    expect(nsp).toMatch(/BERT: masked LM \+ next sentence prediction \(NSP\)/);
+    expect(nsp).toMatch(/GPT: next-token prediction/);
+    expect(nsp).toMatch(/no NSP head/);
+    expect(errors).toEqual([]);
+    await screenshots('ap-bert-gpt', 'bert-gpt');
+  }, 180_000);
+});
+
+describe('quadratic: the notes\' 4096-token context', () => {
+  test('the 4096 row holds 4096^2 scores and 4 bytes each, as the core sizes them', async () => {
+    const { errors, widget } = await openAlone('ap-quadratic');
+    const row = await widget.evaluate((w) => {
+      const cell = w.shadowRoot.querySelector('table.q-notes td[data-n="4096"]');
+      const tr = cell.closest('tr');
+      const bytes = tr.querySelector('[data-bytes]');
+      return { scores: Number(cell.dataset.scores), bytes: Number(bytes.dataset.bytes), text: tr.textContent };
+    });
+    expect(row.scores).toBe(4096 * 4096);  // 16,777,216 scores for one head of one layer
+    expect(row.bytes).toBe(4096 * 4096 * 4);  // float32
+    expect(row.text).toMatch(/4096 tokens/);
+    expect(errors).toEqual([]);
+    await screenshots('ap-quadratic', 'quadratic');
+  }, 180_000);
+});

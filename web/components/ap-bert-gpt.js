@@ -66,10 +66,12 @@ export class ApBertGpt extends ApWidget {
     this.cols = el('div', { className: 'col2' });
     this.test = el('div');
     this.body.append(
-      el('p', { className: 'lead', text: 'BERT uses only the encoder: it is bidirectional, it can see both past and future context, and it is pre-trained as a masked language model (hide a word, predict it from both sides). GPT uses only the decoder: it is unidirectional, it can only see past context (it uses the mask), and it is pre-trained on next-token prediction, which is what lets it generate. The same sentence through both:' }),
+      el('p', { className: 'lead', text: 'BERT uses only the encoder: it is bidirectional, it can see both past and future context, and (notes 004) it is pre-trained on two objectives: a masked language model (hide a word, predict it from both sides) plus next sentence prediction (given two sentences, does the second follow the first?). GPT uses only the decoder: it is unidirectional, it can only see past context (it uses the mask), and it is pre-trained on next-token prediction, which is what lets it generate. The same sentence through both:' }),
       this.maskField = el('div', { className: 'controls' },
         el('label', { className: 'field' }, el('span', { text: 'Word to hide from BERT / to predict' }), this.maskSel)),
-      this.cols, el('h4', { text: 'Who sees what: change the last word' }), this.test);
+      this.cols,
+      el('p', { className: 'note nsp', text: 'Objectives compared. BERT: masked LM + next sentence prediction (NSP). GPT: next-token prediction only. Only the masked LM is shown on the BERT side: this project\'s trained encoder (web/models/mlm.safetensors) learned from single sentences and has no NSP head, so there is no NSP prediction to show.' }),
+      el('h4', { text: 'Who sees what: change the last word' }), this.test);
   }
 
   requestMask(v) {
@@ -201,7 +203,7 @@ export class ApBertGpt extends ApWidget {
     };
 
     const word = r.truthPiece;
-    const b = side(r.bert, 'bert', 'BERT (encoder-only): masked language model',
+    const b = side(r.bert, 'bert', 'BERT (encoder-only): masked LM (+ NSP, not trained here)',
       `Bidirectional: no mask, every token sees every other. Input: the sentence with "${word}" replaced by ${MASK_PIECE}. Objective: predict the hidden word at the ${MASK_PIECE} position, from both sides.`,
       { row: r.at, truth: r.truth, dist: `BERT: P(word at ${MASK_PIECE} | all other words), top ${TOP}` });
     const why = r.mlmMissing ? 'the trained masked-language model (web/models/mlm.safetensors) is not available'

@@ -16,11 +16,12 @@ import { fitFixedPower, fitPowerLaw, fmtBytes, fmtInt, timeCall, yieldToBrowser 
 
 const DEFAULT_SIZES = [64, 128, 256, 512, 1024, 2048];
 const MAX_N = 4096; // the full kernel holds at most 2^24 scores: n = 4096
-// The notes' lengths: 004 (100 / 1000 / 10000 tokens), 002 (GPT-2's 1,024, and n >= 50,000).
+// The notes' lengths: 004 (100 / 1000 / 10000 tokens, the 4096-token context), 002 (GPT-2's 1,024, and n >= 50,000).
 const NOTES_ROWS = [
   { n: 100, note: '10,000 attention scores (notes 004)' },
   { n: 1000, note: '1,000,000 attention scores (004)' },
   { n: 1024, note: 'max sequence length = 1,024 in GPT-2 (002)' },
+  { n: 4096, note: 'why models like GPT have maximum context lengths (e.g. 4096 tokens) (004); also the largest n this page\'s full kernel builds' },
   { n: 10000, note: '100,000,000 attention scores! (004)' },
   { n: 50000, note: 'what if we want to scale n ≥ 50,000? (002)' },
 ];
@@ -115,8 +116,8 @@ export class ApQuadratic extends ApWidget {
     const online = ap.kernels.memory({ n: 1000, dK });
     this.notesTable.replaceChildren(numsTable({
       className: 'nums q-notes',
-      caption: `Scores held at once by one head, 4 bytes per float32 score; the online kernel holds ${fmtBytes(online.scratchBytes)} of tiles at any n`,
-      header: ['n (tokens)', 'scores n × n', 'memory (float32)', 'from the notes'],
+      caption: `Scores held at once by one head of one layer, 4 bytes per float32 score (every head of every layer has its own n × n matrix); the online kernel holds ${fmtBytes(online.scratchBytes)} of tiles at any n`,
+      header: ['n (tokens)', 'scores n × n', 'memory per head and layer (float32)', 'from the notes'],
       rows: NOTES_ROWS.map(({ n, note }) => {
         const m = ap.kernels.memory({ n, dK, full: true });
         const p = powerOfTen(m.scoresHeld);
