@@ -8,7 +8,7 @@ beforeAll(async () => { playground = await startPlayground({ built: true }); });
 afterAll(async () => { await playground?.close(); });
 
 test('the built page loads its wasm and computes weights whose rows sum to 1', async () => {
-  const { page, errors } = await playground.open('/?step=decoder:0:weights');
+  const { page, errors } = await playground.open('/?model=random&step=decoder:0:weights#chapter=recap');
   await page.locator('#text').fill('the cat sat');
   await page.waitForFunction(() => {
     const s = document.querySelector('ap-stepper');

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { mkdir, readFile } from 'node:fs/promises';
 import { load } from '../../wasm/index.js';
 import { COMMON_WORDS } from '../../web/lib/vocab.js';
+import { CONCEPTS as CONCEPT_LIST } from '../../web/lib/concepts.js';
 import { SCREENSHOT_DIR, startPlayground } from './harness.js';
 
 let playground;
@@ -27,24 +28,20 @@ afterAll(async () => {
   await playground?.close();
 });
 
-// The page's default model, written out independently: a word-level decoder with random
-// weights (seed 1), d_model 16, 2 heads, 2 layers, d_ff 64, sinusoidal positions, post-norm,
-// causal mask off until the switch turns it on (web/lib/models.js randomConfig).
+// The page's random-weights model (model=random), written out independently: a word-level
+// decoder with random weights (seed 1), d_model 16, 2 heads, 2 layers, d_ff 64, sinusoidal
+// positions, post-norm, causal mask on as for any decoder (web/lib/models.js randomConfig).
+// The page opens on a trained model; these walks pick random weights to compare with Node.
 const CONFIG = {
   arch: 'decoder', dModel: 16, nHeads: 2, nLayers: 2, dFf: 64, maxLen: 64, pos: 'sinusoidal',
-  tokenizer: 'word', causal: false, vocab: COMMON_WORDS,
+  tokenizer: 'word', causal: true, vocab: COMMON_WORDS,
 };
+// The stepper is the recap chapter of the learning path.
+const RECAP = '/?model=random#chapter=recap';
 const SENTENCE = 'the cat sat on the mat';
 
-const CONCEPTS = [
-  'rnn-chain', 'rnn-vanishing', 'rnn-cost', 'bahdanau', 'soft-lookup',
-  'embed', 'qkv', 'scores', 'scale', 'softmax', 'weighted-sum', 'general-form',
-  'heads', 'reshape', 'concat-wo', 'head-cost',
-  'permutation', 'sinusoidal', 'learned-pos', 'relative', 'rope',
-  'residual', 'layernorm', 'ffn', 'block',
-  'causal-mask', 'encoder-decoder', 'cross-attention', 'decoding', 'sampling', 'kv-cache', 'bert-gpt',
-  'quadratic', 'long-context', 'model-sizes', 'comparison', 'training', 'quiz',
-];
+// Every concept of the curriculum (the page's own list, so views added later are visited too).
+const CONCEPTS = CONCEPT_LIST.map((c) => c.id);
 
 function nodeTrace(text, patch = {}) {
   const model = ap.createModel(CONFIG, { seed: 1 });
@@ -62,7 +59,7 @@ function expectSame(actual, expected, what) {
   expect(Math.abs(actual - expected), `${what}: ${actual} vs ${expected}`).toBeLessThanOrEqual(4e-6 * Math.max(1, Math.abs(expected)));
 }
 
-async function openPage(path = '/', viewport, { waitFor = 'ap-stepper' } = {}) {
+async function openPage(path = RECAP, viewport, { waitFor = 'ap-stepper' } = {}) {
   const page = await playground.open(path, viewport ? { viewport } : undefined);
   opened.push(page.page);
   await page.page.waitForFunction((tag) => document.querySelector(tag)?.dataset.rendered, waitFor);
@@ -171,6 +168,11 @@ describe('a student\'s walk through the playground', () => {
   test('with the causal mask on, future weights are 0 and every row still sums to 1', async () => {
     const { page, errors } = await openPage();
     await waitForText(page, 'ap-stepper', SENTENCE);
+    // A decoder opens with its mask on; switched off, the page says what that means.
+    expect(await page.locator('ap-controls #causal').isChecked()).toBe(true);
+    await page.locator('ap-controls #causal').uncheck();
+    await expect.poll(() => page.locator('ap-controls .model-note').textContent()).toContain('Causal mask off');
+    expect(page.url()).toContain('causal=off');
     await page.locator('ap-controls #causal').check();
     await page.locator('ap-stepper button[data-step="decoder:0:weights"]').click();
     await page.waitForFunction(() => document.querySelector('ap-stepper').dataset.stage === 'weights');
@@ -200,12 +202,13 @@ describe('a student\'s walk through the playground', () => {
     expect(await masked.locator('td.masked').count()).toBe(15);
     expect(await masked.locator('td[data-row="0"][data-col="5"]').textContent()).toBe('−∞');
     expect(page.url()).toContain('causal=on');
+    expect(await page.locator('ap-controls .model-note').textContent()).not.toContain('Causal mask off');
     await playground.screenshot(page, 'playground-causal-masked');
     expect(errors).toEqual([]);
   });
 
   test('each lecture preset shows the notes\' numbers', async () => {
-    const { page, errors } = await openPage();
+    const { page, errors } = await openPage('/?model=random#chapter=all');
     const pick = async (id) => {
       await page.locator('ap-controls #model').selectOption(`preset:${id}`);
       await expect.poll(() => page.url()).toContain(`preset=${encodeURIComponent(id)}`);
@@ -281,6 +284,7 @@ describe('a student\'s walk through the playground', () => {
     const input = page.locator('#text');
     await input.fill('a dog ran across the park');
     await page.locator('ap-controls #heads').selectOption('4');
+    await page.locator('ap-controls #causal').uncheck();
     await page.locator('ap-controls #causal').check();
     await page.locator('ap-controls #pos').selectOption('rope');
     await page.locator('ap-controls #norm').selectOption('pre');
@@ -357,7 +361,7 @@ describe('a student\'s walk through the playground', () => {
 
 describe('saving and embedding', () => {
   test('a heatmap saves its numbers as CSV and its picture as PNG', async () => {
-    const { page, errors } = await openPage('/?step=decoder:0:weights');
+    const { page, errors } = await openPage('/?model=random&step=decoder:0:weights#chapter=recap');
     const out = page.locator('ap-stepper .out ap-heatmap');
     const values = await out.evaluate((h) => Array.from(h.matrix.values));
     const [csv] = await Promise.all([page.waitForEvent('download'), out.getByRole('button', { name: 'CSV' }).click()]);
@@ -377,7 +381,7 @@ describe('saving and embedding', () => {
   });
 
   test('<control>_hide=1 in the URL hides that control and keeps the view', async () => {
-    const { page, errors } = await openPage('/?text=a%20cat%20ran&text_hide=1&switches_hide=1&nav_hide=1&head_hide=1');
+    const { page, errors } = await openPage('/?model=random&text=a%20cat%20ran&text_hide=1&switches_hide=1&nav_hide=1&head_hide=1#chapter=recap');
     await waitForText(page, 'ap-stepper', 'a cat ran');
     expect(await page.locator('#text').isVisible()).toBe(false);
     expect(await page.locator('ap-controls #causal').isVisible()).toBe(false);
@@ -391,7 +395,7 @@ describe('saving and embedding', () => {
 
 describe('every concept view', () => {
   test('each #concept=<id> link shows its view with no console errors (screenshots saved)', async () => {
-    const { page, errors } = await openPage('/');
+    const { page, errors } = await openPage('/#chapter=recap');
     await playground.screenshot(page, 'page-desktop');
     await page.locator('ap-controls').screenshot({ path: join(SCREENSHOT_DIR, 'section-controls.png') });
     await page.locator('ap-stepper').screenshot({ path: join(SCREENSHOT_DIR, 'section-stepper.png') });
@@ -422,6 +426,7 @@ describe('every concept view', () => {
     const bg = await page.locator('ap-causal-mask').evaluate((el) => getComputedStyle(el.shadowRoot.querySelector('.widget')).backgroundColor);
     expect(bg).toBe('rgb(22, 24, 29)');
     await page.locator('ap-causal-mask').screenshot({ path: join(SCREENSHOT_DIR, 'phone-causal-mask-dark.png') });
+    await page.evaluate(() => { location.hash = 'chapter=all'; });
     for (const id of ['stepper', 'softmax', 'reshape', 'decoding', 'encoder-decoder']) {
       const w = page.locator(id === 'stepper' ? 'ap-stepper' : `ap-${id}`);
       await w.scrollIntoViewIfNeeded();

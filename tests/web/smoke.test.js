@@ -66,7 +66,7 @@ function weightsInNode({ config, seed }, text) {
 
 describe('the page in headless Chromium', () => {
   test('typed text gets the same attention weights as the JS API in Node, rows summing to 1', async () => {
-    const opened = await playground.open('/?step=decoder:0:weights');
+    const opened = await playground.open('/?model=random&step=decoder:0:weights#chapter=recap');
     const { page, errors } = opened;
     await readWeightsTable(opened, 'the cat sat on the mat');  // the default text, computed on load
 
@@ -107,7 +107,7 @@ describe('the page in headless Chromium', () => {
   });
 
   test('a word outside the vocabulary is flagged on the page, not dropped', async () => {
-    const opened = await playground.open('/?step=decoder:0:weights');
+    const opened = await playground.open('/?model=random&step=decoder:0:weights#chapter=recap');
     const { page, errors } = opened;
     await readWeightsTable(opened, 'the cat sat on the mat');
     await page.locator('#text').fill('the zebra sat');

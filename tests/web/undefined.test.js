@@ -10,7 +10,7 @@ beforeAll(async () => { playground = await startPlayground(); });
 afterAll(async () => { await playground?.close(); });
 
 test('a query whose keys are all masked: weights shown as the core\'s zeros, with a message saying they are undefined', async () => {
-  const { page, errors } = await playground.open('/');
+  const { page, errors } = await playground.open('/#chapter=recap');
   await page.waitForFunction(() => document.querySelector('ap-stepper')?.dataset.rendered);
   // Real core output: 3 tokens, d = 2, identity projections, keys "b" and "c" masked as padding,
   // causal, so query "a" sees only "a"... and with "a" masked too, row "a" sees nothing.

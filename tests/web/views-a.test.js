@@ -111,7 +111,7 @@ async function data(page, tag, name, json = false) {
 
 describe('on the playground page', () => {
   test('each view opens at #concept=<id>, renders the core\'s numbers with no console errors, light and dark', async () => {
-    const { page, errors } = await open('/', 'ap-stepper');
+    const { page, errors } = await open('/#chapter=all', 'ap-stepper');
     for (const id of VIEWS) {
       await page.evaluate((c) => { location.hash = `concept=${c}`; }, id);
       const tag = `ap-${id}`;

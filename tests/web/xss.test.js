@@ -23,7 +23,7 @@ const count = (page) => page.evaluate(() => {
 });
 
 test('markup typed into the text box renders as text in every view and runs nothing', async () => {
-  const { page, errors } = await playground.open('/');
+  const { page, errors } = await playground.open('/#chapter=all');
   let dialogs = 0;
   page.on('dialog', (d) => { dialogs++; d.dismiss(); });
   await page.waitForFunction(() => document.querySelector('ap-stepper')?.dataset.text);

@@ -60,6 +60,8 @@ export class ApControls extends HTMLElement {
     this._tokens = el('div', { id: 'tokens', className: 'tokens', attrs: { 'aria-label': 'Tokens' } });
     this._unknown = el('p', { id: 'unknown', className: 'warn', hidden: true, attrs: { role: 'status' } });
     this._presetNote = el('p', { className: 'note', hidden: true });
+    this._textNote = el('p', { className: 'warn text-note', hidden: true, attrs: { role: 'status' } });
+    this._modelNote = el('p', { className: 'note model-note', attrs: { role: 'status' } });
     this._model = el('select', { id: 'model', on: { change: () => this._pickModel(this._model.value) } });
     this._arch = el('select', { on: { change: () => this._emit({ arch: this._arch.value, step: '' }) } });
     fillSelect(this._arch, [{ value: 'decoder', label: 'decoder-only (GPT-like)' }, { value: 'encoder', label: 'encoder-only (BERT-like)' }, { value: 'encoder-decoder', label: 'encoder-decoder' }]);
@@ -88,12 +90,12 @@ export class ApControls extends HTMLElement {
     this._switches = el('div', { className: 'controls switches', attrs: { role: 'group', 'aria-label': 'Switches' } },
       this._causalField, this._scaleField, this._headsField, this._posField, this._normField);
     this._textField = el('div', { className: 'textfield' },
-      el('label', { htmlFor: 'text', text: 'Your text', className: 'field-label' }), this._text, this._tokens, this._unknown, this._presetNote);
+      el('label', { htmlFor: 'text', text: 'Your text', className: 'field-label' }), this._text, this._tokens, this._unknown, this._textNote, this._presetNote);
     this._modelField = field('Model', this._model);
     this._status = el('p', { className: 'note', attrs: { role: 'status' } });
     this.shadowRoot.append(el('div', { className: 'panel controls-panel', part: 'panel' },
       this._textField,
-      el('div', { className: 'controls' }, this._modelField),
+      el('div', { className: 'controls' }, this._modelField), this._modelNote,
       this._random, this._switches, this._status));
     const style = new CSSStyleSheet();
     style.replaceSync(`
@@ -105,6 +107,8 @@ export class ApControls extends HTMLElement {
       .controls { margin: 8px 0 0; }
       .random { padding-top: 2px; }
       .switches { border-top: 1px solid var(--_border); padding-top: 8px; }
+      .model-note { margin: 4px 0 0; }
+      .model-note:empty { display: none; }
     `);
     this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, style];
     this._built = true;
@@ -131,14 +135,35 @@ export class ApControls extends HTMLElement {
   }
 
   _pickModel(value) {
-    if (value.startsWith('preset:')) this._emit({ preset: value.slice(7), step: '' });
-    else {
-      const patch = { preset: '', model: value, step: '', layer: 0, head: 0, heads: '', pos: '', norm: '', causal: '', scale: '' };
-      const s = this.state;
-      if (value !== 'random' && s.model !== value) patch.text = TRAINED_EXAMPLES[value] || s.text;
-      if (value === 'random' && s.model !== 'random') patch.text = 'the cat sat on the mat';
+    if (value.startsWith('preset:')) { this._emit({ preset: value.slice(7), step: '' }); return; }
+    const s = this.state;
+    const patch = { preset: '', model: value, step: '', layer: 0, head: 0, heads: '', pos: '', norm: '', causal: '', scale: '' };
+    if (value === s.model || value === 'random') { this._setTextNote(null); this._emit(patch); return; }
+    // A trained model knows only its own alphabet or words. The student's text stays when the
+    // model knows every piece of it; otherwise the model's own example replaces it, and the
+    // page says so, with a button to keep the student's text anyway.
+    getModel(modelKeyOf({ ...s, ...patch })).then((entry) => {
+      const enc = entry.model.tokenizer.encode(s.text);
+      const example = TRAINED_EXAMPLES[value];
+      if ((enc.ids.length > 0 && enc.unknown.length === 0) || !example || example === s.text) {
+        this._setTextNote(null);
+      } else {
+        patch.text = example;
+        this._text.value = example; // shown at once, even while the text box has focus
+        this._setTextNote({ model: value, old: s.text, unknown: enc.unknown.map((i) => enc.pieces[i]) });
+      }
       this._emit(patch);
-    }
+    }, (err) => { this._status.textContent = err.message; });
+  }
+
+  // "Your text was replaced": what was replaced, why, and a way back.
+  _setTextNote(info) {
+    if (!info) { this._textNote.hidden = true; this._textNote.replaceChildren(); return; }
+    const shown = info.unknown.slice(0, 6).map((u) => `"${u}"`).join(', ') + (info.unknown.length > 6 ? '…' : '');
+    this._textNote.replaceChildren(
+      el('span', { text: `The ${info.model} model does not know ${shown}, so your text "${info.old.slice(0, 60)}" was replaced by an example it knows. ` }),
+      el('button', { type: 'button', className: 'small', text: 'Use my text anyway', on: { click: () => { this._setTextNote(null); this._text.value = info.old; this._emit({ text: info.old }); } } }));
+    this._textNote.hidden = false;
   }
 
   /** Shows the state: values of every control, the tokens, what can be switched. */
@@ -172,6 +197,7 @@ export class ApControls extends HTMLElement {
       this._showTokens(p.tokens, [], null);
       this._presetNote.hidden = false;
       this._presetNote.textContent = `Preset from the notes (${p.source}): ${p.claim}. Its tokens and weights are fixed; the switches still apply.`;
+      this._modelNote.textContent = '';
       this._setSwitches({ causal: p.causal, scale: p.scale, nHeads: p.nHeads, dModel: p.dModel, pos: p.pos, norm: 'post', arch: 'attention' }, s);
       return;
     }
@@ -184,6 +210,7 @@ export class ApControls extends HTMLElement {
       return;
     }
     this._status.textContent = '';
+    this._modelNote.textContent = modelNoteOf(entry, s);
     const enc = entry.model.tokenizer.encode(s.text);
     this._showTokens(enc.pieces, enc.unknown, enc.ids);
     this._setSwitches(entry.base, s);
@@ -216,5 +243,25 @@ export class ApControls extends HTMLElement {
     this._norm.disabled = base.arch === 'attention';
   }
 }
+
+/** One line about the model the views run: what it was trained on, or that its weights are random; and the mask when switched off. */
+function modelNoteOf(entry, s) {
+  const lines = [];
+  if (entry.kind === 'random') lines.push(`Random weights (seed ${entry.spec.seed}): nothing here was learned, so the patterns mean nothing yet. Pick a trained model to see learned structure.`);
+  else if (entry.metadata.task) lines.push(TRAINED_ABOUT[entry.name] || `Trained by this project on the task "${entry.metadata.task}".`);
+  const decoder = entry.base.arch !== 'encoder';
+  if (decoder && s.causal === 'off') {
+    lines.push('Causal mask off: every word also sees the words after it. A decoder that predicts the next word would see the answer, and generation (which has no future words) would not match training; switch it back on to see the model as it was trained.');
+  }
+  return lines.join(' ');
+}
+
+// What each shipped model learned, in one line for the student.
+const TRAINED_ABOUT = {
+  grammar: 'Trained by this project: a 2-layer decoder that predicts the next word of sentences from a small English grammar (agreement, "bank" of a river or of money). The causal mask is on, as in GPT.',
+  sort: 'Trained by this project: a decoder that writes the sorted characters after "=".',
+  reverse: 'Trained by this project: a decoder that writes the characters in reverse after "=".',
+  dates: 'Trained by this project: an encoder-decoder that rewrites a date such as "3 March 1999" as 1999-03-03.',
+};
 
 if (!customElements.get('ap-controls')) customElements.define('ap-controls', ApControls);

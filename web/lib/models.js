@@ -39,10 +39,9 @@ export const RANDOM_DEFAULTS = { arch: 'decoder', tokenizer: 'word', seed: 1, dM
 export function randomConfig({ arch = 'decoder', tokenizer = 'word', dModel = 16, nHeads = 2, nLayers = 2, pos = 'sinusoidal', maxLen = 64 } = {}) {
   const config = {
     arch, dModel, nHeads, nLayers, dFf: 4 * dModel, maxLen, pos, tokenizer,
-    // A decoder-only model starts without the mask until the student switches it on (the notes
-    // introduce the mask after attention itself; generation switches it on). The decoder of an
-    // encoder-decoder is always masked.
-    causal: arch === 'encoder-decoder',
+    // A decoder (decoder-only, or the decoder of an encoder-decoder) is masked, as GPT is; the
+    // student may switch the mask off to see what it prevents. An encoder has no mask.
+    causal: arch !== 'encoder',
   };
   if (tokenizer === 'word') config.vocab = COMMON_WORDS;
   return config;

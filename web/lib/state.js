@@ -6,9 +6,13 @@ import { randomKey, RANDOM_DEFAULTS, TRAINED_NAMES } from './models.js';
 
 export const DEFAULT_TEXT = 'the cat sat on the mat';
 
+// The page opens on a trained model (the grammar decoder), so the first patterns a student sees
+// were learned; random weights stay one choice away (model=random).
+export const DEFAULT_MODEL = 'grammar';
+
 export const DEFAULTS = {
   text: DEFAULT_TEXT,
-  model: 'random',
+  model: DEFAULT_MODEL,
   preset: '',
   seed: RANDOM_DEFAULTS.seed,
   dmodel: RANDOM_DEFAULTS.dModel,
@@ -89,7 +93,7 @@ export function runSpec(s) {
 
 // ---- the URL ---------------------------------------------------------------------------
 
-/** State fields and hide flags from a URL's query string; the concept from its hash. */
+/** State fields and hide flags from a URL's query string; the concept or chapter from its hash. */
 export function readUrl(href) {
   const url = new URL(href);
   const raw = {};
@@ -98,11 +102,11 @@ export function readUrl(href) {
     if (k.endsWith('_hide')) { if (v !== '0') hide.push(k.slice(0, -5)); } else if (STATE_KEYS.includes(k)) raw[k] = v;
   }
   const hash = new URLSearchParams(url.hash.replace(/^#/, ''));
-  return { raw, state: parseState(raw), hide, concept: hash.get('concept') || '' };
+  return { raw, state: parseState(raw), hide, concept: hash.get('concept') || '', chapter: hash.get('chapter') || '' };
 }
 
-/** A URL for `state` (only what differs from the defaults), hide flags and concept. */
-export function writeUrl(href, state, { hide = [], concept = '' } = {}) {
+/** A URL for `state` (only what differs from the defaults), hide flags and concept (or chapter). */
+export function writeUrl(href, state, { hide = [], concept = '', chapter = '' } = {}) {
   const url = new URL(href);
   const params = new URLSearchParams();
   for (const key of STATE_KEYS) {
@@ -110,6 +114,6 @@ export function writeUrl(href, state, { hide = [], concept = '' } = {}) {
   }
   for (const h of hide) params.set(`${h}_hide`, '1');
   url.search = params.toString();
-  url.hash = concept ? `concept=${concept}` : '';
+  url.hash = concept ? `concept=${concept}` : chapter ? `chapter=${chapter}` : '';
   return url.href;
 }

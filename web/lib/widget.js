@@ -62,9 +62,11 @@ export class ApWidget extends HTMLElement {
         this.textField = el('label', { className: 'field own-text' }, el('span', { text: 'Your text' }), this.textInputNode);
       }
       this.status = el('p', { className: 'note', attrs: { role: 'status' } });
+      // One line when the view runs on random weights: its patterns were not learned.
+      this.randomNote = el('p', { className: 'warn random-note', hidden: true });
       this.root = el('section', { className: 'widget', part: 'widget' },
         el('header', {}, this.titleNode, concept ? el('span', { className: 'concept-id', text: `#${concept}` }) : null),
-        this.textField, this.body, this.status);
+        this.textField, this.randomNote, this.body, this.status);
       if (concept) this.root.dataset.concept = concept;
       this.shadowRoot.append(this.root);
       this.build();
@@ -196,6 +198,9 @@ export class ApWidget extends HTMLElement {
       this.root.classList.remove('failed');
       delete this.dataset.error;
       this.render(run, state);
+      const random = run?.entry?.kind === 'random' ? run.entry : null;
+      this.randomNote.hidden = !random;
+      if (random) this.randomNote.textContent = `Random weights (seed ${random.spec.seed}): nothing here was learned, so these patterns mean nothing yet.`;
       this.applyHides();
       this.dataset.text = state.preset ? '' : state.text;
       this.dataset.preset = state.preset;
