@@ -6,7 +6,7 @@
 // Events: 'ap-step-change' { step, index, name, layer, head }, 'ap-cell-select' (from heatmaps).
 import './ap-heatmap.js';
 import { ApWidget, define } from '../lib/widget.js';
-import { clamp, el, emit, fillSelect, shapeText } from '../lib/dom.js';
+import { clamp, el, emit, fillSelect, fmt, shapeText, tokenText } from '../lib/dom.js';
 import { renderTex } from '../lib/katex.js';
 import { buildSteps } from '../lib/steps.js';
 import { explainBox } from '../lib/explain.js';
@@ -222,7 +222,7 @@ export class ApStepper extends ApWidget {
     // Inputs, an arrow, the output (or, for the heads step, every head's output).
     // Inputs use slots 0.., outputs slots 100..: an element keeps its role, so it stays put.
     const ins = view.inputs.map((m, k) => { const h = this._heatmap(k); h.matrix = m; return h; });
-    const outs = (view.outputs || [view.output]).filter(Boolean).map((m, k) => { const h = this._heatmap(100 + k); h.matrix = m; h.classList.add('out'); return h; });
+    const outs = view.topk ? [] : (view.outputs || [view.output]).filter(Boolean).map((m, k) => { const h = this._heatmap(100 + k); h.matrix = m; h.classList.add('out'); return h; });
     // The boxes stay in the page; their children change only when the set of matrices does
     // (moving an element out and back in would lay it out again).
     if (!this._inBox) {
@@ -240,6 +240,7 @@ export class ApStepper extends ApWidget {
     this._inBox.hidden = this._arrow.hidden = ins.length === 0;
 
     this._table.replaceChildren();
+    if (view.topk) this._table.append(this._topkTable(view));
     if (view.table) {
       const t = el('table', { className: 'nums' }, el('caption', { text: view.table.caption }));
       t.createTHead().append(el('tr', {}, ...view.table.header.map((h) => el('th', { attrs: { scope: 'col' }, text: h }))));
@@ -256,6 +257,26 @@ export class ApStepper extends ApWidget {
     this.dataset.index = String(this._index);
     this.dataset.count = String(this._steps.length);
     this.dataset.outShape = out ? shapeText([out.rows, out.cols]) : '';
+  }
+
+  // Top-k of a distribution over the vocabulary: one row per position, bars for probabilities.
+  _topkTable(view) {
+    const { caption, kind, rows } = view.topk;
+    const t = el('table', { className: 'nums topk' }, el('caption', { text: caption }));
+    t.createTHead().append(el('tr', {}, el('th', { attrs: { scope: 'col' }, text: 'after' }),
+      ...['1st', '2nd', '3rd', '4th', '5th'].map((h) => el('th', { attrs: { scope: 'col' }, text: h }))));
+    const body = t.createTBody();
+    for (const r of rows) {
+      body.append(el('tr', { dataset: { row: r.row } }, el('th', { attrs: { scope: 'row' }, text: tokenText(r.label) }),
+        ...r.items.map((it) => el('td', { dataset: { id: it.id, value: it.value } },
+          el('button', {
+            type: 'button', className: 'topk-item', attrs: { 'aria-label': `${it.piece}: ${fmt(it.value, 3)}, explain` },
+            on: { click: () => { if (view.explain) this._explain.replaceChildren(explainBox(view.explain(r.row, it.id))); } },
+          },
+          el('span', { className: 'piece', text: tokenText(it.piece) }), el('span', { className: 'val', text: ` ${fmt(it.value, 3)}` }),
+          kind === 'probs' ? el('span', { className: 'bar', style: { width: `${Math.max(1, Math.round(it.value * 100))}%` }, attrs: { 'aria-hidden': 'true' } }) : null)))));
+    }
+    return t;
   }
 
   _cell(e) {

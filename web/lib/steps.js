@@ -628,10 +628,12 @@ function logitsStep(ctx, { name }) {
   L.rowFlags = ctx.flags(stack);
   const last = L.rows - 1;
   const top = vocab ? topK(L.values, L.cols, last, vocab, 3) : [];
-  const table = vocab ? {
-    caption: `The 5 highest ${name === 'logits' ? 'logits' : 'probabilities'} at each position (the model's guesses for the next token)`,
-    header: ['after', '1st', '2nd', '3rd', '4th', '5th'],
-    rows: L.rowLabels.map((label, i) => [label, ...topK(L.values, L.cols, i, vocab, 5).map((t) => `${t.piece} ${f(t.value)}`)]),
+  // A distribution over the whole vocabulary is read as its top entries, never as an
+  // n × vocabulary barcode: per position, the 5 highest, drawn as bars (probabilities) or numbers.
+  const topk = vocab ? {
+    caption: `The 5 highest ${name === 'logits' ? 'logits' : 'probabilities'} after each position (the model's guesses for the next token), of ${L.cols} in the vocabulary`,
+    kind: name,
+    rows: L.rowLabels.map((label, i) => ({ label, row: i, items: topK(L.values, L.cols, i, vocab, 5) })),
   } : null;
   if (name === 'logits') {
     const W = ctx.run.tensor('lm_head.w');
@@ -639,7 +641,7 @@ function logitsStep(ctx, { name }) {
     return {
       title: 'Logits: the final vectors times the output matrix, one score per vocabulary entry',
       tex: `\\text{logits} = Z W_{\\text{vocab}} + b \\quad (${X.rows}\\times ${X.cols})(${X.cols}\\times ${L.cols}) \\to ${L.rows}\\times ${L.cols}`,
-      inputs: [X], output: L, table,
+      inputs: [X], output: L, topk,
       changed: `${L.cols} scores per position. After "${L.rowLabels[last]}" the highest are ${top.map((t) => `"${t.piece}" ${f(t.value)}`).join(', ')}.`,
       explain: (i, c) => {
         if (!W) return { title: `logit[${i}, ${c}]`, result: fmt(L.values[i * L.cols + c], 4) };
@@ -652,7 +654,7 @@ function logitsStep(ctx, { name }) {
   return {
     title: 'Probabilities: softmax over the vocabulary, for every position',
     tex: `p = \\operatorname{softmax}(\\text{logits}) \\quad ${L.rows}\\times ${L.cols}`,
-    inputs: [Lg], output: L, table,
+    inputs: [], output: L, topk,
     changed: `After "${L.rowLabels[last]}" the model predicts ${top.map((t) => `"${t.piece}" (${f(t.value)})`).join(', ')}.`,
     explain: (i, c) => {
       const t = softmaxTerms(rowAt(Lg.values, Lg.cols, i), c, vocab);
