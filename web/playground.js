@@ -1,8 +1,10 @@
-// The playground page: one controller that keeps the page's state (text, model or preset,
-// switches, step, layer, head) in the URL and hands it to every widget as attributes. The
-// widgets do the rest; the page is made of the same elements a course page can embed.
+// The playground page: a learning path through the lecture notes, one chapter at a time (or every
+// view on one page, #chapter=all). One controller keeps the page's state (text, model or preset,
+// switches, step, layer, head) in the URL and hands it to every widget as attributes; the
+// widgets do the rest, and they are the same elements a course page can embed.
 import './components/index.js';
-import { CHAPTERS, CONCEPTS } from './lib/concepts.js';
+import { CHAPTERS, CONCEPTS, conceptById } from './lib/concepts.js';
+import { GOALS, LESSONS, RECAP, goalMet, loadProgress, pathOrder, saveProgress } from './lib/lessons.js';
 import { el } from './lib/dom.js';
 import { resetTheme } from './lib/heatmap.js';
 import { parseState, readUrl, STATE_KEYS, writeUrl } from './lib/state.js';
@@ -14,33 +16,149 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
   let state = initial.state;
   const hide = initial.hide;
   let concept = initial.concept;
+  const progress = loadProgress();
+  const order = pathOrder(CHAPTERS);
+  // 'all' is the one-page view of every chapter; otherwise one chapter of the path at a time.
+  let chapter = initial.chapter || chapterOf(concept) || (order.includes(progress.last) ? progress.last : order[0]);
 
   // ---- build the page -------------------------------------------------------------------
   const controls = el('ap-controls', { id: 'controls' });
   const stepper = el('ap-stepper', { id: 'stepper' });
   const widgets = [];
-  const sections = CHAPTERS.map((ch) => {
-    const items = CONCEPTS.filter((c) => c.chapter === ch.id).map((c) => {
-      const w = document.createElement(`ap-${c.id}`);
-      w.dataset.concept = c.id;
-      w.id = `concept-${c.id}`;
-      widgets.push(w);
-      return w;
-    });
-    return el('section', { className: 'chapter', dataset: { chapter: ch.id }, attrs: { 'aria-labelledby': `chapter-${ch.id}` } },
-      el('h2', { id: `chapter-${ch.id}`, text: `${ch.id}. ${ch.title}` }), ...items);
-  });
+  const byConcept = new Map();
+  for (const c of CONCEPTS) {
+    const w = document.createElement(`ap-${c.id}`);
+    w.dataset.concept = c.id;
+    w.id = `concept-${c.id}`;
+    widgets.push(w);
+    byConcept.set(c.id, w);
+  }
+  const sections = new Map(); // chapter id -> <section>, built when first shown
+  const sectionOf = (id) => {
+    if (!sections.has(id)) sections.set(id, buildChapter(id));
+    return sections.get(id);
+  };
   const nav = buildNav();
-  root.replaceChildren(
-    el('div', { className: 'layout' },
-      nav,
-      el('main', { id: 'main' },
-        controls,
-        el('section', { className: 'chapter', id: 'stepper-section', attrs: { 'aria-label': 'Stepper' } }, stepper),
-        ...sections)));
+  const content = el('div', { className: 'path-content' });
+  root.replaceChildren(el('div', { className: 'layout' }, nav, el('main', { id: 'main' }, controls, content)));
   if (hide.includes('nav')) nav.hidden = true;
   if (hide.includes('controls')) controls.hidden = true;
   if (hide.includes('stepper')) stepper.hidden = true;
+
+  function chapterOf(id) {
+    const c = id && conceptById(id);
+    return c ? c.chapter : '';
+  }
+
+  function titleOf(id) {
+    if (id === RECAP.id) return RECAP.title;
+    const ch = CHAPTERS.find((c) => c.id === id);
+    return ch ? `${ch.id}. ${ch.title}` : id;
+  }
+
+  // One chapter: its heading, goals, introduction, then each concept's view followed by its
+  // "try this" prompts and questions; at the end, done + previous / next.
+  function buildChapter(id) {
+    const lesson = id === RECAP.id ? RECAP : LESSONS[id] || { goals: [], intro: [], extras: {} };
+    const k = order.indexOf(id);
+    const number = CHAPTERS.findIndex((c) => c.id === id) + 1;
+    const head = el('header', { className: 'chapter-head' },
+      el('p', { className: 'kicker', text: id === RECAP.id ? `Recap after chapter ${RECAP.after}` : `Chapter ${number} of ${CHAPTERS.length}` }),
+      el('h2', { id: `chapter-${id}`, text: titleOf(id) }));
+    const goals = (lesson.goals || []).map((g) => GOALS.find((x) => x.id === g)).filter(Boolean);
+    if (goals.length) {
+      head.append(el('div', { className: 'goals' },
+        el('h3', { text: 'By the end of this chapter you can' }),
+        el('ul', {}, ...goals.map((g) => el('li', { text: g.text })))));
+    }
+    for (const p of lesson.intro || []) head.append(el('p', { className: 'intro', text: p }));
+    const body = [];
+    if (id === RECAP.id) body.push(stepper);
+    for (const c of CONCEPTS.filter((x) => x.chapter === id)) {
+      body.push(byConcept.get(c.id));
+      const extras = lesson.extras?.[c.id] || [];
+      const tries = extras.filter((x) => x.try);
+      if (tries.length) body.push(tryBox(c.id, tries));
+      for (const q of extras.filter((x) => x.question)) body.push(questionBox(q.question));
+    }
+    const done = el('input', { type: 'checkbox', checked: !!progress.done[id], on: { change: () => markDone(id, done.checked) } });
+    const prev = order[k - 1], next = order[k + 1];
+    const foot = el('footer', { className: 'chapter-foot' },
+      el('label', { className: 'done' }, done, el('span', { text: 'I have worked through this chapter' })),
+      el('nav', { className: 'prev-next', attrs: { 'aria-label': 'Previous and next chapter' } },
+        prev ? el('a', { href: `#chapter=${prev}`, className: 'prev', rel: 'prev', text: `◀ ${titleOf(prev)}` }) : el('span'),
+        next ? el('a', { href: `#chapter=${next}`, className: 'next', rel: 'next', text: `${titleOf(next)} ▶`, on: { click: () => markDone(id, true) } }) : el('span')));
+    return el('section', { className: 'chapter', dataset: { chapter: id }, attrs: { 'aria-labelledby': `chapter-${id}` } }, head, ...body, foot);
+  }
+
+  function tryBox(conceptId, tries) {
+    return el('aside', { className: 'try', dataset: { for: conceptId }, attrs: { 'aria-label': 'Try this' } },
+      el('h3', { text: 'Try this' }),
+      el('ul', {}, ...tries.map((t) => el('li', {},
+        el('button', { type: 'button', text: 'Try it', attrs: { 'aria-label': `Try it: ${t.try}` }, on: { click: () => tryIt(conceptId, t) } }),
+        el('span', { text: t.try })))));
+  }
+
+  function tryIt(conceptId, t) {
+    const w = byConcept.get(conceptId);
+    if (t.patch) {
+      state = parseState({ ...state, ...t.patch });
+      apply();
+      saveUrl();
+    }
+    for (const [name, value] of Object.entries(t.attrs || {})) w?.setAttribute(name, value);
+    w?.scrollIntoView({ block: 'start' });
+  }
+
+  // A question of the notes beside its concept: the quiz element with just that question.
+  function questionBox(qid) {
+    const q = document.createElement('ap-quiz');
+    q.setAttribute('questions', qid);
+    q.dataset.question = qid;
+    q.id = `question-${qid}`;
+    widgets.push(q);
+    return q;
+  }
+
+  function markDone(id, value) {
+    if (value) progress.done[id] = true; else delete progress.done[id];
+    saveProgress(progress);
+    const box = sections.get(id)?.querySelector('.done input');
+    if (box) box.checked = !!value;
+    updateNav();
+  }
+
+  // Show one chapter (or all of them). The widgets of hidden chapters leave the page, so they
+  // neither draw nor hold memory; they keep their state attributes and draw again when shown.
+  function showChapter(id) {
+    chapter = order.includes(id) || id === 'all' ? id : order[0];
+    const ids = chapter === 'all' ? order : [chapter];
+    content.replaceChildren(...(chapter === 'all' ? [allIntro()] : []), ...ids.map(sectionOf));
+    document.body.dataset.chapter = chapter;
+    if (chapter !== 'all') { progress.last = chapter; saveProgress(progress); }
+    apply();
+    updateNav();
+  }
+
+  function allIntro() {
+    return el('p', { className: 'all-note' }, el('span', { text: 'Every view of the course on one page. ' }),
+      el('a', { href: `#chapter=${order.includes(progress.last) ? progress.last : order[0]}`, text: 'Back to the learning path' }));
+  }
+
+  function updateNav() {
+    for (const a of nav.querySelectorAll('a[data-chapter]')) {
+      const id = a.dataset.chapter;
+      a.classList.toggle('done', !!progress.done[id]);
+      if (id === chapter) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
+      const mark = a.querySelector('.mark');
+      if (mark) mark.textContent = progress.done[id] ? '✓ ' : '';
+    }
+    for (const li of nav.querySelectorAll('li[data-goal]')) {
+      const met = goalMet(GOALS.find((g) => g.id === li.dataset.goal), progress);
+      li.classList.toggle('met', met);
+      li.querySelector('.mark').textContent = met ? '✓' : '○';
+    }
+  }
 
   // ---- state -> widgets ----------------------------------------------------------------
   // Only attributes whose value changes are set: each set wakes the element up.
@@ -60,7 +178,7 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
   let urlTimer = null;
   function saveUrl(delay = 0) {
     clearTimeout(urlTimer);
-    const write = () => history.replaceState(null, '', writeUrl(location.href, state, { hide, concept }));
+    const write = () => history.replaceState(null, '', writeUrl(location.href, state, { hide, concept, chapter: concept ? '' : chapter }));
     if (delay) urlTimer = setTimeout(write, delay); else write();
   }
 
@@ -70,6 +188,11 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
     state = parseState({ ...state, ...patch });
     apply();
     saveUrl('text' in patch ? 300 : 0);
+  });
+
+  document.addEventListener('ap-quiz-answer', (e) => {
+    progress.answers[e.detail.question] = !!e.detail.correct;
+    saveProgress(progress);
   });
 
   // The stepper moved: its step, head and layer become the page's (the other views follow).
@@ -82,27 +205,29 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
     saveUrl();
   });
 
-  // A view asks to open a step in the stepper (the block view's stages).
+  // A view asks to open a step in the stepper (the block view's stages): the recap chapter.
   document.addEventListener('ap-goto-step', (e) => {
     state = parseState({ ...state, step: e.detail.step });
+    if (!stepper.isConnected) { concept = ''; showChapter(RECAP.id); }
     set(stepper, 'step', state.step);
     stepper.scrollIntoView({ block: 'start' });
     saveUrl();
   });
 
-  // Arrow keys anywhere outside a form control step the stepper.
+  // Arrow keys anywhere outside a form control step the stepper (when it is on the page).
   document.addEventListener('keydown', (e) => {
-    if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || !stepper.isConnected) return;
     const t = e.composedPath()[0];
     if (t !== document.body && t !== document.documentElement) return;
     if (e.key === 'ArrowRight') { stepper.go(Number(stepper.dataset.index || 0) + 1); e.preventDefault(); }
     if (e.key === 'ArrowLeft') { stepper.go(Number(stepper.dataset.index || 0) - 1); e.preventDefault(); }
   });
 
-  // ---- #concept=<id> ---------------------------------------------------------------------
+  // ---- #concept=<id>, #chapter=<id> -------------------------------------------------------
   function showConcept(id) {
-    const target = id && document.getElementById(`concept-${id}`);
+    const target = id && byConcept.get(id);
     if (!target) return;
+    if (!target.isConnected) showChapter(chapterOf(id));
     target.scrollIntoView({ block: 'start' });
     // Views above it render as they come near the viewport and grow: scroll again once the
     // target has drawn itself, so the link still lands on it.
@@ -113,28 +238,33 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
     }
   }
   window.addEventListener('hashchange', () => {
-    concept = new URLSearchParams(location.hash.slice(1)).get('concept') || '';
-    showConcept(concept);
+    const h = readUrl(location.href);
+    concept = h.concept;
+    if (concept) showConcept(concept);
+    else if (h.chapter) { showChapter(h.chapter); window.scrollTo(0, 0); }
     saveUrl();
   });
 
-  apply();
+  showChapter(chapter);
   if (concept) requestAnimationFrame(() => showConcept(concept));
   setupTheme();
   setupCopyLink();
-  return { get state() { return state; }, stepper, controls, widgets };
-}
+  return { get state() { return state; }, get chapter() { return chapter; }, showChapter, stepper, controls, widgets };
 
-function buildNav() {
-  const list = el('ol', { className: 'toc-list' },
-    el('li', {}, el('a', { href: '#main', text: 'Stepper', on: { click: (e) => { e.preventDefault(); document.getElementById('stepper-section').scrollIntoView(); history.replaceState(null, '', location.href.replace(/#.*$/, '')); } } })),
-    ...CHAPTERS.map((ch) => el('li', {},
-      el('span', { className: 'toc-chapter', text: `${ch.id}. ${ch.title}` }),
-      el('ol', {}, ...CONCEPTS.filter((c) => c.chapter === ch.id).map((c) => el('li', {},
-        el('a', { href: `#concept=${c.id}`, dataset: { target: c.id }, text: c.title })))))));
-  const details = el('details', { className: 'toc-details', open: window.matchMedia('(min-width: 900px)').matches },
-    el('summary', { text: 'Contents' }), list);
-  return el('nav', { className: 'toc', attrs: { 'aria-label': 'Concepts' } }, details);
+  function buildNav() {
+    const chapterLink = (id) => el('a', { href: `#chapter=${id}`, className: 'toc-chapter', dataset: { chapter: id } },
+      el('span', { className: 'mark', attrs: { 'aria-hidden': 'true' } }), el('span', { text: titleOf(id) }));
+    const list = el('ol', { className: 'toc-list' },
+      ...order.map((id) => el('li', {}, chapterLink(id),
+        id === RECAP.id ? null : el('ol', {}, ...CONCEPTS.filter((c) => c.chapter === id).map((c) => el('li', {},
+          el('a', { href: `#concept=${c.id}`, dataset: { target: c.id }, text: c.title })))))),
+      el('li', { className: 'all-link' }, el('a', { href: '#chapter=all', className: 'toc-chapter', dataset: { chapter: 'all' }, text: 'Every view on one page' })));
+    const goals = el('div', { className: 'toc-goals' }, el('p', { className: 'toc-title', text: 'Course goals' }),
+      el('ul', {}, ...GOALS.map((g) => el('li', { dataset: { goal: g.id } }, el('span', { className: 'mark', attrs: { 'aria-hidden': 'true' } }), el('span', { text: ` ${g.text}` })))));
+    const details = el('details', { className: 'toc-details', open: window.matchMedia('(min-width: 900px)').matches },
+      el('summary', { text: 'Contents' }), goals, list);
+    return el('nav', { className: 'toc', attrs: { 'aria-label': 'Chapters' } }, details);
+  }
 }
 
 // ---- light / dark ---------------------------------------------------------------------------

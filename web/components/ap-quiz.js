@@ -22,6 +22,9 @@ import './ap-softmax.js';
 import './ap-causal-mask.js';
 
 export const QUESTION_IDS = ['thinking-machines', 'transformers-vs-rnns', 'dimensions', 'predict'];
+// The predict-then-reveal questions one by one ('predict' names all three), so the learning path
+// can place each beside its concept.
+const PREDICT_IDS = ['predict-cat-sat', 'predict-causal', 'predict-live'];
 
 // ---- the core's answers (pure functions of the module `ap`) --------------------------------
 
@@ -261,7 +264,7 @@ export class ApQuiz extends ApWidget {
   build() {
     this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, ownSheet()];
     this.uid = ++instances;
-    this.body.append(el('p', { className: 'lead', text: 'The notes\' own questions. Answer, then check: the answer and its explanation are computed by the core, with the same numbers the other views show. Then predict before you reveal: commit a guess about a view\'s numbers, and only then see the view.' }));
+    this.body.append(this.lead = el('p', { className: 'lead', text: 'The notes\' own questions. Answer, then check: the answer and its explanation are computed by the core, with the same numbers the other views show. Then predict before you reveal: commit a guess about a view\'s numbers, and only then see the view.' }));
     this.cards = {};
     this.sections = el('div');
     this.body.append(this.sections);
@@ -273,8 +276,18 @@ export class ApQuiz extends ApWidget {
 
   _shown() {
     const q = (this.getAttribute('questions') || '').split(/[\s,]+/).filter(Boolean);
-    const ids = q.length ? QUESTION_IDS.filter((id) => q.includes(id)) : QUESTION_IDS;
+    const ids = q.length ? [...QUESTION_IDS, ...PREDICT_IDS].filter((id) => q.includes(id)) : QUESTION_IDS;
+    if (ids.includes('predict')) ids.push(...PREDICT_IDS.filter((id) => !ids.includes(id)));
     return ids;
+  }
+
+  // One question alone (placed beside its concept on the learning path): a title that says so.
+  _single(shown) {
+    const one = shown.filter((id) => id !== 'predict');
+    const single = one.length === 1;
+    this.titleNode.textContent = single ? (one[0].startsWith('predict') ? 'Predict, then reveal' : 'A question from the notes') : 'Questions from the notes';
+    this.lead.hidden = single;
+    return single;
   }
 
   // ---- Thinking Machines ----
@@ -587,10 +600,13 @@ export class ApQuiz extends ApWidget {
     if (shown.includes('thinking-machines')) { this._explainThinking(r.tm); nodes.push(this.cards.tm.node); }
     if (shown.includes('transformers-vs-rnns')) { this._explainRnn(r.rnn); nodes.push(this.cards.rnn.node); }
     if (shown.includes('dimensions')) { if (!this.dims) this._refreshDims(); nodes.push(this.cards.dims.node); }
-    if (shown.includes('predict')) {
-      nodes.push(this.predictIntro, this.pc.p1.node, this.pc.p2.node);
+    const single = this._single(shown);
+    if (shown.some((id) => PREDICT_IDS.includes(id))) {
+      if (!single) nodes.push(this.predictIntro);
+      if (shown.includes('predict-cat-sat')) nodes.push(this.pc.p1.node);
+      if (shown.includes('predict-causal')) nodes.push(this.pc.p2.node);
       const p3 = this.pc.p3, live = r.p3;
-      if (!live.empty) {
+      if (shown.includes('predict-live') && !live.empty) {
         if (p3.liveKey !== live.key) {
           // A new sentence or model: a new question.
           p3.liveKey = live.key;

@@ -1,0 +1,231 @@
+// The learning path as a new student meets it (issue 12): the page opens on a trained model,
+// chapter A first, with goals and an introduction; a decoder has its causal mask on; the
+// notes' questions sit beside their concepts; "try this" changes a view; previous / next move
+// between chapters and progress survives a reload; distributions over the vocabulary are read
+// as top-k tables; choosing a model never replaces the student's text without saying so.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { load } from '../../wasm/index.js';
+import { ROOT, startPlayground } from './harness.js';
+import { CHAPTERS, CONCEPTS } from '../../web/lib/concepts.js';
+
+let playground;
+let ap;
+let grammar; // the shipped trained model, loaded in Node from its file
+
+beforeAll(async () => {
+  [playground, ap] = await Promise.all([startPlayground(), load()]);
+  grammar = ap.loadModel(new Uint8Array(await readFile(join(ROOT, 'web', 'models', 'grammar.safetensors'))));
+});
+afterAll(async () => { grammar?.dispose(); await playground?.close(); });
+
+const opened = [];
+afterEach(async () => { while (opened.length) await opened.pop().context().close(); });
+
+async function open(path, viewport) {
+  const p = await playground.open(path, viewport ? { viewport } : undefined);
+  opened.push(p.page);
+  return p;
+}
+
+const rendered = (page, tag) => page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 30000 });
+
+describe('a new student opens the page', () => {
+  test('it opens on chapter A with the course goals, on the trained grammar model, not random weights', async () => {
+    const { page, errors } = await open('/');
+    await rendered(page, 'ap-rnn-chain');
+    expect(await page.evaluate(() => document.body.dataset.chapter)).toBe('A');
+    expect(await page.locator('section.chapter h2').first().textContent()).toBe('A. Why attention');
+    // The goals of chapter A and the five goals of the course (notes 000) in the contents.
+    expect(await page.locator('.chapter-head .goals li').allTextContents()).toEqual(['Explain why RNNs struggle with long sequences.']);
+    expect(await page.locator('nav.toc li[data-goal]').count()).toBe(5);
+    expect(await page.locator('.chapter-head .intro').count()).toBeGreaterThan(0);
+    // The model picker says grammar, and the page says what it was trained on.
+    await expect.poll(() => page.locator('ap-controls #model').inputValue()).toBe('grammar');
+    await expect.poll(() => page.locator('ap-controls .model-note').textContent()).toContain('Trained by this project');
+    // No view of chapter A warns about random weights.
+    const warned = await page.evaluate(() => [...document.querySelectorAll('section.chapter [data-concept]')]
+      .filter((w) => w.shadowRoot?.querySelector('.random-note') && !w.shadowRoot.querySelector('.random-note').hidden).map((w) => w.dataset.concept));
+    expect(warned).toEqual([]);
+    // The stepper is not the first thing on the page: it is the recap after chapter B.
+    expect(await page.locator('ap-stepper').count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  test('the default model is trained: the recap\'s weights are those of web/models/grammar.safetensors run in Node', async () => {
+    const { page, errors } = await open('/?step=decoder:0:weights#chapter=recap');
+    await page.waitForFunction(() => document.querySelector('ap-stepper')?.dataset.stage === 'weights');
+    const out = page.locator('ap-stepper .out ap-heatmap');
+    const shown = await out.evaluate((h) => ({ rows: h.matrix.rows, cols: h.matrix.cols, labels: h.matrix.rowLabels, values: Array.from(h.matrix.values) }));
+    // What the page runs: <bos> then the words (the model was trained on sentences after <bos>).
+    const enc = grammar.tokenizer.encode('the cat sat on the mat');
+    expect(enc.unknown).toEqual([]);
+    const t = grammar.forward(Int32Array.from([2, ...enc.ids]));
+    try {
+      const want = t.get('weights', { layer: 0, head: 0 });
+      expect(shown.rows).toBe(7);
+      expect(shown.labels).toEqual(['<bos>', 'the', 'cat', 'sat', 'on', 'the', 'mat']);
+      shown.values.forEach((v, i) => expect(Math.abs(v - want[i]), `weights[${i}]`).toBeLessThanOrEqual(1e-5));
+      // Trained with its mask on: nothing above the diagonal.
+      for (let i = 0; i < 7; i++) for (let j = i + 1; j < 7; j++) expect(shown.values[i * 7 + j]).toBe(0);
+    } finally { t.dispose(); }
+    expect(await page.locator('ap-stepper').evaluate((s) => s.shadowRoot.querySelector('.random-note').hidden)).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  test('random weights say so in one line, and a decoder-only model has its causal mask on', async () => {
+    const { page, errors } = await open('/?model=random&step=decoder:0:masked#chapter=recap');
+    await page.waitForFunction(() => document.querySelector('ap-stepper')?.dataset.stage === 'masked');
+    expect(await page.locator('ap-stepper .random-note').textContent()).toContain('Random weights (seed 1)');
+    await expect.poll(() => page.locator('ap-controls .model-note').textContent()).toContain('Random weights');
+    expect(await page.locator('ap-controls #causal').isChecked()).toBe(true);
+    // The masked step: −∞ above the diagonal, i.e. n (n − 1) / 2 = 15 cells for 6 tokens.
+    const masked = await page.locator('ap-stepper .out ap-heatmap').evaluate((h) => Array.from(h.matrix.values).filter((v) => v === -Infinity).length);
+    expect(masked).toBe(15);
+    // Switching the architecture to encoder-only removes the mask (an encoder sees both ways).
+    await page.locator('ap-controls select').nth(1).selectOption('encoder');
+    await page.waitForFunction(() => document.querySelector('ap-stepper')?.dataset.stage !== 'masked' || true);
+    expect(await page.locator('ap-controls #causal').isChecked()).toBe(false);
+    expect(errors).toEqual([]);
+  });
+
+  test('probabilities over the vocabulary are a top-5 table per position, not an n × vocabulary heatmap', async () => {
+    const { page, errors } = await open('/?step=probs#chapter=recap');
+    await page.waitForFunction(() => document.querySelector('ap-stepper')?.dataset.stage === 'probs');
+    expect(await page.locator('ap-stepper .out ap-heatmap').count()).toBe(0);
+    const rows = await page.locator('ap-stepper table.topk tbody tr').evaluateAll((trs) => trs.map((tr) => ({
+      after: tr.querySelector('th').textContent,
+      items: [...tr.querySelectorAll('td')].map((td) => ({ id: Number(td.dataset.id), p: Number(td.dataset.value), piece: td.querySelector('.piece').textContent })),
+    })));
+    const enc = grammar.tokenizer.encode('the cat sat on the mat');
+    const t = grammar.forward(Int32Array.from([2, ...enc.ids]));
+    try {
+      const probs = t.get('probs');
+      const V = grammar.vocab.length;
+      expect(rows).toHaveLength(7);
+      rows.forEach((r, i) => {
+        const row = Array.from(probs.slice(i * V, (i + 1) * V));
+        const best = row.map((p, j) => [p, j]).sort((a, b) => b[0] - a[0]).slice(0, 5);
+        expect(r.items.map((x) => x.id)).toEqual(best.map(([, j]) => j));
+        r.items.forEach((x, k) => expect(Math.abs(x.p - best[k][0])).toBeLessThanOrEqual(1e-5));
+        expect(r.items[0].piece).toBe(grammar.vocab[best[0][1]]);
+      });
+      // A trained model: after "the" its best guess has many times the uniform 1/V (it spreads
+      // over the nouns and adjectives the grammar allows there).
+      expect(rows[1].after).toBe('the');
+      expect(rows[1].items[0].p).toBeGreaterThan(5 / V);
+    } finally { t.dispose(); }
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('the learning path', () => {
+  test('previous / next move between chapters, progress is kept in the browser, and goals are checked off', async () => {
+    const { page, errors } = await open('/');
+    await rendered(page, 'ap-rnn-chain');
+    await page.locator('.chapter-foot a.next').click();
+    await expect.poll(() => page.evaluate(() => document.body.dataset.chapter)).toBe('B');
+    expect(page.url()).toContain('#chapter=B');
+    // Next marked A as done: its goal is met in the contents.
+    expect(await page.locator('nav.toc a[data-chapter="A"] .mark').textContent()).toContain('✓');
+    expect(await page.locator('nav.toc li[data-goal="rnn"]').getAttribute('class')).toContain('met');
+    await page.locator('.chapter-foot a.next').click();
+    await expect.poll(() => page.evaluate(() => document.body.dataset.chapter)).toBe('recap');
+    await rendered(page, 'ap-stepper');
+    await page.locator('.chapter-foot a.prev').click();
+    await expect.poll(() => page.evaluate(() => document.body.dataset.chapter)).toBe('B');
+    const stored = JSON.parse(await page.evaluate(() => localStorage.getItem('ap-progress')));
+    expect(stored.done).toEqual({ A: true, B: true });
+    // A new visit (same browser, no hash) resumes where the student was.
+    await page.goto(new URL('/', playground.baseUrl).href);
+    await expect.poll(() => page.evaluate(() => document.body.dataset.chapter)).toBe('B');
+    expect(await page.locator('nav.toc a[data-chapter="B"] .mark').textContent()).toContain('✓');
+    // Unticking "done" is possible too.
+    await page.locator('.chapter-foot .done input').uncheck();
+    expect(JSON.parse(await page.evaluate(() => localStorage.getItem('ap-progress'))).done).toEqual({ A: true });
+    expect(errors).toEqual([]);
+  });
+
+  test('the notes\' questions sit right after their concepts, and answering one is remembered', async () => {
+    const { page, errors } = await open('/#chapter=B');
+    // In document order, the next question after each concept (try-this boxes may sit between).
+    const after = (concept) => page.evaluate((c) => {
+      const nodes = [...document.querySelectorAll('section.chapter > *')];
+      const i = nodes.findIndex((n) => n.dataset?.concept === c && !n.dataset.question);
+      const next = nodes.slice(i + 1).find((n) => n.dataset?.concept);
+      return next?.dataset.question || next?.dataset.concept;
+    }, concept);
+    expect(await after('softmax')).toBe('thinking-machines');
+    for (const [chapter, concept, question] of [['C', 'reshape', 'dimensions'], ['F', 'causal-mask', 'predict-causal'], ['G', 'comparison', 'transformers-vs-rnns']]) {
+      await page.evaluate((c) => { location.hash = `chapter=${c}`; }, chapter);
+      await expect.poll(() => page.evaluate(() => document.body.dataset.chapter)).toBe(chapter);
+      expect(await after(concept), concept).toBe(question);
+    }
+    // Thinking Machines, answered beside softmax: (c), checked by the core's weights.
+    await page.evaluate(() => { location.hash = 'chapter=B'; });
+    const quiz = page.locator('ap-quiz[data-question="thinking-machines"]');
+    await quiz.scrollIntoViewIfNeeded();
+    await rendered(page, 'ap-quiz[data-question="thinking-machines"]');
+    expect(await quiz.locator('h3').first().textContent()).toBe('A question from the notes');
+    expect(await quiz.locator('section.q').count()).toBe(1);
+    await quiz.getByLabel('(c) 0.88 v₁ + 0.12 v₂').check();
+    await quiz.getByRole('button', { name: 'Check' }).click();
+    await expect.poll(() => quiz.locator('.feedback').first().getAttribute('class')).toContain('ok');
+    expect(JSON.parse(await page.evaluate(() => localStorage.getItem('ap-progress'))).answers).toEqual({ 'thinking-machines': true });
+    expect(errors).toEqual([]);
+  });
+
+  test('"try this" changes a view\'s state: the scale preset, and the causal mask off then on again', async () => {
+    const { page, errors } = await open('/#chapter=B');
+    await expect.poll(() => page.locator('ap-controls #model option[value="preset:scale.d512"]').count()).toBe(1);
+    await page.locator('aside.try[data-for="scale"] button').first().click();
+    await expect.poll(() => page.locator('ap-controls #model').inputValue()).toBe('preset:scale.d512');
+    await page.waitForFunction(() => document.querySelector('ap-scale')?.dataset.preset === 'scale.d512');
+    await page.evaluate(() => { location.hash = 'chapter=F'; });
+    const tries = page.locator('aside.try[data-for="causal-mask"] button');
+    await tries.nth(0).click();
+    await expect.poll(() => page.url()).toContain('causal=off');
+    await expect.poll(() => page.locator('ap-controls .model-note').textContent()).toContain('Causal mask off');
+    await tries.nth(1).click();
+    await expect.poll(() => page.url()).not.toContain('causal=');
+    expect(errors).toEqual([]);
+  });
+
+  test('#concept=<id> opens the chapter of that concept, and #chapter=all shows every view on one page', async () => {
+    const { page, errors } = await open('/#concept=heads');
+    await rendered(page, 'ap-heads');
+    expect(await page.evaluate(() => document.body.dataset.chapter)).toBe('C');
+    await page.evaluate(() => { location.hash = 'chapter=all'; });
+    await expect.poll(() => page.locator('section.chapter').count()).toBe(CHAPTERS.length + 1);
+    // Each concept's view once (the questions placed beside concepts are further <ap-quiz> elements).
+    for (const c of CONCEPTS) expect(await page.locator(`ap-${c.id}:not([data-question])`).count(), c.id).toBe(1);
+    expect(await page.locator('ap-stepper').count()).toBe(1);
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('choosing a model', () => {
+  test('never replaces the student\'s text without saying so, and offers it back', async () => {
+    const { page, errors } = await open('/#chapter=B');
+    await page.locator('#text').fill('the dog sat on the rug .');
+    // grammar -> random keeps the text (random models take any word).
+    await page.locator('ap-controls #model').selectOption('random');
+    await expect.poll(() => page.locator('#text').inputValue()).toBe('the dog sat on the rug .');
+    // -> reverse (a character model of [0-9a-z]): the text has spaces and "." it does not know.
+    await page.locator('ap-controls #model').selectOption('reverse');
+    await expect.poll(() => page.locator('#text').inputValue()).toBe('hello42');
+    const note = page.locator('ap-controls .text-note');
+    expect(await note.isVisible()).toBe(true);
+    expect(await note.textContent()).toContain('the dog sat on the rug .');
+    await note.getByRole('button', { name: 'Use my text anyway' }).click();
+    await expect.poll(() => page.locator('#text').inputValue()).toBe('the dog sat on the rug .');
+    expect(await note.isVisible()).toBe(false);
+    // -> grammar: every word is known, so the text stays and nothing is said.
+    await page.locator('ap-controls #model').selectOption('grammar');
+    await expect.poll(() => page.url()).not.toContain('model=');
+    expect(await page.locator('#text').inputValue()).toBe('the dog sat on the rug .');
+    expect(await note.isVisible()).toBe(false);
+    expect(errors).toEqual([]);
+  });
+});

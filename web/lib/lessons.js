@@ -1,0 +1,171 @@
+// The learning path of the playground page: the course's learning goals (notes 000), and per
+// chapter a short introduction in plain words, the goals it serves, "try this" prompts that
+// change a view's state, and the notes' questions placed beside the concept they test.
+// The concepts themselves (and their order) come from concepts.js; this file only adds the
+// teaching around them, so a concept without an entry here still appears in its chapter.
+
+/** The course's learning goals, as the notes state them (000), and the chapters that teach each. */
+export const GOALS = [
+  { id: 'rnn', text: 'Explain why RNNs struggle with long sequences.', chapters: ['A'] },
+  { id: 'sdpa', text: 'Derive scaled dot-product attention from queries, keys, values.', chapters: ['B'] },
+  { id: 'heads-pos', text: 'Explain multi-head attention and positional encodings.', chapters: ['C', 'D'] },
+  { id: 'block', text: 'Assemble a transformer block (attention + FFN + residual + norm).', chapters: ['E'] },
+  { id: 'enc-dec', text: 'Distinguish encoder from decoder (causal masking).', chapters: ['F'] },
+];
+
+/** The recap: the stepper through one whole forward pass, placed after chapter B. */
+export const RECAP = {
+  id: 'recap',
+  after: 'B',
+  title: 'Recap: one forward pass, step by step',
+  intro: [
+    'Everything chapter B built, in order, on the trained model and your sentence: tokens, embeddings, queries, keys, values, scores, scaling, the mask, softmax and the weighted sum. Press ▶ Play, the Next button or the arrow keys. Each step shows its formula with the shapes filled in, the matrices that go in and the one that comes out; click any cell of the output to see how it was computed.',
+    'The pass continues past attention into heads, residuals, normalisation and the feed-forward network, which chapters C to E explain; come back here after chapter E to read it to the end.',
+  ],
+};
+
+// Chapter texts. `extras[concept]` lists what follows that concept's view:
+//   { try: 'text', patch: { state } }  a button that changes the page's state (text, preset, switches)
+//   { try: 'text', attrs: { name: value } }  a button that sets attributes of that concept's view
+//   { question: 'id' }  one of the notes' questions (<ap-quiz questions="id">), predict first, then reveal
+export const LESSONS = {
+  A: {
+    goals: ['rnn'],
+    intro: [
+      'Before transformers, a sequence model read a sentence one word at a time and carried everything it knew in one state vector h_t = f(h_{t−1}, x_t). The notes name three problems with that at scale: it is sequential (step t waits for step t−1), what came long ago fades (vanishing gradients), and everything must squeeze through one fixed-size state.',
+      'The fix the notes build up to: let each output look back at every input directly, with weights it computes from the words themselves. That is attention, first added to an RNN translator (Bahdanau et al.), then used on its own in the transformer.',
+    ],
+    extras: {
+      'rnn-chain': [{ try: 'Move to the last word: its state is the only thing a plain RNN passes on. Attention\'s arcs reach every earlier word in one hop.', attrs: { t: '99' } }],
+      'rnn-vanishing': [
+        { try: 'Set the spectral radius ρ to 1.5: now the gradient explodes instead of fading. Either way, a signal 30 steps back is unusable.', attrs: { radius: '1.5' } },
+        { try: 'Back to ρ = 0.9.', attrs: { radius: '0.9' } },
+      ],
+      'rnn-cost': [{ try: 'Set n to 1024 tokens: attention\'s n² d now costs more multiply-adds than the RNN\'s n d², yet it is one parallel step instead of 1024 sequential ones.', attrs: { n: '1024' } }],
+      'soft-lookup': [{ try: 'Switch the score to additive (Bahdanau\'s g): the same lookup, another way to compare a query with a key.', attrs: { score: 'additive' } }],
+    },
+  },
+  B: {
+    goals: ['sdpa'],
+    intro: [
+      'Each token becomes a row of a matrix X. Three learned matrices turn each row into a query ("what am I looking for?"), a key ("what do I offer?") and a value ("what I pass on if attended to"). A score is a query times a key; scores are divided by √d_k, each row goes through softmax to become weights that sum to 1, and each output row is the weights\' mix of value rows:',
+      'Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V.',
+      'The views run a small decoder trained by this project on a synthetic English grammar (64 dimensions, 4 heads, 2 layers), so the weights you see were learned, not random. Change the sentence at the top and every number recomputes; the notes\' own worked examples are one click away.',
+    ],
+    extras: {
+      scores: [{ try: 'Try a sentence with agreement: "the dogs near the cat sleep ." and look at the row of "sleep".', patch: { text: 'the dogs near the cat sleep .', preset: '' } }],
+      scale: [{ try: 'Open the notes\' case: d_k = 512 with random queries and keys. Unscaled, softmax picks one key; scaled, the weights spread.', patch: { preset: 'scale.d512' } }],
+      softmax: [
+        { try: 'Open the notes\' "the cat sat" table (000): .7 .2 .1 / .1 .6 .3 / .2 .3 .5.', patch: { preset: 'softmax.the-cat-sat' } },
+        { try: 'Open "Clouds drift across blue sky" (004): the weights of "sky".', patch: { preset: 'softmax.clouds' } },
+        { question: 'thinking-machines' },
+        { question: 'predict-cat-sat' },
+      ],
+      'weighted-sum': [
+        { try: 'Open the notes\' z_cat = 0.1 v_the + 0.6 v_cat + 0.3 v_sat (000).', patch: { preset: 'weighted-sum.the-cat-sat' } },
+        { try: 'Back to your sentence on the trained model.', patch: { preset: '' } },
+        { question: 'predict-live' },
+      ],
+    },
+  },
+  C: {
+    goals: ['heads-pos'],
+    intro: [
+      'One attention pattern relates words in one way only. Multi-head attention runs h smaller attentions side by side, each with its own W_Q, W_K and W_V of width d_k = d / h, concatenates their outputs and mixes them with W_O. In a trained model the heads specialise: one looks at the previous word, another at the first token, another at the subject of the verb.',
+      'The notes also show that heads are just a reshape: (n, d) → (n, h, d/h) → (h, n, d/h), so the head axis works like a batch axis and h heads cost about as much as one.',
+    ],
+    extras: {
+      heads: [{ try: 'Try agreement across a phrase: in "the dogs near the cat sleep ." which head links "sleep" back to "dogs"?', patch: { text: 'the dogs near the cat sleep .', preset: '' } }],
+      reshape: [{ question: 'dimensions' }],
+      'head-cost': [{ try: 'Use 16 heads: the multiply-adds stay the same; what grows is the number of score matrices kept.', attrs: { h: '16' } }],
+    },
+  },
+  D: {
+    goals: ['heads-pos'],
+    intro: [
+      'Attention compares every pair of tokens wherever they are. Without positions, "the cat sat on the mat" and its shuffle give the same output rows, only reordered. So positions must be put in: added to the embeddings (the sinusoidal formula, or a learned table), or put into the comparison itself (relative positions, RoPE).',
+    ],
+    extras: {
+      sinusoidal: [
+        { try: 'Open the notes\' d_model = 4 example (004): PE(1, 0) = sin 1 = 0.84, PE(1, 1) = cos 1 = 0.54.', patch: { preset: 'sinusoidal.d4' } },
+        { try: 'Back to your sentence on the trained model.', patch: { preset: '' } },
+      ],
+    },
+  },
+  E: {
+    goals: ['block'],
+    intro: [
+      'A transformer layer wraps two sublayers, multi-head attention and a small feed-forward network (FFN), each in a residual connection x + Sublayer(x) followed by layer normalisation ("Add & Norm"). Attention mixes information between tokens; the FFN transforms each token on its own, with the nonlinearity attention lacks. Layers are stacked N times.',
+      'The notes draw post-norm (normalise after adding), as in the original paper; many later models (GPT-2) normalise before each sublayer instead. When you have finished this chapter, go back to the recap and step through a whole layer.',
+    ],
+    extras: {
+      block: [
+        { try: 'Switch to pre-norm and watch the diagram redraw. (This model was trained post-norm, so its numbers change too: it was never trained this way.)', patch: { norm: 'pre', preset: '' } },
+        { try: 'Back to post-norm, as trained.', patch: { norm: '', preset: '' } },
+      ],
+    },
+  },
+  F: {
+    goals: ['enc-dec'],
+    intro: [
+      'An encoder lets every token see every other: it reads the whole sentence at once (BERT). A decoder that generates text left to right must not see the future, so before softmax its scores above the diagonal are set to −∞ and their weights become 0 (GPT). An encoder-decoder (the original transformer, for translation) adds cross-attention: the decoder\'s queries read the encoder\'s keys and values.',
+      'Generation then feeds each chosen token back in, one at a time; the KV cache keeps the keys and values already computed.',
+    ],
+    extras: {
+      'causal-mask': [
+        { try: 'Switch the mask off on this decoder: each word now sees the words after it. A model trained to predict the next word could then simply copy it, which is why training keeps the mask on.', patch: { causal: 'off', preset: '' } },
+        { try: 'Switch it back on.', patch: { causal: '', preset: '' } },
+        { question: 'predict-causal' },
+      ],
+    },
+  },
+  G: {
+    goals: [],
+    intro: [
+      'Attention\'s strength is also its cost: every head of every layer computes an n × n matrix of scores, so time grows as n² d and memory as n². Here you measure it on this machine, see how long contexts avoid storing the matrix, and count where a model\'s parameters are.',
+    ],
+    extras: {
+      comparison: [{ question: 'transformers-vs-rnns' }],
+    },
+  },
+  H: {
+    goals: [],
+    intro: [
+      'The attention weights are not learned: they are computed from the input every time. What is learned are W_Q, W_K, W_V (and the rest) by backpropagation. Train a tiny transformer in your browser and watch its attention patterns form, then answer the notes\' questions once more.',
+    ],
+    extras: {},
+  },
+};
+
+/** The chapters of the path in order: the lesson chapters with the recap after chapter B. */
+export function pathOrder(chapters) {
+  const out = [];
+  for (const ch of chapters) {
+    out.push(ch.id);
+    if (ch.id === RECAP.after) out.push(RECAP.id);
+  }
+  return out;
+}
+
+// ---- progress, kept in the browser ---------------------------------------------------------
+
+const KEY = 'ap-progress';
+
+/** { done: { [chapter]: true }, last: chapter, answers: { [question]: correct } } */
+export function loadProgress() {
+  try {
+    const p = JSON.parse(localStorage.getItem(KEY) || '{}');
+    return { done: p.done && typeof p.done === 'object' ? p.done : {}, last: typeof p.last === 'string' ? p.last : '', answers: p.answers && typeof p.answers === 'object' ? p.answers : {} };
+  } catch {
+    return { done: {}, last: '', answers: {} }; // storage blocked (a sandboxed frame): progress lives for this visit
+  }
+}
+
+export function saveProgress(p) {
+  try { localStorage.setItem(KEY, JSON.stringify(p)); } catch { /* storage blocked */ }
+}
+
+/** Is a goal met: every chapter that teaches it marked done? */
+export function goalMet(goal, progress) {
+  return goal.chapters.every((c) => progress.done[c]);
+}
