@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/tensor.hpp"
+#include "io/tokenizer.hpp"
 
 namespace ap {
 
@@ -90,8 +91,7 @@ void ModelConfig::validate() const {
   check_at_most("rel_clip", rel_clip, kMaxRelClip);
   if (!std::isfinite(eps) || eps <= 0.0f)
     fail("eps must be a finite number > 0 (got " + format_float(eps) + ")");
-  if (tokenizer != "char" && tokenizer != "word")
-    fail("unknown tokenizer \"" + tokenizer + "\" (allowed: \"char\", \"word\")");
+  Tokenizer::kind_from_name(tokenizer);  // throws for an unknown name, listing the known ones
 }
 
 const char* to_string(Arch a) { return name_of(kArchNames, a); }

@@ -175,7 +175,7 @@ std::vector<uint8_t> save_model(Model& model) {
   ModelConfig cfg = model.config();
   const Tokenizer& tok = model.tokenizer();
   // The tokenizer object is the truth about its kind; the config string follows it.
-  cfg.tokenizer = tok.kind() == Tokenizer::Kind::Char ? "char" : "word";
+  cfg.tokenizer = Tokenizer::name_of(tok.kind());
   if (cfg.vocab_size == 0) cfg.vocab_size = tok.size();
   if (cfg.vocab_size != tok.size())
     fail("model config vocab_size (" + std::to_string(cfg.vocab_size) +
@@ -214,7 +214,7 @@ Model load_model(const uint8_t* bytes, size_t size) {
     fail(std::string("model file: ") + e.what());
   }
   std::vector<std::string> vocab = vocab_from_json(meta_or_fail(st, "vocab"));
-  const auto kind = cfg.tokenizer == "word" ? Tokenizer::Kind::Word : Tokenizer::Kind::Char;
+  const auto kind = Tokenizer::kind_from_name(cfg.tokenizer);
   Tokenizer tok = [&] {
     try {
       return Tokenizer(kind, std::move(vocab));

@@ -65,9 +65,25 @@ bool is_punct_piece(const std::string& p) {
   return p.size() == 1 && is_punct(static_cast<unsigned char>(p[0]));
 }
 
-const char* kind_name(Tokenizer::Kind k) { return k == Tokenizer::Kind::Char ? "char" : "word"; }
+const char* kind_name(Tokenizer::Kind k) { return Tokenizer::name_of(k); }
 
 }  // namespace
+
+Tokenizer::Kind Tokenizer::kind_from_name(const std::string& name) {
+  if (name == "char") return Kind::Char;
+  if (name == "word") return Kind::Word;
+  if (name == "sentence") return Kind::Sentence;
+  fail("unknown tokenizer \"" + name + "\" (allowed: \"char\", \"word\", \"sentence\")");
+}
+
+const char* Tokenizer::name_of(Kind kind) {
+  switch (kind) {
+    case Kind::Char: return "char";
+    case Kind::Word: return "word";
+    case Kind::Sentence: return "sentence";
+  }
+  return "char";
+}
 
 Tokenizer::Tokenizer(Kind kind, std::vector<std::string> vocab) : kind_(kind), vocab_(std::move(vocab)) {
   if (vocab_.size() < 4)
@@ -120,9 +136,18 @@ std::vector<std::string> Tokenizer::split(const std::string& text) const {
     if (!word.empty()) pieces.push_back(std::move(word));
     word.clear();
   };
+  const bool elision = kind_ == Kind::Sentence;
   for (size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (is_space(c)) {
+    // Sentence level: an apostrophe ending an elided word stays on it ("l'", "j'", "s'"); the
+    // typographic one (U+2019, E2 80 99) is written as the ASCII one.
+    const size_t apostrophe = c == '\'' ? 1
+                              : (c == 0xE2 && text.compare(i, 3, "\xE2\x80\x99") == 0) ? 3 : 0;
+    if (elision && apostrophe && !word.empty()) {
+      word += '\'';
+      flush();
+      i += apostrophe;
+    } else if (is_space(c)) {
       flush();
       ++i;
     } else if (is_punct(c)) {
@@ -168,9 +193,12 @@ std::string Tokenizer::decode(const std::vector<int>& ids) const {
            " vocabulary of " + std::to_string(size()));
     if (id == kPad || id == kBos || id == kEos) continue;
     const std::string& piece = vocab_[id];  // vocab_[kUnk] is "<unk>"
-    if (kind_ == Kind::Word && !text.empty() && !is_punct_piece(piece)) text += ' ';
+    const bool after_elision = kind_ == Kind::Sentence && !text.empty() && text.back() == '\'';
+    if (kind_ != Kind::Char && !text.empty() && !is_punct_piece(piece) && !after_elision) text += ' ';
     text += piece;
   }
+  if (kind_ == Kind::Sentence && !text.empty() && text[0] >= 'a' && text[0] <= 'z')
+    text[0] = static_cast<char>(text[0] - 'a' + 'A');
   return text;
 }
 

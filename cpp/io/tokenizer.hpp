@@ -2,6 +2,11 @@
 // Fixed special ids: 0 <pad>, 1 <unk>, 2 <bos>, 3 <eos>; the vocabulary follows.
 // Word level: lower-cased, split on whitespace, each punctuation character its own token.
 // Char level: one token per UTF-8 code point (spaces are tokens).
+// Sentence level: word level, plus French elision and sentence case, for the translation task:
+//   an apostrophe (' or U+2019) right after a word ends that word and stays on it
+//   ("L'accord" -> "l'" "accord"); decoding writes no space after such a piece and capitalises
+//   the first letter of the text (ASCII only: "l' accord" -> "L'accord"). Everything else is as
+//   at word level, so the two kinds differ only on apostrophes and on the first letter.
 #pragma once
 #include <string>
 #include <unordered_map>
@@ -11,10 +16,13 @@ namespace ap {
 
 class Tokenizer {
  public:
-  enum class Kind { Char, Word };
+  enum class Kind { Char, Word, Sentence };
   static constexpr int kPad = 0, kUnk = 1, kBos = 2, kEos = 3;
 
   Tokenizer() = default;
+  // "char", "word", "sentence" (the name a model config stores); throws ap::Error otherwise.
+  static Kind kind_from_name(const std::string& name);
+  static const char* name_of(Kind kind);
   // `vocab` is the full list including the four specials at ids 0..3 (throws ap::Error otherwise,
   // or on duplicates / empty entries).
   Tokenizer(Kind kind, std::vector<std::string> vocab);

@@ -11,6 +11,7 @@ namespace ap::train {
 std::unique_ptr<Task> make_dates_task();    // dates.cpp
 std::unique_ptr<Task> make_grammar_task();  // grammar.cpp
 std::unique_ptr<Task> make_mlm_task();      // mlm.cpp
+std::unique_ptr<Task> make_translation_task();  // translation.cpp
 
 namespace {
 
@@ -53,7 +54,7 @@ std::vector<int> ids_of(const Tokenizer& tok, const std::string& text) {
 
 }  // namespace
 
-std::vector<std::string> task_names() { return {"sort", "reverse", "dates", "grammar", "mlm"}; }
+std::vector<std::string> task_names() { return {"sort", "reverse", "dates", "grammar", "mlm", "translate"}; }
 
 std::unique_ptr<Task> make_task(const std::string& name) {
   if (name == "sort") return std::make_unique<StringTask>(true);
@@ -61,7 +62,8 @@ std::unique_ptr<Task> make_task(const std::string& name) {
   if (name == "dates") return make_dates_task();
   if (name == "grammar") return make_grammar_task();
   if (name == "mlm") return make_mlm_task();
-  fail("unknown task \"" + name + "\" (known: sort, reverse, dates, grammar, mlm)");
+  if (name == "translate") return make_translation_task();
+  fail("unknown task \"" + name + "\" (known: sort, reverse, dates, grammar, mlm, translate)");
 }
 
 std::vector<int> prompt_ids(const Task& task, const std::string& src) {

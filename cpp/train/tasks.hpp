@@ -19,6 +19,8 @@
 //       the hidden word's class (determiner, noun, verb, ...). One sentence in four is drawn
 //       without its final "." so that sentences typed without it are in the distribution too.
 //       Vocabulary: grammar's, then "[MASK]".
+//   translate (encoder-decoder, sentence tokenizer: words, elided "l'" kept whole): encoder input =
+//       the English sentence, decoder = "<bos>" + the French sentence + "<eos>" (translation.cpp).
 // Held-out data: every task hashes an example's key (the input string; the date; the subject
 // phrase of a sentence; mlm: grammar's) and reserves one bucket in 10 (sort, reverse: 1 in 20) for evaluation:
 // training never draws a held-out key, evaluation draws only held-out keys.
@@ -71,7 +73,7 @@ class Task {
   Tokenizer tok_;
 };
 
-// "sort", "reverse", "dates", "grammar", "mlm"; throws ap::Error naming the known tasks otherwise.
+// "sort", "reverse", "dates", "grammar", "mlm", "translate"; throws ap::Error naming the known tasks otherwise.
 std::unique_ptr<Task> make_task(const std::string& name);
 std::vector<std::string> task_names();
 
