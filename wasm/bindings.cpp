@@ -21,7 +21,9 @@
 #include "core/model.hpp"
 #include "core/presets.hpp"
 #include "core/rnn.hpp"
+#include "core/rnn_attention.hpp"
 #include "io/model_io.hpp"
+#include "io/rnn_attention_io.hpp"
 #include "kernels/attention.hpp"
 #include "trace/trace.hpp"
 #include "train/evaluate.hpp"
@@ -721,4 +723,78 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
   function("lastError", &last_error);
   function("heapUsed", &heap_used);
   function("kernelVariant", &kernel_variant);
+}
+
+// ---- RNN encoder-decoder with additive attention (birnn, bahdanau, translation) ----------------
+// A trained model file (io/rnn_attention_io.hpp) loaded once; each call runs the core and
+// returns a trace of every stage (core/rnn_attention.hpp names them).
+class RnnAttnHandle {
+ public:
+  std::unique_ptr<ap::RnnAttnModel> model;
+
+  std::string config_json() const { return ap::rnn_attention_config_to_json(model->config()); }
+  std::string metadata_json() const { return json(model->metadata()).dump(); }
+  std::string vocab_json() const { return json(model->tokenizer().vocab()).dump(); }
+  std::string encode(std::string text) const {
+    return guard([&]() {
+      const ap::Tokenizer::Encoded e = model->tokenizer().encode(text);
+      return json{{"ids", e.ids}, {"pieces", e.pieces}, {"unknown", e.unknown}}.dump();
+    }, std::string());
+  }
+  // ids as a JSON array; "\x01" on error.
+  std::string decode(std::string ids_json) const {
+    return guard([&]() {
+      std::vector<int> ids;
+      try {
+        ids = json::parse(ids_json).get<std::vector<int>>();
+      } catch (const json::exception&) {
+        ap::fail("ids must be an array of integers");
+      }
+      for (int id : ids)
+        if (id < 0 || id >= model->config().vocab_size) ap::fail("token id " + std::to_string(id) + " is outside the vocabulary");
+      return model->tokenizer().decode(ids);
+    }, std::string("\x01"));
+  }
+  // The encoder alone on the source text.
+  TraceHandle* encoder(std::string src) const {
+    return guard([&]() -> TraceHandle* {
+      const std::vector<int> ids = model->tokenizer().encode(src).ids;
+      if (ids.empty()) ap::fail("there are no words: type a sentence for the encoder to read");
+      auto h = std::make_unique<TraceHandle>();
+      model->encode(h->trace, ids);
+      return h.release();
+    }, nullptr);
+  }
+  // Greedy translation (teacher = false), or the decoder reading <bos> + tgt (teacher = true).
+  TraceHandle* translate(std::string src, std::string tgt, bool teacher) const {
+    return guard([&]() -> TraceHandle* {
+      const std::vector<int> ids = model->tokenizer().encode(src).ids;
+      if (ids.empty()) ap::fail("there is nothing to translate: type a sentence");
+      const std::vector<int> t = model->tokenizer().encode(tgt).ids;
+      auto h = std::make_unique<TraceHandle>();
+      model->forward(h->trace, ids, teacher ? &t : nullptr);
+      return h.release();
+    }, nullptr);
+  }
+};
+
+RnnAttnHandle* load_rnn_attention(uintptr_t bytes, int size) {
+  return guard([&]() -> RnnAttnHandle* {
+    auto h = std::make_unique<RnnAttnHandle>();
+    h->model = std::make_unique<ap::RnnAttnModel>(
+        ap::load_rnn_attention(reinterpret_cast<const uint8_t*>(bytes), static_cast<size_t>(size)));
+    return h.release();
+  }, nullptr);
+}
+
+EMSCRIPTEN_BINDINGS(attention_playground_rnn_attention) {
+  class_<RnnAttnHandle>("RnnAttnHandle")
+      .function("configJson", &RnnAttnHandle::config_json)
+      .function("metadataJson", &RnnAttnHandle::metadata_json)
+      .function("vocabJson", &RnnAttnHandle::vocab_json)
+      .function("encode", &RnnAttnHandle::encode)
+      .function("decode", &RnnAttnHandle::decode)
+      .function("encoder", &RnnAttnHandle::encoder, allow_raw_pointers())
+      .function("translate", &RnnAttnHandle::translate, allow_raw_pointers());
+  function("loadRnnAttention", &load_rnn_attention, allow_raw_pointers());
 }

@@ -424,3 +424,41 @@ export interface Trainer {
   snapshot(): Model;
   dispose(): void;
 }
+
+// ---- RNN encoder-decoder with additive attention (birnn, bahdanau, translation) ----------------
+// Stage names of its traces (cpp/core/rnn_attention.hpp). S source length, T decoder steps,
+// E embedding width, H one encoder direction (h_j has 2H numbers), Ds decoder state, A attention width.
+//   encoder: tokens (S), enc_embed (S, E), enc_fwd (S, H), enc_bwd (S, H), enc_h (S, 2H)
+//   decoder: dec_tokens (T), dec_embed (T, E), dec_s (T+1, Ds) s_0..s_T, add_ws (Ds, A), add_wh (2H, A),
+//            add_v (1, A), add_s (T, A) = W_s s_{t-1}, add_h (S, A) = W_h h_j, add_tanh (T, S, A),
+//            add_scores (1, T, S) = e_tj, add_weights (1, T, S) = alpha_tj, add_context (T, 2H) = C_t,
+//            logits (T, V), probs (T, V), out_tokens (T)
+
+export interface AttentionPlayground {
+  /** Loads a model file whose config has "arch": "rnn-attention"; a bad file throws an Error naming the problem. */
+  loadRnnAttention(bytes: Uint8Array | ArrayBuffer): RnnAttentionModel;
+}
+
+export interface RnnAttentionTrace extends Trace {
+  /** Source pieces. */
+  readonly tokens: string[];
+  /** Source positions read as <unk>. */
+  readonly unknown: number[];
+  /** translate() only: each step's argmax word ('<eos>' included), its ids, and the translation without <eos>. */
+  readonly output?: string[];
+  readonly outputIds?: number[];
+  readonly text?: string;
+}
+
+export interface RnnAttentionModel {
+  readonly config: { arch: 'rnn-attention'; vocabSize: number; dEmb: number; dEnc: number; dDec: number; dAtt: number; maxLen: number; tokenizer: string };
+  /** Specials first: <pad> <unk> <bos> <eos> at ids 0..3. */
+  readonly vocab: string[];
+  readonly metadata: Record<string, string>;
+  readonly tokenizer: { encode(text: string): { ids: Int32Array; pieces: string[]; unknown: number[] }; decode(ids: ArrayLike<number>): string; readonly vocab: string[] };
+  /** The bidirectional encoder alone (encoder stages). */
+  encode(text: string): RnnAttentionTrace;
+  /** Greedy translation, or teacher forcing on opts.target; every encoder and decoder stage. */
+  translate(text: string, opts?: { target?: string | null }): RnnAttentionTrace;
+  dispose(): void;
+}

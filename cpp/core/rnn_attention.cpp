@@ -23,12 +23,12 @@ void RnnAttnConfig::validate() const {
   positive(d_att, "d_att", 1024);
   positive(max_len, "max_len", 512);
   if (vocab_size < 0 || vocab_size > 1000000) fail("rnn-attention config: vocab_size out of range");
-  if (tokenizer != "word" && tokenizer != "char")
-    fail("rnn-attention config: tokenizer must be \"word\" or \"char\" (got \"" + tokenizer + "\")");
+  Tokenizer::kind_from_name(tokenizer);  // throws naming the known kinds
 }
 
 RnnAttnModel::RnnAttnModel(RnnAttnConfig cfg, Tokenizer tok) : cfg_(std::move(cfg)), tok_(std::move(tok)) {
   if (cfg_.vocab_size == 0) cfg_.vocab_size = tok_.size();
+  cfg_.tokenizer = Tokenizer::name_of(tok_.kind());  // the tokenizer object is the truth
   cfg_.validate();
   if (cfg_.vocab_size != tok_.size())
     fail("rnn-attention config: vocab_size is " + std::to_string(cfg_.vocab_size) + " but the vocabulary has " +

@@ -126,7 +126,7 @@ RnnAttnModel load_rnn_attention(const uint8_t* bytes, size_t size) {
       fail("model file holds " + std::to_string(have) + " weights but its config needs " + std::to_string(need) +
            " (wrong or truncated file?)");
   }
-  const auto kind = cfg.tokenizer == "word" ? Tokenizer::Kind::Word : Tokenizer::Kind::Char;
+  const auto kind = Tokenizer::kind_from_name(cfg.tokenizer);
   RnnAttnModel model = [&] {
     try {
       return RnnAttnModel(cfg, Tokenizer(kind, std::move(vocab)));

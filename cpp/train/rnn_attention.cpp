@@ -326,7 +326,7 @@ namespace {
 RnnAttnConfig sized_for(const Task& task, RnnAttnConfig c) {
   c.vocab_size = task.tokenizer().size();
   c.max_len = std::max(c.max_len, task.max_len() + 2);
-  c.tokenizer = task.tokenizer().kind() == Tokenizer::Kind::Word ? "word" : "char";
+  c.tokenizer = Tokenizer::name_of(task.tokenizer().kind());
   c.validate();
   return c;
 }
