@@ -117,3 +117,49 @@ describe('quadratic: the notes\' 4096-token context', () => {
     await screenshots('ap-quadratic', 'quadratic');
   }, 180_000);
 });
+
+// Mean of cos(x_i, x_j) over pairs i < j, computed here from the core's rows.
+function meanCosine(x, n, d) {
+  let sum = 0, pairs = 0;
+  const norm = (i) => Math.hypot(...x.subarray(i * d, (i + 1) * d));
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      let dot = 0;
+      for (let c = 0; c < d; c++) dot += x[i * d + c] * x[j * d + c];
+      sum += dot / (norm(i) * norm(j));
+      pairs++;
+    }
+  }
+  return sum / pairs;
+}
+
+const modelBytes = (name) => readFileSync(new URL(`../../web/models/${name}.safetensors`, import.meta.url));
+
+describe("ffn's why: attention alone only re-averages value vectors (003)", () => {
+  test('the attention-only stack\'s rows converge more than the same stack with FFNs, by the mean pairwise cosine', async () => {
+    const { page, errors, widget } = await openAlone('ap-ffn');
+    await page.waitForFunction(() => document.querySelector('ap-ffn').dataset.whyWithFfn);
+    const view = await widget.evaluate((w) => ({ text: w.dataset.whyText, a: JSON.parse(w.dataset.whyAttentionOnly), f: JSON.parse(w.dataset.whyWithFfn), verdict: w.shadowRoot.querySelector('.why-verdict').textContent }));
+    // The same stacks from the core in Node; the measure computed here from their rows (stack_x).
+    const ap = await load();
+    const model = ap.loadModel(modelBytes('mlm'));
+    const t = model.attentionStacks(view.text, { layer: 0, depth: 6, residual: true, causal: false });
+    const n = t.tokens.length, d = model.config.dModel;
+    const mine = (stack) => Array.from({ length: 7 }, (_, l) => meanCosine(t.get('stack_x', { stack, layer: l }), n, d));
+    const a = mine('attention_only'), f = mine('with_ffn');
+    t.dispose();
+    model.dispose();
+    console.log(`ffn why on "${view.text}": attention only ${a.map((v) => v.toFixed(3))}, with FFN ${f.map((v) => v.toFixed(3))}`);
+    a.forEach((v, l) => expect(view.a[l]).toBeCloseTo(v, 4));
+    f.forEach((v, l) => expect(view.f[l]).toBeCloseTo(v, 4));
+    expect(a[0]).toBe(f[0]);
+    expect(a[6]).toBeGreaterThan(0.9);        // attention only: the rows have nearly merged
+    expect(a[3] - f[3]).toBeGreaterThan(0.1);  // after 3 layers the FFN stack is clearly further apart
+    expect(view.verdict).toContain(`after 3 layers attention only ${a[3].toFixed(3)}, with FFNs ${f[3].toFixed(3)}`);
+    // Without residual paths both collapse (the view says so, and shows it when switched).
+    await widget.evaluate((w) => w.shadowRoot.querySelector('[data-control="why-residual"] button[data-value="false"]').click());
+    await page.waitForFunction(() => JSON.parse(document.querySelector('ap-ffn').dataset.whyWithFfn)[6] > 0.95);
+    expect(errors).toEqual([]);
+    await screenshots('ap-ffn', 'ffn', {}, (p) => p.waitForFunction(() => document.querySelector('ap-ffn').dataset.whyWithFfn));
+  }, 180_000);
+});
