@@ -163,3 +163,45 @@ describe("ffn's why: attention alone only re-averages value vectors (003)", () =
     await screenshots('ap-ffn', 'ffn', {}, (p) => p.waitForFunction(() => document.querySelector('ap-ffn').dataset.whyWithFfn));
   }, 180_000);
 });
+
+describe('shifted-right: decoder input vs target, teacher forcing vs free generation (004)', () => {
+  test('input[t+1] == target[t]; teacher-forced predictions are the argmax of the core\'s probs; free generation writes the answer', async () => {
+    const { page, errors, widget } = await openAlone('ap-shifted-right');
+    const r = await widget.evaluate((w) => ({ input: JSON.parse(w.dataset.input), target: JSON.parse(w.dataset.target), forced: JSON.parse(w.dataset.forced), free: JSON.parse(w.dataset.free), generated: w.dataset.generated }));
+    expect(r.input[0]).toBe(2);  // <bos>
+    expect(r.input.length).toBe(r.target.length);
+    for (let t = 0; t + 1 < r.input.length; t++) expect(r.input[t + 1]).toBe(r.target[t]);
+    expect(r.target[r.target.length - 1]).toBe(3);  // <eos>
+    // The same forward pass in Node: the argmax of each row of probs.
+    const ap = await load();
+    const model = ap.loadModel(modelBytes('dates'));
+    const trace = model.forward({ src: '22 Nov 2026', tgt: Int32Array.from(r.input) });
+    const probs = trace.get('probs'), V = model.vocab.length;
+    const argmax = Array.from({ length: r.input.length }, (_, t) => {
+      let best = 0;
+      for (let v = 1; v < V; v++) if (probs[t * V + v] > probs[t * V + best]) best = v;
+      return best;
+    });
+    trace.dispose();
+    expect(r.forced).toEqual(argmax);
+    expect(model.tokenizer.decode(r.target)).toBe('2026-11-22');  // the notes' example, written out
+    expect(r.generated).toBe('2026-11-22');
+    expect(r.forced).toEqual(r.target);  // the trained model is right at every teacher-forced position
+    // A wrong target: teacher forcing feeds it anyway; free generation does not change.
+    await widget.evaluate((w) => w.setAttribute('target', '2062-11-22'));
+    await page.waitForFunction(() => JSON.parse(document.querySelector('ap-shifted-right').dataset.input).length && document.querySelector('ap-shifted-right').dataset.rendered.includes('2062'));
+    const wrong = await widget.evaluate((w) => ({ input: JSON.parse(w.dataset.input), generated: w.dataset.generated, verdict: w.shadowRoot.querySelector('.shift-verdict').textContent }));
+    expect(model.tokenizer.decode(wrong.input)).toBe('2062-11-22');
+    expect(wrong.generated).toBe('2026-11-22');
+    expect(wrong.verdict).toMatch(/teacher forcing still feeds the target/);
+    model.dispose();
+    // bad input: a clear message, and the view recovers
+    await widget.evaluate((w) => w.setAttribute('source', ''));
+    await page.waitForFunction(() => document.querySelector('ap-shifted-right').dataset.error);
+    expect(await widget.evaluate((w) => w.dataset.error)).toMatch(/type a date/);
+    await widget.evaluate((w) => w.setAttribute('source', '22 Nov 2026'));
+    await page.waitForFunction(() => !document.querySelector('ap-shifted-right').dataset.error);
+    expect(errors).toEqual([]);
+    await screenshots('ap-shifted-right', 'shifted-right');
+  }, 180_000);
+});

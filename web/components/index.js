@@ -30,6 +30,7 @@ import './ap-ffn.js';
 import './ap-block.js';
 import './ap-causal-mask.js';
 import './ap-encoder-decoder.js';
+import './ap-shifted-right.js';
 import './ap-cross-attention.js';
 import './ap-decoding.js';
 import './ap-sampling.js';

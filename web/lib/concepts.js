@@ -40,6 +40,7 @@ export const CONCEPTS = [
   { id: 'block', chapter: 'E', title: 'The whole block, layer by layer' },
   { id: 'causal-mask', chapter: 'F', title: 'The causal mask' },
   { id: 'encoder-decoder', chapter: 'F', title: 'Encoder and decoder' },
+  { id: 'shifted-right', chapter: 'F', title: 'Output shifted right: teacher forcing vs generation' },
   { id: 'cross-attention', chapter: 'F', title: 'Cross-attention' },
   { id: 'decoding', chapter: 'F', title: 'Generating one token at a time' },
   { id: 'sampling', chapter: 'F', title: 'Greedy, temperature, top-k, top-p' },
