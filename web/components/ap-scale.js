@@ -1,5 +1,8 @@
-// <ap-scale> (scale): divide the scores by sqrt(d_k). Scaled and unscaled weights side by side
-// (both computed by the core), and a d_k slider over the core's experiment (ap.scaleStats): many
+// <ap-scale> (scale): divide the scores by sqrt(d_k). First the notes' case (004), always shown:
+// d_k = 512, N(0, 1) queries and keys drawn by the core (preset scale.d512), the softmax without
+// and with the division side by side: unscaled one weight per row takes nearly everything, scaled
+// the weights spread. Then the page's text with and without scaling, and a d_k slider over the
+// core's experiment (ap.scaleStats): many
 // draws of random unit-variance queries and keys, the spread of q.k with and without scaling, the
 // softmax's entropy and its largest weight. Var(q.k) = d_k, so the unscaled spread grows like
 // sqrt(d_k) and the softmax saturates; the notes' d_k = 512 gives sqrt(512) = 22.6.
@@ -20,6 +23,17 @@ const DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 const N = 8;         // keys per softmax row (and queries per draw)
 const DRAWS = 200;   // draws per d_k: 1,600 softmax rows, 12,800 scores
 const SEED = 1;
+const NOTES_PRESET = 'scale.d512';
+
+/** Largest weight of each row of a rows x cols softmax. */
+function rowMax(values, rows, cols) {
+  return Array.from({ length: rows }, (_, i) => Math.max(...values.slice(i * cols, (i + 1) * cols)));
+}
+const mean = (a) => a.reduce((x, y) => x + y, 0) / a.length;
+function std(a) {
+  const m = mean(a);
+  return Math.sqrt(mean(a.map((v) => (v - m) ** 2)));
+}
 
 export class ApScale extends ApWidget {
   static concept = 'scale';
@@ -27,6 +41,13 @@ export class ApScale extends ApWidget {
 
   build() {
     this.presets = presetButtons(this, 'scale');
+    this.notesHead = el('h4', { text: 'The notes’ case: d_k = 512, random N(0, 1) queries and keys' });
+    this.notesText = el('p', { className: 'note' });
+    this.notesSide = el('div', { className: 'col2 scale-notes' });
+    this.notesVerdict = el('p', { className: 'panel scale-verdict' });
+    this.notes = el('section', { className: 'scale-notes-case', attrs: { 'aria-label': 'The notes’ case, d_k = 512' } },
+      this.notesHead, this.notesText, this.notesSide, this.notesVerdict);
+    this.yoursHead = el('h4');
     this.claim = el('div');
     this.ratio = el('div');
     this.side = el('div', { className: 'col2' });
@@ -43,17 +64,21 @@ export class ApScale extends ApWidget {
       this.expTable, this.notesCase, this.plots);
     this.body.append(
       el('p', { className: 'lead', text: 'Why √d_k? Dot products grow with dimension; scaling keeps softmax out of its saturated, tiny-gradient regime (notes 000). For high-dimensional vectors, dot products can become very large. If d_k = 512, the expected magnitude of a dot product is ≈ √512 ≈ 22.6; softmax of large values → extremely peaked distribution → near-zero gradients → no learning! Dividing by √d_k normalizes the variance back to 1 (004).' }),
-      this.presets.node, this.claim, this.ratio, this.side, this.experiment);
+      this.notes, this.yoursHead, this.presets.node, this.claim, this.ratio, this.side, this.experiment);
   }
 
   compute(state) {
     const on = runSpec({ ...state, scale: 'on' });
     const off = runSpec({ ...state, scale: 'off' });
-    return runsFor([on, off]);
+    const notes = { ...state, preset: NOTES_PRESET, heads: '', causal: '' };
+    return runsFor([on, off, runSpec({ ...notes, scale: 'on' }), runSpec({ ...notes, scale: 'off' })]);
   }
 
-  render([scaled, unscaled], state) {
+  render([scaled, unscaled, notesOn, notesOff], state) {
     this.presets.refresh();
+    this._notesCase(notesOn, notesOff);
+    const onNotes = state.preset === NOTES_PRESET;
+    this.yoursHead.textContent = onNotes ? 'The same case step by step' : `Your text on the current model (d_k = ${scaled.config.dK})`;
     this.claim.replaceChildren(...[claimBox(scaled.preset)].filter(Boolean));
     const layer = layerFor(scaled, state), head = headFor(scaled, state);
     const S = stepView(scaled, 'scaled', { layer, head }).view;
@@ -72,8 +97,41 @@ export class ApScale extends ApWidget {
     }
     a.title = `weights, scaled by √${dK}`;
     b.title = 'weights, not scaled';
-    this.place(this.side, this.hm('scaled', a), this.hm('unscaled', b));
+    this.place(this.side, this.hm('unscaled', b), this.hm('scaled', a));
     this._experiment();
+  }
+
+  // The notes' case: the preset's weights without and with the division, side by side, the largest
+  // weight of every row under each, and the spread of the raw q.k against sqrt(512).
+  _notesCase(on, off) {
+    const w1 = stepView(on, 'weights', { head: 0 }).view.output;
+    const w0 = stepView(off, 'weights', { head: 0 }).view.output;
+    const raw = Array.from(on.get('scores', { head: 0 }));
+    const dK = on.config.dK;
+    const spread = std(raw);
+    const max0 = rowMax(w0.values, w0.rows, w0.cols), max1 = rowMax(w1.values, w1.rows, w1.cols);
+    Object.assign(this.dataset, { notesUnscaledMax: String(mean(max0)), notesScaledMax: String(mean(max1)), notesScoreStd: String(spread), notesDk: String(dK) });
+    this.notesText.textContent = `The core draws ${w1.rows} query and ${w1.cols} key vectors of ${dK} numbers, each N(0, 1) (seeded). Their ${raw.length} dot products q·k spread by ${fmt(spread, 3)} (standard deviation): close to √${dK} = ${fmt(Math.sqrt(dK), 3)}, because Var(q·k) = d_k.`;
+    const card = (slot, m, title, maxes, cls) => {
+      if (!this._notesCards) this._notesCards = {};
+      let c = this._notesCards[slot];
+      if (!c) {
+        c = { title: el('h5', { className: 'scale-card-title' }), line: el('p', { className: `note ${cls}` }) };
+        c.node = el('div', { className: `scale-card ${cls}-card` });
+        this._notesCards[slot] = c;
+      }
+      c.title.textContent = title;
+      c.line.replaceChildren('Largest weight in each row: ', el('span', { className: 'mono', text: maxes.map((v) => fmt(v, 2)).join(', ') }),
+        '; mean ', el('b', { className: `${cls}-mean`, text: fmt(mean(maxes), 2) }), '.');
+      this.place(c.node, c.title, this.hm(`notes-${slot}`, { ...m, title: '', domain: [0, 1] }), c.line);
+      return c.node;
+    };
+    this.place(this.notesSide,
+      card('off', w0, 'softmax(q·k): not scaled', max0, 'notes-unscaled'),
+      card('on', w1, `softmax(q·k / √${dK}): scaled`, max1, 'notes-scaled'));
+    this.notesVerdict.replaceChildren(
+      el('b', { text: 'Not scaled: ' }), `scores of size ±${fmt(spread, 2)} make the softmax extremely peaked: on average ${fmt(100 * mean(max0), 0)}% of a row's weight goes to one key, so the gradient through the others is almost 0. `,
+      el('b', { text: `Divided by √${dK}: ` }), `the scores spread by ${fmt(spread / Math.sqrt(dK), 2)}, and the largest weight is ${fmt(100 * mean(max1), 0)}% on average: every key still gets some weight, and learning can move them.`);
   }
 
   _experiment() {
@@ -103,7 +161,7 @@ export class ApScale extends ApWidget {
       ],
     }));
     const n512 = this._curve[DKS.indexOf(512)];
-    this.notesCase.replaceChildren(el('b', { text: 'The notes’ case, d_k = 512: ' }),
+    this.notesCase.replaceChildren(el('b', { text: 'Averaged over many draws at d_k = 512: ' }),
       `√512 = ${fmt(n512.sqrtDk, 2)}; the core’s random dot products spread by ${fmt(n512.unscaled.std, 2)} and put ${fmt(100 * n512.unscaled.maxWeight, 0)}% of a row’s weight on one key (entropy ${fmt(n512.unscaled.entropy, 2)} of ${fmt(n512.maxEntropy, 2)}). Divided by √512 they spread by ${fmt(n512.scaled.std, 2)}, and the largest weight is ${fmt(100 * n512.scaled.maxWeight, 0)}%.`);
     if (!this._plotsDrawn) {
       this._plotsDrawn = true;
