@@ -12,7 +12,7 @@ const relDiff = (computed, published) => (computed - published) / published;
 
 describe('parameterCount', () => {
   test('BERT-base and GPT-3 match their published totals within 1%', () => {
-    // BERT-base (Devlin et al. 2019): 110M.
+    // BERT-base (Devlin et al. 2018): 110M.
     const bert = ap.parameterCount({
       arch: 'encoder', dModel: 768, nHeads: 12, nLayers: 12, dFf: 3072, vocabSize: 30522, maxLen: 512,
       pos: 'learned', segments: 2, embedNorm: true, pooler: true,
@@ -45,6 +45,14 @@ describe('parameterCount', () => {
     expect(byId.original.published).toBe(65e6);
     expect(byId['bert-base'].published).toBe(110e6);
     expect(byId.gpt3.published).toBe(175e9);
+    // Each total credited to where it is printed: only GPT-3's 175B is in the notes (004: "GPT-3:
+    // d_model = 12288, 96 layers, 96 heads, 175B parameters"); the notes give the other models'
+    // shapes only, their totals are the papers'.
+    expect(byId.original.source).toMatch(/^Vaswani et al\. 2017 .*: 65M\./);
+    expect(byId['original-big'].source).toMatch(/^Vaswani et al\. 2017 .*: 213M\. Not in the notes/);
+    expect(byId['bert-base'].source).toMatch(/^Devlin et al\. 2018 .*: 110M;/);
+    expect(byId.gpt3.source).toMatch(/^Notes 004: 175B parameters/);
+    for (const id of ['original', 'original-big', 'bert-base']) expect(byId[id].source).not.toMatch(/M\)?;? ?notes 004/i);
     expect(ap.parameterCount({ preset: 'original' }).total).toBe(63082496);
     expect(ap.parameterCount({ preset: 'bert-base' }).total).toBe(109482240);
     expect(ap.parameterCount({ preset: 'gpt3' }).total).toBe(174604259328);

@@ -16,7 +16,7 @@ import { numsTable } from '../lib/view.js';
 import { getPlayground, playgroundNow } from '../lib/playground.js';
 
 const ATTRS = ['kind', 'd-model', 'n-layers', 'n-heads', 'd-ff', 'vocab', 'max-len'];
-const SHORT = { original: 'Original (512/6/8)', 'original-big': 'Original big', 'bert-base': 'BERT-base (768/12/12)', gpt3: 'GPT-3 (12288/96/96)' };
+const SHORT = { original: 'Original (512/6/8)', 'original-big': 'Original big (1024/6/16)', 'bert-base': 'BERT-base (768/12/12)', gpt3: 'GPT-3 (12288/96/96)' };
 // Okabe-Ito colours: distinguishable with colour-blindness, readable on light and dark.
 const PARTS = [
   { key: 'embeddings', label: 'embeddings', color: '#56B4E9' },
