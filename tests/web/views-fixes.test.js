@@ -303,6 +303,19 @@ describe('block: the block as the notes draw it', () => {
     await shot(w, 'fixes-block-post-phone');
     expect(errors).toEqual([]);
   });
+  test('a decoder layer of an encoder-decoder (dates) adds its cross-attention box and a third residual path', async () => {
+    const { page, errors } = await openAlone('<ap-block model="dates" text="22 Nov 2026"></ap-block>');
+    await rendered(page, 'ap-block');
+    const w = page.locator('ap-block');
+    expect(await w.getAttribute('data-error')).toBeNull();
+    const b = await readBlock(w);
+    expect(b.boxes.map((x) => x.id)).toEqual(['input', 'attn', 'add1', 'cross', 'addc', 'ffn', 'add2', 'output']);
+    expect(b.residuals.map(({ from, to, skips }) => [from, to, skips])).toEqual([['input', 'add1', 'attn'], ['add1', 'addc', 'cross'], ['addc', 'add2', 'ffn']]);
+    await w.locator('svg .box[data-box="cross"]').click();
+    await expect.poll(async () => (await readBlock(w)).outName).toBe('cross_weights');
+    await shot(w, 'fixes-block-dates-wide');
+    expect(errors).toEqual([]);
+  });
 });
 
 describe('model-sizes: every total labelled with its true source', () => {
