@@ -205,3 +205,36 @@ describe('shifted-right: decoder input vs target, teacher forcing vs free genera
     await screenshots('ap-shifted-right', 'shifted-right');
   }, 180_000);
 });
+
+describe('pretrain-finetune: pre-trained on sort, fine-tuned on reverse, beside training from scratch (004)', () => {
+  test('nothing trains on load; after the same 200 steps the fine-tuned model is more accurate than the one from scratch', async () => {
+    const { page, errors, widget } = await openAlone('ap-pretrain-finetune', { steps: 200 });
+    expect(await widget.evaluate((w) => w.dataset.state ?? null)).toBe(null);
+    await widget.evaluate((w) => w.shadowRoot.querySelector('button.start').click());
+    await page.waitForFunction(() => document.querySelector('ap-pretrain-finetune').dataset.state !== 'running', null, { timeout: 600_000, polling: 1000 });
+    const r = await widget.evaluate((w) => ({ state: w.dataset.state, fine: Number(w.dataset.finetunedAccuracy), scratch: Number(w.dataset.scratchAccuracy), fStep: w.dataset.finetunedStep, sStep: w.dataset.scratchStep, verdict: w.shadowRoot.querySelector('.pf-verdict').textContent }));
+    console.log(`pretrain-finetune in Chromium after 200 steps: fine-tuned ${r.fine}, scratch ${r.scratch}`);
+    expect(r.state).toBe('done');
+    expect(r.fStep).toBe('200');
+    expect(r.sStep).toBe('200');
+    expect(r.fine).toBeGreaterThan(r.scratch + 0.2);
+    expect(r.verdict).toMatch(/After the same 200 steps/);
+    await playground.screenshot(page, 'content-pretrain-finetune-1366');
+    expect(errors).toEqual([]);
+  }, 700_000);
+
+  test('#concept=<new id> opens each new view on the playground page with no console errors', async () => {
+    for (const id of ['shifted-right', 'pretrain-finetune']) {
+      const { page, errors } = await playground.open(`/#concept=${id}`, { viewport: { width: 1366, height: 768 } });
+      opened.push(page);
+      await page.waitForFunction((t) => {
+        const find = (root) => root.querySelector(t) || [...root.querySelectorAll('*')].map((n) => n.shadowRoot && find(n.shadowRoot)).find(Boolean);
+        const w = find(document);
+        return w && w.dataset.rendered;
+      }, `ap-${id}`, { timeout: 60_000 });
+      await playground.screenshot(page, `content-concept-${id}`);
+      expect(errors).toEqual([]);
+    }
+    await screenshots('ap-pretrain-finetune', 'pretrain-finetune');
+  }, 180_000);
+});

@@ -36,6 +36,7 @@ import './ap-decoding.js';
 import './ap-sampling.js';
 import './ap-kv-cache.js';
 import './ap-bert-gpt.js';
+import './ap-pretrain-finetune.js';
 import './ap-quadratic.js';
 import './ap-long-context.js';
 import './ap-model-sizes.js';

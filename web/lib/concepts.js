@@ -46,6 +46,7 @@ export const CONCEPTS = [
   { id: 'sampling', chapter: 'F', title: 'Greedy, temperature, top-k, top-p' },
   { id: 'kv-cache', chapter: 'F', title: 'The KV cache' },
   { id: 'bert-gpt', chapter: 'F', title: 'BERT and GPT: encoder-only vs decoder-only' },
+  { id: 'pretrain-finetune', chapter: 'F', title: 'Pre-train once, fine-tune cheaply' },
   { id: 'quadratic', chapter: 'G', title: 'n × n scores: quadratic time and memory' },
   { id: 'long-context', chapter: 'G', title: 'Attention without the n × n matrix' },
   { id: 'model-sizes', chapter: 'G', title: 'Where the parameters are' },

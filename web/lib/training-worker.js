@@ -17,7 +17,7 @@
 // of trainer.snapshot()) and the model's greedy answer to it (model.generate).
 //
 // spec: { task, config, seed, lr, warmupSteps, totalSteps, batch, every, evalN, evalSeed,
-//         evalEvery, example: { src, tgt } }
+//         evalEvery, example: { src, tgt }, fromBytes (optional: a model file to fine-tune) }
 import { load } from '../../wasm/index.js';
 
 let ap = null;
@@ -180,10 +180,17 @@ self.onmessage = async (e) => {
       disposeTrainer();
       if (!ap) ap = await load();
       if (gen !== msg.gen) return; // a newer init arrived while loading
-      trainer = ap.createTrainer({
-        task: spec.task, config: spec.config, seed: spec.seed, lr: spec.lr,
-        warmupSteps: spec.warmupSteps, totalSteps: spec.totalSteps, batch: spec.batch,
-      });
+      // Fine-tuning (pretrain-finetune): spec.fromBytes is a pre-trained model file whose
+      // weights the trainer starts from instead of its seeded initialisation.
+      const from = spec.fromBytes ? ap.loadModel(spec.fromBytes) : null;
+      try {
+        trainer = ap.createTrainer({
+          task: spec.task, config: spec.config, from, seed: spec.seed, lr: spec.lr,
+          warmupSteps: spec.warmupSteps, totalSteps: spec.totalSteps, batch: spec.batch,
+        });
+      } finally {
+        from?.dispose();
+      }
       report('ready', null);
       if (running) loop();
       else if (pendingStep) { pendingStep = false; stepOnce(); }
