@@ -40,7 +40,7 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
   };
   const nav = buildNav();
   const content = el('div', { className: 'path-content' });
-  root.replaceChildren(el('div', { className: 'layout' }, nav, el('main', { id: 'main' }, controls, content)));
+  root.replaceChildren(el('div', { className: 'layout' }, nav, el('main', { id: 'main' }, content)));
   if (hide.includes('nav')) nav.hidden = true;
   if (hide.includes('controls')) controls.hidden = true;
   if (hide.includes('stepper')) stepper.hidden = true;
@@ -134,6 +134,10 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
     chapter = order.includes(id) || id === 'all' ? id : order[0];
     const ids = chapter === 'all' ? order : [chapter];
     content.replaceChildren(...(chapter === 'all' ? [allIntro()] : []), ...ids.map(sectionOf));
+    // The text and model controls sit under the chapter's introduction (on top of everything in
+    // the one-page view), so a chapter opens with what it teaches.
+    if (chapter === 'all') content.prepend(controls);
+    else { const head = sectionOf(chapter).querySelector('.chapter-head'); head.after(controls); }
     document.body.dataset.chapter = chapter;
     if (chapter !== 'all') { progress.last = chapter; saveProgress(progress); }
     apply();

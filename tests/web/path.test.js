@@ -229,3 +229,35 @@ describe('choosing a model', () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe('each chapter as a student sees it', () => {
+  // Every chapter at laptop and phone size: every view drawn with no error and no console
+  // error, nothing wider than the phone; full-page screenshots path-<chapter>-<size>.png and
+  // the page's length per chapter (path-lengths.json) for the people who read them.
+  test('every chapter renders every view at 1366 x 768 and 375 x 812 (screenshots saved)', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const { SCREENSHOT_DIR } = await import('./harness.js');
+    const lengths = {};
+    for (const [size, viewport] of [['desktop', { width: 1366, height: 768 }], ['phone', { width: 375, height: 812 }]]) {
+      const { page, errors } = await open('/', viewport);
+      for (const id of ['A', 'B', 'recap', 'C', 'D', 'E', 'F', 'G', 'H']) {
+        await page.evaluate((c) => { location.hash = `chapter=${c}`; }, id);
+        await expect.poll(() => page.evaluate(() => document.body.dataset.chapter)).toBe(id);
+        // Views draw when they come near the viewport: walk down the chapter.
+        const tags = await page.evaluate(() => [...document.querySelectorAll('section.chapter [data-concept]')].map((w, i) => { w.dataset.shot = String(i); return i; }));
+        for (const i of tags) {
+          const sel = `[data-shot="${i}"]`;
+          await page.locator(sel).scrollIntoViewIfNeeded();
+          await page.waitForFunction((s) => document.querySelector(s)?.dataset.rendered, sel, { timeout: 30000 });
+          expect(await page.locator(sel).getAttribute('data-error'), `${id} ${sel}`).toBeNull();
+        }
+        await page.waitForTimeout(200);
+        if (size === 'phone') expect(await page.evaluate(() => document.documentElement.scrollWidth), id).toBeLessThanOrEqual(375);
+        lengths[`${id}-${size}`] = await page.evaluate(() => document.documentElement.scrollHeight);
+        await page.screenshot({ path: join(SCREENSHOT_DIR, `path-${id}-${size}.png`), fullPage: true });
+      }
+      expect(errors).toEqual([]);
+    }
+    await writeFile(join(SCREENSHOT_DIR, 'path-lengths.json'), JSON.stringify(lengths, null, 1));
+  }, 600_000);
+});

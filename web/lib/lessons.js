@@ -32,7 +32,7 @@ export const LESSONS = {
   A: {
     goals: ['rnn'],
     intro: [
-      'Before transformers, a sequence model read a sentence one word at a time and carried everything it knew in one state vector h_t = f(h_{t−1}, x_t). The notes name three problems with that at scale: it is sequential (step t waits for step t−1), what came long ago fades (vanishing gradients), and everything must squeeze through one fixed-size state.',
+      'Before transformers, a sequence model read a sentence one word at a time and carried everything it knew in one state vector: hₜ = f(hₜ₋₁, xₜ). The notes name three problems with that at scale: it is sequential (step t waits for step t−1), what came long ago fades (vanishing gradients), and everything must squeeze through one fixed-size state.',
       'The fix the notes build up to: let each output look back at every input directly, with weights it computes from the words themselves. That is attention, first added to an RNN translator (Bahdanau et al.), then used on its own in the transformer.',
     ],
     extras: {
