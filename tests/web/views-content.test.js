@@ -219,7 +219,7 @@ describe('pretrain-finetune: pre-trained on sort, fine-tuned on reverse, beside 
     expect(r.sStep).toBe('200');
     expect(r.fine).toBeGreaterThan(r.scratch + 0.2);
     expect(r.verdict).toMatch(/After the same 200 steps/);
-    await playground.screenshot(page, 'content-pretrain-finetune-1366');
+    await playground.screenshot(page, 'content-pretrain-finetune-done-1366');
     expect(errors).toEqual([]);
   }, 700_000);
 

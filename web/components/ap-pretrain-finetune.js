@@ -25,7 +25,7 @@ export class ApPretrainFinetune extends ApWidget {
     this.startBtn = el('button', { type: 'button', className: 'primary start', text: 'Train both', on: { click: () => this.start() } });
     this.stopBtn = el('button', { type: 'button', text: 'Stop', disabled: true, on: { click: () => this.stop() } });
     this.cols = el('div', { className: 'col2' });
-    this.plot = el('div');
+    this.plot = el('div', { className: 'col2' });
     this.verdict = el('p', { className: 'changed pf-verdict', attrs: { 'aria-live': 'polite' } });
     this.panels = {};
     for (const [key, title, what] of [
@@ -129,7 +129,12 @@ export class ApPretrainFinetune extends ApWidget {
 
   drawPlot(totalSteps) {
     const pts = (key) => this.history[key].map((r) => [r.step, 100 * r.accuracy]);
+    const losses = (key) => this.history[key].filter((r) => r.loss !== null).map((r) => [r.step, r.loss]);
     this.plot.replaceChildren(linePlot({
+      title: 'Training loss (mean of each chunk of 25 steps): exact match stays near 0 until the loss is low', xLabel: 'training steps', yLabel: 'loss', yMin: 0,
+      series: [{ name: 'pre-trained on sort, fine-tuned', points: losses('finetuned') }, { name: 'from scratch', points: losses('scratch') }],
+      xTickFormat: (x) => (x % 50 === 0 || x === totalSteps ? String(x) : ''),
+    }), linePlot({
       title: 'Held-out exact match (%) on reverse, by training step', xLabel: 'training steps', yLabel: 'exact match %', yMin: 0, yMax: 100,
       series: [{ name: 'pre-trained on sort, fine-tuned', points: pts('finetuned') }, { name: 'from scratch', points: pts('scratch') }],
       xTickFormat: (x) => (x % 50 === 0 || x === totalSteps ? String(x) : ''),

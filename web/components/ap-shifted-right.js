@@ -107,14 +107,14 @@ export class ApShiftedRight extends ApWidget {
         String(t),
         t < n ? piece(inputIds[t]) : '',
         t < n ? piece(targetIds[t]) : '',
-        f ? { text: `${piece(f.id)}  (p ${fmt(f.p, 3)})${fOk ? '' : ' ✗'}`, className: fOk ? 'ok' : 'miss', data: { pred: String(f.id), p: String(f.p) } } : '',
+        f ? { text: `${piece(f.id)} · ${fmt(f.p, 2)}${fOk ? '' : ' ✗'}`, className: fOk ? 'ok' : 'miss', data: { pred: String(f.id), p: String(f.p) } } : '',
         t < freeInput.length ? { text: piece(freeInput[t]), data: { fed: String(freeInput[t]) } } : '',
-        s ? { text: `${piece(s.id)}  (p ${fmt(s.p, 3)})`, data: { pred: String(s.id), p: String(s.p) } } : '',
+        s ? { text: `${piece(s.id)} · ${fmt(s.p, 2)}`, data: { pred: String(s.id), p: String(s.p) } } : '',
       ]);
     }
     this.table.replaceChildren(numsTable({
-      caption: `"${source}" → trained dates model. Teacher forcing: one forward pass with the target fed in. Free generation: ${free.length} steps, each feeding the previous output back.`,
-      header: ['t', 'fed (teacher forcing)', 'target', 'prediction, teacher forcing', 'fed (free generation)', 'prediction, free generation'],
+      caption: `"${source}" → trained dates model. Teacher forcing (TF): one forward pass with the target fed in. Free generation (gen.): ${free.length} steps, each feeding the previous output back. "2 · 1.00" = predicts 2 with probability 1.00.`,
+      header: ['t', 'TF: fed', 'target', 'TF: predicts', 'gen.: fed', 'gen.: predicts'],
       rows, className: 'nums forced-free',
     }));
     const generated = model.tokenizer.decode(free.map((s) => s.id));
