@@ -7,6 +7,8 @@ import { StepPanel, encoderDecoderChoice, headFor, layerFor, withEntry } from '.
 import { runFor } from '../lib/runs.js';
 import { switchesOf } from '../lib/state.js';
 import { stepView } from '../lib/steps.js';
+import { NOTES_EN, TRANSLATE_KEY } from '../lib/translation.js';
+import { hasModelFile } from '../lib/models.js';
 
 export class ApCrossAttention extends ApWidget {
   static concept = 'cross-attention';
@@ -22,7 +24,14 @@ export class ApCrossAttention extends ApWidget {
   }
 
   compute(state) {
-    const choice = encoderDecoderChoice(state);
+    let choice = encoderDecoderChoice(state);
+    // Unless the student picked an encoder-decoder model, the trained translation model on the
+    // notes' sentence (004): its alignment is the one the notes draw.
+    if (!choice.trained || choice.key === 'trained:dates') {
+      if (hasModelFile('translate') && !state.preset && !(state.model === 'random' && state.arch === 'encoder-decoder')) {
+        choice = { key: TRANSLATE_KEY, text: NOTES_EN, trained: true, note: 'The trained translation model on the notes\' sentence (004): the decoder input is its own greedy French, each row is the step that wrote the next French word.' };
+      }
+    }
     this._choice = choice;
     return withEntry(choice.key, () => runFor({ preset: '', modelKey: choice.key, text: choice.text, switches: { ...switchesOf(state), causal: undefined, pos: undefined } }));
   }
@@ -33,7 +42,13 @@ export class ApCrossAttention extends ApWidget {
     const layer = layerFor(run, state), head = headFor(run, state);
     const w = stepView(run, 'cross_weights', { layer, head, stack: 'decoder' }).view;
     w.output.title = `alignment (cross-attention weights), layer ${layer}, head ${head}`;
-    this.align.show(w, { slot: 'a', showInputs: false, explainCell: { row: Math.min(1, w.output.rows - 1), col: 0 } });
+    // The explanation opens on the largest weight: the clearest alignment in this head.
+    const vals = w.output.values;
+    let top = 0;
+    for (let k = 1; k < vals.length; k++) if (vals[k] > vals[top]) top = k;
+    const explainCell = { row: Math.floor(top / w.output.cols), col: top % w.output.cols };
+    this.dataset.largest = JSON.stringify({ ...explainCell, value: vals[top] });
+    this.align.show(w, { slot: 'a', showInputs: false, explainCell });
     this.scores.show(stepView(run, 'cross_scores', { layer, head, stack: 'decoder' }).view, { slot: 's' });
   }
 }
