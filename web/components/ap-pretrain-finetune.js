@@ -132,6 +132,7 @@ export class ApPretrainFinetune extends ApWidget {
     const losses = (key) => this.history[key].filter((r) => r.loss !== null).map((r) => [r.step, r.loss]);
     this.plot.replaceChildren(linePlot({
       title: 'Training loss (mean of each chunk of 25 steps): exact match stays near 0 until the loss is low', xLabel: 'training steps', yLabel: 'loss', yMin: 0,
+      yMax: Math.max(1, ...losses('finetuned').map((p) => p[1]), ...losses('scratch').map((p) => p[1])),
       series: [{ name: 'pre-trained on sort, fine-tuned', points: losses('finetuned') }, { name: 'from scratch', points: losses('scratch') }],
       xTickFormat: (x) => (x % 50 === 0 || x === totalSteps ? String(x) : ''),
     }), linePlot({
