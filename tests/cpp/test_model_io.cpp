@@ -76,7 +76,7 @@ TEST(ConfigValidate, EachBadValueIsNamed) {
       {[](ModelConfig& c) { c.max_len = 4097; }, "max_len (4097) exceeds the limit of 4096"},
       {[](ModelConfig& c) { c.d_model = 4100; }, "d_model (4100) exceeds the limit of 4096"},
       {[](ModelConfig& c) { c.n_layers = 65; }, "n_layers (65) exceeds the limit of 64"},
-      {[](ModelConfig& c) { c.tokenizer = "bpe"; }, "unknown tokenizer \"bpe\" (allowed: \"char\", \"word\")"},
+      {[](ModelConfig& c) { c.tokenizer = "bpe"; }, "unknown tokenizer \"bpe\" (allowed: \"char\", \"word\", \"sentence\")"},
   };
   for (const Case& k : cases) {
     ModelConfig c;

@@ -31,7 +31,7 @@ export class ApContextEmbeddings extends ApWidget {
     this.inB = box('b', 'Sentence B', BANK_RIVER);
     this.inWord = box('word', 'Word to follow', 'bank');
     this.table = el('table', { className: 'nums sims' });
-    this.moved = el('div', { className: 'col2 moved' });
+    this.moved = el('div', { className: 'moved', style: { display: 'flex', flexWrap: 'wrap', gap: '8px 24px' } });
     this.french = el('p', { className: 'note' });
     this.body.append(
       el('p', { className: 'lead', text: 'A static embedding (Word2Vec, GloVe, or a transformer\'s own embedding table) gives "bank" the same vector in every sentence. Each attention layer then mixes in the other words of the sentence, so after the layers the vector of "bank" depends on its context: money or river.' }),
@@ -39,7 +39,7 @@ export class ApContextEmbeddings extends ApWidget {
         el('label', { className: 'field wide', style: { flex: '1 1 20em', minWidth: '0', maxWidth: '40em' } }, el('span', { text: 'Sentence A' }), this.inA),
         el('label', { className: 'field wide', style: { flex: '1 1 20em', minWidth: '0', maxWidth: '40em' } }, el('span', { text: 'Sentence B' }), this.inB),
         el('label', { className: 'field' }, el('span', { text: 'Word' }), this.inWord)),
-      el('h4', { text: 'How alike are the two vectors of the word? (cosine similarity, 1 = same direction)' }), this.table,
+      el('h4', { text: 'How alike are the two vectors of the word? (cosine similarity, 1 = same direction)' }), el('div', { style: { overflowX: 'auto', maxWidth: '100%' } }, this.table),
       el('h4', { text: 'Which words moved it: the weights of the word on its sentence in each encoder layer (mean of the heads)' }), this.moved,
       this.french,
       el('p', { className: 'note', text: 'The model: the encoder of this project\'s trained English-to-French translation transformer (2 layers, d_model = 48). To translate "bank" it must choose "banque" or "rive", so its encoder learned to separate the two.' }));
@@ -101,14 +101,15 @@ export class ApContextEmbeddings extends ApWidget {
       el('td', {}, el('span', { className: 'simbar', style: { display: 'inline-block', height: '0.8em', width: `${Math.max(0, s) * 10}em`, background: 'currentColor', opacity: 0.5 } }))));
     this.table.replaceChildren(el('thead', {}, el('tr', {}, el('th', { text: `"${word}" in A vs B` }), el('th', { text: 'cosine' }), el('th', { text: '' }))), el('tbody', {}, ...rows));
     this.dataset.sims = JSON.stringify(r.sims.map((s) => Number(s.toFixed(6))));
-    const lists = (S, name) => el('div', {}, el('p', { className: 'note', text: `Sentence ${name}: ${S.pieces.join(' ')}` }),
+    const lists = (S, name) => el('div', { style: { flex: '1 1 17em', minWidth: '0' } }, el('p', { className: 'note', text: `Sentence ${name}: ${S.pieces.join(' ')}` }),
       ...S.moved.map((w, l) => barList({
         title: `layer ${l + 1}: where "${word}" looks`, digits: 2,
         items: S.pieces.map((p, j) => ({ label: j === S.at ? `${p} (itself)` : p, value: w[j], chosen: j === S.at })),
       })));
     this.moved.replaceChildren(lists(r.A, 'A'), lists(r.B, 'B'));
-    const top = (S) => S.moved.map((w) => { let j0 = -1; for (let j = 0; j < w.length; j++) if (j !== S.at && (j0 < 0 || w[j] > w[j0])) j0 = j; return `${S.pieces[j0]} (${fmt(w[j0], 2)})`; });
-    this.french.textContent = `Besides itself, "${word}" reads most: in A ${top(r.A).join(', then ')}; in B ${top(r.B).join(', then ')}. The model's French: A → "${r.A.french}", B → "${r.B.french}".`;
+    const top = (S, l) => { const w = S.moved[l]; let j0 = -1; for (let j = 0; j < w.length; j++) if (j !== S.at && (j0 < 0 || w[j] > w[j0])) j0 = j; return `"${S.pieces[j0]}" (${fmt(w[j0], 2)})`; };
+    const per = r.A.moved.map((_, l) => `layer ${l + 1}: A ${top(r.A, l)}, B ${top(r.B, l)}`).join('; ');
+    this.french.textContent = `The other word "${word}" reads most in ${per}. These are this small model's cues, learned from its grammar, not necessarily the ones a person would use. What it does with them: A → "${r.A.french}", B → "${r.B.french}".`;
   }
 }
 

@@ -29,7 +29,7 @@ export class ApCrossAttention extends ApWidget {
     // notes' sentence (004): its alignment is the one the notes draw.
     if (!choice.trained || choice.key === 'trained:dates') {
       if (hasModelFile('translate') && !state.preset && !(state.model === 'random' && state.arch === 'encoder-decoder')) {
-        choice = { key: TRANSLATE_KEY, text: NOTES_EN, trained: true, note: 'The trained translation model on the notes\' sentence (004): the decoder input is its own greedy French, each row is the step that wrote the next French word.' };
+        choice = { key: TRANSLATE_KEY, text: NOTES_EN, trained: true, note: 'The trained translation model on the notes\' sentence (004): the decoder input is its own greedy French, so the row of each French word is the step that wrote the next one. Pick decoder layer 2 to see the notes\' alignment (zone reads area, signé reads signed); the translation view shows it averaged over the heads.' };
       }
     }
     this._choice = choice;
