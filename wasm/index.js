@@ -1003,7 +1003,8 @@ class RnnAttentionModel {
     this._ap = ap;
     this._h = handle;
     /** { arch: 'rnn-attention', vocabSize, dEmb, dEnc (one direction), dDec, dAtt, maxLen, tokenizer } */
-    this.config = fromSnakeConfig(handle.configJson());
+    this.config = Object.fromEntries(Object.entries(JSON.parse(handle.configJson()))
+      .map(([k, v]) => [k.replace(/_([a-z])/g, (_, c) => c.toUpperCase()), v]));
     /** The vocabulary, specials included: <pad> <unk> <bos> <eos> at ids 0..3. */
     this.vocab = JSON.parse(handle.vocabJson());
     const model = this;

@@ -36,6 +36,8 @@ describe('translate-rnn.safetensors', () => {
   test('is at most 500 KB, an rnn-attention model trained on the translate task', () => {
     expect(bytes.length).toBeLessThanOrEqual(500 * 1024);
     expect(model.config.arch).toBe('rnn-attention');
+    expect(model.config.dAtt).toBe(32);
+    expect(model.config.dEnc).toBe(32);
     expect(model.metadata.task).toBe('translate');
     expect(model.vocab.slice(0, 4)).toEqual(['<pad>', '<unk>', '<bos>', '<eos>']);
   });

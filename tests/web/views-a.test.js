@@ -185,7 +185,7 @@ describe('standalone, in a plain page', () => {
     const { page, errors } = await openStandalone(`
       <ap-rnn-chain text="the cat sat down"></ap-rnn-chain>
       <ap-rnn-vanishing text="the cat sat down" radius="0.6" length="20"></ap-rnn-vanishing>
-      <ap-bahdanau text="the cat sat down" t="1"></ap-bahdanau>
+      <ap-bahdanau weights="random" text="the cat sat down" t="1"></ap-bahdanau>
       <ap-soft-lookup text="the cat sat down" score="dot" query="2"></ap-soft-lookup>`);
     for (const id of VIEWS) {
       const tag = `ap-${id}`;
@@ -289,7 +289,7 @@ describe('controls', () => {
   }, 60_000);
 
   test('bahdanau: every step of e_tj = vᵀ tanh(W_s s_{t-1} + W_h h_j) for t is the core\'s; a clicked tanh cell is explained', async () => {
-    const { page, errors } = await openStandalone('<ap-bahdanau text="the cat sat down" t="3"></ap-bahdanau>');
+    const { page, errors } = await openStandalone('<ap-bahdanau weights="random" text="the cat sat down" t="3"></ap-bahdanau>');
     const tag = 'ap-bahdanau';
     await rendered(page, tag);
     expect(await page.locator(tag).getAttribute('data-error')).toBeNull();
@@ -362,7 +362,7 @@ describe('controls', () => {
   }, 60_000);
 
   test('bahdanau: clicking a row of the alignment matrix chooses the decoder step', async () => {
-    const { page, errors } = await openStandalone('<ap-bahdanau text="the cat sat down"></ap-bahdanau>');
+    const { page, errors } = await openStandalone('<ap-bahdanau weights="random" text="the cat sat down"></ap-bahdanau>');
     await rendered(page, 'ap-bahdanau');
     expect(await data(page, 'ap-bahdanau', 't')).toBe('4');
     const key = await data(page, 'ap-bahdanau', 'rendered');

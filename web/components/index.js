@@ -6,6 +6,7 @@ import './ap-stepper.js';
 import './ap-rnn-chain.js';
 import './ap-rnn-vanishing.js';
 import './ap-rnn-cost.js';
+import './ap-birnn.js';
 import './ap-bahdanau.js';
 import './ap-translation.js';
 import './ap-soft-lookup.js';

@@ -16,6 +16,7 @@ export const CONCEPTS = [
   { id: 'rnn-chain', chapter: 'A', title: 'An RNN passes one state along' },
   { id: 'rnn-vanishing', chapter: 'A', title: 'Gradients fade over many steps' },
   { id: 'rnn-cost', chapter: 'A', title: 'RNN cost vs attention cost' },
+  { id: 'birnn', chapter: 'A', title: 'A bidirectional RNN reads both ways' },
   { id: 'bahdanau', chapter: 'A', title: 'Additive (Bahdanau) attention' },
   { id: 'translation', chapter: 'A', title: 'Translation: attention learns an alignment' },
   { id: 'soft-lookup', chapter: 'A', title: 'Attention is a soft lookup' },
