@@ -109,7 +109,7 @@ export class ApContextEmbeddings extends ApWidget {
     this.moved.replaceChildren(lists(r.A, 'A'), lists(r.B, 'B'));
     const top = (S, l) => { const w = S.moved[l]; let j0 = -1; for (let j = 0; j < w.length; j++) if (j !== S.at && (j0 < 0 || w[j] > w[j0])) j0 = j; return `"${S.pieces[j0]}" (${fmt(w[j0], 2)})`; };
     const per = r.A.moved.map((_, l) => `layer ${l + 1}: A ${top(r.A, l)}, B ${top(r.B, l)}`).join('; ');
-    this.french.textContent = `The other word "${word}" reads most in ${per}. These are this small model's cues, learned from its grammar, not necessarily the ones a person would use. What it does with them: A → "${r.A.french}", B → "${r.B.french}".`;
+    this.french.textContent = `Besides itself, "${word}" reads most: ${per}. These are this small model's cues, learned from its grammar, not necessarily the ones a person would use. What it does with them: A → "${r.A.french}", B → "${r.B.french}".`;
   }
 }
 
