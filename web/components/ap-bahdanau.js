@@ -100,12 +100,14 @@ export class ApBahdanau extends ApWidget {
       el('p', { className: 'lead' }, 'Instead of compressing the whole input into one fixed-size vector, the decoder looks at all encoder states at every output step. For output position t, an alignment function (a small neural network) scores how well the previous decoder state ', m('s_{t-1}'),
         ' matches each encoder state ', m('h_j'), '; a softmax turns the scores into weights ', m('\\alpha_{tj}'), ', and the context vector ', m('C_t'),
         ' is the weighted sum of the encoder states. The α are not learnable parameters: they are computed from the input, for inputs of any length.'),
-      this.controlsRow, this.translation, this.unknownLine, this.formula, this.setup, this.stepper.node,
+      this.controlsRow, this.translation, this.unknownLine, this.formula, this.setup,
+      // The alignment first: the picture the notes draw; the steps below explain one row of it.
+      el('h4', { text: 'Alignment matrices (rows: output steps t, columns: source words j; bright = large α_tj; click a row to choose t)' }), this.maps,
+      this.stepper.node,
       el('div', { className: 'col2' },
-        el('div', { className: 'panel' }, el('h4', { text: 'Additive (Bahdanau), step by step' }),
+        el('div', { className: 'panel' }, el('h4', { text: 'Additive (Bahdanau), step by step for the chosen t' }),
           el('p', { className: 'note', text: 'Click a cell of any step to see how the core’s number was made.' }), this.add),
-        el('div', { className: 'panel' }, el('h4', { text: 'Scaled dot product, same states' }), this.dot)),
-      el('h4', { text: 'Alignment matrices (rows: output steps t, columns: source tokens j; click a row to choose t)' }), this.maps);
+        el('div', { className: 'panel' }, el('h4', { text: 'Scaled dot product, same states' }), this.dot)));
   }
 
   renderKey(state) { return `${super.renderKey(state)}|t=${this.getAttribute('t') ?? ''}|w=${this.trained ? 'trained' : 'random'}|s=${this.source}`; }

@@ -109,7 +109,7 @@ export class ApBirnn extends ApWidget {
     this.diffTitle.textContent = `How far each half of h_j moves when word ${at} “${words[at - 1]}” becomes “${other[at - 1]}” (the core ran both sentences)`;
     const max = Math.max(...fwdDiff, ...bwdDiff, 1e-9);
     const bar = (v, cls) => el('div', { className: 'bar-cell' },
-      el('span', { className: `bar ${cls}`, style: { display: 'inline-block', height: '10px', width: `${Math.round(120 * v / max)}px`, background: cls === 'fwd' ? 'var(--_accent)' : 'var(--_warn, #d55e00)', verticalAlign: 'middle', marginRight: '6px' } }),
+      el('span', { className: `bar ${cls}`, style: { display: 'inline-block', height: '10px', width: `${v === 0 ? 0 : Math.max(2, Math.round(120 * Math.sqrt(v / max)))}px`, background: cls === 'fwd' ? 'var(--_accent)' : 'var(--_warn, #d55e00)', verticalAlign: 'middle', marginRight: '6px' } }),
       el('span', { className: 'mono', text: v === 0 ? '0 (unchanged)' : fmt(v, 3) }));
     const rows = words.map((w, j) => el('tr', { dataset: { pos: String(j + 1) }, className: j + 1 === at ? 'changed' : '' },
       el('td', { className: 'mono', text: `${j + 1}` }),
@@ -117,7 +117,8 @@ export class ApBirnn extends ApWidget {
       el('td', {}, bar(fwdDiff[j], 'fwd')), el('td', {}, bar(bwdDiff[j], 'bwd'))));
     this.place(this.diff, el('table', { className: 'birnn-table', attrs: { 'aria-label': 'distance moved by each half of every state' } },
       el('thead', {}, el('tr', {}, el('th', { text: 'j' }), el('th', { text: 'word' }), el('th', { text: '|Δ →h_j| forward half' }), el('th', { text: '|Δ ←h_j| backward half' }))),
-      el('tbody', {}, ...rows)));
+      el('tbody', {}, ...rows)),
+      el('p', { className: 'note', text: 'Bar length grows with the square root of the distance, so small moves stay visible; 0 means the same numbers to the last bit.' }));
     const unchanged = fwdDiff.slice(0, at - 1).every((v) => v === 0);
     const moved = bwdDiff.slice(0, at - 1).filter((v) => v > 0).length;
     this.lesson.textContent = at === 1
