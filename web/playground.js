@@ -40,8 +40,9 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
   };
   const nav = buildNav();
   const content = el('div', { className: 'path-content' });
-  root.replaceChildren(el('div', { className: 'layout' }, nav, el('main', { id: 'main' }, content)));
-  if (hide.includes('nav')) nav.hidden = true;
+  const layout = el('div', { className: 'layout' }, nav, el('main', { id: 'main' }, content));
+  root.replaceChildren(layout);
+  if (hide.includes('nav')) { nav.hidden = true; layout.classList.add('no-nav'); } // the views take the whole width
   if (hide.includes('controls')) controls.hidden = true;
   if (hide.includes('stepper')) stepper.hidden = true;
 

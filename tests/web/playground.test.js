@@ -62,7 +62,9 @@ function expectSame(actual, expected, what) {
 async function openPage(path = RECAP, viewport, { waitFor = 'ap-stepper' } = {}) {
   const page = await playground.open(path, viewport ? { viewport } : undefined);
   opened.push(page.page);
-  await page.page.waitForFunction((tag) => document.querySelector(tag)?.dataset.rendered, waitFor);
+  // ap-controls is not a view (no data-rendered): wait until its model picker lists the presets.
+  if (waitFor === 'ap-controls') await page.page.locator('ap-controls #model option[value="preset:softmax.the-cat-sat"]').waitFor({ state: 'attached' });
+  else await page.page.waitForFunction((tag) => document.querySelector(tag)?.dataset.rendered, waitFor);
   return page;
 }
 
@@ -174,6 +176,7 @@ describe('a student\'s walk through the playground', () => {
     await expect.poll(() => page.locator('ap-controls .model-note').textContent()).toContain('Causal mask off');
     expect(page.url()).toContain('causal=off');
     await page.locator('ap-controls #causal').check();
+    await page.waitForFunction(() => document.querySelector('ap-stepper').dataset.rendered.includes('"on"'));
     await page.locator('ap-stepper button[data-step="decoder:0:weights"]').click();
     await page.waitForFunction(() => document.querySelector('ap-stepper').dataset.stage === 'weights');
     const out = page.locator('ap-stepper .out ap-heatmap');
@@ -208,7 +211,7 @@ describe('a student\'s walk through the playground', () => {
   });
 
   test('each lecture preset shows the notes\' numbers', async () => {
-    const { page, errors } = await openPage('/?model=random#chapter=all');
+    const { page, errors } = await openPage('/?model=random#chapter=all', undefined, { waitFor: 'ap-controls' });
     const pick = async (id) => {
       await page.locator('ap-controls #model').selectOption(`preset:${id}`);
       await expect.poll(() => page.url()).toContain(`preset=${encodeURIComponent(id)}`);

@@ -111,7 +111,7 @@ async function data(page, tag, name, json = false) {
 
 describe('on the playground page', () => {
   test('each view opens at #concept=<id>, renders the core\'s numbers with no console errors, light and dark', async () => {
-    const { page, errors } = await open('/#chapter=all', 'ap-stepper');
+    const { page, errors } = await open('/#chapter=all', 'ap-rnn-chain');
     for (const id of VIEWS) {
       await page.evaluate((c) => { location.hash = `concept=${c}`; }, id);
       const tag = `ap-${id}`;
@@ -121,8 +121,9 @@ describe('on the playground page', () => {
       await page.waitForTimeout(150); // KaTeX fonts and heatmap layout settle
       await page.locator(tag).screenshot({ path: join(SCREENSHOT_DIR, `view-${id}.png`) });
     }
-    // The RNN reads the page's text: "the cat sat on the mat", six states.
-    expect(await data(page, 'ap-rnn-chain', 'n')).toBe('6');
+    // The RNN reads the page's text as the page's trained model does: <bos> + "the cat sat on
+    // the mat", seven states.
+    expect(await data(page, 'ap-rnn-chain', 'n')).toBe('7');
     await page.locator('#theme-toggle').click();
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
     for (const id of VIEWS) {
@@ -136,13 +137,14 @@ describe('on the playground page', () => {
   }, 120_000);
 
   test('the notes\' "the cat sat down" chain is one click away, and the state shown is the core\'s h_t', async () => {
-    const { page, errors } = await open('/#concept=rnn-chain', 'ap-rnn-chain');
+    const { page, errors } = await open('/?model=random#concept=rnn-chain', 'ap-rnn-chain');
     const before = await data(page, 'ap-rnn-chain', 'rendered');
     await page.locator('ap-rnn-chain [data-example="cat-sat-down"]').click();
     await rendered(page, 'ap-rnn-chain', before);
     expect(await data(page, 'ap-rnn-chain', 'n')).toBe('4');
-    // The whole page follows (same tokens as the attention views).
-    await page.waitForFunction(() => document.querySelector('ap-stepper')?.dataset.text === 'the cat sat down');
+    // The whole page follows (same tokens as the attention views): the page's state and URL.
+    await expect.poll(() => page.url()).toContain('text=the+cat+sat+down');
+    expect(await page.locator('ap-controls #text').inputValue()).toBe('the cat sat down');
     // Step back to t = 2 with the ◀ button: h_2 of the core's RNN on the same embeddings.
     for (const t of [3, 2]) {
       const b = await data(page, 'ap-rnn-chain', 'rendered');
@@ -160,8 +162,9 @@ describe('on the playground page', () => {
     // The chain marks steps 1 done, 2 current, 3 and 4 waiting.
     const states = await page.locator('ap-rnn-chain').evaluate((w) => [...w.shadowRoot.querySelectorAll('svg.rnn-chain [data-step]')].map((g) => g.dataset.state));
     expect(states).toEqual(['done', 'current', 'waiting', 'waiting']);
-    // One hop: an arc from "cat" to each of the 4 tokens (no causal mask by default).
-    expect(await page.locator('ap-rnn-chain').evaluate((w) => w.shadowRoot.querySelectorAll('svg.attn-hops path[data-key]').length)).toBe(4);
+    // One hop: an arc from "cat" to each token it may read. The page's decoder has its causal
+    // mask on, so "cat" (the 2nd token) reads "the" and itself: 2 arcs, whatever the distance.
+    expect(await page.locator('ap-rnn-chain').evaluate((w) => w.shadowRoot.querySelectorAll('svg.attn-hops path[data-key]').length)).toBe(2);
     await page.locator('ap-rnn-chain').screenshot({ path: join(SCREENSHOT_DIR, 'view-rnn-chain-cat-sat-down.png') });
     expect(errors).toEqual([]);
   }, 60_000);
@@ -183,10 +186,10 @@ describe('on the playground page', () => {
 describe('standalone, in a plain page', () => {
   test('each view works alone from its attributes, with no console errors', async () => {
     const { page, errors } = await openStandalone(`
-      <ap-rnn-chain text="the cat sat down"></ap-rnn-chain>
-      <ap-rnn-vanishing text="the cat sat down" radius="0.6" length="20"></ap-rnn-vanishing>
-      <ap-bahdanau weights="random" text="the cat sat down" t="1"></ap-bahdanau>
-      <ap-soft-lookup text="the cat sat down" score="dot" query="2"></ap-soft-lookup>`);
+      <ap-rnn-chain model="random" text="the cat sat down"></ap-rnn-chain>
+      <ap-rnn-vanishing model="random" text="the cat sat down" radius="0.6" length="20"></ap-rnn-vanishing>
+      <ap-bahdanau model="random" weights="random" text="the cat sat down" t="1"></ap-bahdanau>
+      <ap-soft-lookup model="random" text="the cat sat down" score="dot" query="2"></ap-soft-lookup>`);
     for (const id of VIEWS) {
       const tag = `ap-${id}`;
       await page.locator(tag).scrollIntoViewIfNeeded();
@@ -271,8 +274,8 @@ describe('controls', () => {
       return data(page, tag, 'scores', true);
     };
     const dot = await pick('dot');
-    // the default model: d_model 16, 2 heads, so d_k = 8
-    dot.forEach((v, j) => near(v, scaled[j] * Math.sqrt(8), `dot score ${j}`));
+    // the default model, the trained grammar decoder: d_model 64, 4 heads, so d_k = 16
+    dot.forEach((v, j) => near(v, scaled[j] * Math.sqrt(16), `dot score ${j}`));
     const additive = await pick('additive');
     expect(additive.some((v, j) => Math.abs(v - dot[j]) > 1e-3)).toBe(true);
     // The hard side follows the argmax of the current scores.
@@ -289,7 +292,7 @@ describe('controls', () => {
   }, 60_000);
 
   test('bahdanau: every step of e_tj = vᵀ tanh(W_s s_{t-1} + W_h h_j) for t is the core\'s; a clicked tanh cell is explained', async () => {
-    const { page, errors } = await openStandalone('<ap-bahdanau weights="random" text="the cat sat down" t="3"></ap-bahdanau>');
+    const { page, errors } = await openStandalone('<ap-bahdanau model="random" weights="random" text="the cat sat down" t="3"></ap-bahdanau>');
     const tag = 'ap-bahdanau';
     await rendered(page, tag);
     expect(await page.locator(tag).getAttribute('data-error')).toBeNull();
@@ -362,7 +365,7 @@ describe('controls', () => {
   }, 60_000);
 
   test('bahdanau: clicking a row of the alignment matrix chooses the decoder step', async () => {
-    const { page, errors } = await openStandalone('<ap-bahdanau weights="random" text="the cat sat down"></ap-bahdanau>');
+    const { page, errors } = await openStandalone('<ap-bahdanau model="random" weights="random" text="the cat sat down"></ap-bahdanau>');
     await rendered(page, 'ap-bahdanau');
     expect(await data(page, 'ap-bahdanau', 't')).toBe('4');
     const key = await data(page, 'ap-bahdanau', 'rendered');

@@ -26,11 +26,18 @@ test('markup typed into the text box renders as text in every view and runs noth
   const { page, errors } = await playground.open('/#chapter=all');
   let dialogs = 0;
   page.on('dialog', (d) => { dialogs++; d.dismiss(); });
-  await page.waitForFunction(() => document.querySelector('ap-stepper')?.dataset.text);
+  await page.locator('ap-controls #model option[value="grammar"]').waitFor({ state: 'attached' });
   const before = await count(page);
   const evil = '<img src=x onerror=alert(1)> </script><script>window.__pwned=1</script> <svg onload=alert(2)>';
   await page.locator('#text').fill(evil);
-  await page.waitForFunction((t) => document.querySelector('ap-stepper')?.dataset.text === t, evil);
+  // Every view of the one-page view draws with the text (views draw as they come into view).
+  const views = await page.evaluate(() => [...document.querySelectorAll('section.chapter [data-concept], ap-stepper')].map((w, i) => { w.dataset.xss = String(i); return i; }));
+  expect(views.length).toBeGreaterThan(40);
+  for (const i of views) {
+    const sel = `[data-xss="${i}"]`;
+    await page.locator(sel).scrollIntoViewIfNeeded();
+    await page.waitForFunction(([s, t]) => { const w = document.querySelector(s); return w?.dataset.rendered && (w.dataset.text === t || w.dataset.text === '' || w.dataset.error); }, [sel, evil], { timeout: 30000 });
+  }
   await page.waitForTimeout(300); // let every view redraw
   const after = await count(page);
   expect(after.img).toBe(before.img);

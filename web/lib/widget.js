@@ -63,7 +63,7 @@ export class ApWidget extends HTMLElement {
       }
       this.status = el('p', { className: 'note', attrs: { role: 'status' } });
       // One line when the view runs on random weights: its patterns were not learned.
-      this.randomNote = el('p', { className: 'warn random-note', hidden: true });
+      this.randomNote = el('p', { className: 'random-note', hidden: true });
       this.root = el('section', { className: 'widget', part: 'widget' },
         el('header', {}, this.titleNode, concept ? el('span', { className: 'concept-id', text: `#${concept}` }) : null),
         this.textField, this.randomNote, this.body, this.status);
