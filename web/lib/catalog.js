@@ -8,7 +8,7 @@ import { DEFAULTS } from './state.js';
 export const COMMON_ATTRIBUTES = [
   { name: 'text', values: 'any text (≤ 400 characters)', doc: 'The sentence to run. Words the model does not know become <unk>.' },
   { name: 'preset', values: "a preset id, e.g. 'softmax.the-cat-sat'", doc: 'One of the notes\' worked examples (ap.presets.list()); overrides text and model.' },
-  { name: 'model', values: "'random' | 'sort' | 'reverse' | 'dates' | 'grammar'", doc: 'Random weights (seeded) or one of the trained models shipped with the bundle.' },
+  { name: 'model', values: "'grammar' (default) | 'sort' | 'reverse' | 'dates' | 'random'", doc: 'One of the trained models shipped with the bundle, or seeded random weights (the widget then says so in one line).' },
   { name: 'arch', values: "'decoder' | 'encoder' | 'encoder-decoder'", doc: 'Architecture of the random model.' },
   { name: 'tokenizer', values: "'word' | 'char'", doc: 'Tokenizer of the random model.' },
   { name: 'seed', values: 'integer', doc: 'Seed of the random weights.' },

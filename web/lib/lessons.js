@@ -34,6 +34,7 @@ export const LESSONS = {
     intro: [
       'Before transformers, a sequence model read a sentence one word at a time and carried everything it knew in one state vector: hₜ = f(hₜ₋₁, xₜ). The notes name three problems with that at scale: it is sequential (step t waits for step t−1), what came long ago fades (vanishing gradients), and everything must squeeze through one fixed-size state.',
       'The fix the notes build up to: let each output look back at every input directly, with weights it computes from the words themselves. That is attention, first added to an RNN translator (Bahdanau et al.), then used on its own in the transformer.',
+      'The translation views run two small English-to-French translators trained by this project on the notes\' "European Economic Area" sentence and its kin: an RNN encoder-decoder with additive attention and a transformer. Their alignments were learned, not drawn.',
     ],
     extras: {
       'rnn-chain': [{ try: 'Move to the last word: its state is the only thing a plain RNN passes on. Attention\'s arcs reach every earlier word in one hop.', attrs: { t: '99' } }],
@@ -42,6 +43,7 @@ export const LESSONS = {
         { try: 'Back to ρ = 0.9.', attrs: { radius: '0.9' } },
       ],
       'rnn-cost': [{ try: 'Set n to 1024 tokens: attention\'s n² d now costs more multiply-adds than the RNN\'s n d², yet it is one parallel step instead of 1024 sequential ones.', attrs: { n: '1024' } }],
+      translation: [{ try: 'Change the date: "The agreement on the European Economic Area was signed in March 2005." The French month and year move, and their rows of the alignment still find "march" and "2005".', attrs: { source: 'The agreement on the European Economic Area was signed in March 2005.' } }],
       'soft-lookup': [{ try: 'Switch the score to additive (Bahdanau\'s g): the same lookup, another way to compare a query with a key.', attrs: { score: 'additive' } }],
     },
   },
@@ -53,6 +55,7 @@ export const LESSONS = {
       'The views run a small decoder trained by this project on a synthetic English grammar (64 dimensions, 4 heads, 2 layers), so the weights you see were learned, not random. Change the sentence at the top and every number recomputes; the notes\' own worked examples are one click away.',
     ],
     extras: {
+      'context-embeddings': [{ try: 'Follow "the" instead of "bank": even a word with one meaning gets a different vector in each sentence once attention has mixed in its neighbours.', attrs: { word: 'the' } }],
       scores: [{ try: 'Try a sentence with agreement: "the dogs near the cat sleep ." and look at the row of "sleep".', patch: { text: 'the dogs near the cat sleep .', preset: '' } }],
       scale: [{ try: 'Open the notes\' case: d_k = 512 with random queries and keys. Unscaled, softmax picks one key; scaled, the weights spread.', patch: { preset: 'scale.d512' } }],
       softmax: [
