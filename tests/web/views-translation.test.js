@@ -69,6 +69,16 @@ describe('translation views', () => {
     let mean = 0;
     for (let h = 0; h < H; h++) mean += w[(h * n + i) * m + j] / H;
     expect(Math.abs(most.zone.w - mean)).toBeLessThan(1e-3);
+    // Beside it, the RNN with additive attention on the same task: its French and its alignment
+    // (the heatmap's numbers), the "zone" row read here: it attends most to "area".
+    const rnn = page.locator('ap-translation ap-heatmap[data-name="rnn-alignment"]');
+    await rnn.waitFor();
+    expect(await page.locator('ap-translation').evaluate((w) => w.shadowRoot.textContent)).toContain(`Its French: ${FR}`);
+    const a = await rnn.evaluate((h) => ({ rows: h.matrix.rowLabels, cols: h.matrix.colLabels, v: Array.from(h.matrix.values), m: h.matrix.cols }));
+    const zr = a.rows.indexOf('zone');
+    const zrow = a.v.slice(zr * a.m, (zr + 1) * a.m);
+    expect(a.cols[zrow.indexOf(Math.max(...zrow))]).toBe('area');
+    expect(zrow.reduce((x, y) => x + y, 0)).toBeCloseTo(1, 4);
     await page.waitForTimeout(200);
     await page.locator('ap-translation').screenshot({ path: join(SCREENSHOT_DIR, 'translation-1366.png') });
     // The student's own sentence: the river bank goes to "rive".

@@ -5,15 +5,14 @@
 // French, the head-averaged cross-attention of a chosen decoder layer as an alignment matrix
 // (rows: French words written, columns: English words read), and one line per French word naming
 // the English word it attends to most. If an RNN encoder-decoder with additive attention trained
-// on the same task is available (models.js exports rnnTranslationEntry), its alignment is drawn
+// on the same task is available (web/models/translate-rnn.safetensors, lib/rnn-attention.js), its alignment is drawn
 // beside. Attributes: source (the English sentence), align-layer (decoder layer, 0-based; default the last).
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
 import { matrix } from '../lib/heatmap.js';
-import * as models from '../lib/models.js';
+import { translationRnn } from '../lib/rnn-attention.js';
 import { NOTES_EN, argmaxRows, translateWithAlignment, translationEntry } from '../lib/translation.js';
 
-const isPromise = (x) => x && typeof x.then === 'function';
 
 export class ApTranslation extends ApWidget {
   static concept = 'translation';
@@ -56,11 +55,11 @@ export class ApTranslation extends ApWidget {
   compute() {
     const entry = translationEntry();
     if (!entry) throw new Error('The trained translation model (web/models/translate.safetensors) is not present.');
-    const rnnGet = typeof models.rnnTranslationEntry === 'function' ? models.rnnTranslationEntry() : null;
+    // The RNN's alignment beside the transformer's; without its file the view shows the transformer alone.
+    const rnnGet = translationRnn().catch(() => null);
     const text = this.source();
     const go = (e, rnn) => ({ t: translateWithAlignment(e.model, text), nLayers: e.model.config.nLayers, nHeads: e.model.config.nHeads, rnn: rnn ? this.rnnAlignment(rnn, text) : null });
-    if (isPromise(entry) || isPromise(rnnGet)) return Promise.all([entry, rnnGet && Promise.resolve(rnnGet).catch(() => null)]).then(([e, r]) => go(e, r));
-    return go(entry, rnnGet);
+    return Promise.all([entry, rnnGet]).then(([e, r]) => go(e, r));
   }
 
   /** The RNN's additive-attention alignment, when its model is available. */
