@@ -39,9 +39,8 @@ export const RANDOM_DEFAULTS = { arch: 'decoder', tokenizer: 'word', seed: 1, dM
 export function randomConfig({ arch = 'decoder', tokenizer = 'word', dModel = 16, nHeads = 2, nLayers = 2, pos = 'sinusoidal', maxLen = 64 } = {}) {
   const config = {
     arch, dModel, nHeads, nLayers, dFf: 4 * dModel, maxLen, pos, tokenizer,
-    // A decoder (decoder-only, or the decoder of an encoder-decoder) is masked, as GPT is; the
-    // student may switch the mask off to see what it prevents. An encoder has no mask.
-    causal: arch !== 'encoder',
+    // No causal flag: the core's default masks a decoder (decoder-only, or the decoder of an
+    // encoder-decoder), as GPT is; an encoder has no mask. The student may switch it off.
   };
   if (tokenizer === 'word') config.vocab = COMMON_WORDS;
   return config;
