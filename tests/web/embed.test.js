@@ -4,9 +4,9 @@
 // checked against the lecture notes and against the same model run through the API in Node.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { load } from '../../wasm/index.js';
-import { COMMON_WORDS } from '../../web/lib/vocab.js';
 import { ROOT, startStaticSite } from './harness.js';
 
 let site;
@@ -87,17 +87,18 @@ describe('the course page (examples/course.html)', () => {
     const rowText = await soft.evaluate((w) => w.shadowRoot.textContent);
     expect(rowText).toContain('Row "Machines"');
 
-    // <ap-scores text=...>: the page's default model is the random word-level decoder (seed 1).
+    // <ap-scores text=...>: the default model is the trained grammar decoder (web/models).
     const scores = page.locator('ap-scores');
     await scores.scrollIntoViewIfNeeded();
     await scores.evaluate((w) => w.setAttribute('text', 'the cat sat'));
-    await expect.poll(async () => (await heatmaps(scores)).some((h) => h.rows === 3 && h.cols === 3)).toBe(true);
-    const shown = (await heatmaps(scores)).find((h) => h.rows === 3 && h.cols === 3);
-    const model = ap.createModel({ arch: 'decoder', dModel: 16, nHeads: 2, nLayers: 2, dFf: 64, maxLen: 64, pos: 'sinusoidal', tokenizer: 'word', causal: false, vocab: COMMON_WORDS }, { seed: 1 });
-    const trace = model.forward(model.tokenizer.encode('the cat sat').ids);
+    await expect.poll(async () => (await heatmaps(scores)).some((h) => h.rows === 4 && h.cols === 4)).toBe(true);
+    const shown = (await heatmaps(scores)).find((h) => h.rows === 4 && h.cols === 4);
+    // A widget with no model attribute runs the trained grammar decoder, which reads <bos> first.
+    const model = ap.loadModel(new Uint8Array(await readFile(join(ROOT, 'web', 'models', 'grammar.safetensors'))));
+    const trace = model.forward(Int32Array.from([2, ...model.tokenizer.encode('the cat sat').ids]));
     try {
       const s = trace.get('scores', { layer: 0, head: 0 });
-      expect(shown.rowLabels).toEqual(['the', 'cat', 'sat']);
+      expect(shown.rowLabels).toEqual(['<bos>', 'the', 'cat', 'sat']);
       shown.values.forEach((v, i) => expect(Math.abs(v - s[i])).toBeLessThanOrEqual(4e-6 * Math.max(1, Math.abs(s[i]))));
     } finally {
       trace.dispose();
@@ -108,7 +109,7 @@ describe('the course page (examples/course.html)', () => {
     await heads.scrollIntoViewIfNeeded();
     await heads.locator('.own-text input').fill('a dog ran');
     await expect.poll(() => heads.getAttribute('text')).toBe('a dog ran');
-    await expect.poll(async () => (await heatmaps(heads)).every((h) => h.rows === 3)).toBe(true);
+    await expect.poll(async () => (await heatmaps(heads)).every((h) => h.rows === 4)).toBe(true); // <bos> a dog ran
     expect(errors).toEqual([]);
   });
 
@@ -130,8 +131,9 @@ describe('the course page (examples/course.html)', () => {
     await expect.poll(() => scores.getAttribute('data-rendered')).toBeTruthy();
     const map = scores.locator('.out ap-heatmap .hm-plot canvas');
     const box = await map.boundingBox();
-    await page.mouse.click(box.x + box.width * (2.5 / 6), box.y + box.height * (1.5 / 6)); // query 1, key 2
-    const value = (await heatmaps(scores)).find((h) => h.rows === 6 && h.cols === 6).values[1 * 6 + 2];
+    // <bos> + "the cat sat on the mat": 7 x 7
+    await page.mouse.click(box.x + box.width * (2.5 / 7), box.y + box.height * (1.5 / 7)); // query 1, key 2
+    const value = (await heatmaps(scores)).find((h) => h.rows === 7 && h.cols === 7).values[1 * 7 + 2];
     await expect.poll(() => page.locator('#picked').textContent()).toBe(`You picked the score of query 1 for key 2: ${value.toFixed(3)}.`);
     expect(errors).toEqual([]);
   });
@@ -252,9 +254,9 @@ describe('the iframe embed (embed.html)', () => {
     await expect.poll(() => causal.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
     expect(await causal.getAttribute('text')).toBe('the cat sat on the mat');
     expect(await causal.evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('.widget')).backgroundColor)).toBe('rgb(22, 24, 29)');
-    // The causal weights: row i has zeros right of the diagonal (6 tokens).
-    const w = (await heatmaps(causal)).find((h) => h.rows === 6 && h.cols === 6 && /weight/i.test(h.title));
-    for (let i = 0; i < 6; i++) for (let j = i + 1; j < 6; j++) expect(w.values[i * 6 + j]).toBe(0);
+    // The causal weights: row i has zeros right of the diagonal (<bos> + 6 words).
+    const w = (await heatmaps(causal)).find((h) => h.rows === 7 && h.cols === 7 && /weight/i.test(h.title));
+    for (let i = 0; i < 7; i++) for (let j = i + 1; j < 7; j++) expect(w.values[i * 7 + j]).toBe(0);
 
     const stepper = frame('frame-stepper').locator('ap-stepper');
     await stepper.scrollIntoViewIfNeeded();

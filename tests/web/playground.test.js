@@ -181,6 +181,7 @@ describe('a student\'s walk through the playground', () => {
     await page.waitForFunction(() => document.querySelector('ap-stepper').dataset.stage === 'weights');
     const out = page.locator('ap-stepper .out ap-heatmap');
     await out.locator('summary').click();
+    await out.locator('td[data-row]').first().waitFor(); // the table is built on the toggle event, after the click
     const cells = await out.locator('td[data-row]').evaluateAll((tds) => tds.map((td) => ({ i: Number(td.dataset.row), j: Number(td.dataset.col), v: Number(td.dataset.value), text: td.textContent })));
     expect(cells).toHaveLength(36);
     for (const c of cells) if (c.j > c.i) { expect(c.v).toBe(0); expect(c.text).toBe('0.000'); }

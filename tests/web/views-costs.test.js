@@ -43,7 +43,7 @@ const rendered = (page, selector) => page.waitForFunction((sel) => document.quer
 describe('on the playground page', () => {
   test('each view renders from its #concept link with no console errors (screenshots)', async () => {
     const { page, errors } = await open('/#chapter=all');
-    await page.waitForFunction(() => document.querySelector('ap-stepper')?.dataset.rendered);
+    await page.locator('ap-controls #model option[value="grammar"]').waitFor({ state: 'attached' });
     for (const id of VIEWS) {
       await page.evaluate((c) => { location.hash = `concept=${c}`; }, id);
       const w = page.locator(`ap-${id}`);

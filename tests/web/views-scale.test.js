@@ -80,9 +80,10 @@ async function measure(page, selector = 'ap-quadratic') {
 }
 
 function expectNotesNumbers(q) {
-  // Notes 004: 100 / 1000 / 10000 tokens -> 10^4 / 10^6 / 10^8 scores; 002: GPT-2's 1,024; n = 50,000.
-  expect(q.scores).toEqual([[100, 1e4], [1000, 1e6], [1024, 1024 * 1024], [10000, 1e8], [50000, 2.5e9]]);
-  expect(q.bytes).toEqual([4e4, 4e6, 4 * 1024 * 1024, 4e8, 1e10]); // 4 bytes per float32 score
+  // Notes 004: 100 / 1000 / 10000 tokens -> 10^4 / 10^6 / 10^8 scores, the 4096-token context;
+  // 002: GPT-2's 1,024; n = 50,000.
+  expect(q.scores).toEqual([[100, 1e4], [1000, 1e6], [1024, 1024 * 1024], [4096, 4096 * 4096], [10000, 1e8], [50000, 2.5e9]]);
+  expect(q.bytes).toEqual([4e4, 4e6, 4 * 1024 * 1024, 4 * 4096 * 4096, 4e8, 1e10]); // 4 bytes per float32 score
   expect(q.longBytes).toBe(1e10); // 10 GB
   expect(q.refusal).toMatch(/n\*m = 2500000000 exceeds the limit of 16777216 scores/);
 }
@@ -158,7 +159,9 @@ describe('on the playground page', () => {
   }, 90_000);
 
   test('comparison: the notes\' table, every cell a #concept= link to a view on the page', async () => {
-    const { page, errors } = await openPage('#concept=comparison');
+    // The one-page view, so every linked view is on the page at once (the path opens its chapter).
+    const { page, errors } = await openPage('#chapter=all');
+    await page.evaluate(() => { location.hash = 'concept=comparison'; });
     await rendered(page, 'ap-comparison');
     const t = await page.locator('ap-comparison').evaluate((w) => ({
       header: [...w.shadowRoot.querySelectorAll('thead th')].map((th) => th.textContent),

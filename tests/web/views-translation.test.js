@@ -119,6 +119,18 @@ describe('translation views', () => {
     await rendered(page, 'ap-cross-attention');
     const largest = JSON.parse(await data(page, 'ap-cross-attention', 'largest'));
     expect(largest.value).toBeGreaterThan(0.5);
+    // It opens on the last decoder layer, where the alignment forms; its largest weight is the
+    // largest of that layer's head 0 for <bos> + the French, run here in Node.
+    const L = model.config.nLayers - 1;
+    expect(await data(page, 'ap-cross-attention', 'layer')).toBe(String(L));
+    const src = model.tokenizer.encode(EN), fr = model.tokenizer.encode(FR);
+    const tr = model.forward({ src: src.ids, tgt: Int32Array.from([2, ...fr.ids]) });
+    const w = tr.get('cross_weights', { layer: L, head: 0, stack: 'decoder' });
+    tr.dispose();
+    expect(Math.abs(largest.value - Math.max(...w))).toBeLessThan(1e-4);
+    // The student can pick the first layer.
+    await page.locator('ap-cross-attention select[aria-label="Decoder layer"]').selectOption('0');
+    await expect.poll(() => data(page, 'ap-cross-attention', 'layer')).toBe('0');
     await page.waitForTimeout(200);
     await page.locator('ap-cross-attention').screenshot({ path: join(SCREENSHOT_DIR, 'cross-attention-translate-1366.png') });
     expect(errors).toEqual([]);

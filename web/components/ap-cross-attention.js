@@ -2,7 +2,7 @@
 // The cross-attention weights as an alignment matrix (rows: what the decoder writes, columns:
 // the source), like the translation alignment of the notes; any score explained.
 import { ApWidget, define } from '../lib/widget.js';
-import { el } from '../lib/dom.js';
+import { el, fillSelect } from '../lib/dom.js';
 import { StepPanel, encoderDecoderChoice, headFor, layerFor, withEntry } from '../lib/view.js';
 import { runFor } from '../lib/runs.js';
 import { switchesOf } from '../lib/state.js';
@@ -15,11 +15,17 @@ export class ApCrossAttention extends ApWidget {
 
   build() {
     this.note = el('p', { className: 'note' });
+    // Its own layer and head (the page's are for its model; this view may run the translator).
+    this.layerSel = el('select', { attrs: { 'aria-label': 'Decoder layer' }, on: { change: () => { this._layer = Number(this.layerSel.value); this.update(); } } });
+    this.headSel = el('select', { attrs: { 'aria-label': 'Head' }, on: { change: () => { this._head = Number(this.headSel.value); this.update(); } } });
+    this.pickers = el('div', { className: 'controls' },
+      el('label', { className: 'field inline', dataset: { control: 'layer' } }, el('span', { text: 'Decoder layer' }), this.layerSel),
+      el('label', { className: 'field inline', dataset: { control: 'head' } }, el('span', { text: 'Head' }), this.headSel));
     this.align = new StepPanel();
     this.scores = new StepPanel();
     this.body.append(
       el('p', { className: 'lead', text: 'In cross-attention the queries come from the decoder and the keys and values from the encoder\'s output. Each row of weights says which source tokens the decoder reads while writing that output token: an alignment between output and input.' }),
-      this.note, el('h4', { text: 'Alignment: cross-attention weights' }), this.align.node,
+      this.note, this.pickers, el('h4', { text: 'Alignment: cross-attention weights' }), this.align.node,
       el('h4', { text: 'Where they come from: decoder queries against encoder keys' }), this.scores.node);
   }
 
@@ -29,7 +35,7 @@ export class ApCrossAttention extends ApWidget {
     // notes' sentence (004): its alignment is the one the notes draw.
     if (!choice.trained || choice.key === 'trained:dates') {
       if (hasModelFile('translate') && !state.preset && !(state.model === 'random' && state.arch === 'encoder-decoder')) {
-        choice = { key: TRANSLATE_KEY, text: NOTES_EN, trained: true, note: 'The trained translation model on the notes\' sentence (004): the decoder input is its own greedy French, so the row of each French word is the step that wrote the next one. Pick decoder layer 2 to see the notes\' alignment (zone reads area, signé reads signed); the translation view shows it averaged over the heads.' };
+        choice = { key: TRANSLATE_KEY, text: NOTES_EN, trained: true, note: 'The trained translation model on the notes\' sentence (004): the decoder input is its own greedy French, so the row of each French word is the step that wrote the next one. It opens on the last decoder layer, where the notes\' alignment forms (zone reads area, signé reads signed); layer 1 has not aligned yet. The translation view shows it averaged over the heads.' };
       }
     }
     this._choice = choice;
@@ -39,9 +45,17 @@ export class ApCrossAttention extends ApWidget {
   render(run, state) {
     this.note.textContent = this._choice.note;
     if (run.empty) return;
-    const layer = layerFor(run, state), head = headFor(run, state);
+    // The translator opens on its last decoder layer (its first has not aligned yet); another
+    // model follows the page's layer and head until the student picks here.
+    const L = run.config.nLayers, H = run.config.nHeads;
+    const own = this._choice.key === TRANSLATE_KEY;
+    const layer = Math.min(this._layer ?? (own ? L - 1 : layerFor(run, state)), L - 1);
+    const head = Math.min(this._head ?? headFor(run, state), H - 1);
+    fillSelect(this.layerSel, Array.from({ length: L }, (_, l) => ({ value: l, label: `${l + 1} of ${L}` })), layer);
+    fillSelect(this.headSel, Array.from({ length: H }, (_, h) => ({ value: h, label: `${h + 1} of ${H}` })), head);
+    this.dataset.layer = String(layer);
     const w = stepView(run, 'cross_weights', { layer, head, stack: 'decoder' }).view;
-    w.output.title = `alignment (cross-attention weights), layer ${layer}, head ${head}`;
+    w.output.title = `alignment (cross-attention weights), decoder layer ${layer + 1}, head ${head + 1}`;
     // The explanation opens on the largest weight: the clearest alignment in this head.
     const vals = w.output.values;
     let top = 0;
