@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/model.hpp"
+#include "tools/options.hpp"
 #include "core/tensor.hpp"
 #include "io/model_io.hpp"
 #include "train/evaluate.hpp"
@@ -46,12 +47,6 @@ const char kUsage[] =
     "  --out FILE         write the model here (safetensors)\n"
     "  --init FILE        fine-tune: start from this model's weights (sizes come from it)\n";
 
-std::string join_args(int argc, char** argv) {
-  std::string s = "train";
-  for (int i = 1; i < argc; ++i) s += std::string(" ") + argv[i];
-  return s;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -68,34 +63,11 @@ void print_eval(const char* what, const EvalResult& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::map<std::string, std::string> opt;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "-h" || a == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (a.rfind("--", 0) != 0 || i + 1 >= argc) {
-      std::fprintf(stderr, "bad argument \"%s\"\n%s", a.c_str(), kUsage);
-      return 2;
-    }
-    opt[a.substr(2)] = argv[++i];
-  }
+  tools::Options opt;
+  if (const int code = opt.parse(argc, argv, "train", kUsage); code >= 0) return code;
+  auto get = [&](const char* key, const std::string& fallback) { return opt.get(key, fallback); };
+  auto num = [&](const char* key, double fallback) { return opt.num(key, fallback); };
   try {
-    auto get = [&](const char* key, const std::string& fallback) {
-      const auto it = opt.find(key);
-      std::string v = it == opt.end() ? fallback : it->second;
-      if (it != opt.end()) opt.erase(it);
-      return v;
-    };
-    auto num = [&](const char* key, double fallback) {
-      const std::string v = get(key, "");
-      if (v.empty()) return fallback;
-      char* end = nullptr;
-      const double x = std::strtod(v.c_str(), &end);
-      if (*end != '\0') fail(std::string("--") + key + " expects a number, got \"" + v + "\"");
-      return x;
-    };
     TrainConfig cfg;
     cfg.task = get("task", "");
     if (cfg.task.empty()) fail("--task is required (sort, reverse, dates, grammar, mlm)");
@@ -137,13 +109,13 @@ int main(int argc, char** argv) {
       cfg.model.act = mc.act;
       cfg.model.norm = mc.norm;
     }
-    if (!opt.empty()) fail("unknown option --" + opt.begin()->first);
+    opt.finish();
     if (steps < 1) fail("--steps must be >= 1");
 
     Trainer trainer(cfg);
     if (init_model) trainer.start_from(*init_model);
     const ModelConfig& mc = trainer.model_config();
-    std::printf("%s\n", join_args(argc, argv).c_str());
+    std::printf("%s\n", opt.command().c_str());
     std::printf("task %s: %s, vocab %d, max_len %d, d_model %d, heads %d, layers %d, d_ff %d, %zu parameters (%.0f KB)\n",
                 cfg.task.c_str(), to_string(mc.arch), mc.vocab_size, mc.max_len, mc.d_model, mc.n_heads, mc.n_layers,
                 mc.d_ff, trainer.params().size(), trainer.params().size() * 4 / 1024.0);
@@ -180,7 +152,7 @@ int main(int argc, char** argv) {
     auto& meta = model.mutable_metadata();
     meta["task"] = cfg.task;
     if (!trainer.task().separator().empty()) meta["separator"] = trainer.task().separator();
-    meta["train_command"] = join_args(argc, argv);
+    meta["train_command"] = opt.command();
     const std::vector<uint8_t> bytes = save_model(model);
     const Model reloaded = load_model(bytes.data(), bytes.size());
     e0 = std::chrono::steady_clock::now();

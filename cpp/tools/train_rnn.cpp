@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/rnn_attention.hpp"
+#include "tools/options.hpp"
 #include "io/rnn_attention_io.hpp"
 #include "train/rnn_attention.hpp"
 
@@ -66,36 +67,11 @@ void report_alignment(const RnnAttnModel& m) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::map<std::string, std::string> opt;
-  std::string command = "train_rnn";
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "-h" || a == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (a.rfind("--", 0) != 0 || i + 1 >= argc) {
-      std::fprintf(stderr, "bad argument \"%s\"\n%s", a.c_str(), kUsage);
-      return 2;
-    }
-    command += " " + a + " " + argv[i + 1];
-    opt[a.substr(2)] = argv[++i];
-  }
+  tools::Options opt;
+  if (const int code = opt.parse(argc, argv, "train_rnn", kUsage); code >= 0) return code;
+  auto get = [&](const char* key, const std::string& fallback) { return opt.get(key, fallback); };
+  auto num = [&](const char* key, double fallback) { return opt.num(key, fallback); };
   try {
-    auto get = [&](const char* key, const std::string& fallback) {
-      const auto it = opt.find(key);
-      std::string v = it == opt.end() ? fallback : it->second;
-      if (it != opt.end()) opt.erase(it);
-      return v;
-    };
-    auto num = [&](const char* key, double fallback) {
-      const std::string v = get(key, "");
-      if (v.empty()) return fallback;
-      char* end = nullptr;
-      const double x = std::strtod(v.c_str(), &end);
-      if (*end != '\0') fail(std::string("--") + key + " expects a number, got \"" + v + "\"");
-      return x;
-    };
     RnnAttnTrainConfig cfg;
     cfg.task = get("task", "");
     if (cfg.task.empty()) fail("--task is required (dates, translate)");
@@ -116,12 +92,12 @@ int main(int argc, char** argv) {
     const int eval_n = static_cast<int>(num("eval-n", 1000));
     const uint64_t eval_seed = static_cast<uint64_t>(num("eval-seed", 20261122));
     const std::string out = get("out", "");
-    if (!opt.empty()) fail("unknown option --" + opt.begin()->first);
+    opt.finish();
 
     RnnAttnTrainer trainer(cfg);
     const RnnAttnConfig& mc = trainer.params().cfg;
     std::printf("%s\ntask %s: vocab %d, max_len %d, E %d, H %d (h_j: %d), Ds %d, A %d, %zu parameters (%.0f KB)\n",
-                command.c_str(), cfg.task.c_str(), mc.vocab_size, mc.max_len, mc.d_emb, mc.d_enc, 2 * mc.d_enc,
+                opt.command().c_str(), cfg.task.c_str(), mc.vocab_size, mc.max_len, mc.d_emb, mc.d_enc, 2 * mc.d_enc,
                 mc.d_dec, mc.d_att, trainer.params().size(), trainer.params().size() * 4 / 1024.0);
     std::fflush(stdout);
     const auto t0 = std::chrono::steady_clock::now();
@@ -138,7 +114,7 @@ int main(int argc, char** argv) {
     std::printf("trained %d steps in %.1fs wall\n", steps, seconds_since(t0));
 
     RnnAttnModel model = trainer.to_model();
-    model.mutable_metadata()["train_command"] = command;
+    model.mutable_metadata()["train_command"] = opt.command();
     const std::vector<uint8_t> bytes = save_rnn_attention(model);
     const RnnAttnModel reloaded = load_rnn_attention(bytes.data(), bytes.size());
     const EvalResult r = evaluate_rnn_attention(reloaded, trainer.task(), eval_n, eval_seed);
