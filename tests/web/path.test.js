@@ -261,3 +261,16 @@ describe('each chapter as a student sees it', () => {
     await writeFile(join(SCREENSHOT_DIR, 'path-lengths.json'), JSON.stringify(lengths, null, 1));
   }, 600_000);
 });
+
+describe('views whose lesson needs a switch the trained model cannot make', () => {
+  test('permutation: on the default page, positions really are off (the same rows, permuted, to float rounding), on random weights that say so', async () => {
+    const { page, errors } = await open('/#concept=permutation');
+    await rendered(page, 'ap-permutation');
+    // The grammar model learned its positions and cannot switch them off: random weights stand in.
+    const r = await page.locator('ap-permutation').evaluate((w) => ({ d: Number(w.dataset.maxDiff), note: w.shadowRoot.querySelector('.random-note').hidden ? '' : w.shadowRoot.querySelector('.random-note').textContent, verdict: w.shadowRoot.querySelector('.changed').textContent }));
+    expect(r.d).toBeLessThan(1e-4);
+    expect(r.note).toContain('Random weights');
+    expect(r.verdict).toContain('float rounding');
+    expect(errors).toEqual([]);
+  });
+});

@@ -42,6 +42,23 @@ export class ApCrossAttention extends ApWidget {
     return withEntry(choice.key, () => runFor({ preset: '', modelKey: choice.key, text: choice.text, switches: { ...switchesOf(state), causal: undefined, pos: undefined } }));
   }
 
+  // The head whose strongest source word per row agrees most with the mean over heads (the
+  // translation view's alignment): heads split the work, and one alone can be off by a word.
+  alignedHead(run, layer) {
+    const H = run.config.nHeads;
+    const maps = Array.from({ length: H }, (_, h) => run.get('cross_weights', { layer, head: h, stack: 'decoder' }));
+    const [n, m] = run.shape('cross_weights', { layer, head: 0, stack: 'decoder' }).slice(-2);
+    const argmax = (row) => row.indexOf(Math.max(...row));
+    const mean = (i) => Array.from({ length: m }, (_, j) => maps.reduce((a, w) => a + w[i * m + j], 0) / H);
+    let best = 0, bestAgree = -1;
+    for (let h = 0; h < H; h++) {
+      let agree = 0;
+      for (let i = 0; i < n; i++) if (argmax(Array.from(maps[h].slice(i * m, (i + 1) * m))) === argmax(mean(i))) agree++;
+      if (agree > bestAgree) { best = h; bestAgree = agree; }
+    }
+    return best;
+  }
+
   render(run, state) {
     this.note.textContent = this._choice.note;
     if (run.empty) return;
@@ -50,10 +67,11 @@ export class ApCrossAttention extends ApWidget {
     const L = run.config.nLayers, H = run.config.nHeads;
     const own = this._choice.key === TRANSLATE_KEY;
     const layer = Math.min(this._layer ?? (own ? L - 1 : layerFor(run, state)), L - 1);
-    const head = Math.min(this._head ?? headFor(run, state), H - 1);
+    const head = Math.min(this._head ?? (own ? this.alignedHead(run, layer) : headFor(run, state)), H - 1);
     fillSelect(this.layerSel, Array.from({ length: L }, (_, l) => ({ value: l, label: `${l + 1} of ${L}` })), layer);
     fillSelect(this.headSel, Array.from({ length: H }, (_, h) => ({ value: h, label: `${h + 1} of ${H}` })), head);
     this.dataset.layer = String(layer);
+    this.dataset.head = String(head);
     const w = stepView(run, 'cross_weights', { layer, head, stack: 'decoder' }).view;
     w.output.title = `alignment (cross-attention weights), decoder layer ${layer + 1}, head ${head + 1}`;
     // The explanation opens on the largest weight: the clearest alignment in this head.

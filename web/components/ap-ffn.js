@@ -27,9 +27,9 @@ export class ApFfn extends ApWidget {
     this.out = new StepPanel();
     this.params = el('div');
     this.body.append(
-      el('p', { className: 'lead', text: 'After attention mixes information between tokens, a two-layer MLP processes each token separately: up to d_ff = 4d hidden units, a ReLU, back down to d. Most of a transformer\'s parameters live here.' }),
+      el('p', { className: 'lead', text: 'After attention mixes information between tokens, a two-layer MLP processes each token separately: up to d_ff hidden units (4d in the notes and the paper), a nonlinearity (ReLU in the notes; GELU in GPT-style models), back down to d. Most of a transformer\'s parameters live here.' }),
       el('h4', { text: '1. Up to d_ff' }), this.hidden1.node,
-      el('h4', { text: '2. ReLU: which hidden units are on' }), this.mask,
+      this.actTitle = el('h4', { text: '2. The nonlinearity: which hidden units pass' }), this.mask,
       el('h4', { text: '3. Back down to d' }), this.out.node,
       el('h4', { text: 'Where the parameters are' }), this.params);
     this.buildWhy();
@@ -117,9 +117,12 @@ export class ApFfn extends ApWidget {
     const on = new Float32Array(A.values.length);
     let count = 0;
     for (let k = 0; k < on.length; k++) { on[k] = A.values[k] > 0 ? 1 : 0; count += on[k]; }
+    // The model's own activation and width, named as they are (this small model may differ from the notes).
+    const actName = run.config.act === 'gelu' ? 'GELU' : 'ReLU';
+    this.actTitle.textContent = `2. ${actName}: which hidden units pass (d_ff = ${run.config.dFf} = ${run.config.dFf / run.config.dModel}·d in this model; the notes use 4d)`;
     this.maskNote.textContent = act.changed;
     this.place(this.mask, this.maskNote,
-      this.hm('mask', matrix({ name: 'relu_mask', title: `ReLU mask (1 = unit on): ${count} of ${on.length} on`, values: on, rows: A.rows, cols: A.cols, rowLabels: A.rowLabels, kind: 'seq', domain: [0, 1] })));
+      this.hm('mask', matrix({ name: 'relu_mask', title: `${actName}: units with a positive output (1): ${count} of ${on.length}`, values: on, rows: A.rows, cols: A.cols, rowLabels: A.rowLabels, kind: 'seq', domain: [0, 1] })));
     this.out.show(stepView(run, 'ffn_out', { layer }).view, { slot: 'o' });
     // Parameter counts from the tensors' shapes.
     const size = (name) => run.model.tensors().find((t) => t.name === name)?.shape.reduce((a, b) => a * b, 1) || 0;

@@ -3,7 +3,7 @@
 // are 0 (a model variant, so the core computes it) gives residual = X exactly.
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
-import { StepPanel, layerFor, modelKeyFor, textFor, withEntry } from '../lib/view.js';
+import { StepPanel, layerFor, textFor, withEntry, withModelFor } from '../lib/view.js';
 import { runFor, runIds } from '../lib/runs.js';
 import { runSpec, switchesOf } from '../lib/state.js';
 import { stepView } from '../lib/steps.js';
@@ -25,14 +25,12 @@ export class ApResidual extends ApWidget {
   }
 
   compute(state) {
-    const key = modelKeyFor(state, () => true);
-    this._key = key;
-    return withEntry(key, (entry) => {
+    return withModelFor(state, () => true, (entry) => {
       const layer = Math.min(state.layer, entry.base.nLayers - 1);
       const stack = entry.base.arch === 'encoder' ? 'encoder' : 'decoder';
       if (!this.zero) return runFor(runSpec(state.preset ? { ...state, preset: '', text: textFor(state) } : state));
       if (entry.base.arch === 'encoder-decoder') throw new Error('zeroing is shown for decoder-only and encoder-only models');
-      return withEntry(`${key}|zero:${stack}.${layer}.self_attn`, (zeroed) => {
+      return withEntry(`${entry.key}|zero:${stack}.${layer}.self_attn`, (zeroed) => {
         const enc = zeroed.model.tokenizer.encode(textFor(state));
         return runIds(zeroed, enc.ids, switchesOf(state), enc.pieces.map(tokenText));
       });

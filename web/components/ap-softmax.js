@@ -62,7 +62,7 @@ export class ApSoftmax extends ApWidget {
       this.row = clamp(Number(rowAttr), 0, n - 1); // the attribute changed: it wins
       this._lastPreset = presetKey;
     } else if (presetKey !== this._lastPreset || this.row === undefined || this.row >= n) {
-      this.row = clamp(rowAttr !== null && Number.isInteger(Number(rowAttr)) ? Number(rowAttr) : DEFAULT_ROW[presetKey] ?? 0, 0, n - 1);
+      this.row = clamp(rowAttr !== null && Number.isInteger(Number(rowAttr)) ? Number(rowAttr) : DEFAULT_ROW[presetKey] ?? (presetKey ? 0 : n - 1), 0, n - 1); // a model's last row: its first (<bos>) is trivially 1 on itself
       this._lastPreset = presetKey;
     }
     this._lastRowAttr = rowAttr;

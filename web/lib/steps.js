@@ -591,7 +591,7 @@ function ffnActStep(ctx, { stack, layer }) {
     title: relu ? 'Activation: ReLU keeps positive values and zeroes the rest' : 'Activation: GELU, a smooth ReLU',
     tex: relu ? `\\operatorname{ReLU}(h) = \\max(0, h) \\quad ${A.rows}\\times ${A.cols}` : `\\operatorname{GELU}(h) = h\\,\\Phi(h) \\quad ${A.rows}\\times ${A.cols}`,
     inputs: [H], output: A,
-    changed: relu ? `ReLU zeroed ${zeros} of ${A.values.length} hidden values (${Math.round((100 * zeros) / A.values.length)}%): those units are off for that token.` : `GELU shrank negative values towards 0 (${zeros} exactly zero).`,
+    changed: relu ? `ReLU zeroed ${zeros} of ${A.values.length} hidden values (${Math.round((100 * zeros) / A.values.length)}%): those units are off for that token.` : `GELU let positive values through almost unchanged and squeezed negative ones towards 0 (never below −0.17); ${zeros} of ${A.values.length} are exactly 0.`,
     explain: (i, c) => ({ title: `act[${i}, ${c}]`, lines: [`${relu ? 'max(0, ' : 'GELU('}${fmt(H.values[i * H.cols + c], 4)})`], result: `= ${fmt(A.values[i * A.cols + c], 4)} (core)` }),
   };
 }

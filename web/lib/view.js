@@ -154,15 +154,15 @@ export function withEntry(key, fn) {
   return getModel(key).then(fn);
 }
 
-/** The page's model if `ok(entry.base)` allows, else the default random model (key). */
-export function modelKeyFor(state, ok) {
-  if (!state.preset) {
-    const key = modelKeyOf(state);
-    const entry = modelNow(key);
-    if (entry && ok(entry.base, entry)) return key;
-    if (!entry && state.model === 'random' && ok({ arch: state.arch, pos: 'sinusoidal' })) return key;
-  }
-  return modelKeyOf({ ...DEFAULTS, seed: state.seed });
+/**
+ * Runs fn(entry) on the page's model if `ok(entry.base, entry)` allows (a preset has no model),
+ * else on random weights of the default recipe (sinusoidal positions, any switch allowed), whose
+ * one-line note then tells the student. Returns fn's result, or a promise of it.
+ */
+export function withModelFor(state, ok, fn) {
+  const fallback = modelKeyOf({ ...DEFAULTS, model: 'random', seed: state.seed });
+  if (state.preset) return withEntry(fallback, fn);
+  return withEntry(modelKeyOf(state), (entry) => (ok(entry.base, entry) ? fn(entry) : withEntry(fallback, fn)));
 }
 
 /** Text to run a model-only view on: the page's text, or a preset's tokens. */
