@@ -85,7 +85,7 @@ export class Ctx {
     if (!t) return null;
     const rows = t.shape.length === 1 ? 1 : t.shape[0];
     const cols = t.shape[t.shape.length - 1];
-    return matrix({ name, title, values: t.data, rows, cols, rowLabels: rowLabels || (rows === 1 ? [''] : null), colLabels: null, kind: 'div' });
+    return { ...matrix({ name, title, values: t.data, rows, cols, rowLabels: rowLabels || (rows === 1 ? [''] : null), colLabels: null, kind: 'div' }), weight: true };
   }
   /** Name prefix of a layer's tensors: "decoder.0." ('' for presets). */
   p(stack, layer) { return this.run.kind === 'model' ? `${stack}.${layer}.` : ''; }

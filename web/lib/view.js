@@ -53,7 +53,7 @@ export class StepPanel {
     this.view = view;
     renderTex(this.formula, view.tex, { display: true });
     this.changed.textContent = view.changed;
-    const ins = showInputs ? view.inputs.map((m, i) => this.pool.get(`${slot}in${i}`, m)) : [];
+    const ins = showInputs ? view.inputs.map((m, i) => this.folded(`${slot}in${i}`, m)) : [];
     const outs = (view.outputs || [view.output]).filter(Boolean).map((m, i) => {
       const h = this.pool.get(`${slot}out${i}`, m);
       h.classList.add('out');
@@ -76,6 +76,22 @@ export class StepPanel {
     if (explainCell && view.output && explainCell.row < view.output.rows && explainCell.col < view.output.cols) {
       this.explain(explainCell.row, explainCell.col);
     }
+  }
+
+  // A large learned weight matrix (64 × 64 of numbers that look like noise) is folded away behind
+  // one line; the student opens it when the product is the point.
+  folded(key, m) {
+    const h = this.pool.get(key, m);
+    if (!m.weight || m.rows * m.cols <= 1024) return h;
+    if (!this.folds) this.folds = new Map();
+    let d = this.folds.get(key);
+    if (!d) {
+      d = el('details', { className: 'weight-fold' }, el('summary'));
+      this.folds.set(key, d);
+    }
+    d.querySelector('summary').textContent = `${m.title} (${m.rows} × ${m.cols} learned weights): show`;
+    if (h.parentNode !== d) d.append(h);
+    return d;
   }
 
   explain(row, col) {
