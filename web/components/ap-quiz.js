@@ -187,6 +187,7 @@ function ownSheet() {
       .explain-box .fails { color: var(--_warn); font-weight: 600; }
       .shape-row { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; margin: 4px 0; }
       .shape-row .lhs { min-width: 12em; }
+      @media (max-width: 480px) { .shape-row .lhs { flex-basis: 100%; } } /* its two boxes stay together on the next line */
       .shape-row input { width: 4.5em; }
       .shape-row .mark { font-weight: 600; }
       .shape-row .mark.ok { color: var(--_ok); }

@@ -66,7 +66,7 @@ export class ApRnnChain extends ApWidget {
     const row = A.values.slice((t - 1) * A.cols, t * A.cols);
     this.place(this.hops, hopsSvg({ labels, weights: row, t }));
     const masked = row.some((w) => w === 0) && run.config.causal;
-    this.attnNote.textContent = `Row "${labels[t - 1]}" of the attention weights (${run.kind === 'model' ? `layer ${layer + 1}, head ${head + 1} of the page's model` : 'the preset'}); arc width is the weight. ${masked ? 'The causal mask hides later tokens; every earlier one is still one hop away.' : 'No chain: the token reads every token directly, and every row of weights is computed at the same time.'}`;
+    this.attnNote.textContent = `Row "${labels[t - 1]}" of the attention weights (${run.kind === 'model' ? `layer ${layer}, head ${head} of the page's model, counted from 0 as in the heatmaps` : 'the preset'}); arc width is the weight. ${masked ? 'The causal mask hides later tokens; every earlier one is still one hop away.' : 'No chain: the token reads every token directly, and every row of weights is computed at the same time.'}`;
     scrollToColumn(this.chain, t - 1);
     scrollToColumn(this.hops, t - 1);
 

@@ -35,7 +35,7 @@ export class ApShiftedRight extends ApWidget {
     this.verdict = el('p', { className: 'changed shift-verdict' });
     this.table = el('div');
     this.body.append(
-      el('p', { className: 'lead', text: 'The decoder predicts the output one token at a time, so its input is the output shifted right: <bos> first, then the output without its last token. Position t reads tokens 0..t−1 and must predict token t; the causal mask stops it from reading token t itself. In training the true previous tokens are fed (teacher forcing): every position is computed at once, in one forward pass. In generation there is no true output: the decoder feeds back its own previous predictions, one step at a time.' }),
+      el('p', { className: 'lead', text: 'The decoder predicts the output one token at a time, so its input is the output shifted right: <bos> first, then the output without its last token. The input at position t is target token t−1 (position 0 holds <bos>); with the causal mask, position t reads input positions 0..t only, so it sees the targets before t and must predict target t, which it never sees. In training the true previous tokens are fed (teacher forcing): every position is computed at once, in one forward pass. In generation there is no true output: the decoder feeds back its own previous predictions, one step at a time.' }),
       el('div', { className: 'controls' }, this.src.node, this.tgt.node, this.wrongBtn, this.resetBtn),
       el('h4', { text: 'Decoder input and target: one position apart' }), this.shift,
       el('h4', { text: 'Teacher forcing (training) beside free generation (inference)' }), this.verdict, this.table);
