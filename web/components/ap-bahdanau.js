@@ -139,7 +139,7 @@ export class ApBahdanau extends ApWidget {
     const steps = outs.map((l, k) => `${k + 1} ${l}`);
     const i = t - 1;
     const p = t - 1; // the decoder state's index: s_{t-1}
-    const units = Array.from({ length: dA }, (_, c) => String(c));
+    const units = null; // the heatmap numbers its columns itself (every 4th when they are many)
     this._cur = { t, T, m, dS, dH, dA, labels: src, outs, H, s: S.slice(i * dS, (i + 1) * dS), A, tanh: A.tanh.slice(i * m * dA, (i + 1) * m * dA), trained: d.trained };
 
     // The additive side: each stage for step t, from the core's trace.
