@@ -55,6 +55,14 @@ auto guard(F&& f, decltype(f()) on_error) -> decltype(f()) {
 
 const float* fptr(uintptr_t p) { return reinterpret_cast<const float*>(p); }
 
+// tokenizer.encode(text) as { ids, pieces, unknown } JSON ("" on error), for every model kind.
+std::string encoded_json(const ap::Tokenizer& tok, const std::string& text) {
+  return guard([&]() {
+    const ap::Tokenizer::Encoded e = tok.encode(text);
+    return json{{"ids", e.ids}, {"pieces", e.pieces}, {"unknown", e.unknown}}.dump();
+  }, std::string());
+}
+
 ap::Mat mat_from(uintptr_t p, int rows, int cols) {
   return ap::CMatMap(fptr(p), rows, cols);
 }
@@ -209,12 +217,7 @@ class ModelHandle {
     return guard([&]() { return ap::config_to_json(model->config()); }, std::string());
   }
   std::string vocab_json() const { return json(model->tokenizer().vocab()).dump(); }
-  std::string encode(std::string text) const {
-    return guard([&]() {
-      const ap::Tokenizer::Encoded e = model->tokenizer().encode(text);
-      return json{{"ids", e.ids}, {"pieces", e.pieces}, {"unknown", e.unknown}}.dump();
-    }, std::string());
-  }
+  std::string encode(std::string text) const { return encoded_json(model->tokenizer(), text); }
   std::string decode(uintptr_t ids, int n) const {
     return guard([&]() {
       const int* p = reinterpret_cast<const int*>(ids);
@@ -735,12 +738,7 @@ class RnnAttnHandle {
   std::string config_json() const { return ap::rnn_attention_config_to_json(model->config()); }
   std::string metadata_json() const { return json(model->metadata()).dump(); }
   std::string vocab_json() const { return json(model->tokenizer().vocab()).dump(); }
-  std::string encode(std::string text) const {
-    return guard([&]() {
-      const ap::Tokenizer::Encoded e = model->tokenizer().encode(text);
-      return json{{"ids", e.ids}, {"pieces", e.pieces}, {"unknown", e.unknown}}.dump();
-    }, std::string());
-  }
+  std::string encode(std::string text) const { return encoded_json(model->tokenizer(), text); }
   // ids as a JSON array; "\x01" on error.
   std::string decode(std::string ids_json) const {
     return guard([&]() {
