@@ -72,6 +72,23 @@ std::string shape_string(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
+
+// A lower bound on the floats a model with this config holds (tok_emb and the block matrices
+// named in model.hpp; biases, norms and the LM head left out), checked against the file
+// before the Model allocates: a wrong or truncated file fails fast instead of asking for
+// gigabytes of zeros.
+uint64_t min_weight_count(const ModelConfig& cfg) {
+  const uint64_t d = cfg.d_model, d_ff = cfg.d_ff, layers = cfg.n_layers;
+  const uint64_t block = 4 * d * d + 2 * d * d_ff;  // W_Q W_K W_V W_O, W_1 W_2
+  uint64_t n = static_cast<uint64_t>(cfg.vocab_size) * d;
+  if (cfg.has_encoder()) n += layers * block;
+  if (cfg.has_decoder()) n += layers * block;
+  if (cfg.arch == Arch::EncoderDecoder) n += layers * 4 * d * d;  // cross-attention
+  return n;
+}
+
+}  // namespace
+
 std::string meta_or_fail(const SafeTensors& st, const char* key) {
   const auto it = st.metadata.find(key);
   if (it == st.metadata.end())
@@ -96,22 +113,6 @@ std::vector<std::string> vocab_from_json(const std::string& text) {
   }
   return vocab;
 }
-
-// A lower bound on the floats a model with this config holds (tok_emb and the block matrices
-// named in model.hpp; biases, norms and the LM head left out), checked against the file
-// before the Model allocates: a wrong or truncated file fails fast instead of asking for
-// gigabytes of zeros.
-uint64_t min_weight_count(const ModelConfig& cfg) {
-  const uint64_t d = cfg.d_model, d_ff = cfg.d_ff, layers = cfg.n_layers;
-  const uint64_t block = 4 * d * d + 2 * d * d_ff;  // W_Q W_K W_V W_O, W_1 W_2
-  uint64_t n = static_cast<uint64_t>(cfg.vocab_size) * d;
-  if (cfg.has_encoder()) n += layers * block;
-  if (cfg.has_decoder()) n += layers * block;
-  if (cfg.arch == Arch::EncoderDecoder) n += layers * 4 * d * d;  // cross-attention
-  return n;
-}
-
-}  // namespace
 
 std::string config_to_json(const ModelConfig& cfg) {
   nlohmann::ordered_json j;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "io/model_io.hpp"
 #include "io/safetensors.hpp"
 
 namespace ap {
@@ -22,13 +23,6 @@ int read_size(const json& j, const char* key, int fallback) {
   if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1000000)
     fail(std::string("rnn-attention config key '") + key + "' must be an integer between 0 and 1000000");
   return static_cast<int>(v.get<int64_t>());
-}
-
-std::string meta_or_fail(const SafeTensors& st, const char* key) {
-  const auto it = st.metadata.find(key);
-  if (it == st.metadata.end())
-    fail(std::string("not an attention-playground model file: metadata has no \"") + key + "\"");
-  return it->second;
 }
 
 }  // namespace
@@ -103,18 +97,7 @@ RnnAttnModel load_rnn_attention(const uint8_t* bytes, size_t size) {
   } catch (const Error& e) {
     fail(std::string("model file: ") + e.what());
   }
-  json vj;
-  try {
-    vj = json::parse(meta_or_fail(st, "vocab"));
-  } catch (const json::exception& e) {
-    fail(std::string("model vocabulary is not valid JSON: ") + e.what());
-  }
-  if (!vj.is_array()) fail("model vocabulary must be a JSON array");
-  std::vector<std::string> vocab;
-  for (const json& p : vj) {
-    if (!p.is_string()) fail("model vocabulary entries must be strings");
-    vocab.push_back(p.get<std::string>());
-  }
+  std::vector<std::string> vocab = vocab_from_json(meta_or_fail(st, "vocab"));
   // The weights the config asks for must be in the file before anything is allocated.
   {
     const uint64_t V = vocab.size(), E = cfg.d_emb, H = cfg.d_enc, Ds = cfg.d_dec, A = cfg.d_att;
