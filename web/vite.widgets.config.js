@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { modelHeaders } from './vite-model-headers.js';
 
 const webRoot = fileURLToPath(new URL('.', import.meta.url));
 const distDir = fileURLToPath(new URL('../dist', import.meta.url));
@@ -44,7 +45,7 @@ export default defineConfig({
     format: 'es',
     rollupOptions: { output: { entryFileNames: 'attention-playground/[name]-[hash].js', chunkFileNames: 'attention-playground/[name]-[hash].js', assetFileNames: 'attention-playground/[name]-[hash][extname]' } },
   },
-  plugins: [{
+  plugins: [modelHeaders(), {
     name: 'ap-copy-embed',
     apply: 'build',
     generateBundle() {

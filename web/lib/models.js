@@ -5,6 +5,7 @@
 // a widget always calls applySwitches() right before it runs the model (see runs.js).
 import { getPlayground, playgroundNow } from './playground.js';
 import { COMMON_WORDS } from './vocab.js';
+import MODEL_HEADERS from 'virtual:ap-model-headers';
 
 // The trained models the page's model picker offers (and the URL state accepts).
 export const TRAINED_NAMES = ['sort', 'reverse', 'dates', 'grammar'];
@@ -165,45 +166,16 @@ export function headChoices(dModel) {
   return out.filter((h) => h <= 16);
 }
 
-// A model file starts with an 8-byte header length and a JSON header (config, vocabulary, task,
-// tensor names). Reading just that much tells what a file is without downloading its weights.
-async function readHeader(url) {
-  // A Range request for the first 16 kB (a server that ignores it sends the whole file,
-  // which is read to the end rather than aborted).
-  const get = async (bytes) => {
-    const response = await fetch(url, { headers: { Range: `bytes=0-${bytes - 1}` } });
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    return new Uint8Array(await response.arrayBuffer());
-  };
-  let buf = await get(16384);
-  if (buf.length < 8) throw new Error('not a safetensors file');
-  const n = Number(new DataView(buf.buffer, buf.byteOffset, 8).getBigUint64(0, true));
-  if (n <= 0 || n > 1 << 24) throw new Error('not a safetensors file');
-  if (buf.length < 8 + n) buf = await get(8 + n);
-  if (buf.length < 8 + n) throw new Error('the file ends inside its header');
-  const header = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + n)));
-  const meta = header.__metadata__ || {};
-  const config = JSON.parse(meta.config);
-  return {
-    task: meta.task || '', separator: meta.separator || '', arch: config.arch, config,
-    tensors: Object.keys(header).filter((k) => k !== '__metadata__'),
-  };
-}
-
-let headersPromise = null;
+let trainedList = null;
 
 /**
  * Trained model files whose header reads as a model: { name, task, arch, separator, config, tensors }.
- * Only headers are fetched (a few kB each); the weights load when a model is used.
+ * The headers were read when the page was built (web/vite-model-headers.js): nothing is downloaded
+ * here; the weights load when a model is used.
  */
 export function availableTrainedModels() {
-  if (!headersPromise) {
-    headersPromise = Promise.all(trainedFiles().map((name) => readHeader(TRAINED_URLS[name]).then(
-      (h) => ({ name, ...h }),
-      (err) => { console.warn(`model file ${name}.safetensors is not usable: ${err.message}`); return null; },
-    ))).then((list) => list.filter(Boolean));
-  }
-  return headersPromise;
+  trainedList ??= Promise.resolve(trainedFiles().filter((name) => MODEL_HEADERS[name]).map((name) => ({ name, ...MODEL_HEADERS[name] })));
+  return trainedList;
 }
 
 /** Is the shared module already loaded? (lets callers skip an await) */
