@@ -10,3 +10,11 @@ export { load } from '../wasm/index.js';
 export { CHAPTERS, CONCEPTS, conceptById } from './lib/concepts.js';
 export { COMMON_ATTRIBUTES, EVENTS, widgetList } from './lib/catalog.js';
 export { mountEmbed } from './lib/embed.js';
+
+// What the playground page (web/playground.js) shares with the widgets, so that it can load this
+// same bundle rather than a second copy of the widget code. Not a stable API for course pages.
+import { el } from './lib/dom.js';
+import { resetTheme } from './lib/heatmap.js';
+import { parseState, readUrl, STATE_KEYS, writeUrl } from './lib/state.js';
+
+export const playgroundKit = Object.freeze({ el, resetTheme, parseState, readUrl, STATE_KEYS, writeUrl });

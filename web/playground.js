@@ -2,12 +2,14 @@
 // view on one page, #chapter=all). One controller keeps the page's state (text, model or preset,
 // switches, step, layer, head) in the URL and hands it to every widget as attributes; the
 // widgets do the rest, and they are the same elements a course page can embed.
-import './components/index.js';
-import { CHAPTERS, CONCEPTS, conceptById } from './lib/concepts.js';
+//
+// The page loads the same widget bundle a course page does: everything it shares with the widgets
+// comes through ./attention-playground.js (in the built page, dist/attention-playground.js itself;
+// see vite.config.js), and only the path (this file and lib/lessons.js) is the page's own code.
+import { CHAPTERS, CONCEPTS, conceptById, playgroundKit } from './attention-playground.js';
 import { GOALS, LESSONS, RECAP, goalMet, loadProgress, pathOrder, saveProgress } from './lib/lessons.js';
-import { el } from './lib/dom.js';
-import { resetTheme } from './lib/heatmap.js';
-import { parseState, readUrl, STATE_KEYS, writeUrl } from './lib/state.js';
+
+const { el, resetTheme, parseState, readUrl, STATE_KEYS, writeUrl } = playgroundKit;
 
 const WIDGET_STATE_KEYS = STATE_KEYS.filter((k) => k !== 'step');
 
@@ -86,14 +88,14 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
     const prev = order[k - 1], next = order[k + 1];
     const foot = el('footer', { className: 'chapter-foot' },
       el('label', { className: 'done' }, done, el('span', { text: 'I have worked through this chapter' })),
-      el('nav', { className: 'prev-next', attrs: { 'aria-label': 'Previous and next chapter' } },
+      el('nav', { className: 'prev-next', attrs: { 'aria-label': `Previous and next chapter (from ${titleOf(id)})` } },
         prev ? el('a', { href: `#chapter=${prev}`, className: 'prev', rel: 'prev', text: `◀ ${titleOf(prev)}` }) : el('span'),
         next ? el('a', { href: `#chapter=${next}`, className: 'next', rel: 'next', text: `${titleOf(next)} ▶`, on: { click: () => markDone(id, true) } }) : el('span')));
     return el('section', { className: 'chapter', dataset: { chapter: id }, attrs: { 'aria-labelledby': `chapter-${id}` } }, head, ...body, foot);
   }
 
   function tryBox(conceptId, tries) {
-    return el('aside', { className: 'try', dataset: { for: conceptId }, attrs: { 'aria-label': 'Try this' } },
+    return el('aside', { className: 'try', dataset: { for: conceptId }, attrs: { 'aria-label': `Try this: ${conceptById(conceptId)?.title || conceptId}` } },
       el('h3', { text: 'Try this' }),
       el('ul', {}, ...tries.map((t) => el('li', {},
         el('button', { type: 'button', text: 'Try it', attrs: { 'aria-label': `Try it: ${t.try}` }, on: { click: () => tryIt(conceptId, t) } }),

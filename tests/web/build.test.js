@@ -28,13 +28,38 @@ test('the built page loads its wasm and computes weights whose rows sum to 1', a
     expect(row).toHaveLength(3);
     expect(row.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 3);
   }
-  // The module came from the bundle's own assets, not from the source tree.
-  const wasmUrls = await page.evaluate(() =>
-    performance.getEntriesByType('resource').map((e) => e.name).filter((u) => u.endsWith('.wasm')));
+  // The page loads the widget bundle a course page loads (dist/attention-playground.js), and the
+  // module came from that bundle's own folder, not from the source tree or a second copy.
+  const urls = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname));
+  expect(urls).toContain('/attention-playground.js');
+  const scripts = urls.filter((u) => u.endsWith('.js'));
+  const pageOwn = scripts.filter((u) => u.startsWith('/assets/'));
+  expect(pageOwn).toHaveLength(1); // the learning path only
+  const wasmUrls = urls.filter((u) => u.endsWith('.wasm'));
   const core = wasmUrls.filter((u) => /ap_core-/.test(u));
   expect(core).toHaveLength(1);
-  expect(new URL(core[0]).pathname).toMatch(/^\/assets\/ap_core-[\w-]+\.wasm$/);
-  // the relaxed-SIMD kernels (Chromium has relaxed SIMD) also come from the bundle's assets
-  for (const u of wasmUrls) expect(new URL(u).pathname.startsWith('/assets/')).toBe(true);
+  expect(core[0]).toMatch(/^\/attention-playground\/ap_core-[\w-]+\.wasm$/);
+  // the relaxed-SIMD kernels (Chromium has relaxed SIMD) also come from the bundle's folder
+  for (const u of wasmUrls) expect(u.startsWith('/attention-playground/')).toBe(true);
+  expect(errors).toEqual([]);
+});
+
+test('the built page lists its trained models from the build, fetching only the model it uses', async () => {
+  const { page, errors, requests } = await playground.open('/?model=grammar#chapter=recap');
+  // The picker offers every trained model (sort, reverse, dates, grammar) with its architecture,
+  // as their headers say; the labels come from the list the build made (vite-model-headers.js).
+  const select = page.locator('ap-controls select#model');
+  await page.waitForFunction(() => {
+    const c = document.querySelector('ap-controls');
+    return [...(c?.shadowRoot?.querySelectorAll('option') || [])].some((o) => o.value === 'sort');
+  });
+  const labels = await select.evaluate((s) => [...s.options].map((o) => o.textContent));
+  for (const name of ['sort', 'reverse', 'dates', 'grammar']) expect(labels.some((l) => l.startsWith(`trained: ${name} (`))).toBe(true);
+  expect(labels).toContain('trained: grammar (decoder)');
+  await page.waitForFunction(() => document.querySelector('ap-stepper')?.dataset.rendered !== undefined);
+  // No model file was read for its header (no byte ranges); the one model the recap uses was fetched whole.
+  const models = requests.filter((r) => r.includes('.safetensors'));
+  expect(models.filter((r) => r.includes('(bytes='))).toEqual([]);
+  expect(models.map((r) => new URL(r).pathname.replace(/^.*\/|-[\w-]+\.safetensors$/g, ''))).toEqual(['grammar']);
   expect(errors).toEqual([]);
 });

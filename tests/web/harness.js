@@ -35,8 +35,10 @@ async function startServer(built) {
     await server.listen();
     return { url: server.resolvedUrls.local[0], close: () => server.close() };
   }
+  // The page and, beside it, the widget bundle it loads (as npm run build makes dist/).
   const outDir = await mkdtemp(join(tmpdir(), 'ap-dist-'));
   await build({ configFile, logLevel: 'error', build: { outDir, emptyOutDir: true } });
+  await build({ configFile: join(ROOT, 'web', 'vite.widgets.config.js'), logLevel: 'error', build: { outDir, emptyOutDir: false } });
   const server = await preview({
     configFile, logLevel: 'error', build: { outDir }, preview: { port: 0, strictPort: true },
   });
