@@ -3,8 +3,9 @@
 // browsers compile wasm while it downloads only with it). Pages named *csp*.html are sent with
 //   Content-Security-Policy: script-src 'self' 'wasm-unsafe-eval'
 // the strict policy the widgets must work under (examples/csp.html also states it in a <meta>).
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { extname, join, normalize, sep } from 'node:path';
 
 export const STRICT_CSP = "script-src 'self' 'wasm-unsafe-eval'";
@@ -16,9 +17,17 @@ const TYPES = {
   '.safetensors': 'application/octet-stream', '.txt': 'text/plain; charset=utf-8', '.md': 'text/plain; charset=utf-8',
 };
 
-/** Serves `root` on 127.0.0.1:`port` (0 = a free port). Returns { url, close() }. */
-export function serveStatic(root, { port = 0, log = false } = {}) {
+// Compressed on the way out when the client accepts gzip (gzip: true), as static hosts and CDNs do;
+// fonts (woff/woff2) are compressed already, and a byte range is always served uncompressed.
+const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.wasm', '.svg', '.ttf', '.safetensors', '.txt', '.md', '.ts']);
+
+/**
+ * Serves `root` on 127.0.0.1:`port` (0 = a free port). Returns { url, close() }.
+ * gzip: compress responses for clients that accept it (npm run audit serves dist/ so).
+ */
+export function serveStatic(root, { port = 0, log = false, gzip = false } = {}) {
   const base = normalize(root + sep);
+  const gzipped = new Map(); // file -> { mtimeMs, body }
   const server = createServer((req, res) => {
     let path;
     try {
@@ -47,6 +56,13 @@ export function serveStatic(root, { port = 0, log = false } = {}) {
       if (start > end) { res.writeHead(416, { 'content-range': `bytes */${st.size}` }).end(); return; }
       res.writeHead(206, { ...headers, 'content-length': end - start + 1, 'content-range': `bytes ${start}-${end}/${st.size}` });
       if (req.method === 'HEAD') res.end(); else createReadStream(file, { start, end }).pipe(res);
+      return;
+    }
+    if (gzip && COMPRESSIBLE.has(extname(file)) && /\bgzip\b/.test(req.headers['accept-encoding'] || '')) {
+      let cached = gzipped.get(file);
+      if (!cached || cached.mtimeMs !== st.mtimeMs) gzipped.set(file, cached = { mtimeMs: st.mtimeMs, body: gzipSync(readFileSync(file), { level: 9 }) });
+      res.writeHead(200, { ...headers, 'content-encoding': 'gzip', 'content-length': cached.body.length, vary: 'accept-encoding' });
+      res.end(req.method === 'HEAD' ? undefined : cached.body);
       return;
     }
     res.writeHead(200, headers);
