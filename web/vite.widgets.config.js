@@ -11,12 +11,31 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { modelHeaders } from './vite-model-headers.js';
+import * as reserve from './lib/reserve.js';
 
 const webRoot = fileURLToPath(new URL('.', import.meta.url));
 const distDir = fileURLToPath(new URL('../dist', import.meta.url));
 const COPIED = ['embed.html', 'embed.js', 'attention-playground.d.ts'];
 
 export const WIDGET_BUNDLE = 'attention-playground.js';
+
+// dist/attention-playground.css: a course page links it in <head> so that each <ap-*> element keeps
+// the place it will take while the bundle is still loading (before the element is defined), as
+// measured by tests/tools/reserve.mjs (lib/reserve.js); nothing below it jumps when it draws.
+function reserveCss() {
+  const lines = [
+    '/* attention-playground.css: link it in <head>, next to the script tag of attention-playground.js.',
+    '   Each widget keeps its place while the bundle loads, so the page does not jump when it draws. */',
+    `:not(:defined) { --ap-reserve-text: ${reserve.RESERVE_TEXT_BOX ?? 0}px; }`,
+    '[hide*="text"]:not(:defined) { --ap-reserve-text: 0px; }',
+  ];
+  const at = (i) => Object.entries(reserve.RESERVE_ELEMENT ?? {}).map(([tag, hs]) => `${tag}:not(:defined) { display: block; min-height: calc(${hs[i]}px + var(--ap-reserve-text)); }`);
+  // Widths: a phone, a narrow window or a course column, a wide page (RESERVE_WIDTHS: 343, 700, 1000).
+  lines.push(...at(2));
+  lines.push('@media (max-width: 900px) {', ...at(1).map((l) => `  ${l}`), '}');
+  lines.push('@media (max-width: 520px) {', ...at(0).map((l) => `  ${l}`), '}');
+  return `${lines.join('\n')}\n`;
+}
 
 export default defineConfig({
   root: webRoot,
@@ -50,6 +69,7 @@ export default defineConfig({
     apply: 'build',
     generateBundle() {
       for (const fileName of COPIED) this.emitFile({ type: 'asset', fileName, source: readFileSync(webRoot + fileName) });
+      this.emitFile({ type: 'asset', fileName: 'attention-playground.css', source: reserveCss() });
     },
   }],
 });

@@ -26,9 +26,8 @@ export class ApControls extends HTMLElement {
   connectedCallback() {
     this._update();
     getPlayground().then(() => { this._fillModels(); this._update(); }, (err) => this._fail(err));
-    // Trained models load after the first render, so they never delay it.
-    const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 200));
-    idle(() => availableTrainedModels().then((list) => { this._trained = list; this._fillModels(); this._update(); }));
+    // The list comes from the build (no download), so it is there at once.
+    availableTrainedModels().then((list) => { this._trained = list; this._fillModels(); this._update(); });
   }
 
   // Many attributes change at once (the page sets them all): update once, in a microtask.
@@ -108,6 +107,7 @@ export class ApControls extends HTMLElement {
       .random { padding-top: 2px; }
       .switches { border-top: 1px solid var(--_border); padding-top: 8px; }
       .model-note { margin: 4px 0 0; }
+      #tokens { min-height: 23px; } /* one row of tokens, kept while the tokenizer loads */
       .model-note:empty { display: none; }
     `);
     this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, style];
@@ -188,7 +188,10 @@ export class ApControls extends HTMLElement {
     this._posField.hidden = this.hides('pos');
     this._normField.hidden = this.hides('norm');
     const ap = playgroundNow();
-    if (!ap) return;
+    if (!ap) {
+      if (!s.preset) this._modelNote.textContent = modelNoteBefore(s, this._trained);
+      return;
+    }
     if (s.preset) {
       const p = ap.presets.list().find((x) => x.id === s.preset);
       if (!p) return;
@@ -206,6 +209,9 @@ export class ApControls extends HTMLElement {
     const key = modelKeyOf(s);
     const entry = modelNow(key);
     if (!entry) {
+      // What the model is, from the state and the build's list of model headers, while its
+      // weights load: the note takes its place now instead of pushing the views down later.
+      this._modelNote.textContent = modelNoteBefore(s, this._trained);
       getModel(key).then(() => this._update(), (err) => { this._status.textContent = err.message; });
       return;
     }
@@ -254,6 +260,15 @@ function modelNoteOf(entry, s) {
     lines.push('Causal mask off: every word also sees the words after it. A decoder that predicts the next word would see the answer, and generation (which has no future words) would not match training; switch it back on to see the model as it was trained.');
   }
   return lines.join(' ');
+}
+
+// The note while the module or the model loads, from the state and the build's list of model
+// headers: it takes its place at once instead of pushing the views down when the weights arrive.
+function modelNoteBefore(s, trained) {
+  const header = trained.find((t) => t.name === s.model);
+  return modelNoteOf(s.model === 'random'
+    ? { kind: 'random', spec: { seed: s.seed }, base: { arch: s.arch } }
+    : { kind: 'trained', name: s.model, metadata: { task: header?.task || s.model }, base: { arch: header?.arch || 'decoder' } }, s);
 }
 
 // What each shipped model learned, in one line for the student.

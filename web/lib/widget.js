@@ -4,11 +4,12 @@
 // recompute once) and deferred while the widget is off screen (a long page stays fast).
 // Subclasses set `static concept` and implement build() once and render(run, state).
 import { adoptStyles } from './styles.js';
-import { el, emit } from './dom.js';
+import { el, emit, keyboardScrollable } from './dom.js';
 import { conceptById } from './concepts.js';
 import { parseState, runSpec, STATE_KEYS } from './state.js';
 import { runFor } from './runs.js';
 import { resetTheme } from './heatmap.js';
+import { reservedHeight } from './reserve.js';
 
 const BASE_ATTRS = [...STATE_KEYS, 'hide', 'height', 'theme'];
 let firstRender = false;
@@ -40,6 +41,15 @@ export class ApWidget extends HTMLElement {
       this._visible = entries[entries.length - 1].isIntersecting;
       if (this._visible && this._dirty) this.schedule();
     }, { rootMargin: '100px 0px' });
+    // A box that overflows can be scrolled with the keyboard: checked when the widget's size
+    // changes (new content, a narrower window) and after each draw.
+    // Until it draws, the view keeps the space it will take (lib/reserve.js), so that nothing
+    // below it jumps when the module and the model arrive. Read on the first layout, before paint.
+    this._draws = 0;
+    this._size = new ResizeObserver((entries) => {
+      if (this._draws === 0 && this.body) this.#reserve(entries[entries.length - 1].contentRect.width);
+      if (this._built) keyboardScrollable(this.shadowRoot);
+    });
   }
 
   connectedCallback() {
@@ -70,12 +80,21 @@ export class ApWidget extends HTMLElement {
       if (concept) this.root.dataset.concept = concept;
       this.shadowRoot.append(this.root);
       this.build();
+      this.applyHides(); // a hidden text box takes no space from the start
+      this.#reserve(this.clientWidth);
     }
     this._vis.observe(this);
+    this._size.observe(this);
     this.schedule();
   }
 
-  disconnectedCallback() { this._vis.disconnect(); }
+  // Reserves the height this view will have at content width `width` until it first draws.
+  #reserve(width) {
+    const h = reservedHeight(this.localName, width);
+    this.body.style.minHeight = h ? `${h}px` : '';
+  }
+
+  disconnectedCallback() { this._vis.disconnect(); this._size.disconnect(); }
 
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue) return;
@@ -198,6 +217,9 @@ export class ApWidget extends HTMLElement {
       this.root.classList.remove('failed');
       delete this.dataset.error;
       this.render(run, state);
+      // The first drawing keeps the reserved height (no shrinking under the reader's eyes); from
+      // the second on (a change the reader made), the view takes its own height.
+      if (++this._draws === 2) this.body.style.minHeight = '';
       const random = run?.entry?.kind === 'random' ? run.entry : null;
       this.randomNote.hidden = !random;
       if (random) this.randomNote.textContent = `Random weights (seed ${random.spec.seed}): nothing here was learned, so these patterns mean nothing yet.`;
@@ -207,6 +229,7 @@ export class ApWidget extends HTMLElement {
       this.dataset.rendered = this.renderKey(state);
       if (!firstRender) { firstRender = true; performance.mark?.('ap:first-render'); } // for the page benchmark
       emit(this, 'ap-rendered', { concept: this.constructor.concept });
+      requestAnimationFrame(() => keyboardScrollable(this.shadowRoot));
     } catch (err) {
       this.fail(err);
     }
