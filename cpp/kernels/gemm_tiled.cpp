@@ -32,14 +32,19 @@ AP_NOINLINE void tile(float* c, int ldc, const float* a, int lda, const float* b
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < NV; ++v)
       acc[r][v] = accumulate ? load(c + r * ldc + 4 * v) : bias ? load(bias + 4 * v) : zero();
-  for (int p = 0; p < k; ++p) {
+  // Pointers advance instead of being recomputed from p (clang 14, emscripten 3.1.6's compiler,
+  // left an i32.mul and shifts per step in this loop that clang 16 strength-reduces).
+  auto step = [&](const float* ap, const float* bp) AP_INLINE_LAMBDA {
     v4 bv[NV];
-    for (int v = 0; v < NV; ++v) bv[v] = load(b + p * ldb + 4 * v);  // row p of the B panel
+    for (int v = 0; v < NV; ++v) bv[v] = load(bp + 4 * v);  // row p of the B panel
     for (int r = 0; r < R; ++r) {
-      v4 ar = load_splat(a + r * lda + p);  // A[r, p] in every lane
+      v4 ar = load_splat(ap + r * lda);  // A[r, p] in every lane
       for (int v = 0; v < NV; ++v) acc[r][v] = madd(ar, bv[v], acc[r][v]);
     }
-  }
+  };
+  const float* ap = a;
+  const float* bp = b;
+  for (int p = k; p > 0; --p, ++ap, bp += ldb) step(ap, bp);
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < NV; ++v) store(c + r * ldc + 4 * v, acc[r][v]);
 }
