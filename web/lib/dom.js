@@ -106,3 +106,23 @@ export function fillSelect(sel, options, value) {
   }
   if (value !== undefined) sel.value = String(value);
 }
+
+// Boxes that scroll sideways (or down) when their content is wider than the view: formulas,
+// tables of numbers. A keyboard user can scroll one only if it can take focus, so each that
+// overflows now gets tabindex="0" (and loses it when it no longer does). It only adds a tab
+// stop to boxes with no focusable content of their own.
+const SCROLLERS = '.formula, .scroll-x, table.nums, .terms';
+const FOCUSABLE = 'a[href], button, input, select, textarea, summary, [tabindex]:not([data-scroll-focus])';
+export function keyboardScrollable(root) {
+  for (const n of root.querySelectorAll(SCROLLERS)) {
+    let scrolls = false;
+    if (n.scrollWidth > n.clientWidth + 1 || n.scrollHeight > n.clientHeight + 1) {
+      const cs = getComputedStyle(n);
+      scrolls = (n.scrollWidth > n.clientWidth + 1 && /auto|scroll/.test(cs.overflowX))
+        || (n.scrollHeight > n.clientHeight + 1 && /auto|scroll/.test(cs.overflowY));
+    }
+    const want = scrolls && !n.querySelector(FOCUSABLE);
+    if (want && !n.hasAttribute('tabindex')) { n.tabIndex = 0; n.dataset.scrollFocus = ''; }
+    else if (!want && 'scrollFocus' in n.dataset) { n.removeAttribute('tabindex'); delete n.dataset.scrollFocus; }
+  }
+}
