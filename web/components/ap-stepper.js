@@ -33,7 +33,7 @@ export class ApStepper extends ApWidget {
     this._headSel = el('select', { id: 'step-head', on: { change: () => { this._head = Number(this._headSel.value); this._renderStep(); this._emitChange(); } } });
     this._layerField = el('label', { className: 'field inline' }, el('span', { text: 'Layer' }), this._layerSel);
     this._headField = el('label', { className: 'field inline' }, el('span', { text: 'Head' }), this._headSel);
-    this._list = el('div', { className: 'steplist', attrs: { role: 'list', 'aria-label': 'All steps' } });
+    this._list = el('div', { className: 'steplist' });
     this._title = el('div', { className: 'step-title', attrs: { 'aria-live': 'polite' } });
     this._formula = el('div', { className: 'formula' });
     this._changed = el('p', { className: 'changed' });
@@ -117,18 +117,20 @@ export class ApStepper extends ApWidget {
     const key = this._steps.map((st) => st.id).join(' ');
     if (key === this._listKey) return; // same steps: keep the buttons
     this._listKey = key;
+    // One list of step buttons per layer (input, layer 0, ..., output), each named by its tag.
     const nodes = [];
     let group = null;
+    let list = null;
     this._listButtons = this._steps.map((s, i) => {
       const g = `${s.stack}|${s.layer}`;
       if (g !== group) {
         group = g;
-        if (nodes.length) nodes.push(el('span', { className: 'sep' }));
         const label = s.layer === null ? (s.stack && this._run.config.arch === 'encoder-decoder' ? s.stack : s.stack === '' && i > 0 ? 'output' : 'input') : `${this._run.config.arch === 'encoder-decoder' ? `${s.stack} ` : ''}layer ${s.layer}`;
-        nodes.push(el('span', { className: 'layer-tag', text: `${label}:` }));
+        list = el('ul', { attrs: { role: 'list', 'aria-label': `${label} steps` } });
+        nodes.push(el('div', { className: 'step-group' }, el('span', { className: 'layer-tag', text: `${label}:`, attrs: { 'aria-hidden': 'true' } }), list));
       }
-      const b = el('button', { type: 'button', text: s.short, attrs: { role: 'listitem', 'data-step': s.id }, on: { click: () => this.go(i) } });
-      nodes.push(b);
+      const b = el('button', { type: 'button', text: s.short, attrs: { 'data-step': s.id }, on: { click: () => this.go(i) } });
+      list.append(el('li', {}, b));
       return b;
     });
     this._list.replaceChildren(...nodes);

@@ -58,15 +58,20 @@ export function linePlot({ title, series, xLabel, yLabel, logX = false, width = 
 /** Horizontal bars: items [{ label, value, raw?, chosen? }] with values in [0, max]. */
 export function barList({ title, items, max = null, rawName = '', valueName = 'value', digits = 3 }) {
   const top = max ?? Math.max(...items.map((it) => Math.max(it.value, it.raw ?? 0)), 1e-9);
-  const grid = el('div', { className: 'bars', attrs: { role: 'table', 'aria-label': title } });
+  // A table a screen reader can walk (row: token, value), laid out as one grid whose rows are
+  // subgrids so every bar starts at the same x. The bar itself is decoration (aria-hidden).
+  const grid = el('div', { className: 'bars', attrs: { role: 'table', 'aria-label': title } },
+    el('div', { className: 'sr-only', attrs: { role: 'row' } },
+      el('span', { text: 'token', attrs: { role: 'columnheader' } }),
+      el('span', { text: valueName, attrs: { role: 'columnheader' } })));
   for (const it of items) {
-    const bar = el('div', { className: `bar${it.chosen ? ' chosen' : ''}` });
+    const bar = el('div', { className: `bar${it.chosen ? ' chosen' : ''}`, attrs: { 'aria-hidden': 'true' } });
     if (it.raw !== undefined) bar.append(el('i', { className: 'raw', style: { width: `${(100 * it.raw) / top}%` } }));
     bar.append(el('i', { style: { width: `${(100 * Math.max(0, it.value)) / top}%`, opacity: it.raw !== undefined ? 0.85 : 1 } }));
-    grid.append(
+    grid.append(el('div', { className: 'bars-row', attrs: { role: 'row' } },
       el('span', { className: `lbl${it.chosen ? ' chosen' : ''}`, text: it.label, attrs: { role: 'cell' } }),
       bar,
-      el('span', { className: `val${it.chosen ? ' chosen' : ''}`, text: fmt(it.value, digits), attrs: { role: 'cell', 'data-value': String(it.value) } }));
+      el('span', { className: `val${it.chosen ? ' chosen' : ''}`, text: fmt(it.value, digits), attrs: { role: 'cell', 'data-value': String(it.value) } })));
   }
   const header = ['token', valueName];
   if (rawName) header.push(rawName);
