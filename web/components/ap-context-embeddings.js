@@ -99,7 +99,7 @@ export class ApContextEmbeddings extends ApWidget {
       el('th', { text: names[k] }),
       el('td', { className: 'num', text: fmt(s, 3) }),
       el('td', {}, el('span', { className: 'simbar', style: { display: 'inline-block', height: '0.8em', width: `${Math.max(0, s) * 10}em`, background: 'currentColor', opacity: 0.5 } }))));
-    this.table.replaceChildren(el('thead', {}, el('tr', {}, el('th', { text: `"${word}" in A vs B` }), el('th', { text: 'cosine' }), el('th', { text: '' }))), el('tbody', {}, ...rows));
+    this.table.replaceChildren(el('thead', {}, el('tr', {}, el('th', { text: `"${word}" in A vs B` }), el('th', { text: 'cosine' }), el('td'))), el('tbody', {}, ...rows));
     this.dataset.sims = JSON.stringify(r.sims.map((s) => Number(s.toFixed(6))));
     const lists = (S, name) => el('div', { style: { flex: '1 1 17em', minWidth: '0' } }, el('p', { className: 'note', text: `Sentence ${name}: ${S.pieces.join(' ')}` }),
       ...S.moved.map((w, l) => barList({

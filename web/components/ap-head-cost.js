@@ -72,7 +72,7 @@ export class ApHeadCost extends ApWidget {
     const cell = (x) => ({ text: flopText(x), data: { value: String(x) } });
     this.table.replaceChildren(numsTable({
       caption: `Counted by the core: one attention layer, n = ${n}, d = ${d} (one multiply-add = ${f.flopsPerMultiplyAdd} FLOPs)`,
-      header: ['', `${h} heads of d_k = ${dK}`, `1 head of d_k = ${d}`],
+      header: ['FLOPs of', `${h} heads of d_k = ${dK}`, `1 head of d_k = ${d}`],
       rows: [
         ['scores QKᵀ: 2 · h · n · n · d_k', cell(a.scores), cell(b.scores)],
         ['weighted sum AV: 2 · h · n · n · d_k', cell(a.weightedSum), cell(b.weightedSum)],

@@ -255,7 +255,7 @@ export class ApHeatmap extends HTMLElement {
     const table = el('table', { className: 'nums' });
     table.append(el('caption', { text: `${m.title} (${m.rows}×${m.cols})${m.rowAxis ? `: rows are ${m.rowAxis}` : ''}${m.colAxis ? `, columns are ${m.colAxis}` : ''}` }));
     const head = table.createTHead().insertRow();
-    head.append(el('th', { text: m.corner || '' }));
+    head.append(m.corner ? el('th', { text: m.corner }) : el('td')); // no empty header cell
     for (let j = 0; j < m.cols; j++) {
       const flagged = m.colFlags?.has(j);
       head.append(el('th', { attrs: { scope: 'col' }, className: flagged ? 'unknown' : '', text: `${m.colLabels ? m.colLabels[j] : String(j)}${flagged ? '?' : ''}` }));

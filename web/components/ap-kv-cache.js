@@ -46,7 +46,7 @@ export class ApKvCache extends GenerationWidget {
     for (let t = 0; t < T; t++) without += p + t;
     this.cost.replaceChildren(numsTable({
       caption: `Key and value rows computed per layer for ${T} generated tokens (prompt of ${p})`,
-      header: ['', 'rows projected', 'query rows attending'],
+      header: ['decoding', 'rows projected', 'query rows attending'],
       rows: [['with the cache', String(withCache), String(withCache)], ['recomputing everything', String(without), String(without)]],
     }));
   }

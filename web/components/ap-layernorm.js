@@ -47,7 +47,7 @@ export class ApLayernorm extends ApWidget {
     const m = out.reduce((a, b) => a + b, 0) / out.length;
     this.stats.replaceChildren(numsTable({
       caption: `Row "${X.rowLabels[i]}" (μ and σ from the core)`,
-      header: ['', 'value'],
+      header: ['quantity', 'value'],
       rows: [
         ['μ (mean of the input row)', { text: fmt(mu, 4), className: 'mu', data: { value: String(mu) } }],
         ['σ = √(var + ε)', { text: fmt(sigma, 4), className: 'sigma', data: { value: String(sigma) } }],

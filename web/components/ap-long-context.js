@@ -121,7 +121,7 @@ export class ApLongContext extends ApWidget {
     const lFull = ap.kernels.memory({ n: LONG_N, dK: D_K, full: true }), lOnline = ap.kernels.memory({ n: LONG_N, dK: D_K });
     this.memTable.replaceChildren(numsTable({
       caption: 'Memory of each path (sizes from the core; heap measured by the core’s allocator during the call)',
-      header: ['', 'full kernel (n × n scores)', 'online kernel (tiles)'],
+      header: ['memory', 'full kernel (n × n scores)', 'online kernel (tiles)'],
       rows: [
         ['scores held at once', fmtInt(mFull.scoresHeld), `${fmtInt(mOnline.scoresHeld)} (one 32 × 64 tile)`],
         ['working memory', { text: fmtBytes(mFull.scratchBytes), data: { bytes: String(mFull.scratchBytes) } }, { text: fmtBytes(mOnline.scratchBytes), data: { bytes: String(mOnline.scratchBytes) } }],

@@ -248,7 +248,7 @@ export class ApModelSizes extends ApWidget {
       this.dataset.diff = String(diff);
       this.dataset.source = citation(preset.source);
       this.published.replaceChildren(el('p', { className: 'note ms-source' }, el('b', { text: `${preset.title}. ` }), `Published total: ${preset.source}`), numsTable({
-        header: ['', 'parameters'],
+        header: ['total', 'parameters'],
         rows: [
           ['computed here (the core)', exact(p.total)],
           [{ text: `published (${citation(preset.source)})`, className: 'ms-cite' }, exact(preset.published)],
@@ -292,7 +292,7 @@ export class ApModelSizes extends ApWidget {
     if (p.pooler) rows.push(['pooler', exact(p.pooler), pct(p.pooler / p.total), f(`${d} × ${d} + bias`)]);
     rows.push([{ text: 'total' }, { text: exact(p.total) }, '100%', '']);
     const perLayer = [enc ? `encoder layer ${exact(p.encoderLayer.total)}` : '', dec ? `decoder layer ${exact(p.decoderLayer.total)}` : ''].filter(Boolean).join(', ');
-    this.table.replaceChildren(numsTable({ caption: 'Where the parameters are (counted by the core)', header: ['', 'parameters', 'share', 'made of'], rows }),
+    this.table.replaceChildren(numsTable({ caption: 'Where the parameters are (counted by the core)', header: ['part', 'parameters', 'share', 'made of'], rows }),
       el('p', { className: 'note', text: `One layer: ${perLayer} parameters.` }));
   }
 }

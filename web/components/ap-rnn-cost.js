@@ -105,7 +105,7 @@ export class ApRnnCost extends ApWidget {
     this.dataset.rnnFlops = String(r.total);
     this.table.replaceChildren(numsTable({
       caption: `Counted by the core for n = ${exact(n)} tokens, d = ${d} (matrix products; one multiply-add = ${f.flopsPerMultiplyAdd} FLOPs)`,
-      header: ['', 'RNN', 'self-attention'],
+      header: ['FLOPs of', 'RNN', 'self-attention'],
       rows: [
         ['W h + U x  |  QKᵀ + AV', { text: `4nd² = ${flopText(r.total)}`, data: { value: String(r.total) } }, { text: `4n²d = ${flopText(a.quadratic)}`, data: { value: String(a.quadratic) } }],
         ['W_Q, W_K, W_V, W_O: 8nd²', '—', flopText(a.projections)],
@@ -164,7 +164,7 @@ export class ApRnnCost extends ApWidget {
       this.progress.textContent = `Done (${ap.kernels.info().variant} kernels).${skipped ? ` ${skipped} size(s) skipped: too slow to time here.` : ''}`;
       this.timings.replaceChildren(numsTable({
         caption: `Measured in this browser, d = ${d}, ms per call`,
-        header: ['', 'attention kernel', 'RNN recurrence', 'measured ratio', 'counted ratio 4n²d / 4nd²'],
+        header: ['length', 'attention kernel', 'RNN recurrence', 'measured ratio', 'counted ratio 4n²d / 4nd²'],
         rows,
       }));
       this.dataset.measured = String(rows.length);

@@ -153,7 +153,7 @@ export class ApScale extends ApWidget {
     this.dataset.scaledStd = String(c.scaled.std);
     this.expTable.replaceChildren(numsTable({
       caption: `d_k = ${c.dK}: ${c.draws} draws of ${c.n} queries × ${c.n} keys (computed by the core)`,
-      header: ['', 'q·k', 'q·k / √d_k'],
+      header: ['measure', 'q·k', 'q·k / √d_k'],
       rows: [
         ['spread (std)', { text: fmt(c.unscaled.std, 2), className: 'unscaled-std' }, { text: fmt(c.scaled.std, 2), className: 'scaled-std' }],
         [`entropy (nats; max ln ${c.n} = ${fmt(c.maxEntropy, 2)})`, fmt(c.unscaled.entropy, 2), fmt(c.scaled.entropy, 2)],

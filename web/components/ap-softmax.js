@@ -93,7 +93,7 @@ export class ApSoftmax extends ApWidget {
     if (n <= 12) {
       this.weightsTable.replaceChildren(numsTable({
         caption: 'All weights (rows: queries, columns: keys; each row sums to 1)',
-        header: ['', ...A.colLabels],
+        header: ['query \\ key', ...A.colLabels],
         rows: A.rowLabels.map((l, r) => [l, ...A.colLabels.map((_, c) => ({ text: fmt(A.values[r * A.cols + c], 2), data: { row: String(r), col: String(c), value: num(A.values[r * A.cols + c]) }, className: r === i ? 'hl' : '' }))]),
         className: 'nums weights-table',
       }));

@@ -148,7 +148,7 @@ export function claimBox(preset) {
 export function numsTable({ caption, header, rows, className = 'nums' }) {
   const t = el('table', { className });
   if (caption) t.append(el('caption', { text: caption }));
-  if (header) t.createTHead().append(el('tr', {}, ...header.map((h) => el('th', { attrs: { scope: 'col' }, text: h }))));
+  if (header) t.createTHead().append(el('tr', {}, ...header.map((h) => (h === '' ? el('td') : el('th', { attrs: { scope: 'col' }, text: h })))));
   const body = t.createTBody();
   for (const r of rows) {
     const tr = el('tr');
