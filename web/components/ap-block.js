@@ -210,10 +210,11 @@ export class ApBlock extends ApWidget {
       } catch { /* a stage without a plain shape */ }
       const g = svg('g', {
         class: `box ${n.kind}`, 'data-box': n.id, transform: `translate(${BOX_X},${y(i)})`,
-        ...(clickable ? { role: 'button', tabindex: 0, 'aria-label': `${n.label}: show its numbers`, 'aria-pressed': String(n === open) } : { role: 'img', 'aria-label': n.label }),
+        ...(clickable ? { role: 'button', tabindex: 0, 'aria-label': `${n.label}: ${shape ? `${shape}, ` : ''}show its numbers`, 'aria-pressed': String(n === open) } : { role: 'img', 'aria-label': `${n.label}${shape ? `: ${shape}` : ''}` }),
       },
       svg('rect', { width: BOX_W, height: BOX_H, rx: 7 }),
       svg('text', { x: BOX_W / 2, y: shape ? 15 : BOX_H / 2 }, document.createTextNode(n.label)),
+      document.createTextNode(' '), // the label and the shape read as two words, not "positions7×64"
       shape ? svg('text', { class: 'shape', x: BOX_W / 2, y: 31 }, document.createTextNode(shape)) : null);
       if (clickable) {
         const go = () => { this.open = n.id; this.sub = null; this.update(); };
