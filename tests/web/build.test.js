@@ -1,7 +1,7 @@
 // `npm run build` output: the bundled page, with the .wasm emitted as an asset, works
 // when served as plain static files (no dev server, no access to wasm/ or node_modules/).
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startPlayground } from './harness.js';
+import { ROOT, startPlayground, startStaticSite } from './harness.js';
 
 let playground;
 beforeAll(async () => { playground = await startPlayground({ built: true }); });
@@ -63,3 +63,52 @@ test('the built page lists its trained models from the build, fetching only the 
   expect(models.map((r) => new URL(r).pathname.replace(/^.*\/|-[\w-]+\.safetensors$/g, ''))).toEqual(['grammar']);
   expect(errors).toEqual([]);
 });
+
+// Layout shift as Lighthouse scores it (the sum of the page's layout-shift entries without recent
+// input), read from the browser's own PerformanceObserver: a layout figure, not a timing. Every view
+// reserves its height before it draws (lib/reserve.js); a view whose layout changed a lot since
+// tests/tools/reserve.mjs last measured it makes the text below it jump, and this fails.
+async function layoutShift(page) {
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-concept], ap-stepper')]
+    .filter((e) => e.getBoundingClientRect().top < innerHeight).every((e) => e.dataset.rendered !== undefined), null, { timeout: 30_000 });
+  await page.waitForTimeout(500); // let a second drawing pass (views that finish in two) happen
+  return page.evaluate(() => new Promise((resolve) => {
+    new PerformanceObserver((list) => resolve(list.getEntries().filter((e) => !e.hadRecentInput)
+      .map((e) => ({ value: e.value, nodes: e.sources.map((s) => s.node?.nodeName || '?').join(' ') }))))
+      .observe({ type: 'layout-shift', buffered: true });
+    setTimeout(() => resolve([]), 1000);
+  }));
+}
+
+// A slow network (as Lighthouse's mobile preset has), so the module and the models arrive after the
+// page's first paint, as they do for a visitor: on localhost they would arrive before it.
+async function openSlow(site, path, viewport) {
+  const context = await site.browser.newContext({ viewport });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(`uncaught: ${err.message}`));
+  page.on('console', (msg) => { if (msg.type() === 'error') errors.push(`console error: ${msg.text()}`); });
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 750e3 / 8 });
+  await page.goto(new URL(path, site.baseUrl).href);
+  return { page, errors };
+}
+
+for (const [width, height] of [[1350, 940], [412, 823]]) {
+  test(`the built page and a course page do not jump while they load (${width} px wide, slow network)`, async () => {
+    const course = await startStaticSite(ROOT); // examples/course.html loads dist/attention-playground.js
+    try {
+      for (const [site, path] of [[playground, '/#chapter=A'], [playground, '/#chapter=recap'], [course, '/examples/course.html']]) {
+        const { page, errors } = await openSlow(site, path, { width, height });
+        const shifts = await layoutShift(page);
+        const total = shifts.reduce((sum, e) => sum + e.value, 0);
+        expect(total, `${path}: ${JSON.stringify(shifts)}`).toBeLessThanOrEqual(0.02);
+        expect(errors).toEqual([]);
+        await page.context().close();
+      }
+    } finally {
+      await course.close();
+    }
+  }, 120_000);
+}
