@@ -1,0 +1,80 @@
+// Accessibility: axe-core 4 finds no violations (its default rules: WCAG 2.x A/AA and best
+// practices, inside every shadow root) on each chapter of the learning path, on the one-page view
+// with every view drawn (#chapter=all), on the widget gallery and the course page (examples/,
+// the bundle in dist/), in the light and the dark theme (the reader's prefers-color-scheme). Each
+// view is scrolled into view first: views draw only when they come near the viewport.
+// On failure the message lists each rule, the elements (shadow hosts joined by >>) and why.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, startPlayground, startStaticSite } from './harness.js';
+import { formatViolations, renderViews, runAxe } from './lib/axe.js';
+
+const THEMES = ['light', 'dark'];
+const CHAPTERS = ['A', 'B', 'recap', 'C', 'D', 'E', 'F', 'G', 'H'];
+
+/** Draws every view on the page, runs axe and returns the report of `label` ('' when clean). */
+async function audit(page, label, selector) {
+  const views = await renderViews(page, { selector });
+  expect(views.length, `${label}: no views found`).toBeGreaterThan(0);
+  const violations = await runAxe(page);
+  return violations.length ? formatViolations(violations, { label }) : '';
+}
+
+describe('the playground page', () => {
+  let playground;
+  beforeAll(async () => { playground = await startPlayground(); });
+  afterAll(async () => { await playground?.close(); });
+
+  // One page per theme: each chapter in turn (by its link, as a reader follows the path), then
+  // the one-page view.
+  test.each(THEMES)('every chapter and the one-page view, %s theme', { timeout: 300_000 }, async (theme) => {
+    const { page } = await playground.open('/#chapter=A', { colorScheme: theme });
+    try {
+      await page.locator('ap-controls #model option[value="grammar"]').waitFor({ state: 'attached', timeout: 30_000 });
+      const reports = [];
+      for (const chapter of [...CHAPTERS, 'all']) {
+        await page.evaluate((c) => { location.hash = `#chapter=${c}`; }, chapter);
+        await page.waitForFunction((c) => document.body.dataset.chapter === c, chapter);
+        reports.push(await audit(page, `#chapter=${chapter} (${theme})`, '#main *'));
+      }
+      expect(await page.evaluate(() => document.documentElement.dataset.theme || (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'))).toBe(theme);
+      const failed = reports.filter(Boolean);
+      expect(failed.length, `axe violations:\n${failed.join('\n\n')}`).toBe(0);
+    } finally {
+      await page.context().close();
+    }
+  });
+});
+
+describe('the gallery and the course page (examples/, the bundle in dist/)', () => {
+  let site;
+  beforeAll(async () => {
+    if (!existsSync(join(ROOT, 'dist', 'attention-playground.js'))) {
+      throw new Error('dist/attention-playground.js is missing: `npm test` builds it (or `npm run build -- --widgets`)');
+    }
+    site = await startStaticSite(ROOT);
+  });
+  afterAll(async () => { await site?.close(); });
+
+  test.each(THEMES)('every widget drawn, %s theme', { timeout: 240_000 }, async (theme) => {
+    const { page } = await site.open('examples/gallery.html', { colorScheme: theme });
+    try {
+      await expect.poll(() => page.locator('section.entry').count(), { timeout: 30_000 }).toBeGreaterThan(40);
+      const report = await audit(page, `examples/gallery.html (${theme})`, 'section.entry > *');
+      expect(report === '', `axe violations:\n${report}`).toBe(true);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  test.each(THEMES)('examples/course.html, %s theme', { timeout: 120_000 }, async (theme) => {
+    const { page } = await site.open('examples/course.html', { colorScheme: theme });
+    try {
+      const report = await audit(page, `examples/course.html (${theme})`, 'main *');
+      expect(report === '', `axe violations:\n${report}`).toBe(true);
+    } finally {
+      await page.context().close();
+    }
+  });
+});
