@@ -4,10 +4,19 @@ import { load } from '../../wasm/index.js';
 
 let shared = null;
 
+/**
+ * Resolves after the page's first paint (or 100 ms, whichever comes first; at once with no page).
+ * The module (and then the models) start downloading only then: the page's text is on screen
+ * first, and a slow network spends its first second on what the reader sees.
+ */
+const painted = typeof document === 'undefined' || typeof requestAnimationFrame !== 'function'
+  ? Promise.resolve()
+  : new Promise((resolve) => { requestAnimationFrame(() => setTimeout(resolve, 0)); setTimeout(resolve, 100); });
+
 /** The shared AttentionPlayground instance (a promise, resolved once). */
 export function getPlayground() {
   if (!shared) {
-    shared = load().catch((err) => {
+    shared = painted.then(() => load()).catch((err) => {
       shared = null; // a later call may retry
       throw err;
     });

@@ -18,7 +18,9 @@ function buildSheets() {
   const fonts = new CSSStyleSheet();
   fonts.replaceSync(fontFaces.join('\n'));
   document.adoptedStyleSheets = [...document.adoptedStyleSheets, fonts];
-  preloadFonts();
+  // After the page's text is on screen (idle), so the fonts never hold up its first paint.
+  const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 200));
+  idle(preloadFonts, { timeout: 2000 });
   return [katex, widget];
 }
 
@@ -28,7 +30,7 @@ export function adoptStyles(root) {
   root.adoptedStyleSheets = sheets;
 }
 
-// The KaTeX faces the widgets' formulas use, fetched now rather than when a formula first needs
+// The KaTeX faces the widgets' formulas use, fetched soon after the first paint rather than when a formula first needs
 // one: a page keeps working offline once loaded (a face first needed later would fail to load).
 // About 190 KB of woff2; the other KaTeX faces (Fraktur, Script...) are never used here.
 const USED_FACES = /^"?KaTeX_(Main|Math|AMS|Size[1-4])"?$/;
