@@ -26,10 +26,12 @@
 #include "io/rnn_attention_io.hpp"
 #include "kernels/attention.hpp"
 #include "trace/trace.hpp"
+#ifdef AP_WITH_TRAINER
 #include "train/evaluate.hpp"
 #include "train/params.hpp"
 #include "train/tasks.hpp"
 #include "train/trainer.hpp"
+#endif
 
 using namespace emscripten;
 using json = nlohmann::json;
@@ -317,22 +319,6 @@ class ModelHandle {
   }
 };
 
-// Held-out accuracy of a trained model on its own task (from the file's "task" metadata):
-// exact match for sort / reverse / dates, agreement pairs won for grammar, top-1 at [MASK] for mlm.
-std::string evaluate_task(ModelHandle& m, int n, double seed) {
-  return guard([&]() {
-    const auto it = m.model->metadata().find("task");
-    if (it == m.model->metadata().end()) ap::fail("this model has no \"task\" in its metadata: it was not trained on a task");
-    if (n <= 0) ap::fail("the number of held-out examples must be at least 1");
-    const auto task = ap::train::make_task(it->second);
-    const ap::train::EvalResult r = ap::train::evaluate_model(*m.model, *task, n, static_cast<uint64_t>(seed), 1);
-    json kinds = json::object();
-    for (const auto& [kind, ct] : r.by_kind) kinds[kind] = {{"correct", ct.first}, {"total", ct.second}};
-    return json{{"task", it->second}, {"total", r.total}, {"correct", r.correct}, {"accuracy", r.accuracy()},
-                {"byKind", kinds}}.dump();
-  }, std::string());
-}
-
 // ffn's "why": the model's input rows (stage x of its main stack) through one of its blocks applied
 // `depth` times, attention only (stack "attention_only") and with the block's FFN ("with_ffn").
 TraceHandle* attention_stacks(ModelHandle& m, uintptr_t ids, int n, int layer, int depth, bool residual, bool causal) {
@@ -362,6 +348,23 @@ TraceHandle* attention_stacks(ModelHandle& m, uintptr_t ids, int n, int layer, i
     }
     return h.release();
   }, nullptr);
+}
+
+#ifdef AP_WITH_TRAINER
+// Held-out accuracy of a trained model on its own task (from the file's "task" metadata):
+// exact match for sort / reverse / dates, agreement pairs won for grammar, top-1 at [MASK] for mlm.
+std::string evaluate_task(ModelHandle& m, int n, double seed) {
+  return guard([&]() {
+    const auto it = m.model->metadata().find("task");
+    if (it == m.model->metadata().end()) ap::fail("this model has no \"task\" in its metadata: it was not trained on a task");
+    if (n <= 0) ap::fail("the number of held-out examples must be at least 1");
+    const auto task = ap::train::make_task(it->second);
+    const ap::train::EvalResult r = ap::train::evaluate_model(*m.model, *task, n, static_cast<uint64_t>(seed), 1);
+    json kinds = json::object();
+    for (const auto& [kind, ct] : r.by_kind) kinds[kind] = {{"correct", ct.first}, {"total", ct.second}};
+    return json{{"task", it->second}, {"total", r.total}, {"correct", r.correct}, {"accuracy", r.accuracy()},
+                {"byKind", kinds}}.dump();
+  }, std::string());
 }
 
 // Training in the page: the C++ trainer (one thread) on a task, stepped from JS (a Web Worker).
@@ -426,6 +429,7 @@ TrainerHandle* create_trainer(std::string task, std::string sizes_json, double l
     return h.release();
   }, nullptr);
 }
+#endif  // AP_WITH_TRAINER
 
 ModelHandle* create_model(std::string config, std::string vocab, double seed) {
   return guard([&]() -> ModelHandle* {
@@ -706,15 +710,7 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
   function("kernelAttentionMeasured", &kernel_attention_measured);
   function("kernelAttentionMemory", &kernel_attention_memory);
   function("kernelOnlineSoftmaxSteps", &kernel_online_softmax_steps);
-  class_<TrainerHandle>("TrainerHandle")
-      .function("step", &TrainerHandle::step)
-      .function("infoJson", &TrainerHandle::info_json)
-      .function("evaluate", &TrainerHandle::evaluate)
-      .function("snapshot", &TrainerHandle::snapshot, allow_raw_pointers())
-      .function("startFrom", &TrainerHandle::start_from, allow_raw_pointers());
-  function("createTrainer", &create_trainer, allow_raw_pointers());
   function("attentionStacks", &attention_stacks, allow_raw_pointers());
-  function("evaluateTask", &evaluate_task);
   function("rnn", &rnn, allow_raw_pointers());
   function("additive", &additive, allow_raw_pointers());
   function("lookup", &lookup, allow_raw_pointers());
@@ -784,6 +780,20 @@ RnnAttnHandle* load_rnn_attention(uintptr_t bytes, int size) {
     return h.release();
   }, nullptr);
 }
+
+#ifdef AP_WITH_TRAINER
+// Only in the second module (ap_train), loaded when a page or script first trains.
+EMSCRIPTEN_BINDINGS(attention_playground_trainer) {
+  class_<TrainerHandle>("TrainerHandle")
+      .function("step", &TrainerHandle::step)
+      .function("infoJson", &TrainerHandle::info_json)
+      .function("evaluate", &TrainerHandle::evaluate)
+      .function("snapshot", &TrainerHandle::snapshot, allow_raw_pointers())
+      .function("startFrom", &TrainerHandle::start_from, allow_raw_pointers());
+  function("createTrainer", &create_trainer, allow_raw_pointers());
+  function("evaluateTask", &evaluate_task);
+}
+#endif  // AP_WITH_TRAINER
 
 EMSCRIPTEN_BINDINGS(attention_playground_rnn_attention) {
   class_<RnnAttnHandle>("RnnAttnHandle")

@@ -11,8 +11,19 @@
 //   collected (FinalizationRegistry), but call dispose() in loops. Using a disposed object throws.
 // - Every failure is a JS Error whose message names the problem; the module stays usable.
 
-/** Loads the module once per page / process; later calls return the same instance. */
+/**
+ * Loads the module once per page / process; later calls return the same instance. It has no
+ * trainer (kept small: it is what a page loads first); createTrainer() and evaluateTask() fetch
+ * the trainer module on first use.
+ */
 export function load(options?: Record<string, unknown>): Promise<AttentionPlayground>;
+
+/**
+ * Loads the trainer module (wasm/build/ap_train.*) once: the same API with the trainer, in its
+ * own memory. For a training Web Worker that needs nothing else; load()'s createTrainer() and
+ * evaluateTask() use it behind the scenes (models cross between the two as safetensors bytes).
+ */
+export function loadTrainer(options?: Record<string, unknown>): Promise<AttentionPlayground>;
 
 /**
  * Stage names (DESIGN.md), with shapes (n queries, m keys, d = dModel, h heads, dK = d / h):
@@ -265,11 +276,14 @@ export interface AttentionPlayground {
    * Held-out accuracy of a trained model on its own task (its file's "task" metadata): exact match
    * of greedy decoding (sort, reverse, dates), agreement pairs won (grammar), top-1 at [MASK] (mlm).
    */
-  evaluateTask(model: Model, opts?: { n?: number; seed?: number }): { task: string; total: number; correct: number; accuracy: number; byKind?: Record<string, { correct: number; total: number }> };
-  /** Trains a tiny transformer on a task with the core's trainer (one thread: use a Web Worker in a page). */
+  evaluateTask(model: Model, opts?: { n?: number; seed?: number }): Promise<{ task: string; total: number; correct: number; accuracy: number; byKind?: Record<string, { correct: number; total: number }> }>;
+  /**
+   * Trains a tiny transformer on a task with the core's trainer (one thread: use a Web Worker in a
+   * page). Async because the first call loads the trainer module; the Trainer's methods are sync.
+   */
   createTrainer(opts: { task: 'sort' | 'reverse' | 'dates' | 'grammar' | 'mlm'; config?: { dModel?: number; nHeads?: number; nLayers?: number; dFf?: number; pos?: string; act?: string; norm?: string };
     /** Fine-tune: start from this model's weights (same architecture and vocabulary as the task; config defaults to its sizes). */
-    from?: Model; seed?: number; lr?: number; warmupSteps?: number; totalSteps?: number; batch?: number }): Trainer;
+    from?: Model; seed?: number; lr?: number; warmupSteps?: number; totalSteps?: number; batch?: number }): Promise<Trainer>;
   // ---- costs (model-sizes, rnn-cost, head-cost, scale) ----
   /** Published models for the parameter calculator ('original', 'original-big', 'bert-base', 'gpt3'). */
   sizePresets(): SizePreset[];
@@ -420,7 +434,7 @@ export interface Trainer {
   info(): { steps: number; lr: number; gradNorm: number; task: string };
   /** Held-out accuracy of the current weights. */
   evaluate(n?: number, seed?: number): { total: number; correct: number; accuracy: number };
-  /** A Model with the current weights (dispose it). */
+  /** A Model with the current weights, in the instance createTrainer() was called on (dispose it). */
   snapshot(): Model;
   dispose(): void;
 }

@@ -5,29 +5,57 @@
 import createApCore from './build/ap_core.mjs';
 
 let modulePromise = null;
+let trainerPromise = null;
+
+// One module: our own memory (so the relaxed-SIMD side module can import the same one; 16 MiB,
+// grows to 2 GiB), then the relaxed kernels where the runtime has them.
+function instantiate(create, options, what) {
+  const { relaxed = true, ...moduleOptions } = options;
+  const wasmMemory = new WebAssembly.Memory({ initial: 256, maximum: 32768 });
+  return create({ ...moduleOptions, wasmMemory })
+    .then(async (raw) => {
+      if (relaxed) await useRelaxedKernels(raw, wasmMemory);
+      return new AttentionPlayground(raw, { relaxed });
+    })
+    .catch((err) => {
+      throw new Error(`attention-playground: could not load the ${what}: ${err && err.message ? err.message : err}`);
+    });
+}
 
 /**
  * Loads the wasm module once; later calls return the same instance. Where the runtime supports
  * relaxed SIMD (Chromium; Node only behind --experimental-wasm-relaxed-simd) the kernels switch to
  * the fused-multiply-add build; anything missing or failing leaves the SIMD128 kernels in place.
  * options.relaxed = false keeps SIMD128 (for comparisons).
+ * This module has no trainer: createTrainer() and evaluateTask() fetch the second one (loadTrainer)
+ * the first time they are called.
  */
 export function load(options = {}) {
   if (!modulePromise) {
-    const { relaxed = true, ...moduleOptions } = options;
-    // Our own memory, so the relaxed-SIMD side module can import the same one (16 MiB, grows to 2 GiB).
-    const wasmMemory = new WebAssembly.Memory({ initial: 256, maximum: 32768 });
-    modulePromise = createApCore({ ...moduleOptions, wasmMemory })
-      .then(async (raw) => {
-        if (relaxed) await useRelaxedKernels(raw, wasmMemory);
-        return new AttentionPlayground(raw);
-      })
-      .catch((err) => {
-        modulePromise = null; // let a later call retry
-        throw new Error(`attention-playground: could not load the wasm module: ${err && err.message ? err.message : err}`);
-      });
+    modulePromise = instantiate(createApCore, options, 'wasm module').catch((err) => {
+      modulePromise = null; // let a later call retry
+      throw err;
+    });
   }
   return modulePromise;
+}
+
+/**
+ * The second module, loaded once on first use (build/ap_train.mjs + .wasm, ~1.2 MB): the same API
+ * as load() plus the C++ trainer, with its own memory. A training Web Worker uses it alone (its
+ * models, traces and trainers all live in it); load()'s createTrainer() and evaluateTask() use it
+ * behind the scenes and hand models across as safetensors bytes.
+ */
+export function loadTrainer(options = {}) {
+  if (!trainerPromise) {
+    trainerPromise = import('./build/ap_train.mjs')
+      .then(({ default: createApTrain }) => instantiate(createApTrain, options, 'trainer module'))
+      .catch((err) => {
+        trainerPromise = null;
+        throw err;
+      });
+  }
+  return trainerPromise;
 }
 
 const RELAXED_URL = new URL('./build/kernels_relaxed.wasm', import.meta.url);
@@ -194,8 +222,9 @@ function sizeConfig(config, ap) {
 }
 
 class AttentionPlayground {
-  constructor(raw) {
+  constructor(raw, { relaxed = true } = {}) {
     this._raw = raw;
+    this._relaxed = relaxed;
     this._registry = typeof FinalizationRegistry === 'function'
       ? new FinalizationRegistry((handle) => { try { handle.delete(); } catch { /* already freed */ } })
       : null;
@@ -460,30 +489,81 @@ class AttentionPlayground {
 
   // ---- end of costs ----
 
+  // ---- training: the second module (loadTrainer), fetched the first time it is needed ----
+
+  /** The instance that has the trainer: this one (loadTrainer()'s), or the second module. */
+  _trainerHost() {
+    if (typeof this._raw.createTrainer === 'function') return Promise.resolve(this);
+    return loadTrainer({ relaxed: this._relaxed });
+  }
+
   /**
    * Held-out accuracy of a trained model on its own task (the file's "task" metadata), computed
    * by the core: exact match of greedy decoding (sort, reverse, dates), agreement pairs won
-   * (grammar) or top-1 at the [MASK] (mlm). { task, total, correct, accuracy, byKind: { kind: { correct, total } } }
+   * (grammar) or top-1 at the [MASK] (mlm). Resolves to { task, total, correct, accuracy,
+   * byKind: { kind: { correct, total } } }. Async: the first call loads the trainer module.
    */
-  evaluateTask(model, { n = 200, seed = 12345 } = {}) {
+  async evaluateTask(model, opts = {}) {
     if (!(model instanceof Model)) throw new Error('evaluateTask() needs a model from loadModel() or createModel()');
-    checkCount(n, 'n');
+    checkCount(opts.n ?? 200, 'n');
+    const host = await this._trainerHost();
+    if (host === this || model._ap === host) return host._evaluateTaskHere(model, opts);
+    const copy = host.loadModel(model.save()); // the model's file, opened in the trainer module
+    try {
+      return host._evaluateTaskHere(copy, opts);
+    } finally {
+      copy.dispose();
+    }
+  }
+
+  /**
+   * Trains a tiny transformer on a task ('sort', 'reverse', 'dates', 'grammar', 'mlm') with the
+   * core's C++ trainer (one thread: run it in a Web Worker to keep a page responsive).
+   * config: sizes { dModel, nHeads, nLayers, dFf, pos, act, norm }; arch, vocabulary and max
+   * length come from the task. from: a loaded model to fine-tune (its weights replace the seeded
+   * initialisation; config then defaults to its sizes). Resolves to { step(n) -> mean loss, info(),
+   * evaluate(n, seed), snapshot() -> Model with the current weights, dispose() }; the trainer's
+   * methods are synchronous. Async: the first call loads the trainer module.
+   */
+  async createTrainer(opts = {}) {
+    const { task, from = null } = opts;
+    if (typeof task !== 'string') throw new Error("createTrainer() needs a task: 'sort', 'reverse', 'dates', 'grammar' or 'mlm'");
+    if (from !== null && !(from instanceof Model)) throw new Error('createTrainer({ from }) needs a model from loadModel() or createModel()');
+    const host = await this._trainerHost();
+    if (host === this) return this._createTrainerHere(opts);
+    // The trainer lives in the second module (its own memory): the starting model goes over as
+    // its file, and every snapshot comes back as one, opened in this module.
+    const start = from ? (from._ap === host ? from : host.loadModel(from.save())) : null;
+    let inner;
+    try {
+      inner = host._createTrainerHere({ ...opts, from: start });
+    } finally {
+      if (start && start !== from) start.dispose();
+    }
+    const ap = this;
+    return {
+      step(n = 1) { return inner.step(n); },
+      info() { return inner.info(); },
+      evaluate(n = 100, evalSeed = 777) { return inner.evaluate(n, evalSeed); },
+      snapshot() {
+        const model = inner.snapshot();
+        try {
+          return ap.loadModel(model.save());
+        } finally {
+          model.dispose();
+        }
+      },
+      dispose() { inner.dispose(); },
+    };
+  }
+
+  _evaluateTaskHere(model, { n = 200, seed = 12345 } = {}) {
     const json = this._raw.evaluateTask(model._alive(), n, seed);
     if (!json) this._fail('evaluateTask');
     return JSON.parse(json);
   }
 
-  /**
-   * Trains a tiny transformer on a task ('sort', 'reverse', 'dates', 'grammar') with the core's
-   * C++ trainer (one thread: run it in a Web Worker to keep a page responsive).
-   * config: sizes { dModel, nHeads, nLayers, dFf, pos, act, norm }; arch, vocabulary and max
-   * length come from the task. from: a loaded model to fine-tune (its weights replace the seeded
-   * initialisation; config then defaults to its sizes). Returns { step(n) -> mean loss, info(), evaluate(n, seed),
-   * snapshot() -> Model with the current weights, dispose() }.
-   */
-  createTrainer({ task, config, from = null, seed = 1, lr = 2e-3, warmupSteps = 100, totalSteps = 2000, batch = 32 } = {}) {
-    if (typeof task !== 'string') throw new Error("createTrainer() needs a task: 'sort', 'reverse', 'dates', 'grammar' or 'mlm'");
-    if (from !== null && !(from instanceof Model)) throw new Error('createTrainer({ from }) needs a model from loadModel() or createModel()');
+  _createTrainerHere({ task, config, from = null, seed = 1, lr = 2e-3, warmupSteps = 100, totalSteps = 2000, batch = 32 }) {
     // Fine-tuning (from: a loaded model): the sizes are the model's; the core checks the rest.
     if (config === undefined) {
       config = {};

@@ -111,9 +111,9 @@ test("ffn's why: stacking the mlm model's block, attention-only rows converge, t
   model.dispose();
 });
 
-test('a trainer can start from a loaded model: its weights are the model\'s, and mismatches are clear errors', () => {
+test('a trainer can start from a loaded model: its weights are the model\'s, and mismatches are clear errors', async () => {
   const sort = ap.loadModel(modelFile('sort'));
-  const trainer = ap.createTrainer({ task: 'reverse', from: sort, seed: 3, batch: 8, totalSteps: 10 });
+  const trainer = await ap.createTrainer({ task: 'reverse', from: sort, seed: 3, batch: 8, totalSteps: 10 });
   const snap = trainer.snapshot();
   for (const name of ['tok_emb', 'decoder.1.ffn.w2', 'lm_head.w']) expect(Array.from(snap.getTensor(name))).toEqual(Array.from(sort.getTensor(name)));
   // the starting point is the sort model: asked to reverse, it sorts
@@ -123,24 +123,24 @@ test('a trainer can start from a loaded model: its weights are the model\'s, and
   snap.dispose();
   trainer.dispose();
   const dates = ap.loadModel(modelFile('dates'));
-  expect(() => ap.createTrainer({ task: 'reverse', from: dates })).toThrow(/architecture is encoder-decoder but task reverse trains decoder/);
-  expect(() => ap.createTrainer({ task: 'reverse', from: sort, config: { dModel: 32, nHeads: 4, nLayers: 2, dFf: 256, pos: 'learned' } })).toThrow(/d_model is 64 but task reverse trains 32/);
-  expect(() => ap.createTrainer({ task: 'reverse', from: {} })).toThrow(/needs a model/);
+  await expect(ap.createTrainer({ task: 'reverse', from: dates })).rejects.toThrow(/architecture is encoder-decoder but task reverse trains decoder/);
+  await expect(ap.createTrainer({ task: 'reverse', from: sort, config: { dModel: 32, nHeads: 4, nLayers: 2, dFf: 256, pos: 'learned' } })).rejects.toThrow(/d_model is 64 but task reverse trains 32/);
+  await expect(ap.createTrainer({ task: 'reverse', from: {} })).rejects.toThrow(/needs a model/);
   dates.dispose();
   sort.dispose();
 });
 
-test('pre-trained on sort, fine-tuned on reverse: after 200 steps it beats the same model trained from scratch', () => {
+test('pre-trained on sort, fine-tuned on reverse: after 200 steps it beats the same model trained from scratch', async () => {
   const sort = ap.loadModel(modelFile('sort'));
-  const run = (from) => {
+  const run = async (from) => {
     const opts = { task: 'reverse', seed: 3, lr: 2e-3, warmupSteps: 10, totalSteps: 200, batch: 16 };
-    const trainer = from ? ap.createTrainer({ ...opts, from }) : ap.createTrainer({ ...opts, config: { dModel: 64, nHeads: 4, nLayers: 2, dFf: 256, pos: 'learned', act: 'gelu', norm: 'post' } });
+    const trainer = from ? await ap.createTrainer({ ...opts, from }) : await ap.createTrainer({ ...opts, config: { dModel: 64, nHeads: 4, nLayers: 2, dFf: 256, pos: 'learned', act: 'gelu', norm: 'post' } });
     trainer.step(200);
     const acc = trainer.evaluate(200, 777).accuracy;
     trainer.dispose();
     return acc;
   };
-  const fine = run(sort), scratch = run(null);
+  const fine = await run(sort), scratch = await run(null);
   console.log(`reverse after 200 steps (batch 16): fine-tuned from sort ${fine}, from scratch ${scratch}`);
   expect(fine).toBeGreaterThan(scratch + 0.1);
   sort.dispose();

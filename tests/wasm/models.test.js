@@ -21,13 +21,13 @@ describe.each([
   ['grammar', 0.95, 'decoder'],
   ['mlm', 0.18, 'encoder'],
 ])('%s model', (task, threshold, arch) => {
-  test(`is at most 500 KB, a ${arch} model, and scores >= ${threshold * 100}% on ${HELD_OUT} held-out examples`, () => {
+  test(`is at most 500 KB, a ${arch} model, and scores >= ${threshold * 100}% on ${HELD_OUT} held-out examples`, async () => {
     const bytes = readFileSync(`${dir}${task}.safetensors`);
     expect(bytes.length).toBeLessThanOrEqual(500 * 1024);
     const model = ap.loadModel(bytes);
     expect(model.metadata.task).toBe(task);
     expect(model.config.arch).toBe(arch);
-    const r = ap.evaluateTask(model, { n: HELD_OUT, seed: SEED });
+    const r = await ap.evaluateTask(model, { n: HELD_OUT, seed: SEED });
     console.log(`${task}: ${r.correct}/${r.total} = ${(100 * r.accuracy).toFixed(2)}%`, JSON.stringify(r.byKind));
     expect(r.total).toBe(HELD_OUT);
     expect(r.accuracy).toBeGreaterThanOrEqual(threshold);

@@ -6,8 +6,8 @@ import { load } from '../../wasm/index.js';
 let ap;
 beforeAll(async () => { ap = await load(); });
 
-test('the wasm trainer takes sort to >= 95% exact match on held-out strings in 2,500 steps', () => {
-  const trainer = ap.createTrainer({
+test('the wasm trainer takes sort to >= 95% exact match on held-out strings in 2,500 steps', async () => {
+  const trainer = await ap.createTrainer({
     task: 'sort', config: { dModel: 64, nHeads: 4, nLayers: 2, dFf: 128, pos: 'learned' },
     seed: 1, lr: 3e-3, warmupSteps: 100, totalSteps: 2500, batch: 32,
   });
@@ -30,10 +30,11 @@ test('the wasm trainer takes sort to >= 95% exact match on held-out strings in 2
   trainer.dispose();
 }, 1_200_000);
 
-test('bad trainer requests are clear errors', () => {
-  expect(() => ap.createTrainer({ task: 'juggle' })).toThrow(/juggle/);
-  expect(() => ap.createTrainer({ task: 'sort', config: { dModel: 10, nHeads: 3 } })).toThrow(/not divisible/);
-  const t = ap.createTrainer({ task: 'sort', config: { dModel: 16, nHeads: 2, nLayers: 1, dFf: 32 }, batch: 4 });
+test('bad trainer requests are clear errors', async () => {
+  await expect(ap.createTrainer({ task: 'juggle' })).rejects.toThrow(/juggle/);
+  await expect(ap.createTrainer({ task: 'sort', config: { dModel: 10, nHeads: 3 } })).rejects.toThrow(/not divisible/);
+  await expect(ap.createTrainer()).rejects.toThrow(/needs a task/);
+  const t = await ap.createTrainer({ task: 'sort', config: { dModel: 16, nHeads: 2, nLayers: 1, dFf: 32 }, batch: 4 });
   expect(() => t.step(0)).toThrow(/n must be an integer >= 1/);
   expect(t.step(1)).toBeGreaterThan(0);
   t.dispose();

@@ -82,8 +82,8 @@ describe('translation model', () => {
     expect(model.generate('I sat by the river bank.', { maxTokens: 19 }).text).toBe('Je me suis assis près de la rive.');
   });
 
-  test('translates held-out sentences of the grammar (exact match, measured by the core)', () => {
-    const r = ap.evaluateTask(model, { n: 1000, seed: 20261122 });
+  test('translates held-out sentences of the grammar (exact match, measured by the core)', async () => {
+    const r = await ap.evaluateTask(model, { n: 1000, seed: 20261122 });
     console.log(`translate held-out: ${r.correct}/${r.total}`, JSON.stringify(r.byKind));
     expect(r.total).toBe(1000);
     expect(r.accuracy).toBeGreaterThanOrEqual(0.98);

@@ -16,7 +16,7 @@ test('a module Web Worker loads the wasm module and trains sort, the page stayin
     const code = ${JSON.stringify(`
       import { load } from 'ORIGIN${wrapper}';
       const ap = await load();
-      const trainer = ap.createTrainer({ task: 'sort', config: { dModel: 32, nHeads: 2, nLayers: 1, dFf: 64 }, seed: 3, batch: 16, totalSteps: 60 });
+      const trainer = await ap.createTrainer({ task: 'sort', config: { dModel: 32, nHeads: 2, nLayers: 1, dFf: 64 }, seed: 3, batch: 16, totalSteps: 60 });
       const losses = [];
       for (let i = 0; i < 6; i++) losses.push(trainer.step(10));
       const model = trainer.snapshot();

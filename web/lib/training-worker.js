@@ -1,6 +1,7 @@
-// The Web Worker of the training view (<ap-training>): the core's C++ trainer (wasm/index.js
-// createTrainer) runs here, off the page's main thread, so the page stays responsive while a
-// tiny transformer learns. The page creates it with
+// The Web Worker of the training view (<ap-training>): the core's C++ trainer runs here, off the
+// page's main thread, so the page stays responsive while a tiny transformer learns. It lives in
+// the second wasm module (wasm/index.js loadTrainer()), which only this worker fetches.
+// The page creates it with
 //   new Worker(new URL('../lib/training-worker.js', import.meta.url), { type: 'module' })
 // and talks to it with messages:
 //   page -> worker: { type: 'init', gen, spec }   a new trainer (spec below), step 0 reported
@@ -18,7 +19,7 @@
 //
 // spec: { task, config, seed, lr, warmupSteps, totalSteps, batch, every, evalN, evalSeed,
 //         evalEvery, example: { src, tgt }, fromBytes (optional: a model file to fine-tune) }
-import { load } from '../../wasm/index.js';
+import { loadTrainer } from '../../wasm/index.js';
 
 let ap = null;
 let trainer = null;
@@ -178,19 +179,24 @@ self.onmessage = async (e) => {
       spec = msg.spec;
       chunks = 0;
       disposeTrainer();
-      if (!ap) ap = await load();
+      // The trainer module alone: models, traces and the trainer share its memory (the page's
+      // own module, without the trainer, is not loaded here).
+      if (!ap) ap = await loadTrainer();
       if (gen !== msg.gen) return; // a newer init arrived while loading
       // Fine-tuning (pretrain-finetune): spec.fromBytes is a pre-trained model file whose
       // weights the trainer starts from instead of its seeded initialisation.
       const from = spec.fromBytes ? ap.loadModel(spec.fromBytes) : null;
+      let created;
       try {
-        trainer = ap.createTrainer({
+        created = await ap.createTrainer({
           task: spec.task, config: spec.config, from, seed: spec.seed, lr: spec.lr,
           warmupSteps: spec.warmupSteps, totalSteps: spec.totalSteps, batch: spec.batch,
         });
       } finally {
         from?.dispose();
       }
+      if (gen !== msg.gen) { created.dispose(); return; } // superseded meanwhile
+      trainer = created;
       report('ready', null);
       if (running) loop();
       else if (pendingStep) { pendingStep = false; stepOnce(); }
