@@ -47,7 +47,7 @@ export class ApWidget extends HTMLElement {
     // below it jumps when the module and the model arrive. Read on the first layout, before paint.
     this._draws = 0;
     this._size = new ResizeObserver((entries) => {
-      if (this._draws === 0 && this.body) this.#reserve(entries[entries.length - 1].contentRect.width);
+      if (this._draws === 0 && this.body) this._reserve(entries[entries.length - 1].contentRect.width);
       if (this._built) keyboardScrollable(this.shadowRoot);
     });
   }
@@ -81,7 +81,7 @@ export class ApWidget extends HTMLElement {
       this.shadowRoot.append(this.root);
       this.build();
       this.applyHides(); // a hidden text box takes no space from the start
-      this.#reserve(this.clientWidth);
+      reserveSoon(this);
     }
     this._vis.observe(this);
     this._size.observe(this);
@@ -89,7 +89,7 @@ export class ApWidget extends HTMLElement {
   }
 
   // Reserves the height this view will have at content width `width` until it first draws.
-  #reserve(width) {
+  _reserve(width) {
     const h = reservedHeight(this.localName, width);
     this.body.style.minHeight = h ? `${h}px` : '';
   }
@@ -259,6 +259,23 @@ export class ApWidget extends HTMLElement {
 
   /** Draws `run` for `state` (subclasses). */
   render() {}
+}
+
+// The widgets connected in one task reserve their height together, in a microtask (before the
+// frame is laid out and painted): all widths are read in one layout, then all heights written.
+// Reading each width as it connects would lay the page out once per widget (300 ms of a phone's
+// main thread for one chapter).
+const toReserve = new Set();
+function reserveSoon(widget) {
+  if (!toReserve.size) {
+    queueMicrotask(() => {
+      const list = [...toReserve].filter((w) => w._draws === 0 && w.isConnected);
+      toReserve.clear();
+      const widths = list.map((w) => w.clientWidth);
+      list.forEach((w, i) => w._reserve(widths[i]));
+    });
+  }
+  toReserve.add(widget);
 }
 
 /** Registers a widget class under "ap-<concept>" unless already defined. */
