@@ -109,11 +109,26 @@ export function fillSelect(sel, options, value) {
 
 // Boxes that scroll sideways (or down) when their content is wider than the view: formulas,
 // tables of numbers. A keyboard user can scroll one only if it can take focus, so each that
-// overflows now gets tabindex="0" (and loses it when it no longer does). It only adds a tab
-// stop to boxes with no focusable content of their own.
+// overflows gets tabindex="0" (and loses it when it no longer does). It only adds a tab stop to
+// boxes with no focusable content of their own. keyboardScrollable(root) checks now, and again
+// (once per frame at most) whenever the content of `root` changes; the caller checks on resize.
 const SCROLLERS = '.formula, .scroll-x, table.nums, .terms';
 const FOCUSABLE = 'a[href], button, input, select, textarea, summary, [tabindex]:not([data-scroll-focus])';
+const watched = new WeakSet();
 export function keyboardScrollable(root) {
+  if (!watched.has(root)) {
+    watched.add(root);
+    let pending = false;
+    new MutationObserver(() => {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(() => { pending = false; markScrollable(root); });
+    }).observe(root, { childList: true, subtree: true });
+  }
+  markScrollable(root);
+}
+
+function markScrollable(root) {
   for (const n of root.querySelectorAll(SCROLLERS)) {
     let scrolls = false;
     if (n.scrollWidth > n.clientWidth + 1 || n.scrollHeight > n.clientHeight + 1) {
