@@ -9,7 +9,7 @@ import { conceptById } from './concepts.js';
 import { parseState, runSpec, STATE_KEYS } from './state.js';
 import { runFor } from './runs.js';
 import { resetTheme } from './heatmap.js';
-import { reservedHeight } from './reserve.js';
+import { RESERVE, RESERVE_WIDTHS } from './reserve.js';
 
 const BASE_ATTRS = [...STATE_KEYS, 'hide', 'height', 'theme'];
 let firstRender = false;
@@ -259,6 +259,18 @@ export class ApWidget extends HTMLElement {
 
   /** Draws `run` for `state` (subclasses). */
   render() {}
+}
+
+/** The height to reserve for widget `tag` at content width `width` (lib/reserve.js, interpolated), or 0. */
+export function reservedHeight(tag, width) {
+  const hs = RESERVE[tag];
+  if (!hs || !(width > 0)) return 0;
+  const ws = RESERVE_WIDTHS;
+  if (width <= ws[0]) return hs[0];
+  for (let i = 1; i < ws.length; i++) {
+    if (width <= ws[i]) return Math.round(hs[i - 1] + ((hs[i] - hs[i - 1]) * (width - ws[i - 1])) / (ws[i] - ws[i - 1]));
+  }
+  return hs[hs.length - 1];
 }
 
 // The widgets connected in one task reserve their height together, in a microtask (before the
