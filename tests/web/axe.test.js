@@ -5,9 +5,7 @@
 // view is scrolled into view first: views draw only when they come near the viewport.
 // On failure the message lists each rule, the elements (shadow hosts joined by >>) and why.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { ROOT, startPlayground, startStaticSite } from './harness.js';
+import { ROOT, requireBundle, startPlayground, startStaticSite } from './harness.js';
 import { formatViolations, renderViews, runAxe } from './lib/axe.js';
 
 const THEMES = ['light', 'dark'];
@@ -50,9 +48,7 @@ describe('the playground page', () => {
 describe('the gallery and the course page (examples/, the bundle in dist/)', () => {
   let site;
   beforeAll(async () => {
-    if (!existsSync(join(ROOT, 'dist', 'attention-playground.js'))) {
-      throw new Error('dist/attention-playground.js is missing: `npm test` builds it (or `npm run build -- --widgets`)');
-    }
+    requireBundle();
     site = await startStaticSite(ROOT);
   });
   afterAll(async () => { await site?.close(); });

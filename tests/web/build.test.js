@@ -1,7 +1,7 @@
 // `npm run build` output: the bundled page, with the .wasm emitted as an asset, works
 // when served as plain static files (no dev server, no access to wasm/ or node_modules/).
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { ROOT, startPlayground, startStaticSite } from './harness.js';
+import { ROOT, requireBundle, startPlayground, startStaticSite } from './harness.js';
 
 let playground;
 beforeAll(async () => { playground = await startPlayground({ built: true }); });
@@ -97,6 +97,7 @@ async function openSlow(site, path, viewport) {
 
 for (const [width, height] of [[1350, 940], [412, 823]]) {
   test(`the built page and a course page do not jump while they load (${width} px wide, slow network)`, async () => {
+    requireBundle();
     const course = await startStaticSite(ROOT); // examples/course.html loads dist/attention-playground.js
     try {
       for (const [site, path] of [[playground, '/#chapter=A'], [playground, '/#chapter=recap'], [course, '/examples/course.html']]) {

@@ -3,19 +3,16 @@
 // gallery, the iframe embed (embed.html?widget=...), and a page under a strict CSP. Numbers are
 // checked against the lecture notes and against the same model run through the API in Node.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { load } from '../../wasm/index.js';
-import { ROOT, startStaticSite } from './harness.js';
+import { ROOT, requireBundle, startStaticSite } from './harness.js';
 
 let site;
 let ap;
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist', 'attention-playground.js'))) {
-    throw new Error('dist/attention-playground.js is missing: `npm test` builds it (or `npm run build -- --widgets`)');
-  }
+  requireBundle();
   [site, ap] = await Promise.all([startStaticSite(ROOT), load()]);
 });
 

@@ -1,16 +1,14 @@
 // Issue 13: a page that does not train never fetches the trainer module. The widget bundle
 // (dist/attention-playground.js, what a course page and the playground load) fetches ap_core.wasm
 // (<= 450 KB); ap_train.wasm is fetched by the training worker when Train is pressed, and only then.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { ROOT, startStaticSite } from './harness.js';
+import { ROOT, requireBundle, startStaticSite } from './harness.js';
 
 let site;
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist', 'attention-playground.js'))) {
-    throw new Error('dist/attention-playground.js is missing: `npm test` builds it (or `npm run build -- --widgets`)');
-  }
+  requireBundle();
   site = await startStaticSite(ROOT);
 });
 afterAll(async () => { await site?.close(); });

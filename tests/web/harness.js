@@ -1,6 +1,7 @@
 // Browser test harness: a Vite dev server for web/ on a free port of 127.0.0.1 and
 // Debian's headless Chromium driven by playwright-core. Each opened page records its
 // console errors, uncaught exceptions and failed requests, so a test can assert none.
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -51,6 +52,13 @@ async function startServer(built) {
 // Starts the server and the browser. Call close() in afterAll.
 export async function startPlayground({ built = false } = {}) {
   return withBrowser(await startServer(built));
+}
+
+// Tests of the widget bundle (dist/attention-playground.js) need it built: `npm test` builds it.
+export function requireBundle() {
+  if (!existsSync(join(ROOT, 'dist', 'attention-playground.js'))) {
+    throw new Error('dist/attention-playground.js is missing: `npm test` builds it (or `npm run build -- --widgets`)');
+  }
 }
 
 // A folder served as any static host serves it (tests/tools/lib/static-server.mjs: pages named

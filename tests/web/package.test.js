@@ -3,10 +3,10 @@
 // node_modules/attention-playground/dist/, served by a plain static server, in Chromium).
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, startStaticSite } from './harness.js';
+import { ROOT, requireBundle, startStaticSite } from './harness.js';
 
 let dir;
 let site;
@@ -18,9 +18,7 @@ const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', en
 const THINKING = 1 / (1 + Math.exp(-2));
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist', 'attention-playground.js'))) {
-    throw new Error('dist/attention-playground.js is missing: `npm test` builds it (or `npm run build -- --widgets`)');
-  }
+  requireBundle();
   dir = mkdtempSync(join(tmpdir(), 'ap-pack-'));
   // --ignore-scripts: `npm test` has just built the bundle the prepack script would build.
   const out = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], ROOT));
