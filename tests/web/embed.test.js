@@ -146,6 +146,10 @@ describe('the course page (examples/course.html)', () => {
       }
     });
     const one = page.locator('#one'), two = page.locator('#two');
+    // Each keeps the height it will have before it draws, so #one (prepended first, so below #two)
+    // starts below the fold: a view draws when it comes into view, as a reader would scroll to it.
+    await expect.poll(() => two.getAttribute('data-rendered')).toBeTruthy();
+    await one.scrollIntoViewIfNeeded();
     await expect.poll(async () => Boolean(await one.getAttribute('data-rendered')) && Boolean(await two.getAttribute('data-rendered'))).toBe(true);
     const before = await heatmaps(two);
     const renderedTwo = await two.getAttribute('data-rendered');
@@ -316,6 +320,7 @@ describe('the README snippet', () => {
     let other;
     try {
       cpSync(join(ROOT, 'dist', 'attention-playground.js'), join(host, 'course', 'attention-playground.js'));
+      cpSync(join(ROOT, 'dist', 'attention-playground.css'), join(host, 'course', 'attention-playground.css'));
       cpSync(join(ROOT, 'dist', 'attention-playground'), join(host, 'course', 'attention-playground'), { recursive: true });
       writeFileSync(join(host, 'course', 'week3.html'), `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Week 3</title></head><body>\n${snippet}\n</body></html>`);
       other = await startStaticSite(host);
