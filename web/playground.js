@@ -235,10 +235,11 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
     const target = id && byConcept.get(id);
     if (!target) return;
     if (!target.isConnected) showChapter(chapterOf(id));
-    target.scrollIntoView({ block: 'start' });
     // Views above it render as they come near the viewport and grow: scroll again once the
     // target has drawn itself, so the link still lands on it.
     const again = () => target.scrollIntoView({ block: 'start' });
+    again();
+    queueMicrotask(again); // after the views of a chapter just shown have reserved their heights
     target.addEventListener('ap-rendered', () => requestAnimationFrame(again), { once: true });
     for (const a of nav.querySelectorAll('a[data-target]')) {
       if (a.dataset.target === id) a.setAttribute('aria-current', 'location'); else a.removeAttribute('aria-current');
