@@ -59,9 +59,9 @@ AP_NOINLINE void transpose_scaled(float* kt, const float* k, int ldk, int bk, in
 }
 
 // s (n, bk; lds) = alpha Q (n, d; ldq) K_blk (bk, d; ldk)^T for one block of bk <= BK keys.
+// kt: a KT_D x BK scratch panel; when d <= KT_D it holds alpha K_blk^T on return.
 void qk_block(float* s, int lds, const float* q, int ldq, const float* k, int ldk, int n, int bk,
-              int d, float alpha) {
-  alignas(16) float kt[KT_D * BK];
+              int d, float alpha, float* kt) {
   for (int d0 = 0; d0 == 0 || d0 < d; d0 += KT_D) {  // d == 0 still writes zeros
     int dc = d - d0 < KT_D ? d - d0 : KT_D;
     transpose_scaled(kt, k + d0, ldk, bk, dc, alpha);
@@ -175,6 +175,36 @@ AP_NOINLINE void online_softmax_row(float* s, int bk4, float* m_run, float* l_ru
   *m_run = m_new;
 }
 
+// out[j] = 2^(in[j] - shift) for j < m (m a multiple of 4); returns the sum, and in *vmax the
+// largest in[j]. shift may be below that max (see attention_query_block): results then exceed 1.
+AP_INLINE float exp2_shifted_max(float* out, const float* in, int m, float shift, float* vmax) {
+  v4 vs = splat(shift), sum0 = zero(), sum1 = zero(), mx0 = splat(kNegInf), mx1 = mx0;
+  int j = 0;
+  for (; j + 8 <= m; j += 8) {
+    v4 x0 = load(in + j), x1 = load(in + j + 4);
+    mx0 = max(mx0, x0);
+    mx1 = max(mx1, x1);
+    v4 e0 = exp2_nonpos(sub(x0, vs)), e1 = exp2_nonpos(sub(x1, vs));
+    store(out + j, e0);
+    store(out + j + 4, e1);
+    sum0 = add(sum0, e0);
+    sum1 = add(sum1, e1);
+  }
+  if (j < m) {
+    v4 x = load(in + j);
+    mx0 = max(mx0, x);
+    v4 e = exp2_nonpos(sub(x, vs));
+    store(out + j, e);
+    sum0 = add(sum0, e);
+  }
+  *vmax = hmax(max(mx0, mx1));
+  return hsum(add(sum0, sum1));
+}
+
+// How far (log2 units) a block's scores may rise above a row's reference before the reference is
+// raised: weights stay below 2^kSlack, far from float overflow (the sum of 16384 of them too).
+constexpr float kSlack = 16.0f;
+
 AP_NOINLINE void zero_row(float* o, int d) {
   for (int j = 0; j < d; ++j) o[j] = 0.0f;
 }
@@ -184,6 +214,13 @@ AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k,
                                        int ld, int i0, int bq, int m, int d, int offset,
                                        bool causal, float alpha2) {
   alignas(16) float s[BQ * BK];  // (bq, bk) scores (log2 units), then probabilities, of one key block
+  alignas(16) float kt[KT_D * BK];  // alpha log2(e) K_blk^T
+  // Lazy running max (d <= KT_D, when kt keeps the whole panel): a row's reference m_run is the max
+  // of its first visible block and is raised only when a later block exceeds it by over kSlack. A
+  // block then needs one pass over its scores (weights 2^(s - m_run), their sum and the block max
+  // together) instead of a max pass, an exp pass and a rescaling of o whenever the max grows. In the
+  // rare block that exceeds it, the row's scores (already overwritten) are recomputed from kt.
+  const bool lazy = d <= KT_D;
   float m_run[BQ], l_run[BQ];    // running max and running sum of each query row
   for (int r = 0; r < bq; ++r) {
     m_run[r] = kNegInf;
@@ -200,15 +237,33 @@ AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k,
     int bk = k_end - j0 < BK ? k_end - j0 : BK;
     int bk4 = (bk + 3) & ~3;
     const float* kb = k + static_cast<long>(j0) * ld;
-    qk_block(s, BK, q, ld, kb, ld, bq, bk, d, alpha2);  // s (bq, bk) = alpha log2(e) Q_blk K_blk^T
+    qk_block(s, BK, q, ld, kb, ld, bq, bk, d, alpha2, kt);  // s (bq, bk) = alpha log2(e) Q_blk K_blk^T
     for (int r = 0; r < bq; ++r) {
       float* sr = s + r * BK;
-      for (int j = bk; j < bk4; ++j) sr[j] = kNegInf;  // vector padding: e^-inf = 0
+      float* orow = o + static_cast<long>(r) * ld;
+      int first_hidden = bk;  // block column of the first future key
       if (causal) {
-        int first_hidden = i0 + r + offset + 1 - j0;  // block column of the first future key
-        for (int j = first_hidden < 0 ? 0 : first_hidden; j < bk; ++j) sr[j] = kNegInf;
+        first_hidden = i0 + r + offset + 1 - j0;
+        if (first_hidden < 0) first_hidden = 0;
+        if (first_hidden > bk) first_hidden = bk;
       }
-      online_softmax_row(sr, bk4, &m_run[r], &l_run[r], o + static_cast<long>(r) * ld, d);
+      for (int j = first_hidden; j < bk4; ++j) sr[j] = kNegInf;  // masked, and vector padding: 2^-inf = 0
+      if (!lazy || m_run[r] == kNegInf) {
+        online_softmax_row(sr, bk4, &m_run[r], &l_run[r], orow, d);
+        continue;
+      }
+      float m_ref = m_run[r], bmax;
+      float sum = exp2_shifted_max(sr, sr, bk4, m_ref, &bmax);
+      if (bmax > m_ref + kSlack) {  // rare: raise the reference, redo this row of the block
+        float corr = lane0(exp2_nonpos(splat(m_ref - bmax)));
+        scale_row(orow, d, corr);
+        l_run[r] *= corr;
+        m_run[r] = bmax;
+        impl::gemm_tiled(sr, BK, q + static_cast<long>(r) * ld, ld, kt, BK, nullptr, 1, d, bk, false);
+        for (int j = first_hidden; j < bk4; ++j) sr[j] = kNegInf;
+        sum = exp2_shifted(sr, sr, bk4, bmax);
+      }
+      l_run[r] += sum;
     }
     // O_blk (bq, d) += P (bq, bk) V_blk (bk, d)
     impl::gemm_tiled(o, ld, s, BK, v + static_cast<long>(j0) * ld, ld, nullptr, bq, bk, d, true);
@@ -223,9 +278,10 @@ AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k,
 
 void impl::qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k,
                      int n, int m, int d_k, float alpha) {
+  alignas(16) float kt[KT_D * BK];
   for (int j0 = 0; j0 < m; j0 += BK)
     qk_block(scores + j0, ld_s, q, ld_q, k + static_cast<long>(j0) * ld_k, ld_k, n,
-             m - j0 < BK ? m - j0 : BK, d_k, alpha);
+             m - j0 < BK ? m - j0 : BK, d_k, alpha, kt);
 }
 
 void impl::softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int m) {

@@ -428,6 +428,33 @@ TEST(Attention, LargeScoresStayFiniteAndEqualReference) {
     ASSERT_NO_FATAL_FAILURE(check_attention(c, rng, 30.0f, &worst));
 }
 
+TEST(Attention, ScoresRisingAcrossKeyBlocksEqualReference) {
+  // Keys grow along q's direction, so each key block's scores exceed the previous block's by far
+  // more than the online kernel's slack (16 in log2 units): its running reference must be raised
+  // and the block redone, block after block; also falling scores, which never raise it.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> noise(-0.1f, 0.1f);
+  double worst = 0;
+  for (AttnCase c : {AttnCase{40, 160, 16, 2, false, false}, AttnCase{70, 160, 64, 1, true, true},
+                     AttnCase{33, 130, 64, 2, false, true}, AttnCase{20, 160, 80, 1, false, true}})
+    for (float dir : {1.0f, -1.0f}) {
+      const int ld = c.h * c.d_k;
+      // scores rise by about 0.3 (natural units) per key: 19 per 64-key block, 28 in log2 units
+      const float slope = 0.3f / (c.d_k * (c.scale ? 1.0f / std::sqrt(static_cast<float>(c.d_k)) : 1.0f));
+      std::vector<float> q(c.n * ld), kk(c.m * ld), v = random_vec(c.m * ld, rng);
+      for (auto& x : q) x = 1.0f + noise(rng);
+      for (int j = 0; j < c.m; ++j)
+        for (int col = 0; col < ld; ++col) kk[j * ld + col] = dir * slope * j + noise(rng);
+      std::vector<float> ref(c.n * ld), online(c.n * ld, NAN);
+      k::attention_forward_ref(ref.data(), q.data(), kk.data(), v.data(), c.n, c.m, c.d_k, c.h, c.causal, c.scale);
+      k::attention_forward(online.data(), q.data(), kk.data(), v.data(), c.n, c.m, c.d_k, c.h, c.causal, c.scale);
+      double e = attention_rel_error(online, ref, v, c);
+      worst = std::max(worst, e);
+      ASSERT_LT(e, 1e-5) << name(c) << (dir > 0 ? " rising" : " falling");
+    }
+  std::printf("  worst relative difference %.3g\n", worst);
+}
+
 TEST(Attention, FullyMaskedRowsGiveZerosNotNaN) {
   // Causal cross-attention with m = 3 < n = 7: queries 0..3 see no key (j <= i + m - n = i - 4).
   std::mt19937 rng(11);
