@@ -2,8 +2,12 @@
 // tests/wasm/ in Node against the real built module, tests/web/ driving headless Chromium.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { modelHeaders } from '../web/vite-model-headers.js';
 
 export default defineConfig({
+  // Node tests import the page's modules (web/lib/state.js -> models.js), which read the model
+  // headers the build lists (virtual:ap-model-headers).
+  plugins: [modelHeaders()],
   test: {
     root: fileURLToPath(new URL('..', import.meta.url)),
     include: ['tests/wasm/**/*.test.js', 'tests/web/**/*.test.js'],
