@@ -32,6 +32,7 @@ function reserveCss() {
   const at = (i) => Object.entries(reserve.RESERVE_ELEMENT ?? {}).map(([tag, hs]) => `${tag}:not(:defined) { display: block; min-height: calc(${hs[i]}px + var(--ap-reserve-text)); }`);
   // Widths: a phone, a narrow window or a course column, a wide page (RESERVE_WIDTHS: 343, 700, 1000).
   lines.push(...at(2));
+  lines.push('ap-quiz[questions]:not(:defined) { min-height: 0 !important; } /* one question, not the whole quiz */');
   lines.push('@media (max-width: 900px) {', ...at(1).map((l) => `  ${l}`), '}');
   lines.push('@media (max-width: 520px) {', ...at(0).map((l) => `  ${l}`), '}');
   return `${lines.join('\n')}\n`;

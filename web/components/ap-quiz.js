@@ -262,6 +262,9 @@ export class ApQuiz extends ApWidget {
   static textInput = false;
   static extraAttributes = ['questions'];
 
+  // The whole quiz was measured (lib/reserve.js); one question beside its concept is a fraction of it.
+  reserveKey() { return this.hasAttribute('questions') ? null : this.localName; }
+
   build() {
     this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, ownSheet()];
     this.uid = ++instances;

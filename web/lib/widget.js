@@ -39,6 +39,8 @@ export class ApWidget extends HTMLElement {
     this._vis = new IntersectionObserver((entries) => {
       this._ioSeen = true;
       this._visible = entries[entries.length - 1].isIntersecting;
+      // Drawn and out of sight: the view takes its own height now (nothing the reader sees moves).
+      if (!this._visible && this._draws > 0 && this.body) this.body.style.minHeight = '';
       if (this._visible && this._dirty) this.schedule();
     }, { rootMargin: '100px 0px' });
     // A box that overflows can be scrolled with the keyboard: checked when the widget's size
@@ -88,9 +90,13 @@ export class ApWidget extends HTMLElement {
     this.schedule();
   }
 
+  /** Which measured view of lib/reserve.js this element's height follows (null: none). */
+  reserveKey() { return this.localName; }
+
   // Reserves the height this view will have at content width `width` until it first draws.
   _reserve(width) {
-    const h = reservedHeight(this.localName, width);
+    const key = this.reserveKey();
+    const h = key ? reservedHeight(key, width) : 0;
     this.body.style.minHeight = h ? `${h}px` : '';
   }
 
@@ -217,9 +223,10 @@ export class ApWidget extends HTMLElement {
       this.root.classList.remove('failed');
       delete this.dataset.error;
       this.render(run, state);
-      // The first drawing keeps the reserved height (no shrinking under the reader's eyes); from
-      // the second on (a change the reader made), the view takes its own height.
-      if (++this._draws === 2) this.body.style.minHeight = '';
+      // The first drawing keeps the reserved height while the view is in sight (no shrinking
+      // under the reader's eyes); once out of sight, or from the second drawing on (a change the
+      // reader made), the view takes its own height.
+      if (++this._draws === 2 || !this._visible) this.body.style.minHeight = '';
       const random = run?.entry?.kind === 'random' ? run.entry : null;
       this.randomNote.hidden = !random;
       if (random) this.randomNote.textContent = `Random weights (seed ${random.spec.seed}): nothing here was learned, so these patterns mean nothing yet.`;
