@@ -38,10 +38,12 @@ afterAll(async () => {
 test('the tarball holds the API, the wasm, the widget bundle and its assets, and nothing of the sources or tests', () => {
   const files = tarball.files.map((f) => f.path);
   for (const f of ['package.json', 'README.md', 'LICENSE', 'wasm/index.js', 'wasm/index.d.ts', 'wasm/build/ap_core.mjs', 'wasm/build/ap_core.wasm',
+    'wasm/build/ap_train.mjs', 'wasm/build/ap_train.wasm', 'dist/attention-playground.css',
     'dist/attention-playground.js', 'dist/attention-playground.d.ts', 'dist/embed.html', 'dist/embed.js']) {
     expect(files, f).toContain(f);
   }
   expect(files.some((f) => /^dist\/attention-playground\/ap_core-.*\.wasm$/.test(f))).toBe(true);
+  expect(files.some((f) => /^dist\/attention-playground\/ap_train-.*\.wasm$/.test(f))).toBe(true);
   expect(files.some((f) => /^dist\/attention-playground\/sort-.*\.safetensors$/.test(f))).toBe(true);
   expect(files.filter((f) => /^(cpp|tests|web\/components|web\/lib)\//.test(f))).toEqual([]);
   const pkg = JSON.parse(readFileSync(join(dir, 'app', 'node_modules', 'attention-playground', 'package.json'), 'utf8'));

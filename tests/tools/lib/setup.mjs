@@ -149,7 +149,7 @@ export async function buildWasm({ target } = {}) {
   }
   const targetArgs = target ? ['--target', target] : [];
   await mustRun('cmake', ['--build', WASM_DIR, '-j', JOBS, ...targetArgs], { env: EMSCRIPTEN_ENV });
-  for (const file of ['wasm/build/ap_core.mjs', 'wasm/build/ap_core.wasm']) {
+  for (const file of ['wasm/build/ap_core.mjs', 'wasm/build/ap_core.wasm', 'wasm/build/ap_train.mjs', 'wasm/build/ap_train.wasm']) {
     if (!existsSync(join(ROOT, file))) throw new StepError(`the wasm build did not produce ${file}`);
   }
 }
@@ -169,7 +169,7 @@ export async function buildWidgets({ force = false } = {}) {
     return t;
   };
   const sources = Math.max(newest(join(ROOT, 'web')), mtime(join(ROOT, 'wasm', 'index.js')),
-    mtime(join(ROOT, 'wasm', 'build', 'ap_core.wasm')), mtime(join(ROOT, 'wasm', 'build', 'kernels_relaxed.wasm')),
+    ...['ap_core.wasm', 'ap_train.wasm', 'kernels_relaxed.wasm'].map((f) => mtime(join(ROOT, 'wasm', 'build', f))),
     mtime(join(ROOT, 'package-lock.json')));
   if (!force && mtime(out) >= sources) {
     console.log('dist/attention-playground.js is up to date');
