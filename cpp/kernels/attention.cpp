@@ -132,34 +132,39 @@ AP_NOINLINE void softmax_row(float* out, const float* in, int m) {
 // measured the same within this machine's noise, slightly worse for causal n = 256.)
 constexpr int BQ = 32;
 
-// The online path keeps its scores in log2 units: Q K^T is scaled by alpha log2(e) (folded into
-// the K transpose, which scales anyway), so that its exponentials are powers of two, which
-// exp2_nonpos computes in half the operations of exp(). e^(alpha s) = 2^(alpha log2(e) s).
+// The online path keeps its scores in natural units (alpha Q K^T, like the full path) and
+// exponentiates as e^(s - shift) = 2^((s - shift) log2(e)) with exp2_nonpos, half the operations of
+// exp(). The shift is subtracted BEFORE the multiplication by log2(e): s - shift is exact when the
+// two are close, so large scores keep their differences. (Folding log2(e) into Q K^T instead rounds
+// each score at its own magnitude: at |s| ~ 1e4 that is ~1e-3 absolute in every difference.)
 constexpr float kLog2e = 1.44269504088896341f;
 
-// out[j] = 2^(in[j] - shift) for j < m (m a multiple of 4, in[j] <= shift); returns the sum.
+// 2^((x - shift) log2 e) = e^(x - shift), with vs = splat(shift) and vl = splat(log2 e).
+AP_INLINE v4 exp_minus(v4 x, v4 vs, v4 vl) { return exp2_nonpos(mul(sub(x, vs), vl)); }
+
+// out[j] = e^(in[j] - shift) for j < m (m a multiple of 4, in[j] <= shift); returns the sum.
 AP_INLINE float exp2_shifted(float* out, const float* in, int m, float shift) {
-  v4 vs = splat(shift), sum0 = zero(), sum1 = zero();
+  v4 vs = splat(shift), vl = splat(kLog2e), sum0 = zero(), sum1 = zero();
   int j = 0;
   for (; j + 8 <= m; j += 8) {
-    v4 e0 = exp2_nonpos(sub(load(in + j), vs)), e1 = exp2_nonpos(sub(load(in + j + 4), vs));
+    v4 e0 = exp_minus(load(in + j), vs, vl), e1 = exp_minus(load(in + j + 4), vs, vl);
     store(out + j, e0);
     store(out + j + 4, e1);
     sum0 = add(sum0, e0);
     sum1 = add(sum1, e1);
   }
   if (j < m) {
-    v4 e = exp2_nonpos(sub(load(in + j), vs));
+    v4 e = exp_minus(load(in + j), vs, vl);
     store(out + j, e);
     sum0 = add(sum0, e);
   }
   return hsum(add(sum0, sum1));
 }
 
-// One query row meets one key block. s: the row's scores for this block, in log2 units (masked
-// entries -inf, padded to a multiple of 4 with -inf); on return s holds p_j = 2^(s_j - m_new),
+// One query row meets one key block. s: the row's scores for this block (masked entries -inf,
+// padded to a multiple of 4 with -inf); on return s holds p_j = e^(s_j - m_new),
 // ready for O += P V. The running max m_run and sum l_run are updated and the partial output o
-// (d floats, unnormalised) is rescaled by 2^(m_old - m_new) whenever the max grows, which keeps
+// (d floats, unnormalised) is rescaled by e^(m_old - m_new) whenever the max grows, which keeps
 // every exponent <= 0 without knowing the row's final max in advance.
 AP_NOINLINE void online_softmax_row(float* s, int bk4, float* m_run, float* l_run, float* o, int d) {
   float m_new = row_max(s, bk4);
@@ -169,22 +174,22 @@ AP_NOINLINE void online_softmax_row(float* s, int bk4, float* m_run, float* l_ru
     return;
   }
   float sum = exp2_shifted(s, s, bk4, m_new);
-  float corr = lane0(exp2_nonpos(splat(*m_run - m_new)));  // 2^(-inf) = 0 on the first visible block
+  float corr = lane0(exp2_nonpos(splat((*m_run - m_new) * kLog2e)));  // 2^(-inf) = 0 on the first visible block
   *l_run = *l_run * corr + sum;
   if (corr != 1.0f) scale_row(o, d, corr);
   *m_run = m_new;
 }
 
-// out[j] = 2^(in[j] - shift) for j < m (m a multiple of 4); returns the sum, and in *vmax the
+// out[j] = e^(in[j] - shift) for j < m (m a multiple of 4); returns the sum, and in *vmax the
 // largest in[j]. shift may be below that max (see attention_query_block): results then exceed 1.
 AP_INLINE float exp2_shifted_max(float* out, const float* in, int m, float shift, float* vmax) {
-  v4 vs = splat(shift), sum0 = zero(), sum1 = zero(), mx0 = splat(kNegInf), mx1 = mx0;
+  v4 vs = splat(shift), vl = splat(kLog2e), sum0 = zero(), sum1 = zero(), mx0 = splat(kNegInf), mx1 = mx0;
   int j = 0;
   for (; j + 8 <= m; j += 8) {
     v4 x0 = load(in + j), x1 = load(in + j + 4);
     mx0 = max(mx0, x0);
     mx1 = max(mx1, x1);
-    v4 e0 = exp2_nonpos(sub(x0, vs)), e1 = exp2_nonpos(sub(x1, vs));
+    v4 e0 = exp_minus(x0, vs, vl), e1 = exp_minus(x1, vs, vl);
     store(out + j, e0);
     store(out + j + 4, e1);
     sum0 = add(sum0, e0);
@@ -193,7 +198,7 @@ AP_INLINE float exp2_shifted_max(float* out, const float* in, int m, float shift
   if (j < m) {
     v4 x = load(in + j);
     mx0 = max(mx0, x);
-    v4 e = exp2_nonpos(sub(x, vs));
+    v4 e = exp_minus(x, vs, vl);
     store(out + j, e);
     sum0 = add(sum0, e);
   }
@@ -201,9 +206,10 @@ AP_INLINE float exp2_shifted_max(float* out, const float* in, int m, float shift
   return hsum(add(sum0, sum1));
 }
 
-// How far (log2 units) a block's scores may rise above a row's reference before the reference is
-// raised: weights stay below 2^kSlack, far from float overflow (the sum of 16384 of them too).
-constexpr float kSlack = 16.0f;
+// How far (natural units) a block's scores may rise above a row's reference before the reference
+// is raised: weights stay below e^11 < 2^16 (16 log2 units; 16 / log2 e = 11.09), far from float
+// overflow (the sum of 16384 of them too).
+constexpr float kSlack = 11.0f;
 
 AP_NOINLINE void zero_row(float* o, int d) {
   for (int j = 0; j < d; ++j) o[j] = 0.0f;
@@ -212,12 +218,12 @@ AP_NOINLINE void zero_row(float* o, int d) {
 // One block of up to BQ queries of one head, against every key it may see.
 AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k, const float* v,
                                        int ld, int i0, int bq, int m, int d, int offset,
-                                       bool causal, float alpha2) {
-  alignas(16) float s[BQ * BK];  // (bq, bk) scores (log2 units), then probabilities, of one key block
-  alignas(16) float kt[KT_D * BK];  // alpha log2(e) K_blk^T
+                                       bool causal, float alpha) {
+  alignas(16) float s[BQ * BK];  // (bq, bk) scores, then probabilities, of one key block
+  alignas(16) float kt[KT_D * BK];  // alpha K_blk^T
   // Lazy running max (d <= KT_D, when kt keeps the whole panel): a row's reference m_run is the max
   // of its first visible block and is raised only when a later block exceeds it by over kSlack. A
-  // block then needs one pass over its scores (weights 2^(s - m_run), their sum and the block max
+  // block then needs one pass over its scores (weights e^(s - m_run), their sum and the block max
   // together) instead of a max pass, an exp pass and a rescaling of o whenever the max grows. In the
   // rare block that exceeds it, the row's scores (already overwritten) are recomputed from kt.
   const bool lazy = d <= KT_D;
@@ -237,7 +243,7 @@ AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k,
     int bk = k_end - j0 < BK ? k_end - j0 : BK;
     int bk4 = (bk + 3) & ~3;
     const float* kb = k + static_cast<long>(j0) * ld;
-    qk_block(s, BK, q, ld, kb, ld, bq, bk, d, alpha2, kt);  // s (bq, bk) = alpha log2(e) Q_blk K_blk^T
+    qk_block(s, BK, q, ld, kb, ld, bq, bk, d, alpha, kt);  // s (bq, bk) = alpha Q_blk K_blk^T
     for (int r = 0; r < bq; ++r) {
       float* sr = s + r * BK;
       float* orow = o + static_cast<long>(r) * ld;
@@ -247,7 +253,7 @@ AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k,
         if (first_hidden < 0) first_hidden = 0;
         if (first_hidden > bk) first_hidden = bk;
       }
-      for (int j = first_hidden; j < bk4; ++j) sr[j] = kNegInf;  // masked, and vector padding: 2^-inf = 0
+      for (int j = first_hidden; j < bk4; ++j) sr[j] = kNegInf;  // masked, and vector padding: e^-inf = 0
       if (!lazy || m_run[r] == kNegInf) {
         online_softmax_row(sr, bk4, &m_run[r], &l_run[r], orow, d);
         continue;
@@ -255,7 +261,7 @@ AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k,
       float m_ref = m_run[r], bmax;
       float sum = exp2_shifted_max(sr, sr, bk4, m_ref, &bmax);
       if (bmax > m_ref + kSlack) {  // rare: raise the reference, redo this row of the block
-        float corr = lane0(exp2_nonpos(splat(m_ref - bmax)));
+        float corr = lane0(exp2_nonpos(splat((m_ref - bmax) * kLog2e)));
         scale_row(orow, d, corr);
         l_run[r] *= corr;
         m_run[r] = bmax;
@@ -313,7 +319,7 @@ void impl::attention_forward(float* out, const float* q, const float* k, const f
       int bq = n - i0 < BQ ? n - i0 : BQ;
       const long row = static_cast<long>(i0) * ld;
       attention_query_block(out + row + col, q + row + col, k + col, v + col, ld, i0, bq, m, d_k,
-                            m - n, causal, alpha * kLog2e);
+                            m - n, causal, alpha);
     }
   }
 }

@@ -202,8 +202,9 @@ AP_INLINE v4 exp(v4 x) {
   return select(gt(x, hi), splat(__builtin_huge_valf()), result);
 }
 
-// 2^x for x <= 0 only (the online softmax's shifted scores, kept in log2 units so that no
-// multiplication by log2 e and no Cody-Waite split is needed): x = n + f with n = round(x),
+// 2^x for x <= 0 (and small x > 0, as the online softmax's lazy max needs: x < 16 there). The
+// online softmax calls it on (s - max) log2 e, the shift subtracted first so large scores keep
+// their differences; no Cody-Waite split is needed: x = n + f with n = round(x),
 // |f| <= 1/2, 2^f from a degree-6 polynomial fitted (Remez) to the relative error of 2^f on
 // [-1/2, 1/2] (2.6e-9 in exact arithmetic, so float rounding dominates; constant term exactly 1,
 // so 2^0 = 1 exactly), and 2^n added to the exponent field. x < -125 (including the -inf of a

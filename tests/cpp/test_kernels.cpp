@@ -455,6 +455,37 @@ TEST(Attention, ScoresRisingAcrossKeyBlocksEqualReference) {
   std::printf("  worst relative difference %.3g\n", worst);
 }
 
+TEST(Attention, ScoresOfTenThousandKeepTheirDifferences) {
+  // The vitest edge case: q = k = v = [[100, 1], [100, 0], [100, -1]], no scaling: scores around
+  // 1e4 (10001, 10000, 9999 in row 0) whose differences of 1 decide the weights. A float's spacing
+  // at 1e4 is ~1e-3, so the online kernel must subtract the max before any rescaling of the scores
+  // (multiplying them by log2 e first lost ~1e-3 of each difference: 9.2e-5 off the full path).
+  // Also with the keys repeated across several key blocks (m = 150 > 64), the lazy-max path, there
+  // with values (1, 1), (1, 0), (1, -1), so that the sums of 150 products stay near 1.
+  for (int reps : {1, 50}) {
+    const int n = 3, m = 3 * reps, d_k = 2;
+    const std::vector<float> q = {100, 1, 100, 0, 100, -1}, small = {1, 1, 1, 0, 1, -1};
+    std::vector<float> kk, v;
+    for (int r = 0; r < reps; ++r) {
+      kk.insert(kk.end(), q.begin(), q.end());
+      v.insert(v.end(), (reps == 1 ? q : small).begin(), (reps == 1 ? q : small).end());
+    }
+    for (bool causal : {false, true}) {
+      std::vector<float> online(n * d_k, NAN), full(n * d_k, NAN), ref(n * d_k, NAN);
+      k::attention_forward(online.data(), q.data(), kk.data(), v.data(), n, m, d_k, 1, causal, false);
+      k::attention_forward_full(full.data(), q.data(), kk.data(), v.data(), n, m, d_k, 1, causal, false);
+      k::attention_forward_ref(ref.data(), q.data(), kk.data(), v.data(), n, m, d_k, 1, causal, false);
+      for (int i = 0; i < n * d_k; ++i) {
+        if (reps == 1)  // (the full path's own sums of 150 terms differ from ref by up to 1.5e-6)
+          EXPECT_LE(std::fabs(online[i] - full[i]), 1e-6 * std::max(1.0f, std::fabs(full[i])))
+              << "reps " << reps << (causal ? " causal" : "") << " i " << i;
+        EXPECT_LE(std::fabs(online[i] - ref[i]), 1e-6 * std::max(1.0f, std::fabs(ref[i])))
+            << "reps " << reps << (causal ? " causal" : "") << " i " << i;
+      }
+    }
+  }
+}
+
 TEST(Attention, FullyMaskedRowsGiveZerosNotNaN) {
   // Causal cross-attention with m = 3 < n = 7: queries 0..3 see no key (j <= i + m - n = i - 4).
   std::mt19937 rng(11);
