@@ -2,6 +2,7 @@
 // trace.find("weights", "decoder", 1) is the self-attention of decoder layer 1.
 #include "core/model.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/block.hpp"
@@ -39,8 +40,11 @@ void alloc_block(BlockWeights& b, const ModelConfig& c, bool cross) {
 std::vector<int> shape_of(const Mat& m) { return {static_cast<int>(m.rows()), static_cast<int>(m.cols())}; }
 std::vector<int> shape_of(const Vec& v) { return {static_cast<int>(v.size())}; }
 
+// A plain copy, not an Eigen assignment: in the first module the -Oz LTO copy of Eigen's
+// assign loop wins at link time and costs a call per coefficient.
 void add_mat(Trace& tr, const char* name, const std::string& stack, int layer, const Mat& src) {
-  tr.add2d(name, stack, layer, static_cast<int>(src.rows()), static_cast<int>(src.cols())) = src;
+  MatMap dst = tr.add2d(name, stack, layer, static_cast<int>(src.rows()), static_cast<int>(src.cols()));
+  std::copy(src.data(), src.data() + src.size(), dst.data());
 }
 
 }  // namespace
@@ -149,14 +153,25 @@ void embed_tokens(Mat& x, const std::vector<int>& ids, int offset, const ModelWe
   Stage& tok = tr.add("tokens", stack, -1, {n});
   for (int i = 0; i < n; ++i) tok.data[i] = static_cast<float>(ids[i]);
   x.resize(n, d);
-  for (int i = 0; i < n; ++i) x.row(i) = w.tok_emb.row(ids[i]);
+  // Row copies and the sum as plain loops (rows are contiguous: Mat is row-major); see add_mat.
+  for (int i = 0; i < n; ++i) {
+    const float* e = w.tok_emb.data() + static_cast<Eigen::Index>(ids[i]) * d;
+    std::copy(e, e + d, x.data() + static_cast<Eigen::Index>(i) * d);
+  }
   add_mat(tr, "embed", stack, -1, x);
   if (cfg.pos == PosKind::Sinusoidal || cfg.pos == PosKind::Learned) {
     Mat pe;
-    if (cfg.pos == PosKind::Sinusoidal) sinusoidal_positions(pe, n, d, offset);
-    else pe = w.pos_emb.middleRows(offset, n);
+    if (cfg.pos == PosKind::Sinusoidal) {
+      sinusoidal_positions(pe, n, d, offset);
+    } else {
+      pe.resize(n, d);
+      const float* p = w.pos_emb.data() + static_cast<Eigen::Index>(offset) * d;
+      std::copy(p, p + static_cast<Eigen::Index>(n) * d, pe.data());
+    }
     add_mat(tr, "pos", stack, -1, pe);
-    x += pe;
+    float* xd = x.data();
+    const float* pd = pe.data();
+    for (Eigen::Index i = 0, size = x.size(); i < size; ++i) xd[i] += pd[i];
   }
   add_mat(tr, "x", stack, -1, x);
 }
