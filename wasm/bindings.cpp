@@ -1,5 +1,5 @@
 // embind bindings, nothing else: the raw interface that wasm/index.js turns into idiomatic JS.
-// Every entry point catches every exception (TOOLCHAIN.md #8: an escaping C++ exception reaches
+// Every entry point catches every exception (docs/toolchain.md, exceptions: an escaping C++ exception reaches
 // JS as a bare number and leaks); on failure it returns null / -1 and last_error() says why.
 // Arrays cross as pointers into the wasm heap that the wrapper malloc()s, fills and free()s.
 #include <emscripten/bind.h>

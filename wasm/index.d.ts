@@ -26,7 +26,7 @@ export function load(options?: Record<string, unknown>): Promise<AttentionPlaygr
 export function loadTrainer(options?: Record<string, unknown>): Promise<AttentionPlayground>;
 
 /**
- * Stage names (DESIGN.md), with shapes (n queries, m keys, d = dModel, h heads, dK = d / h):
+ * Stage names (docs/design.md), with shapes (n queries, m keys, d = dModel, h heads, dK = d / h):
  *   tokens (n, token ids; Int32Array from get), embed (n, d), pos (n, d; absent for none/rope),
  *   x (n, d) input to layer 0 = embed + pos,
  *   q, k, v (n|m, d), q_rot, k_rot (RoPE only),
@@ -166,7 +166,7 @@ export interface Model {
 export interface PresetInfo {
   /** '<curriculum id>.<example>', e.g. 'softmax.the-cat-sat'. */
   id: string;
-  /** CURRICULUM.md concept ids this preset demonstrates. */
+  /** docs/concepts.md concept ids this preset demonstrates. */
   concepts: string[];
   /** Lecture file number ('000'..'004'). */
   source: string;

@@ -930,7 +930,7 @@ class Presets {
   /** [{ id, concepts, source, title, claim, tokens, dModel, nHeads, causal, scale, pos }] */
   list() { return this._list.map((p) => ({ ...p, concepts: [...p.concepts], tokens: [...p.tokens] })); }
 
-  /** Presets that illustrate a CURRICULUM.md concept id. */
+  /** Presets that illustrate a docs/concepts.md concept id. */
   forConcept(concept) { return this.list().filter((p) => p.concepts.includes(concept)); }
 
   _meta(id) {

@@ -6,7 +6,7 @@ export type * from '../wasm/index.js';
 
 export interface Chapter { id: string; title: string }
 export interface Concept { id: string; chapter: string; title: string }
-/** CURRICULUM.md chapters A-H and their concepts; each concept id has an element ap-<id>. */
+/** docs/concepts.md chapters A-H and their concepts; each concept id has an element ap-<id>. */
 export const CHAPTERS: Chapter[];
 export const CONCEPTS: Concept[];
 export function conceptById(id: string): Concept | null;

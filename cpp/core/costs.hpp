@@ -1,4 +1,4 @@
-// Cost and scale (CURRICULUM.md G and A): how many parameters a transformer has and where they
+// Cost and scale (docs/concepts.md G and A): how many parameters a transformer has and where they
 // live (model-sizes), how many FLOPs self-attention and an RNN spend and in how many sequential
 // steps (rnn-cost, head-cost), and the sqrt(d_k) experiment on random queries and keys (scale).
 //

@@ -1,5 +1,5 @@
 // Lecture presets: hand-set inputs and weights that reproduce the worked examples of the
-// notes exactly. Each preset id starts with the CURRICULUM.md concept id it illustrates
+// notes exactly. Each preset id starts with the docs/concepts.md concept id it illustrates
 // ("softmax.the-cat-sat"); `concepts` lists every concept the same numbers demonstrate.
 #pragma once
 #include <string>
@@ -12,7 +12,7 @@ namespace ap {
 
 struct Preset {
   std::string id;                     // e.g. "softmax.the-cat-sat"
-  std::vector<std::string> concepts;  // CURRICULUM.md ids
+  std::vector<std::string> concepts;  // docs/concepts.md ids
   std::string source;                 // seed file, e.g. "000"
   std::string title;
   std::string claim;                  // what the notes say, in words

@@ -1,5 +1,5 @@
 // The record of a forward pass: every named intermediate in its own buffer, so a
-// student (or a test) can address any step. Stage names are DESIGN.md's table.
+// student (or a test) can address any step. Stage names are docs/design.md's table.
 #pragma once
 #include <deque>
 #include <string>

@@ -1,4 +1,4 @@
-// The learning views in headless Chromium (CURRICULUM.md section H and bert-gpt):
+// The learning views in headless Chromium (docs/concepts.md section H and bert-gpt):
 //  - <ap-training>: training starts on a click (never on load), in a Web Worker; within a fixed
 //    number of steps the held-out accuracy rises above its value at step 0 and the loss falls;
 //    pause stops progress; a reset with the same seed gives the same first losses (another seed

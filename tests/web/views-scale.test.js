@@ -1,4 +1,4 @@
-// The cost-and-scale views (CURRICULUM.md G) in headless Chromium, on the playground page and alone
+// The cost-and-scale views (docs/concepts.md G) in headless Chromium, on the playground page and alone
 // in a plain page: quadratic (the notes' numbers from the core, the kernel timed live for a small
 // range of n with the fitted exponent drawn), long-context (online softmax = full output; the worked
 // example) and comparison (every cell links to a view that exists). No timing thresholds: the

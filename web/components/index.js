@@ -1,5 +1,5 @@
 // Every widget of the playground, registered as custom elements: ap-<concept id> for the
-// CURRICULUM.md concepts of sections A-H, plus ap-stepper, ap-controls and ap-heatmap.
+// docs/concepts.md concepts of sections A-H, plus ap-stepper, ap-controls and ap-heatmap.
 import './ap-heatmap.js';
 import './ap-controls.js';
 import './ap-stepper.js';

@@ -1,4 +1,4 @@
-// The lecture concepts of CURRICULUM.md (sections A-H), each with a view, in the notes' order.
+// The lecture concepts of docs/concepts.md (sections A-H), each with a view, in the notes' order.
 // Tag names are "ap-" + the concept id (ap-scores, ap-causal-mask...); the stepper is <ap-stepper>.
 
 export const CHAPTERS = [

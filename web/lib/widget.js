@@ -15,7 +15,7 @@ const BASE_ATTRS = [...STATE_KEYS, 'hide', 'height', 'theme'];
 let firstRender = false;
 
 export class ApWidget extends HTMLElement {
-  /** CURRICULUM.md id, e.g. 'scores'. */
+  /** docs/concepts.md id, e.g. 'scores'. */
   static concept = '';
   /** State defaults of this widget that differ from the page's (e.g. a preset). */
   static defaults = {};

@@ -1,5 +1,5 @@
 // tfjs-core with tfjs-backend-wasm (XNNPACK, SIMD), one thread, at its best formulation (measured
-// here, see shared/TOOLCHAIN.md): Q scaled rather than the n x n scores, an explicit transpose of K
+// here, see docs/toolchain.md): Q scaled rather than the n x n scores, an explicit transpose of K
 // rather than matMul's transposeB (about 10x slower), softmax, matMul with V, and dataSync()
 // outside tf.tidy (inside, about 3x slower). Heads run one at a time as 2-D products joined by
 // tf.concat: its batched (3-D) matMul was 5-20x slower than 2-D ones here (n = 256 and 1024,
