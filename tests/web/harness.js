@@ -1,78 +1,111 @@
-// Browser test harness: a Vite dev server for web/ on a free port of 127.0.0.1 and
-// Debian's headless Chromium driven by playwright-core. Each opened page records its
-// console errors, uncaught exceptions and failed requests, so a test can assert none.
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+// Browser test harness: Debian's headless Chromium driven by playwright-core, against the page
+// served by a Vite dev server (web/, what `npm start` serves), the page as `npm run build` makes it,
+// or a folder served as plain static files. Each opened page records its console errors, uncaught
+// exceptions and failed requests, so a test can assert none.
+//
+// Under Vitest, one Chromium, one dev server and one static server of the repo are shared by every
+// browser test file (tests/web/global-setup.js starts them once and hands their addresses over with
+// provide/inject); each file connects to that Chromium and opens every page in a fresh context of
+// its own, so tests stay isolated. Outside Vitest (tests/bench/page-speed.mjs) the harness starts
+// its own.
+import { existsSync, readdirSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { build, createServer, preview } from 'vite';
 import { serveStatic } from '../tools/lib/static-server.mjs';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SCREENSHOT_DIR = join(ROOT, 'tests', 'web', 'screenshots');
+const DIST = join(ROOT, 'dist');
 
 // Root needs --no-sandbox; without the networking flags Chromium keeps calling hosts
 // it cannot reach from here.
+export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
 
-// The Vite dev server (what `npm start` serves), or with `built: true` the output of
-// `vite build` (what `npm run build` makes) built into a temporary folder and served
-// as static files. port 0: the system picks a free port, so test files can run side by side.
-async function startServer(built) {
-  const configFile = join(ROOT, 'web', 'vite.config.js');
-  if (!built) {
-    // One pre-bundled-dependency cache per Vitest worker: two servers optimising into the
-    // same folder at once can serve a page stale chunks (and a worker runs one file at a time).
-    const cacheDir = join(ROOT, 'node_modules', '.vite', `web-test-${process.env.VITEST_POOL_ID ?? process.pid}`);
-    const server = await createServer({
-      configFile, cacheDir, logLevel: 'error',
-      server: { port: 0, strictPort: true, hmr: false, watch: null },
-    });
-    await server.listen();
-    return { url: server.resolvedUrls.local[0], close: () => server.close() };
-  }
-  // The page and, beside it, the widget bundle it loads (as npm run build makes dist/).
-  const outDir = await mkdtemp(join(tmpdir(), 'ap-dist-'));
-  await build({ configFile, logLevel: 'error', build: { outDir, emptyOutDir: true } });
-  await build({ configFile: join(ROOT, 'web', 'vite.widgets.config.js'), logLevel: 'error', build: { outDir, emptyOutDir: false } });
-  const server = await preview({
-    configFile, logLevel: 'error', build: { outDir }, preview: { port: 0, strictPort: true },
+// What tests/web/global-setup.js provided (undefined outside Vitest or without it).
+const shared = process.env.VITEST ? (await import('vitest')).inject : () => undefined;
+
+/**
+ * The Vite dev server (what `npm start` serves) on a free port of 127.0.0.1. Returns { url, close() }.
+ * Started once per Vitest run by global-setup.js.
+ */
+export async function startDevServer() {
+  const { createServer } = await import('vite');
+  const server = await createServer({
+    configFile: join(ROOT, 'web', 'vite.config.js'),
+    cacheDir: join(ROOT, 'node_modules', '.vite', 'web-test'),
+    logLevel: 'error',
+    server: { port: 0, strictPort: true, hmr: false, watch: null },
   });
-  return {
-    url: server.resolvedUrls.local[0],
-    close: async () => { await server.close(); await rm(outDir, { recursive: true, force: true }); },
-  };
+  await server.listen();
+  return { url: server.resolvedUrls.local[0], close: () => server.close() };
 }
 
-// Starts the server and the browser. Call close() in afterAll.
+// `npm run build`'s dist/ in a temporary folder, served as static files: the page built by Vite
+// here, beside the widget bundle `npm test` has built into dist/ already (reused, not rebuilt).
+async function startBuiltSite() {
+  requireBundle();
+  const outDir = await mkdtemp(join(tmpdir(), 'ap-dist-'));
+  try {
+    // Everything of dist/ but the page's own files (index.html, assets/): the widget bundle and its folder.
+    for (const name of readdirSync(DIST)) {
+      if (name !== 'index.html' && name !== 'assets') await cp(join(DIST, name), join(outDir, name), { recursive: true });
+    }
+    const { build } = await import('vite');
+    await build({ configFile: join(ROOT, 'web', 'vite.config.js'), logLevel: 'error', build: { outDir, emptyOutDir: false } });
+    const server = await serveStatic(outDir);
+    return { url: server.url, close: async () => { await server.close(); await rm(outDir, { recursive: true, force: true }); } };
+  } catch (err) {
+    await rm(outDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+// Connects to the shared Chromium, or launches one (outside Vitest). close() of a connected
+// browser closes the contexts this file made and disconnects; the browser goes on for the others.
+async function browser() {
+  const ws = shared('apBrowser');
+  if (ws) return chromium.connect(ws);
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/**
+ * The playground page from the shared dev server, or with `built: true` as `npm run build` makes it.
+ * Call close() in afterAll.
+ */
 export async function startPlayground({ built = false } = {}) {
-  return withBrowser(await startServer(built));
+  if (built) return withBrowser(await startBuiltSite());
+  const url = shared('apDevUrl');
+  return withBrowser(url ? { url, close: async () => {} } : await startDevServer());
 }
 
 // Tests of the widget bundle (dist/attention-playground.js) need it built: `npm test` builds it.
 export function requireBundle() {
-  if (!existsSync(join(ROOT, 'dist', 'attention-playground.js'))) {
+  if (!existsSync(join(DIST, 'attention-playground.js'))) {
     throw new Error('dist/attention-playground.js is missing: `npm test` builds it (or `npm run build -- --widgets`)');
   }
 }
 
 // A folder served as any static host serves it (tests/tools/lib/static-server.mjs: pages named
 // *csp*.html get the strict Content-Security-Policy header), with the same browser helpers.
+// The repo root is the shared server's; another folder gets a server of its own.
 export async function startStaticSite(root = ROOT) {
-  return withBrowser(await serveStatic(root), { httpErrors: true });
+  const url = root === ROOT ? shared('apStaticUrl') : undefined;
+  return withBrowser(url ? { url, close: async () => {} } : await serveStatic(root), { httpErrors: true });
 }
 
 async function withBrowser(server, { httpErrors = false } = {}) {
   const baseUrl = server.url;
 
-  let browser;
+  let b;
   try {
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    b = await browser();
   } catch (err) {
     await server.close();
     throw err;
@@ -80,11 +113,11 @@ async function withBrowser(server, { httpErrors = false } = {}) {
 
   return {
     baseUrl,
-    browser,
+    browser: b,
 
     // Opens `path` (relative to the served root) in a fresh context; `errors` fills up as things go wrong.
     async open(path = '/', { viewport = { width: 1100, height: 800 }, colorScheme } = {}) {
-      const context = await browser.newContext({ viewport, colorScheme });
+      const context = await b.newContext({ viewport, colorScheme });
       const page = await context.newPage();
       const errors = [];
       page.on('console', (msg) => {
@@ -108,7 +141,7 @@ async function withBrowser(server, { httpErrors = false } = {}) {
     },
 
     async close() {
-      await browser.close();
+      await b.close();
       await server.close();
     },
   };
