@@ -1,0 +1,38 @@
+// Model configs: the API's camelCase keys and the core's snake_case JSON.
+
+const CONFIG_KEYS = {
+  arch: 'arch',
+  dModel: 'd_model',
+  nHeads: 'n_heads',
+  nLayers: 'n_layers',
+  dFf: 'd_ff',
+  vocabSize: 'vocab_size',
+  maxLen: 'max_len',
+  pos: 'pos',
+  relClip: 'rel_clip',
+  act: 'act',
+  norm: 'norm',
+  eps: 'eps',
+  scale: 'scale',
+  causal: 'causal',
+  tokenizer: 'tokenizer',
+};
+const CONFIG_KEYS_BACK = Object.fromEntries(Object.entries(CONFIG_KEYS).map(([a, b]) => [b, a]));
+
+export function toSnakeConfig(config, { allowVocab = false } = {}) {
+  const out = {};
+  for (const [key, value] of Object.entries(config || {})) {
+    if (value === undefined) continue;
+    if (key in CONFIG_KEYS) out[CONFIG_KEYS[key]] = value;
+    else if (allowVocab && key === 'vocab') continue;
+    else throw new Error(`unknown config key '${key}' (known: ${Object.keys(CONFIG_KEYS).join(', ')}, vocab)`);
+  }
+  return out;
+}
+
+export function fromSnakeConfig(json) {
+  const raw = JSON.parse(json);
+  const out = {};
+  for (const [key, value] of Object.entries(raw)) out[CONFIG_KEYS_BACK[key] || key] = value;
+  return out;
+}
