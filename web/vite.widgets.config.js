@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { modelHeaders } from './vite-model-headers.js';
+import { palette } from './vite.config.js';
 import * as reserve from './lib/reserve.js';
 
 const webRoot = fileURLToPath(new URL('.', import.meta.url));
@@ -29,7 +30,10 @@ function reserveCss() {
     `:not(:defined) { --ap-reserve-text: ${reserve.RESERVE_TEXT_BOX ?? 0}px; }`,
     '[hide*="text"]:not(:defined) { --ap-reserve-text: 0px; }',
   ];
-  const at = (i) => Object.entries(reserve.RESERVE_ELEMENT ?? {}).map(([tag, hs]) => `${tag}:not(:defined) { display: block; min-height: calc(${hs[i]}px + var(--ap-reserve-text)); }`);
+  const at = (i) =>
+    Object.entries(reserve.RESERVE_ELEMENT ?? {}).map(
+      ([tag, hs]) => `${tag}:not(:defined) { display: block; min-height: calc(${hs[i]}px + var(--ap-reserve-text)); }`,
+    );
   // Widths: a phone, a narrow window or a course column, a wide page (RESERVE_WIDTHS: 343, 700, 1000).
   lines.push(...at(2));
   lines.push('ap-quiz[questions]:not(:defined) { min-height: 0 !important; } /* one question, not the whole quiz */');
@@ -45,16 +49,16 @@ export default defineConfig({
   logLevel: 'warn',
   build: {
     outDir: distDir,
-    emptyOutDir: false,        // dist/ also holds the page (npm run build)
-    target: 'es2022',          // top-level await in the emscripten glue and the wrapper
-    assetsInlineLimit: 0,      // fonts, wasm and models stay files: fetched only when used
+    emptyOutDir: false, // dist/ also holds the page (npm run build)
+    target: 'es2022', // top-level await in the emscripten glue and the wrapper
+    assetsInlineLimit: 0, // fonts, wasm and models stay files: fetched only when used
     chunkSizeWarningLimit: 1024,
     copyPublicDir: false,
     rollupOptions: {
       input: fileURLToPath(new URL('./attention-playground.js', import.meta.url)),
       preserveEntrySignatures: 'strict',
       output: {
-        codeSplitting: false,  // one file: the Node-only branches of the glue stay inside it
+        codeSplitting: false, // one file: the Node-only branches of the glue stay inside it
         entryFileNames: WIDGET_BUNDLE,
         assetFileNames: 'attention-playground/[name]-[hash][extname]',
         chunkFileNames: 'attention-playground/[name]-[hash].js',
@@ -63,14 +67,25 @@ export default defineConfig({
   },
   worker: {
     format: 'es',
-    rollupOptions: { output: { entryFileNames: 'attention-playground/[name]-[hash].js', chunkFileNames: 'attention-playground/[name]-[hash].js', assetFileNames: 'attention-playground/[name]-[hash][extname]' } },
-  },
-  plugins: [modelHeaders(), {
-    name: 'ap-copy-embed',
-    apply: 'build',
-    generateBundle() {
-      for (const fileName of COPIED) this.emitFile({ type: 'asset', fileName, source: readFileSync(webRoot + fileName) });
-      this.emitFile({ type: 'asset', fileName: 'attention-playground.css', source: reserveCss() });
+    rollupOptions: {
+      output: {
+        entryFileNames: 'attention-playground/[name]-[hash].js',
+        chunkFileNames: 'attention-playground/[name]-[hash].js',
+        assetFileNames: 'attention-playground/[name]-[hash][extname]',
+      },
     },
-  }],
+  },
+  plugins: [
+    modelHeaders(),
+    palette(),
+    {
+      name: 'ap-copy-embed',
+      apply: 'build',
+      generateBundle() {
+        for (const fileName of COPIED)
+          this.emitFile({ type: 'asset', fileName, source: readFileSync(webRoot + fileName) });
+        this.emitFile({ type: 'asset', fileName: 'attention-playground.css', source: reserveCss() });
+      },
+    },
+  ],
 });
