@@ -1,23 +1,19 @@
-// The quiz view's answers (web/components/ap-quiz.js) are computed by the core; here the same
-// functions the view calls run in Node against the real wasm module, and their answers are
-// checked against the lecture notes' answers and against hand calculations written out below.
+// The quiz view's answers (web/components/quiz/answers.js, which <ap-quiz> shows) are computed by
+// the core; here the same functions the view calls run in Node against the real wasm module, and
+// their answers are checked against the lecture notes' answers and against hand calculations
+// written out below.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
+import * as quiz from '../../web/components/quiz/answers.js';
 
 let ap;
-let quiz;
 
 beforeAll(async () => {
-  // ap-quiz.js defines a custom element when imported; Node has no DOM, and the functions tested
-  // here never touch one: two stand-ins let the module load.
-  globalThis.HTMLElement ??= class {};
-  globalThis.customElements ??= { get: () => undefined, define: () => {} };
   ap = await load();
-  quiz = await import('../../web/components/ap-quiz.js');
 });
 
 describe('"Thinking Machines" (notes 003: answer (c), 112 and 96 scaled by 8 -> 0.88, 0.12)', () => {
-  test('the core gives the notes\' scores, scaled scores and weights, and the answer is (c)', () => {
+  test("the core gives the notes' scores, scaled scores and weights, and the answer is (c)", () => {
     const r = quiz.thinkingMachines(ap);
     expect(r.tokens).toEqual(['Thinking', 'Machines']);
     expect(r.dK).toBe(64);
@@ -36,6 +32,15 @@ describe('"Thinking Machines" (notes 003: answer (c), 112 and 96 scaled by 8 -> 
     for (let c = 0; c < 3; c++) {
       expect(r.z1[c]).toBeCloseTo(r.weights[0] * r.v1[c] + r.weights[1] * r.v2[c], 5);
     }
+  });
+
+  test("the options are the notes' four (the card writes its labels from them)", () => {
+    expect(quiz.TM_OPTIONS).toEqual([
+      { key: 'a', coef: [0.5, 0.5] },
+      { key: 'b', coef: [0.54, 0.46] },
+      { key: 'c', coef: [0.88, 0.12] },
+      { key: 'd', coef: [0.12, 0.88] },
+    ]);
   });
 });
 
@@ -75,9 +80,22 @@ describe('the dimensions quiz (notes 002)', () => {
   // By hand, from the notes' answer: Q^l, K^l, V^l and O^l are n x d/h, A^l is n x n,
   // [O^1; ...; O^h] and O are n x d, W^l is d x d/h, Y is d x d.
   const hand = (n, d, h) => ({
-    I: [n, d], W: [d, d / h], Q: [n, d / h], A: [n, n], O: [n, d / h], concat: [n, d], Y: [d, d], out: [n, d], heads: h,
+    I: [n, d],
+    W: [d, d / h],
+    Q: [n, d / h],
+    A: [n, n],
+    O: [n, d / h],
+    concat: [n, d],
+    Y: [d, d],
+    out: [n, d],
+    heads: h,
   });
-  for (const [n, d, h] of [[6, 12, 3], [5, 16, 4], [7, 8, 1], [3, 64, 8]]) {
+  for (const [n, d, h] of [
+    [6, 12, 3],
+    [5, 16, 4],
+    [7, 8, 1],
+    [3, 64, 8],
+  ]) {
     test(`n = ${n}, d = ${d}, h = ${h}: the core's trace has the hand-computed shapes`, () => {
       expect(quiz.dimensionShapes(ap, { n, d, h })).toEqual(hand(n, d, h));
     });

@@ -30,6 +30,20 @@ export function adoptStyles(root) {
   root.adoptedStyleSheets = sheets;
 }
 
+// A widget's own styles (a web/styles/<name>.css imported with ?inline), one sheet per page.
+const ownSheets = new Map();
+
+/** Adds a widget's own CSS text after the shared styles of its shadow root. */
+export function adoptOwnStyles(root, css) {
+  let sheet = ownSheets.get(css);
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(css);
+    ownSheets.set(css, sheet);
+  }
+  root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+}
+
 // The KaTeX faces the widgets' formulas use, fetched soon after the first paint rather than when a formula first needs
 // one: a page keeps working offline once loaded (a face first needed later would fail to load).
 // About 190 KB of woff2; the other KaTeX faces (Fraktur, Script...) are never used here.
