@@ -89,7 +89,7 @@ describe('parameterCount', () => {
 
   test('bad input gets an error naming the problem, and the module stays usable', () => {
     const ok = { dModel: 64, nHeads: 4, nLayers: 2, vocabSize: 100 };
-    expect(() => ap.parameterCount({ ...ok, dModel: -64 })).toThrow(/dModel must be >= 1/);
+    expect(() => ap.parameterCount({ ...ok, dModel: -64 })).toThrow(/d_model must be >= 1/);
     expect(() => ap.parameterCount({ ...ok, nHeads: 5 })).toThrow(/dModel \(64\) is not divisible by nHeads \(5\)/);
     expect(() => ap.parameterCount({ ...ok, nLayers: 2.5 })).toThrow(/nLayers must be an integer/);
     expect(() => ap.parameterCount({ ...ok, arch: 'rnn' })).toThrow(/unknown arch "rnn"/);
@@ -139,8 +139,8 @@ describe('flops', () => {
   });
 
   test('bad sizes are named', () => {
-    expect(() => ap.flops({ n: 0, d: 8 })).toThrow(/n must be an integer >= 1/);
-    expect(() => ap.flops({ n: 8, d: 10, h: 4 })).toThrow(/d \(10\) is not divisible by h \(4\)/);
+    expect(() => ap.flops({ n: 0, d: 8 })).toThrow(/n must be >= 1/);
+    expect(() => ap.flops({ n: 8, d: 10, h: 4 })).toThrow(/d_model \(10\) is not divisible by n_heads \(4\)/);
     expect(() => ap.flops({ n: 2 ** 21, d: 8 })).toThrow(/exceeds the limit/);
   });
 });
@@ -199,7 +199,7 @@ describe('scaleStats', () => {
   test('seeded: the same seed gives the same numbers; errors are named', () => {
     expect(ap.scaleStats({ dK: 16, seed: 4 })).toEqual(ap.scaleStats({ dK: 16, seed: 4 }));
     expect(ap.scaleStats({ dK: 16, seed: 4 }).unscaled.std).not.toBe(ap.scaleStats({ dK: 16, seed: 5 }).unscaled.std);
-    expect(() => ap.scaleStats({ dK: 0 })).toThrow(/dK must be an integer >= 1/);
+    expect(() => ap.scaleStats({ dK: 0 })).toThrow(/d_k must be >= 1/);
     expect(() => ap.scaleStats({ dK: 8, seed: -1 })).toThrow(/seed must be a non-negative integer/);
     expect(() => ap.scaleStats({ dK: 4096, n: 256, draws: 100 })).toThrow(/exceeds the limit/);
     expect(ap.scaleStats({ dK: 2, draws: 3 }).draws).toBe(3);

@@ -189,8 +189,8 @@ describe('memory: n x n scores against fixed tiles', () => {
   });
 
   test('bad sizes are clear errors', () => {
-    expect(() => ap.kernels.memory({ n: 0, dK: 64 })).toThrow(/n must be an integer >= 1, got 0/);
-    expect(() => ap.kernels.memory({ n: 10 })).toThrow(/dK must be an integer >= 1/);
+    expect(() => ap.kernels.memory({ n: 0, dK: 64 })).toThrow(/n and m must be at least 1/);
+    expect(() => ap.kernels.memory({ n: 10 })).toThrow(/dK must be an integer, got undefined/);
     expect(() => ap.kernels.measure({ q: [1], k: [1], v: [1], n: 1, dK: 2 })).toThrow(/q has 1 values but n\*nHeads\*dK = 2/);
     expect(() => ap.kernels.attention()).toThrow(/needs an options object/);
     expect(ap.kernels.memory({ n: 10, dK: 64, full: true }).scoresHeld).toBe(100);

@@ -1,9 +1,9 @@
-// The wrapper's marshalling checks: argument types and sizes, before anything is copied into the
-// wasm heap. The rules themselves (limits, shapes, values) are the core's.
+// The wrapper's marshalling checks: argument types, and array lengths against the sizes given,
+// before anything is copied into the wasm heap. The rules themselves (limits, positive sizes,
+// divisibility, value ranges) are the core's: its errors reach the caller through _fail.
 
-// Limits (README "Limits"): every stage of a traced call is kept, and wasm memory never shrinks.
-export const MAX_TOKENS = 4096;
-export const MAX_SCORES = 4194304; // nHeads * n * m per traced attention call
+// The one limit the core cannot check: a file is copied into wasm memory before the core sees
+// it, and that memory never shrinks.
 export const MAX_MODEL_BYTES = 256 * 2 ** 20;
 
 export function asFloat32(value, name) {
@@ -20,15 +20,17 @@ export function checkLength(array, expected, name, formula) {
   }
 }
 
-export function checkCount(value, name, { min = 1 } = {}) {
-  if (!Number.isInteger(value) || value < min) {
-    throw new Error(`${name} must be an integer >= ${min}, got ${value}`);
-  }
+// A number the core takes as a C++ int (embind would truncate a fraction or turn a string into 0).
+// min only where the wrapper needs it itself: a size it checks array lengths against (or sizes an
+// output buffer with) is >= 0; whether it may be 0 is the core's rule.
+export function checkInt(value, name, { min } = {}) {
+  if (!Number.isInteger(value)) throw new Error(`${name} must be an integer, got ${value}`);
+  if (min !== undefined && value < min) throw new Error(`${name} must be an integer >= ${min}, got ${value}`);
 }
 
-// Sizes named by their keys: checkCounts({ n, dK }).
-export function checkCounts(counts, options) {
-  for (const [name, value] of Object.entries(counts)) checkCount(value, name, options);
+// checkInt for each value, named by its key: checkInts({ n, dK }, { min: 0 }).
+export function checkInts(values, options) {
+  for (const [name, value] of Object.entries(values)) checkInt(value, name, options);
 }
 
 // Inputs as [value, name, expected length, formula]: all converted to Float32Arrays, then each
@@ -54,7 +56,6 @@ export function modelFileBytes(bytes, what) {
   if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
   if (!(bytes instanceof Uint8Array))
     throw new Error(`${what}() needs a Uint8Array or ArrayBuffer of a .safetensors file`);
-  if (bytes.length === 0) throw new Error(`${what}: the file is empty`);
   if (bytes.length > MAX_MODEL_BYTES) {
     throw new Error(`${what}: the file has ${bytes.length} bytes; the limit is ${MAX_MODEL_BYTES} (256 MiB)`);
   }

@@ -1,6 +1,6 @@
 // The cost calculators (model-sizes, rnn-cost, head-cost, scale; cpp/core/costs.hpp): the
 // parameter calculator's configuration and the calls behind ap.parameterCount() and its siblings.
-import { checkCounts, float32Inputs } from './checks.js';
+import { checkInts, float32Inputs } from './checks.js';
 
 const SIZE_DEFAULTS = {
   arch: 'decoder',
@@ -61,14 +61,17 @@ function sizeConfig(config, ap) {
   for (const k of SIZE_INTS) {
     if (c[k] === null) continue;
     if (!Number.isInteger(c[k])) throw new Error(`${k} must be an integer, got ${JSON.stringify(c[k])}`);
-    if (c[k] < (k === 'segments' ? 0 : 1)) throw new Error(`${k} must be >= ${k === 'segments' ? 0 : 1}, got ${c[k]}`);
   }
   for (const k of ['arch', 'pos', 'norm'])
     if (typeof c[k] !== 'string') throw new Error(`${k} must be a string, got ${JSON.stringify(c[k])}`);
   for (const k of SIZE_BOOLS)
     if (typeof c[k] !== 'boolean') throw new Error(`${k} must be true or false, got ${JSON.stringify(c[k])}`);
   for (const k of ['dModel', 'nHeads', 'vocabSize']) if (c[k] === null) throw new Error(`parameterCount() needs ${k}`);
-  if (c.dModel % c.nHeads !== 0) throw new Error(`dModel (${c.dModel}) is not divisible by nHeads (${c.nHeads})`);
+  // The core checks this too (in snake_case, after the sizes' ranges); kept for the camelCase names
+  // the model-sizes view shows beside its inputs.
+  if (c.dModel > 0 && c.nHeads > 0 && c.dModel % c.nHeads !== 0) {
+    throw new Error(`dModel (${c.dModel}) is not divisible by nHeads (${c.nHeads})`);
+  }
   if (c.dFf === null) c.dFf = 4 * c.dModel; // d_ff = 4d, as in the notes
   // nLayers sets both stacks; encoderLayers / decoderLayers set one.
   const stackDefault = c.nLayers ?? null;
@@ -97,15 +100,14 @@ export function parameterCount(ap, config = {}) {
 }
 
 export function flops(ap, { n, d, h = 1 } = {}) {
-  checkCounts({ n, d, h });
-  if (d % h !== 0) throw new Error(`d (${d}) is not divisible by h (${h})`);
+  checkInts({ n, d, h });
   const json = ap._raw.flops(n, d, h);
   if (!json) ap._fail('flops');
   return JSON.parse(json);
 }
 
 export function scaleStats(ap, { dK, n = 8, draws = 200, seed = 1 } = {}) {
-  checkCounts({ dK, n, draws });
+  checkInts({ dK, n, draws });
   if (!Number.isInteger(seed) || seed < 0) throw new Error(`seed must be a non-negative integer, got ${seed}`);
   const json = ap._raw.scaleStats(dK, n, draws, seed);
   if (!json) ap._fail('scaleStats');
@@ -113,7 +115,7 @@ export function scaleStats(ap, { dK, n = 8, draws = 200, seed = 1 } = {}) {
 }
 
 export function rnnStates(ap, { x, wxh, whh, n, dIn, dHidden } = {}) {
-  checkCounts({ n, dIn, dHidden });
+  checkInts({ n, dIn, dHidden }, { min: 0 });
   const [xa, wa, ha] = float32Inputs([
     [x, 'x', n * dIn, 'n*dIn'],
     [wxh, 'wxh', dIn * dHidden, 'dIn*dHidden'],

@@ -1,5 +1,5 @@
 // ap.kernels: attention without a trace (the fast kernels), their memory, and the online softmax.
-import { checkCounts, checkFinite, float32Inputs } from './checks.js';
+import { checkInt, checkInts, checkFinite, float32Inputs } from './checks.js';
 
 export class Kernels {
   constructor(ap) {
@@ -34,7 +34,7 @@ export class Kernels {
    * stack tiles), ioBytes (q, k, v and the output), limitScores (the most n*m that full: true allows).
    */
   memory({ n, m = n, dK, nHeads = 1, full = false } = {}) {
-    checkCounts({ n, m, dK, nHeads });
+    checkInts({ n, m, dK, nHeads });
     const text = this._ap._raw.kernelAttentionMemory(n, m, dK, nHeads, !!full);
     if (!text) this._ap._fail('kernels.memory');
     return JSON.parse(text);
@@ -46,7 +46,8 @@ export class Kernels {
    * tileMax, max, correction, sum, o (dK, not yet divided by sum) }] }.
    */
   onlineSoftmaxSteps({ q, k, v, m, dK, tile = 2, scale = true }) {
-    checkCounts({ m, dK, tile });
+    checkInts({ m, dK }, { min: 0 });
+    checkInt(tile, 'tile', { min: 1 }); // the steps buffer holds ceil(m / tile) tiles
     const [qa, ka, va] = float32Inputs([
       [q, 'q', dK, 'dK'],
       [k, 'k', m * dK, 'm*dK'],
@@ -78,7 +79,7 @@ export class Kernels {
   _call(opts, measure) {
     if (!opts || typeof opts !== 'object') throw new Error('kernels.attention() needs an options object');
     const { q, k, v, n, m = n, dK, nHeads = 1, causal = false, scale = true, full = false } = opts;
-    checkCounts({ n, m, dK, nHeads });
+    checkInts({ n, m, dK, nHeads }, { min: 0 });
     const width = nHeads * dK;
     const [qa, ka, va] = float32Inputs([
       [q, 'q', n * width, 'n*nHeads*dK'],

@@ -1,6 +1,6 @@
 // Model (a transformer from createModel or loadModel): forward, generate, its weights and file;
 // Tokenizer: the model's own encode / decode.
-import { asFloat32, checkCount } from './checks.js';
+import { asFloat32, checkInts } from './checks.js';
 import { fromSnakeConfig, toSnakeConfig } from './config.js';
 import { Trace } from './trace.js';
 
@@ -110,10 +110,7 @@ export class Model {
     { layer = 0, depth = 6, residual = false, causal = this.config.arch === 'decoder' && this.config.causal } = {},
   ) {
     const h = this._alive();
-    if (this.config.arch === 'encoder-decoder')
-      throw new Error('attentionStacks() needs a decoder-only or encoder-only model');
-    checkCount(layer, 'layer', { min: 0 });
-    checkCount(depth, 'depth');
+    checkInts({ layer, depth });
     const a = this._ids(input, 'input');
     const handle = this._ap._withHeap([a.ids], (p) =>
       this._ap._raw.attentionStacks(h, p[0], a.ids.length, layer, depth, !!residual, !!causal),

@@ -1,7 +1,7 @@
 // Training (ap.createTrainer, ap.evaluateTask): the trainer lives in the second module
 // (loadTrainer), fetched the first time it is needed; models cross between the two modules as
 // their safetensors files.
-import { checkCount } from './checks.js';
+import { checkInt } from './checks.js';
 import { toSnakeConfig } from './config.js';
 import { Model } from './model.js';
 
@@ -13,7 +13,7 @@ function trainerHost(ap) {
 
 export async function evaluateTask(ap, model, opts = {}) {
   if (!(model instanceof Model)) throw new Error('evaluateTask() needs a model from loadModel() or createModel()');
-  checkCount(opts.n ?? 200, 'n');
+  checkInt(opts.n ?? 200, 'n');
   const host = await trainerHost(ap);
   if (host === ap || model._ap === host) return evaluateTaskHere(host, model, opts);
   const copy = host.loadModel(model.save()); // the model's file, opened in the trainer module
@@ -81,12 +81,10 @@ function createTrainerHere(
     if (from) for (const k of ['dModel', 'nHeads', 'nLayers', 'dFf', 'pos', 'act', 'norm']) config[k] = from.config[k];
   }
   const sizes = toSnakeConfig(config);
-  for (const [v, k] of [
-    [warmupSteps, 'warmupSteps'],
-    [totalSteps, 'totalSteps'],
-    [batch, 'batch'],
-  ])
-    checkCount(v, k, { min: k === 'warmupSteps' ? 0 : 1 });
+  // The core checks batch; the schedule (lr, warmupSteps, totalSteps) it takes as given.
+  checkInt(batch, 'batch');
+  checkInt(warmupSteps, 'warmupSteps', { min: 0 });
+  checkInt(totalSteps, 'totalSteps', { min: 1 });
   if (!(lr > 0)) throw new Error(`lr must be > 0, got ${lr}`);
   const handle = ap._raw.createTrainer(task, JSON.stringify(sizes), lr, warmupSteps, totalSteps, batch, seed);
   if (!handle) ap._fail('createTrainer');
@@ -103,7 +101,7 @@ function createTrainerHere(
     },
     /** Runs n optimisation steps; returns their mean loss. */
     step(n = 1) {
-      checkCount(n, 'n');
+      checkInt(n, 'n');
       const loss = this._alive().step(n);
       if (Number.isNaN(loss)) ap._fail('trainer.step');
       return loss;
@@ -114,7 +112,7 @@ function createTrainerHere(
     },
     /** Held-out accuracy of the current weights: { total, correct, accuracy }. */
     evaluate(n = 100, evalSeed = 777) {
-      checkCount(n, 'n');
+      checkInt(n, 'n', { min: 1 }); // the core's evaluate takes n as given
       const json = this._alive().evaluate(n, evalSeed);
       if (!json) ap._fail('trainer.evaluate');
       return JSON.parse(json);
