@@ -2,6 +2,7 @@
 // in its own trace stage. The fast path (trace == nullptr) runs the same steps without
 // recording; the SIMD long-context kernels live in cpp/kernels/.
 #include "core/attention.hpp"
+#include "core/limits.hpp"
 
 #include <cmath>
 #include <limits>
@@ -37,11 +38,7 @@ bool is_masked(const AttentionOptions& opt, int i, int j) {
 }  // namespace
 
 void check_attention_weights(const AttentionWeights& w, int d_model, int n_heads) {
-  if (n_heads <= 0) fail("n_heads must be positive, got " + std::to_string(n_heads));
-  if (d_model <= 0) fail("d_model must be positive, got " + std::to_string(d_model));
-  if (d_model % n_heads != 0)
-    fail("d_model (" + std::to_string(d_model) + ") is not divisible by n_heads (" +
-         std::to_string(n_heads) + ")");
+  limits::check_heads(d_model, n_heads);
   check_matrix(w.wq, d_model, d_model, "wq");
   check_matrix(w.wk, d_model, d_model, "wk");
   check_matrix(w.wv, d_model, d_model, "wv");

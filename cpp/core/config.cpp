@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/limits.hpp"
 #include "core/tensor.hpp"
 #include "io/tokenizer.hpp"
 
@@ -79,9 +80,7 @@ void ModelConfig::validate() const {
   if (vocab_size != 0 && vocab_size < 4)
     fail("vocab_size (" + std::to_string(vocab_size) +
          ") must be at least 4 (the special tokens <pad> <unk> <bos> <eos>)");
-  if (d_model % n_heads != 0)
-    fail("d_model (" + std::to_string(d_model) + ") is not divisible by n_heads (" +
-         std::to_string(n_heads) + ")");
+  limits::check_heads(d_model, n_heads);
   check_at_most("d_model", d_model, kMaxDModel);
   check_at_most("n_layers", n_layers, kMaxLayers);
   check_at_most("d_ff", d_ff, kMaxDff);
@@ -92,6 +91,43 @@ void ModelConfig::validate() const {
   if (!std::isfinite(eps) || eps <= 0.0f)
     fail("eps must be a finite number > 0 (got " + format_float(eps) + ")");
   Tokenizer::kind_from_name(tokenizer);  // throws for an unknown name, listing the known ones
+}
+
+namespace {
+bool weight_free(PosKind p) { return p == PosKind::None || p == PosKind::Sinusoidal || p == PosKind::Rope; }
+}  // namespace
+
+ModelConfig apply_switches(const ModelConfig& base, const Switches& sw) {
+  ModelConfig c = base;
+  if (sw.causal) c.causal = *sw.causal;
+  if (sw.scale) c.scale = *sw.scale;
+  if (sw.norm) c.norm = *sw.norm;
+  if (sw.act) c.act = *sw.act;
+  if (sw.eps) c.eps = *sw.eps;
+  if (sw.n_heads && *sw.n_heads != base.n_heads) {
+    if (base.pos == PosKind::Relative)
+      fail("nHeads cannot change on a model with relative positions: its position biases are per head");
+    c.n_heads = *sw.n_heads;
+  }
+  if (sw.pos && *sw.pos != base.pos) {
+    if (!weight_free(*sw.pos) || !weight_free(base.pos))
+      fail(std::string("switching positions to or from '") + to_string(weight_free(*sw.pos) ? base.pos : *sw.pos) +
+           "' needs weights this model does not have");
+    c.pos = *sw.pos;
+  }
+  c.validate();
+  return c;
+}
+
+SwitchChoices switch_choices(const ModelConfig& base) {
+  SwitchChoices out;
+  if (base.pos == PosKind::Relative) out.n_heads = {base.n_heads};
+  else
+    for (int h = 1; h <= base.d_model; ++h)
+      if (base.d_model % h == 0 && (h <= kMaxHeadChoice || h == base.n_heads)) out.n_heads.push_back(h);
+  if (weight_free(base.pos)) out.pos = {PosKind::None, PosKind::Sinusoidal, PosKind::Rope};
+  else out.pos = {base.pos};
+  return out;
 }
 
 const char* to_string(Arch a) { return name_of(kArchNames, a); }

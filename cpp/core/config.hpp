@@ -1,7 +1,9 @@
 // The blueprint of a model (llama2.c's Config): sizes and switches, nothing learned.
 // One struct describes encoder-only, decoder-only and encoder-decoder models.
 #pragma once
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace ap {
 
@@ -42,5 +44,30 @@ Arch arch_from_string(const std::string&);
 PosKind pos_from_string(const std::string&);
 Act act_from_string(const std::string&);
 NormPlace norm_from_string(const std::string&);
+
+// The teaching switches of one call (Model::forward, generate): each field left unset keeps the
+// model's own value. A model is never changed by them, so two views with different switches on
+// one model cannot see each other's state.
+struct Switches {
+  std::optional<bool> causal;   // decoder self-attention mask (generation is always causal)
+  std::optional<bool> scale;    // divide scores by sqrt(d_k)
+  std::optional<int> n_heads;   // any divisor of d_model (fixed with relative positions: rel_bias is per head)
+  std::optional<PosKind> pos;   // none / sinusoidal / rope interchange; learned and relative need their weights
+  std::optional<NormPlace> norm;
+  std::optional<Act> act;
+  std::optional<float> eps;
+};
+
+// The model's config with the switches applied. Throws ap::Error naming the switch a model
+// cannot take (heads that do not divide d_model, positions whose weights the model lacks).
+ModelConfig apply_switches(const ModelConfig& base, const Switches& sw);
+
+// What a model built with `base` can switch to, for a page to offer (apply_switches accepts each).
+struct SwitchChoices {
+  std::vector<int> n_heads;     // divisors of d_model up to kMaxHeadChoice, and the model's own
+  std::vector<PosKind> pos;     // the model's own, and the weight-free kinds when its own is weight-free
+};
+constexpr int kMaxHeadChoice = 16;  // a head grid a page can still show
+SwitchChoices switch_choices(const ModelConfig& base);
 
 }  // namespace ap

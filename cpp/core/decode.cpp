@@ -75,7 +75,9 @@ std::vector<float> sampling_distribution(const float* logits, int vocab, const S
 
 Generation generate(const Model& model, const std::vector<int>& prompt, const std::vector<int>& src,
                     const GenerateOptions& opt) {
-  const ModelConfig& cfg = model.config();
+  Switches sw = opt.switches;
+  sw.causal = true;
+  const ModelConfig cfg = model.config(sw);
   if (!cfg.has_decoder()) fail("an encoder-only model does not generate text (it has no decoder)");
   check_sampling(opt.sampling);
   if (prompt.empty()) fail("the prompt is empty: give at least one token");
@@ -96,7 +98,7 @@ Generation generate(const Model& model, const std::vector<int>& prompt, const st
   const int V = cfg.vocab_size;
   std::vector<int> seq = prompt;
   DecodeState state;
-  if (opt.use_cache) model.begin_decoding(state, g.encoder, src);
+  if (opt.use_cache) model.begin_decoding(state, g.encoder, src, sw);
   g.stop = "max_tokens";
   for (int t = 0; t < opt.max_tokens; ++t) {
     if (static_cast<int>(seq.size()) > cfg.max_len) { g.stop = "max_len"; break; }
@@ -106,8 +108,8 @@ Generation generate(const Model& model, const std::vector<int>& prompt, const st
       const std::vector<int> fresh = t == 0 ? prompt : std::vector<int>{seq.back()};
       model.decode_step(state, step.trace, fresh);
     } else {
-      if (encdec) model.forward(step.trace, src, seq);  // recompute the whole prefix
-      else model.forward(step.trace, seq);
+      if (encdec) model.forward(step.trace, src, seq, sw);  // recompute the whole prefix
+      else model.forward(step.trace, seq, sw);
     }
     step.cache_len = static_cast<int>(seq.size());
     const Stage* logits = step.trace.find("logits");
@@ -121,7 +123,7 @@ Generation generate(const Model& model, const std::vector<int>& prompt, const st
     if (static_cast<int>(seq.size()) == cfg.max_len) { g.stop = "max_len"; break; }
     seq.push_back(g.tokens.back());
   }
-  if (!opt.use_cache && encdec) model.begin_decoding(state, g.encoder, src);  // the encoder's stages
+  if (!opt.use_cache && encdec) model.begin_decoding(state, g.encoder, src, sw);  // the encoder's stages
   return g;
 }
 

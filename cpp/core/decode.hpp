@@ -28,6 +28,9 @@ struct GenerateOptions {
   int max_tokens = 32;
   SamplingOptions sampling;
   bool use_cache = true;
+  // Teaching switches for this generation. causal is ignored: a generated token never sees the
+  // future, so decoding is always causal (with or without the cache).
+  Switches switches;
 };
 
 struct DecodeStep {

@@ -129,6 +129,28 @@ void Model::init_random(uint64_t seed) {
   }
 }
 
+Model::Prompt Model::prompt(const std::string& text) const {
+  const auto sep = meta_.find("separator");
+  const bool decoder_only = cfg_.arch == Arch::DecoderOnly;
+  Tokenizer::Encoded e = tok_.encode(decoder_only && sep != meta_.end() ? text + sep->second : text);
+  if (e.ids.empty() || text.empty()) fail("the prompt is empty: type at least one token");
+  Prompt p;
+  if (cfg_.arch == Arch::EncoderDecoder) {
+    p.src = std::move(e.ids);
+    p.ids = {Tokenizer::kBos};
+  } else if (decoder_only) {
+    p.ids.push_back(Tokenizer::kBos);
+    p.ids.insert(p.ids.end(), e.ids.begin(), e.ids.end());
+    e.pieces.insert(e.pieces.begin(), tok_.vocab()[Tokenizer::kBos]);
+    for (int& u : e.unknown) ++u;
+  } else {
+    p.ids = std::move(e.ids);
+  }
+  p.pieces = std::move(e.pieces);
+  p.unknown = std::move(e.unknown);
+  return p;
+}
+
 void Model::check_weights() const {
   for (const NamedTensor& t : const_cast<Model*>(this)->named_tensors()) {
     size_t size = 1;
@@ -216,43 +238,46 @@ void Model::check_ids(const std::vector<int>& ids, const char* what, int offset)
            " is outside the vocabulary (size " + std::to_string(cfg_.vocab_size) + ")");
 }
 
-void Model::forward(Trace& tr, const std::vector<int>& ids) const {
+void Model::forward(Trace& tr, const std::vector<int>& ids, const Switches& sw) const {
   if (cfg_.arch == Arch::EncoderDecoder)
     fail("an encoder-decoder model needs a source and a target sequence ({src, tgt})");
   forward(tr, cfg_.arch == Arch::EncoderOnly ? ids : std::vector<int>{},
-          cfg_.arch == Arch::DecoderOnly ? ids : std::vector<int>{});
+          cfg_.arch == Arch::DecoderOnly ? ids : std::vector<int>{}, sw);
 }
 
-void Model::forward(Trace& tr, const std::vector<int>& src, const std::vector<int>& tgt) const {
+void Model::forward(Trace& tr, const std::vector<int>& src, const std::vector<int>& tgt, const Switches& sw) const {
+  const ModelConfig cfg = config(sw);
   tr.clear();
-  const bool encdec = cfg_.arch == Arch::EncoderDecoder;
-  if (cfg_.has_encoder()) check_ids(src, encdec ? "source" : "input", 0);
-  if (cfg_.has_decoder()) check_ids(tgt, encdec ? "target" : "input", 0);
+  const bool encdec = cfg.arch == Arch::EncoderDecoder;
+  if (cfg.has_encoder()) check_ids(src, encdec ? "source" : "input", 0);
+  if (cfg.has_decoder()) check_ids(tgt, encdec ? "target" : "input", 0);
   Mat enc, dec;
   std::vector<uint8_t> src_pad;
-  if (cfg_.has_encoder()) {
+  if (cfg.has_encoder()) {
     src_pad = pad_mask(src);
-    embed_tokens(enc, src, 0, w_, cfg_, tr, "encoder");
-    run_stack(enc, src_pad, "encoder", w_.encoder, w_.enc_final_norm, false, nullptr, nullptr, w_, cfg_, tr, nullptr);
+    embed_tokens(enc, src, 0, w_, cfg, tr, "encoder");
+    run_stack(enc, src_pad, "encoder", w_.encoder, w_.enc_final_norm, false, nullptr, nullptr, w_, cfg, tr, nullptr);
   }
-  if (cfg_.has_decoder()) {
-    embed_tokens(dec, tgt, 0, w_, cfg_, tr, "decoder");
-    run_stack(dec, pad_mask(tgt), "decoder", w_.decoder, w_.dec_final_norm, cfg_.causal, encdec ? &enc : nullptr,
-              encdec ? &src_pad : nullptr, w_, cfg_, tr, nullptr);
+  if (cfg.has_decoder()) {
+    embed_tokens(dec, tgt, 0, w_, cfg, tr, "decoder");
+    run_stack(dec, pad_mask(tgt), "decoder", w_.decoder, w_.dec_final_norm, cfg.causal, encdec ? &enc : nullptr,
+              encdec ? &src_pad : nullptr, w_, cfg, tr, nullptr);
   }
-  lm_head(cfg_.has_decoder() ? dec : enc, w_, tr);
+  lm_head(cfg.has_decoder() ? dec : enc, w_, tr);
 }
 
-void Model::begin_decoding(DecodeState& st, Trace& tr, const std::vector<int>& src) const {
+void Model::begin_decoding(DecodeState& st, Trace& tr, const std::vector<int>& src, const Switches& sw) const {
   if (!cfg_.has_decoder()) fail("an encoder-only model does not generate text (it has no decoder)");
+  const ModelConfig cfg = config(sw);
   tr.clear();
   st = DecodeState();
+  st.cfg = cfg;
   st.layers.resize(w_.decoder.size());
-  if (cfg_.arch == Arch::EncoderDecoder) {
+  if (cfg.arch == Arch::EncoderDecoder) {
     check_ids(src, "source", 0);
     st.mem_pad = pad_mask(src);
-    embed_tokens(st.memory, src, 0, w_, cfg_, tr, "encoder");
-    run_stack(st.memory, st.mem_pad, "encoder", w_.encoder, w_.enc_final_norm, false, nullptr, nullptr, w_, cfg_, tr,
+    embed_tokens(st.memory, src, 0, w_, cfg, tr, "encoder");
+    run_stack(st.memory, st.mem_pad, "encoder", w_.encoder, w_.enc_final_norm, false, nullptr, nullptr, w_, cfg, tr,
               nullptr);
   }
 }
@@ -260,12 +285,13 @@ void Model::begin_decoding(DecodeState& st, Trace& tr, const std::vector<int>& s
 void Model::decode_step(DecodeState& st, Trace& tr, const std::vector<int>& new_ids) const {
   if (st.layers.size() != w_.decoder.size()) fail("decoding was not started (begin_decoding)");
   check_ids(new_ids, "the sequence", st.length);
-  const bool encdec = cfg_.arch == Arch::EncoderDecoder;
+  const ModelConfig& cfg = st.cfg;
+  const bool encdec = cfg.arch == Arch::EncoderDecoder;
   Mat x;
-  embed_tokens(x, new_ids, st.length, w_, cfg_, tr, "decoder");
+  embed_tokens(x, new_ids, st.length, w_, cfg, tr, "decoder");
   const std::vector<uint8_t> pad(new_ids.size(), 0);
-  run_stack(x, pad, "decoder", w_.decoder, w_.dec_final_norm, cfg_.causal, encdec ? &st.memory : nullptr,
-            encdec ? &st.mem_pad : nullptr, w_, cfg_, tr, &st.layers);
+  run_stack(x, pad, "decoder", w_.decoder, w_.dec_final_norm, cfg.causal, encdec ? &st.memory : nullptr,
+            encdec ? &st.mem_pad : nullptr, w_, cfg, tr, &st.layers);
   st.length += static_cast<int>(new_ids.size());
   lm_head(x, w_, tr);
 }

@@ -62,6 +62,7 @@ struct DecodeState {
   Mat memory;                     // (m, d) encoder output
   std::vector<uint8_t> mem_pad;   // (m)
   int length = 0;
+  ModelConfig cfg;                // the model's config with this decoding's switches applied
 };
 
 class Model {
@@ -71,8 +72,8 @@ class Model {
   void init_random(uint64_t seed);
 
   const ModelConfig& config() const { return cfg_; }
-  // Changes a teaching switch (scale, causal, norm place, pos kind, act) without touching weights.
-  ModelConfig& mutable_config() { return cfg_; }
+  // The config one call runs with: this model's, with the switches applied (see apply_switches).
+  ModelConfig config(const Switches& sw) const { return apply_switches(cfg_, sw); }
   const Tokenizer& tokenizer() const { return tok_; }
   // Free-form strings saved in the file's header: "task", "separator", "description", ...
   const std::map<std::string, std::string>& metadata() const { return meta_; }
@@ -80,21 +81,35 @@ class Model {
   ModelWeights& weights() { return w_; }
   const ModelWeights& weights() const { return w_; }
 
+  // A text prompt as the model was trained to read it. Decoder-only: <bos>, the text's tokens, then
+  // the separator its task puts between question and answer (metadata "separator", e.g. "=").
+  // Encoder-decoder: the text is the source (src) and the decoder starts from <bos> alone.
+  // Encoder-only: the text's tokens. pieces and unknown (positions mapped to <unk>) describe src
+  // for an encoder-decoder model and ids otherwise. Throws for a text with no tokens.
+  struct Prompt {
+    std::vector<int> src, ids;
+    std::vector<std::string> pieces;
+    std::vector<int> unknown;
+  };
+  Prompt prompt(const std::string& text) const;
+
   // Flat list of (name, shape, pointer) over every tensor, in a stable order (save/load use it).
   struct NamedTensor { std::string name; std::vector<int> shape; float* data; };
   std::vector<NamedTensor> named_tensors();
 
   // Decoder-only / encoder-only: ids is the sequence. Encoder-decoder: src to the encoder,
   // tgt to the decoder. Records tokens, embed, pos, x, every block stage, logits, probs.
-  // Throws ap::Error for n = 0, n > max_len, ids out of range.
-  void forward(Trace& trace, const std::vector<int>& ids) const;
-  void forward(Trace& trace, const std::vector<int>& src, const std::vector<int>& tgt) const;
+  // Throws ap::Error for n = 0, n > max_len, ids out of range, a switch the model cannot take.
+  // The switches apply to this call only: the model itself never changes.
+  void forward(Trace& trace, const std::vector<int>& ids, const Switches& sw = {}) const;
+  void forward(Trace& trace, const std::vector<int>& src, const std::vector<int>& tgt, const Switches& sw = {}) const;
 
   // Decoding with a KV cache. begin_decoding resets the state and, for encoder-decoder models,
   // runs the encoder on src (recording its stages in trace). decode_step runs the decoder on the
   // new ids only (positions state.length onwards), appending to the caches, and records the new
-  // rows' stages (q, scores over all cached keys, weights, ...) plus logits and probs.
-  void begin_decoding(DecodeState& state, Trace& trace, const std::vector<int>& src) const;
+  // rows' stages (q, scores over all cached keys, weights, ...) plus logits and probs. The
+  // switches given to begin_decoding hold for the whole decoding (kept in state.cfg).
+  void begin_decoding(DecodeState& state, Trace& trace, const std::vector<int>& src, const Switches& sw = {}) const;
   void decode_step(DecodeState& state, Trace& trace, const std::vector<int>& new_ids) const;
 
   // Throws ap::Error if any weight is NaN/Inf or has the wrong shape.

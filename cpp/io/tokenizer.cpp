@@ -105,6 +105,12 @@ Tokenizer::Tokenizer(Kind kind, std::vector<std::string> vocab) : kind_(kind), v
   }
 }
 
+std::vector<std::string> Tokenizer::with_specials(const std::vector<std::string>& pieces) {
+  std::vector<std::string> vocab(std::begin(kSpecials), std::end(kSpecials));
+  vocab.insert(vocab.end(), pieces.begin(), pieces.end());
+  return vocab;
+}
+
 Tokenizer Tokenizer::build(Kind kind, const std::vector<std::string>& corpus) {
   std::vector<std::string> vocab(std::begin(kSpecials), std::end(kSpecials));
   std::unordered_map<std::string, int> seen;

@@ -26,6 +26,8 @@ class Tokenizer {
   // `vocab` is the full list including the four specials at ids 0..3 (throws ap::Error otherwise,
   // or on duplicates / empty entries).
   Tokenizer(Kind kind, std::vector<std::string> vocab);
+  // The full vocabulary for `pieces`: the four specials at ids 0..3, then the pieces in order.
+  static std::vector<std::string> with_specials(const std::vector<std::string>& pieces);
   // Builds a vocabulary from example texts (specials first, then pieces in first-seen order).
   static Tokenizer build(Kind kind, const std::vector<std::string>& corpus);
 
