@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
+import { meanCosine } from '../web/lib/math.js'; // computed here from the core's rows, independent of the core's own
 
 let ap;
 beforeAll(async () => { ap = await load(); });
@@ -62,21 +63,6 @@ test('a bad additive mask is a clear error and the module stays usable', () => {
   expect(t.get('weights')[0]).toBeCloseTo(1, 6);  // the first query sees only itself
   t.dispose();
 });
-
-// Mean of cos(x_i, x_j) over i < j, computed here from the core's rows (independent of the core's own).
-function meanCosine(x, n, d) {
-  let sum = 0, pairs = 0;
-  const norm = (i) => Math.hypot(...x.subarray(i * d, (i + 1) * d));
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) {
-      let dot = 0;
-      for (let c = 0; c < d; c++) dot += x[i * d + c] * x[j * d + c];
-      sum += dot / (norm(i) * norm(j));
-      pairs++;
-    }
-  }
-  return sum / pairs;
-}
 
 test("ffn's why: stacking the mlm model's block, attention-only rows converge, the stack with FFNs keeps them apart", () => {
   const model = ap.loadModel(modelFile('mlm'));

@@ -4,8 +4,8 @@
 // the bundle in dist/), in the light and the dark theme (the reader's prefers-color-scheme). Each
 // view is scrolled into view first: views draw only when they come near the viewport.
 // On failure the message lists each rule, the elements (shadow hosts joined by >>) and why.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ROOT, requireBundle, startPlayground, startStaticSite } from './harness.js';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { ROOT, requireBundle, usePlayground, useStaticSite } from './harness.js';
 import { formatViolations, renderViews, runAxe } from './lib/axe.js';
 
 const THEMES = ['light', 'dark'];
@@ -20,9 +20,7 @@ async function audit(page, label, selector) {
 }
 
 describe('the playground page', () => {
-  let playground;
-  beforeAll(async () => { playground = await startPlayground(); });
-  afterAll(async () => { await playground?.close(); });
+  const playground = usePlayground();
 
   // One page per theme: each chapter in turn (by its link, as a reader follows the path), then
   // the one-page view.
@@ -46,12 +44,8 @@ describe('the playground page', () => {
 });
 
 describe('the gallery and the course page (examples/, the bundle in dist/)', () => {
-  let site;
-  beforeAll(async () => {
-    requireBundle();
-    site = await startStaticSite(ROOT);
-  });
-  afterAll(async () => { await site?.close(); });
+  beforeAll(requireBundle);
+  const site = useStaticSite(ROOT);
 
   test.each(THEMES)('every widget drawn, %s theme', { timeout: 240_000 }, async (theme) => {
     const { page } = await site.open('examples/gallery.html', { colorScheme: theme });

@@ -1,11 +1,9 @@
 // `npm run build` output: the bundled page, with the .wasm emitted as an asset, works
 // when served as plain static files (no dev server, no access to wasm/ or node_modules/).
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { ROOT, requireBundle, startPlayground, startStaticSite } from './harness.js';
+import { expect, test } from 'vitest';
+import { ROOT, requireBundle, startStaticSite, usePlayground } from './harness.js';
 
-let playground;
-beforeAll(async () => { playground = await startPlayground({ built: true }); });
-afterAll(async () => { await playground?.close(); });
+const playground = usePlayground({ built: true });
 
 test('the built page loads its wasm and computes weights whose rows sum to 1', async () => {
   const { page, errors } = await playground.open('/?model=random&step=decoder:0:weights#chapter=recap');

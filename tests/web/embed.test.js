@@ -2,31 +2,17 @@
 // (no Vite): dist/attention-playground.js loaded by one script tag in examples/course.html, the
 // gallery, the iframe embed (embed.html?widget=...), and a page under a strict CSP. Numbers are
 // checked against the lecture notes and against the same model run through the API in Node.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { load } from '../../wasm/index.js';
-import { ROOT, requireBundle, startStaticSite } from './harness.js';
+import { ROOT, requireBundle, startStaticSite, useStaticSite } from './harness.js';
 
-let site;
+beforeAll(requireBundle);
+const site = useStaticSite(ROOT);
+const open = (path, opts) => site.open(path, opts);
 let ap;
-
-beforeAll(async () => {
-  requireBundle();
-  [site, ap] = await Promise.all([startStaticSite(ROOT), load()]);
-});
-
-const opened = [];
-afterEach(async () => {
-  while (opened.length) await opened.pop().context().close();
-});
-afterAll(async () => { await site?.close(); });
-
-async function open(path, opts) {
-  const r = await site.open(path, opts);
-  opened.push(r.page);
-  return r;
-}
+beforeAll(async () => { ap = await load(); });
 
 // Scrolls every widget into view in turn (they render when visible) and waits for each to draw.
 async function renderAll(page, selector = '*') {
@@ -40,6 +26,12 @@ async function renderAll(page, selector = '*') {
     await expect.poll(() => w.evaluate((e) => e.dataset.rendered !== undefined || e.dataset.error !== undefined), { timeout: 30_000 }).toBe(true);
   }
   return page.evaluate(() => [...document.querySelectorAll('[data-test-index]')].map((e) => ({ tag: e.tagName.toLowerCase(), error: e.dataset.error || '' })));
+}
+
+// Scrolls a widget into view (a view draws when it is seen) and waits until it has drawn.
+async function drawn(widget) {
+  await widget.scrollIntoViewIfNeeded();
+  await expect.poll(() => widget.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
 }
 
 // The values of the heatmaps in a widget's shadow root: [{ title, rows, cols, values }].
@@ -74,8 +66,7 @@ describe('the course page (examples/course.html)', () => {
   test('attribute changes recompute: a new preset, and new text checked against the API in Node', async () => {
     const { page, errors } = await open('examples/course.html');
     const soft = page.locator('ap-softmax');
-    await soft.scrollIntoViewIfNeeded();
-    await expect.poll(() => soft.getAttribute('data-rendered')).toBeTruthy();
+    await drawn(soft);
     await soft.evaluate((w) => w.setAttribute('preset', 'softmax.thinking-machines'));
     await expect.poll(async () => (await heatmaps(soft)).some((h) => h.cols === 2 && Math.abs(h.values[0] - THINKING) < 1e-5)).toBe(true);
     // row="1": the widget explains the query row "Machines" (softmax of [96, 112] / 8 = [12, 14]).
@@ -169,8 +160,7 @@ describe('the course page (examples/course.html)', () => {
   test('no CSS leaks in or out: hostile page rules do not reach inside a widget, widget rules do not reach the page', async () => {
     const { page, errors } = await open('examples/course.html');
     const soft = page.locator('ap-softmax');
-    await soft.scrollIntoViewIfNeeded();
-    await expect.poll(() => soft.getAttribute('data-rendered')).toBeTruthy();
+    await drawn(soft);
     await page.evaluate(() => {
       const style = document.createElement('style');
       style.textContent = '* { color: rgb(255, 0, 0) !important; letter-spacing: 9px !important; } table, canvas, button { display: none !important; } .widget, .formula { border: 7px solid rgb(0, 255, 0) !important; }';
@@ -198,8 +188,7 @@ describe('the course page (examples/course.html)', () => {
   test('theme="dark" and --ap-* custom properties style one widget, not the page', async () => {
     const { page, errors } = await open('examples/course.html', { colorScheme: 'light' });
     const sin = page.locator('ap-sinusoidal');
-    await sin.scrollIntoViewIfNeeded();
-    await expect.poll(() => sin.getAttribute('data-rendered')).toBeTruthy();
+    await drawn(sin);
     const bg = () => sin.evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('.widget')).backgroundColor);
     expect(await bg()).toBe('rgb(255, 255, 255)');
     await sin.evaluate((w) => w.setAttribute('theme', 'dark'));
@@ -251,8 +240,7 @@ describe('the iframe embed (embed.html)', () => {
     await expect.poll(async () => (await heatmaps(soft)).some((h) => h.cols === 2 && Math.abs(h.values[0] - THINKING) < 1e-5)).toBe(true);
 
     const causal = frame('frame-causal').locator('ap-causal-mask');
-    await causal.scrollIntoViewIfNeeded();
-    await expect.poll(() => causal.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
+    await drawn(causal);
     expect(await causal.getAttribute('text')).toBe('the cat sat on the mat');
     expect(await causal.evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('.widget')).backgroundColor)).toBe('rgb(22, 24, 29)');
     // The causal weights: row i has zeros right of the diagonal (<bos> + 6 words).
@@ -260,8 +248,7 @@ describe('the iframe embed (embed.html)', () => {
     for (let i = 0; i < 7; i++) for (let j = i + 1; j < 7; j++) expect(w.values[i * 7 + j]).toBe(0);
 
     const stepper = frame('frame-stepper').locator('ap-stepper');
-    await stepper.scrollIntoViewIfNeeded();
-    await expect.poll(() => stepper.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
+    await drawn(stepper);
     expect(await stepper.getAttribute('data-stage')).toBe('weights');
     // The frame reported its height and the host page sized the iframe to it.
     await expect.poll(() => page.locator('#frame-softmax').evaluate((f) => f.style.height)).toMatch(/^\d+px$/);

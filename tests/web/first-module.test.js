@@ -3,15 +3,11 @@
 // (<= 450 KB); ap_train.wasm is fetched by the training worker when Train is pressed, and only then.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { ROOT, requireBundle, startStaticSite } from './harness.js';
+import { beforeAll, expect, test } from 'vitest';
+import { ROOT, requireBundle, useStaticSite } from './harness.js';
 
-let site;
-beforeAll(async () => {
-  requireBundle();
-  site = await startStaticSite(ROOT);
-});
-afterAll(async () => { await site?.close(); });
+beforeAll(requireBundle);
+const site = useStaticSite(ROOT);
 
 test('the bundle ships both modules as separate assets, the first at most 450 KB', () => {
   const assets = readdirSync(join(ROOT, 'dist', 'attention-playground'));

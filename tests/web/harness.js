@@ -28,8 +28,10 @@ export const CHROMIUM_ARGS = [
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
 
-// What tests/web/global-setup.js provided (undefined outside Vitest or without it).
-const shared = process.env.VITEST ? (await import('vitest')).inject : () => undefined;
+// Vitest's API inside a test file (null outside Vitest, e.g. tests/bench/page-speed.mjs), and what
+// tests/web/global-setup.js provided.
+const vitest = process.env.VITEST ? await import('vitest') : null;
+const shared = (key) => vitest?.inject(key);
 
 /**
  * The Vite dev server (what `npm start` serves) on a free port of 127.0.0.1. Returns { url, close() }.
@@ -76,13 +78,50 @@ async function browser() {
 }
 
 /**
+ * The usual hooks of a browser test file, registered here once instead of in every file: the site
+ * starts in beforeAll, every page opened during a test is closed (its context) after the test, and
+ * the site closes in afterAll. Returns a handle with the site's open(), openHtml(), openAlone(),
+ * screenshot(), baseUrl and browser, usable from beforeAll on. usePlayground(options) is startPlayground's, useStaticSite(root)
+ * startStaticSite's.
+ */
+export const usePlayground = (options) => useSite(() => startPlayground(options));
+export const useStaticSite = (root) => useSite(() => startStaticSite(root));
+
+function useSite(start) {
+  let site = null;
+  const ready = () => {
+    if (!site) throw new Error('the site starts in beforeAll: use it in a test or a hook');
+    return site;
+  };
+  vitest.beforeAll(async () => { site = await start(); });
+  vitest.afterEach(() => site?.closePages());
+  vitest.afterAll(async () => { await site?.close(); site = null; });
+  return {
+    get baseUrl() { return ready().baseUrl; },
+    get browser() { return ready().browser; },
+    open: (...args) => ready().open(...args),
+    openHtml: (...args) => ready().openHtml(...args),
+    openAlone: (...args) => ready().openAlone(...args),
+    screenshot: (...args) => ready().screenshot(...args),
+  };
+}
+
+/**
  * The playground page from the shared dev server, or with `built: true` as `npm run build` makes it.
- * Call close() in afterAll.
+ * Call close() in afterAll (usePlayground does).
  */
 export async function startPlayground({ built = false } = {}) {
   if (built) return withBrowser(await startBuiltSite());
   const url = shared('apDevUrl');
   return withBrowser(url ? { url, close: async () => {} } : await startDevServer());
+}
+
+// The bytes of a Playwright download. download.path() is not available from a browser the test
+// connected to (the shared one), a stream is.
+export async function downloadedBytes(download) {
+  const chunks = [];
+  for await (const chunk of await download.createReadStream()) chunks.push(chunk);
+  return Buffer.concat(chunks);
 }
 
 // Tests of the widget bundle (dist/attention-playground.js) need it built: `npm test` builds it.
@@ -102,6 +141,8 @@ export async function startStaticSite(root = ROOT) {
 
 async function withBrowser(server, { httpErrors = false } = {}) {
   const baseUrl = server.url;
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  const contexts = []; // opened since the last closePages()
 
   let b;
   try {
@@ -111,13 +152,14 @@ async function withBrowser(server, { httpErrors = false } = {}) {
     throw err;
   }
 
-  return {
+  const site = {
     baseUrl,
     browser: b,
 
     // Opens `path` (relative to the served root) in a fresh context; `errors` fills up as things go wrong.
     async open(path = '/', { viewport = { width: 1100, height: 800 }, colorScheme } = {}) {
       const context = await b.newContext({ viewport, colorScheme });
+      contexts.push(context);
       const page = await context.newPage();
       const errors = [];
       page.on('console', (msg) => {
@@ -132,6 +174,29 @@ async function withBrowser(server, { httpErrors = false } = {}) {
       return { page, errors, requests };
     },
 
+    // Opens `html` as a page of the served origin (a route answers `path`; no file is written), so
+    // its module imports (/components/ap-*.js) resolve as the page's own do. Starts from about:blank.
+    async openHtml(html, { path = '/alone.html', ...options } = {}) {
+      const opened = await site.open('about:blank', options);
+      const url = new URL(path, baseUrl).href;
+      await opened.page.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: html }));
+      await opened.page.goto(url);
+      return opened;
+    },
+
+    // One element alone in a plain page, its own module the only script, once it has drawn
+    // (data-rendered). `style` and `head` go into the page's <head>.
+    async openAlone(tag, attrs = {}, { style = '', head = '', timeout = 30_000, ...options } = {}) {
+      const attrText = Object.entries(attrs).map(([k, v]) => ` ${k}="${String(v).replace(/"/g, '&quot;')}"`).join('');
+      const html = `<!doctype html><html lang="en"><head><meta charset="utf-8">${head}<title>${tag}</title><link rel="icon" href="data:,">
+<style>${style}</style>
+<script type="module" src="/components/${tag}.js"></script></head>
+<body><${tag}${attrText}></${tag}></body></html>`;
+      const { page, errors } = await site.openHtml(html, options);
+      await page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout });
+      return { page, errors, widget: page.locator(tag) };
+    },
+
     // Saves a full-page PNG as tests/web/screenshots/<name>.png and returns its path.
     async screenshot(page, name) {
       await mkdir(SCREENSHOT_DIR, { recursive: true });
@@ -140,9 +205,15 @@ async function withBrowser(server, { httpErrors = false } = {}) {
       return path;
     },
 
+    // Closes every page open() opened so far (a test may have closed some already).
+    async closePages() {
+      while (contexts.length) await contexts.pop().close().catch(() => {});
+    },
+
     async close() {
       await b.close();
       await server.close();
     },
   };
+  return site;
 }

@@ -1,14 +1,14 @@
 // In Chromium (which runs relaxed SIMD) the wasm module switches to the fused-multiply-add
 // kernels, and their results equal the lecture numbers and the SIMD128 results computed in Node.
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { beforeAll, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
-import { startPlayground } from './harness.js';
+import { usePlayground } from './harness.js';
 
 const wrapper = '/@fs' + fileURLToPath(new URL('../../wasm/index.js', import.meta.url));
-let playground, ap;
-beforeAll(async () => { [playground, ap] = await Promise.all([startPlayground(), load()]); });
-afterAll(async () => { await playground?.close(); });
+const playground = usePlayground();
+let ap;
+beforeAll(async () => { ap = await load(); });
 
 test('Chromium loads the relaxed-SIMD kernels and they agree with SIMD128 in Node', async () => {
   const { page, errors } = await playground.open('/');

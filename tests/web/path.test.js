@@ -3,31 +3,20 @@
 // notes' questions sit beside their concepts; "try this" changes a view; previous / next move
 // between chapters and progress survives a reload; distributions over the vocabulary are read
 // as top-k tables; choosing a model never replaces the student's text without saying so.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { join } from 'node:path';
 import { load } from '../../wasm/index.js';
-import { ROOT, startPlayground } from './harness.js';
+import { usePlayground } from './harness.js';
+import { shippedModel } from './lib/models.js';
 import { CHAPTERS, CONCEPTS } from '../../web/lib/concepts.js';
 
-let playground;
+const playground = usePlayground();
 let ap;
 let grammar; // the shipped trained model, loaded in Node from its file
+beforeAll(async () => { ap = await load(); grammar = ap.loadModel(shippedModel('grammar')); });
+afterAll(() => grammar?.dispose());
 
-beforeAll(async () => {
-  [playground, ap] = await Promise.all([startPlayground(), load()]);
-  grammar = ap.loadModel(new Uint8Array(await readFile(join(ROOT, 'web', 'models', 'grammar.safetensors'))));
-});
-afterAll(async () => { grammar?.dispose(); await playground?.close(); });
-
-const opened = [];
-afterEach(async () => { while (opened.length) await opened.pop().context().close(); });
-
-async function open(path, viewport) {
-  const p = await playground.open(path, viewport ? { viewport } : undefined);
-  opened.push(p.page);
-  return p;
-}
+const open = (path, viewport) => playground.open(path, viewport ? { viewport } : undefined);
 
 const rendered = (page, tag) => page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 30000 });
 

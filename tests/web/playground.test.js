@@ -3,30 +3,16 @@
 // through the JS API in Node; switch the causal mask on; pick each lecture preset and check
 // the notes' numbers on screen; copy the URL and reopen it; visit every concept view
 // (#concept=<id>) with no console errors, saving a screenshot of each.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { join } from 'node:path';
-import { mkdir, readFile } from 'node:fs/promises';
 import { load } from '../../wasm/index.js';
 import { COMMON_WORDS } from '../../web/lib/vocab.js';
 import { CONCEPTS as CONCEPT_LIST } from '../../web/lib/concepts.js';
-import { SCREENSHOT_DIR, startPlayground } from './harness.js';
+import { SCREENSHOT_DIR, downloadedBytes, usePlayground } from './harness.js';
 
-let playground;
+const playground = usePlayground();
 let ap;
-
-beforeAll(async () => {
-  [playground, ap] = await Promise.all([startPlayground(), load()]);
-  await mkdir(SCREENSHOT_DIR, { recursive: true });
-});
-
-const opened = [];
-afterEach(async () => {
-  while (opened.length) await opened.pop().context().close();
-});
-
-afterAll(async () => {
-  await playground?.close();
-});
+beforeAll(async () => { ap = await load(); });
 
 // The page's random-weights model (model=random), written out independently: a word-level
 // decoder with random weights (seed 1), d_model 16, 2 heads, 2 layers, d_ff 64, sinusoidal
@@ -45,8 +31,7 @@ const CONCEPTS = CONCEPT_LIST.map((c) => c.id);
 
 function nodeTrace(text, patch = {}) {
   const model = ap.createModel(CONFIG, { seed: 1 });
-  model.configure(patch);
-  const trace = model.forward(model.tokenizer.encode(text).ids);
+  const trace = model.forward(model.tokenizer.encode(text).ids, patch);
   return { model, trace, dispose() { trace.dispose(); model.dispose(); } };
 }
 
@@ -61,7 +46,6 @@ function expectSame(actual, expected, what) {
 
 async function openPage(path = RECAP, viewport, { waitFor = 'ap-stepper' } = {}) {
   const page = await playground.open(path, viewport ? { viewport } : undefined);
-  opened.push(page.page);
   // ap-controls is not a view (no data-rendered): wait until its model picker lists the presets.
   if (waitFor === 'ap-controls') await page.page.locator('ap-controls #model option[value="preset:softmax.the-cat-sat"]').waitFor({ state: 'attached' });
   else await page.page.waitForFunction((tag) => document.querySelector(tag)?.dataset.rendered, waitFor);
@@ -370,13 +354,13 @@ describe('saving and embedding', () => {
     const values = await out.evaluate((h) => Array.from(h.matrix.values));
     const [csv] = await Promise.all([page.waitForEvent('download'), out.getByRole('button', { name: 'CSV' }).click()]);
     expect(csv.suggestedFilename()).toMatch(/\.csv$/);
-    const lines = (await readFile(await csv.path(), 'utf8')).trim().split('\n');
+    const lines = (await downloadedBytes(csv)).toString('utf8').trim().split('\n');
     expect(lines[0].split(',').slice(1)).toEqual(['the', 'cat', 'sat', 'on', 'the', 'mat']);
     const rows = lines.slice(1).map((l) => l.split(','));
     expect(rows.map((r) => r[0])).toEqual(['the', 'cat', 'sat', 'on', 'the', 'mat']);
     rows.forEach((r, i) => r.slice(1).forEach((v, j) => expect(Number(v)).toBe(values[i * 6 + j])));
     const [png] = await Promise.all([page.waitForEvent('download'), out.getByRole('button', { name: 'PNG' }).click()]);
-    const bytes = await readFile(await png.path());
+    const bytes = await downloadedBytes(png);
     expect([...bytes.subarray(1, 4)].map((b) => String.fromCharCode(b)).join('')).toBe('PNG');
     const width = bytes.readUInt32BE(16), height = bytes.readUInt32BE(20);
     expect(width).toBeGreaterThan(200);

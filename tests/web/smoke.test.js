@@ -1,20 +1,13 @@
 // Smoke test of the page in headless Chromium: typed text is tokenised and its attention
 // weights computed in the page's wasm module; the numbers on screen must equal the same
 // model run through the JS API in Node, and every row of weights must sum to 1.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
-import { startPlayground } from './harness.js';
+import { usePlayground } from './harness.js';
 
-let playground;
+const playground = usePlayground();
 let ap;
-
-beforeAll(async () => {
-  [playground, ap] = await Promise.all([startPlayground(), load()]);
-});
-
-afterAll(async () => {
-  await playground?.close();
-});
+beforeAll(async () => { ap = await load(); });
 
 // Waits until the stepper shows the weights step for `text`, then reads the labels and cells
 // of its table alternative. On a timeout the error says what went wrong in the page.

@@ -2,12 +2,10 @@
 // whose keys are all masked gets weights of 0 by definition, tests/wasm/edge-cases.test.js);
 // the heatmap that shows such a row explains it, and any NaN / +Infinity that reached a view
 // would be drawn hatched with "?" and announced, never printed as a number.
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startPlayground } from './harness.js';
+import { expect, test } from 'vitest';
+import { usePlayground } from './harness.js';
 
-let playground;
-beforeAll(async () => { playground = await startPlayground(); });
-afterAll(async () => { await playground?.close(); });
+const playground = usePlayground();
 
 test('a query whose keys are all masked: weights shown as the core\'s zeros, with a message saying they are undefined', async () => {
   const { page, errors } = await playground.open('/#chapter=recap');

@@ -3,24 +3,15 @@
 // with no console errors; what it shows is the core's numbers (compared with the same core in
 // Node or with a hand calculation); the spectral-radius slider changes the plotted norms and
 // the score switch changes the scores. Screenshots: tests/web/screenshots/view-<id>.png.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { join } from 'node:path';
-import { mkdir } from 'node:fs/promises';
 import { load } from '../../wasm/index.js';
 import { COMMON_WORDS } from '../../web/lib/vocab.js';
-import { SCREENSHOT_DIR, startPlayground } from './harness.js';
+import { SCREENSHOT_DIR, usePlayground } from './harness.js';
 
-let playground;
+const playground = usePlayground();
 let ap;
-beforeAll(async () => {
-  [playground, ap] = await Promise.all([startPlayground(), load()]);
-  await mkdir(SCREENSHOT_DIR, { recursive: true });
-});
-const opened = [];
-afterEach(async () => {
-  while (opened.length) await opened.pop().context().close();
-});
-afterAll(async () => { await playground?.close(); });
+beforeAll(async () => { ap = await load(); });
 
 const VIEWS = ['rnn-chain', 'rnn-vanishing', 'bahdanau', 'soft-lookup'];
 
@@ -75,24 +66,15 @@ const near = (a, b, what) => expect(Math.abs(a - b), `${what}: ${a} vs ${b}`).to
 
 async function open(path, waitFor) {
   const p = await playground.open(path);
-  opened.push(p.page);
   if (waitFor) await p.page.waitForFunction((tag) => document.querySelector(tag)?.dataset.rendered, waitFor, { timeout: 30000 });
   return p;
 }
 
 /** A plain page (served by the same dev server) holding only `html` and the widget modules. */
-async function openStandalone(html) {
-  const p = await playground.open('about:blank');
-  opened.push(p.page);
-  const url = new URL('/standalone-a.html', playground.baseUrl).href;
-  await p.page.route(url, (route) => route.fulfill({
-    contentType: 'text/html',
-    body: `<!doctype html><html><head><meta charset="utf-8"><title>standalone</title>
+function openStandalone(html) {
+  return playground.openHtml(`<!doctype html><html><head><meta charset="utf-8"><title>standalone</title>
       ${VIEWS.map((id) => `<script type="module" src="/components/ap-${id}.js"></script>`).join('\n')}
-      </head><body style="margin:16px;max-width:1000px">${html}</body></html>`,
-  }));
-  await p.page.goto(url);
-  return p;
+      </head><body style="margin:16px;max-width:1000px">${html}</body></html>`, { path: '/standalone-a.html' });
 }
 
 /** Waits until `tag` has rendered with data-rendered different from `before`. */
@@ -170,7 +152,6 @@ describe('on the playground page', () => {
   }, 60_000);
   test('at phone width the views fit: the page never scrolls sideways (the RNN chain scrolls inside its box)', async () => {
     const p = await playground.open('/#concept=rnn-chain', { viewport: { width: 375, height: 800 } });
-    opened.push(p.page);
     const { page, errors } = p;
     for (const id of VIEWS) {
       await page.evaluate((c) => { location.hash = `concept=${c}`; }, id);

@@ -7,39 +7,19 @@
 //  - shifted-right: decoder input[t+1] == target[t]; teacher-forced predictions are the argmax of the core's probs;
 //  - pretrain-finetune: after the same steps, the fine-tuned model beats the one trained from scratch.
 // Screenshots: tests/web/screenshots/content-<id>-<width>.png at 1366x768 and 375x812.
-import { mkdir } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { SCREENSHOT_DIR, startPlayground } from './harness.js';
+import { describe, expect, test } from 'vitest';
+import { usePlayground } from './harness.js';
+import { meanCosine } from './lib/math.js'; // computed here from the core's rows
 import { load } from '../../wasm/index.js';
 
-let playground;
-const opened = [];
+const playground = usePlayground();
 
-beforeAll(async () => {
-  playground = await startPlayground();
-  await mkdir(SCREENSHOT_DIR, { recursive: true });
+// A view alone in a plain page (only its own module), at a phone's or a laptop's size.
+const openAlone = (tag, attrs = {}, { width = 1366, height = 768 } = {}) => playground.openAlone(tag, attrs, {
+  viewport: { width, height }, timeout: 60_000,
+  head: '<meta name="viewport" content="width=device-width, initial-scale=1">', style: 'body { margin: 8px; font-family: sans-serif; }',
 });
-afterEach(async () => {
-  while (opened.length) await opened.pop().context().close();
-});
-afterAll(async () => {
-  await playground?.close();
-});
-
-async function openAlone(tag, attrs = {}, { width = 1366, height = 768 } = {}) {
-  const { page, errors } = await playground.open('about:blank', { viewport: { width, height } });
-  opened.push(page);
-  const attrText = Object.entries(attrs).map(([k, v]) => ` ${k}="${String(v).replace(/"/g, '&quot;')}"`).join('');
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${tag}</title><link rel="icon" href="data:,">
-<style>body { margin: 8px; font-family: sans-serif; }</style>
-<script type="module" src="/components/${tag}.js"></script></head>
-<body><${tag}${attrText}></${tag}></body></html>`;
-  await page.route('**/alone.html', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: html }));
-  await page.goto(new URL('/alone.html', playground.baseUrl).href);
-  await page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 60_000 });
-  return { page, errors, widget: page.locator(tag) };
-}
 
 // Both screenshot sizes of a view opened alone.
 async function screenshots(tag, id, attrs = {}, ready = null) {
@@ -117,21 +97,6 @@ describe('quadratic: the notes\' 4096-token context', () => {
     await screenshots('ap-quadratic', 'quadratic');
   }, 180_000);
 });
-
-// Mean of cos(x_i, x_j) over pairs i < j, computed here from the core's rows.
-function meanCosine(x, n, d) {
-  let sum = 0, pairs = 0;
-  const norm = (i) => Math.hypot(...x.subarray(i * d, (i + 1) * d));
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) {
-      let dot = 0;
-      for (let c = 0; c < d; c++) dot += x[i * d + c] * x[j * d + c];
-      sum += dot / (norm(i) * norm(j));
-      pairs++;
-    }
-  }
-  return sum / pairs;
-}
 
 const modelBytes = (name) => readFileSync(new URL(`../../web/models/${name}.safetensors`, import.meta.url));
 
@@ -226,7 +191,6 @@ describe('pretrain-finetune: pre-trained on sort, fine-tuned on reverse, beside 
   test('#concept=<new id> opens each new view on the playground page with no console errors', async () => {
     for (const id of ['shifted-right', 'pretrain-finetune']) {
       const { page, errors } = await playground.open(`/#concept=${id}`, { viewport: { width: 1366, height: 768 } });
-      opened.push(page);
       await page.waitForFunction((t) => {
         const find = (root) => root.querySelector(t) || [...root.querySelectorAll('*')].map((n) => n.shadowRoot && find(n.shadowRoot)).find(Boolean);
         const w = find(document);

@@ -2,40 +2,23 @@
 // the playground page and each alone in a plain page, with no console errors. Choosing GPT-3
 // shows about 175B next to the published figure; moving the d_k slider changes the table; the
 // numbers on screen are the core's (compared with the same calls made in Node).
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { join } from 'node:path';
 import { load } from '../../wasm/index.js';
-import { SCREENSHOT_DIR, startPlayground } from './harness.js';
+import { SCREENSHOT_DIR, usePlayground } from './harness.js';
 
 const VIEWS = ['model-sizes', 'rnn-cost', 'head-cost', 'scale'];
-let playground, ap;
-const contexts = [];
-
-beforeAll(async () => { [playground, ap] = await Promise.all([startPlayground(), load()]); });
-afterEach(async () => { while (contexts.length) await contexts.pop().close(); });
-afterAll(async () => { await playground?.close(); });
-
-async function open(path) {
-  const opened = await playground.open(path);
-  contexts.push(opened.page.context());
-  return opened;
-}
+const playground = usePlayground();
+let ap;
+beforeAll(async () => { ap = await load(); });
+const open = (path) => playground.open(path);
 
 // A plain page (no playground controller) holding only `body`: the widget files loaded as a
 // course page would load them, served through the dev server so their imports resolve.
-async function openAlone(body, scripts) {
-  // Start from an empty data: page (the page at / would start loading models, and leaving it
-  // aborts those requests), then serve the plain page at a URL of the dev server.
-  const opened = await open('data:text/html,<title>blank</title>');
-  const url = new URL('/standalone-costs.html', playground.baseUrl).href;
-  await opened.page.route(url, (route) => route.fulfill({
-    contentType: 'text/html',
-    body: `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>alone</title></head><body>${body}` +
-      scripts.map((s) => `<script type="module" src="/components/${s}.js"></script>`).join('') + '</body></html>',
-  }));
-  opened.errors.length = 0;
-  await opened.page.goto(url);
-  return opened;
+// Starts from about:blank (the page at / would start loading models, and leaving it aborts those requests).
+function openAlone(body, scripts) {
+  return playground.openHtml(`<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>alone</title></head><body>${body}` +
+    scripts.map((s) => `<script type="module" src="/components/${s}.js"></script>`).join('') + '</body></html>', { path: '/standalone-costs.html' });
 }
 
 const rendered = (page, selector) => page.waitForFunction((sel) => document.querySelector(sel)?.dataset.rendered !== undefined, selector, { timeout: 20000 });

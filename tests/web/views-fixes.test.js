@@ -6,21 +6,15 @@
 // page and on the playground page by #concept=. Expected numbers are computed here: sqrt(d_k), the
 // std of q.k, the largest weight per row, the previous-token weight, from the core in Node.
 // Screenshots: tests/web/screenshots/fixes-<view>-<width>.png at 1366x768 and 375x812.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { join } from 'node:path';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { load } from '../../wasm/index.js';
-import { ROOT, SCREENSHOT_DIR, startPlayground } from './harness.js';
+import { ROOT, SCREENSHOT_DIR, usePlayground } from './harness.js';
 
-let playground;
+const playground = usePlayground();
 let ap;
-beforeAll(async () => {
-  [playground, ap] = await Promise.all([startPlayground(), load()]);
-  await mkdir(SCREENSHOT_DIR, { recursive: true });
-});
-const opened = [];
-afterEach(async () => { while (opened.length) await opened.pop().context().close(); });
-afterAll(async () => { await playground?.close(); });
+beforeAll(async () => { ap = await load(); });
 
 const TEXT = 'the cat sat on the mat';
 const WIDTHS = { wide: { width: 1366, height: 768 }, phone: { width: 375, height: 812 } };
@@ -38,14 +32,7 @@ const page4 = (body) => `<!doctype html>
   </script>
 </body></html>`;
 
-async function openAlone(body, viewport = WIDTHS.wide) {
-  const p = await playground.open('about:blank', { viewport });
-  opened.push(p.page);
-  const url = new URL('/views-fixes.html', playground.baseUrl).href;
-  await p.page.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: page4(body) }));
-  await p.page.goto(url);
-  return p;
-}
+const openAlone = (body, viewport = WIDTHS.wide) => playground.openHtml(page4(body), { path: '/views-fixes.html', viewport });
 
 async function rendered(page, selector) {
   await page.locator(selector).scrollIntoViewIfNeeded();
@@ -352,7 +339,6 @@ describe('on the playground page', () => {
   test('#concept= opens each of the four views with no console errors', async () => {
     for (const id of ['scale', 'heads', 'block', 'model-sizes']) {
       const p = await playground.open(`/#concept=${id}`, { viewport: WIDTHS.wide });
-      opened.push(p.page);
       await rendered(p.page, `ap-${id}`);
       expect(await p.page.locator(`ap-${id}`).getAttribute('data-error'), id).toBeNull();
       await shot(p.page.locator(`ap-${id}`), `fixes-page-${id}-wide`);

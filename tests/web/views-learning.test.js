@@ -12,44 +12,20 @@
 // Each view is opened alone in a plain page (only its own module loaded), with no console errors,
 // and on the playground page; screenshots are saved as tests/web/screenshots/view-<id>.png.
 import { join } from 'node:path';
-import { mkdir } from 'node:fs/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { SCREENSHOT_DIR, startPlayground } from './harness.js';
+import { SCREENSHOT_DIR, usePlayground } from './harness.js';
 import { load } from '../../wasm/index.js';
 
-let playground;
-const opened = [];
-
-beforeAll(async () => {
-  playground = await startPlayground();
-  await mkdir(SCREENSHOT_DIR, { recursive: true });
-});
-afterEach(async () => {
-  while (opened.length) await opened.pop().context().close();
-});
-afterAll(async () => {
-  await playground?.close();
-});
+const playground = usePlayground();
 
 // A plain page with one element and nothing else: the module of the view is the only script
-// (served through the dev server like any of the page's modules).
-async function openAlone(tag, attrs = {}, { dark = false, width = 1100 } = {}) {
-  // A blank page first (nothing runs), then the page, answered by the test itself.
-  const { page, errors } = await playground.open('about:blank', { viewport: { width, height: 900 } });
-  opened.push(page);
-  if (dark) await page.emulateMedia({ colorScheme: 'dark' });
-  const attrText = Object.entries(attrs).map(([k, v]) => ` ${k}="${String(v).replace(/"/g, '&quot;')}"`).join('');
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${tag}</title><link rel="icon" href="data:,">
-<style>body { margin: 16px; font-family: sans-serif; } @media (prefers-color-scheme: dark) { body { background: #0f1115; color: #ddd; } }</style>
-<script type="module" src="/components/${tag}.js"></script></head>
-<body><${tag}${attrText}></${tag}></body></html>`;
-  await page.route('**/alone.html', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: html }));
-  await page.goto(new URL('/alone.html', playground.baseUrl).href);
-  await page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 30_000 });
-  return { page, errors, widget: page.locator(tag) };
-}
+// (served through the dev server like any of the page's modules), in the dark theme if asked.
+const openAlone = (tag, attrs = {}, { dark = false, width = 1100 } = {}) => playground.openAlone(tag, attrs, {
+  viewport: { width, height: 900 }, colorScheme: dark ? 'dark' : undefined,
+  style: 'body { margin: 16px; font-family: sans-serif; } @media (prefers-color-scheme: dark) { body { background: #0f1115; color: #ddd; } }',
+});
 
 const data = (widget, key) => widget.evaluate((w, k) => w.dataset[k], key);
 
@@ -352,7 +328,6 @@ describe('bert-gpt: the same sentence, two masks, two objectives', () => {
 describe('on the playground page and in the dark theme', () => {
   test('the three views render in their sections with no console errors', async () => {
     const { page, errors } = await playground.open('/#concept=bert-gpt', { viewport: { width: 1100, height: 900 } });
-    opened.push(page);
     for (const id of ['bert-gpt', 'training', 'quiz']) {
       await page.evaluate((c) => { location.hash = `concept=${c}`; }, id);
       await page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, `ap-${id}`, { timeout: 30_000 });

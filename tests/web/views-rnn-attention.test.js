@@ -4,30 +4,22 @@
 // numbers compared with the same core run in Node); both reachable by #concept= with no console
 // errors; words outside the vocabulary give a one-line note, not a failure. Screenshots at
 // 1366x768 and 375x812: tests/web/screenshots/rnn-attention-*.png.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { join } from 'node:path';
-import { mkdir, readFile } from 'node:fs/promises';
 import { load } from '../../wasm/index.js';
-import { ROOT, SCREENSHOT_DIR, startPlayground } from './harness.js';
+import { SCREENSHOT_DIR, usePlayground } from './harness.js';
+import { shippedModel } from './lib/models.js';
 
 const NOTES_EN = 'The agreement on the European Economic Area was signed in August 1992.';
 const NOTES_FR = "L'accord sur la zone économique européenne a été signé en août 1992.";
 
-let playground, ap, model;
-beforeAll(async () => {
-  [playground, ap] = await Promise.all([startPlayground(), load()]);
-  model = ap.loadRnnAttention(await readFile(join(ROOT, 'web', 'models', 'translate-rnn.safetensors')));
-  await mkdir(SCREENSHOT_DIR, { recursive: true });
-});
-const opened = [];
-afterEach(async () => {
-  while (opened.length) await opened.pop().context().close();
-});
-afterAll(async () => { model?.dispose(); await playground?.close(); });
+const playground = usePlayground();
+let ap, model;
+beforeAll(async () => { ap = await load(); model = ap.loadRnnAttention(shippedModel('translate-rnn')); });
+afterAll(() => model?.dispose());
 
 async function open(path, tag, viewport) {
   const p = await playground.open(path, viewport ? { viewport } : undefined);
-  opened.push(p.page);
   await p.page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 45000 });
   return p;
 }

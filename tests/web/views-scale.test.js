@@ -3,20 +3,12 @@
 // range of n with the fitted exponent drawn), long-context (online softmax = full output; the worked
 // example) and comparison (every cell links to a view that exists). No timing thresholds: the
 // measurement must finish and draw, whatever this machine's speed. Screenshots view-<id>.png.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { join } from 'node:path';
-import { mkdir } from 'node:fs/promises';
 import { CONCEPTS } from '../../web/lib/concepts.js';
-import { SCREENSHOT_DIR, startPlayground } from './harness.js';
+import { SCREENSHOT_DIR, usePlayground } from './harness.js';
 
-let playground;
-beforeAll(async () => {
-  playground = await startPlayground();
-  await mkdir(SCREENSHOT_DIR, { recursive: true });
-});
-const opened = [];
-afterEach(async () => { while (opened.length) await opened.pop().context().close(); });
-afterAll(async () => { await playground?.close(); });
+const playground = usePlayground();
 
 const IDS = new Set(CONCEPTS.map((c) => c.id));
 
@@ -36,22 +28,11 @@ const STANDALONE = `<!doctype html>
   </script>
 </body></html>`;
 
-async function openStandalone(colorScheme) {
-  const context = await playground.open('about:blank', { viewport: { width: 1000, height: 900 } });
-  const { page, errors } = context;
-  opened.push(page);
-  if (colorScheme) await page.emulateMedia({ colorScheme });
-  const url = new URL('/standalone-scale.html', playground.baseUrl).href;
-  await page.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: STANDALONE }));
-  await page.goto(url);
-  return { page, errors };
+function openStandalone(colorScheme) {
+  return playground.openHtml(STANDALONE, { path: '/standalone-scale.html', viewport: { width: 1000, height: 900 }, colorScheme });
 }
 
-async function openPage(hash) {
-  const { page, errors } = await playground.open(`/${hash}`);
-  opened.push(page);
-  return { page, errors };
-}
+const openPage = (hash) => playground.open(`/${hash}`);
 
 const rendered = (page, selector) => page.waitForFunction((s) => document.querySelector(s)?.dataset.rendered, selector, { timeout: 30_000 });
 

@@ -6,29 +6,20 @@
 // <ap-cross-attention> opens on the translation model and explains its largest weight. Both new
 // ids open at #concept=<id> with no console errors. Screenshots at 1366x768 and 375x812:
 // tests/web/screenshots/translation-*.png, context-embeddings-*.png, cross-attention-translate-*.png.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { join } from 'node:path';
-import { mkdir, readFile } from 'node:fs/promises';
 import { load } from '../../wasm/index.js';
-import { ROOT, SCREENSHOT_DIR, startPlayground } from './harness.js';
+import { SCREENSHOT_DIR, usePlayground } from './harness.js';
+import { shippedModel } from './lib/models.js';
 
 const EN = 'The agreement on the European Economic Area was signed in August 1992.';
 const FR = "L'accord sur la zone économique européenne a été signé en août 1992.";
-let playground, ap, model;
-beforeAll(async () => {
-  [playground, ap] = await Promise.all([startPlayground(), load()]);
-  model = ap.loadModel(await readFile(join(ROOT, 'web', 'models', 'translate.safetensors')));
-  await mkdir(SCREENSHOT_DIR, { recursive: true });
-});
-const opened = [];
-afterEach(async () => { while (opened.length) await opened.pop().context().close(); });
-afterAll(async () => { model?.dispose(); await playground?.close(); });
+const playground = usePlayground();
+let ap, model;
+beforeAll(async () => { ap = await load(); model = ap.loadModel(shippedModel('translate')); });
+afterAll(() => model?.dispose());
 
-async function open(path, viewport = { width: 1366, height: 768 }) {
-  const p = await playground.open(path, { viewport });
-  opened.push(p.page);
-  return p;
-}
+const open = (path, viewport = { width: 1366, height: 768 }) => playground.open(path, { viewport });
 async function rendered(page, tag) {
   await page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 60000 });
   expect(await page.locator(tag).getAttribute('data-error'), tag).toBeNull();

@@ -1,13 +1,11 @@
 // The trainer (and the whole module) runs inside a Web Worker, so a page can train a model live
 // while staying responsive: the worker trains sort for a fixed number of steps and reports back.
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startPlayground } from './harness.js';
+import { expect, test } from 'vitest';
+import { usePlayground } from './harness.js';
 
 const wrapper = '/@fs' + fileURLToPath(new URL('../../wasm/index.js', import.meta.url));
-let playground;
-beforeAll(async () => { playground = await startPlayground(); });
-afterAll(async () => { await playground?.close(); });
+const playground = usePlayground();
 
 test('a module Web Worker loads the wasm module and trains sort, the page staying responsive', async () => {
   const { page, errors } = await playground.open('/');

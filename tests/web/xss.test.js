@@ -1,11 +1,9 @@
 // Untrusted text never becomes markup: typed tokens such as <img onerror> and </script> render
 // as text in every view of the page (each a widget with its own shadow root).
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startPlayground } from './harness.js';
+import { expect, test } from 'vitest';
+import { usePlayground } from './harness.js';
 
-let playground;
-beforeAll(async () => { playground = await startPlayground(); });
-afterAll(async () => { await playground?.close(); });
+const playground = usePlayground();
 
 const count = (page) => page.evaluate(() => {
   const out = { img: 0, script: 0, svgScript: 0, onattr: 0 };
