@@ -1,15 +1,18 @@
 // embind bindings, nothing else: the raw interface that wasm/index.js turns into idiomatic JS.
 // Every entry point catches every exception (docs/toolchain.md, exceptions: an escaping C++ exception reaches
 // JS as a bare number and leaks); on failure it returns null / -1 and last_error() says why.
-// Arrays cross as pointers into the wasm heap that the wrapper malloc()s, fills and free()s.
+// Arrays cross as pointers into the wasm heap that the wrapper malloc()s, fills and free()s; records
+// cross as JS objects built here with embind's val (no JSON text in between). Every rule (limits,
+// switches, special tokens, prompt formatting) is the core's: this file only converts.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 #include <malloc.h>
 
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
+#include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -19,6 +22,7 @@
 #include "core/costs.hpp"
 #include "core/decode.hpp"
 #include "core/layers.hpp"
+#include "core/limits.hpp"
 #include "core/model.hpp"
 #include "core/presets.hpp"
 #include "core/rnn.hpp"
@@ -35,9 +39,90 @@
 #endif
 
 using namespace emscripten;
-using json = nlohmann::json;
 
 namespace {
+
+// ---- C++ values to JS values ----
+val js(const val& v) { return v; }
+val js(bool b) { return val(b); }
+val js(int x) { return val(x); }
+val js(int64_t x) { return val(static_cast<double>(x)); }
+val js(uint64_t x) { return val(static_cast<double>(x)); }
+val js(double x) { return val(x); }
+val js(float x) { return val(static_cast<double>(x)); }
+val js(const std::string& s) { return val(s); }
+val js(const char* s) { return val(std::string(s)); }
+template <class T>
+val js(const std::vector<T>& v) {
+  val a = val::array();
+  for (size_t i = 0; i < v.size(); ++i) a.set(static_cast<int>(i), js(v[i]));
+  return a;
+}
+val js(const std::map<std::string, std::string>& m) {
+  val o = val::object();
+  for (const auto& [k, v] : m) o.set(k, val(v));
+  return o;
+}
+// obj({{"name", js(x)}, ...}): a JS object, written like the JSON literals it replaces.
+val obj(std::initializer_list<std::pair<const char*, val>> fields) {
+  val o = val::object();
+  for (const auto& [k, v] : fields) o.set(k, v);
+  return o;
+}
+// A copy of n ints as an Int32Array.
+val int32_copy(const std::vector<int>& v) { return val(typed_memory_view(v.size(), v.data())).call<val>("slice"); }
+
+// ---- JS values to C++ values (checked here: a wrong JS type must not throw through C++ frames) ----
+bool is(const val& v, const char* type) { return v.typeOf().as<std::string>() == type; }
+bool given(const val& o, const char* key) { return !o[key].isUndefined() && !o[key].isNull(); }
+
+std::vector<std::string> strings_from(const val& a, const std::string& what) {
+  if (!val::global("Array").call<bool>("isArray", a)) ap::fail(what + " must be an array of strings");
+  const int n = a["length"].as<int>();
+  std::vector<std::string> out;
+  out.reserve(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    if (!is(a[i], "string")) ap::fail(what + " must be an array of strings (entry " + std::to_string(i) + " is not)");
+    out.push_back(a[i].as<std::string>());
+  }
+  return out;
+}
+
+// The teaching switches of one call, { causal, scale, nHeads, pos, norm, act, eps }, each optional.
+ap::Switches switches_from(const val& o) {
+  ap::Switches sw;
+  if (o.isUndefined() || o.isNull()) return sw;
+  if (!is(o, "object")) ap::fail("switches must be an object like { causal: false, nHeads: 4 }");
+  const std::vector<std::string> keys = strings_from(val::global("Object").call<val>("keys", o), "switch names");
+  for (const std::string& k : keys) {
+    const val v = o[k];
+    if (v.isUndefined() || v.isNull()) continue;
+    auto boolean = [&]() {
+      if (!is(v, "boolean")) ap::fail("switch " + k + " must be true or false");
+      return v.as<bool>();
+    };
+    auto number = [&]() {
+      if (!is(v, "number")) ap::fail("switch " + k + " must be a number");
+      return v.as<double>();
+    };
+    auto text = [&]() {
+      if (!is(v, "string")) ap::fail("switch " + k + " must be a string");
+      return v.as<std::string>();
+    };
+    if (k == "causal") sw.causal = boolean();
+    else if (k == "scale") sw.scale = boolean();
+    else if (k == "nHeads") {
+      const double h = number();
+      if (h != static_cast<int>(h)) ap::fail("switch nHeads must be an integer");
+      sw.n_heads = static_cast<int>(h);
+    } else if (k == "pos") sw.pos = ap::pos_from_string(text());
+    else if (k == "norm") sw.norm = ap::norm_from_string(text());
+    else if (k == "act") sw.act = ap::act_from_string(text());
+    else if (k == "eps") sw.eps = static_cast<float>(number());
+    else ap::fail("unknown switch '" + k + "' (the switches are causal, scale, nHeads, pos, norm, act, eps)");
+  }
+  return sw;
+}
 
 std::string g_last_error;
 
@@ -58,12 +143,12 @@ auto guard(F&& f, decltype(f()) on_error) -> decltype(f()) {
 
 const float* fptr(uintptr_t p) { return reinterpret_cast<const float*>(p); }
 
-// tokenizer.encode(text) as { ids, pieces, unknown } JSON ("" on error), for every model kind.
-std::string encoded_json(const ap::Tokenizer& tok, const std::string& text) {
+// tokenizer.encode(text) as { ids, pieces, unknown } (null on error), for every model kind.
+val encoded(const ap::Tokenizer& tok, const std::string& text) {
   return guard([&]() {
     const ap::Tokenizer::Encoded e = tok.encode(text);
-    return json{{"ids", e.ids}, {"pieces", e.pieces}, {"unknown", e.unknown}}.dump();
-  }, std::string());
+    return obj({{"ids", int32_copy(e.ids)}, {"pieces", js(e.pieces)}, {"unknown", js(e.unknown)}});
+  }, val::null());
 }
 
 // A plain memcpy, not an Eigen assignment: this file is built for size (-Oz, CMakeLists.txt), where
@@ -76,32 +161,17 @@ ap::Mat mat_from(uintptr_t p, int rows, int cols) {
 
 }  // namespace
 
-// Limits of one traced attention call: every stage of every head is kept, so the scores must fit.
-constexpr int kMaxTokens = 4096;
-constexpr int64_t kMaxScores = int64_t{1} << 22;  // nHeads * n * m
-void check_tokens(int n, const char* what) {
-  if (n > kMaxTokens)
-    ap::fail(std::string(what) + " (" + std::to_string(n) + ") exceeds the limit of " + std::to_string(kMaxTokens) +
-             " tokens per call");
-}
-void check_attention_limits(int n, int m, int h) {
-  check_tokens(n, "n");
-  check_tokens(m, "m");
-  if (int64_t{h} * n * m > kMaxScores)
-    ap::fail("nHeads*n*m = " + std::to_string(int64_t{h} * n * m) + " exceeds the limit of " +
-             std::to_string(kMaxScores) + " attention scores per call");
-}
-
 // A finished trace: stages live here until delete(); views are handed out per call.
 class TraceHandle {
  public:
   ap::Trace trace;
 
-  std::string stages_json() const {
-    json out = json::array();
+  val stages() const {
+    val out = val::array();
+    int i = 0;
     for (const ap::Stage& s : trace.stages())
-      out.push_back({{"name", s.name}, {"stack", s.stack}, {"layer", s.layer}, {"shape", s.shape}});
-    return out.dump();
+      out.set(i++, obj({{"name", js(s.name)}, {"stack", js(s.stack)}, {"layer", js(s.layer)}, {"shape", js(s.shape)}}));
+    return out;
   }
   int count() const { return static_cast<int>(trace.stages().size()); }
   val view(int i) const {  // zero-copy; the wrapper copies at once (memory growth detaches it)
@@ -114,13 +184,9 @@ TraceHandle* attention(uintptr_t x, uintptr_t memory, uintptr_t wq, uintptr_t wk
                        uintptr_t bq, uintptr_t bk, uintptr_t bv, uintptr_t bo, uintptr_t key_padding, int n, int m,
                        int d, int h, bool causal, bool scale, double additive_mask) {
   return guard([&]() -> TraceHandle* {
-    if (n <= 0) ap::fail("n must be at least 1 (got " + std::to_string(n) + "): there are no tokens");
-    if (m <= 0) ap::fail("m must be at least 1 (got " + std::to_string(m) + ")");
-    check_attention_limits(n, m, h);
+    ap::limits::check_traced_attention(n, m, h);
+    ap::limits::check_heads(d, h);
     ap::AttentionWeights w;
-    if (h <= 0) ap::fail("nHeads must be positive, got " + std::to_string(h));
-    if (d <= 0 || d % h != 0)
-      ap::fail("dModel (" + std::to_string(d) + ") is not divisible by nHeads (" + std::to_string(h) + ")");
     w.wq = mat_from(wq, d, d);
     w.wk = mat_from(wk, d, d);
     w.wv = mat_from(wv, d, d);
@@ -163,13 +229,24 @@ TraceHandle* run_preset(std::string id) {
   }, nullptr);
 }
 
-std::string presets_json() {
-  json out = json::array();
+// The head counts a preset's switches may take (the core's rule, as for a model of its width).
+std::vector<int> preset_head_choices(const ap::Preset& p) {
+  ap::ModelConfig c;
+  c.d_model = p.d_model;
+  c.n_heads = p.n_heads;
+  c.pos = ap::PosKind::None;
+  return ap::switch_choices(c).n_heads;
+}
+
+val presets() {
+  val out = val::array();
+  int i = 0;
   for (const ap::Preset& p : ap::lecture_presets())
-    out.push_back({{"id", p.id}, {"concepts", p.concepts}, {"source", p.source}, {"title", p.title},
-                   {"claim", p.claim}, {"tokens", p.tokens}, {"dModel", p.d_model}, {"nHeads", p.n_heads},
-                   {"causal", p.causal}, {"scale", p.scale}, {"pos", ap::to_string(p.pos)}});
-  return out.dump();
+    out.set(i++, obj({{"id", js(p.id)}, {"concepts", js(p.concepts)}, {"source", js(p.source)}, {"title", js(p.title)},
+                      {"claim", js(p.claim)}, {"tokens", js(p.tokens)}, {"dModel", js(p.d_model)},
+                      {"nHeads", js(p.n_heads)}, {"causal", js(p.causal)}, {"scale", js(p.scale)},
+                      {"pos", js(ap::to_string(p.pos))}, {"headChoices", js(preset_head_choices(p))}}));
+  return out;
 }
 
 // One of the preset's input matrices ("x", "wq", "wk", "wv", "wo") copied out by the wrapper.
@@ -194,10 +271,12 @@ class GenerationHandle {
  public:
   ap::Generation gen;
 
-  std::string info_json() const {
-    json steps = json::array();
-    for (const ap::DecodeStep& s : gen.steps) steps.push_back({{"token", s.token}, {"cacheLen", s.cache_len}});
-    return json{{"prompt", gen.prompt}, {"tokens", gen.tokens}, {"stop", gen.stop}, {"steps", steps}}.dump();
+  val info() const {
+    val steps = val::array();
+    int i = 0;
+    for (const ap::DecodeStep& s : gen.steps) steps.set(i++, obj({{"token", js(s.token)}, {"cacheLen", js(s.cache_len)}}));
+    return obj({{"prompt", int32_copy(gen.prompt)}, {"tokens", int32_copy(gen.tokens)}, {"stop", js(gen.stop)},
+                {"steps", steps}});
   }
   TraceHandle* take_step(int i) {
     auto t = std::make_unique<TraceHandle>();
@@ -220,11 +299,27 @@ class ModelHandle {
   std::unique_ptr<ap::Model> model;
   std::vector<uint8_t> saved;
 
-  std::string config_json() const {
-    return guard([&]() { return ap::config_to_json(model->config()); }, std::string());
+  // The model's config file JSON; with switches, the config one call with them runs with ("" on error).
+  std::string config_json(val switches) const {
+    return guard([&]() { return ap::config_to_json(model->config(switches_from(switches))); }, std::string());
   }
-  std::string vocab_json() const { return json(model->tokenizer().vocab()).dump(); }
-  std::string encode(std::string text) const { return encoded_json(model->tokenizer(), text); }
+  val vocab() const { return js(model->tokenizer().vocab()); }
+  val encode(std::string text) const { return encoded(model->tokenizer(), text); }
+  // model.prompt(text): the ids a text prompt runs on (core/model.hpp), null on error.
+  val prompt(std::string text) const {
+    return guard([&]() {
+      const ap::Model::Prompt p = model->prompt(text);
+      return obj({{"src", int32_copy(p.src)}, {"ids", int32_copy(p.ids)}, {"pieces", js(p.pieces)},
+                  {"unknown", js(p.unknown)}});
+    }, val::null());
+  }
+  // What the model's switches can be set to, for a page to offer.
+  val switch_choices() const {
+    const ap::SwitchChoices c = ap::switch_choices(model->config());
+    std::vector<std::string> pos;
+    for (ap::PosKind k : c.pos) pos.push_back(ap::to_string(k));
+    return obj({{"nHeads", js(c.n_heads)}, {"pos", js(pos)}});
+  }
   std::string decode(uintptr_t ids, int n) const {
     return guard([&]() {
       const int* p = reinterpret_cast<const int*>(ids);
@@ -235,20 +330,22 @@ class ModelHandle {
       return model->tokenizer().decode(std::vector<int>(p, p + n));
     }, std::string("\x01"));
   }
-  TraceHandle* forward(uintptr_t src, int n_src, uintptr_t tgt, int n_tgt) const {
+  TraceHandle* forward(uintptr_t src, int n_src, uintptr_t tgt, int n_tgt, val switches) const {
     return guard([&]() -> TraceHandle* {
       const int* s = reinterpret_cast<const int*>(src);
       const int* t = reinterpret_cast<const int*>(tgt);
+      const ap::Switches sw = switches_from(switches);
       auto h = std::make_unique<TraceHandle>();
       if (model->config().arch == ap::Arch::EncoderDecoder)
-        model->forward(h->trace, std::vector<int>(s, s + n_src), std::vector<int>(t, t + n_tgt));
+        model->forward(h->trace, std::vector<int>(s, s + n_src), std::vector<int>(t, t + n_tgt), sw);
       else
-        model->forward(h->trace, std::vector<int>(s, s + n_src));
+        model->forward(h->trace, std::vector<int>(s, s + n_src), sw);
       return h.release();
     }, nullptr);
   }
   GenerationHandle* generate(uintptr_t prompt, int n_prompt, uintptr_t src, int n_src, int max_tokens,
-                             double temperature, int top_k, double top_p, double seed, bool use_cache) const {
+                             double temperature, int top_k, double top_p, double seed, bool use_cache,
+                             val switches) const {
     return guard([&]() -> GenerationHandle* {
       const int* p = reinterpret_cast<const int*>(prompt);
       const int* s = reinterpret_cast<const int*>(src);
@@ -259,38 +356,18 @@ class ModelHandle {
       opt.sampling.top_p = static_cast<float>(top_p);
       opt.sampling.seed = static_cast<uint64_t>(seed);
       opt.use_cache = use_cache;
+      opt.switches = switches_from(switches);
       auto g = std::make_unique<GenerationHandle>();
       g->gen = ap::generate(*model, std::vector<int>(p, p + n_prompt), std::vector<int>(s, s + n_src), opt);
       return g.release();
     }, nullptr);
   }
-  std::string metadata_json() const { return json(model->metadata()).dump(); }
-  // Teaching switches that keep the weights: causal, scale, norm, pos (when no weights needed), heads.
-  bool configure(std::string patch) {
-    return guard([&]() {
-      ap::ModelConfig c = model->config();
-      json j = json::parse(patch);
-      json merged = json::parse(ap::config_to_json(c));
-      for (auto& [k, v] : j.items()) merged[k] = v;
-      ap::ModelConfig next = ap::config_from_json(merged.dump());
-      if (next.d_model != c.d_model || next.d_ff != c.d_ff || next.n_layers != c.n_layers ||
-          next.vocab_size != c.vocab_size || next.arch != c.arch || next.tokenizer != c.tokenizer)
-        ap::fail("only causal, scale, norm, pos, n_heads, act and eps can change on a built model");
-      if (next.max_len != c.max_len && c.pos == ap::PosKind::Learned)
-        ap::fail("max_len cannot change on a model with learned positions");
-      if ((next.pos == ap::PosKind::Learned) != (c.pos == ap::PosKind::Learned) ||
-          (next.pos == ap::PosKind::Relative) != (c.pos == ap::PosKind::Relative))
-        ap::fail(std::string("switching positions to or from '") +
-                 ap::to_string(next.pos == ap::PosKind::Learned || next.pos == ap::PosKind::Relative ? next.pos : c.pos) +
-                 "' needs weights this model does not have");
-      model->mutable_config() = next;
-      return true;
-    }, false);
-  }
-  std::string tensors_json() {
-    json out = json::array();
-    for (const auto& t : model->named_tensors()) out.push_back({{"name", t.name}, {"shape", t.shape}});
-    return out.dump();
+  val metadata() const { return js(model->metadata()); }
+  val tensors() {
+    val out = val::array();
+    int i = 0;
+    for (const auto& t : model->named_tensors()) out.set(i++, obj({{"name", js(t.name)}, {"shape", js(t.shape)}}));
+    return out;
   }
   val tensor_view(std::string name) {
     for (const auto& t : model->named_tensors())
@@ -358,18 +435,18 @@ TraceHandle* attention_stacks(ModelHandle& m, uintptr_t ids, int n, int layer, i
 #ifdef AP_WITH_TRAINER
 // Held-out accuracy of a trained model on its own task (from the file's "task" metadata):
 // exact match for sort / reverse / dates, agreement pairs won for grammar, top-1 at [MASK] for mlm.
-std::string evaluate_task(ModelHandle& m, int n, double seed) {
+val evaluate_task(ModelHandle& m, int n, double seed) {
   return guard([&]() {
     const auto it = m.model->metadata().find("task");
     if (it == m.model->metadata().end()) ap::fail("this model has no \"task\" in its metadata: it was not trained on a task");
     if (n <= 0) ap::fail("the number of held-out examples must be at least 1");
     const auto task = ap::train::make_task(it->second);
     const ap::train::EvalResult r = ap::train::evaluate_model(*m.model, *task, n, static_cast<uint64_t>(seed), 1);
-    json kinds = json::object();
-    for (const auto& [kind, ct] : r.by_kind) kinds[kind] = {{"correct", ct.first}, {"total", ct.second}};
-    return json{{"task", it->second}, {"total", r.total}, {"correct", r.correct}, {"accuracy", r.accuracy()},
-                {"byKind", kinds}}.dump();
-  }, std::string());
+    val kinds = val::object();
+    for (const auto& [kind, ct] : r.by_kind) kinds.set(kind, obj({{"correct", js(ct.first)}, {"total", js(ct.second)}}));
+    return obj({{"task", js(it->second)}, {"total", js(r.total)}, {"correct", js(r.correct)},
+                {"accuracy", js(r.accuracy())}, {"byKind", kinds}});
+  }, val::null());
 }
 
 // Training in the page: the C++ trainer (one thread) on a task, stepped from JS (a Web Worker).
@@ -385,15 +462,15 @@ class TrainerHandle {
       return sum / n;
     }, std::nan(""));
   }
-  std::string info_json() const {
-    return json{{"steps", trainer->steps_done()}, {"lr", trainer->current_lr()},
-                {"gradNorm", trainer->last_grad_norm()}, {"task", trainer->config().task}}.dump();
+  val info() const {
+    return obj({{"steps", js(trainer->steps_done())}, {"lr", js(trainer->current_lr())},
+                {"gradNorm", js(trainer->last_grad_norm())}, {"task", js(trainer->config().task)}});
   }
-  std::string evaluate(int n, double seed) {
+  val evaluate(int n, double seed) {
     return guard([&]() {
       const ap::train::EvalResult r = trainer->evaluate(n, static_cast<uint64_t>(seed));
-      return json{{"total", r.total}, {"correct", r.correct}, {"accuracy", r.accuracy()}}.dump();
-    }, std::string());
+      return obj({{"total", js(r.total)}, {"correct", js(r.correct)}, {"accuracy", js(r.accuracy())}});
+    }, val::null());
   }
   // Fine-tuning: start from a loaded model's weights (before the first step).
   bool start_from(ModelHandle* m) {
@@ -436,17 +513,10 @@ TrainerHandle* create_trainer(std::string task, std::string sizes_json, double l
 }
 #endif  // AP_WITH_TRAINER
 
-ModelHandle* create_model(std::string config, std::string vocab, double seed) {
+ModelHandle* create_model(std::string config, val vocab, double seed) {
   return guard([&]() -> ModelHandle* {
     ap::ModelConfig cfg = ap::config_from_json(config);
-    std::vector<std::string> pieces;
-    try {
-      pieces = json::parse(vocab).get<std::vector<std::string>>();
-    } catch (const json::exception&) {
-      ap::fail("vocab must be an array of strings");
-    }
-    std::vector<std::string> full = {"<pad>", "<unk>", "<bos>", "<eos>"};
-    full.insert(full.end(), pieces.begin(), pieces.end());
+    const std::vector<std::string> full = ap::Tokenizer::with_specials(strings_from(vocab, "vocab"));
     ap::Tokenizer tok(ap::Tokenizer::kind_from_name(cfg.tokenizer), full);
     if (cfg.vocab_size == 0) cfg.vocab_size = tok.size();
     auto h = std::make_unique<ModelHandle>();
@@ -465,20 +535,11 @@ ModelHandle* load_model(uintptr_t bytes, int size) {
 }
 
 // The fast path without a trace: online-softmax tiled attention, never the n x n matrix.
-constexpr int64_t kKernelFullMaxScores = int64_t{1} << 24;  // n*m with full: true (64 MB of floats)
-void check_kernel_attention(int n, int m, int d_k, int h, bool full) {
-  if (n <= 0 || m <= 0) ap::fail("n and m must be at least 1");
-  if (d_k <= 0 || h <= 0) ap::fail("dK and nHeads must be positive");
-  if (n > 65536 || m > 65536) ap::fail("n and m are limited to 65536 tokens in kernels.attention");
-  if (full && int64_t{n} * m > kKernelFullMaxScores)
-    ap::fail("n*m = " + std::to_string(int64_t{n} * m) + " exceeds the limit of " + std::to_string(kKernelFullMaxScores) +
-             " scores with full: true (use the online kernel, full: false, for long inputs)");
-}
-
+// The fast path without a trace: online-softmax tiled attention, never the n x n matrix.
 bool kernel_attention(uintptr_t out, uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d_k, int h,
                       bool causal, bool scale, bool full) {
   return guard([&]() {
-    check_kernel_attention(n, m, d_k, h, full);
+    ap::limits::check_kernel_attention(n, m, d_k, h, full);
     float* o = reinterpret_cast<float*>(out);
     if (full) ap::kernels::attention_forward_full(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
     else ap::kernels::attention_forward(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
@@ -491,7 +552,7 @@ bool kernel_attention(uintptr_t out, uintptr_t q, uintptr_t k, uintptr_t v, int 
 double kernel_attention_measured(uintptr_t out, uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d_k,
                                  int h, bool causal, bool scale, bool full) {
   return guard([&]() {
-    check_kernel_attention(n, m, d_k, h, full);
+    ap::limits::check_kernel_attention(n, m, d_k, h, full);
     float* o = reinterpret_cast<float*>(out);
     if (full) return ap::kernels::attention_forward_full_measured(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
     const double before = static_cast<double>(mallinfo().uordblks);
@@ -501,24 +562,24 @@ double kernel_attention_measured(uintptr_t out, uintptr_t q, uintptr_t k, uintpt
 }
 
 // The working memory of each path (no call made): sizes only, so any n and m may be asked about.
-std::string kernel_attention_memory(int n, int m, int d_k, int h, bool full) {
+val kernel_attention_memory(int n, int m, int d_k, int h, bool full) {
   return guard([&]() {
     if (n <= 0 || m <= 0) ap::fail("n and m must be at least 1");
-    if (d_k <= 0 || h <= 0) ap::fail("dK and nHeads must be positive");
+    if (d_k <= 0 || h <= 0) ap::fail("dK and nHeads must be positive");  // any n and m may be asked about
     ap::kernels::AttentionMemory mem = ap::kernels::attention_memory(n, m, full);
     const double width = double(h) * d_k;
-    return json{{"scoresHeld", mem.scores_held}, {"scratchBytes", mem.scratch_bytes},
-                {"ioBytes", (2.0 * n + 2.0 * m) * width * sizeof(float)},  // q, out (n rows); k, v (m rows)
-                {"limitScores", kKernelFullMaxScores}}.dump();
-  }, std::string());
+    return obj({{"scoresHeld", js(mem.scores_held)}, {"scratchBytes", js(mem.scratch_bytes)},
+                {"ioBytes", js((2.0 * n + 2.0 * m) * width * sizeof(float))},  // q, out (n rows); k, v (m rows)
+                {"limitScores", js(ap::limits::kKernelFullScores)}});
+  }, val::null());
 }
 
 // The online softmax of one query, tile by tile (see ap::kernels::online_softmax_steps).
 int kernel_online_softmax_steps(uintptr_t steps, uintptr_t out, uintptr_t scores, uintptr_t q, uintptr_t k,
                                 uintptr_t v, int m, int d_k, int tile, bool scale) {
   return guard([&]() {
-    if (m <= 0 || m > 4096) ap::fail("m must be between 1 and 4096 keys");
-    if (d_k <= 0 || d_k > 4096) ap::fail("dK must be between 1 and 4096");
+    ap::limits::check_size(m, "m (keys)");
+    ap::limits::check_size(d_k, "dK");
     if (tile <= 0) ap::fail("tile must be at least 1");
     return ap::kernels::online_softmax_steps(reinterpret_cast<float*>(steps), reinterpret_cast<float*>(out),
                                              reinterpret_cast<float*>(scores), fptr(q), fptr(k), fptr(v), m, d_k,
@@ -529,9 +590,9 @@ int kernel_online_softmax_steps(uintptr_t steps, uintptr_t out, uintptr_t scores
 // rnn-chain / rnn-vanishing: an Elman RNN with seeded weights scaled to a spectral radius.
 TraceHandle* rnn(uintptr_t x, int n, int d_in, int d_h, double rho, double seed) {
   return guard([&]() -> TraceHandle* {
-    if (n <= 0) ap::fail("the RNN needs at least one token (n = " + std::to_string(n) + ")");
-    check_tokens(n, "n");
-    if (d_in > 4096 || d_h > 4096) ap::fail("RNN sizes are limited to 4096");
+    ap::limits::check_tokens(n, "n");
+    ap::limits::check_size(d_in, "dIn");
+    ap::limits::check_size(d_h, "dHidden");
     const ap::RnnWeights w = ap::rnn_random(d_in, d_h, static_cast<float>(rho), static_cast<uint64_t>(seed));
     auto t = std::make_unique<TraceHandle>();
     ap::rnn_forward(t->trace, mat_from(x, n, d_in), w);
@@ -542,10 +603,10 @@ TraceHandle* rnn(uintptr_t x, int n, int d_in, int d_h, double rho, double seed)
 // bahdanau: additive attention of decoder states s (n, d_s) over encoder states h (m, d_h).
 TraceHandle* additive(uintptr_t s, int n, int d_s, uintptr_t h, int m, int d_h, int d_a, double seed) {
   return guard([&]() -> TraceHandle* {
-    if (n <= 0 || m <= 0) ap::fail("additive attention needs at least one query and one key");
-    check_tokens(n, "n");
-    check_tokens(m, "m");
-    if (int64_t{n} * m * d_a > (int64_t{1} << 24)) ap::fail("n*m*dA exceeds the limit of 16777216");
+    ap::limits::check_tokens(n, "n");
+    ap::limits::check_tokens(m, "m");
+    if (int64_t{n} * m * d_a > ap::limits::kAdditiveScores)
+      ap::fail("n*m*dA exceeds the limit of " + std::to_string(ap::limits::kAdditiveScores));
     const ap::AdditiveWeights w = ap::additive_random(d_s, d_h, d_a, static_cast<uint64_t>(seed));
     auto t = std::make_unique<TraceHandle>();
     ap::additive_attention(t->trace, mat_from(s, n, d_s), mat_from(h, m, d_h), w);
@@ -557,9 +618,9 @@ TraceHandle* additive(uintptr_t s, int n, int d_s, uintptr_t h, int m, int d_h, 
 TraceHandle* lookup(uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d, int d_v, std::string fn, bool hard,
                     int d_a, double seed) {
   return guard([&]() -> TraceHandle* {
-    if (n <= 0 || m <= 0 || d <= 0 || d_v <= 0) ap::fail("lookup sizes must be positive");
-    check_tokens(n, "n");
-    check_tokens(m, "m");
+    if (d <= 0 || d_v <= 0) ap::fail("lookup sizes must be positive");
+    ap::limits::check_tokens(n, "n");
+    ap::limits::check_tokens(m, "m");
     const ap::ScoreFn f = ap::score_fn_from_string(fn);
     ap::AdditiveWeights w;
     if (f == ap::ScoreFn::Additive) w = ap::additive_random(d, d, d_a, static_cast<uint64_t>(seed));
@@ -572,100 +633,106 @@ TraceHandle* lookup(uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d, 
 
 // ---- costs (model-sizes, rnn-cost, head-cost, scale): counts and the sqrt(d_k) experiment ----
 
-json size_config_json(const ap::SizeConfig& c) {
-  return {{"arch", ap::to_string(c.arch)}, {"dModel", c.d_model}, {"nHeads", c.n_heads},
-          {"encoderLayers", c.enc_layers}, {"decoderLayers", c.dec_layers}, {"dFf", c.d_ff},
-          {"vocabSize", c.vocab_size}, {"maxLen", c.max_len}, {"pos", ap::to_string(c.pos)},
-          {"relClip", c.rel_clip}, {"norm", ap::to_string(c.norm)}, {"biases", c.biases},
-          {"shareEmbeddings", c.share_embeddings}, {"tieEmbeddings", c.tie_lm_head},
-          {"lmHeadBias", c.lm_head_bias}, {"segments", c.segments}, {"embedNorm", c.embed_norm},
-          {"pooler", c.pooler}};
+val size_config_js(const ap::SizeConfig& c) {
+  return obj({{"arch", js(ap::to_string(c.arch))}, {"dModel", js(c.d_model)}, {"nHeads", js(c.n_heads)},
+              {"encoderLayers", js(c.enc_layers)}, {"decoderLayers", js(c.dec_layers)}, {"dFf", js(c.d_ff)},
+              {"vocabSize", js(c.vocab_size)}, {"maxLen", js(c.max_len)}, {"pos", js(ap::to_string(c.pos))},
+              {"relClip", js(c.rel_clip)}, {"norm", js(ap::to_string(c.norm))}, {"biases", js(c.biases)},
+              {"shareEmbeddings", js(c.share_embeddings)}, {"tieEmbeddings", js(c.tie_lm_head)},
+              {"lmHeadBias", js(c.lm_head_bias)}, {"segments", js(c.segments)}, {"embedNorm", js(c.embed_norm)},
+              {"pooler", js(c.pooler)}});
 }
 
 // The wrapper sends every key, already checked for type; this only reads them.
-ap::SizeConfig size_config_from(const json& j) {
+ap::SizeConfig size_config_from(const val& j) {
+  auto count = [&](const char* k) { return static_cast<int64_t>(j[k].as<double>()); };
   ap::SizeConfig c;
-  c.arch = ap::arch_from_string(j.at("arch").get<std::string>());
-  c.d_model = j.at("dModel").get<int64_t>();
-  c.n_heads = j.at("nHeads").get<int64_t>();
-  c.enc_layers = j.at("encoderLayers").get<int64_t>();
-  c.dec_layers = j.at("decoderLayers").get<int64_t>();
-  c.d_ff = j.at("dFf").get<int64_t>();
-  c.vocab_size = j.at("vocabSize").get<int64_t>();
-  c.max_len = j.at("maxLen").get<int64_t>();
-  c.pos = ap::pos_from_string(j.at("pos").get<std::string>());
-  c.rel_clip = j.at("relClip").get<int64_t>();
-  c.norm = ap::norm_from_string(j.at("norm").get<std::string>());
-  c.biases = j.at("biases").get<bool>();
-  c.share_embeddings = j.at("shareEmbeddings").get<bool>();
-  c.tie_lm_head = j.at("tieEmbeddings").get<bool>();
-  c.lm_head_bias = j.at("lmHeadBias").get<bool>();
-  c.segments = j.at("segments").get<int64_t>();
-  c.embed_norm = j.at("embedNorm").get<bool>();
-  c.pooler = j.at("pooler").get<bool>();
+  c.arch = ap::arch_from_string(j["arch"].as<std::string>());
+  c.d_model = count("dModel");
+  c.n_heads = count("nHeads");
+  c.enc_layers = count("encoderLayers");
+  c.dec_layers = count("decoderLayers");
+  c.d_ff = count("dFf");
+  c.vocab_size = count("vocabSize");
+  c.max_len = count("maxLen");
+  c.pos = ap::pos_from_string(j["pos"].as<std::string>());
+  c.rel_clip = count("relClip");
+  c.norm = ap::norm_from_string(j["norm"].as<std::string>());
+  c.biases = j["biases"].as<bool>();
+  c.share_embeddings = j["shareEmbeddings"].as<bool>();
+  c.tie_lm_head = j["tieEmbeddings"].as<bool>();
+  c.lm_head_bias = j["lmHeadBias"].as<bool>();
+  c.segments = count("segments");
+  c.embed_norm = j["embedNorm"].as<bool>();
+  c.pooler = j["pooler"].as<bool>();
   return c;
 }
 
-json layer_params_json(const ap::LayerParams& l) {
-  return {{"attention", l.attention}, {"ffn", l.ffn}, {"norms", l.norms}, {"total", l.total()}};
+val layer_params_js(const ap::LayerParams& l) {
+  return obj({{"attention", js(l.attention)}, {"ffn", js(l.ffn)}, {"norms", js(l.norms)}, {"total", js(l.total())}});
 }
 
-std::string parameter_count(std::string config) {
+val parameter_count(val config) {
   return guard([&]() {
-    const ap::SizeConfig c = size_config_from(json::parse(config));
+    const ap::SizeConfig c = size_config_from(config);
     const ap::ParamCount p = ap::count_parameters(c);
-    return json{{"total", p.total}, {"embeddings", p.embeddings}, {"attention", p.attention}, {"ffn", p.ffn},
-                {"norms", p.norms}, {"lmHead", p.lm_head}, {"pooler", p.pooler},
-                {"tokenEmbeddings", p.token_embeddings}, {"positionEmbeddings", p.position_embeddings},
-                {"segmentEmbeddings", p.segment_embeddings}, {"encoderLayers", p.enc_layers},
-                {"decoderLayers", p.dec_layers}, {"encoderLayer", layer_params_json(p.encoder_layer)},
-                {"decoderLayer", layer_params_json(p.decoder_layer)}, {"config", size_config_json(c)}}.dump();
-  }, std::string());
+    return obj({{"total", js(p.total)}, {"embeddings", js(p.embeddings)}, {"attention", js(p.attention)},
+                {"ffn", js(p.ffn)}, {"norms", js(p.norms)}, {"lmHead", js(p.lm_head)}, {"pooler", js(p.pooler)},
+                {"tokenEmbeddings", js(p.token_embeddings)}, {"positionEmbeddings", js(p.position_embeddings)},
+                {"segmentEmbeddings", js(p.segment_embeddings)}, {"encoderLayers", js(p.enc_layers)},
+                {"decoderLayers", js(p.dec_layers)}, {"encoderLayer", layer_params_js(p.encoder_layer)},
+                {"decoderLayer", layer_params_js(p.decoder_layer)}, {"config", size_config_js(c)}});
+  }, val::null());
 }
 
-std::string size_presets_json() {
-  json out = json::array();
+val size_presets() {
+  val out = val::array();
+  int i = 0;
   for (const ap::SizePreset& p : ap::size_presets())
-    out.push_back({{"id", p.id}, {"title", p.title}, {"source", p.source}, {"published", p.published},
-                   {"note", p.note}, {"config", size_config_json(p.config)}});
-  return out.dump();
+    out.set(i++, obj({{"id", js(p.id)}, {"title", js(p.title)}, {"source", js(p.source)},
+                      {"published", js(p.published)}, {"note", js(p.note)}, {"config", size_config_js(p.config)}}));
+  return out;
 }
 
-std::string flops(double n, double d, double h) {
+val flops(double n, double d, double h) {
   return guard([&]() {
     const auto a = ap::attention_flops(static_cast<int64_t>(n), static_cast<int64_t>(d), static_cast<int64_t>(h));
     const auto one = ap::attention_flops(static_cast<int64_t>(n), static_cast<int64_t>(d), 1);
     const auto r = ap::rnn_flops(static_cast<int64_t>(n), static_cast<int64_t>(d));
     auto attn = [](const ap::AttentionFlops& f) {
-      return json{{"h", f.h}, {"dK", f.d_k}, {"projections", f.projections}, {"scores", f.scores},
-                  {"weightedSum", f.weighted_sum}, {"quadratic", f.quadratic}, {"total", f.total},
-                  {"scoreEntries", f.score_entries}, {"softmaxExps", f.softmax_exps},
-                  {"sequentialSteps", f.sequential_steps}, {"pathLength", f.path_length}};
+      return obj({{"h", js(f.h)}, {"dK", js(f.d_k)}, {"projections", js(f.projections)}, {"scores", js(f.scores)},
+                  {"weightedSum", js(f.weighted_sum)}, {"quadratic", js(f.quadratic)}, {"total", js(f.total)},
+                  {"scoreEntries", js(f.score_entries)}, {"softmaxExps", js(f.softmax_exps)},
+                  {"sequentialSteps", js(f.sequential_steps)}, {"pathLength", js(f.path_length)}});
     };
-    return json{{"n", a.n}, {"d", a.d}, {"flopsPerMultiplyAdd", 2}, {"attention", attn(a)}, {"singleHead", attn(one)},
-                {"rnn", {{"perStep", r.per_step}, {"total", r.total}, {"sequentialSteps", r.sequential_steps},
-                         {"pathLength", r.path_length}}},
-                {"crossoverN", a.d}}.dump();  // 4 n^2 d = 4 n d^2 exactly when n = d
-  }, std::string());
+    return obj({{"n", js(a.n)}, {"d", js(a.d)}, {"flopsPerMultiplyAdd", js(2)}, {"attention", attn(a)},
+                {"singleHead", attn(one)},
+                {"rnn", obj({{"perStep", js(r.per_step)}, {"total", js(r.total)},
+                             {"sequentialSteps", js(r.sequential_steps)}, {"pathLength", js(r.path_length)}})},
+                {"crossoverN", js(a.d)}});  // 4 n^2 d = 4 n d^2 exactly when n = d
+  }, val::null());
 }
 
-std::string scale_stats(int d_k, int n, int draws, double seed) {
+val scale_stats(int d_k, int n, int draws, double seed) {
   return guard([&]() {
     const ap::ScaleStats s = ap::scale_stats(d_k, n, draws, static_cast<uint64_t>(seed));
     auto side = [](const ap::ScoreStats& t) {
-      return json{{"mean", t.mean}, {"std", t.std}, {"entropy", t.entropy}, {"maxWeight", t.max_weight}};
+      return obj({{"mean", js(t.mean)}, {"std", js(t.std)}, {"entropy", js(t.entropy)},
+                  {"maxWeight", js(t.max_weight)}});
     };
-    return json{{"dK", s.d_k}, {"n", s.n}, {"draws", s.draws}, {"sqrtDk", s.sqrt_dk}, {"maxEntropy", s.max_entropy},
-                {"unscaled", side(s.unscaled)}, {"scaled", side(s.scaled)}}.dump();
-  }, std::string());
+    return obj({{"dK", js(s.d_k)}, {"n", js(s.n)}, {"draws", js(s.draws)}, {"sqrtDk", js(s.sqrt_dk)},
+                {"maxEntropy", js(s.max_entropy)}, {"unscaled", side(s.unscaled)}, {"scaled", side(s.scaled)}});
+  }, val::null());
 }
 
 // The RNN recurrence alone (no trace, no Jacobians), for timing against the attention kernel.
 bool rnn_states(uintptr_t out, uintptr_t x, uintptr_t wxh, uintptr_t whh, int n, int d_in, int d_h) {
   return guard([&]() {
-    if (n <= 0 || d_in <= 0 || d_h <= 0) ap::fail("n, dIn and dHidden must be at least 1");
-    if (n > 65536) ap::fail("n is limited to 65536 tokens in rnnStates");
-    if (d_in > 4096 || d_h > 4096) ap::fail("RNN sizes are limited to 4096");
+    if (n <= 0) ap::fail("n must be at least 1");
+    if (n > ap::limits::kKernelTokens)
+      ap::fail("n is limited to " + std::to_string(ap::limits::kKernelTokens) + " tokens in rnnStates");
+    ap::limits::check_size(d_in, "dIn");
+    ap::limits::check_size(d_h, "dHidden");
     ap::RnnWeights w;
     w.wxh = mat_from(wxh, d_in, d_h);
     w.whh = mat_from(whh, d_h, d_h);
@@ -679,35 +746,41 @@ bool rnn_states(uintptr_t out, uintptr_t x, uintptr_t wxh, uintptr_t whh, int n,
 // ---- end of costs ----
 
 std::string last_error() { return g_last_error; }
+// The special tokens' ids and pieces (io/tokenizer.hpp), so JS never types them again.
+val special_tokens() {
+  return obj({{"pad", js(ap::Tokenizer::kPad)}, {"unk", js(ap::Tokenizer::kUnk)}, {"bos", js(ap::Tokenizer::kBos)},
+              {"eos", js(ap::Tokenizer::kEos)}, {"pieces", js(ap::Tokenizer::with_specials({}))}});
+}
 double heap_used() { return static_cast<double>(mallinfo().uordblks); }
 std::string kernel_variant() { return ap::kernels::variant(); }
 
 EMSCRIPTEN_BINDINGS(attention_playground) {
   class_<TraceHandle>("TraceHandle")
-      .function("stagesJson", &TraceHandle::stages_json)
+      .function("stages", &TraceHandle::stages)
       .function("count", &TraceHandle::count)
       .function("view", &TraceHandle::view);
   class_<GenerationHandle>("GenerationHandle")
-      .function("infoJson", &GenerationHandle::info_json)
+      .function("info", &GenerationHandle::info)
       .function("takeStep", &GenerationHandle::take_step, allow_raw_pointers())
       .function("takeEncoder", &GenerationHandle::take_encoder, allow_raw_pointers())
       .function("distribution", &GenerationHandle::distribution);
   class_<ModelHandle>("ModelHandle")
       .function("generate", &ModelHandle::generate, allow_raw_pointers())
-      .function("metadataJson", &ModelHandle::metadata_json)
+      .function("metadata", &ModelHandle::metadata)
       .function("configJson", &ModelHandle::config_json)
-      .function("vocabJson", &ModelHandle::vocab_json)
+      .function("vocab", &ModelHandle::vocab)
       .function("encode", &ModelHandle::encode)
+      .function("prompt", &ModelHandle::prompt)
+      .function("switchChoices", &ModelHandle::switch_choices)
       .function("decode", &ModelHandle::decode)
       .function("forward", &ModelHandle::forward, allow_raw_pointers())
-      .function("configure", &ModelHandle::configure)
-      .function("tensorsJson", &ModelHandle::tensors_json)
+      .function("tensors", &ModelHandle::tensors)
       .function("tensorView", &ModelHandle::tensor_view)
       .function("setTensor", &ModelHandle::set_tensor)
       .function("save", &ModelHandle::save);
   function("attention", &attention, allow_raw_pointers());
   function("runPreset", &run_preset, allow_raw_pointers());
-  function("presetsJson", &presets_json);
+  function("presets", &presets);
   function("presetMatrix", &preset_matrix);
   function("createModel", &create_model, allow_raw_pointers());
   function("loadModel", &load_model, allow_raw_pointers());
@@ -720,10 +793,11 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
   function("additive", &additive, allow_raw_pointers());
   function("lookup", &lookup, allow_raw_pointers());
   function("parameterCount", &parameter_count);  // costs
-  function("sizePresetsJson", &size_presets_json);
+  function("sizePresets", &size_presets);
   function("flops", &flops);
   function("scaleStats", &scale_stats);
   function("rnnStates", &rnn_states);
+  function("specialTokens", &special_tokens);
   function("lastError", &last_error);
   function("heapUsed", &heap_used);
   function("kernelVariant", &kernel_variant);
@@ -737,18 +811,14 @@ class RnnAttnHandle {
   std::unique_ptr<ap::RnnAttnModel> model;
 
   std::string config_json() const { return ap::rnn_attention_config_to_json(model->config()); }
-  std::string metadata_json() const { return json(model->metadata()).dump(); }
-  std::string vocab_json() const { return json(model->tokenizer().vocab()).dump(); }
-  std::string encode(std::string text) const { return encoded_json(model->tokenizer(), text); }
-  // ids as a JSON array; "\x01" on error.
-  std::string decode(std::string ids_json) const {
+  val metadata() const { return js(model->metadata()); }
+  val vocab() const { return js(model->tokenizer().vocab()); }
+  val encode(std::string text) const { return encoded(model->tokenizer(), text); }
+  // ids at a heap pointer (as ModelHandle::decode); "\x01" on error.
+  std::string decode(uintptr_t p, int n) const {
     return guard([&]() {
-      std::vector<int> ids;
-      try {
-        ids = json::parse(ids_json).get<std::vector<int>>();
-      } catch (const json::exception&) {
-        ap::fail("ids must be an array of integers");
-      }
+      const int* q = reinterpret_cast<const int*>(p);
+      const std::vector<int> ids(q, q + n);
       for (int id : ids)
         if (id < 0 || id >= model->config().vocab_size) ap::fail("token id " + std::to_string(id) + " is outside the vocabulary");
       return model->tokenizer().decode(ids);
@@ -791,7 +861,7 @@ RnnAttnHandle* load_rnn_attention(uintptr_t bytes, int size) {
 EMSCRIPTEN_BINDINGS(attention_playground_trainer) {
   class_<TrainerHandle>("TrainerHandle")
       .function("step", &TrainerHandle::step)
-      .function("infoJson", &TrainerHandle::info_json)
+      .function("info", &TrainerHandle::info)
       .function("evaluate", &TrainerHandle::evaluate)
       .function("snapshot", &TrainerHandle::snapshot, allow_raw_pointers())
       .function("startFrom", &TrainerHandle::start_from, allow_raw_pointers());
@@ -803,10 +873,10 @@ EMSCRIPTEN_BINDINGS(attention_playground_trainer) {
 EMSCRIPTEN_BINDINGS(attention_playground_rnn_attention) {
   class_<RnnAttnHandle>("RnnAttnHandle")
       .function("configJson", &RnnAttnHandle::config_json)
-      .function("metadataJson", &RnnAttnHandle::metadata_json)
-      .function("vocabJson", &RnnAttnHandle::vocab_json)
+      .function("metadata", &RnnAttnHandle::metadata)
+      .function("vocab", &RnnAttnHandle::vocab)
       .function("encode", &RnnAttnHandle::encode)
-      .function("decode", &RnnAttnHandle::decode)
+      .function("decode", &RnnAttnHandle::decode, allow_raw_pointers())
       .function("encoder", &RnnAttnHandle::encoder, allow_raw_pointers())
       .function("translate", &RnnAttnHandle::translate, allow_raw_pointers());
   function("loadRnnAttention", &load_rnn_attention, allow_raw_pointers());

@@ -142,19 +142,26 @@ export interface Tokenizer {
   readonly vocab: string[];
 }
 
+/** Teaching switches of one call: each one left out keeps the model's own value. A model never changes. */
+export type Switches = Partial<Pick<ModelConfig, 'causal' | 'scale' | 'norm' | 'pos' | 'nHeads' | 'act' | 'eps'>>;
+
 export interface Model {
   readonly config: Required<ModelConfig>;
   /** Full vocabulary, specials first. */
   readonly vocab: string[];
   readonly tokenizer: Tokenizer;
-  /** Decoder-only / encoder-only: ids or text. Encoder-decoder: { src, tgt }. */
-  forward(input: string | ArrayLike<number> | { src: string | ArrayLike<number>; tgt: string | ArrayLike<number> }): Trace;
-  /** Teaching switches that keep the weights. */
+  /** What the switches can be set to on this model (the core's rule): head counts and position kinds. */
+  readonly switchChoices: { nHeads: number[]; pos: string[] };
+  /** Decoder-only / encoder-only: ids or text. Encoder-decoder: { src, tgt }. Switches apply to this call only. */
+  forward(input: string | ArrayLike<number> | { src: string | ArrayLike<number>; tgt: string | ArrayLike<number> }, switches?: Switches): Trace;
+  /** The config a call with these switches runs with; throws for a switch the model cannot take. */
+  configFor(switches?: Switches): Required<ModelConfig>;
+  /** A text prompt as the model was trained to read it: <bos>, the tokens, its task's separator (decoder-only). */
+  prompt(text: string): { src: Int32Array; ids: Int32Array; pieces: string[]; unknown: number[] };
   /** ffn's "why": block `layer` applied `depth` times to the input rows, attention only (stack
    * 'attention_only') and attention + FFN ('with_ffn'); stages stack_x, row_cosine, mean_cosine
    * (l = 0..depth) and stack_weights (l >= 1). No residual paths unless residual: true. */
   attentionStacks(input: string | ArrayLike<number>, opts?: { layer?: number; depth?: number; residual?: boolean; causal?: boolean }): Trace;
-  configure(patch: Pick<ModelConfig, 'causal' | 'scale' | 'norm' | 'pos' | 'nHeads' | 'act' | 'eps'>): Model;
   tensors(): { name: string; shape: number[] }[];
   getTensor(name: string): Float32Array;
   setTensor(name: string, data: Float32Array | number[]): void;
@@ -248,6 +255,8 @@ export interface AttentionPlayground {
   loadModel(bytes: Uint8Array | ArrayBuffer): Model;
   readonly presets: Presets;
   readonly kernels: Kernels;
+  /** The special tokens' ids and pieces, from the core: { pad: 0, unk: 1, bos: 2, eos: 3, pieces }. */
+  readonly specialTokens: { pad: number; unk: number; bos: number; eos: number; pieces: string[] };
   /** Bytes currently allocated by the core's malloc (leak checks). */
   heapUsed(): number;
   /** Total wasm memory in bytes. */

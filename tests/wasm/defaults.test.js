@@ -13,8 +13,8 @@ let ap;
 beforeAll(async () => { ap = await load(); });
 
 /** Weights of layer 0, head 0 for `ids`, as rows. */
-function weights(model, ids) {
-  const t = model.forward(Int32Array.from(ids));
+function weights(model, ids, switches = {}) {
+  const t = model.forward(Int32Array.from(ids), switches);
   try {
     const [, n, m] = t.shape('weights', { layer: 0 });
     const w = t.get('weights', { layer: 0, head: 0 });
@@ -56,8 +56,7 @@ describe('decoder-only implies the causal mask', () => {
         row.forEach((w, j) => { if (j > i) expect(w).toBe(0); else expect(w).toBeGreaterThan(0); });
         expect(row.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 6);
       });
-      dec.configure({ causal: false });
-      const off = weights(dec, ids);
+      const off = weights(dec, ids, { causal: false });
       expect(off[0].slice(1).some((w) => w > 0)).toBe(true);
       const bi = weights(enc, ids);
       expect(bi[0].slice(1).every((w) => w > 0)).toBe(true);

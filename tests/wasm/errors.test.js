@@ -15,7 +15,7 @@ const wordModel = () => ap.createModel({ arch: 'decoder', dModel: 8, nHeads: 2, 
 
 describe('ap.attention', () => {
   test.each([
-    ['d_model not divisible by n_heads', { dModel: 6, nHeads: 4, x: new Float32Array(12), wq: eye(6), wk: eye(6), wv: eye(6), wo: eye(6) }, /dModel \(6\) is not divisible by nHeads \(4\)/],
+    ['d_model not divisible by n_heads', { dModel: 6, nHeads: 4, x: new Float32Array(12), wq: eye(6), wk: eye(6), wv: eye(6), wo: eye(6) }, /d_model \(6\) is not divisible by n_heads \(4\)/],
     ['x of the wrong length', { x: new Float32Array(7) }, /x has 7 values but n\*dModel = 8/],
     ['W of the wrong length', { wk: new Float32Array(15) }, /wk has 15 values but dModel\*dModel = 16/],
     ['n = 0', { n: 0, x: new Float32Array(0) }, /n must be at least 1 \(got 0\)/],
@@ -55,7 +55,7 @@ describe('models', () => {
     ['a tensor of the wrong size', (m) => m.setTensor('tok_emb', new Float32Array(3)), /tensor 'tok_emb' needs 72 values, got 3/],
     ['NaN weights', (m) => m.setTensor('lm_head.b', new Float32Array(9).fill(NaN)), /contains NaN/],
     ['an unknown tensor', (m) => m.setTensor('nope', new Float32Array(1)), /unknown tensor 'nope'/],
-    ['a switch that needs missing weights', (m) => m.configure({ pos: 'learned' }), /needs weights this model does not have/],
+    ['a switch that needs missing weights', (m) => m.forward('ab', { pos: 'learned' }), /needs weights this model does not have/],
   ])('%s', (_, call, message) => {
     const m = wordModel();
     expect(() => call(m)).toThrow(message);

@@ -88,30 +88,30 @@ function sizeConfig(config, ap) {
 }
 
 export function sizePresets(ap) {
-  if (!ap._sizePresets) ap._sizePresets = JSON.parse(ap._raw.sizePresetsJson());
+  if (!ap._sizePresets) ap._sizePresets = ap._raw.sizePresets();
   return ap._sizePresets.map((p) => ({ ...p, config: { ...p.config } }));
 }
 
 export function parameterCount(ap, config = {}) {
   const c = sizeConfig(config, ap);
-  const json = ap._raw.parameterCount(JSON.stringify(c));
-  if (!json) ap._fail('parameterCount');
-  return JSON.parse(json);
+  const out = ap._raw.parameterCount(c);
+  if (!out) ap._fail('parameterCount');
+  return out;
 }
 
 export function flops(ap, { n, d, h = 1 } = {}) {
   checkInts({ n, d, h });
-  const json = ap._raw.flops(n, d, h);
-  if (!json) ap._fail('flops');
-  return JSON.parse(json);
+  const out = ap._raw.flops(n, d, h);
+  if (!out) ap._fail('flops');
+  return out;
 }
 
 export function scaleStats(ap, { dK, n = 8, draws = 200, seed = 1 } = {}) {
   checkInts({ dK, n, draws });
   if (!Number.isInteger(seed) || seed < 0) throw new Error(`seed must be a non-negative integer, got ${seed}`);
-  const json = ap._raw.scaleStats(dK, n, draws, seed);
-  if (!json) ap._fail('scaleStats');
-  return JSON.parse(json);
+  const out = ap._raw.scaleStats(dK, n, draws, seed);
+  if (!out) ap._fail('scaleStats');
+  return out;
 }
 
 export function rnnStates(ap, { x, wxh, whh, n, dIn, dHidden } = {}) {

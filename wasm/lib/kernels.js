@@ -35,9 +35,9 @@ export class Kernels {
    */
   memory({ n, m = n, dK, nHeads = 1, full = false } = {}) {
     checkInts({ n, m, dK, nHeads });
-    const text = this._ap._raw.kernelAttentionMemory(n, m, dK, nHeads, !!full);
-    if (!text) this._ap._fail('kernels.memory');
-    return JSON.parse(text);
+    const out = this._ap._raw.kernelAttentionMemory(n, m, dK, nHeads, !!full);
+    if (!out) this._ap._fail('kernels.memory');
+    return out;
   }
 
   /**

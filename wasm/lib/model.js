@@ -1,7 +1,7 @@
 // Model (a transformer from createModel or loadModel): forward, generate, its weights and file;
 // Tokenizer: the model's own encode / decode.
 import { asFloat32, checkInts } from './checks.js';
-import { fromSnakeConfig, toSnakeConfig } from './config.js';
+import { fromSnakeConfig } from './config.js';
 import { Trace } from './trace.js';
 
 export class Tokenizer {
@@ -13,10 +13,9 @@ export class Tokenizer {
   encode(text) {
     if (typeof text !== 'string') throw new Error(`encode() needs a string, got ${typeof text}`);
     const h = this._model._alive();
-    const json = h.encode(text);
-    if (!json) this._model._ap._fail('encode');
-    const e = JSON.parse(json);
-    return { ids: Int32Array.from(e.ids), pieces: e.pieces, unknown: e.unknown };
+    const e = h.encode(text);
+    if (!e) this._model._ap._fail('encode');
+    return e;
   }
 
   /** Text of the ids; <pad>, <bos>, <eos> are skipped. */
@@ -38,13 +37,31 @@ export class Model {
     this._ap = ap;
     this._h = handle;
     this.tokenizer = new Tokenizer(this);
-    this._refresh();
     /** The vocabulary, specials included: <pad> <unk> <bos> <eos> at ids 0..3. */
-    this.vocab = JSON.parse(handle.vocabJson());
+    this.vocab = handle.vocab();
+    /** The model's own config. A model never changes: switches are an argument of each call. */
+    this.config = fromSnakeConfig(handle.configJson(undefined));
+    /** What the teaching switches can be set to on this model: { nHeads: [...], pos: [...] } (the core's rule). */
+    this.switchChoices = handle.switchChoices();
   }
 
-  _refresh() {
-    this.config = fromSnakeConfig(this._h.configJson());
+  /** The config a call with these switches runs with (throws for a switch the model cannot take). */
+  configFor(switches = {}) {
+    const json = this._alive().configJson(switches);
+    if (!json) this._ap._fail('configFor');
+    return fromSnakeConfig(json);
+  }
+
+  /**
+   * A text prompt as the model was trained to read it (the core's rule): decoder-only, <bos> + the
+   * text's tokens + its task's separator; encoder-decoder, src = the text and ids = [<bos>];
+   * encoder-only, the text's tokens. { src, ids, pieces, unknown (positions read as <unk>) }.
+   */
+  prompt(text) {
+    if (typeof text !== 'string') throw new Error(`prompt() needs a string, got ${typeof text}`);
+    const p = this._alive().prompt(text);
+    if (!p) this._ap._fail('prompt');
+    return p;
   }
 
   _alive() {
@@ -64,9 +81,10 @@ export class Model {
 
   /**
    * Runs the model and records every stage. Decoder-only / encoder-only: forward(ids | text).
-   * Encoder-decoder: forward({ src, tgt }) with ids or text each.
+   * Encoder-decoder: forward({ src, tgt }) with ids or text each. switches ({ causal, scale, nHeads,
+   * pos, norm, act, eps }, each optional) apply to this call only.
    */
-  forward(input) {
+  forward(input, switches = {}) {
     const h = this._alive();
     const encdec = this.config.arch === 'encoder-decoder';
     let a, b;
@@ -91,7 +109,7 @@ export class Model {
       a = this._ids(input, 'input');
       b = { ids: new Int32Array(0) };
     }
-    const handle = this._ap._withHeap([a.ids, b.ids], (p) => h.forward(p[0], a.ids.length, p[1], b.ids.length));
+    const handle = this._ap._withHeap([a.ids, b.ids], (p) => h.forward(p[0], a.ids.length, p[1], b.ids.length, switches));
     if (!handle) this._ap._fail('forward');
     const mainStack = this.config.arch === 'encoder' ? 'encoder' : 'decoder';
     const tokens = encdec ? { src: a.pieces, tgt: b.pieces } : a.pieces;
@@ -124,17 +142,20 @@ export class Model {
 
   /** Free-form metadata saved with the model ("task", "separator", "description", ...). */
   get metadata() {
-    return JSON.parse(this._alive().metadataJson());
+    return this._alive().metadata();
   }
 
   /**
-   * Generates tokens one at a time. Decoder-only: prompt is text (encoded and preceded by <bos>,
-   * then the model's separator, e.g. "=" for sort, is appended) or ids used as they are.
-   * Encoder-decoder: prompt is the source (text or ids); the decoder starts from <bos>.
-   * Returns { prompt, tokens, text, stop, steps: [{ token, piece, cacheLen, distribution, trace }],
-   * encoder, dispose() }.
+   * Generates tokens one at a time. prompt: text (model.prompt(text): the core adds <bos> and the
+   * task's separator; for an encoder-decoder model the text is the source) or ids used as they are
+   * (for an encoder-decoder model, the source ids). switches: as in forward(), for the whole
+   * generation (decoding is always causal). Returns { prompt, tokens, sequence, text, stop, unknown (prompt
+   * positions read as <unk>), steps: [{ token, piece, cacheLen, distribution, trace }], encoder, dispose() }.
    */
-  generate(prompt, { maxTokens = 32, temperature = 0, topK = 0, topP = 1, seed = 1, useCache = true } = {}) {
+  generate(
+    prompt,
+    { maxTokens = 32, temperature = 0, topK = 0, topP = 1, seed = 1, useCache = true, switches = {} } = {},
+  ) {
     const h = this._alive();
     if (!Number.isInteger(maxTokens)) throw new Error(`maxTokens must be an integer, got ${maxTokens}`);
     if (!Number.isInteger(topK)) throw new Error(`topK must be an integer, got ${topK}`);
@@ -142,33 +163,38 @@ export class Model {
       throw new Error('temperature and topP must be numbers');
     if (!Number.isInteger(seed) || seed < 0) throw new Error(`seed must be a non-negative integer, got ${seed}`);
     const encdec = this.config.arch === 'encoder-decoder';
-    const sep = this.metadata.separator || '';
     let promptIds,
       srcIds = new Int32Array(0),
       unknown = [];
     if (typeof prompt === 'string') {
-      const e = this.tokenizer.encode(encdec ? prompt : prompt + sep);
-      if (e.ids.length === 0 || (!encdec && prompt.length === 0))
-        throw new Error('the prompt is empty: type at least one token');
-      unknown = e.unknown;
-      if (encdec) {
-        srcIds = e.ids;
-        promptIds = Int32Array.of(2);
-      } else promptIds = Int32Array.from([2, ...e.ids]);
+      const p = this.prompt(prompt);
+      ({ src: srcIds, ids: promptIds, unknown } = p);
     } else {
       if (prompt == null) throw new Error('generate() needs a prompt (text or ids)');
       const ids = Int32Array.from(prompt);
       if (encdec) {
         srcIds = ids;
-        promptIds = Int32Array.of(2);
+        promptIds = Int32Array.of(this._ap.specialTokens.bos); // the decoder starts from <bos>
       } else promptIds = ids;
     }
     const g = this._ap._withHeap([promptIds, srcIds], (p) =>
-      h.generate(p[0], promptIds.length, p[1], srcIds.length, maxTokens, temperature, topK, topP, seed, !!useCache),
+      h.generate(
+        p[0],
+        promptIds.length,
+        p[1],
+        srcIds.length,
+        maxTokens,
+        temperature,
+        topK,
+        topP,
+        seed,
+        !!useCache,
+        switches,
+      ),
     );
     if (!g) this._ap._fail('generate');
     try {
-      const info = JSON.parse(g.infoJson());
+      const info = g.info();
       const mainStack = 'decoder';
       const steps = info.steps.map((s, i) => {
         const th = g.takeStep(i);
@@ -185,10 +211,14 @@ export class Model {
         const eh = g.takeEncoder();
         encoder = this._ap._own(eh, new Trace(this._ap, eh, { defaultStack: 'encoder' }));
       }
-      const tokens = Int32Array.from(info.tokens);
+      const tokens = info.tokens;
+      const { eos } = this._ap.specialTokens;
+      const answer = tokens[tokens.length - 1] === eos ? tokens.subarray(0, tokens.length - 1) : tokens;
       return {
-        prompt: Int32Array.from(info.prompt),
+        prompt: info.prompt,
         tokens,
+        /** The decoder's whole sequence: the prompt, then the generated tokens without a final <eos>. */
+        sequence: Int32Array.from([...info.prompt, ...answer]),
         text: this.tokenizer.decode(tokens),
         stop: info.stop,
         unknown,
@@ -204,17 +234,9 @@ export class Model {
     }
   }
 
-  /** Teaching switches that keep the weights: { causal, scale, norm, pos, nHeads, act, eps }. */
-  configure(patch) {
-    const h = this._alive();
-    if (!h.configure(JSON.stringify(toSnakeConfig(patch)))) this._ap._fail('configure');
-    this._refresh();
-    return this;
-  }
-
   /** [{ name, shape }] of every weight tensor. */
   tensors() {
-    return JSON.parse(this._alive().tensorsJson());
+    return this._alive().tensors();
   }
 
   /** A copy of one weight tensor. */

@@ -27,6 +27,8 @@ export class AttentionPlayground {
         : null;
     this.presets = new Presets(this);
     this.kernels = new Kernels(this);
+    /** The special tokens' ids and pieces, from the core: { pad, unk, bos, eos, pieces }. */
+    this.specialTokens = raw.specialTokens();
   }
 
   // ---- plumbing shared by every call ---------------------------------------------------
@@ -164,7 +166,7 @@ export class AttentionPlayground {
     const seed = weights.seed ?? 1;
     if (!Number.isInteger(seed) || seed < 0)
       throw new Error(`weights.seed must be a non-negative integer, got ${seed}`);
-    const handle = this._raw.createModel(JSON.stringify(snake), JSON.stringify(vocab), seed);
+    const handle = this._raw.createModel(JSON.stringify(snake), vocab, seed);
     if (!handle) this._fail('createModel');
     const model = this._own(handle, new Model(this, handle));
     if (weights.tensors) {

@@ -4,7 +4,7 @@ import { Trace } from './trace.js';
 export class Presets {
   constructor(ap) {
     this._ap = ap;
-    this._list = JSON.parse(ap._raw.presetsJson());
+    this._list = ap._raw.presets();
   }
 
   /** [{ id, concepts, source, title, claim, tokens, dModel, nHeads, causal, scale, pos }] */

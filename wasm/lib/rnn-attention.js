@@ -14,7 +14,7 @@ export class RnnAttentionModel {
       ]),
     );
     /** The vocabulary, specials included: <pad> <unk> <bos> <eos> at ids 0..3. */
-    this.vocab = JSON.parse(handle.vocabJson());
+    this.vocab = handle.vocab();
     const model = this;
     this.tokenizer = {
       encode(text) {
@@ -36,19 +36,20 @@ export class RnnAttentionModel {
 
   /** Free-form metadata saved with the model ("task", "train_command", ...). */
   get metadata() {
-    return JSON.parse(this._alive().metadataJson());
+    return this._alive().metadata();
   }
 
   _encode(text) {
     if (typeof text !== 'string') throw new Error(`encode() needs a string, got ${typeof text}`);
-    const json = this._alive().encode(text);
-    if (!json) this._ap._fail('encode');
-    const e = JSON.parse(json);
-    return { ids: Int32Array.from(e.ids), pieces: e.pieces, unknown: e.unknown };
+    const e = this._alive().encode(text);
+    if (!e) this._ap._fail('encode');
+    return e;
   }
 
   _decode(ids) {
-    const text = this._alive().decode(JSON.stringify(Array.from(ids, Number)));
+    const h = this._alive();
+    const arr = Int32Array.from(ids);
+    const text = this._ap._withHeap([arr], (p) => h.decode(p[0], arr.length));
     if (text === '\x01') this._ap._fail('decode');
     return text;
   }

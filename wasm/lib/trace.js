@@ -4,7 +4,7 @@ export class Trace {
     this._ap = ap;
     this._h = handle;
     this._defaultStack = defaultStack;
-    this._stages = JSON.parse(handle.stagesJson()).map((s, index) => ({
+    this._stages = handle.stages().map((s, index) => ({
       name: s.name,
       stack: s.stack,
       layer: s.layer < 0 ? null : s.layer,

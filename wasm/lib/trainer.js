@@ -66,9 +66,9 @@ export async function createTrainer(ap, opts = {}) {
 }
 
 function evaluateTaskHere(ap, model, { n = 200, seed = 12345 } = {}) {
-  const json = ap._raw.evaluateTask(model._alive(), n, seed);
-  if (!json) ap._fail('evaluateTask');
-  return JSON.parse(json);
+  const out = ap._raw.evaluateTask(model._alive(), n, seed);
+  if (!out) ap._fail('evaluateTask');
+  return out;
 }
 
 function createTrainerHere(
@@ -108,14 +108,14 @@ function createTrainerHere(
     },
     /** { steps, lr, gradNorm, task } */
     info() {
-      return JSON.parse(this._alive().infoJson());
+      return this._alive().info();
     },
     /** Held-out accuracy of the current weights: { total, correct, accuracy }. */
     evaluate(n = 100, evalSeed = 777) {
       checkInt(n, 'n', { min: 1 }); // the core's evaluate takes n as given
-      const json = this._alive().evaluate(n, evalSeed);
-      if (!json) ap._fail('trainer.evaluate');
-      return JSON.parse(json);
+      const out = this._alive().evaluate(n, evalSeed);
+      if (!out) ap._fail('trainer.evaluate');
+      return out;
     },
     /** The current weights as a Model (forward it to read the attention patterns). */
     snapshot() {

@@ -128,9 +128,8 @@ export class ApBertGpt extends ApWidget {
       const g = grammar.model.tokenizer.encode(text);
       if (g.unknown.length === 0 && g.ids.length + 1 <= grammar.base.maxLen) { gptEntry = grammar; trained = true; }
     }
-    const gtok = gptEntry.model.tokenizer.encode(text);
-    const gptIds = [2, ...Array.from(gtok.ids)];
-    const gpt = runIds(gptEntry, Int32Array.from(gptIds), { causal: true }, ['<bos>', ...gtok.pieces.map(tokenText)]);
+    const gtok = gptEntry.model.prompt(text); // <bos> and the words, as the core formats a prompt
+    const gpt = runIds(gptEntry, gtok.ids, { causal: true }, gtok.pieces.map(tokenText));
 
     // The same sentence with its last word replaced ("the" <-> "a"): who sees the change?
     const alt = ids.slice();
@@ -138,7 +137,7 @@ export class ApBertGpt extends ApWidget {
     alt[alt.length - 1] = alt[alt.length - 1] === the ? a : the;
     const altLabels = [...labels.slice(0, -1), tokenText(enc.model.vocab[alt[alt.length - 1]])];
     return {
-      labels, altLabels, at, truth, truthPiece: labels[at], gptTruth: gptIds[at + 1], trained,
+      labels, altLabels, at, truth, truthPiece: labels[at], gptTruth: gtok.ids[at + 1], trained,
       bertTrained, bertUnknown, mlmMissing: !trainedMlm,
       bertName: bertTrained ? `a masked language model (encoder-only: ${mlm.base.nLayers} layers, ${mlm.base.nHeads} heads, d_model ${mlm.base.dModel}) trained on the same kind of sentences as the grammar model` : null,
       gptName: trained ? `the trained grammar model (a next-word language model: ${grammar.base.nLayers} layers, ${grammar.base.nHeads} heads, d_model ${grammar.base.dModel})` : null,

@@ -67,8 +67,8 @@ export class ApContextEmbeddings extends ApWidget {
       const at = enc.pieces.indexOf(word);
       if (!word) throw new Error('Type the word to follow (for example bank).');
       if (at < 0) throw new Error(`Sentence ${name} has no word "${word}" (its words: ${enc.pieces.join(' ')}).`);
-      if (enc.ids[at] === 1) throw new Error(`"${word}" is not in the model's vocabulary, so it has no embedding of its own.`);
-      const tr = model.forward({ src: enc.ids, tgt: [2] });
+      if (enc.unknown.includes(at)) throw new Error(`"${word}" is not in the model's vocabulary, so it has no embedding of its own.`);
+      const tr = model.forward({ src: enc.ids, tgt: model.prompt(text).ids }); // the decoder side: <bos> alone
       try {
         const n = enc.ids.length;
         const vec = (stage, layer) => tr.get(stage, layer == null ? { stack: 'encoder' } : { layer, stack: 'encoder' }).slice(at * d, (at + 1) * d);

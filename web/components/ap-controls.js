@@ -6,7 +6,7 @@
 import { adoptStyles } from '../lib/styles.js';
 import { el, fillSelect, tokenText } from '../lib/dom.js';
 import { parseState, STATE_KEYS, modelKeyOf } from '../lib/state.js';
-import { availableTrainedModels, getModel, headChoices, modelNow, posAllowed, TRAINED_EXAMPLES } from '../lib/models.js';
+import { availableTrainedModels, getModel, modelNow, TRAINED_EXAMPLES } from '../lib/models.js';
 import { getPlayground, playgroundNow } from '../lib/playground.js';
 import { conceptById } from '../lib/concepts.js';
 
@@ -201,7 +201,7 @@ export class ApControls extends HTMLElement {
       this._presetNote.hidden = false;
       this._presetNote.textContent = `Preset from the notes (${p.source}): ${p.claim}. Its tokens and weights are fixed; the switches still apply.`;
       this._modelNote.textContent = '';
-      this._setSwitches({ causal: p.causal, scale: p.scale, nHeads: p.nHeads, dModel: p.dModel, pos: p.pos, norm: 'post', arch: 'attention' }, s);
+      this._setSwitches({ causal: p.causal, scale: p.scale, nHeads: p.nHeads, dModel: p.dModel, pos: p.pos, norm: 'post', arch: 'attention' }, s, { nHeads: p.headChoices, pos: [p.pos] });
       return;
     }
     this._text.disabled = false;
@@ -219,7 +219,7 @@ export class ApControls extends HTMLElement {
     this._modelNote.textContent = modelNoteOf(entry, s);
     const enc = entry.model.tokenizer.encode(s.text);
     this._showTokens(enc.pieces, enc.unknown, enc.ids);
-    this._setSwitches(entry.base, s);
+    this._setSwitches(entry.base, s, entry.model.switchChoices);
   }
 
   _showTokens(pieces, unknown, ids) {
@@ -234,16 +234,17 @@ export class ApControls extends HTMLElement {
     } else this._unknown.hidden = true;
   }
 
-  _setSwitches(base, s) {
+  /** choices: what the switches can be set to (the core's model.switchChoices, or a preset's). */
+  _setSwitches(base, s, choices) {
     const encoderOnly = base.arch === 'encoder';
     this._causal.checked = s.causal ? s.causal === 'on' : !!base.causal && !encoderOnly;
     this._causal.disabled = encoderOnly;
     this._causalField.title = encoderOnly ? 'An encoder is bidirectional: it has no causal mask' : '';
     this._scale.checked = s.scale ? s.scale === 'on' : !!base.scale;
-    const heads = headChoices(base.dModel);
+    const heads = choices.nHeads;
     fillSelect(this._heads, heads.map((h) => ({ value: h, label: `${h} (d_k = ${base.dModel / h})` })), s.heads || base.nHeads);
     const kinds = ['none', 'sinusoidal', 'rope', 'learned', 'relative'];
-    fillSelect(this._pos, kinds.map((k) => ({ value: k, label: k, disabled: !(k === base.pos || posAllowed(base.pos, k)) })), s.pos && posAllowed(base.pos, s.pos) ? s.pos : base.pos);
+    fillSelect(this._pos, kinds.map((k) => ({ value: k, label: k, disabled: !choices.pos.includes(k) })), choices.pos.includes(s.pos) ? s.pos : base.pos);
     this._pos.disabled = base.arch === 'attention';
     this._norm.value = s.norm || base.norm;
     this._norm.disabled = base.arch === 'attention';

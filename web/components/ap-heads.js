@@ -10,7 +10,6 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
 import { matrix } from '../lib/heatmap.js';
-import { headChoices } from '../lib/models.js';
 import { layerFor } from '../lib/view.js';
 import { stepView } from '../lib/steps.js';
 import { renderTex } from '../lib/katex.js';
@@ -65,7 +64,7 @@ export class ApHeads extends ApWidget {
     this.scaleNote.textContent = perHead
       ? 'Each head has its own scale (0 … its largest weight): small differences look large, so a nearly uniform head can look structured. Compare with the shared scale.'
       : 'Dark purple is 0 and yellow is 1 in every map, so heads compare fairly.';
-    const choices = run.kind === 'model' ? headChoices(d) : [1, 2, 4, 8, 16].filter((k) => d % k === 0);
+    const choices = run.kind === 'model' ? run.model.switchChoices.nHeads : run.preset.headChoices;
     this.buttons.replaceChildren(...choices.map((k) => el('button', {
       type: 'button', className: 'small', text: String(k), attrs: { 'aria-pressed': String(k === h), 'aria-label': `${k} head${k > 1 ? 's' : ''}` },
       on: { click: () => this.requestState({ heads: k, head: 0 }) },

@@ -4,6 +4,7 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fillSelect } from '../lib/dom.js';
 import { withEntry } from '../lib/view.js';
+import { playgroundNow } from '../lib/playground.js';
 import { availableTrainedModels, getModel, randomKey } from '../lib/models.js';
 import { matrix } from '../lib/heatmap.js';
 
@@ -49,7 +50,7 @@ export class ApLearnedPos extends ApWidget {
     // Past L: ask the core for L + 1 tokens.
     try {
       const ids = new Int32Array(L + 1).fill(entry.model.vocab.length > 4 ? 4 : 1);
-      const tr = entry.model.arch === 'encoder-decoder' || entry.base.arch === 'encoder-decoder' ? entry.model.forward({ src: ids, tgt: [2] }) : entry.model.forward(ids);
+      const tr = entry.model.arch === 'encoder-decoder' || entry.base.arch === 'encoder-decoder' ? entry.model.forward({ src: ids, tgt: Int32Array.of(playgroundNow().specialTokens.bos) }) : entry.model.forward(ids);
       tr.dispose();
       this.extra.textContent = `The core accepted ${L + 1} tokens.`;
     } catch (err) {

@@ -5,7 +5,6 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt, tokenText } from '../lib/dom.js';
 import { numsTable, textFor, withModelFor } from '../lib/view.js';
-import { posAllowed } from '../lib/models.js';
 import { runIds } from '../lib/runs.js';
 import { matrix } from '../lib/heatmap.js';
 import { permutation } from '../lib/random.js';
@@ -29,7 +28,7 @@ export class ApPermutation extends ApWidget {
 
   compute(state) {
     // Positions must switch off: a model with learned positions cannot, so random weights stand in.
-    return withModelFor(state, (b) => b.arch !== 'encoder-decoder' && (b.pos === 'none' || posAllowed(b.pos, 'none')), (entry) => {
+    return withModelFor(state, (b, entry) => b.arch !== 'encoder-decoder' && entry.model.switchChoices.pos.includes('none'), (entry) => {
       const enc = entry.model.tokenizer.encode(textFor(state));
       const ids = Array.from(enc.ids);
       const n = ids.length;

@@ -9,11 +9,11 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
 import { numsTable, withEntry } from '../lib/view.js';
+import { playgroundNow } from '../lib/playground.js';
 
 const MODEL = 'trained:dates';
 const SOURCE = '22 Nov 2026';
 const TARGET = '2026-11-22';
-const BOS = 2, EOS = 3;
 
 export class ApShiftedRight extends ApWidget {
   static concept = 'shifted-right';
@@ -65,6 +65,7 @@ export class ApShiftedRight extends ApWidget {
     if (tEnc.ids.length + 1 > maxLen) throw new Error(`the target is too long for this model (at most ${maxLen - 1} characters)`);
     const piece = (id) => model.vocab[id] ?? `#${id}`;
     // Target = the answer then <eos>; decoder input = <bos> then the answer (shifted right).
+    const { bos: BOS, eos: EOS } = playgroundNow().specialTokens;
     const targetIds = [...tEnc.ids, EOS];
     const inputIds = [BOS, ...tEnc.ids];
     const n = targetIds.length, V = model.vocab.length;

@@ -1,8 +1,8 @@
 // The models of the page, loaded once and shared by every widget: random-weights models built
 // from a recipe (seed and sizes), the trained models in web/models/*.safetensors (listed by the
 // bundler, loaded on first use), and variants of either with some tensors replaced.
-// Widgets share one Model object per key; because configure() changes the shared object,
-// a widget always calls applySwitches() right before it runs the model (see runs.js).
+// Widgets share one Model object per key. A model never changes: each widget passes its own
+// switches to each call (see runs.js), so widgets with different switches cannot disturb each other.
 import { getPlayground, playgroundNow } from './playground.js';
 import { COMMON_WORDS } from './vocab.js';
 import MODEL_HEADERS from 'virtual:ap-model-headers';
@@ -77,7 +77,7 @@ function fetchBytes(name) {
 function makeEntry(key, model, extra = {}) {
   let metadata = {};
   try { metadata = model.metadata || {}; } catch { metadata = {}; }
-  return { key, model, base: { ...model.config }, metadata, applied: null, ...extra };
+  return { key, model, base: { ...model.config }, metadata, ...extra };
 }
 
 async function create(key) {
@@ -130,40 +130,16 @@ export function modelNow(key) {
 }
 
 /**
- * Configures the shared model for one computation: the model's own config with the page's
- * switches on top. Only what the model supports is applied (an encoder has no causal switch,
- * a model with learned positions keeps them). Returns the config that was applied.
+ * The page's switches as this model can take them: each value the model offers (the core's
+ * model.switchChoices) is kept, any other leaves the model's own. The result goes with each call.
  */
-export function applySwitches(entry, switches = {}) {
-  const base = entry.base;
-  const want = {
-    causal: switches.causal ?? base.causal,
-    scale: switches.scale ?? base.scale,
-    nHeads: switches.nHeads ?? base.nHeads,
-    norm: switches.norm ?? base.norm,
-    pos: posAllowed(base.pos, switches.pos) ? switches.pos : base.pos,
-  };
-  if (base.dModel % want.nHeads !== 0) want.nHeads = base.nHeads;
-  const key = JSON.stringify(want);
-  if (entry.applied !== key) {
-    entry.model.configure(want);
-    entry.applied = key;
-  }
-  return want;
-}
-
-/** Can a model built with positions `base` switch to `pos`? (learned / relative need their own weights) */
-export function posAllowed(base, pos) {
-  if (!pos || pos === base) return !!pos;
-  const free = ['none', 'sinusoidal', 'rope'];
-  return free.includes(base) && free.includes(pos);
-}
-
-/** Divisors of d_model: the head counts a model can switch to. */
-export function headChoices(dModel) {
-  const out = [];
-  for (let h = 1; h <= dModel; h++) if (dModel % h === 0 && dModel / h >= 1) out.push(h);
-  return out.filter((h) => h <= 16);
+export function switchesFor(entry, switches = {}) {
+  const choices = entry.model.switchChoices;
+  const out = {};
+  for (const k of ['causal', 'scale', 'norm']) if (switches[k] !== undefined) out[k] = switches[k];
+  if (choices.nHeads.includes(switches.nHeads)) out.nHeads = switches.nHeads;
+  if (choices.pos.includes(switches.pos)) out.pos = switches.pos;
+  return out;
 }
 
 let trainedList = null;

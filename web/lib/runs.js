@@ -3,7 +3,7 @@
 // stage arrays are copied out once and memoised, so widgets never hold wasm memory, and a
 // Run whose trace was evicted silently recomputes it when asked again.
 import { getPlayground, playgroundNow } from './playground.js';
-import { applySwitches, getModel, modelNow } from './models.js';
+import { getModel, modelNow, switchesFor } from './models.js';
 
 const TRACE_LRU = 12;
 const runs = new Map(); // key -> Run (also the LRU order of live traces)
@@ -135,8 +135,7 @@ function presetRun(ap, state) {
   const sw = state.switches || {};
   const causal = sw.causal ?? meta.causal;
   const scale = sw.scale ?? meta.scale;
-  let nHeads = sw.nHeads ?? meta.nHeads;
-  if (meta.dModel % nHeads !== 0) nHeads = meta.nHeads;
+  const nHeads = meta.headChoices.includes(sw.nHeads) ? sw.nHeads : meta.nHeads;
   const own = causal === meta.causal && scale === meta.scale && nHeads === meta.nHeads;
   const key = `preset:${id}:${causal}:${scale}:${nHeads}`;
   const cached = runs.get(key);
@@ -170,45 +169,43 @@ function presetRun(ap, state) {
 
 // ---- models ------------------------------------------------------------------------------
 
-/** Token ids the model runs on for `text`: seq2seq models get <bos>, separator and their answer. */
+/** Token ids the model runs on for `text`: seq2seq models get <bos>, separator and their answer (model.prompt, the core's format). */
 function inputFor(entry, text) {
   const model = entry.model;
-  const task = entry.metadata.task;
-  const sep = entry.metadata.separator || '';
+  const { bos } = playgroundNow().specialTokens;
   if (entry.base.arch === 'encoder-decoder') {
     const enc = model.tokenizer.encode(text);
-    let tgt = [2];
+    let tgt = Int32Array.of(bos);
     if (enc.ids.length > 0 && entry.kind === 'trained') {
       // The decoder side shows the model's own greedy answer, so cross-attention aligns
       // the source with what the model actually writes.
       const g = model.generate(enc.ids, { maxTokens: Math.min(16, entry.base.maxLen - 1) });
-      try { tgt = [2, ...Array.from(g.tokens).filter((t) => t !== 3)]; } finally { g.dispose(); }
+      try { tgt = g.sequence; } finally { g.dispose(); }
     } else if (enc.ids.length > 0) {
-      tgt = [2, ...Array.from(enc.ids).slice(0, Math.max(1, enc.ids.length - 1))];
+      tgt = Int32Array.from([bos, ...Array.from(enc.ids).slice(0, Math.max(1, enc.ids.length - 1))]);
     }
     return {
-      input: { src: enc.ids, tgt: Int32Array.from(tgt) },
+      input: { src: enc.ids, tgt },
       tokens: piecesOf(model, tgt), srcTokens: enc.pieces,
       unknown: new Set(), srcUnknown: new Set(enc.unknown),
     };
   }
-  if (entry.kind === 'trained' && task) {
-    const enc = model.tokenizer.encode(text + sep);
-    let ids = [2, ...enc.ids];
-    const unknown = new Set(enc.unknown.map((i) => i + 1));
-    if (sep && enc.ids.length > 0) {
-      const g = model.generate(Int32Array.from(ids), { maxTokens: Math.max(1, Math.min(16, entry.base.maxLen - ids.length)) });
-      try { ids = [...ids, ...Array.from(g.tokens).filter((t) => t !== 3)]; } finally { g.dispose(); }
+  if (entry.kind === 'trained' && entry.metadata.task) {
+    if (model.tokenizer.encode(text).ids.length === 0) return { input: new Int32Array(0), tokens: [], unknown: new Set() };
+    const p = model.prompt(text);
+    let ids = p.ids;
+    if (entry.metadata.separator) {
+      const g = model.generate(ids, { maxTokens: Math.max(1, Math.min(16, entry.base.maxLen - ids.length)) });
+      try { ids = g.sequence; } finally { g.dispose(); }
     }
-    const pieces = ['<bos>', ...enc.pieces];
-    return { input: Int32Array.from(ids), tokens: [...pieces, ...piecesOf(model, ids.slice(pieces.length))], unknown };
+    return { input: ids, tokens: [...p.pieces, ...piecesOf(model, ids.slice(p.pieces.length))], unknown: new Set(p.unknown) };
   }
   const enc = model.tokenizer.encode(text);
   return { input: enc.ids, tokens: enc.pieces, unknown: new Set(enc.unknown) };
 }
 
 function modelRun(entry, state) {
-  const switches = applySwitches(entry, state.switches);
+  const switches = switchesFor(entry, state.switches);
   const key = `model:${entry.key}:${JSON.stringify(switches)}:${state.text}`;
   const cached = runs.get(key);
   if (cached) { touch(key, cached); return cached; }
@@ -217,12 +214,9 @@ function modelRun(entry, state) {
   const n = input.src ? input.src.length : input.length;
   const run = new Run(key, {
     kind: 'model',
-    compute: () => {
-      applySwitches(entry, state.switches); // another widget may have configured the shared model since
-      return model.forward(input);
-    },
+    compute: () => model.forward(input, switches),
     tokens, srcTokens, unknown, srcUnknown,
-    config: configOf({ ...entry.base, ...switches }),
+    config: configOf(model.configFor(switches)),
     tensor: (name) => {
       const t = model.tensors().find((x) => x.name === name);
       return t ? { data: model.getTensor(name), shape: t.shape } : null;
@@ -239,15 +233,15 @@ function modelRun(entry, state) {
 
 /** Forward a model entry on explicit ids (for views that build their own inputs). */
 export function runIds(entry, ids, switches = {}, labels = null) {
-  const sw = applySwitches(entry, switches);
+  const sw = switchesFor(entry, switches);
   const key = `ids:${entry.key}:${JSON.stringify(sw)}:${Array.from(ids).join(',')}`;
   const cached = runs.get(key);
   if (cached) { touch(key, cached); return cached; }
   const run = new Run(key, {
     kind: 'model',
-    compute: () => { applySwitches(entry, switches); return entry.model.forward(ids); },
+    compute: () => entry.model.forward(ids, sw),
     tokens: labels || piecesOf(entry.model, ids),
-    config: configOf({ ...entry.base, ...sw }),
+    config: configOf(entry.model.configFor(sw)),
     tensor: (name) => {
       const t = entry.model.tensors().find((x) => x.name === name);
       return t ? { data: entry.model.getTensor(name), shape: t.shape } : null;
@@ -269,7 +263,7 @@ const generations = new Map();
  * Returns { prompt, tokens, text, stop, steps: [{ token, piece, cacheLen, distribution, get(name, opts) }], error }.
  */
 export function generationFor(entry, prompt, options, switches = {}) {
-  const sw = applySwitches(entry, { ...switches, causal: true });
+  const sw = switchesFor(entry, { ...switches, causal: undefined }); // decoding is always causal (the core's rule)
   const key = `${entry.key}:${JSON.stringify(sw)}:${JSON.stringify(prompt)}:${JSON.stringify(options)}`;
   if (generations.has(key)) {
     const g = generations.get(key);
@@ -279,7 +273,7 @@ export function generationFor(entry, prompt, options, switches = {}) {
   }
   let out;
   try {
-    const g = entry.model.generate(prompt, options);
+    const g = entry.model.generate(prompt, { ...options, switches: sw });
     out = {
       prompt: Array.from(g.prompt), tokens: Array.from(g.tokens), text: g.text, stop: g.stop, unknown: g.unknown,
       steps: g.steps.map((s) => {

@@ -52,12 +52,17 @@ function exampleInput(model) {
     if (e.unknown.length) throw new Error(`the example "${text}" has pieces the ${spec.task} vocabulary does not know`);
     return Array.from(e.ids);
   };
+  // model.prompt: the core's format (<bos>, the text, the task's separator).
+  const prompt = (text) => {
+    const p = model.prompt(text);
+    if (p.unknown.length) throw new Error(`the example "${text}" has pieces the ${spec.task} vocabulary does not know`);
+    return Array.from(p.ids);
+  };
   if (model.config.arch === 'encoder-decoder') {
-    const s = encode(src), t = [2, ...encode(tgt)];
+    const s = encode(src), t = [...prompt(src), ...encode(tgt)]; // the decoder: <bos> tgt
     return { input: { src: Int32Array.from(s), tgt: Int32Array.from(t) }, rows: t, cols: s, stage: 'cross_weights', maskStage: null };
   }
-  const sep = model.metadata.separator || '';
-  const ids = [2, ...encode(src ? src + sep + tgt : tgt)];
+  const ids = src ? [...prompt(src), ...encode(tgt)] : prompt(tgt);
   return { input: Int32Array.from(ids), rows: ids, cols: ids, stage: 'weights', maskStage: 'masked' };
 }
 
@@ -100,7 +105,7 @@ function look(model) {
   // The language model's agreement probe on the example: after the subject, the probability of
   // the verb form that agrees (good) and of the one that does not (bad), from the core's probs.
   if (spec.example.good) {
-    const ids = [2, ...Array.from(model.tokenizer.encode(prompt).ids)];
+    const ids = Array.from(model.prompt(prompt).ids);
     const t = model.forward(Int32Array.from(ids));
     try {
       const probs = t.get('probs');

@@ -35,10 +35,10 @@ export function encodeSource(model, text) {
 export function translateWithAlignment(model, text) {
   const enc = encodeSource(model, text);
   const g = model.generate(text, { maxTokens: model.config.maxLen - 1 });
-  const outIds = Array.from(g.tokens).filter((id) => id !== 3);
+  const tgt = g.sequence; // <bos> and the model's words, without its <eos>
+  const outIds = Array.from(tgt.subarray(1));
   const result = g.text;
   g.dispose();
-  const tgt = Int32Array.from([2, ...outIds]);
   const tr = model.forward({ src: enc.ids, tgt });
   const H = model.config.nHeads, n = tgt.length, m = enc.ids.length, rows = outIds.length;
   const layers = [];
