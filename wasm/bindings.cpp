@@ -323,11 +323,7 @@ class ModelHandle {
   std::string decode(uintptr_t ids, int n) const {
     return guard([&]() {
       const int* p = reinterpret_cast<const int*>(ids);
-      const int V = model->config().vocab_size;
-      for (int i = 0; i < n; ++i)
-        if (p[i] < 0 || p[i] >= V)
-          ap::fail("token id " + std::to_string(p[i]) + " is outside the vocabulary (size " + std::to_string(V) + ")");
-      return model->tokenizer().decode(std::vector<int>(p, p + n));
+      return model->tokenizer().decode(std::vector<int>(p, p + n));  // the tokenizer checks the ids
     }, std::string("\x01"));
   }
   TraceHandle* forward(uintptr_t src, int n_src, uintptr_t tgt, int n_tgt, val switches) const {
@@ -405,29 +401,13 @@ class ModelHandle {
 // `depth` times, attention only (stack "attention_only") and with the block's FFN ("with_ffn").
 TraceHandle* attention_stacks(ModelHandle& m, uintptr_t ids, int n, int layer, int depth, bool residual, bool causal) {
   return guard([&]() -> TraceHandle* {
-    const ap::ModelConfig& cfg = m.model->config();
-    if (cfg.arch == ap::Arch::EncoderDecoder) ap::fail("attentionStacks needs a decoder-only or encoder-only model");
-    if (layer < 0 || layer >= cfg.n_layers)
-      ap::fail("layer " + std::to_string(layer) + " is out of range: the model has " + std::to_string(cfg.n_layers) + " layers");
     const int* p = reinterpret_cast<const int*>(ids);
-    ap::Trace fwd;
-    m.model->forward(fwd, std::vector<int>(p, p + n));
-    const std::string stack = cfg.arch == ap::Arch::EncoderOnly ? "encoder" : "decoder";
-    const ap::Stage* x = nullptr;
-    for (const ap::Stage& s : fwd.stages())
-      if (s.name == "x" && s.stack == stack) x = &s;
-    if (!x) ap::fail("the forward pass recorded no input rows");
-    const ap::Mat x0 = mat_from(reinterpret_cast<uintptr_t>(x->data.data()), x->shape[0], x->shape[1]);
-    const auto& blocks = cfg.arch == ap::Arch::EncoderOnly ? m.model->weights().encoder : m.model->weights().decoder;
+    ap::AttentionStackOptions opt;
+    opt.depth = depth;
+    opt.residual = residual;
+    opt.causal = causal;
     auto h = std::make_unique<TraceHandle>();
-    for (const bool ffn : {false, true}) {
-      ap::AttentionStackOptions opt;
-      opt.depth = depth;
-      opt.with_ffn = ffn;
-      opt.residual = residual;
-      opt.causal = causal;
-      ap::attention_stack(h->trace, x0, blocks[static_cast<size_t>(layer)], cfg, opt, ffn ? "with_ffn" : "attention_only");
-    }
+    ap::attention_stacks(h->trace, *m.model, std::vector<int>(p, p + n), layer, opt);
     return h.release();
   }, nullptr);
 }
@@ -819,9 +799,7 @@ class RnnAttnHandle {
     return guard([&]() {
       const int* q = reinterpret_cast<const int*>(p);
       const std::vector<int> ids(q, q + n);
-      for (int id : ids)
-        if (id < 0 || id >= model->config().vocab_size) ap::fail("token id " + std::to_string(id) + " is outside the vocabulary");
-      return model->tokenizer().decode(ids);
+      return model->tokenizer().decode(ids);  // the tokenizer checks the ids
     }, std::string("\x01"));
   }
   // The encoder alone on the source text.

@@ -64,4 +64,25 @@ void attention_stack(Trace& tr, const Mat& x0, const BlockWeights& b, const Mode
   }
 }
 
+void attention_stacks(Trace& tr, const Model& model, const std::vector<int>& ids, int layer,
+                      AttentionStackOptions opt) {
+  const ModelConfig& cfg = model.config();
+  if (cfg.arch == Arch::EncoderDecoder) fail("attentionStacks needs a decoder-only or encoder-only model");
+  if (layer < 0 || layer >= cfg.n_layers)
+    fail("layer " + std::to_string(layer) + " is out of range: the model has " + std::to_string(cfg.n_layers) +
+         " layers");
+  Trace fwd;
+  model.forward(fwd, ids);
+  const std::string stack = cfg.arch == Arch::EncoderOnly ? "encoder" : "decoder";
+  const Stage* x = fwd.find("x", stack);
+  if (!x) fail("the forward pass recorded no input rows");
+  const Mat x0 = Eigen::Map<const Mat>(x->data.data(), x->shape[0], x->shape[1]);
+  const auto& blocks = cfg.arch == Arch::EncoderOnly ? model.weights().encoder : model.weights().decoder;
+  tr.clear();
+  for (const bool ffn : {false, true}) {
+    opt.with_ffn = ffn;
+    attention_stack(tr, x0, blocks[static_cast<size_t>(layer)], cfg, opt, ffn ? "with_ffn" : "attention_only");
+  }
+}
+
 }  // namespace ap

@@ -5,6 +5,7 @@
 // is a weighted average of the previous rows' values (then LayerNorm), and the rows converge.
 #pragma once
 #include <string>
+#include <vector>
 #include "core/model.hpp"
 
 namespace ap {
@@ -24,6 +25,12 @@ struct AttentionStackOptions {
 // Post-norm, as the trained models: x <- LN1(attn(x) [+ x]); with the FFN x <- LN2(ffn(x) [+ x]).
 void attention_stack(Trace& tr, const Mat& x, const BlockWeights& b, const ModelConfig& cfg,
                      const AttentionStackOptions& opt, const std::string& stack);
+
+// The model's input rows for `ids` (stage x of its main stack) through its block `layer`, applied
+// opt.depth times as attention only (stack "attention_only") and with the FFN ("with_ffn"), both
+// into tr. opt.with_ffn is ignored. Throws for an encoder-decoder model or a layer out of range.
+void attention_stacks(Trace& tr, const Model& model, const std::vector<int>& ids, int layer,
+                      AttentionStackOptions opt);
 
 // Mean of cos(x_i, x_j) over pairs i < j of the rows of x (1 for a single row); cos (n, n) if given.
 double mean_row_cosine(const Mat& x, Mat* cos = nullptr);
