@@ -168,7 +168,7 @@ class PageRunner {
 }
 
 const MIME = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
-const SERVED = ['tests/bench/', 'build/bench/', 'node_modules/', 'wasm/index.js', 'wasm/build/'];
+const SERVED = ['tests/bench/', 'build/bench/', 'node_modules/', 'wasm/index.js', 'wasm/lib/', 'wasm/build/'];
 
 async function openBrowser() {
   const { chromium } = await import('playwright-core');
