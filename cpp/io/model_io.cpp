@@ -40,8 +40,7 @@ double shortest_decimal(float x) {
 void read_int(const json& j, const char* key, int& out) {
   if (!j.contains(key)) return;
   const json& v = j[key];
-  if (!v.is_number_integer())
-    fail(std::string("config key '") + key + "' must be an integer, got " + v.type_name());
+  if (!v.is_number_integer()) fail(std::string("config key '") + key + "' must be an integer, got " + v.type_name());
   // The unsigned check first: a huge unsigned value would wrap when read as int64.
   if ((v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT_MAX)) ||
       (!v.is_number_unsigned() && (v.get<int64_t>() > INT_MAX || v.get<int64_t>() < INT_MIN)))
@@ -52,16 +51,14 @@ void read_int(const json& j, const char* key, int& out) {
 void read_bool(const json& j, const char* key, bool& out) {
   if (!j.contains(key)) return;
   const json& v = j[key];
-  if (!v.is_boolean())
-    fail(std::string("config key '") + key + "' must be true or false, got " + v.type_name());
+  if (!v.is_boolean()) fail(std::string("config key '") + key + "' must be true or false, got " + v.type_name());
   out = v.get<bool>();
 }
 
 bool read_string(const json& j, const char* key, std::string& out) {
   if (!j.contains(key)) return false;
   const json& v = j[key];
-  if (!v.is_string())
-    fail(std::string("config key '") + key + "' must be a string, got " + v.type_name());
+  if (!v.is_string()) fail(std::string("config key '") + key + "' must be a string, got " + v.type_name());
   out = v.get<std::string>();
   return true;
 }
@@ -71,7 +68,6 @@ std::string shape_string(const std::vector<int64_t>& shape) {
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
 }
-
 
 // A lower bound on the floats a model with this config holds (tok_emb and the block matrices
 // named in model.hpp; biases, norms and the LM head left out), checked against the file
@@ -172,6 +168,61 @@ ModelConfig config_from_json(const std::string& text) {
   return cfg;
 }
 
+SafeTensors model_file(const std::map<std::string, std::string>& metadata, const std::string& config_json,
+                       const std::vector<std::string>& vocab) {
+  SafeTensors st;
+  for (const auto& [key, value] : metadata) st.metadata[key] = value;
+  st.metadata["format"] = kFormat;
+  st.metadata["config"] = config_json;
+  st.metadata["vocab"] = json(vocab).dump();  // the Tokenizer guarantees valid UTF-8
+  return st;
+}
+
+void add_tensor(SafeTensors& st, const std::string& name, const std::vector<int>& shape, const float* data) {
+  TensorData t;
+  t.shape.assign(shape.begin(), shape.end());
+  t.data.assign(data, data + element_count(shape));
+  if (!st.tensors.emplace(name, std::move(t)).second) fail("model has two tensors named '" + name + "'");
+}
+
+SafeTensors read_model_file(const uint8_t* bytes, size_t size) {
+  SafeTensors st = read_safetensors(bytes, size);
+  const std::string format = meta_or_fail(st, "format");
+  if (format != kFormat)
+    fail("unsupported model format \"" + format.substr(0, 80) + "\" (expected \"" + kFormat + "\")");
+  return st;
+}
+
+void check_weight_count(const SafeTensors& st, uint64_t needed) {
+  uint64_t file_floats = 0;
+  for (const auto& [name, t] : st.tensors) file_floats += t.data.size();
+  if (file_floats < needed)
+    fail("model file holds " + std::to_string(file_floats) + " weights but its config needs at least " +
+         std::to_string(needed) + " (wrong or truncated file?)");
+}
+
+void read_tensor(const SafeTensors& st, const std::string& name, const std::vector<int>& shape, float* data) {
+  const auto it = st.tensors.find(name);
+  if (it == st.tensors.end()) fail("missing tensor '" + name + "'");
+  const TensorData& t = it->second;
+  const std::vector<int64_t> want(shape.begin(), shape.end());
+  if (t.shape != want)
+    fail("tensor '" + name + "' has shape " + shape_string(t.shape) + "; expected " + shape_string(want));
+  for (size_t i = 0; i < t.data.size(); ++i)
+    if (!std::isfinite(t.data[i]))
+      fail("tensor '" + name + "' contains " + (std::isnan(t.data[i]) ? "NaN" : "Inf") + " (at element " +
+           std::to_string(i) + ")");
+  std::copy(t.data.begin(), t.data.end(), data);
+}
+
+void finish_reading(const SafeTensors& st, const std::set<std::string>& expected, const std::string& what,
+                    std::map<std::string, std::string>& metadata) {
+  for (const auto& [name, t] : st.tensors)
+    if (!expected.count(name)) fail("unexpected tensor '" + name.substr(0, 120) + "' " + what);
+  for (const auto& [key, value] : st.metadata)  // keep free-form keys (task, separator, ...)
+    if (key != "format" && key != "config" && key != "vocab") metadata[key] = value;
+}
+
 std::vector<uint8_t> save_model(Model& model) {
   ModelConfig cfg = model.config();
   const Tokenizer& tok = model.tokenizer();
@@ -179,85 +230,34 @@ std::vector<uint8_t> save_model(Model& model) {
   cfg.tokenizer = Tokenizer::name_of(tok.kind());
   if (cfg.vocab_size == 0) cfg.vocab_size = tok.size();
   if (cfg.vocab_size != tok.size())
-    fail("model config vocab_size (" + std::to_string(cfg.vocab_size) +
-         ") differs from its tokenizer's vocabulary (" + std::to_string(tok.size()) + ")");
-
-  SafeTensors st;
-  for (const auto& [key, value] : model.metadata()) st.metadata[key] = value;  // task, separator, ...
-  st.metadata["format"] = kFormat;
-  st.metadata["config"] = config_to_json(cfg);
-  st.metadata["vocab"] = json(tok.vocab()).dump();  // the Tokenizer guarantees valid UTF-8
-
-  for (const Model::NamedTensor& nt : model.named_tensors()) {
-    TensorData t;
-    size_t numel = 1;
-    for (const int dim : nt.shape) {
-      t.shape.push_back(dim);
-      numel *= static_cast<size_t>(dim);
-    }
-    t.data.assign(nt.data, nt.data + numel);
-    if (!st.tensors.emplace(nt.name, std::move(t)).second)
-      fail("model has two tensors named '" + nt.name + "'");
-  }
+    fail("model config vocab_size (" + std::to_string(cfg.vocab_size) + ") differs from its tokenizer's vocabulary (" +
+         std::to_string(tok.size()) + ")");
+  SafeTensors st = model_file(model.metadata(), config_to_json(cfg), tok.vocab());
+  for (const Model::NamedTensor& nt : model.named_tensors()) add_tensor(st, nt.name, nt.shape, nt.data);
   return write_safetensors(st);
 }
 
 Model load_model(const uint8_t* bytes, size_t size) {
-  SafeTensors st = read_safetensors(bytes, size);
-
-  const std::string format = meta_or_fail(st, "format");
-  if (format != kFormat)
-    fail("unsupported model format \"" + format.substr(0, 80) + "\" (expected \"" + kFormat + "\")");
-  ModelConfig cfg;
-  try {
-    cfg = config_from_json(meta_or_fail(st, "config"));
-  } catch (const Error& e) {
-    fail(std::string("model file: ") + e.what());
-  }
+  const SafeTensors st = read_model_file(bytes, size);
+  ModelConfig cfg = in_model_file([&] { return config_from_json(meta_or_fail(st, "config")); });
   std::vector<std::string> vocab = vocab_from_json(meta_or_fail(st, "vocab"));
   const auto kind = Tokenizer::kind_from_name(cfg.tokenizer);
-  Tokenizer tok = [&] {
-    try {
-      return Tokenizer(kind, std::move(vocab));
-    } catch (const Error& e) {
-      fail(std::string("model file: ") + e.what());
-    }
-  }();
+  Tokenizer tok = in_model_file([&] { return Tokenizer(kind, std::move(vocab)); });
   if (cfg.vocab_size == 0) cfg.vocab_size = tok.size();  // 0 means "from the tokenizer"
   if (cfg.vocab_size != tok.size())
-    fail("model file: config vocab_size is " + std::to_string(cfg.vocab_size) +
-         " but the vocabulary has " + std::to_string(tok.size()) + " entries");
-
-  uint64_t file_floats = 0;
-  for (const auto& [name, t] : st.tensors) file_floats += t.data.size();
-  const uint64_t needed = min_weight_count(cfg);
-  if (file_floats < needed)
-    fail("model file holds " + std::to_string(file_floats) + " weights but its config needs at least " +
-         std::to_string(needed) + " (wrong or truncated file?)");
+    fail("model file: config vocab_size is " + std::to_string(cfg.vocab_size) + " but the vocabulary has " +
+         std::to_string(tok.size()) + " entries");
+  check_weight_count(st, min_weight_count(cfg));
 
   Model model(cfg, std::move(tok));
   std::set<std::string> expected;
   for (const Model::NamedTensor& nt : model.named_tensors()) {
     expected.insert(nt.name);
-    const auto it = st.tensors.find(nt.name);
-    if (it == st.tensors.end()) fail("missing tensor '" + nt.name + "'");
-    const TensorData& t = it->second;
-    const std::vector<int64_t> want(nt.shape.begin(), nt.shape.end());
-    if (t.shape != want)
-      fail("tensor '" + nt.name + "' has shape " + shape_string(t.shape) + "; expected " +
-           shape_string(want));
-    for (size_t i = 0; i < t.data.size(); ++i)
-      if (!std::isfinite(t.data[i]))
-        fail("tensor '" + nt.name + "' contains " + (std::isnan(t.data[i]) ? "NaN" : "Inf") +
-             " (at element " + std::to_string(i) + ")");
-    std::copy(t.data.begin(), t.data.end(), nt.data);
+    read_tensor(st, nt.name, nt.shape, nt.data);
   }
-  for (const auto& [name, t] : st.tensors)
-    if (!expected.count(name))
-      fail("unexpected tensor '" + name.substr(0, 120) + "' (not part of a " +
-           to_string(cfg.arch) + " model with this config; wrong file?)");
-  for (const auto& [key, value] : st.metadata)  // keep free-form keys (task, separator, ...)
-    if (key != "format" && key != "config" && key != "vocab") model.mutable_metadata()[key] = value;
+  finish_reading(st, expected,
+                 std::string("(not part of a ") + to_string(cfg.arch) + " model with this config; wrong file?)",
+                 model.mutable_metadata());
   return model;
 }
 

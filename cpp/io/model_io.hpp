@@ -2,6 +2,8 @@
 // (JSON array) in the header metadata, so one file is the whole model.
 #pragma once
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 #include "core/config.hpp"
@@ -23,5 +25,29 @@ Model load_model(const uint8_t* bytes, size_t size);
 // a metadata value that must be there, and the vocabulary as a JSON array of strings.
 std::string meta_or_fail(const SafeTensors& st, const char* key);
 std::vector<std::string> vocab_from_json(const std::string& text);
+// A new file: the free-form metadata (task, separator, ...), the format tag, config and vocabulary.
+SafeTensors model_file(const std::map<std::string, std::string>& metadata, const std::string& config_json,
+                       const std::vector<std::string>& vocab);
+// Adds one tensor (its values copied from data); throws for a name used twice.
+void add_tensor(SafeTensors& st, const std::string& name, const std::vector<int>& shape, const float* data);
+// Reads the container and checks the format tag.
+SafeTensors read_model_file(const uint8_t* bytes, size_t size);
+// Runs make(), naming the model file in an ap::Error it throws ("model file: ...").
+template <typename Make>
+auto in_model_file(Make&& make) -> decltype(make()) {
+  try {
+    return make();
+  } catch (const Error& e) {
+    fail(std::string("model file: ") + e.what());
+  }
+}
+// Fails before anything is allocated if the file holds fewer than `needed` floats.
+void check_weight_count(const SafeTensors& st, uint64_t needed);
+// Copies tensor `name` of the file into data after checking it is there, shaped and finite.
+void read_tensor(const SafeTensors& st, const std::string& name, const std::vector<int>& shape, float* data);
+// Fails for a tensor of the file not in `expected` (`what` ends the message), then copies the
+// free-form metadata into `metadata`.
+void finish_reading(const SafeTensors& st, const std::set<std::string>& expected, const std::string& what,
+                    std::map<std::string, std::string>& metadata);
 
 }  // namespace ap

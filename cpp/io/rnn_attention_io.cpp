@@ -14,7 +14,6 @@ namespace ap {
 namespace {
 
 using json = nlohmann::json;
-constexpr const char* kFormat = "attention-playground/1";  // the same tag as io/model_io.cpp
 constexpr const char* kArch = "rnn-attention";
 
 int read_size(const json& j, const char* key, int fallback) {
@@ -68,77 +67,28 @@ RnnAttnConfig rnn_attention_config_from_json(const std::string& text) {
 }
 
 std::vector<uint8_t> save_rnn_attention(RnnAttnModel& model) {
-  SafeTensors st;
-  for (const auto& [k, v] : model.metadata()) st.metadata[k] = v;
-  st.metadata["format"] = kFormat;
-  st.metadata["config"] = rnn_attention_config_to_json(model.config());
-  st.metadata["vocab"] = json(model.tokenizer().vocab()).dump();
-  for (const auto& nt : model.named_tensors()) {
-    TensorData t;
-    size_t n = 1;
-    for (int d : nt.shape) {
-      t.shape.push_back(d);
-      n *= static_cast<size_t>(d);
-    }
-    t.data.assign(nt.data, nt.data + n);
-    st.tensors.emplace(nt.name, std::move(t));
-  }
+  SafeTensors st =
+      model_file(model.metadata(), rnn_attention_config_to_json(model.config()), model.tokenizer().vocab());
+  for (const auto& nt : model.named_tensors()) add_tensor(st, nt.name, nt.shape, nt.data);
   return write_safetensors(st);
 }
 
 RnnAttnModel load_rnn_attention(const uint8_t* bytes, size_t size) {
-  SafeTensors st = read_safetensors(bytes, size);
-  const std::string format = meta_or_fail(st, "format");
-  if (format != kFormat)
-    fail("unsupported model format \"" + format.substr(0, 80) + "\" (expected \"" + kFormat + "\")");
-  RnnAttnConfig cfg;
-  try {
-    cfg = rnn_attention_config_from_json(meta_or_fail(st, "config"));
-  } catch (const Error& e) {
-    fail(std::string("model file: ") + e.what());
-  }
+  const SafeTensors st = read_model_file(bytes, size);
+  const RnnAttnConfig cfg = in_model_file([&] { return rnn_attention_config_from_json(meta_or_fail(st, "config")); });
   std::vector<std::string> vocab = vocab_from_json(meta_or_fail(st, "vocab"));
   // The weights the config asks for must be in the file before anything is allocated.
-  {
-    const uint64_t V = vocab.size(), E = cfg.d_emb, H = cfg.d_enc, Ds = cfg.d_dec, A = cfg.d_att;
-    const uint64_t need = V * E + 2 * (E * H + H * H) + H * Ds + Ds * A + 2 * H * A + E * Ds + 2 * H * Ds +
-                          Ds * Ds + (Ds + 2 * H) * V;
-    uint64_t have = 0;
-    for (const auto& [name, t] : st.tensors) have += t.data.size();
-    if (have < need)
-      fail("model file holds " + std::to_string(have) + " weights but its config needs " + std::to_string(need) +
-           " (wrong or truncated file?)");
-  }
+  const uint64_t V = vocab.size(), E = cfg.d_emb, H = cfg.d_enc, Ds = cfg.d_dec, A = cfg.d_att;
+  check_weight_count(
+      st, V * E + 2 * (E * H + H * H) + H * Ds + Ds * A + 2 * H * A + E * Ds + 2 * H * Ds + Ds * Ds + (Ds + 2 * H) * V);
   const auto kind = Tokenizer::kind_from_name(cfg.tokenizer);
-  RnnAttnModel model = [&] {
-    try {
-      return RnnAttnModel(cfg, Tokenizer(kind, std::move(vocab)));
-    } catch (const Error& e) {
-      fail(std::string("model file: ") + e.what());
-    }
-  }();
+  RnnAttnModel model = in_model_file([&] { return RnnAttnModel(cfg, Tokenizer(kind, std::move(vocab))); });
   std::set<std::string> expected;
   for (const auto& nt : model.named_tensors()) {
     expected.insert(nt.name);
-    const auto it = st.tensors.find(nt.name);
-    if (it == st.tensors.end()) fail("missing tensor '" + nt.name + "'");
-    const std::vector<int64_t> want(nt.shape.begin(), nt.shape.end());
-    if (it->second.shape != want) {
-      std::string got;
-      for (int64_t d : it->second.shape) got += (got.empty() ? "" : ", ") + std::to_string(d);
-      std::string exp;
-      for (int64_t d : want) exp += (exp.empty() ? "" : ", ") + std::to_string(d);
-      fail("tensor '" + nt.name + "' has shape [" + got + "]; expected [" + exp + "]");
-    }
-    const std::vector<float>& d = it->second.data;
-    for (size_t i = 0; i < d.size(); ++i)
-      if (!std::isfinite(d[i])) fail("tensor '" + nt.name + "' contains " + (std::isnan(d[i]) ? "NaN" : "Inf"));
-    std::copy(d.begin(), d.end(), nt.data);
+    read_tensor(st, nt.name, nt.shape, nt.data);
   }
-  for (const auto& [name, t] : st.tensors)
-    if (!expected.count(name)) fail("unexpected tensor '" + name.substr(0, 120) + "' in an rnn-attention model file");
-  for (const auto& [k, v] : st.metadata)
-    if (k != "format" && k != "config" && k != "vocab") model.mutable_metadata()[k] = v;
+  finish_reading(st, expected, "in an rnn-attention model file", model.mutable_metadata());
   return model;
 }
 

@@ -10,15 +10,15 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
-#include <memory>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/model.hpp"
-#include "tools/options.hpp"
 #include "core/tensor.hpp"
 #include "io/model_io.hpp"
+#include "tools/options.hpp"
 #include "train/evaluate.hpp"
 #include "train/trainer.hpp"
 
@@ -47,17 +47,12 @@ const char kUsage[] =
     "  --out FILE         write the model here (safetensors)\n"
     "  --init FILE        fine-tune: start from this model's weights (sizes come from it)\n";
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 void print_eval(const char* what, const EvalResult& r) {
   std::printf("%s: %.2f%% (%d/%d)", what, 100.0 * r.accuracy(), r.correct, r.total);
   std::string worst;
   const double w = r.worst_kind(&worst);
   std::printf("; worst kind %s %.2f%%\n", worst.c_str(), 100.0 * w);
-  for (const auto& [kind, ct] : r.by_kind)
-    std::printf("    %-22s %6.2f%% (%d/%d)\n", kind.c_str(), 100.0 * ct.first / ct.second, ct.first, ct.second);
+  tools::print_kinds(r);
 }
 
 }  // namespace
@@ -80,12 +75,7 @@ int main(int argc, char** argv) {
     cfg.model.act = act_from_string(get("act", "gelu"));
     cfg.model.norm = norm_from_string(get("norm", "post"));
     cfg.batch = static_cast<int>(num("batch", 64));
-    cfg.optim.lr = static_cast<float>(num("lr", 2e-3));
-    cfg.optim.total_steps = steps;
-    cfg.optim.warmup_steps = static_cast<int>(num("warmup", std::max(1, steps / 20)));
-    cfg.optim.min_lr_ratio = static_cast<float>(num("min-lr", 0.1));
-    cfg.optim.weight_decay = static_cast<float>(num("weight-decay", 0.01));
-    cfg.optim.clip_norm = static_cast<float>(num("clip", 1.0));
+    cfg.optim = tools::read_optim(opt, steps, {2e-3, 0.1, 0.01});
     cfg.seed = static_cast<uint64_t>(num("seed", 1));
     cfg.threads = static_cast<int>(num("threads", 2));
     const int log_every = static_cast<int>(num("log-every", 100));
@@ -116,35 +106,27 @@ int main(int argc, char** argv) {
     if (init_model) trainer.start_from(*init_model);
     const ModelConfig& mc = trainer.model_config();
     std::printf("%s\n", opt.command().c_str());
-    std::printf("task %s: %s, vocab %d, max_len %d, d_model %d, heads %d, layers %d, d_ff %d, %zu parameters (%.0f KB)\n",
-                cfg.task.c_str(), to_string(mc.arch), mc.vocab_size, mc.max_len, mc.d_model, mc.n_heads, mc.n_layers,
-                mc.d_ff, trainer.params().size(), trainer.params().size() * 4 / 1024.0);
+    std::printf(
+        "task %s: %s, vocab %d, max_len %d, d_model %d, heads %d, layers %d, d_ff %d, %zu parameters (%.0f KB)\n",
+        cfg.task.c_str(), to_string(mc.arch), mc.vocab_size, mc.max_len, mc.d_model, mc.n_heads, mc.n_layers, mc.d_ff,
+        trainer.params().size(), trainer.params().size() * 4 / 1024.0);
     std::fflush(stdout);
 
-    const auto t0 = std::chrono::steady_clock::now();
-    double eval_time = 0.0, loss_avg = 0.0;
-    for (int s = 0; s < steps; ++s) {
-      const float loss = trainer.step();
-      loss_avg = s == 0 ? loss : 0.95 * loss_avg + 0.05 * loss;
-      if ((s + 1) % log_every == 0 || s == 0 || s + 1 == steps) {
-        std::printf("step %5d  loss %.4f (avg %.4f)  lr %.2e  |g| %.3f  %.0fs\n", s + 1, loss, loss_avg,
-                    learning_rate(cfg.optim, s), trainer.last_grad_norm(), seconds_since(t0));
-        std::fflush(stdout);
-      }
+    double eval_time = 0.0;
+    const double train_time = tools::train_loop(trainer, cfg.optim, steps, log_every, [&](int s) {
       if (eval_every > 0 && (s + 1) % eval_every == 0 && s + 1 < steps) {
         const auto e0 = std::chrono::steady_clock::now();
         const EvalResult r = trainer.evaluate(200, eval_seed);
-        eval_time += seconds_since(e0);
+        eval_time += tools::seconds_since(e0);
         std::printf("  held-out (200): %.2f%%\n", 100.0 * r.accuracy());
         std::fflush(stdout);
       }
-    }
-    const double train_time = seconds_since(t0);
+    });
     std::printf("trained %d steps in %.1fs wall (%.1fs of it quick evaluations)\n", steps, train_time, eval_time);
 
     auto e0 = std::chrono::steady_clock::now();
     print_eval("held-out, trainer forward", trainer.evaluate(eval_n, eval_seed));
-    std::printf("  (%.1fs)\n", seconds_since(e0));
+    std::printf("  (%.1fs)\n", tools::seconds_since(e0));
 
     // The model file: weights, config, vocabulary, and how to prompt it.
     Model model(mc, trainer.task().tokenizer());
@@ -158,13 +140,8 @@ int main(int argc, char** argv) {
     e0 = std::chrono::steady_clock::now();
     const EvalResult core = evaluate_model(reloaded, trainer.task(), eval_n, eval_seed, cfg.threads);
     print_eval("held-out, inference core on the saved file", core);
-    std::printf("  (%.1fs)\n", seconds_since(e0));
-    if (!out.empty()) {
-      std::ofstream f(out, std::ios::binary);
-      f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-      if (!f) fail("cannot write " + out);
-      std::printf("wrote %s (%zu bytes)\n", out.c_str(), bytes.size());
-    }
+    std::printf("  (%.1fs)\n", tools::seconds_since(e0));
+    tools::write_file(out, bytes);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "train: %s\n", e.what());
     return 1;

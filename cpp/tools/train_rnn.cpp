@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "core/rnn_attention.hpp"
-#include "tools/options.hpp"
 #include "io/rnn_attention_io.hpp"
+#include "tools/options.hpp"
 #include "train/rnn_attention.hpp"
 
 using namespace ap;
@@ -40,10 +40,6 @@ const char kUsage[] =
     "  --out FILE         write the model here (safetensors)\n";
 
 const char* const kNotesEnglish = "The agreement on the European Economic Area was signed in August 1992.";
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // The notes' sentence: translation, and the source word of largest weight for each output word.
 void report_alignment(const RnnAttnModel& m) {
@@ -81,12 +77,7 @@ int main(int argc, char** argv) {
     cfg.model.d_dec = static_cast<int>(num("d-dec", 64));
     cfg.model.d_att = static_cast<int>(num("d-att", 32));
     cfg.batch = static_cast<int>(num("batch", 32));
-    cfg.optim.lr = static_cast<float>(num("lr", 5e-3));
-    cfg.optim.total_steps = steps;
-    cfg.optim.warmup_steps = static_cast<int>(num("warmup", std::max(1, steps / 20)));
-    cfg.optim.min_lr_ratio = static_cast<float>(num("min-lr", 0.05));
-    cfg.optim.weight_decay = static_cast<float>(num("weight-decay", 0.0));
-    cfg.optim.clip_norm = static_cast<float>(num("clip", 1.0));
+    cfg.optim = tools::read_optim(opt, steps, {5e-3, 0.05, 0.0});
     cfg.seed = static_cast<uint64_t>(num("seed", 1));
     const int log_every = static_cast<int>(num("log-every", 100));
     const int eval_n = static_cast<int>(num("eval-n", 1000));
@@ -100,34 +91,19 @@ int main(int argc, char** argv) {
                 opt.command().c_str(), cfg.task.c_str(), mc.vocab_size, mc.max_len, mc.d_emb, mc.d_enc, 2 * mc.d_enc,
                 mc.d_dec, mc.d_att, trainer.params().size(), trainer.params().size() * 4 / 1024.0);
     std::fflush(stdout);
-    const auto t0 = std::chrono::steady_clock::now();
-    double avg = 0;
-    for (int s = 0; s < steps; ++s) {
-      const float loss = trainer.step();
-      avg = s == 0 ? loss : 0.95 * avg + 0.05 * loss;
-      if ((s + 1) % log_every == 0 || s == 0 || s + 1 == steps) {
-        std::printf("step %5d  loss %.4f (avg %.4f)  lr %.2e  |g| %.3f  %.0fs\n", s + 1, loss, avg,
-                    learning_rate(cfg.optim, s), trainer.last_grad_norm(), seconds_since(t0));
-        std::fflush(stdout);
-      }
-    }
-    std::printf("trained %d steps in %.1fs wall\n", steps, seconds_since(t0));
+    const double train_time = tools::train_loop(trainer, cfg.optim, steps, log_every, [](int) {});
+    std::printf("trained %d steps in %.1fs wall\n", steps, train_time);
 
     RnnAttnModel model = trainer.to_model();
     model.mutable_metadata()["train_command"] = opt.command();
     const std::vector<uint8_t> bytes = save_rnn_attention(model);
     const RnnAttnModel reloaded = load_rnn_attention(bytes.data(), bytes.size());
     const EvalResult r = evaluate_rnn_attention(reloaded, trainer.task(), eval_n, eval_seed);
-    std::printf("held-out exact match (inference core, saved file): %.2f%% (%d/%d)\n", 100.0 * r.accuracy(), r.correct, r.total);
-    for (const auto& [kind, ct] : r.by_kind)
-      std::printf("    %-22s %6.2f%% (%d/%d)\n", kind.c_str(), 100.0 * ct.first / ct.second, ct.first, ct.second);
+    std::printf("held-out exact match (inference core, saved file): %.2f%% (%d/%d)\n", 100.0 * r.accuracy(), r.correct,
+                r.total);
+    tools::print_kinds(r);
     if (cfg.task == "translate") report_alignment(reloaded);
-    if (!out.empty()) {
-      std::ofstream f(out, std::ios::binary);
-      f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-      if (!f) fail("cannot write " + out);
-      std::printf("wrote %s (%zu bytes)\n", out.c_str(), bytes.size());
-    }
+    tools::write_file(out, bytes);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "train_rnn: %s\n", e.what());
     return 1;
