@@ -10,32 +10,18 @@ namespace ap {
 void linear(Mat& out, const Mat& in, const Mat& w, const Vec& b) {
   out.resize(in.rows(), w.cols());
   if (in.rows() == 0) return;
-  kernels::gemm(out.data(), in.data(), w.data(), b.size() ? b.data() : nullptr,
-                static_cast<int>(in.rows()), static_cast<int>(in.cols()), static_cast<int>(w.cols()));
+  kernels::gemm(out.data(), in.data(), w.data(), b.size() ? b.data() : nullptr, static_cast<int>(in.rows()),
+                static_cast<int>(in.cols()), static_cast<int>(w.cols()));
 }
 
 void softmax_rows(MatMap out, const MatMap& in) {
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  for (Eigen::Index i = 0; i < in.rows(); ++i) {
-    const float mx = in.row(i).maxCoeff();
-    if (mx == neg_inf) {  // every key masked: no distribution exists; we define zeros
-      out.row(i).setZero();
-      continue;
-    }
-    float sum = 0.0f;
-    for (Eigen::Index j = 0; j < in.cols(); ++j) {
-      const float e = std::exp(in(i, j) - mx);  // exp(-inf) = 0: masked keys get 0
-      out(i, j) = e;
-      sum += e;
-    }
-    out.row(i) /= sum;
-  }
+  const int n = static_cast<int>(in.cols());
+  for (Eigen::Index i = 0; i < in.rows(); ++i) softmax_row(out.data() + i * n, in.data() + i * n, n);
 }
 
 void softmax_rows(Mat& out, const Mat& in) {
   out.resize(in.rows(), in.cols());
-  softmax_rows(MatMap(out.data(), out.rows(), out.cols()),
-               MatMap(const_cast<float*>(in.data()), in.rows(), in.cols()));
+  softmax_rows(MatMap(out.data(), out.rows(), out.cols()), MatMap(const_cast<float*>(in.data()), in.rows(), in.cols()));
 }
 
 void layer_norm(Mat& out, const Mat& in, const Vec& gamma, const Vec& beta, float eps, Mat* stats) {
@@ -43,25 +29,13 @@ void layer_norm(Mat& out, const Mat& in, const Vec& gamma, const Vec& beta, floa
   out.resize(n, d);
   if (stats) stats->resize(n, 2);
   for (Eigen::Index i = 0; i < n; ++i) {
-    // Two passes in double: the mean first, then the variance around it (no cancellation).
-    double mu = 0.0;
-    for (Eigen::Index j = 0; j < d; ++j) mu += in(i, j);
-    mu /= static_cast<double>(d);
-    double var = 0.0;
-    for (Eigen::Index j = 0; j < d; ++j) var += (in(i, j) - mu) * (in(i, j) - mu);
-    var /= static_cast<double>(d);
-    const double sigma = std::sqrt(var + static_cast<double>(eps));
-    for (Eigen::Index j = 0; j < d; ++j)
-      out(i, j) = static_cast<float>((in(i, j) - mu) / sigma) * gamma(j) + beta(j);
+    const NormStats s = layer_norm_row(out.data() + i * d, in.data() + i * d, gamma.data(), beta.data(),
+                                       static_cast<int>(d), static_cast<double>(eps));
     if (stats) {
-      (*stats)(i, 0) = static_cast<float>(mu);
-      (*stats)(i, 1) = static_cast<float>(sigma);
+      (*stats)(i, 0) = static_cast<float>(s.mean);
+      (*stats)(i, 1) = static_cast<float>(s.sigma);
     }
   }
-}
-
-float gelu(float x) {
-  return static_cast<float>(0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))));
 }
 
 void activation(Mat& out, const Mat& in, Act act) {
@@ -75,14 +49,8 @@ void activation(Mat& out, const Mat& in, Act act) {
 
 void sinusoidal_positions(Mat& pe, int rows, int d, int offset) {
   pe.resize(rows, d);
-  for (int r = 0; r < rows; ++r) {
-    const double pos = offset + r;
-    for (int c = 0; c < d; ++c) {
-      const int two_i = c - (c % 2);  // columns 2i and 2i+1 share a frequency
-      const double angle = pos / std::pow(10000.0, static_cast<double>(two_i) / d);
-      pe(r, c) = static_cast<float>(c % 2 == 0 ? std::sin(angle) : std::cos(angle));
-    }
-  }
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < d; ++c) pe(r, c) = static_cast<float>(sinusoid(offset + r, c, d));
 }
 
 void apply_rope(Mat& x, int n_heads, int offset) {

@@ -1,29 +1,95 @@
 // The small operations a block is made of, each a free function with outputs first:
 // linear, row softmax, LayerNorm, activations, sinusoidal positions, RoPE.
 #pragma once
+#include <cmath>
+#include <limits>
+
 #include "core/config.hpp"
 #include "core/tensor.hpp"
 
 namespace ap {
 
+// ---- one row's formulas -------------------------------------------------------------------
+// The single definition of each small formula, used by the layers below (float) and by the
+// trainer's forward functions (cpp/train/ops.cpp, float and double), which keep their own
+// backward passes.
+
+// Softmax of one row of n scores z into p (p may be z). Subtracts the row max only for numerical
+// stability; -inf scores and hidden keys (hidden[j] != 0, if given) get weight 0; a row with
+// nothing visible is all zeros (not NaN). Returns the max and the sum of exp(z - max).
+template <typename T>
+struct SoftmaxSums {
+  T max, sum;
+};
+template <typename T>
+SoftmaxSums<T> softmax_row(T* p, const T* z, int n, const unsigned char* hidden = nullptr) {
+  const T neg_inf = -std::numeric_limits<T>::infinity();
+  T mx = neg_inf;
+  for (int j = 0; j < n; ++j)
+    if (!(hidden && hidden[j]) && z[j] > mx) mx = z[j];
+  T sum = 0;
+  if (mx == neg_inf) {  // every key masked: no distribution exists; we define zeros
+    for (int j = 0; j < n; ++j) p[j] = 0;
+    return {mx, sum};
+  }
+  for (int j = 0; j < n; ++j) {
+    const T e = hidden && hidden[j] ? T(0) : std::exp(z[j] - mx);  // exp(-inf) = 0 too
+    p[j] = e;
+    sum += e;
+  }
+  for (int j = 0; j < n; ++j) p[j] /= sum;
+  return {mx, sum};
+}
+
+// LayerNorm of one row of n values: out = (x - mean) / sigma * gamma + beta, sigma =
+// sqrt(var + eps), var biased (divide by n) as torch. Mean and variance in double, two passes
+// (no cancellation). Returns mean and sigma.
+struct NormStats {
+  double mean, sigma;
+};
+template <typename T>
+NormStats layer_norm_row(T* out, const T* x, const T* gamma, const T* beta, int n, double eps) {
+  double mu = 0.0;
+  for (int j = 0; j < n; ++j) mu += x[j];
+  mu /= static_cast<double>(n);
+  double var = 0.0;
+  for (int j = 0; j < n; ++j) var += (x[j] - mu) * (x[j] - mu);
+  var /= static_cast<double>(n);
+  const double sigma = std::sqrt(var + eps);
+  for (int j = 0; j < n; ++j) out[j] = static_cast<T>((x[j] - mu) / sigma) * gamma[j] + beta[j];
+  return {mu, sigma};
+}
+
+// GELU, the exact erf form (torch's default), computed in double.
+template <typename T>
+T gelu(T x) {
+  const double v = x;
+  return static_cast<T>(0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))));
+}
+
+// Sinusoidal positions: PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(same).
+inline double sinusoid(double pos, int c, int d) {
+  const int two_i = c - (c % 2);  // columns 2i and 2i+1 share a frequency
+  const double angle = pos / std::pow(10000.0, static_cast<double>(two_i) / d);
+  return c % 2 == 0 ? std::sin(angle) : std::cos(angle);
+}
+
+// ---- layers over matrices -----------------------------------------------------------------
+
 // out (n, d_out) = in (n, d_in) W (d_in, d_out) + b (d_out; empty for no bias)
 void linear(Mat& out, const Mat& in, const Mat& w, const Vec& b);
 
-// Row softmax of `in` into `out` (same shape). Subtracts the row max only for numerical
-// stability; -inf entries get weight 0; a row that is entirely -inf gets all zeros (not NaN).
+// Row softmax of `in` into `out` (same shape), softmax_row on each row.
 void softmax_rows(MatMap out, const MatMap& in);
 void softmax_rows(Mat& out, const Mat& in);
 
-// LayerNorm per row: (x - mu) / sqrt(var + eps) * gamma + beta, var biased (divide by d) as torch.
-// stats (n, 2), if given, receives mu and sqrt(var + eps) for each row.
+// LayerNorm per row (layer_norm_row). stats (n, 2), if given, receives mean and sigma per row.
 void layer_norm(Mat& out, const Mat& in, const Vec& gamma, const Vec& beta, float eps, Mat* stats = nullptr);
 
-// ReLU or GELU (exact erf form, torch's default).
+// ReLU or GELU (gelu above).
 void activation(Mat& out, const Mat& in, Act act);
-float gelu(float x);
 
-// PE (rows, d): PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d)),
-// pos = offset + row.
+// PE (rows, d): PE(pos, c) = sinusoid(pos, c, d), pos = offset + row.
 void sinusoidal_positions(Mat& pe, int rows, int d, int offset = 0);
 
 // RoPE: in each head's d_k columns, rotate pairs (2i, 2i+1) of row r by angle

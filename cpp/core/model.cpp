@@ -7,38 +7,19 @@
 
 #include "core/block.hpp"
 #include "core/layers.hpp"
-#include "core/rng.hpp"
+#include "core/layout.hpp"
 
 namespace ap {
 
 namespace {
 
 
-void alloc_attention(AttentionWeights& a, int d) {
-  for (Mat* w : {&a.wq, &a.wk, &a.wv, &a.wo}) w->setZero(d, d);
-  for (Vec* b : {&a.bq, &a.bk, &a.bv, &a.bo}) b->setZero(d);
+// Zero weights of a tensor's shape (LayerNorm gains ones).
+void allocate(Mat& m, const std::vector<int>& shape, TensorKind) { m.setZero(shape[0], shape[1]); }
+void allocate(Vec& v, const std::vector<int>& shape, TensorKind kind) {
+  if (kind == TensorKind::Gain) v.setOnes(shape[0]);
+  else v.setZero(shape[0]);
 }
-void alloc_norm(LayerNormWeights& ln, int d) {
-  ln.gamma.setOnes(d);
-  ln.beta.setZero(d);
-}
-void alloc_block(BlockWeights& b, const ModelConfig& c, bool cross) {
-  alloc_attention(b.self_attn, c.d_model);
-  alloc_norm(b.norm1, c.d_model);
-  b.has_cross = cross;
-  if (cross) {
-    alloc_attention(b.cross_attn, c.d_model);
-    alloc_norm(b.norm_cross, c.d_model);
-  }
-  b.ffn.w1.setZero(c.d_model, c.d_ff);
-  b.ffn.b1.setZero(c.d_ff);
-  b.ffn.w2.setZero(c.d_ff, c.d_model);
-  b.ffn.b2.setZero(c.d_model);
-  alloc_norm(b.norm2, c.d_model);
-}
-
-std::vector<int> shape_of(const Mat& m) { return {static_cast<int>(m.rows()), static_cast<int>(m.cols())}; }
-std::vector<int> shape_of(const Vec& v) { return {static_cast<int>(v.size())}; }
 
 // A plain copy, not an Eigen assignment: in the first module the -Oz LTO copy of Eigen's
 // assign loop wins at link time and costs a call per coefficient.
@@ -55,78 +36,31 @@ Model::Model(ModelConfig cfg, Tokenizer tok) : cfg_(std::move(cfg)), tok_(std::m
   if (tok_.size() != cfg_.vocab_size)
     fail("vocabulary has " + std::to_string(tok_.size()) + " entries but the config says vocab_size " +
          std::to_string(cfg_.vocab_size));
-  const int d = cfg_.d_model, V = cfg_.vocab_size;
-  w_.tok_emb.setZero(V, d);
-  if (cfg_.pos == PosKind::Learned) w_.pos_emb.setZero(cfg_.max_len, d);
-  if (cfg_.pos == PosKind::Relative) w_.rel_bias.setZero(cfg_.n_heads, 2 * cfg_.rel_clip + 1);
-  if (cfg_.has_encoder()) {
-    w_.encoder.resize(cfg_.n_layers);
-    for (auto& b : w_.encoder) alloc_block(b, cfg_, false);
-    alloc_norm(w_.enc_final_norm, d);
+  if (cfg_.has_encoder()) w_.encoder.resize(cfg_.n_layers);
+  if (cfg_.has_decoder()) w_.decoder.resize(cfg_.n_layers);
+  for (BlockWeights& b : w_.decoder) b.has_cross = cfg_.arch == Arch::EncoderDecoder;
+  // Only pre-norm files hold the final norms, but a post-norm model switched to pre-norm
+  // (Switches::norm) runs them: the identity LayerNorm until the layout fills them.
+  for (LayerNormWeights* n : {&w_.enc_final_norm, &w_.dec_final_norm}) {
+    n->gamma.setOnes(cfg_.d_model);
+    n->beta.setZero(cfg_.d_model);
   }
-  if (cfg_.has_decoder()) {
-    w_.decoder.resize(cfg_.n_layers);
-    for (auto& b : w_.decoder) alloc_block(b, cfg_, cfg_.arch == Arch::EncoderDecoder);
-    alloc_norm(w_.dec_final_norm, d);
-  }
-  w_.lm_head_w.setZero(d, V);
-  w_.lm_head_b.setZero(V);
+  for_each_tensor(cfg_, &w_, [](const std::string&, const std::vector<int>& shape, TensorKind kind, auto* t) {
+    allocate(*t, shape, kind);
+  });
 }
 
 std::vector<Model::NamedTensor> Model::named_tensors() {
   std::vector<NamedTensor> out;
-  auto add = [&](const std::string& name, auto& t) {
-    if (t.size() == 0) return;
-    out.push_back({name, shape_of(t), t.data()});
-  };
-  auto add_attn = [&](const std::string& p, AttentionWeights& a) {
-    add(p + ".wq", a.wq); add(p + ".wk", a.wk); add(p + ".wv", a.wv); add(p + ".wo", a.wo);
-    add(p + ".bq", a.bq); add(p + ".bk", a.bk); add(p + ".bv", a.bv); add(p + ".bo", a.bo);
-  };
-  auto add_norm = [&](const std::string& p, LayerNormWeights& n) {
-    add(p + ".gamma", n.gamma);
-    add(p + ".beta", n.beta);
-  };
-  auto add_stack = [&](const std::string& stack, std::vector<BlockWeights>& blocks, LayerNormWeights& fin) {
-    for (size_t i = 0; i < blocks.size(); ++i) {
-      const std::string p = stack + "." + std::to_string(i);
-      BlockWeights& b = blocks[i];
-      add_attn(p + ".self_attn", b.self_attn);
-      add_norm(p + ".norm1", b.norm1);
-      if (b.has_cross) {
-        add_attn(p + ".cross_attn", b.cross_attn);
-        add_norm(p + ".norm_cross", b.norm_cross);
-      }
-      add(p + ".ffn.w1", b.ffn.w1); add(p + ".ffn.b1", b.ffn.b1);
-      add(p + ".ffn.w2", b.ffn.w2); add(p + ".ffn.b2", b.ffn.b2);
-      add_norm(p + ".norm2", b.norm2);
-    }
-    if (cfg_.norm == NormPlace::Pre && !blocks.empty()) add_norm(stack + ".final_norm", fin);
-  };
-  add("tok_emb", w_.tok_emb);
-  if (cfg_.pos == PosKind::Learned) add("pos_emb", w_.pos_emb);
-  if (cfg_.pos == PosKind::Relative) add("rel_bias", w_.rel_bias);
-  add_stack("encoder", w_.encoder, w_.enc_final_norm);
-  add_stack("decoder", w_.decoder, w_.dec_final_norm);
-  add("lm_head.w", w_.lm_head_w);
-  add("lm_head.b", w_.lm_head_b);
+  for_each_tensor(cfg_, &w_, [&](const std::string& name, std::vector<int> shape, TensorKind kind, auto* t) {
+    out.push_back({name, std::move(shape), t->data(), kind});
+  });
   return out;
 }
 
 void Model::init_random(uint64_t seed) {
-  SplitMix64 rng{seed};
-  for (NamedTensor& t : named_tensors()) {
-    size_t size = 1;
-    for (int s : t.shape) size *= static_cast<size_t>(s);
-    const bool is_gamma = t.name.size() > 6 && t.name.compare(t.name.size() - 6, 6, ".gamma") == 0;
-    const bool is_vector = t.shape.size() == 1;
-    float a;
-    if (is_gamma) a = 0.0f;                                  // LayerNorm gain starts at 1
-    else if (is_vector) a = 0.02f;                           // small biases
-    else if (t.name == "tok_emb" || t.name == "pos_emb") a = 1.0f;
-    else a = std::sqrt(6.0f / static_cast<float>(t.shape[0] + t.shape[1]));  // Xavier uniform
-    for (size_t i = 0; i < size; ++i) t.data[i] = (is_gamma ? 1.0f : 0.0f) + rng.symmetric(a);
-  }
+  Rng rng{seed};
+  for (NamedTensor& t : named_tensors()) init_tensor(t.data, element_count(t.shape), t.shape, t.kind, rng);
 }
 
 Model::Prompt Model::prompt(const std::string& text) const {
@@ -152,11 +86,8 @@ Model::Prompt Model::prompt(const std::string& text) const {
 }
 
 void Model::check_weights() const {
-  for (const NamedTensor& t : const_cast<Model*>(this)->named_tensors()) {
-    size_t size = 1;
-    for (int s : t.shape) size *= static_cast<size_t>(s);
-    check_finite(t.data, size, "weight '" + t.name + "'");
-  }
+  for (const NamedTensor& t : const_cast<Model*>(this)->named_tensors())
+    check_finite(t.data, element_count(t.shape), "weight '" + t.name + "'");
 }
 
 

@@ -20,6 +20,7 @@
 #include <vector>
 #include "core/attention.hpp"
 #include "core/config.hpp"
+#include "core/layout.hpp"
 #include "core/tensor.hpp"
 #include "io/tokenizer.hpp"
 #include "trace/trace.hpp"
@@ -68,7 +69,7 @@ struct DecodeState {
 class Model {
  public:
   Model(ModelConfig cfg, Tokenizer tok);  // allocates zero weights of the right shapes
-  // Fills every weight from a seeded generator (Xavier-like uniform; LayerNorm gamma = 1).
+  // Fills every weight from a seeded generator by the one recipe, init_tensor (core/layout.hpp).
   void init_random(uint64_t seed);
 
   const ModelConfig& config() const { return cfg_; }
@@ -93,8 +94,9 @@ class Model {
   };
   Prompt prompt(const std::string& text) const;
 
-  // Flat list of (name, shape, pointer) over every tensor, in a stable order (save/load use it).
-  struct NamedTensor { std::string name; std::vector<int> shape; float* data; };
+  // Flat list of (name, shape, pointer, kind) over every tensor, in the order of the layout
+  // (for_each_tensor, core/layout.hpp; save/load use it).
+  struct NamedTensor { std::string name; std::vector<int> shape; float* data; TensorKind kind; };
   std::vector<NamedTensor> named_tensors();
 
   // Decoder-only / encoder-only: ids is the sequence. Encoder-decoder: src to the encoder,

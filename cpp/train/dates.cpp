@@ -95,10 +95,10 @@ class DatesTask : public Task {
     chars += "0123456789-";
     std::vector<bool> seen(128, false);
     for (char c : chars) seen[static_cast<unsigned char>(c)] = true;
-    std::vector<std::string> vocab = {"<pad>", "<unk>", "<bos>", "<eos>"};
+    std::vector<std::string> pieces;
     for (int c = 32; c < 127; ++c)
-      if (seen[static_cast<size_t>(c)]) vocab.emplace_back(1, static_cast<char>(c));
-    tok_ = Tokenizer(Tokenizer::Kind::Char, std::move(vocab));
+      if (seen[static_cast<size_t>(c)]) pieces.emplace_back(1, static_cast<char>(c));
+    tok_ = Tokenizer(Tokenizer::Kind::Char, Tokenizer::with_specials(pieces));
   }
   std::string name() const override { return "dates"; }
   Arch arch() const override { return Arch::EncoderDecoder; }

@@ -172,13 +172,13 @@ Words subject_phrase(Rng& rng, bool plural, Modifier mod, bool attractor_opposit
 }
 
 Modifier random_modifier(Rng& rng) {
-  const double u = rng.uniform();
+  const double u = rng.unit();
   return u < 0.5 ? kNone : u < 0.75 ? kPP : u < 0.9 ? kSubjectRC : kObjectRC;
 }
 
 Words verb_phrase(Rng& rng, bool plural, Tense tense) {
   Words w;
-  const double u = rng.uniform();
+  const double u = rng.unit();
   if (u < 0.4) {  // sat on the mat
     w.push_back(verb_form(pick(rng, kIntransitive), plural, tense));
     if (rng.chance(0.6)) append(w, place_phrase(rng));
@@ -249,12 +249,8 @@ Words bank_sentence(Rng& rng, bool plural, Tense tense, Words subject, std::stri
 class GrammarTask : public Task {
  public:
   GrammarTask() {
-    Words vocab = {"<pad>", "<unk>", "<bos>", "<eos>", "."};
-    auto add = [&](const std::string& word) {
-      for (const auto& v : vocab)
-        if (v == word) return;
-      vocab.push_back(word);
-    };
+    Words pieces = {"."};
+    auto add = [&](const std::string& word) { add_piece(pieces, word); };
     for (const char* w : {"the", "a", "an", "this", "every", "my", "his", "her", "our", "their", "one", "these",
                           "those", "some", "many", "two", "three", "who", "that", "and", "is", "are", "was", "were"})
       add(w);
@@ -272,7 +268,7 @@ class GrammarTask : public Task {
                           "fish", "fished", "keeps", "keep", "kept", "opens", "open", "opened", "borrows", "borrow",
                           "borrowed", "lends", "lend", "lent", "floods", "flood", "flooded"})
       add(w);
-    tok_ = Tokenizer(Tokenizer::Kind::Word, std::move(vocab));
+    tok_ = Tokenizer(Tokenizer::Kind::Word, Tokenizer::with_specials(pieces));
   }
   std::string name() const override { return "grammar"; }
   Arch arch() const override { return Arch::DecoderOnly; }
@@ -338,7 +334,7 @@ class GrammarTask : public Task {
       Words subject = subject_phrase(rng, plural, mods[k], true, k == 0 ? 1.0 : 0.3);
       if (!held_out(subject)) continue;
       fix_articles(subject);
-      const double u = rng.uniform();
+      const double u = rng.unit();
       const Verb& v = u < 0.4 ? pick(rng, kIntransitive) : u < 0.8 ? pick(rng, kTransitive).v : kBe;
       const Tense tense = (&v == &kBe && rng.chance(0.5)) ? kPast : kPresent;
       AgreementPair p;

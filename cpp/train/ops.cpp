@@ -7,22 +7,27 @@
 
 #include <Eigen/Dense>
 
+#include "core/layers.hpp"
+
 namespace ap::train {
 
 namespace {
 
-template <typename T> using MatT = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename T> using RowT = Eigen::Matrix<T, 1, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename T> using MapT = Eigen::Map<MatT<T>>;
-template <typename T> using CMapT = Eigen::Map<const MatT<T>>;
+template <typename T>
+using MatT = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename T>
+using RowT = Eigen::Matrix<T, 1, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename T>
+using MapT = Eigen::Map<MatT<T>>;
+template <typename T>
+using CMapT = Eigen::Map<const MatT<T>>;
 
 }  // namespace
 
 // ---- embeddings and positions ------------------------------------------------------------
 
 template <typename T>
-void embed_forward(T* out, const int* ids, const T* tok_emb, const T* pos_emb, const T* pe,
-                   int B, int T_, int d) {
+void embed_forward(T* out, const int* ids, const T* tok_emb, const T* pos_emb, const T* pe, int B, int T_, int d) {
   const T* pos = pos_emb ? pos_emb : pe;  // both (L, d) tables indexed by position
   for (int b = 0; b < B; ++b)
     for (int t = 0; t < T_; ++t) {
@@ -54,39 +59,28 @@ void linear_forward(T* out, const T* inp, const T* w, const T* b, int N, int C, 
 }
 
 template <typename T>
-void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T* w,
-                     int N, int C, int OC) {
+void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T* w, int N, int C, int OC) {
   CMapT<T> g(dout, N, OC);
   if (dinp) MapT<T>(dinp, N, C).noalias() += g * CMapT<T>(w, C, OC).transpose();  // (N, C)
   MapT<T>(dw, C, OC).noalias() += CMapT<T>(inp, N, C).transpose() * g;            // (C, OC)
-  if (db) Eigen::Map<RowT<T>>(db, OC) += g.colwise().sum();                        // (OC)
+  if (db) Eigen::Map<RowT<T>>(db, OC) += g.colwise().sum();                       // (OC)
 }
 
 // ---- LayerNorm ------------------------------------------------------------------------------
 
 template <typename T>
-void layernorm_forward(T* out, T* mean, T* rstd, const T* inp, const T* gamma, const T* beta,
-                       int N, int C, T eps) {
+void layernorm_forward(T* out, T* mean, T* rstd, const T* inp, const T* gamma, const T* beta, int N, int C, T eps) {
   for (int i = 0; i < N; ++i) {
-    const T* x = inp + static_cast<size_t>(i) * C;
-    // Mean, then the variance around it, accumulated in double like the inference core.
-    double mu = 0.0;
-    for (int j = 0; j < C; ++j) mu += x[j];
-    mu /= C;
-    double var = 0.0;
-    for (int j = 0; j < C; ++j) var += (x[j] - mu) * (x[j] - mu);
-    var /= C;
-    const double s = 1.0 / std::sqrt(var + static_cast<double>(eps));
-    T* o = out + static_cast<size_t>(i) * C;
-    for (int j = 0; j < C; ++j) o[j] = static_cast<T>((x[j] - mu) * s) * gamma[j] + beta[j];
-    mean[i] = static_cast<T>(mu);
-    rstd[i] = static_cast<T>(s);
+    const size_t row = static_cast<size_t>(i) * C;
+    const NormStats s = layer_norm_row(out + row, inp + row, gamma, beta, C, static_cast<double>(eps));
+    mean[i] = static_cast<T>(s.mean);
+    rstd[i] = static_cast<T>(1.0 / s.sigma);
   }
 }
 
 template <typename T>
-void layernorm_backward(T* dinp, T* dgamma, T* dbeta, const T* dout, const T* inp,
-                        const T* gamma, const T* mean, const T* rstd, int N, int C) {
+void layernorm_backward(T* dinp, T* dgamma, T* dbeta, const T* dout, const T* inp, const T* gamma, const T* mean,
+                        const T* rstd, int N, int C) {
   for (int i = 0; i < N; ++i) {
     const T* g = dout + static_cast<size_t>(i) * C;
     const T* x = inp + static_cast<size_t>(i) * C;
@@ -114,20 +108,21 @@ void layernorm_backward(T* dinp, T* dgamma, T* dbeta, const T* dout, const T* in
 
 // ---- activations and residual ---------------------------------------------------------------
 
-template <typename T> void relu_forward(T* out, const T* inp, int n) {
+template <typename T>
+void relu_forward(T* out, const T* inp, int n) {
   for (int i = 0; i < n; ++i) out[i] = inp[i] > T(0) ? inp[i] : T(0);
 }
-template <typename T> void relu_backward(T* dinp, const T* inp, const T* dout, int n) {
+template <typename T>
+void relu_backward(T* dinp, const T* inp, const T* dout, int n) {
   for (int i = 0; i < n; ++i) dinp[i] += inp[i] > T(0) ? dout[i] : T(0);
 }
 
-template <typename T> void gelu_forward(T* out, const T* inp, int n) {
-  for (int i = 0; i < n; ++i) {
-    const double x = inp[i];
-    out[i] = static_cast<T>(0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))));
-  }
+template <typename T>
+void gelu_forward(T* out, const T* inp, int n) {
+  for (int i = 0; i < n; ++i) out[i] = gelu(inp[i]);
 }
-template <typename T> void gelu_backward(T* dinp, const T* inp, const T* dout, int n) {
+template <typename T>
+void gelu_backward(T* dinp, const T* inp, const T* dout, int n) {
   for (int i = 0; i < n; ++i) {
     // d/dx [x Phi(x)] = Phi(x) + x phi(x), Phi and phi the standard normal cdf and density.
     const double x = inp[i];
@@ -137,16 +132,16 @@ template <typename T> void gelu_backward(T* dinp, const T* inp, const T* dout, i
   }
 }
 
-template <typename T> void residual_forward(T* out, const T* a, const T* b, int n) {
+template <typename T>
+void residual_forward(T* out, const T* a, const T* b, int n) {
   for (int i = 0; i < n; ++i) out[i] = a[i] + b[i];
 }
 
 // ---- attention ------------------------------------------------------------------------------
 
 template <typename T>
-void attention_forward(T* out, T* att, const T* q, const T* k, const T* v,
-                       const unsigned char* key_pad, bool causal, bool scale,
-                       int B, int T_, int S, int d, int NH) {
+void attention_forward(T* out, T* att, const T* q, const T* k, const T* v, const unsigned char* key_pad, bool causal,
+                       bool scale, int B, int T_, int S, int d, int NH) {
   const int dk = d / NH;
   const T inv_sqrt_dk = scale ? T(1) / std::sqrt(static_cast<T>(dk)) : T(1);
   CMapT<T> Q(q, B * T_, d), K(k, B * S, d), Vv(v, B * S, d);
@@ -167,20 +162,8 @@ void attention_forward(T* out, T* att, const T* q, const T* k, const T* v,
       // 2. scores = q_h k_h^T, scaled: dot products grow like sqrt(d_k).
       a.noalias() = q_h * k_h.transpose();  // (T, S) = (T, d_k)(d_k, S)
       a *= inv_sqrt_dk;
-      // 3. Softmax over the visible keys; subtract the max only for numerical stability.
-      for (int t = 0; t < T_; ++t) {
-        const unsigned char* m = &hidden[static_cast<size_t>(t) * S];
-        T mx = 0;
-        bool any = false;
-        for (int s = 0; s < S; ++s)
-          if (!m[s] && (!any || a(t, s) > mx)) { mx = a(t, s); any = true; }
-        T sum = 0;
-        for (int s = 0; s < S; ++s) {
-          a(t, s) = m[s] ? T(0) : std::exp(a(t, s) - mx);
-          sum += a(t, s);
-        }
-        if (any) a.row(t) /= sum;  // a row with every key hidden stays all zero
-      }
+      // 3. Softmax over the visible keys (a row with every key hidden stays all zero).
+      for (int t = 0; t < T_; ++t) softmax_row(&a(t, 0), &a(t, 0), S, &hidden[static_cast<size_t>(t) * S]);
       // 4. head_out = att v_h into this head's columns of the concatenation.
       O.block(b * T_, h * dk, T_, dk).noalias() = a * v_h;  // (T, d_k) = (T, S)(S, d_k)
     }
@@ -188,8 +171,8 @@ void attention_forward(T* out, T* att, const T* q, const T* k, const T* v,
 }
 
 template <typename T>
-void attention_backward(T* dq, T* dk, T* dv, const T* dout, const T* att, const T* q,
-                        const T* k, const T* v, bool scale, int B, int T_, int S, int d, int NH) {
+void attention_backward(T* dq, T* dk, T* dv, const T* dout, const T* att, const T* q, const T* k, const T* v,
+                        bool scale, int B, int T_, int S, int d, int NH) {
   const int dkh = d / NH;
   const T inv_sqrt_dk = scale ? T(1) / std::sqrt(static_cast<T>(dkh)) : T(1);
   CMapT<T> Q(q, B * T_, d), K(k, B * S, d), Vv(v, B * S, d), G(dout, B * T_, d);
@@ -220,17 +203,9 @@ template <typename T>
 void crossentropy_forward(T* losses, T* probs, const T* logits, const int* targets, int N, int V) {
   for (int i = 0; i < N; ++i) {
     const T* z = logits + static_cast<size_t>(i) * V;
-    T* p = probs + static_cast<size_t>(i) * V;
-    T mx = z[0];
-    for (int j = 1; j < V; ++j) mx = z[j] > mx ? z[j] : mx;
-    T sum = 0;
-    for (int j = 0; j < V; ++j) {
-      p[j] = std::exp(z[j] - mx);
-      sum += p[j];
-    }
-    for (int j = 0; j < V; ++j) p[j] /= sum;
+    const SoftmaxSums<T> s = softmax_row(probs + static_cast<size_t>(i) * V, z, V);
     // -log softmax = log sum exp(z - max) - (z_target - max): no log of a rounded-to-0 prob.
-    losses[i] = targets[i] == 0 ? T(0) : std::log(sum) - (z[targets[i]] - mx);
+    losses[i] = targets[i] == 0 ? T(0) : std::log(s.sum) - (z[targets[i]] - s.max);
   }
 }
 
@@ -248,24 +223,23 @@ void crossentropy_backward(T* dlogits, const T* probs, const int* targets, T sca
   }
 }
 
-#define AP_TRAIN_OPS(T)                                                                           \
-  template void embed_forward<T>(T*, const int*, const T*, const T*, const T*, int, int, int);   \
-  template void embed_backward<T>(T*, T*, const T*, const int*, int, int, int);                  \
-  template void linear_forward<T>(T*, const T*, const T*, const T*, int, int, int);              \
-  template void linear_backward<T>(T*, T*, T*, const T*, const T*, const T*, int, int, int);     \
-  template void layernorm_forward<T>(T*, T*, T*, const T*, const T*, const T*, int, int, T);     \
-  template void layernorm_backward<T>(T*, T*, T*, const T*, const T*, const T*, const T*,        \
-                                      const T*, int, int);                                       \
-  template void relu_forward<T>(T*, const T*, int);                                              \
-  template void relu_backward<T>(T*, const T*, const T*, int);                                   \
-  template void gelu_forward<T>(T*, const T*, int);                                              \
-  template void gelu_backward<T>(T*, const T*, const T*, int);                                   \
-  template void residual_forward<T>(T*, const T*, const T*, int);                                \
-  template void attention_forward<T>(T*, T*, const T*, const T*, const T*, const unsigned char*, \
-                                     bool, bool, int, int, int, int, int);                       \
-  template void attention_backward<T>(T*, T*, T*, const T*, const T*, const T*, const T*,        \
-                                      const T*, bool, int, int, int, int, int);                  \
-  template void crossentropy_forward<T>(T*, T*, const T*, const int*, int, int);                 \
+#define AP_TRAIN_OPS(T)                                                                                                \
+  template void embed_forward<T>(T*, const int*, const T*, const T*, const T*, int, int, int);                         \
+  template void embed_backward<T>(T*, T*, const T*, const int*, int, int, int);                                        \
+  template void linear_forward<T>(T*, const T*, const T*, const T*, int, int, int);                                    \
+  template void linear_backward<T>(T*, T*, T*, const T*, const T*, const T*, int, int, int);                           \
+  template void layernorm_forward<T>(T*, T*, T*, const T*, const T*, const T*, int, int, T);                           \
+  template void layernorm_backward<T>(T*, T*, T*, const T*, const T*, const T*, const T*, const T*, int, int);         \
+  template void relu_forward<T>(T*, const T*, int);                                                                    \
+  template void relu_backward<T>(T*, const T*, const T*, int);                                                         \
+  template void gelu_forward<T>(T*, const T*, int);                                                                    \
+  template void gelu_backward<T>(T*, const T*, const T*, int);                                                         \
+  template void residual_forward<T>(T*, const T*, const T*, int);                                                      \
+  template void attention_forward<T>(T*, T*, const T*, const T*, const T*, const unsigned char*, bool, bool, int, int, \
+                                     int, int, int);                                                                   \
+  template void attention_backward<T>(T*, T*, T*, const T*, const T*, const T*, const T*, const T*, bool, int, int,    \
+                                      int, int, int);                                                                  \
+  template void crossentropy_forward<T>(T*, T*, const T*, const int*, int, int);                                       \
   template void crossentropy_backward<T>(T*, const T*, const int*, T, int, int);
 
 AP_TRAIN_OPS(float)

@@ -1,7 +1,8 @@
 // The trainable parameters of a transformer as one flat buffer (llm.c's ParameterTensors):
 // named views into it for the layers, one memset to zero gradients, one loop for AdamW.
-// Names and shapes are exactly those of ap::ModelWeights (cpp/core/model.hpp), every W is
-// (in, out) applied as x @ W, so a trained model copies into an ap::Model tensor by tensor.
+// Names, shapes and order are those of ap::ModelWeights, walked by the one layout
+// (ap::for_each_tensor, cpp/core/layout.hpp); every W is (in, out) applied as x @ W, so a
+// trained model copies into an ap::Model tensor by tensor.
 // Templated on the scalar: float to train, double for the whole-model gradient check.
 // Positions: learned (pos_emb), sinusoidal or none; relative and RoPE are not trained here.
 #pragma once
@@ -9,43 +10,62 @@
 #include <string>
 #include <vector>
 #include "core/config.hpp"
+#include "core/layout.hpp"
 #include "core/model.hpp"
 
 namespace ap::train {
 
-template <typename T> struct AttnParams { T *wq, *bq, *wk, *bk, *wv, *bv, *wo, *bo; };
-template <typename T> struct NormParams { T *gamma, *beta; };
-template <typename T> struct FFNParams { T *w1, *b1, *w2, *b2; };  // (d, d_ff) (d_ff) (d_ff, d) (d)
+template <typename T>
+struct AttnParams {
+  T *wq, *bq, *wk, *bk, *wv, *bv, *wo, *bo;
+};
+template <typename T>
+struct NormParams {
+  T *gamma, *beta;
+};
+template <typename T>
+struct FFNParams {
+  T *w1, *b1, *w2, *b2;
+};  // (d, d_ff) (d_ff) (d_ff, d) (d)
 
-template <typename T> struct BlockParams {
+template <typename T>
+struct BlockParams {
   AttnParams<T> self_attn{};
   NormParams<T> norm1{};
   bool has_cross = false;
-  AttnParams<T> cross_attn{};   // decoder of an encoder-decoder only
+  AttnParams<T> cross_attn{};  // decoder of an encoder-decoder only
   NormParams<T> norm_cross{};
   FFNParams<T> ffn{};
   NormParams<T> norm2{};
 };
 
-template <typename T> struct Params {
-  // One entry per tensor, in a stable order; decay = AdamW weight decay applies (matrices only).
-  struct Tensor { std::string name; std::vector<int> shape; size_t offset, size; bool decay; };
+template <typename T>
+struct Params {
+  // One entry per tensor, in the layout's order; decay = AdamW weight decay applies (matrices only).
+  struct Tensor {
+    std::string name;
+    std::vector<int> shape;
+    size_t offset, size;
+    TensorKind kind;
+    bool decay;
+  };
 
   explicit Params(const ModelConfig& cfg);
-  Params(const Params&) = delete;             // the views point into `flat`
+  Params(const Params&) = delete;  // the views point into `flat`
   Params& operator=(const Params&) = delete;
 
   ModelConfig cfg;
   std::vector<T> flat;
   std::vector<Tensor> tensors;
 
-  T* tok_emb = nullptr;                   // (V, d)
-  T* pos_emb = nullptr;                   // (L, d) learned only
-  std::vector<BlockParams<T>> encoder;    // n_layers or empty
-  std::vector<BlockParams<T>> decoder;    // n_layers or empty
+  T* tok_emb = nullptr;                              // (V, d)
+  T* pos_emb = nullptr;                              // (L, d) learned only
+  T* rel_bias = nullptr;                             // relative positions: never set (not trained here)
+  std::vector<BlockParams<T>> encoder;               // n_layers or empty
+  std::vector<BlockParams<T>> decoder;               // n_layers or empty
   NormParams<T> enc_final_norm{}, dec_final_norm{};  // pre-norm only
-  T* lm_head_w = nullptr;                 // (d, V)
-  T* lm_head_b = nullptr;                 // (V)
+  T* lm_head_w = nullptr;                            // (d, V)
+  T* lm_head_b = nullptr;                            // (V)
 
   size_t size() const { return flat.size(); }
   void zero();
@@ -54,17 +74,16 @@ template <typename T> struct Params {
   const T* data(const Tensor& t) const { return flat.data() + t.offset; }
 };
 
-// Seeded initialisation: Xavier-uniform matrices, N(0, 1) embeddings (as torch's nn.Embedding),
-// zero biases, LayerNorm gamma 1 / beta 0. Same seed, same numbers on every machine.
-template <typename T> void init_params(Params<T>& p, uint64_t seed);
+// Seeded initialisation by the core's one recipe (ap::init_tensor, as Model::init_random):
+// the same seed gives exactly the numbers of Model::init_random, on every machine.
+template <typename T>
+void init_params(Params<T>& p, uint64_t seed);
 
-// Copies between the trainer and an ap::Model's weights, tensor by tensor by name; throws
-// ap::Error if a name is missing or a shape differs (the model must be sized for p.cfg).
-template <typename T> void params_to_model(ModelWeights& w, const Params<T>& p);
-template <typename T> void params_from_model(Params<T>& p, const ModelWeights& w);
-
-// Every ModelWeights tensor the trainer knows, as (name, data, size) in Params order.
-struct WeightSlot { std::string name; float* data; size_t size; };
-std::vector<WeightSlot> weight_slots(ModelWeights& w, const ModelConfig& cfg);
+// Copies between the trainer and an ap::Model's weights, tensor by tensor in layout order;
+// throws ap::Error if the model's blocks or a tensor's size differ (it must be sized for p.cfg).
+template <typename T>
+void params_to_model(ModelWeights& w, const Params<T>& p);
+template <typename T>
+void params_from_model(Params<T>& p, const ModelWeights& w);
 
 }  // namespace ap::train

@@ -8,6 +8,7 @@
 
 #include <Eigen/Dense>
 
+#include "core/layers.hpp"
 #include "io/tokenizer.hpp"
 #include "train/ops.hpp"
 
@@ -75,11 +76,7 @@ void additive_step_forward(T* ctx, T* alpha, T* e, T* th, T* ws, const T* s_prev
     thm.row(j) = (wsr + whh.row(j)).array().tanh();  // tanh(W_s s_{t-1} + W_h h_j)
     e[j] = thm.row(j).dot(vr);                        // e_tj = v . tanh(...)
   }
-  T mx = e[0];
-  for (int j = 1; j < S; ++j) mx = std::max(mx, e[j]);
-  T sum = 0;
-  for (int j = 0; j < S; ++j) sum += (alpha[j] = std::exp(e[j] - mx));  // minus the max only for range
-  for (int j = 0; j < S; ++j) alpha[j] /= sum;
+  softmax_row(alpha, e, S);
   RMapT<T>(ctx, D).noalias() = CRMapT<T>(alpha, S) * CMapT<T>(h, S, D);  // C_t = sum_j alpha_tj h_j
 }
 
@@ -170,7 +167,7 @@ template <typename T> void init_params(RnnAttnParams<T>& p, uint64_t seed) {
       for (size_t i = 0; i < t.size; ++i) d[i] = static_cast<T>(rng.normal() * sc);
     } else if (t.shape.size() == 2) {
       const double a = std::sqrt(6.0 / (t.shape[0] + t.shape[1]));  // Xavier uniform
-      for (size_t i = 0; i < t.size; ++i) d[i] = static_cast<T>((2.0 * rng.uniform() - 1.0) * a);
+      for (size_t i = 0; i < t.size; ++i) d[i] = static_cast<T>((2.0 * rng.unit() - 1.0) * a);
     } else {
       std::fill(d, d + t.size, T(0));
     }

@@ -17,7 +17,7 @@
 #include "core/rnn_attention.hpp"
 #include "train/adamw.hpp"
 #include "train/evaluate.hpp"
-#include "train/rng.hpp"
+#include "core/rng.hpp"
 #include "train/tasks.hpp"
 
 namespace ap::train {

@@ -8,9 +8,9 @@
 
 namespace ap::train {
 
-std::unique_ptr<Task> make_dates_task();    // dates.cpp
-std::unique_ptr<Task> make_grammar_task();  // grammar.cpp
-std::unique_ptr<Task> make_mlm_task();      // mlm.cpp
+std::unique_ptr<Task> make_dates_task();        // dates.cpp
+std::unique_ptr<Task> make_grammar_task();      // grammar.cpp
+std::unique_ptr<Task> make_mlm_task();          // mlm.cpp
 std::unique_ptr<Task> make_translation_task();  // translation.cpp
 
 namespace {
@@ -21,9 +21,9 @@ const char kAlphabet[] = "0123456789abcdefghijklmnopqrstuvwxyz";
 class StringTask : public Task {
  public:
   explicit StringTask(bool sort) : sort_(sort) {
-    std::vector<std::string> vocab = {"<pad>", "<unk>", "<bos>", "<eos>", "="};
-    for (const char* c = kAlphabet; *c; ++c) vocab.emplace_back(1, *c);
-    tok_ = Tokenizer(Tokenizer::Kind::Char, std::move(vocab));
+    std::vector<std::string> pieces = {"="};
+    for (const char* c = kAlphabet; *c; ++c) pieces.emplace_back(1, *c);
+    tok_ = Tokenizer(Tokenizer::Kind::Char, Tokenizer::with_specials(pieces));
   }
   std::string name() const override { return sort_ ? "sort" : "reverse"; }
   Arch arch() const override { return Arch::DecoderOnly; }
@@ -38,8 +38,10 @@ class StringTask : public Task {
       const bool held = hash_string(s.data(), s.size()) % 20 == 0;
       if (held != (split == Split::HeldOut)) continue;
       std::string out = s;
-      if (sort_) std::sort(out.begin(), out.end());
-      else std::reverse(out.begin(), out.end());
+      if (sort_)
+        std::sort(out.begin(), out.end());
+      else
+        std::reverse(out.begin(), out.end());
       return {s, out, "len" + std::to_string(n), {}};
     }
   }
@@ -48,9 +50,7 @@ class StringTask : public Task {
   bool sort_;
 };
 
-std::vector<int> ids_of(const Tokenizer& tok, const std::string& text) {
-  return tok.encode(text).ids;
-}
+std::vector<int> ids_of(const Tokenizer& tok, const std::string& text) { return tok.encode(text).ids; }
 
 }  // namespace
 
@@ -64,6 +64,10 @@ std::unique_ptr<Task> make_task(const std::string& name) {
   if (name == "mlm") return make_mlm_task();
   if (name == "translate") return make_translation_task();
   fail("unknown task \"" + name + "\" (known: sort, reverse, dates, grammar, mlm, translate)");
+}
+
+void add_piece(std::vector<std::string>& pieces, const std::string& piece) {
+  if (std::find(pieces.begin(), pieces.end(), piece) == pieces.end()) pieces.push_back(piece);
 }
 
 std::vector<int> prompt_ids(const Task& task, const std::string& src) {

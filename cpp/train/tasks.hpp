@@ -1,5 +1,5 @@
 // The five training tasks, each a seeded generator of examples, and how an example becomes
-// token ids. Same seed, same examples, natively and in wasm (train/rng.hpp).
+// token ids. Same seed, same examples, natively and in wasm (core/rng.hpp).
 //
 // Sequence formats (what a model file's "task" expects at inference time):
 //   sort, reverse (decoder-only, characters): "<bos>" + input + "=" + output + "<eos>".
@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 #include "core/config.hpp"
+#include "core/rng.hpp"
 #include "io/tokenizer.hpp"
-#include "train/rng.hpp"
 #include "train/transformer.hpp"
 
 namespace ap::train {
@@ -38,9 +38,9 @@ namespace ap::train {
 enum class Split { Train, HeldOut };
 
 struct Example {
-  std::string src;   // input text (empty for the language model)
-  std::string tgt;   // output text (the sentence, for the language model)
-  std::string kind;  // a label for per-kind accuracy: the date format, the sentence pattern...
+  std::string src;          // input text (empty for the language model)
+  std::string tgt;          // output text (the sentence, for the language model)
+  std::string kind;         // a label for per-kind accuracy: the date format, the sentence pattern...
   std::vector<int> masked;  // mlm: positions (in tgt's tokens) replaced by [MASK], ascending
 };
 
@@ -76,6 +76,9 @@ class Task {
 // "sort", "reverse", "dates", "grammar", "mlm", "translate"; throws ap::Error naming the known tasks otherwise.
 std::unique_ptr<Task> make_task(const std::string& name);
 std::vector<std::string> task_names();
+
+// Appends piece to a vocabulary's pieces unless it is there already (first-seen order).
+void add_piece(std::vector<std::string>& pieces, const std::string& piece);
 
 // Token ids of one example in the sequence format above.
 struct EncodedExample {

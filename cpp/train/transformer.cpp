@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/layers.hpp"
 #include "core/tensor.hpp"
 #include "train/ops.hpp"
 
@@ -20,11 +21,7 @@ int Batch::count_targets() const {
 template <typename T> void sinusoidal_table(std::vector<T>& pe, int rows, int d) {
   pe.assign(static_cast<size_t>(rows) * d, T(0));
   for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < d; ++c) {
-      const int two_i = c - (c % 2);  // columns 2i and 2i+1 share a frequency
-      const double angle = r / std::pow(10000.0, static_cast<double>(two_i) / d);
-      pe[static_cast<size_t>(r) * d + c] = static_cast<T>(c % 2 == 0 ? std::sin(angle) : std::cos(angle));
-    }
+    for (int c = 0; c < d; ++c) pe[static_cast<size_t>(r) * d + c] = static_cast<T>(sinusoid(r, c, d));
 }
 
 namespace {

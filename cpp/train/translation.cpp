@@ -292,12 +292,8 @@ class TranslationTask : public Task {
   TranslationTask() {
     // Vocabulary: specials, ".", then every English word, then every French word (after the
     // spelling rules), then the years, in a fixed order.
-    std::vector<std::string> vocab = {"<pad>", "<unk>", "<bos>", "<eos>", "."};
-    auto add = [&](const std::string& w) {
-      for (const auto& v : vocab)
-        if (v == w) return;
-      vocab.push_back(w);
-    };
+    std::vector<std::string> pieces = {"."};
+    auto add = [&](const std::string& w) { add_piece(pieces, w); };
     for (const char* w : {"the", "was", "were", "in", "to", "by"}) add(w);
     for (const auto& n : kDocs) { add(n.en_sg); add(n.en_pl); }
     for (const auto& n : kBodies) add(n.en_sg);
@@ -336,7 +332,7 @@ class TranslationTask : public Task {
     for (const auto& o : kObjects) add(o.fr);
     for (const auto& v : kRiverPurposes) add(v[1]);
     for (int y = kFirstYear; y <= kLastYear; ++y) add(std::to_string(y));
-    tok_ = Tokenizer(Tokenizer::Kind::Sentence, std::move(vocab));
+    tok_ = Tokenizer(Tokenizer::Kind::Sentence, Tokenizer::with_specials(pieces));
   }
   std::string name() const override { return "translate"; }
   Arch arch() const override { return Arch::EncoderDecoder; }
@@ -352,7 +348,7 @@ class TranslationTask : public Task {
       return {l[0], l[1], "lecture", {}};
     }
     for (;;) {
-      const double u = rng.uniform();
+      const double u = rng.unit();
       Pair p = u < 0.6 ? document(rng) : u < 0.8 ? went(rng) : by(rng);
       if (p.key.empty())
         for (const auto& w : p.en) p.key += w + " ";

@@ -10,7 +10,7 @@
 
 #include "train/ops.hpp"
 #include "train/params.hpp"
-#include "train/rng.hpp"
+#include "core/rng.hpp"
 #include "train/transformer.hpp"
 
 using namespace ap;

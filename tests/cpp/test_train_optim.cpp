@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/model.hpp"
 #include "train/adamw.hpp"
 #include "train/params.hpp"
 
@@ -35,7 +36,7 @@ TEST(TrainOptim, ScheduleWarmsUpLinearlyThenFollowsACosine) {
   EXPECT_FLOAT_EQ(learning_rate(c, 0), 0.1f);  // (0 + 1) / 10
   EXPECT_FLOAT_EQ(learning_rate(c, 4), 0.5f);
   EXPECT_FLOAT_EQ(learning_rate(c, 9), 1.0f);
-  EXPECT_FLOAT_EQ(learning_rate(c, 10), 1.0f);              // cos(0) = 1
+  EXPECT_FLOAT_EQ(learning_rate(c, 10), 1.0f);                // cos(0) = 1
   EXPECT_FLOAT_EQ(learning_rate(c, 60), 0.1f + 0.9f * 0.5f);  // half way: cos(pi/2) = 0
   EXPECT_NEAR(learning_rate(c, 35), 0.1 + 0.9 * 0.5 * (1 + std::cos(M_PI * 0.25)), 1e-6);
   EXPECT_FLOAT_EQ(learning_rate(c, 110), 0.1f);
@@ -94,10 +95,39 @@ TEST(TrainOptim, InitialisationIsSeededAndShaped) {
   init_params(c, 6);
   EXPECT_EQ(a.flat, b.flat);
   EXPECT_NE(a.flat, c.flat);
-  for (float x : std::vector<float>(a.data(*a.find("decoder.0.norm2.gamma")), a.data(*a.find("decoder.0.norm2.gamma")) + 2))
+  for (float x :
+       std::vector<float>(a.data(*a.find("decoder.0.norm2.gamma")), a.data(*a.find("decoder.0.norm2.gamma")) + 2))
     EXPECT_EQ(x, 1.0f);
-  EXPECT_EQ(a.data(*a.find("decoder.0.ffn.b2"))[0], 0.0f);
+  // Small biases: |b| < 0.02.
+  for (const char* bias : {"decoder.0.ffn.b2", "decoder.0.norm2.beta", "lm_head.b"})
+    for (size_t i = 0; i < a.find(bias)->size; ++i) EXPECT_LT(std::abs(a.data(*a.find(bias))[i]), 0.02f) << bias;
   // Xavier-uniform: |w| <= sqrt(6 / (fan_in + fan_out)) = sqrt(6 / 4) for a (2, 2) matrix.
   const auto* wq = a.find("decoder.0.self_attn.wq");
   for (size_t i = 0; i < wq->size; ++i) EXPECT_LE(std::abs(a.data(*wq)[i]), std::sqrt(1.5f));
+}
+
+// One recipe: the trainer's parameters start from exactly the numbers Model::init_random gives
+// for the same seed (float, and the double instantiation holds the same floats).
+TEST(TrainOptim, InitialisationIsTheModelsRecipe) {
+  ModelConfig c = tiny();
+  c.arch = Arch::EncoderDecoder;
+  c.norm = NormPlace::Pre;
+  c.pos = PosKind::Learned;
+  Params<float> p(c), from_model(c);
+  Params<double> pd(c);
+  init_params(p, 7);
+  init_params(pd, 7);
+  Model m(c, Tokenizer(Tokenizer::Kind::Word, Tokenizer::with_specials({})));
+  m.init_random(7);
+  params_from_model(from_model, m.weights());
+  EXPECT_EQ(p.flat, from_model.flat);
+  ASSERT_EQ(pd.size(), p.size());
+  for (size_t i = 0; i < p.size(); ++i) EXPECT_EQ(pd.flat[i], static_cast<double>(p.flat[i])) << i;
+  // The same layout: every tensor of the model file, in the same order.
+  const auto named = m.named_tensors();
+  ASSERT_EQ(named.size(), p.tensors.size());
+  for (size_t i = 0; i < named.size(); ++i) {
+    EXPECT_EQ(named[i].name, p.tensors[i].name);
+    EXPECT_EQ(named[i].shape, p.tensors[i].shape);
+  }
 }

@@ -15,7 +15,7 @@
 #include "io/model_io.hpp"
 #include "io/rnn_attention_io.hpp"
 #include "train/rnn_attention.hpp"
-#include "train/rng.hpp"
+#include "core/rng.hpp"
 
 using namespace ap;
 using namespace ap::train;
