@@ -172,6 +172,14 @@ AP_INLINE v4 hsum4(v4 a, v4 b, v4 c, v4 d) {
   return add(shuf_0145(ab, cd), shuf_2367(ab, cd));
 }
 
+// Horner's rule c[0] x^(N-1) + ... + c[N-1], highest power first (the polynomials below).
+template <int N>
+AP_INLINE v4 horner(v4 x, const float (&c)[N]) {
+  v4 p = splat(c[0]);
+  for (int i = 1; i < N; ++i) p = madd(p, x, splat(c[i]));
+  return p;
+}
+
 // ---- exp ---------------------------------------------------------------------------------------
 // e^x = 2^n e^r with n = round(x log2 e) and |r| <= ln2/2 (Cody-Waite split of ln 2 keeps r exact
 // enough), e^r from Cephes' expf polynomial (1 + r + r^2 P(r)), and 2^n applied by adding n to the
@@ -190,13 +198,9 @@ AP_INLINE v4 exp(v4 x) {
   v4 n = sub(t, magic);
   v4 r = sub(xc, mul(n, splat(0.693359375f)));
   r = sub(r, mul(n, splat(-2.12194440e-4f)));
-  v4 p = splat(1.9875691500e-4f);
-  p = madd(p, r, splat(1.3981999507e-3f));
-  p = madd(p, r, splat(8.3334519073e-3f));
-  p = madd(p, r, splat(4.1665795894e-2f));
-  p = madd(p, r, splat(1.6666665459e-1f));
-  p = madd(p, r, splat(5.0000001201e-1f));
-  p = madd(mul(p, r), r, add(r, splat(1.0f)));
+  static constexpr float kP[] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                                  4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
+  v4 p = madd(mul(horner(r, kP), r), r, add(r, splat(1.0f)));
   v4 result = scale_by_exponent_of(p, t);
   result = select(lt(x, lo), zero(), result);
   return select(gt(x, hi), splat(__builtin_huge_valf()), result);
@@ -215,13 +219,9 @@ AP_INLINE v4 exp2_nonpos(v4 x) {
   const v4 magic = splat(12582912.0f);  // 1.5 * 2^23: t's low bits hold round(x)
   v4 t = add(x, magic);
   v4 f = sub(x, sub(t, magic));
-  v4 p = splat(1.559467755e-4f);
-  p = madd(p, f, splat(1.340664391e-3f));
-  p = madd(p, f, splat(9.617692975e-3f));
-  p = madd(p, f, splat(5.550310551e-2f));
-  p = madd(p, f, splat(2.402265278e-1f));
-  p = madd(p, f, splat(6.931472150e-1f));
-  p = madd(p, f, splat(1.0f));
+  static constexpr float kP[] = {1.559467755e-4f, 1.340664391e-3f, 9.617692975e-3f, 5.550310551e-2f,
+                                  2.402265278e-1f, 6.931472150e-1f, 1.0f};
+  const v4 p = horner(f, kP);
   return and_mask(scale_by_exponent_of(p, t), ge(x, splat(-125.0f)));
 }
 

@@ -105,6 +105,13 @@ export function checksum(out) {
   return { sum, abs };
 }
 
+/** Seconds for `reps` calls of `call` (the timing loop every implementation's run() shares). */
+export function timeReps(call, reps) {
+  const t0 = performance.now();
+  for (let r = 0; r < reps; r++) call();
+  return (performance.now() - t0) / 1e3;
+}
+
 // Milliseconds to seconds etc. kept out; one place formats GFLOP/s.
 export function gflops(c, seconds) {
   const f = flops(c);

@@ -2,7 +2,7 @@
 // wasm/build/ap_core.{mjs,wasm} (made by `npm run build`, not by the benchmark). Each call copies
 // Q, K, V into the heap, checks them for NaN/Infinity and copies the output back, so the gap to
 // 'ours-simd128' is the price of the API. Run for n <= 1024, where that price can show.
-import { attentionInputs, checksum } from '../cases.mjs';
+import { attentionInputs, checksum, timeReps } from '../cases.mjs';
 
 export async function create(env) {
   const { load } = await env.importModule('wasm/index.js');
@@ -23,9 +23,7 @@ export async function create(env) {
       return { checksum: checksum(call()) };
     },
     run(reps) {
-      const t0 = performance.now();
-      for (let r = 0; r < reps; r++) call();
-      return { seconds: (performance.now() - t0) / 1e3 };
+      return { seconds: timeReps(call, reps) };
     },
     release() {
       state = null;

@@ -2,7 +2,7 @@
 // build/bench/bench_{simd128,scalar,eigen}.mjs from wasm/bench_entry.cpp. Inputs live in the wasm
 // heap for the whole case; a timed call is the kernel call alone (attention) or one traced forward
 // pass (model), as ap.kernels.attention and model.forward run them minus the copies in and out.
-import { attentionInputs, checksum, rng } from '../cases.mjs';
+import { attentionInputs, checksum, timeReps, rng } from '../cases.mjs';
 
 export async function create(env, { file, cases = ['attn', 'long', 'model'] }) {
   const factory = (await env.importModule(`build/bench/${file}.mjs`)).default;
@@ -60,9 +60,7 @@ export async function create(env, { file, cases = ['attn', 'long', 'model'] }) {
     },
     run(reps) {
       const before = heap().byteLength;
-      const t0 = performance.now();
-      for (let r = 0; r < reps; r++) call();
-      const seconds = (performance.now() - t0) / 1e3;
+      const seconds = timeReps(call, reps);
       const result = { seconds, memBefore: before, memAfter: heap().byteLength };
       if (state.c.kind === 'long') result.checksum = checksum(new Float32Array(heap(), state.po, state.size));
       return result;

@@ -5,7 +5,7 @@
 // its memory, stack pointer and bases, so this host gives it its own WebAssembly.Memory:
 //   [0, 1 KiB) unused | [1 KiB, 1 KiB + 1 MiB) stack, growing down | arrays, bump-allocated.
 // Loading fails cleanly (WebAssembly.validate) where the engine lacks relaxed SIMD.
-import { attentionInputs, checksum } from '../cases.mjs';
+import { attentionInputs, checksum, timeReps } from '../cases.mjs';
 
 const PAGE = 65536;
 const MEMORY_BASE = 1024;
@@ -68,9 +68,7 @@ export async function create(env, { file }) {
     },
     run(reps) {
       const before = memory.buffer.byteLength;
-      const t0 = performance.now();
-      for (let r = 0; r < reps; r++) call();
-      const seconds = (performance.now() - t0) / 1e3;
+      const seconds = timeReps(call, reps);
       const result = { seconds, memBefore: before, memAfter: memory.buffer.byteLength };
       if (state.c.kind === 'long') result.checksum = checksum(output());
       return result;

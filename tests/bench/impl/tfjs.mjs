@@ -5,7 +5,7 @@
 // tf.concat: its batched (3-D) matMul was 5-20x slower than 2-D ones here (n = 256 and 1024,
 // 8 heads), so the batched formulation would not be the peer at its best. Inputs are per-head
 // (n, d_k) tensors made once per case.
-import { attentionInputs, checksum, toHeadMajor } from '../cases.mjs';
+import { attentionInputs, checksum, timeReps, toHeadMajor } from '../cases.mjs';
 
 export async function create(env) {
   const tf = await env.loadTfjs();
@@ -57,9 +57,7 @@ export async function create(env) {
       return { checksum: checksum(call()) };
     },
     run(reps) {
-      const t0 = performance.now();
-      for (let r = 0; r < reps; r++) call();
-      return { seconds: (performance.now() - t0) / 1e3 };
+      return { seconds: timeReps(call, reps) };
     },
     release() {
       if (!state) return;
