@@ -93,8 +93,9 @@ async function openSlow(site, path, viewport) {
   return { page, errors };
 }
 
+// The two widths run side by side: each mostly waits for its throttled network (each page has its own).
 for (const [width, height] of [[1350, 940], [412, 823]]) {
-  test(`the built page and a course page do not jump while they load (${width} px wide, slow network)`, async () => {
+  test.concurrent(`the built page and a course page do not jump while they load (${width} px wide, slow network)`, async ({ expect }) => {
     requireBundle();
     const course = await startStaticSite(ROOT); // examples/course.html loads dist/attention-playground.js
     try {
