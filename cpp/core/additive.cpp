@@ -10,15 +10,14 @@ namespace ap {
 AdditiveWeights additive_random(int d_s, int d_h, int d_a, uint64_t seed) {
   if (d_s <= 0 || d_h <= 0 || d_a <= 0) fail("additive attention sizes must be positive");
   SplitMix64 rng{seed};
-  auto uniform = [&rng](double a) { return rng.symmetric(a); };
-
   AdditiveWeights w;
   w.ws.resize(d_s, d_a);
   w.wh.resize(d_h, d_a);
   w.v.resize(d_a);
-  for (Eigen::Index i = 0; i < w.ws.size(); ++i) w.ws.data()[i] = uniform(std::sqrt(3.0 / d_s));
-  for (Eigen::Index i = 0; i < w.wh.size(); ++i) w.wh.data()[i] = uniform(std::sqrt(3.0 / d_h));
-  for (Eigen::Index i = 0; i < w.v.size(); ++i) w.v.data()[i] = uniform(std::sqrt(3.0 / d_a));
+  // Uniform with variance 1 / fan-in: [-sqrt(3 / n), sqrt(3 / n)).
+  rng.fill_symmetric(w.ws.data(), static_cast<size_t>(w.ws.size()), std::sqrt(3.0 / d_s));
+  rng.fill_symmetric(w.wh.data(), static_cast<size_t>(w.wh.size()), std::sqrt(3.0 / d_h));
+  rng.fill_symmetric(w.v.data(), static_cast<size_t>(w.v.size()), std::sqrt(3.0 / d_a));
   return w;
 }
 

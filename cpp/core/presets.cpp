@@ -33,14 +33,23 @@ Mat log_table_query(const Mat& a) {
   return (a.array().log() * sqrt_dk).matrix();
 }
 
-Preset the_cat_sat(const std::string& id) {
+// The words a preset shows about itself (its view lists and titles them); the numbers follow.
+Preset described(std::string id, std::vector<std::string> concepts, std::string source, std::string title,
+                 std::string claim, std::vector<std::string> tokens) {
   Preset p;
-  p.id = id;
-  p.concepts = {"softmax", "weighted-sum"};
-  p.source = "000";
-  p.title = "\"the cat sat\": weights and the weighted sum";
-  p.claim = "weights .7 .2 .1 / .1 .6 .3 / .2 .3 .5; z_cat = 0.1 v_the + 0.6 v_cat + 0.3 v_sat";
-  p.tokens = {"the", "cat", "sat"};
+  p.id = std::move(id);
+  p.concepts = std::move(concepts);
+  p.source = std::move(source);
+  p.title = std::move(title);
+  p.claim = std::move(claim);
+  p.tokens = std::move(tokens);
+  return p;
+}
+
+Preset the_cat_sat(const std::string& id) {
+  Preset p = described(id, {"softmax", "weighted-sum"}, "000", "\"the cat sat\": weights and the weighted sum",
+                       "weights .7 .2 .1 / .1 .6 .3 / .2 .3 .5; z_cat = 0.1 v_the + 0.6 v_cat + 0.3 v_sat",
+                       {"the", "cat", "sat"});
   p.d_model = 3;
   p.x = Mat::Identity(3, 3);
   const Mat a = from_rows({{0.7f, 0.2f, 0.1f}, {0.1f, 0.6f, 0.3f}, {0.2f, 0.3f, 0.5f}});
@@ -53,13 +62,10 @@ Preset the_cat_sat(const std::string& id) {
 
 Preset thinking_machines() {
   // d_k = 64 so sqrt(d_k) = 8: q1.k1 = 112 and q1.k2 = 96 scale to 14 and 12.
-  Preset p;
-  p.id = "softmax.thinking-machines";
-  p.concepts = {"softmax", "quiz"};
-  p.source = "003";
-  p.title = "\"Thinking Machines\": 112 and 96 scaled by 8";
-  p.claim = "q1.k1 = 112, q1.k2 = 96; / sqrt(64) = 14, 12; softmax 0.88, 0.12; z1 = 0.88 v1 + 0.12 v2";
-  p.tokens = {"Thinking", "Machines"};
+  Preset p = described("softmax.thinking-machines", {"softmax", "quiz"}, "003",
+                       "\"Thinking Machines\": 112 and 96 scaled by 8",
+                       "q1.k1 = 112, q1.k2 = 96; / sqrt(64) = 14, 12; softmax 0.88, 0.12; z1 = 0.88 v1 + 0.12 v2",
+                       {"Thinking", "Machines"});
   const int d = 64;
   p.d_model = d;
   p.x = Mat::Zero(2, d);
@@ -111,13 +117,9 @@ Preset clouds(const std::string& id, bool causal) {
 }
 
 Preset pe_d4() {
-  Preset p;
-  p.id = "sinusoidal.d4";
-  p.concepts = {"sinusoidal"};
-  p.source = "004";
-  p.title = "Sinusoidal positions with d_model = 4";
-  p.claim = "PE(0, *) = 0, 1, 0, 1; PE(1, 0) = sin 1 = 0.84; PE(1, 1) = cos 1 = 0.54";
-  p.tokens = {"the", "cat", "sat", "down"};
+  Preset p = described("sinusoidal.d4", {"sinusoidal"}, "004", "Sinusoidal positions with d_model = 4",
+                       "PE(0, *) = 0, 1, 0, 1; PE(1, 0) = sin 1 = 0.84; PE(1, 1) = cos 1 = 0.54",
+                       {"the", "cat", "sat", "down"});
   p.d_model = 4;
   p.pos = PosKind::Sinusoidal;
   p.x = Mat::Zero(4, 4);  // zero embeddings: x = PE exactly, so the view shows the table itself
@@ -134,14 +136,10 @@ Preset scale_512() {
   // Unscaled, the softmax puts nearly all of a row's weight on one key; divided by sqrt(512)
   // the scores spread by about 1 and the weights spread too. One draw of 5 x 5 scores (seed 3,
   // a typical one: spread 22.0); the scale view's d_k slider averages many draws (scale_stats).
-  Preset p;
-  p.id = "scale.d512";
-  p.concepts = {"scale"};
-  p.source = "004";
-  p.title = "Why scale: d_k = 512";
-  p.claim = "d_k = 512: q.k spreads by about sqrt(d_k) = 22.6; the softmax of such scores is extremely "
-            "peaked (one weight near 1), dividing by sqrt(d_k) brings the variance back to 1";
-  p.tokens = {"clouds", "drift", "across", "blue", "sky"};
+  Preset p = described("scale.d512", {"scale"}, "004", "Why scale: d_k = 512",
+                       "d_k = 512: q.k spreads by about sqrt(d_k) = 22.6; the softmax of such scores is extremely "
+                       "peaked (one weight near 1), dividing by sqrt(d_k) brings the variance back to 1",
+                       {"clouds", "drift", "across", "blue", "sky"});
   const int d = 512;
   p.d_model = d;
   SplitMix64 rng{3};

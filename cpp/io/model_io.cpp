@@ -23,6 +23,15 @@ namespace {
 
 using json = nlohmann::json;
 
+// Parses text as JSON; `what` names it in the error ("config is not valid JSON: ...").
+json parse_json(const std::string& text, const char* what) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    fail(std::string(what) + " is not valid JSON: " + e.what());
+  }
+}
+
 constexpr const char* kFormat = "attention-playground/1";
 
 // The shortest decimal that reads back as the same float, so a config shows "eps": 1e-05
@@ -93,12 +102,7 @@ std::string meta_or_fail(const SafeTensors& st, const char* key) {
 }
 
 std::vector<std::string> vocab_from_json(const std::string& text) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    fail(std::string("model vocabulary is not valid JSON: ") + e.what());
-  }
+  const json j = parse_json(text, "model vocabulary");
   if (!j.is_array()) fail(std::string("model vocabulary must be a JSON array, got ") + j.type_name());
   std::vector<std::string> vocab;
   vocab.reserve(j.size());
@@ -134,14 +138,14 @@ std::string config_to_json(const ModelConfig& cfg) {
   }
 }
 
-ModelConfig config_from_json(const std::string& text) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    fail(std::string("config is not valid JSON: ") + e.what());
-  }
+json config_object_from_json(const std::string& text) {
+  json j = parse_json(text, "config");
   if (!j.is_object()) fail(std::string("config must be a JSON object, got ") + j.type_name());
+  return j;
+}
+
+ModelConfig config_from_json(const std::string& text) {
+  const json j = config_object_from_json(text);
 
   ModelConfig cfg;
   std::string s;

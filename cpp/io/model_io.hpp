@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <set>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ Model load_model(const uint8_t* bytes, size_t size);
 // The pieces every model file shares (the transformer's and the RNN's, io/rnn_attention_io):
 // a metadata value that must be there, and the vocabulary as a JSON array of strings.
 std::string meta_or_fail(const SafeTensors& st, const char* key);
+// Parses a config: an ap::Error "config is not valid JSON: ..." or "config must be a JSON
+// object, got ..." unless the text is a JSON object.
+nlohmann::json config_object_from_json(const std::string& text);
 std::vector<std::string> vocab_from_json(const std::string& text);
 // A new file: the free-form metadata (task, separator, ...), the format tag, config and vocabulary.
 SafeTensors model_file(const std::map<std::string, std::string>& metadata, const std::string& config_json,

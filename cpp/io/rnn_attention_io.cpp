@@ -40,13 +40,7 @@ std::string rnn_attention_config_to_json(const RnnAttnConfig& c) {
 }
 
 RnnAttnConfig rnn_attention_config_from_json(const std::string& text) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    fail(std::string("config is not valid JSON: ") + e.what());
-  }
-  if (!j.is_object()) fail("config must be a JSON object");
+  const json j = config_object_from_json(text);
   const std::string arch = j.contains("arch") && j["arch"].is_string() ? j["arch"].get<std::string>() : "";
   if (arch != kArch)
     fail("this is not an RNN-attention model (config arch is \"" + arch.substr(0, 40) +

@@ -185,6 +185,38 @@ template <typename T> const T* block_output(const BlockActs<T>& a, bool post) {
   return post ? a.norm2.data() : a.resid2.data();
 }
 
+// A sublayer's output LayerNorm, backward: post-norm, g (dloss/d(norm output)) goes through the
+// norm into g_a; pre-norm there is none and g is already dloss/d(residual sum). Copies that
+// into `residual` (the gradient of the sublayer's input along the residual path) and returns it.
+template <typename T>
+const T* out_norm_backward(T* g_a, T* residual, NormParams<T>& gn, const NormParams<T>& n, const T* g, const T* sum,
+                           const T* mean, const T* rstd, bool post, int N, int d) {
+  const size_t Nd = static_cast<size_t>(N) * d;
+  const T* g_sum = g;
+  if (post) {
+    zero(g_a, Nd);
+    layernorm_backward(g_a, gn.gamma, gn.beta, g, sum, n.gamma, mean, rstd, N, d);
+    g_sum = g_a;
+  }
+  std::copy(g_sum, g_sum + Nd, residual);
+  return g_sum;
+}
+
+// Attention's output projection and heads, backward: g_out (B*T, d) into g_q (B*T, d) and
+// g_k, g_v (B*S, d), each zeroed first; adds W_O's and b_O's gradients into gp.
+template <typename T>
+void heads_backward(T* g_q, T* g_k, T* g_v, T* g_concat, AttnParams<T>& gp, const AttnParams<T>& p, const T* g_out,
+                    const T* concat, const T* att, const T* q, const T* k, const T* v, bool scale, int B, int T_, int S,
+                    int d, int NH) {
+  const size_t Nd = static_cast<size_t>(B) * T_ * d, Md = static_cast<size_t>(B) * S * d;
+  zero(g_concat, Nd);
+  linear_backward(g_concat, gp.wo, gp.bo, g_out, concat, p.wo, B * T_, d, d);
+  zero(g_q, Nd);
+  zero(g_k, Md);
+  zero(g_v, Md);
+  attention_backward(g_q, g_k, g_v, g_concat, att, q, k, v, scale, B, T_, S, d, NH);
+}
+
 // g_out (N, d): dloss/d(block output). Writes dloss/d(block input) into g_in; adds the memory's
 // gradient into g_mem (cross-attention) and every weight's into gw.
 template <typename T>
@@ -193,20 +225,14 @@ void block_backward(T* g_in, T* g_mem, BlockParams<T>& gw, Activations<T>& s, co
                     const T* memory, int B, int T_, int S) {
   const bool post = cfg.norm == NormPlace::Post, cross = w.has_cross;
   const int N = B * T_, M = B * S, d = cfg.d_model, F = cfg.d_ff, NH = cfg.n_heads;
-  const size_t Nd = static_cast<size_t>(N) * d, Md = static_cast<size_t>(M) * d;
+  const size_t Nd = static_cast<size_t>(N) * d;
   T *g_a = s.g_a.data(), *g_b = s.g_b.data(), *g_c = s.g_c.data(), *g_e = s.g_e.data();
   T *g_concat = s.g_concat.data(), *g_q = s.g_q.data(), *g_k = s.g_k.data(), *g_v = s.g_v.data();
 
   // ---- FFN sublayer. g_b becomes dloss/dh.
   const T* h = ffn_residual_input(a, post, cross);
-  const T* g_resid2 = g_out;
-  if (post) {
-    zero(g_a, Nd);
-    layernorm_backward(g_a, gw.norm2.gamma, gw.norm2.beta, g_out, a.resid2.data(), w.norm2.gamma,
-                       a.mean2.data(), a.rstd2.data(), N, d);
-    g_resid2 = g_a;
-  }
-  std::copy(g_resid2, g_resid2 + Nd, g_b);  // the residual path
+  const T* g_resid2 = out_norm_backward(g_a, g_b, gw.norm2, w.norm2, g_out, a.resid2.data(), a.mean2.data(),
+                                        a.rstd2.data(), post, N, d);
   zero(s.g_act);
   linear_backward(s.g_act.data(), gw.ffn.w2, gw.ffn.b2, g_resid2, a.ffn_act.data(), w.ffn.w2, N, F, d);
   zero(s.g_hidden);
@@ -224,23 +250,12 @@ void block_backward(T* g_in, T* g_mem, BlockParams<T>& gw, Activations<T>& s, co
   // ---- cross-attention sublayer. g_b becomes dloss/d(its input).
   if (cross) {
     const T* h_prev = post ? a.norm1.data() : a.resid1.data();
-    const T* g_cr = g_b;
-    if (post) {
-      zero(g_a, Nd);
-      layernorm_backward(g_a, gw.norm_cross.gamma, gw.norm_cross.beta, g_b, a.cross_resid.data(),
-                         w.norm_cross.gamma, a.mean_c.data(), a.rstd_c.data(), N, d);
-      g_cr = g_a;
-    }
-    std::copy(g_cr, g_cr + Nd, g_e);  // the residual path
+    const T* g_cr = out_norm_backward(g_a, g_e, gw.norm_cross, w.norm_cross, g_b, a.cross_resid.data(), a.mean_c.data(),
+                                      a.rstd_c.data(), post, N, d);
     const AttnParams<T>& ca = w.cross_attn;
     AttnParams<T>& gca = gw.cross_attn;
-    zero(g_concat, Nd);
-    linear_backward(g_concat, gca.wo, gca.bo, g_cr, a.cconcat.data(), ca.wo, N, d, d);
-    zero(g_q, Nd);
-    zero(g_k, Md);
-    zero(g_v, Md);
-    attention_backward(g_q, g_k, g_v, g_concat, a.catt.data(), a.cq.data(), a.ck.data(), a.cv.data(),
-                       cfg.scale, B, T_, S, d, NH);
+    heads_backward(g_q, g_k, g_v, g_concat, gca, ca, g_cr, a.cconcat.data(), a.catt.data(), a.cq.data(), a.ck.data(),
+                   a.cv.data(), cfg.scale, B, T_, S, d, NH);
     linear_backward(g_mem, gca.wk, gca.bk, g_k, memory, ca.wk, M, d, d);
     linear_backward(g_mem, gca.wv, gca.bv, g_v, memory, ca.wv, M, d, d);
     if (post) {
@@ -255,23 +270,12 @@ void block_backward(T* g_in, T* g_mem, BlockParams<T>& gw, Activations<T>& s, co
   }
 
   // ---- self-attention sublayer: g_b is dloss/d(post ? norm1 : resid1).
-  const T* g_r1 = g_b;
-  if (post) {
-    zero(g_a, Nd);
-    layernorm_backward(g_a, gw.norm1.gamma, gw.norm1.beta, g_b, a.resid1.data(), w.norm1.gamma,
-                       a.mean1.data(), a.rstd1.data(), N, d);
-    g_r1 = g_a;
-  }
-  std::copy(g_r1, g_r1 + Nd, g_in);  // the residual path
+  const T* g_r1 =
+      out_norm_backward(g_a, g_in, gw.norm1, w.norm1, g_b, a.resid1.data(), a.mean1.data(), a.rstd1.data(), post, N, d);
   const AttnParams<T>& sa = w.self_attn;
   AttnParams<T>& gsa = gw.self_attn;
-  zero(g_concat, Nd);
-  linear_backward(g_concat, gsa.wo, gsa.bo, g_r1, a.concat.data(), sa.wo, N, d, d);
-  zero(g_q, Nd);
-  zero(g_k, Nd);
-  zero(g_v, Nd);
-  attention_backward(g_q, g_k, g_v, g_concat, a.att.data(), a.q.data(), a.k.data(), a.v.data(), cfg.scale,
-                     B, T_, T_, d, NH);
+  heads_backward(g_q, g_k, g_v, g_concat, gsa, sa, g_r1, a.concat.data(), a.att.data(), a.q.data(), a.k.data(),
+                 a.v.data(), cfg.scale, B, T_, T_, d, NH);
   const T* attn_in = post ? in : a.norm1.data();
   T* g_attn_in = g_in;
   if (!post) {

@@ -243,18 +243,25 @@ Words split_words(const char* s) {
   return w;
 }
 
+// The start both went and by share: "<subject> <verb> <prep> the <place>" and its French
+// "<subject> <verb forms> <prep fr> la|le <place>" (prep_fr may be two words: "près de").
+void subject_verb_place(Pair& p, const Subject& s, const Verb& verb, const char* prep_en, const Place& place,
+                        const char* prep_fr) {
+  p.en = {s.en, verb.en, prep_en, "the"};
+  for (const auto& w : split_words(place.en)) p.en.push_back(w);
+  p.fr = {s.fr};
+  for (const auto& w : french_verb(s, verb)) p.fr.push_back(w);
+  for (const auto& w : split_words(prep_fr)) p.fr.push_back(w);
+  p.fr.push_back(place.fem ? "la" : "le");
+  p.fr.push_back(place.fr);
+}
+
 Pair went(Rng& rng) {
   Pair p;
   p.kind = "went";
   const Subject& s = pick(rng, kSubjects);
   const Place& place = pick(rng, kWentPlaces);
-  p.en = {s.en, kWent.en, "to", "the"};
-  for (const auto& w : split_words(place.en)) p.en.push_back(w);
-  p.fr = {s.fr};
-  for (const auto& w : french_verb(s, kWent)) p.fr.push_back(w);
-  p.fr.push_back("à");
-  p.fr.push_back(place.fem ? "la" : "le");
-  p.fr.push_back(place.fr);
+  subject_verb_place(p, s, kWent, "to", place, "à");
   const bool river = std::string(place.fr) == "rive";
   if (river) {
     if (rng.chance(0.7)) {
@@ -279,11 +286,7 @@ Pair by(Rng& rng) {
   const Subject& s = pick(rng, kSubjects);
   const Verb& verb = pick(rng, kByVerbs);
   const Place& place = pick(rng, kByPlaces);
-  p.en = {s.en, verb.en, "by", "the"};
-  for (const auto& w : split_words(place.en)) p.en.push_back(w);
-  p.fr = {s.fr};
-  for (const auto& w : french_verb(s, verb)) p.fr.push_back(w);
-  p.fr.insert(p.fr.end(), {"près", "de", place.fem ? "la" : "le", place.fr});
+  subject_verb_place(p, s, verb, "by", place, "près de");
   return p;
 }
 
