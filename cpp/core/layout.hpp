@@ -128,28 +128,29 @@ void for_each_tensor(const ModelConfig& cfg, Visit&& visit) {
   for_each_tensor(cfg, static_cast<void*>(nullptr), std::forward<Visit>(visit));
 }
 
-// The one initialisation recipe, drawing `size` values from rng in order: LayerNorm gamma 1,
-// biases and beta uniform in [-0.02, 0.02), embeddings uniform in [-1, 1), matrices Xavier
-// uniform in [-a, a), a = sqrt(6 / (in + out)). The values are floats (cast to T), so a
-// double copy of a model starts from exactly the float model's numbers.
+// The one initialisation recipe, the one the shipped models were trained from: LayerNorm gamma 1,
+// biases and beta 0, embeddings N(0, 1) (torch's nn.Embedding; the LayerNorms rescale anyway),
+// matrices Xavier uniform in [-a, a), a = sqrt(6 / (in + out)), which keeps the variance of
+// x @ W near that of x. Values are drawn from rng in order as floats (cast to T), so a double
+// copy of a model starts from exactly the float model's numbers.
 template <typename T>
 void init_tensor(T* data, size_t size, const std::vector<int>& shape, TensorKind kind, Rng& rng) {
-  float a = 0.0f, base = 0.0f;
   switch (kind) {
     case TensorKind::Gain:
-      base = 1.0f;
-      break;
+      for (size_t i = 0; i < size; ++i) data[i] = T(1);
+      return;
     case TensorKind::Bias:
-      a = 0.02f;
-      break;
+      for (size_t i = 0; i < size; ++i) data[i] = T(0);
+      return;
     case TensorKind::Embedding:
-      a = 1.0f;
-      break;
-    case TensorKind::Matrix:
-      a = std::sqrt(6.0f / static_cast<float>(shape[0] + shape[1]));
-      break;
+      for (size_t i = 0; i < size; ++i) data[i] = static_cast<T>(static_cast<float>(rng.normal()));
+      return;
+    case TensorKind::Matrix: {
+      const float a = std::sqrt(6.0f / static_cast<float>(shape[0] + shape[1]));
+      for (size_t i = 0; i < size; ++i) data[i] = static_cast<T>(rng.symmetric(a));
+      return;
+    }
   }
-  for (size_t i = 0; i < size; ++i) data[i] = static_cast<T>(base + rng.symmetric(a));
 }
 
 }  // namespace ap
