@@ -7,10 +7,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
+import { NOTES_EN, NOTES_FR } from '../web/lib/models.js';
 
 const dir = fileURLToPath(new URL('../../web/models/', import.meta.url));
-const NOTES_EN = 'The agreement on the European Economic Area was signed in August 1992.';
-const NOTES_FR = "L'accord sur la zone économique européenne a été signé en août 1992.";
 
 let ap, model, bytes;
 beforeAll(async () => {

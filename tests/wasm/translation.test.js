@@ -7,10 +7,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
+import { NOTES_EN as EN, NOTES_FR as FR } from '../web/lib/models.js';
 
 const file = fileURLToPath(new URL('../../web/models/translate.safetensors', import.meta.url));
-const EN = 'The agreement on the European Economic Area was signed in August 1992.';
-const FR = "L'accord sur la zone économique européenne a été signé en août 1992.";
 let ap, model;
 beforeAll(async () => {
   ap = await load();

@@ -8,10 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { join } from 'node:path';
 import { load } from '../../wasm/index.js';
 import { SCREENSHOT_DIR, usePlayground } from './harness.js';
-import { shippedModel } from './lib/models.js';
-
-const NOTES_EN = 'The agreement on the European Economic Area was signed in August 1992.';
-const NOTES_FR = "L'accord sur la zone économique européenne a été signé en août 1992.";
+import { NOTES_EN, NOTES_FR, shippedModel } from './lib/models.js';
 
 const playground = usePlayground();
 let ap, model;

@@ -10,10 +10,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { join } from 'node:path';
 import { load } from '../../wasm/index.js';
 import { SCREENSHOT_DIR, usePlayground } from './harness.js';
-import { shippedModel } from './lib/models.js';
+import { NOTES_EN as EN, NOTES_FR as FR, shippedModel } from './lib/models.js';
 
-const EN = 'The agreement on the European Economic Area was signed in August 1992.';
-const FR = "L'accord sur la zone économique européenne a été signé en août 1992.";
 const playground = usePlayground();
 let ap, model;
 beforeAll(async () => { ap = await load(); model = ap.loadModel(shippedModel('translate')); });
