@@ -90,7 +90,7 @@ describe('parameterCount', () => {
   test('bad input gets an error naming the problem, and the module stays usable', () => {
     const ok = { dModel: 64, nHeads: 4, nLayers: 2, vocabSize: 100 };
     expect(() => ap.parameterCount({ ...ok, dModel: -64 })).toThrow(/d_model must be >= 1/);
-    expect(() => ap.parameterCount({ ...ok, nHeads: 5 })).toThrow(/dModel \(64\) is not divisible by nHeads \(5\)/);
+    expect(() => ap.parameterCount({ ...ok, nHeads: 5 })).toThrow(/d_model \(64\) is not divisible by n_heads \(5\)/);
     expect(() => ap.parameterCount({ ...ok, nLayers: 2.5 })).toThrow(/nLayers must be an integer/);
     expect(() => ap.parameterCount({ ...ok, arch: 'rnn' })).toThrow(/unknown arch "rnn"/);
     expect(() => ap.parameterCount({ ...ok, pos: 'absolute' })).toThrow(/unknown pos "absolute"/);

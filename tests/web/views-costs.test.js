@@ -64,7 +64,7 @@ describe('on the playground page', () => {
     // Editing an input recounts and drops the published comparison; a bad value is named.
     const dModel = w.locator('input[data-input="dModel"]');
     await dModel.fill('770');
-    await expect.poll(() => w.locator('.ms-error').textContent()).toMatch(/not divisible by nHeads/);
+    await expect.poll(() => w.locator('.ms-error').textContent()).toMatch(/d_model \(\d+\) is not divisible by n_heads/);
     await dModel.fill('1536');
     await expect.poll(() => w.getAttribute('data-total')).toBe(String(ap.parameterCount({
       preset: 'bert-base', dModel: 1536,

@@ -67,11 +67,6 @@ function sizeConfig(config, ap) {
   for (const k of SIZE_BOOLS)
     if (typeof c[k] !== 'boolean') throw new Error(`${k} must be true or false, got ${JSON.stringify(c[k])}`);
   for (const k of ['dModel', 'nHeads', 'vocabSize']) if (c[k] === null) throw new Error(`parameterCount() needs ${k}`);
-  // The core checks this too (in snake_case, after the sizes' ranges); kept for the camelCase names
-  // the model-sizes view shows beside its inputs.
-  if (c.dModel > 0 && c.nHeads > 0 && c.dModel % c.nHeads !== 0) {
-    throw new Error(`dModel (${c.dModel}) is not divisible by nHeads (${c.nHeads})`);
-  }
   if (c.dFf === null) c.dFf = 4 * c.dModel; // d_ff = 4d, as in the notes
   // nLayers sets both stacks; encoderLayers / decoderLayers set one.
   const stackDefault = c.nLayers ?? null;
