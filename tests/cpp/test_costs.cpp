@@ -8,6 +8,7 @@
 #include "core/costs.hpp"
 #include "core/model.hpp"
 #include "core/rnn.hpp"
+#include "helpers.hpp"
 #include "io/tokenizer.hpp"
 #include "trace/trace.hpp"
 
@@ -43,23 +44,14 @@ double rel_diff(double computed, double published) { return (computed - publishe
 }  // namespace
 
 TEST(ParamCount, EqualsTheTensorsAModelAllocates) {
-  const ap::Tokenizer tok = ap::Tokenizer::build(ap::Tokenizer::Kind::Char, {"abcdefghijklmnop"});
+  const ap::Tokenizer tok = aptest::char_tokenizer({"abcdefghijklmnop"});
   int checked = 0;
   for (ap::Arch arch : {ap::Arch::DecoderOnly, ap::Arch::EncoderOnly, ap::Arch::EncoderDecoder})
     for (ap::PosKind pos : {ap::PosKind::Sinusoidal, ap::PosKind::Learned, ap::PosKind::Relative, ap::PosKind::Rope})
       for (ap::NormPlace norm : {ap::NormPlace::Post, ap::NormPlace::Pre}) {
-        ap::ModelConfig cfg;
-        cfg.arch = arch;
-        cfg.pos = pos;
-        cfg.norm = norm;
-        cfg.d_model = 12;
-        cfg.n_heads = 3;
-        cfg.n_layers = 2 + checked % 2;
-        cfg.d_ff = 20;
-        cfg.max_len = 24;
+        ap::ModelConfig cfg = aptest::model_config(arch, {12, 3, 2 + checked % 2, 20, 0, 24}, pos, norm);
         cfg.rel_clip = 5;
-        ap::Model m(cfg, tok);
-        m.init_random(7);
+        ap::Model m = aptest::random_model(cfg, tok, 7);
         SCOPED_TRACE(std::string(ap::to_string(arch)) + " " + ap::to_string(pos) + " " + ap::to_string(norm));
         const Tally t = tally(m);
         const ap::ParamCount p = ap::count_parameters(ap::size_config_of(m.config()));

@@ -5,22 +5,13 @@
 #include <cmath>
 
 #include "core/decode.hpp"
+#include "helpers.hpp"
 
 namespace {
 
 ap::Model make_model(ap::Arch arch, ap::PosKind pos, ap::NormPlace norm = ap::NormPlace::Post) {
-  ap::ModelConfig cfg;
-  cfg.arch = arch;
-  cfg.pos = pos;
-  cfg.norm = norm;
-  cfg.d_model = 16;
-  cfg.n_heads = 4;
-  cfg.n_layers = 2;
-  cfg.d_ff = 32;
-  cfg.max_len = 24;
-  ap::Model m(cfg, ap::Tokenizer::build(ap::Tokenizer::Kind::Char, {"abcdefghij"}));
-  m.init_random(11);
-  return m;
+  return aptest::random_model(aptest::model_config(arch, {16, 4, 2, 32, 0, 24}, pos, norm),
+                              aptest::char_tokenizer({"abcdefghij"}), 11);
 }
 
 void expect_cache_matches_recompute(const ap::Model& m, const std::vector<int>& src) {

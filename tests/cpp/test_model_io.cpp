@@ -14,6 +14,7 @@
 #include "core/config.hpp"
 #include "core/model.hpp"
 #include "core/tensor.hpp"
+#include "helpers.hpp"
 #include "io/model_io.hpp"
 #include "io/safetensors.hpp"
 #include "io/tokenizer.hpp"
@@ -24,19 +25,8 @@ namespace {
 using ap::ModelConfig;
 using Bytes = std::vector<uint8_t>;
 
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ap::Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an ap::Error";
-  return "";
-}
-
-#define EXPECT_MENTIONS(message, part) \
-  EXPECT_NE(std::string(message).find(part), std::string::npos) << "message: " << (message)
+using aptest::error_of;
+using aptest::model_config;
 
 std::filesystem::path corpus_dir(const char* name) {
   return std::filesystem::path(AP_FIXTURES_DIR) / ".." / "corpus" / name;
@@ -86,12 +76,7 @@ TEST(ConfigValidate, EachBadValueIsNamed) {
 }
 
 TEST(ConfigValidate, LimitsThemselvesAreAllowed) {
-  ModelConfig c;
-  c.d_model = 4096;
-  c.n_heads = 64;
-  c.n_layers = 64;
-  c.max_len = 4096;
-  c.vocab_size = 4;
+  ModelConfig c = model_config(ap::Arch::DecoderOnly, {4096, 64, 64, 64, 4, 4096});
   c.rel_clip = 1;
   c.tokenizer = "word";
   EXPECT_NO_THROW(c.validate());
@@ -142,18 +127,9 @@ TEST(ConfigJson, WritesEveryKeyWithReadableValues) {
 }
 
 TEST(ConfigJson, RoundTripKeepsEveryField) {
-  ModelConfig c;
-  c.arch = ap::Arch::EncoderDecoder;
-  c.d_model = 24;
-  c.n_heads = 3;
-  c.n_layers = 2;
-  c.d_ff = 40;
-  c.vocab_size = 77;
-  c.max_len = 33;
-  c.pos = ap::PosKind::Relative;
+  ModelConfig c = model_config(ap::Arch::EncoderDecoder, {24, 3, 2, 40, 77, 33}, ap::PosKind::Relative,
+                               ap::NormPlace::Pre, ap::Act::Gelu);
   c.rel_clip = 5;
-  c.act = ap::Act::Gelu;
-  c.norm = ap::NormPlace::Pre;
   c.eps = 3.3e-7f;
   c.scale = false;
   c.causal = false;
@@ -244,36 +220,16 @@ TEST(ConfigCorpus, ValidSeedsParseAndBrokenSeedsFailCleanly) {
 // ---- model files ------------------------------------------------------------------------
 
 ap::Model make_model(ModelConfig cfg, const std::vector<std::string>& corpus, uint64_t seed) {
-  const auto kind = cfg.tokenizer == "word" ? ap::Tokenizer::Kind::Word : ap::Tokenizer::Kind::Char;
-  ap::Model m(cfg, ap::Tokenizer::build(kind, corpus));
-  m.init_random(seed);
-  return m;
+  return aptest::random_model(
+      cfg, cfg.tokenizer == "word" ? aptest::word_tokenizer(corpus) : aptest::char_tokenizer(corpus), seed);
 }
 
-ModelConfig small_decoder() {
-  ModelConfig c;
-  c.arch = ap::Arch::DecoderOnly;
-  c.d_model = 8;
-  c.n_heads = 2;
-  c.n_layers = 2;
-  c.d_ff = 12;
-  c.max_len = 16;
-  c.pos = ap::PosKind::Learned;
-  return c;
-}
+ModelConfig small_decoder() { return model_config(ap::Arch::DecoderOnly, {8, 2, 2, 12, 0, 16}, ap::PosKind::Learned); }
 
 ModelConfig small_encoder_decoder() {
-  ModelConfig c;
-  c.arch = ap::Arch::EncoderDecoder;
-  c.d_model = 8;
-  c.n_heads = 4;
-  c.n_layers = 1;
-  c.d_ff = 16;
-  c.max_len = 12;
-  c.pos = ap::PosKind::Relative;
+  ModelConfig c = model_config(ap::Arch::EncoderDecoder, {8, 4, 1, 16, 0, 12}, ap::PosKind::Relative,
+                               ap::NormPlace::Pre, ap::Act::Gelu);
   c.rel_clip = 3;
-  c.norm = ap::NormPlace::Pre;
-  c.act = ap::Act::Gelu;
   c.tokenizer = "word";
   return c;
 }

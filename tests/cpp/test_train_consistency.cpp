@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/model.hpp"
+#include "helpers.hpp"
 #include "train/params.hpp"
 #include "train/tasks.hpp"
 #include "train/transformer.hpp"
@@ -26,18 +27,7 @@ Tokenizer vocab_of(int V) {
 }
 
 ModelConfig small(Arch arch, NormPlace norm, PosKind pos, Act act) {
-  ModelConfig c;
-  c.arch = arch;
-  c.d_model = 16;
-  c.n_heads = 4;
-  c.n_layers = 2;
-  c.d_ff = 32;
-  c.vocab_size = 12;
-  c.max_len = 16;
-  c.norm = norm;
-  c.pos = pos;
-  c.act = act;
-  return c;
+  return aptest::model_config(arch, {16, 4, 2, 32, 12, 16}, pos, norm, act);
 }
 
 // Largest |a - b| / max(1, |b|) over the rows of the core's logits for one sequence.

@@ -8,9 +8,10 @@
 #include <functional>
 #include <vector>
 
+#include "core/rng.hpp"
+#include "helpers.hpp"
 #include "train/ops.hpp"
 #include "train/params.hpp"
-#include "core/rng.hpp"
 #include "train/transformer.hpp"
 
 using namespace ap;
@@ -226,18 +227,7 @@ void check_model(const char* name, const ModelConfig& cfg, const Batch& batch) {
 }
 
 ModelConfig tiny(Arch arch, NormPlace norm, PosKind pos, Act act) {
-  ModelConfig c;
-  c.arch = arch;
-  c.d_model = 4;
-  c.n_heads = 2;
-  c.n_layers = 2;
-  c.d_ff = 6;
-  c.vocab_size = 7;
-  c.max_len = 6;
-  c.norm = norm;
-  c.pos = pos;
-  c.act = act;
-  return c;
+  return aptest::model_config(arch, {4, 2, 2, 6, 7, 6}, pos, norm, act);
 }
 
 Batch decoder_batch() {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/model.hpp"
+#include "helpers.hpp"
 #include "train/adamw.hpp"
 #include "train/params.hpp"
 
@@ -13,17 +14,7 @@ using namespace ap::train;
 
 namespace {
 
-ModelConfig tiny() {
-  ModelConfig c;
-  c.d_model = 2;
-  c.n_heads = 1;
-  c.n_layers = 1;
-  c.d_ff = 2;
-  c.vocab_size = 4;
-  c.max_len = 2;
-  c.pos = PosKind::None;
-  return c;
-}
+ModelConfig tiny() { return aptest::model_config(Arch::DecoderOnly, {2, 1, 1, 2, 4, 2}, PosKind::None); }
 
 }  // namespace
 

@@ -303,19 +303,13 @@ TEST(TrainTasks, MlmHidesWordsOfGrammarSentences) {
 }
 
 TEST(TrainTasks, GrammarWordClasses) {
-  EXPECT_EQ(grammar_word_class("the"), "determiner");
-  EXPECT_EQ(grammar_word_class("an"), "determiner");
-  EXPECT_EQ(grammar_word_class("mice"), "noun");
-  EXPECT_EQ(grammar_word_class("bank"), "noun");
-  EXPECT_EQ(grammar_word_class("sleeps"), "verb");
-  EXPECT_EQ(grammar_word_class("were"), "verb");
-  EXPECT_EQ(grammar_word_class("borrowed"), "verb");
-  EXPECT_EQ(grammar_word_class("hungry"), "adjective");
-  EXPECT_EQ(grammar_word_class("among"), "preposition");
-  EXPECT_EQ(grammar_word_class("quietly"), "adverb");
-  EXPECT_EQ(grammar_word_class("who"), "pronoun");
-  EXPECT_EQ(grammar_word_class("."), "other");
-  EXPECT_EQ(grammar_word_class("zebra"), "other");
+  const char* const word_and_class[][2] = {
+      {"the", "determiner"},    {"an", "determiner"},  {"mice", "noun"},     {"bank", "noun"},
+      {"sleeps", "verb"},       {"were", "verb"},      {"borrowed", "verb"}, {"hungry", "adjective"},
+      {"among", "preposition"}, {"quietly", "adverb"}, {"who", "pronoun"},   {".", "other"},
+      {"zebra", "other"},
+  };
+  for (const auto& [word, cls] : word_and_class) EXPECT_EQ(grammar_word_class(word), cls) << word;
   // Every word of the vocabulary has a class, except the specials, "." and "and".
   auto task = make_task("grammar");
   const auto& vocab = task->tokenizer().vocab();

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <utility>
 
 #include "core/model.hpp"
 #include "io/model_io.hpp"
@@ -33,6 +35,26 @@ TrainConfig small(const char* task, int threads, uint64_t seed = 3) {
   return c;
 }
 
+// Trains t for `steps` steps; returns the held-out loss (200 examples, seed 11) before and after.
+// Untrained, the output distribution is near uniform over the vocabulary: loss ~ log V.
+std::pair<double, double> train_measuring_heldout_loss(Trainer& t, int steps, const char* what) {
+  const double before = t.heldout_loss(200, 11);
+  EXPECT_NEAR(before, std::log(static_cast<double>(t.model_config().vocab_size)), 1.0);
+  for (int s = 0; s < steps; ++s) t.step();
+  const double after = t.heldout_loss(200, 11);
+  std::printf("  %s, %d steps: held-out loss %.3f -> %.3f\n", what, steps, before, after);
+  return {before, after};
+}
+
+// The trainer's weights as the inference core sees them: copied into a Model, saved to a
+// model file and loaded back.
+Model saved_and_reloaded(const Trainer& t) {
+  Model model(t.model_config(), t.task().tokenizer());
+  params_to_model(model.weights(), t.params());
+  const std::vector<uint8_t> bytes = save_model(model);
+  return load_model(bytes.data(), bytes.size());
+}
+
 }  // namespace
 
 TEST(TrainTrainer, SameSeedSameWeightsForAnyThreadCount) {
@@ -55,12 +77,7 @@ TEST(TrainTrainer, TrainingLowersTheHeldOutLoss) {
   TrainConfig c = small("reverse", 1);
   c.optim.total_steps = 200;
   Trainer t(c);
-  const double before = t.heldout_loss(200, 11);
-  // Untrained, the output distribution is near uniform over the vocabulary: loss ~ log V.
-  EXPECT_NEAR(before, std::log(static_cast<double>(t.model_config().vocab_size)), 1.0);
-  for (int s = 0; s < 200; ++s) t.step();
-  const double after = t.heldout_loss(200, 11);
-  std::printf("  reverse, 200 steps: held-out loss %.3f -> %.3f\n", before, after);
+  const auto [before, after] = train_measuring_heldout_loss(t, 200, "reverse");
   EXPECT_LT(after, before - 0.5);
 }
 
@@ -69,10 +86,7 @@ TEST(TrainTrainer, TrainerAndInferenceCoreEvaluateAlike) {
     SCOPED_TRACE(task);
     Trainer t(small(task, 1));
     for (int s = 0; s < 60; ++s) t.step();
-    Model model(t.model_config(), t.task().tokenizer());
-    params_to_model(model.weights(), t.params());
-    const std::vector<uint8_t> bytes = save_model(model);
-    const Model reloaded = load_model(bytes.data(), bytes.size());
+    const Model reloaded = saved_and_reloaded(t);
     const EvalResult ours = t.evaluate(40, 5), core = evaluate_model(reloaded, t.task(), 40, 5);
     std::printf("  %s after 60 steps: trainer %d/%d, core %d/%d\n", task, ours.correct, ours.total, core.correct,
                 core.total);
@@ -100,17 +114,10 @@ TEST(TrainTrainer, MaskedLanguageModelTrainsAndEvaluatesLikeTheCore) {
   c.optim.total_steps = 400;
   Trainer t(c);
   EXPECT_EQ(t.model_config().arch, Arch::EncoderOnly);
-  const double before = t.heldout_loss(200, 11);
-  EXPECT_NEAR(before, std::log(static_cast<double>(t.model_config().vocab_size)), 1.0);
-  for (int s = 0; s < 400; ++s) t.step();
-  const double after = t.heldout_loss(200, 11);
-  std::printf("  mlm, 400 steps: held-out loss %.3f -> %.3f\n", before, after);
+  const auto [before, after] = train_measuring_heldout_loss(t, 400, "mlm");
   EXPECT_LT(after, before - 1.0);
 
-  Model model(t.model_config(), t.task().tokenizer());
-  params_to_model(model.weights(), t.params());
-  const std::vector<uint8_t> bytes = save_model(model);
-  const Model reloaded = load_model(bytes.data(), bytes.size());
+  const Model reloaded = saved_and_reloaded(t);
   const EvalResult ours = t.evaluate(300, 5), core = evaluate_model(reloaded, t.task(), 300, 5);
   std::printf("  mlm after 400 steps: top-1 trainer %d/%d, core %d/%d\n", ours.correct, ours.total, core.correct,
               core.total);

@@ -1,0 +1,65 @@
+// What many test files need, written once: the message of the ap::Error a call throws, model
+// configs from their sizes, tokenizers built from a corpus, and a seeded random model.
+// Header-only (inline): under Emscripten every test file links into one executable.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "core/config.hpp"
+#include "core/model.hpp"
+#include "core/tensor.hpp"
+#include "io/tokenizer.hpp"
+
+// Expects `part` in `message`, showing the whole message when it is not.
+#define EXPECT_MENTIONS(message, part) \
+  EXPECT_NE(std::string(message).find(part), std::string::npos) << "message: " << (message)
+
+namespace aptest {
+
+// Runs f and returns the ap::Error message, or fails the test (and returns "") if nothing was thrown.
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const ap::Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an ap::Error";
+  return "";
+}
+
+// The sizes of a ModelConfig, in its order (vocab_size 0: from the tokenizer).
+struct Sizes {
+  int d_model, n_heads, n_layers, d_ff, vocab_size, max_len;
+};
+
+// A ModelConfig of these sizes and kinds; every other field keeps its default.
+inline ap::ModelConfig model_config(ap::Arch arch, const Sizes& s, ap::PosKind pos = ap::PosKind::Sinusoidal,
+                                    ap::NormPlace norm = ap::NormPlace::Post, ap::Act act = ap::Act::Relu) {
+  ap::ModelConfig c;
+  std::tie(c.d_model, c.n_heads, c.n_layers, c.d_ff, c.vocab_size, c.max_len) =
+      std::tie(s.d_model, s.n_heads, s.n_layers, s.d_ff, s.vocab_size, s.max_len);
+  std::tie(c.arch, c.pos, c.norm, c.act) = std::tie(arch, pos, norm, act);
+  return c;
+}
+
+inline ap::Tokenizer char_tokenizer(const std::vector<std::string>& corpus) {
+  return ap::Tokenizer::build(ap::Tokenizer::Kind::Char, corpus);
+}
+inline ap::Tokenizer word_tokenizer(const std::vector<std::string>& corpus) {
+  return ap::Tokenizer::build(ap::Tokenizer::Kind::Word, corpus);
+}
+
+// A model with Model::init_random(seed) weights.
+inline ap::Model random_model(const ap::ModelConfig& cfg, ap::Tokenizer tok, uint64_t seed) {
+  ap::Model m(cfg, std::move(tok));
+  m.init_random(seed);
+  return m;
+}
+
+}  // namespace aptest
