@@ -10,14 +10,10 @@ namespace ap {
 AdditiveWeights additive_random(int d_s, int d_h, int d_a, uint64_t seed) {
   if (d_s <= 0 || d_h <= 0 || d_a <= 0) fail("additive attention sizes must be positive");
   SplitMix64 rng{seed};
-  AdditiveWeights w;
-  w.ws.resize(d_s, d_a);
-  w.wh.resize(d_h, d_a);
-  w.v.resize(d_a);
-  // Uniform with variance 1 / fan-in: [-sqrt(3 / n), sqrt(3 / n)).
-  rng.fill_symmetric(w.ws.data(), static_cast<size_t>(w.ws.size()), std::sqrt(3.0 / d_s));
-  rng.fill_symmetric(w.wh.data(), static_cast<size_t>(w.wh.size()), std::sqrt(3.0 / d_h));
-  rng.fill_symmetric(w.v.data(), static_cast<size_t>(w.v.size()), std::sqrt(3.0 / d_a));
+  AdditiveWeights w{Mat(d_s, d_a), Mat(d_h, d_a), Vec(d_a)};
+  rng.fill_fan_in(w.ws, d_s);
+  rng.fill_fan_in(w.wh, d_h);
+  rng.fill_fan_in(w.v, d_a);
   return w;
 }
 

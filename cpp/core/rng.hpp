@@ -52,6 +52,12 @@ class Rng {
   void fill_symmetric(T* p, size_t n, double a) {
     for (size_t i = 0; i < n; ++i) p[i] = static_cast<T>(symmetric(a));
   }
+  // An Eigen matrix or vector (already sized) uniform with variance 1 / fan_in, so x W keeps
+  // the size of x: [-sqrt(3 / fan_in), sqrt(3 / fan_in)).
+  template <typename M>
+  void fill_fan_in(M& m, int fan_in) {
+    fill_symmetric(m.data(), static_cast<size_t>(m.size()), std::sqrt(3.0 / fan_in));
+  }
 
  private:
   uint64_t s_;

@@ -21,11 +21,8 @@ RnnWeights rnn_random(int d_in, int d_h, float rho, uint64_t seed) {
   if (d_in <= 0 || d_h <= 0) fail("RNN sizes must be positive");
   if (!(rho >= 0.0f) || !std::isfinite(rho)) fail("spectral radius must be a finite number >= 0");
   SplitMix64 rng{seed};
-  RnnWeights w;
-  w.wxh.resize(d_in, d_h);
-  w.whh.resize(d_h, d_h);
-  w.b.setZero(d_h);
-  rng.fill_symmetric(w.wxh.data(), static_cast<size_t>(w.wxh.size()), std::sqrt(3.0 / d_in));
+  RnnWeights w{Mat(d_in, d_h), Mat(d_h, d_h), Vec::Zero(d_h)};
+  rng.fill_fan_in(w.wxh, d_in);
   rng.fill_symmetric(w.whh.data(), static_cast<size_t>(w.whh.size()), 1.0);  // rescaled below
   const float r = spectral_radius(w.whh);
   if (r > 0.0f) w.whh *= rho / r;  // the knob the vanishing-gradient view turns
