@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 
+#include "core/layers.hpp"
 #include "core/rng.hpp"
 
 namespace ap {
@@ -47,14 +48,11 @@ std::vector<float> sampling_distribution(const float* logits, int vocab, const S
     p[static_cast<size_t>(best)] = 1.0f;
     return p;
   }
-  // softmax(z / T), max subtracted for stability
-  double sum = 0.0;
-  for (int i = 0; i < vocab; ++i) {
-    const double e = std::exp(static_cast<double>(z[i] - z[best]) / s.temperature);
-    p[i] = static_cast<float>(e);
-    sum += e;
-  }
-  for (float& v : p) v = static_cast<float>(v / sum);
+  // softmax(z / T), in double
+  std::vector<double> scaled(static_cast<size_t>(vocab)), pd(static_cast<size_t>(vocab));
+  for (int i = 0; i < vocab; ++i) scaled[i] = static_cast<double>(z[i]) / s.temperature;
+  softmax_row(pd.data(), scaled.data(), vocab);
+  for (int i = 0; i < vocab; ++i) p[i] = static_cast<float>(pd[i]);
   // keep the top-k, then the smallest prefix (by probability) whose mass reaches top_p
   std::vector<int> order(static_cast<size_t>(vocab));
   std::iota(order.begin(), order.end(), 0);

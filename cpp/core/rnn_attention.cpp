@@ -7,6 +7,7 @@
 #include <cmath>
 #include <utility>
 
+#include "core/layers.hpp"
 #include "core/rng.hpp"
 
 namespace ap {
@@ -57,13 +58,11 @@ std::vector<RnnAttnModel::NamedTensor> RnnAttnModel::named_tensors() {
 }
 
 void RnnAttnModel::init_random(uint64_t seed) {
-  SplitMix64 rng{seed};
+  Rng rng(seed);
   for (NamedTensor& t : named_tensors()) {
-    const bool matrix = t.shape.size() == 2;
-    const double a = matrix ? std::sqrt(3.0 / t.shape[0]) : 0.1;  // fan-in scaled
     size_t n = 1;
     for (int d : t.shape) n *= static_cast<size_t>(d);
-    for (size_t i = 0; i < n; ++i) t.data[i] = static_cast<float>(rng.symmetric(a));
+    init_rnn_attention_tensor(t.name, t.shape, t.data, n, rng);
   }
 }
 
@@ -148,10 +147,7 @@ std::vector<int> RnnAttnModel::forward(Trace& tr, const std::vector<int>& src, c
       th.row(r) = (ws.row(t) + wh_h.row(j)).array().tanh();
       e(t, j) = th.row(r).dot(w_.att_v);  // e_tj = v . tanh(...)
     }
-    // Softmax over the source; subtracting the row max only keeps exp() in range.
-    const float mx = e.row(t).maxCoeff();
-    alpha.row(t) = (e.row(t).array() - mx).exp();
-    alpha.row(t) /= alpha.row(t).sum();
+    softmax_row(alpha.row(t).data(), e.row(t).data(), S);  // alpha_t = softmax over the source (as the trainer)
     ctx.row(t).noalias() = alpha.row(t) * h;  // C_t = sum_j alpha_tj h_j  (1, D)
     pre.noalias() = w_.emb.row(in.back()) * w_.dec_wy;
     pre.noalias() += ctx.row(t) * w_.dec_wc;

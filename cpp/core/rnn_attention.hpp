@@ -18,10 +18,14 @@
 //   dec.{wy (E, Ds), wc (D, Ds), ws (Ds, Ds), b (Ds)}  out.{w (Ds + D, V), b (V)}
 // One word tokenizer for both languages; the decoder starts from <bos> and stops at <eos>.
 #pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
+#include "core/rng.hpp"
 #include "core/tensor.hpp"
 #include "io/tokenizer.hpp"
 #include "trace/trace.hpp"
@@ -49,10 +53,27 @@ struct RnnAttnWeights {
   Mat out_w; Vec out_b;         // (Ds + D, V) (V)
 };
 
+// The one initialisation recipe (the trainer's start and RnnAttnModel::init_random alike): one
+// tensor drawn from rng, tensors taken in named_tensors() order. The embedding ("emb", (V, E))
+// is N(0, 1 / E), every other matrix Xavier-uniform [-sqrt(6 / (in + out)), ...), every vector
+// (biases and attn.v) zero.
+template <typename T>
+void init_rnn_attention_tensor(const std::string& name, const std::vector<int>& shape, T* data, size_t size, Rng& rng) {
+  if (name == "emb") {
+    const double sc = 1.0 / std::sqrt(static_cast<double>(shape[1]));
+    for (size_t i = 0; i < size; ++i) data[i] = static_cast<T>(rng.normal() * sc);
+  } else if (shape.size() == 2) {
+    const double a = std::sqrt(6.0 / (shape[0] + shape[1]));
+    for (size_t i = 0; i < size; ++i) data[i] = static_cast<T>((2.0 * rng.unit() - 1.0) * a);
+  } else {
+    std::fill(data, data + size, T(0));
+  }
+}
+
 class RnnAttnModel {
  public:
   RnnAttnModel(RnnAttnConfig cfg, Tokenizer tok);  // zero weights of the right shapes
-  void init_random(uint64_t seed);                  // seeded uniform, for tests
+  void init_random(uint64_t seed);                 // the trainer's initial weights for this seed
 
   const RnnAttnConfig& config() const { return cfg_; }
   const Tokenizer& tokenizer() const { return tok_; }

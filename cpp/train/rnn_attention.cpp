@@ -160,18 +160,7 @@ template <typename T> void RnnAttnParams<T>::zero() { std::fill(flat.begin(), fl
 
 template <typename T> void init_params(RnnAttnParams<T>& p, uint64_t seed) {
   Rng rng(seed);
-  for (const auto& t : p.tensors) {
-    T* d = p.flat.data() + t.offset;
-    if (t.name == "emb") {
-      const double sc = 1.0 / std::sqrt(static_cast<double>(t.shape[1]));
-      for (size_t i = 0; i < t.size; ++i) d[i] = static_cast<T>(rng.normal() * sc);
-    } else if (t.shape.size() == 2) {
-      const double a = std::sqrt(6.0 / (t.shape[0] + t.shape[1]));  // Xavier uniform
-      for (size_t i = 0; i < t.size; ++i) d[i] = static_cast<T>((2.0 * rng.unit() - 1.0) * a);
-    } else {
-      std::fill(d, d + t.size, T(0));
-    }
-  }
+  for (const auto& t : p.tensors) init_rnn_attention_tensor(t.name, t.shape, p.flat.data() + t.offset, t.size, rng);
 }
 
 void params_to_model(RnnAttnModel& m, const RnnAttnParams<float>& p) {

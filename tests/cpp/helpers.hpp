@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -60,6 +61,20 @@ inline ap::Model random_model(const ap::ModelConfig& cfg, ap::Tokenizer tok, uin
   ap::Model m(cfg, std::move(tok));
   m.init_random(seed);
   return m;
+}
+
+// Two models' named_tensors() (ap::Model's or ap::RnnAttnModel's): the same names and shapes in
+// the same order, and the same floats bit for bit.
+template <typename Named>
+void expect_same_tensors(const std::vector<Named>& a, const std::vector<Named>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].name, b[i].name);
+    ASSERT_EQ(a[i].shape, b[i].shape) << a[i].name;
+    size_t n = 1;
+    for (const int s : a[i].shape) n *= static_cast<size_t>(s);
+    EXPECT_EQ(0, std::memcmp(a[i].data, b[i].data, n * sizeof(float))) << a[i].name;
+  }
 }
 
 }  // namespace aptest

@@ -238,16 +238,7 @@ Bytes save(ap::Model& m) { return ap::save_model(m); }
 ap::Model load(const Bytes& b) { return ap::load_model(b.data(), b.size()); }
 
 void expect_same_weights(ap::Model& a, ap::Model& b) {
-  const auto ta = a.named_tensors();
-  const auto tb = b.named_tensors();
-  ASSERT_EQ(ta.size(), tb.size());
-  for (size_t i = 0; i < ta.size(); ++i) {
-    ASSERT_EQ(ta[i].name, tb[i].name);
-    ASSERT_EQ(ta[i].shape, tb[i].shape) << ta[i].name;
-    size_t n = 1;
-    for (const int s : ta[i].shape) n *= static_cast<size_t>(s);
-    EXPECT_EQ(0, std::memcmp(ta[i].data, tb[i].data, n * sizeof(float))) << ta[i].name;
-  }
+  aptest::expect_same_tensors(a.named_tensors(), b.named_tensors());
 }
 
 const ap::Stage& stage(const ap::Trace& t, const char* name) {

@@ -11,11 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "core/rng.hpp"
 #include "core/rnn_attention.hpp"
+#include "helpers.hpp"
 #include "io/model_io.hpp"
 #include "io/rnn_attention_io.hpp"
 #include "train/rnn_attention.hpp"
-#include "core/rng.hpp"
 
 using namespace ap;
 using namespace ap::train;
@@ -251,7 +252,8 @@ TEST(RnnAttentionIo, BadFilesAreErrorsThatNameTheProblem) {
   EXPECT_NE(msg.find("attn.v"), std::string::npos) << msg;  // missing tensor 'attn.v'
 }
 
-TEST(RnnAttentionTrain, AShortRunOnDatesLowersTheLoss) {
+// A small model on dates, for 60 steps.
+RnnAttnTrainConfig short_dates_run() {
   RnnAttnTrainConfig cfg;
   cfg.task = "dates";
   cfg.model.d_emb = 16;
@@ -262,7 +264,26 @@ TEST(RnnAttentionTrain, AShortRunOnDatesLowersTheLoss) {
   cfg.optim.lr = 1e-2f;
   cfg.optim.warmup_steps = 5;
   cfg.optim.total_steps = 60;
-  RnnAttnTrainer tr(cfg);
+  return cfg;
+}
+
+// One recipe: a seed starts the trainer from exactly RnnAttnModel::init_random's weights.
+TEST(RnnAttentionTrain, ASeedStartsFromInitRandomsWeights) {
+  RnnAttnTrainConfig cfg = short_dates_run();
+  cfg.seed = 9;
+  const RnnAttnTrainer tr(cfg);
+  RnnAttnModel start = tr.to_model();
+  RnnAttnModel core(start.config(), tr.task().tokenizer());
+  core.init_random(9);
+  aptest::expect_same_tensors(start.named_tensors(), core.named_tensors());
+  // and the recipe: the embedding drawn, the matrices drawn, the biases zero
+  EXPECT_NE(core.weights().emb(0, 0), 0.0f);
+  EXPECT_NE(core.weights().att_ws(0, 0), 0.0f);
+  EXPECT_EQ(core.weights().dec_b.cwiseAbs().maxCoeff(), 0.0f);
+}
+
+TEST(RnnAttentionTrain, AShortRunOnDatesLowersTheLoss) {
+  RnnAttnTrainer tr(short_dates_run());
   const float first = tr.step();
   float last = first;
   for (int i = 1; i < 60; ++i) last = tr.step();
