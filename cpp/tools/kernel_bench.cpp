@@ -11,7 +11,6 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
-#include <random>
 #include <vector>
 
 #if defined(__EMSCRIPTEN__)
@@ -20,6 +19,7 @@
 #include <ctime>
 #endif
 
+#include "core/rng.hpp"
 #include "core/tensor.hpp"
 #include "kernels/attention.hpp"
 #include "kernels/gemm.hpp"
@@ -64,10 +64,9 @@ void report(const char* what, int n, double flops, double seconds) {
   std::printf("| %-34s | %5d | %9.3f | %7.1f |\n", what, n, seconds * 1e3, flops / seconds * 1e-9);
 }
 
-std::vector<float> random_vec(size_t count, std::mt19937& rng) {
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+std::vector<float> random_vec(size_t count, ap::Rng& rng) {  // uniform in [-1, 1)
   std::vector<float> v(count);
-  for (auto& x : v) x = dist(rng);
+  rng.fill_symmetric(v.data(), count, 1.0);
   return v;
 }
 
@@ -90,7 +89,7 @@ void attention_eigen(float* out, const float* q, const float* k, const float* v,
 
 int main() {
   namespace k = ap::kernels;
-  std::mt19937 rng(1);
+  ap::Rng rng(1);
   const int d_k = 64;
   std::printf("kernels variant: %s\n\n", k::variant());
   std::printf("| %-34s | %5s | %9s | %7s |\n", "kernel", "n", "ms", "GFLOP/s");
