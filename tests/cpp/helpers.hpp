@@ -6,6 +6,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -75,6 +78,27 @@ void expect_same_tensors(const std::vector<Named>& a, const std::vector<Named>& 
     for (const int s : a[i].shape) n *= static_cast<size_t>(s);
     EXPECT_EQ(0, std::memcmp(a[i].data, b[i].data, n * sizeof(float))) << a[i].name;
   }
+}
+
+// Every seed file of tests/corpus/<folder>: a `valid_*` one must go through use(bytes) without an
+// error, a `bad_*` one must make it throw an ap::Error. Returns how many of each there were.
+template <typename Use>
+std::pair<int, int> check_corpus(const char* folder, Use&& use) {
+  int valid = 0, bad = 0;
+  const std::filesystem::path dir = std::filesystem::path(AP_FIXTURES_DIR) / ".." / "corpus" / folder;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("valid_", 0) == 0) {
+      EXPECT_NO_THROW(use(bytes)) << name;
+      ++valid;
+    } else if (name.rfind("bad_", 0) == 0) {
+      EXPECT_THROW(use(bytes), ap::Error) << name;
+      ++bad;
+    }
+  }
+  return {valid, bad};
 }
 
 }  // namespace aptest

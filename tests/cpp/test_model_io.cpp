@@ -4,9 +4,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -27,15 +24,6 @@ using Bytes = std::vector<uint8_t>;
 
 using aptest::error_of;
 using aptest::model_config;
-
-std::filesystem::path corpus_dir(const char* name) {
-  return std::filesystem::path(AP_FIXTURES_DIR) / ".." / "corpus" / name;
-}
-
-std::string read_text(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 // ---- ModelConfig::validate and the enum names ------------------------------------------
 
@@ -168,22 +156,18 @@ TEST(ConfigJson, MissingKeysKeepDefaultsAndUnknownKeysAreIgnored) {
 }
 
 TEST(ConfigJson, WrongTypesNameTheKey) {
-  EXPECT_MENTIONS(error_of([] { ap::config_from_json(R"({"d_model": "16"})"); }),
-                  "config key 'd_model' must be an integer, got string");
-  EXPECT_MENTIONS(error_of([] { ap::config_from_json(R"({"n_layers": 1.5})"); }),
-                  "config key 'n_layers' must be an integer, got number");
-  EXPECT_MENTIONS(error_of([] { ap::config_from_json(R"({"causal": 1})"); }),
-                  "config key 'causal' must be true or false, got number");
-  EXPECT_MENTIONS(error_of([] { ap::config_from_json(R"({"pos": 3})"); }),
-                  "config key 'pos' must be a string, got number");
-  EXPECT_MENTIONS(error_of([] { ap::config_from_json(R"({"eps": "small"})"); }),
-                  "config key 'eps' must be a number, got string");
-  EXPECT_MENTIONS(error_of([] { ap::config_from_json(R"({"scale": null})"); }),
-                  "config key 'scale' must be true or false, got null");
-  EXPECT_MENTIONS(error_of([] { ap::config_from_json(R"({"max_len": 3000000000})"); }),
-                  "config key 'max_len' is out of range (3000000000)");
-  EXPECT_MENTIONS(error_of([] { ap::config_from_json(R"({"max_len": -3000000000})"); }),
-                  "config key 'max_len' is out of range");
+  const char* const json_and_message[][2] = {
+      {R"({"d_model": "16"})", "config key 'd_model' must be an integer, got string"},
+      {R"({"n_layers": 1.5})", "config key 'n_layers' must be an integer, got number"},
+      {R"({"causal": 1})", "config key 'causal' must be true or false, got number"},
+      {R"({"pos": 3})", "config key 'pos' must be a string, got number"},
+      {R"({"eps": "small"})", "config key 'eps' must be a number, got string"},
+      {R"({"scale": null})", "config key 'scale' must be true or false, got null"},
+      {R"({"max_len": 3000000000})", "config key 'max_len' is out of range (3000000000)"},
+      {R"({"max_len": -3000000000})", "config key 'max_len' is out of range"},
+  };
+  for (const auto& [json, message] : json_and_message)
+    EXPECT_MENTIONS(error_of([&] { ap::config_from_json(json); }), message);
 }
 
 TEST(ConfigJson, BadValuesAreValidated) {
@@ -201,18 +185,8 @@ TEST(ConfigJson, NotJsonOrNotAnObject) {
 }
 
 TEST(ConfigCorpus, ValidSeedsParseAndBrokenSeedsFailCleanly) {
-  int valid = 0, broken = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(corpus_dir("config"))) {
-    const std::string name = entry.path().filename().string();
-    const std::string text = read_text(entry.path());
-    if (name.rfind("valid_", 0) == 0) {
-      EXPECT_NO_THROW(ap::config_from_json(text)) << name;
-      ++valid;
-    } else if (name.rfind("bad_", 0) == 0) {
-      EXPECT_THROW(ap::config_from_json(text), ap::Error) << name;
-      ++broken;
-    }
-  }
+  const auto [valid, broken] =
+      aptest::check_corpus("config", [](const std::string& text) { ap::config_from_json(text); });
   EXPECT_GE(valid, 3);
   EXPECT_GE(broken, 8);
 }
@@ -389,18 +363,8 @@ TEST(ModelIoBad, TruncatedOrGarbageFile) {
 }
 
 TEST(ModelIoCorpus, SeedModelsLoad) {
-  int models = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(corpus_dir("model"))) {
-    const std::string text = read_text(entry.path());
-    const Bytes file(text.begin(), text.end());
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("valid_", 0) == 0) {
-      EXPECT_NO_THROW(load(file)) << name;
-      ++models;
-    } else if (name.rfind("bad_", 0) == 0) {
-      EXPECT_THROW(load(file), ap::Error) << name;
-    }
-  }
+  const int models =
+      aptest::check_corpus("model", [](const std::string& text) { load(Bytes(text.begin(), text.end())); }).first;
   EXPECT_GE(models, 1);
 }
 

@@ -5,9 +5,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -261,20 +258,8 @@ TEST(SafeTensorsBad, LongNamesAreCutShortInMessages) {
 // ---- seed corpus for fuzzing ----------------------------------------------------------
 
 TEST(SafeTensorsCorpus, ValidSeedsReadAndBrokenSeedsFailCleanly) {
-  const std::filesystem::path dir = std::filesystem::path(AP_FIXTURES_DIR) / ".." / "corpus" / "safetensors";
-  int valid = 0, broken = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    std::ifstream in(entry.path(), std::ios::binary);
-    const Bytes file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("valid_", 0) == 0) {
-      EXPECT_NO_THROW(read(file)) << name;
-      ++valid;
-    } else if (name.rfind("bad_", 0) == 0) {
-      EXPECT_THROW(read(file), ap::Error) << name;
-      ++broken;
-    }
-  }
+  const auto [valid, broken] =
+      aptest::check_corpus("safetensors", [](const std::string& text) { read(Bytes(text.begin(), text.end())); });
   EXPECT_GE(valid, 3);
   EXPECT_GE(broken, 6);
 }
