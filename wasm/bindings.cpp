@@ -417,14 +417,10 @@ TraceHandle* attention_stacks(ModelHandle& m, uintptr_t ids, int n, int layer, i
 // exact match for sort / reverse / dates, agreement pairs won for grammar, top-1 at [MASK] for mlm.
 val evaluate_task(ModelHandle& m, int n, double seed) {
   return guard([&]() {
-    const auto it = m.model->metadata().find("task");
-    if (it == m.model->metadata().end()) ap::fail("this model has no \"task\" in its metadata: it was not trained on a task");
-    if (n <= 0) ap::fail("the number of held-out examples must be at least 1");
-    const auto task = ap::train::make_task(it->second);
-    const ap::train::EvalResult r = ap::train::evaluate_model(*m.model, *task, n, static_cast<uint64_t>(seed), 1);
+    const ap::train::EvalResult r = ap::train::evaluate_on_own_task(*m.model, n, static_cast<uint64_t>(seed));
     val kinds = val::object();
     for (const auto& [kind, ct] : r.by_kind) kinds.set(kind, obj({{"correct", js(ct.first)}, {"total", js(ct.second)}}));
-    return obj({{"task", js(it->second)}, {"total", js(r.total)}, {"correct", js(r.correct)},
+    return obj({{"task", js(m.model->metadata().at("task"))}, {"total", js(r.total)}, {"correct", js(r.correct)},
                 {"accuracy", js(r.accuracy())}, {"byKind", kinds}});
   }, val::null());
 }
@@ -464,10 +460,7 @@ class TrainerHandle {
   ModelHandle* snapshot() {
     return guard([&]() -> ModelHandle* {
       auto h = std::make_unique<ModelHandle>();
-      h->model = std::make_unique<ap::Model>(trainer->model_config(), trainer->task().tokenizer());
-      ap::train::params_to_model(h->model->weights(), trainer->params());
-      h->model->mutable_metadata()["task"] = trainer->config().task;
-      if (!trainer->task().separator().empty()) h->model->mutable_metadata()["separator"] = trainer->task().separator();
+      h->model = std::make_unique<ap::Model>(trainer->snapshot());
       return h.release();
     }, nullptr);
   }

@@ -129,12 +129,8 @@ int main(int argc, char** argv) {
     std::printf("  (%.1fs)\n", tools::seconds_since(e0));
 
     // The model file: weights, config, vocabulary, and how to prompt it.
-    Model model(mc, trainer.task().tokenizer());
-    params_to_model(model.weights(), trainer.params());
-    auto& meta = model.mutable_metadata();
-    meta["task"] = cfg.task;
-    if (!trainer.task().separator().empty()) meta["separator"] = trainer.task().separator();
-    meta["train_command"] = opt.command();
+    Model model = trainer.snapshot();
+    model.mutable_metadata()["train_command"] = opt.command();
     const std::vector<uint8_t> bytes = save_model(model);
     const Model reloaded = load_model(bytes.data(), bytes.size());
     e0 = std::chrono::steady_clock::now();

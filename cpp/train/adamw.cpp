@@ -2,9 +2,23 @@
 #include "train/adamw.hpp"
 
 #include <cmath>
+#include <sstream>
+#include <string>
 #include <utility>
 
+#include "core/tensor.hpp"
+
 namespace ap::train {
+
+void check_optim(const OptimConfig& c) {
+  if (!(c.lr > 0.0f) || !std::isfinite(c.lr)) {
+    std::ostringstream got;
+    got << c.lr;
+    fail("lr must be a finite number > 0 (got " + got.str() + ")");
+  }
+  if (c.warmup_steps < 0) fail("warmupSteps must be >= 0 (got " + std::to_string(c.warmup_steps) + ")");
+  if (c.total_steps < 1) fail("totalSteps must be >= 1 (got " + std::to_string(c.total_steps) + ")");
+}
 
 float learning_rate(const OptimConfig& c, int step) {
   if (step < c.warmup_steps) return c.lr * static_cast<float>(step + 1) / static_cast<float>(c.warmup_steps);

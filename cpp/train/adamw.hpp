@@ -19,6 +19,9 @@ struct OptimConfig {
   float clip_norm = 1.0f;      // global gradient norm cap; <= 0 disables clipping
 };
 
+// Throws ap::Error naming a setting out of range (lr <= 0 or not finite, warm-up < 0, total < 1).
+void check_optim(const OptimConfig& c);
+
 // The learning rate at step (0-based).
 float learning_rate(const OptimConfig& c, int step);
 

@@ -115,4 +115,11 @@ EvalResult evaluate_model(const Model& model, const Task& task, int n, uint64_t 
   return r;
 }
 
+EvalResult evaluate_on_own_task(const Model& model, int n, uint64_t seed) {
+  const auto it = model.metadata().find("task");
+  if (it == model.metadata().end()) fail("this model has no \"task\" in its metadata: it was not trained on a task");
+  if (n <= 0) fail("the number of held-out examples must be at least 1");
+  return evaluate_model(model, *make_task(it->second), n, seed, 1);
+}
+
 }  // namespace ap::train

@@ -30,4 +30,7 @@ std::vector<int> core_greedy(const Model& model, const Task& task, const std::st
 // n held-out examples drawn with seed; `threads` workers split the examples.
 EvalResult evaluate_model(const Model& model, const Task& task, int n, uint64_t seed, int threads = 1);
 
+// A trained model on the task its file names (metadata "task"); throws if it names none or n < 1.
+EvalResult evaluate_on_own_task(const Model& model, int n, uint64_t seed);
+
 }  // namespace ap::train

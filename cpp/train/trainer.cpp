@@ -35,6 +35,7 @@ Trainer::Trainer(const TrainConfig& cfg)
       opt_(params_),
       data_rng_(cfg.seed ^ 0xDA7A5EEDull) {
   if (cfg_.batch < 1) fail("batch must be >= 1 (got " + std::to_string(cfg_.batch) + ")");
+  check_optim(cfg_.optim);
   if (cfg_.threads < 1) fail("threads must be >= 1 (got " + std::to_string(cfg_.threads) + ")");
   cfg_.shards = std::max(1, std::min(cfg_.shards, cfg_.batch));
   init_params(params_, cfg_.seed);
@@ -62,6 +63,15 @@ void Trainer::start_from(const Model& model) {
   if (model.tokenizer().vocab() != task_->tokenizer().vocab())
     fail("start_from: the model's vocabulary differs from task " + cfg_.task + "'s");
   params_from_model(params_, model.weights());
+}
+
+Model Trainer::snapshot() const {
+  Model model(model_config(), task_->tokenizer());
+  params_to_model(model.weights(), params_);
+  auto& meta = model.mutable_metadata();
+  meta["task"] = cfg_.task;
+  if (!task_->separator().empty()) meta["separator"] = task_->separator();
+  return model;
 }
 
 float Trainer::current_lr() const { return learning_rate(cfg_.optim, steps_done()); }

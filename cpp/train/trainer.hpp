@@ -49,6 +49,9 @@ class Trainer {
   const Task& task() const { return *task_; }
   Params<float>& params() { return params_; }
   const Params<float>& params() const { return params_; }
+  // The current weights as an inference model, with what its file records of how to prompt it
+  // (metadata "task", and "separator" when the task has one).
+  Model snapshot() const;
 
   // Greedy decoding from the task's prompt for each source text; returns the generated text
   // (up to <eos>, without it). Recomputes the whole prefix at every step. Throws for mlm.

@@ -34,6 +34,10 @@ test('bad trainer requests are clear errors', async () => {
   await expect(ap.createTrainer({ task: 'juggle' })).rejects.toThrow(/juggle/);
   await expect(ap.createTrainer({ task: 'sort', config: { dModel: 10, nHeads: 3 } })).rejects.toThrow(/not divisible/);
   await expect(ap.createTrainer()).rejects.toThrow(/needs a task/);
+  // The schedule's ranges are the core's (train/adamw check_optim), named as the API names them.
+  await expect(ap.createTrainer({ task: 'sort', lr: 0 })).rejects.toThrow(/lr must be a finite number > 0 \(got 0\)/);
+  await expect(ap.createTrainer({ task: 'sort', warmupSteps: -1 })).rejects.toThrow(/warmupSteps must be >= 0/);
+  await expect(ap.createTrainer({ task: 'sort', totalSteps: 0 })).rejects.toThrow(/totalSteps must be >= 1/);
   const t = await ap.createTrainer({ task: 'sort', config: { dModel: 16, nHeads: 2, nLayers: 1, dFf: 32 }, batch: 4 });
   expect(() => t.step(0)).toThrow(/step\(n\) needs n >= 1/);
   expect(t.step(1)).toBeGreaterThan(0);

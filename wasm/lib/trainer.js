@@ -1,7 +1,7 @@
 // Training (ap.createTrainer, ap.evaluateTask): the trainer lives in the second module
 // (loadTrainer), fetched the first time it is needed; models cross between the two modules as
 // their safetensors files.
-import { checkInt } from './checks.js';
+import { checkInt, checkInts } from './checks.js';
 import { toSnakeConfig } from './config.js';
 import { Model } from './model.js';
 
@@ -81,11 +81,9 @@ function createTrainerHere(
     if (from) for (const k of ['dModel', 'nHeads', 'nLayers', 'dFf', 'pos', 'act', 'norm']) config[k] = from.config[k];
   }
   const sizes = toSnakeConfig(config);
-  // The core checks batch; the schedule (lr, warmupSteps, totalSteps) it takes as given.
-  checkInt(batch, 'batch');
-  checkInt(warmupSteps, 'warmupSteps', { min: 0 });
-  checkInt(totalSteps, 'totalSteps', { min: 1 });
-  if (!(lr > 0)) throw new Error(`lr must be > 0, got ${lr}`);
+  // Types only (embind would truncate a fraction); the core checks every range (batch, lr, the schedule).
+  checkInts({ batch, warmupSteps, totalSteps });
+  if (typeof lr !== 'number') throw new Error(`lr must be a number, got ${lr}`);
   const handle = ap._raw.createTrainer(task, JSON.stringify(sizes), lr, warmupSteps, totalSteps, batch, seed);
   if (!handle) ap._fail('createTrainer');
   if (from && !handle.startFrom(from._alive())) {
