@@ -11,8 +11,8 @@ import { modelHeaders } from '../web/vite-model-headers.js';
 // draw every view): with no timings from an earlier run (a fresh clone), Vitest would start them
 // by file size, and a long one started last keeps one worker busy while the other has finished.
 const SLOW_FIRST = [
-  'tests/wasm/trainer.test.js', 'tests/web/path.test.js', 'tests/web/views-content.test.js',
-  'tests/web/playground.test.js', 'tests/web/embed.test.js', 'tests/web/views-learning.test.js',
+  'tests/wasm/trainer.test.js', 'tests/web/axe.test.js', 'tests/web/playground.test.js', 'tests/web/views-content.test.js',
+  'tests/web/embed.test.js', 'tests/web/path.test.js', 'tests/web/build.test.js', 'tests/web/views-learning.test.js',
 ];
 
 class Sequencer extends BaseSequencer {
