@@ -14,7 +14,9 @@ const EXAMPLES = {
 
 const h = (tag, props = {}, ...kids) => {
   const n = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) if (k === 'text') n.textContent = v; else n.setAttribute(k, v);
+  for (const [k, v] of Object.entries(props))
+    if (k === 'text') n.textContent = v;
+    else n.setAttribute(k, v);
   n.append(...kids);
   return n;
 };
@@ -28,16 +30,31 @@ function table(header, rows) {
 
 document.getElementById('common').append(
   h('h2', { text: 'Attributes every widget understands' }),
-  table(['attribute', 'values', 'what it does'], COMMON_ATTRIBUTES.map((a) => [a.name, a.values, a.doc])),
+  table(
+    ['attribute', 'values', 'what it does'],
+    COMMON_ATTRIBUTES.map((a) => [a.name, a.values, a.doc]),
+  ),
   h('h2', { text: 'Events (bubbling, composed: listen on the element or on document)' }),
-  table(['event', 'detail', 'when'], EVENTS.map((e) => [e.name, e.detail, e.doc])));
+  table(
+    ['event', 'detail', 'when'],
+    EVENTS.map((e) => [e.name, e.detail, e.doc]),
+  ),
+);
 
 const list = widgetList();
 const main = document.getElementById('gallery');
-main.replaceChildren(h('nav', { 'aria-label': 'Widgets' }, h('ol', {}, ...list.map((w) => h('li', {}, h('a', { href: `#w-${w.id}`, text: `<${w.tag}>` }), ` ${w.title}`)))));
+main.replaceChildren(
+  h(
+    'nav',
+    { 'aria-label': 'Widgets' },
+    h('ol', {}, ...list.map((w) => h('li', {}, h('a', { href: `#w-${w.id}`, text: `<${w.tag}>` }), ` ${w.title}`))),
+  ),
+);
 for (const w of list) {
   const attrs = EXAMPLES[w.id] || {};
-  const snippet = `<${w.tag}${Object.entries(attrs).map(([k, v]) => ` ${k}="${v}"`).join('')}></${w.tag}>`;
+  const snippet = `<${w.tag}${Object.entries(attrs)
+    .map(([k, v]) => ` ${k}="${v}"`)
+    .join('')}></${w.tag}>`;
   const live = document.createElement(w.tag);
   for (const [k, v] of Object.entries(attrs)) live.setAttribute(k, v);
   const hideNote = h('p', { class: 'controls-note' });
@@ -45,11 +62,22 @@ for (const w of list) {
     const names = [...new Set([...live.shadowRoot.querySelectorAll('[data-control]')].map((n) => n.dataset.control))];
     hideNote.textContent = `hide="…" names: ${[w.textInput ? 'text' : '', live.shadowRoot.querySelector('.presets') ? 'presets' : '', 'controls', ...names].filter(Boolean).join(', ')}.`;
   });
-  main.append(h('section', { class: 'entry', id: `w-${w.id}`, 'data-widget': w.id },
-    h('h2', {}, h('code', { text: `<${w.tag}>` }), ` ${w.title}`),
-    h('p', { text: w.chapter ? `Chapter ${w.chapter}: ${w.chapterTitle}.` : 'The whole forward pass, one operation at a time.' }),
-    h('p', { text: `Attributes: the common ones${w.extra.length ? `, plus ${w.extra.join(', ')}` : ''}.${w.textInput ? ' Has its own text box (hide="text" removes it).' : ''}` }),
-    hideNote,
-    h('pre', {}, h('code', { text: snippet })),
-    live));
+  main.append(
+    h(
+      'section',
+      { class: 'entry', id: `w-${w.id}`, 'data-widget': w.id },
+      h('h2', {}, h('code', { text: `<${w.tag}>` }), ` ${w.title}`),
+      h('p', {
+        text: w.chapter
+          ? `Chapter ${w.chapter}: ${w.chapterTitle}.`
+          : 'The whole forward pass, one operation at a time.',
+      }),
+      h('p', {
+        text: `Attributes: the common ones${w.extra.length ? `, plus ${w.extra.join(', ')}` : ''}.${w.textInput ? ' Has its own text box (hide="text" removes it).' : ''}`,
+      }),
+      hideNote,
+      h('pre', {}, h('code', { text: snippet })),
+      live,
+    ),
+  );
 }

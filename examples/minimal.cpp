@@ -7,9 +7,7 @@
 
 int main() {
   ap::Mat x(3, 4);  // (n, d): "the", "cat", "sat"
-  x << 1, 0, 1, 0,
-       0, 2, 0, 1,
-       1, 1, 1, 1;
+  x << 1, 0, 1, 0, 0, 2, 0, 1, 1, 1, 1, 1;
   const ap::Mat eye = ap::Mat::Identity(4, 4);
   ap::AttentionWeights w{eye, eye, eye, eye, {}, {}, {}, {}};
   ap::AttentionOptions opt;

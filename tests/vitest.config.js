@@ -11,20 +11,30 @@ import { modelHeaders } from '../web/vite-model-headers.js';
 // draw every view): with no timings from an earlier run (a fresh clone), Vitest would start them
 // by file size, and a long one started last keeps one worker busy while the other has finished.
 const SLOW_FIRST = [
-  'tests/wasm/trainer.test.js', 'tests/web/axe.test.js', 'tests/web/playground.test.js', 'tests/web/views-content.test.js',
-  'tests/web/embed.test.js', 'tests/web/path.test.js', 'tests/web/build.test.js', 'tests/web/views-learning.test.js',
+  'tests/wasm/trainer.test.js',
+  'tests/web/axe.test.js',
+  'tests/web/playground.test.js',
+  'tests/web/views-content.test.js',
+  'tests/web/embed.test.js',
+  'tests/web/path.test.js',
+  'tests/web/build.test.js',
+  'tests/web/views-learning.test.js',
 ];
 
 class Sequencer extends BaseSequencer {
   async sort(files) {
     const sorted = await super.sort(files);
-    const known = (spec) => this.ctx.cache.getFileTestResults(`${spec.project.name}:${spec.moduleId.slice(this.ctx.config.root.length + 1)}`);
+    const known = (spec) =>
+      this.ctx.cache.getFileTestResults(`${spec.project.name}:${spec.moduleId.slice(this.ctx.config.root.length + 1)}`);
     const rank = (spec) => {
       if (known(spec)) return SLOW_FIRST.length; // timed before: Vitest's order (longest first)
       const i = SLOW_FIRST.findIndex((f) => spec.moduleId.endsWith(f));
       return i < 0 ? SLOW_FIRST.length : i;
     };
-    return sorted.map((spec, i) => ({ spec, i, r: rank(spec) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.spec);
+    return sorted
+      .map((spec, i) => ({ spec, i, r: rank(spec) }))
+      .sort((a, b) => a.r - b.r || a.i - b.i)
+      .map((x) => x.spec);
   }
 }
 
@@ -42,7 +52,10 @@ export default defineConfig({
     sequence: { sequencer: Sequencer },
     projects: [
       { extends: true, test: { name: 'wasm', include: ['tests/wasm/**/*.test.js'] } },
-      { extends: true, test: { name: 'web', include: ['tests/web/**/*.test.js'], globalSetup: ['tests/web/global-setup.js'] } },
+      {
+        extends: true,
+        test: { name: 'web', include: ['tests/web/**/*.test.js'], globalSetup: ['tests/web/global-setup.js'] },
+      },
     ],
   },
 });

@@ -109,17 +109,24 @@ ap::Switches switches_from(const val& o) {
       if (!is(v, "string")) ap::fail("switch " + k + " must be a string");
       return v.as<std::string>();
     };
-    if (k == "causal") sw.causal = boolean();
-    else if (k == "scale") sw.scale = boolean();
+    if (k == "causal")
+      sw.causal = boolean();
+    else if (k == "scale")
+      sw.scale = boolean();
     else if (k == "nHeads") {
       const double h = number();
       if (h != static_cast<int>(h)) ap::fail("switch nHeads must be an integer");
       sw.n_heads = static_cast<int>(h);
-    } else if (k == "pos") sw.pos = ap::pos_from_string(text());
-    else if (k == "norm") sw.norm = ap::norm_from_string(text());
-    else if (k == "act") sw.act = ap::act_from_string(text());
-    else if (k == "eps") sw.eps = static_cast<float>(number());
-    else ap::fail("unknown switch '" + k + "' (the switches are causal, scale, nHeads, pos, norm, act, eps)");
+    } else if (k == "pos")
+      sw.pos = ap::pos_from_string(text());
+    else if (k == "norm")
+      sw.norm = ap::norm_from_string(text());
+    else if (k == "act")
+      sw.act = ap::act_from_string(text());
+    else if (k == "eps")
+      sw.eps = static_cast<float>(number());
+    else
+      ap::fail("unknown switch '" + k + "' (the switches are causal, scale, nHeads, pos, norm, act, eps)");
   }
   return sw;
 }
@@ -145,10 +152,12 @@ const float* fptr(uintptr_t p) { return reinterpret_cast<const float*>(p); }
 
 // tokenizer.encode(text) as { ids, pieces, unknown } (null on error), for every model kind.
 val encoded(const ap::Tokenizer& tok, const std::string& text) {
-  return guard([&]() {
-    const ap::Tokenizer::Encoded e = tok.encode(text);
-    return obj({{"ids", int32_copy(e.ids)}, {"pieces", js(e.pieces)}, {"unknown", js(e.unknown)}});
-  }, val::null());
+  return guard(
+      [&]() {
+        const ap::Tokenizer::Encoded e = tok.encode(text);
+        return obj({{"ids", int32_copy(e.ids)}, {"pieces", js(e.pieces)}, {"unknown", js(e.unknown)}});
+      },
+      val::null());
 }
 
 // A plain memcpy, not an Eigen assignment: this file is built for size (-Oz, CMakeLists.txt), where
@@ -183,50 +192,54 @@ class TraceHandle {
 TraceHandle* attention(uintptr_t x, uintptr_t memory, uintptr_t wq, uintptr_t wk, uintptr_t wv, uintptr_t wo,
                        uintptr_t bq, uintptr_t bk, uintptr_t bv, uintptr_t bo, uintptr_t key_padding, int n, int m,
                        int d, int h, bool causal, bool scale, double additive_mask) {
-  return guard([&]() -> TraceHandle* {
-    ap::limits::check_traced_attention(n, m, h);
-    ap::limits::check_heads(d, h);
-    ap::AttentionWeights w;
-    w.wq = mat_from(wq, d, d);
-    w.wk = mat_from(wk, d, d);
-    w.wv = mat_from(wv, d, d);
-    w.wo = mat_from(wo, d, d);
-    if (bq) w.bq = Eigen::Map<const ap::Vec>(fptr(bq), d);
-    if (bk) w.bk = Eigen::Map<const ap::Vec>(fptr(bk), d);
-    if (bv) w.bv = Eigen::Map<const ap::Vec>(fptr(bv), d);
-    if (bo) w.bo = Eigen::Map<const ap::Vec>(fptr(bo), d);
-    ap::check_attention_weights(w, d, h);
-    ap::Mat xm = mat_from(x, n, d);
-    ap::check_finite(xm.data(), static_cast<size_t>(xm.size()), "x");
-    ap::Mat mem;
-    if (memory) {
-      mem = mat_from(memory, m, d);
-      ap::check_finite(mem.data(), static_cast<size_t>(mem.size()), "memory");
-    }
-    std::vector<uint8_t> pad;
-    ap::AttentionOptions opt;
-    opt.n_heads = h;
-    opt.causal = causal;
-    opt.scale = scale;
-    opt.additive_mask = static_cast<float>(additive_mask);
-    if (key_padding) {
-      const uint8_t* kp = reinterpret_cast<const uint8_t*>(key_padding);
-      pad.assign(kp, kp + m);
-      opt.key_padding = &pad;
-    }
-    auto t = std::make_unique<TraceHandle>();
-    ap::Mat out;
-    ap::multi_head_attention(out, xm, memory ? mem : xm, w, opt, &t->trace);
-    return t.release();
-  }, nullptr);
+  return guard(
+      [&]() -> TraceHandle* {
+        ap::limits::check_traced_attention(n, m, h);
+        ap::limits::check_heads(d, h);
+        ap::AttentionWeights w;
+        w.wq = mat_from(wq, d, d);
+        w.wk = mat_from(wk, d, d);
+        w.wv = mat_from(wv, d, d);
+        w.wo = mat_from(wo, d, d);
+        if (bq) w.bq = Eigen::Map<const ap::Vec>(fptr(bq), d);
+        if (bk) w.bk = Eigen::Map<const ap::Vec>(fptr(bk), d);
+        if (bv) w.bv = Eigen::Map<const ap::Vec>(fptr(bv), d);
+        if (bo) w.bo = Eigen::Map<const ap::Vec>(fptr(bo), d);
+        ap::check_attention_weights(w, d, h);
+        ap::Mat xm = mat_from(x, n, d);
+        ap::check_finite(xm.data(), static_cast<size_t>(xm.size()), "x");
+        ap::Mat mem;
+        if (memory) {
+          mem = mat_from(memory, m, d);
+          ap::check_finite(mem.data(), static_cast<size_t>(mem.size()), "memory");
+        }
+        std::vector<uint8_t> pad;
+        ap::AttentionOptions opt;
+        opt.n_heads = h;
+        opt.causal = causal;
+        opt.scale = scale;
+        opt.additive_mask = static_cast<float>(additive_mask);
+        if (key_padding) {
+          const uint8_t* kp = reinterpret_cast<const uint8_t*>(key_padding);
+          pad.assign(kp, kp + m);
+          opt.key_padding = &pad;
+        }
+        auto t = std::make_unique<TraceHandle>();
+        ap::Mat out;
+        ap::multi_head_attention(out, xm, memory ? mem : xm, w, opt, &t->trace);
+        return t.release();
+      },
+      nullptr);
 }
 
 TraceHandle* run_preset(std::string id) {
-  return guard([&]() -> TraceHandle* {
-    auto t = std::make_unique<TraceHandle>();
-    ap::run_preset(ap::find_preset(id), t->trace);
-    return t.release();
-  }, nullptr);
+  return guard(
+      [&]() -> TraceHandle* {
+        auto t = std::make_unique<TraceHandle>();
+        ap::run_preset(ap::find_preset(id), t->trace);
+        return t.release();
+      },
+      nullptr);
 }
 
 // The head counts a preset's switches may take (the core's rule, as for a model of its width).
@@ -242,26 +255,42 @@ val presets() {
   val out = val::array();
   int i = 0;
   for (const ap::Preset& p : ap::lecture_presets())
-    out.set(i++, obj({{"id", js(p.id)}, {"concepts", js(p.concepts)}, {"source", js(p.source)}, {"title", js(p.title)},
-                      {"claim", js(p.claim)}, {"tokens", js(p.tokens)}, {"dModel", js(p.d_model)},
-                      {"nHeads", js(p.n_heads)}, {"causal", js(p.causal)}, {"scale", js(p.scale)},
-                      {"pos", js(ap::to_string(p.pos))}, {"headChoices", js(preset_head_choices(p))}}));
+    out.set(i++, obj({{"id", js(p.id)},
+                      {"concepts", js(p.concepts)},
+                      {"source", js(p.source)},
+                      {"title", js(p.title)},
+                      {"claim", js(p.claim)},
+                      {"tokens", js(p.tokens)},
+                      {"dModel", js(p.d_model)},
+                      {"nHeads", js(p.n_heads)},
+                      {"causal", js(p.causal)},
+                      {"scale", js(p.scale)},
+                      {"pos", js(ap::to_string(p.pos))},
+                      {"headChoices", js(preset_head_choices(p))}}));
   return out;
 }
 
 // One of the preset's input matrices ("x", "wq", "wk", "wv", "wo") copied out by the wrapper.
 val preset_matrix(std::string id, std::string which) {
   static ap::Mat keep;  // lives until the next call; the wrapper copies at once
-  const bool ok = guard([&]() -> bool {
-    const ap::Preset& p = ap::find_preset(id);
-    if (which == "x") keep = p.x;
-    else if (which == "wq") keep = p.wq;
-    else if (which == "wk") keep = p.wk;
-    else if (which == "wv") keep = p.wv;
-    else if (which == "wo") keep = p.wo;
-    else ap::fail("unknown preset matrix '" + which + "'");
-    return true;
-  }, false);
+  const bool ok = guard(
+      [&]() -> bool {
+        const ap::Preset& p = ap::find_preset(id);
+        if (which == "x")
+          keep = p.x;
+        else if (which == "wq")
+          keep = p.wq;
+        else if (which == "wk")
+          keep = p.wk;
+        else if (which == "wv")
+          keep = p.wv;
+        else if (which == "wo")
+          keep = p.wo;
+        else
+          ap::fail("unknown preset matrix '" + which + "'");
+        return true;
+      },
+      false);
   if (!ok) return val::null();
   return val(typed_memory_view(static_cast<size_t>(keep.size()), keep.data()));
 }
@@ -274,8 +303,11 @@ class GenerationHandle {
   val info() const {
     val steps = val::array();
     int i = 0;
-    for (const ap::DecodeStep& s : gen.steps) steps.set(i++, obj({{"token", js(s.token)}, {"cacheLen", js(s.cache_len)}}));
-    return obj({{"prompt", int32_copy(gen.prompt)}, {"tokens", int32_copy(gen.tokens)}, {"stop", js(gen.stop)},
+    for (const ap::DecodeStep& s : gen.steps)
+      steps.set(i++, obj({{"token", js(s.token)}, {"cacheLen", js(s.cache_len)}}));
+    return obj({{"prompt", int32_copy(gen.prompt)},
+                {"tokens", int32_copy(gen.tokens)},
+                {"stop", js(gen.stop)},
                 {"steps", steps}});
   }
   TraceHandle* take_step(int i) {
@@ -307,11 +339,15 @@ class ModelHandle {
   val encode(std::string text) const { return encoded(model->tokenizer(), text); }
   // model.prompt(text): the ids a text prompt runs on (core/model.hpp), null on error.
   val prompt(std::string text) const {
-    return guard([&]() {
-      const ap::Model::Prompt p = model->prompt(text);
-      return obj({{"src", int32_copy(p.src)}, {"ids", int32_copy(p.ids)}, {"pieces", js(p.pieces)},
-                  {"unknown", js(p.unknown)}});
-    }, val::null());
+    return guard(
+        [&]() {
+          const ap::Model::Prompt p = model->prompt(text);
+          return obj({{"src", int32_copy(p.src)},
+                      {"ids", int32_copy(p.ids)},
+                      {"pieces", js(p.pieces)},
+                      {"unknown", js(p.unknown)}});
+        },
+        val::null());
   }
   // What the model's switches can be set to, for a page to offer.
   val switch_choices() const {
@@ -321,42 +357,48 @@ class ModelHandle {
     return obj({{"nHeads", js(c.n_heads)}, {"pos", js(pos)}});
   }
   std::string decode(uintptr_t ids, int n) const {
-    return guard([&]() {
-      const int* p = reinterpret_cast<const int*>(ids);
-      return model->tokenizer().decode(std::vector<int>(p, p + n));  // the tokenizer checks the ids
-    }, std::string("\x01"));
+    return guard(
+        [&]() {
+          const int* p = reinterpret_cast<const int*>(ids);
+          return model->tokenizer().decode(std::vector<int>(p, p + n));  // the tokenizer checks the ids
+        },
+        std::string("\x01"));
   }
   TraceHandle* forward(uintptr_t src, int n_src, uintptr_t tgt, int n_tgt, val switches) const {
-    return guard([&]() -> TraceHandle* {
-      const int* s = reinterpret_cast<const int*>(src);
-      const int* t = reinterpret_cast<const int*>(tgt);
-      const ap::Switches sw = switches_from(switches);
-      auto h = std::make_unique<TraceHandle>();
-      if (model->config().arch == ap::Arch::EncoderDecoder)
-        model->forward(h->trace, std::vector<int>(s, s + n_src), std::vector<int>(t, t + n_tgt), sw);
-      else
-        model->forward(h->trace, std::vector<int>(s, s + n_src), sw);
-      return h.release();
-    }, nullptr);
+    return guard(
+        [&]() -> TraceHandle* {
+          const int* s = reinterpret_cast<const int*>(src);
+          const int* t = reinterpret_cast<const int*>(tgt);
+          const ap::Switches sw = switches_from(switches);
+          auto h = std::make_unique<TraceHandle>();
+          if (model->config().arch == ap::Arch::EncoderDecoder)
+            model->forward(h->trace, std::vector<int>(s, s + n_src), std::vector<int>(t, t + n_tgt), sw);
+          else
+            model->forward(h->trace, std::vector<int>(s, s + n_src), sw);
+          return h.release();
+        },
+        nullptr);
   }
   GenerationHandle* generate(uintptr_t prompt, int n_prompt, uintptr_t src, int n_src, int max_tokens,
                              double temperature, int top_k, double top_p, double seed, bool use_cache,
                              val switches) const {
-    return guard([&]() -> GenerationHandle* {
-      const int* p = reinterpret_cast<const int*>(prompt);
-      const int* s = reinterpret_cast<const int*>(src);
-      ap::GenerateOptions opt;
-      opt.max_tokens = max_tokens;
-      opt.sampling.temperature = static_cast<float>(temperature);
-      opt.sampling.top_k = top_k;
-      opt.sampling.top_p = static_cast<float>(top_p);
-      opt.sampling.seed = static_cast<uint64_t>(seed);
-      opt.use_cache = use_cache;
-      opt.switches = switches_from(switches);
-      auto g = std::make_unique<GenerationHandle>();
-      g->gen = ap::generate(*model, std::vector<int>(p, p + n_prompt), std::vector<int>(s, s + n_src), opt);
-      return g.release();
-    }, nullptr);
+    return guard(
+        [&]() -> GenerationHandle* {
+          const int* p = reinterpret_cast<const int*>(prompt);
+          const int* s = reinterpret_cast<const int*>(src);
+          ap::GenerateOptions opt;
+          opt.max_tokens = max_tokens;
+          opt.sampling.temperature = static_cast<float>(temperature);
+          opt.sampling.top_k = top_k;
+          opt.sampling.top_p = static_cast<float>(top_p);
+          opt.sampling.seed = static_cast<uint64_t>(seed);
+          opt.use_cache = use_cache;
+          opt.switches = switches_from(switches);
+          auto g = std::make_unique<GenerationHandle>();
+          g->gen = ap::generate(*model, std::vector<int>(p, p + n_prompt), std::vector<int>(s, s + n_src), opt);
+          return g.release();
+        },
+        nullptr);
   }
   val metadata() const { return js(model->metadata()); }
   val tensors() {
@@ -376,22 +418,30 @@ class ModelHandle {
     return val::null();
   }
   bool set_tensor(std::string name, uintptr_t data, int length) {
-    return guard([&]() {
-      for (const auto& t : model->named_tensors())
-        if (t.name == name) {
-          size_t size = 1;
-          for (int s : t.shape) size *= static_cast<size_t>(s);
-          if (static_cast<size_t>(length) != size)
-            ap::fail("tensor '" + name + "' needs " + std::to_string(size) + " values, got " + std::to_string(length));
-          ap::check_finite(fptr(data), size, "tensor '" + name + "'");
-          std::copy(fptr(data), fptr(data) + size, t.data);
-          return true;
-        }
-      ap::fail("unknown tensor '" + name + "'");
-    }, false);
+    return guard(
+        [&]() {
+          for (const auto& t : model->named_tensors())
+            if (t.name == name) {
+              size_t size = 1;
+              for (int s : t.shape) size *= static_cast<size_t>(s);
+              if (static_cast<size_t>(length) != size)
+                ap::fail("tensor '" + name + "' needs " + std::to_string(size) + " values, got " +
+                         std::to_string(length));
+              ap::check_finite(fptr(data), size, "tensor '" + name + "'");
+              std::copy(fptr(data), fptr(data) + size, t.data);
+              return true;
+            }
+          ap::fail("unknown tensor '" + name + "'");
+        },
+        false);
   }
   val save() {
-    const bool ok = guard([&]() { saved = ap::save_model(*model); return true; }, false);
+    const bool ok = guard(
+        [&]() {
+          saved = ap::save_model(*model);
+          return true;
+        },
+        false);
     if (!ok) return val::null();
     return val(typed_memory_view(saved.size(), saved.data()));
   }
@@ -400,29 +450,37 @@ class ModelHandle {
 // ffn's "why": the model's input rows (stage x of its main stack) through one of its blocks applied
 // `depth` times, attention only (stack "attention_only") and with the block's FFN ("with_ffn").
 TraceHandle* attention_stacks(ModelHandle& m, uintptr_t ids, int n, int layer, int depth, bool residual, bool causal) {
-  return guard([&]() -> TraceHandle* {
-    const int* p = reinterpret_cast<const int*>(ids);
-    ap::AttentionStackOptions opt;
-    opt.depth = depth;
-    opt.residual = residual;
-    opt.causal = causal;
-    auto h = std::make_unique<TraceHandle>();
-    ap::attention_stacks(h->trace, *m.model, std::vector<int>(p, p + n), layer, opt);
-    return h.release();
-  }, nullptr);
+  return guard(
+      [&]() -> TraceHandle* {
+        const int* p = reinterpret_cast<const int*>(ids);
+        ap::AttentionStackOptions opt;
+        opt.depth = depth;
+        opt.residual = residual;
+        opt.causal = causal;
+        auto h = std::make_unique<TraceHandle>();
+        ap::attention_stacks(h->trace, *m.model, std::vector<int>(p, p + n), layer, opt);
+        return h.release();
+      },
+      nullptr);
 }
 
 #ifdef AP_WITH_TRAINER
 // Held-out accuracy of a trained model on its own task (from the file's "task" metadata):
 // exact match for sort / reverse / dates, agreement pairs won for grammar, top-1 at [MASK] for mlm.
 val evaluate_task(ModelHandle& m, int n, double seed) {
-  return guard([&]() {
-    const ap::train::EvalResult r = ap::train::evaluate_on_own_task(*m.model, n, static_cast<uint64_t>(seed));
-    val kinds = val::object();
-    for (const auto& [kind, ct] : r.by_kind) kinds.set(kind, obj({{"correct", js(ct.first)}, {"total", js(ct.second)}}));
-    return obj({{"task", js(m.model->metadata().at("task"))}, {"total", js(r.total)}, {"correct", js(r.correct)},
-                {"accuracy", js(r.accuracy())}, {"byKind", kinds}});
-  }, val::null());
+  return guard(
+      [&]() {
+        const ap::train::EvalResult r = ap::train::evaluate_on_own_task(*m.model, n, static_cast<uint64_t>(seed));
+        val kinds = val::object();
+        for (const auto& [kind, ct] : r.by_kind)
+          kinds.set(kind, obj({{"correct", js(ct.first)}, {"total", js(ct.second)}}));
+        return obj({{"task", js(m.model->metadata().at("task"))},
+                    {"total", js(r.total)},
+                    {"correct", js(r.correct)},
+                    {"accuracy", js(r.accuracy())},
+                    {"byKind", kinds}});
+      },
+      val::null());
 }
 
 // Training in the page: the C++ trainer (one thread) on a task, stepped from JS (a Web Worker).
@@ -431,188 +489,235 @@ class TrainerHandle {
   std::unique_ptr<ap::train::Trainer> trainer;
 
   double step(int n) {  // mean loss over n steps, NaN on error
-    return guard([&]() {
-      if (n <= 0) ap::fail("step(n) needs n >= 1");
-      double sum = 0.0;
-      for (int i = 0; i < n; ++i) sum += trainer->step();
-      return sum / n;
-    }, std::nan(""));
+    return guard(
+        [&]() {
+          if (n <= 0) ap::fail("step(n) needs n >= 1");
+          double sum = 0.0;
+          for (int i = 0; i < n; ++i) sum += trainer->step();
+          return sum / n;
+        },
+        std::nan(""));
   }
   val info() const {
-    return obj({{"steps", js(trainer->steps_done())}, {"lr", js(trainer->current_lr())},
-                {"gradNorm", js(trainer->last_grad_norm())}, {"task", js(trainer->config().task)}});
+    return obj({{"steps", js(trainer->steps_done())},
+                {"lr", js(trainer->current_lr())},
+                {"gradNorm", js(trainer->last_grad_norm())},
+                {"task", js(trainer->config().task)}});
   }
   val evaluate(int n, double seed) {
-    return guard([&]() {
-      const ap::train::EvalResult r = trainer->evaluate(n, static_cast<uint64_t>(seed));
-      return obj({{"total", js(r.total)}, {"correct", js(r.correct)}, {"accuracy", js(r.accuracy())}});
-    }, val::null());
+    return guard(
+        [&]() {
+          const ap::train::EvalResult r = trainer->evaluate(n, static_cast<uint64_t>(seed));
+          return obj({{"total", js(r.total)}, {"correct", js(r.correct)}, {"accuracy", js(r.accuracy())}});
+        },
+        val::null());
   }
   // Fine-tuning: start from a loaded model's weights (before the first step).
   bool start_from(ModelHandle* m) {
-    return guard([&]() {
-      if (!m || !m->model) ap::fail("startFrom needs a model");
-      trainer->start_from(*m->model);
-      return true;
-    }, false);
+    return guard(
+        [&]() {
+          if (!m || !m->model) ap::fail("startFrom needs a model");
+          trainer->start_from(*m->model);
+          return true;
+        },
+        false);
   }
   // The current weights as an inference model (to run forward and read attention patterns).
   ModelHandle* snapshot() {
-    return guard([&]() -> ModelHandle* {
-      auto h = std::make_unique<ModelHandle>();
-      h->model = std::make_unique<ap::Model>(trainer->snapshot());
-      return h.release();
-    }, nullptr);
+    return guard(
+        [&]() -> ModelHandle* {
+          auto h = std::make_unique<ModelHandle>();
+          h->model = std::make_unique<ap::Model>(trainer->snapshot());
+          return h.release();
+        },
+        nullptr);
   }
 };
 
 TrainerHandle* create_trainer(std::string task, std::string sizes_json, double lr, int warmup, int total_steps,
                               int batch, double seed) {
-  return guard([&]() -> TrainerHandle* {
-    ap::train::TrainConfig cfg;
-    cfg.task = task;
-    cfg.model = ap::config_from_json(sizes_json);
-    cfg.optim.lr = static_cast<float>(lr);
-    cfg.optim.warmup_steps = warmup;
-    cfg.optim.total_steps = total_steps;
-    if (batch <= 0) ap::fail("batch must be at least 1");
-    cfg.batch = batch;
-    cfg.seed = static_cast<uint64_t>(seed);
-    cfg.threads = 1;  // no threads in this wasm build
-    auto h = std::make_unique<TrainerHandle>();
-    h->trainer = std::make_unique<ap::train::Trainer>(cfg);
-    return h.release();
-  }, nullptr);
+  return guard(
+      [&]() -> TrainerHandle* {
+        ap::train::TrainConfig cfg;
+        cfg.task = task;
+        cfg.model = ap::config_from_json(sizes_json);
+        cfg.optim.lr = static_cast<float>(lr);
+        cfg.optim.warmup_steps = warmup;
+        cfg.optim.total_steps = total_steps;
+        if (batch <= 0) ap::fail("batch must be at least 1");
+        cfg.batch = batch;
+        cfg.seed = static_cast<uint64_t>(seed);
+        cfg.threads = 1;  // no threads in this wasm build
+        auto h = std::make_unique<TrainerHandle>();
+        h->trainer = std::make_unique<ap::train::Trainer>(cfg);
+        return h.release();
+      },
+      nullptr);
 }
 #endif  // AP_WITH_TRAINER
 
 ModelHandle* create_model(std::string config, val vocab, double seed) {
-  return guard([&]() -> ModelHandle* {
-    ap::ModelConfig cfg = ap::config_from_json(config);
-    const std::vector<std::string> full = ap::Tokenizer::with_specials(strings_from(vocab, "vocab"));
-    ap::Tokenizer tok(ap::Tokenizer::kind_from_name(cfg.tokenizer), full);
-    if (cfg.vocab_size == 0) cfg.vocab_size = tok.size();
-    auto h = std::make_unique<ModelHandle>();
-    h->model = std::make_unique<ap::Model>(cfg, tok);
-    h->model->init_random(static_cast<uint64_t>(seed));
-    return h.release();
-  }, nullptr);
+  return guard(
+      [&]() -> ModelHandle* {
+        ap::ModelConfig cfg = ap::config_from_json(config);
+        const std::vector<std::string> full = ap::Tokenizer::with_specials(strings_from(vocab, "vocab"));
+        ap::Tokenizer tok(ap::Tokenizer::kind_from_name(cfg.tokenizer), full);
+        if (cfg.vocab_size == 0) cfg.vocab_size = tok.size();
+        auto h = std::make_unique<ModelHandle>();
+        h->model = std::make_unique<ap::Model>(cfg, tok);
+        h->model->init_random(static_cast<uint64_t>(seed));
+        return h.release();
+      },
+      nullptr);
 }
 
 ModelHandle* load_model(uintptr_t bytes, int size) {
-  return guard([&]() -> ModelHandle* {
-    auto h = std::make_unique<ModelHandle>();
-    h->model = std::make_unique<ap::Model>(ap::load_model(reinterpret_cast<const uint8_t*>(bytes), static_cast<size_t>(size)));
-    return h.release();
-  }, nullptr);
+  return guard(
+      [&]() -> ModelHandle* {
+        auto h = std::make_unique<ModelHandle>();
+        h->model = std::make_unique<ap::Model>(
+            ap::load_model(reinterpret_cast<const uint8_t*>(bytes), static_cast<size_t>(size)));
+        return h.release();
+      },
+      nullptr);
 }
 
 // The fast path without a trace: online-softmax tiled attention, never the n x n matrix.
 // The fast path without a trace: online-softmax tiled attention, never the n x n matrix.
-bool kernel_attention(uintptr_t out, uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d_k, int h,
-                      bool causal, bool scale, bool full) {
-  return guard([&]() {
-    ap::limits::check_kernel_attention(n, m, d_k, h, full);
-    float* o = reinterpret_cast<float*>(out);
-    if (full) ap::kernels::attention_forward_full(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
-    else ap::kernels::attention_forward(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
-    return true;
-  }, false);
+bool kernel_attention(uintptr_t out, uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d_k, int h, bool causal,
+                      bool scale, bool full) {
+  return guard(
+      [&]() {
+        ap::limits::check_kernel_attention(n, m, d_k, h, full);
+        float* o = reinterpret_cast<float*>(out);
+        if (full)
+          ap::kernels::attention_forward_full(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
+        else
+          ap::kernels::attention_forward(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
+        return true;
+      },
+      false);
 }
 
 // kernel_attention, returning the heap bytes the call held at its peak beyond what was in use
 // before it (the allocator's count; the online kernel allocates nothing). -1 on error.
-double kernel_attention_measured(uintptr_t out, uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d_k,
-                                 int h, bool causal, bool scale, bool full) {
-  return guard([&]() {
-    ap::limits::check_kernel_attention(n, m, d_k, h, full);
-    float* o = reinterpret_cast<float*>(out);
-    if (full) return ap::kernels::attention_forward_full_measured(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
-    const double before = static_cast<double>(mallinfo().uordblks);
-    ap::kernels::attention_forward(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
-    return static_cast<double>(mallinfo().uordblks) - before;
-  }, -1.0);
+double kernel_attention_measured(uintptr_t out, uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d_k, int h,
+                                 bool causal, bool scale, bool full) {
+  return guard(
+      [&]() {
+        ap::limits::check_kernel_attention(n, m, d_k, h, full);
+        float* o = reinterpret_cast<float*>(out);
+        if (full)
+          return ap::kernels::attention_forward_full_measured(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal,
+                                                              scale);
+        const double before = static_cast<double>(mallinfo().uordblks);
+        ap::kernels::attention_forward(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
+        return static_cast<double>(mallinfo().uordblks) - before;
+      },
+      -1.0);
 }
 
 // The working memory of each path (no call made): sizes only, so any n and m may be asked about.
 val kernel_attention_memory(int n, int m, int d_k, int h, bool full) {
-  return guard([&]() {
-    if (n <= 0 || m <= 0) ap::fail("n and m must be at least 1");
-    if (d_k <= 0 || h <= 0) ap::fail("dK and nHeads must be positive");  // any n and m may be asked about
-    ap::kernels::AttentionMemory mem = ap::kernels::attention_memory(n, m, full);
-    const double width = double(h) * d_k;
-    return obj({{"scoresHeld", js(mem.scores_held)}, {"scratchBytes", js(mem.scratch_bytes)},
-                {"ioBytes", js((2.0 * n + 2.0 * m) * width * sizeof(float))},  // q, out (n rows); k, v (m rows)
-                {"limitScores", js(ap::limits::kKernelFullScores)}});
-  }, val::null());
+  return guard(
+      [&]() {
+        if (n <= 0 || m <= 0) ap::fail("n and m must be at least 1");
+        if (d_k <= 0 || h <= 0) ap::fail("dK and nHeads must be positive");  // any n and m may be asked about
+        ap::kernels::AttentionMemory mem = ap::kernels::attention_memory(n, m, full);
+        const double width = double(h) * d_k;
+        return obj({{"scoresHeld", js(mem.scores_held)},
+                    {"scratchBytes", js(mem.scratch_bytes)},
+                    {"ioBytes", js((2.0 * n + 2.0 * m) * width * sizeof(float))},  // q, out (n rows); k, v (m rows)
+                    {"limitScores", js(ap::limits::kKernelFullScores)}});
+      },
+      val::null());
 }
 
 // The online softmax of one query, tile by tile (see ap::kernels::online_softmax_steps).
-int kernel_online_softmax_steps(uintptr_t steps, uintptr_t out, uintptr_t scores, uintptr_t q, uintptr_t k,
-                                uintptr_t v, int m, int d_k, int tile, bool scale) {
-  return guard([&]() {
-    ap::limits::check_size(m, "m (keys)");
-    ap::limits::check_size(d_k, "dK");
-    if (tile <= 0) ap::fail("tile must be at least 1");
-    return ap::kernels::online_softmax_steps(reinterpret_cast<float*>(steps), reinterpret_cast<float*>(out),
-                                             reinterpret_cast<float*>(scores), fptr(q), fptr(k), fptr(v), m, d_k,
-                                             tile, scale);
-  }, -1);
+int kernel_online_softmax_steps(uintptr_t steps, uintptr_t out, uintptr_t scores, uintptr_t q, uintptr_t k, uintptr_t v,
+                                int m, int d_k, int tile, bool scale) {
+  return guard(
+      [&]() {
+        ap::limits::check_size(m, "m (keys)");
+        ap::limits::check_size(d_k, "dK");
+        if (tile <= 0) ap::fail("tile must be at least 1");
+        return ap::kernels::online_softmax_steps(reinterpret_cast<float*>(steps), reinterpret_cast<float*>(out),
+                                                 reinterpret_cast<float*>(scores), fptr(q), fptr(k), fptr(v), m, d_k,
+                                                 tile, scale);
+      },
+      -1);
 }
 
 // rnn-chain / rnn-vanishing: an Elman RNN with seeded weights scaled to a spectral radius.
 TraceHandle* rnn(uintptr_t x, int n, int d_in, int d_h, double rho, double seed) {
-  return guard([&]() -> TraceHandle* {
-    ap::limits::check_tokens(n, "n");
-    ap::limits::check_size(d_in, "dIn");
-    ap::limits::check_size(d_h, "dHidden");
-    const ap::RnnWeights w = ap::rnn_random(d_in, d_h, static_cast<float>(rho), static_cast<uint64_t>(seed));
-    auto t = std::make_unique<TraceHandle>();
-    ap::rnn_forward(t->trace, mat_from(x, n, d_in), w);
-    return t.release();
-  }, nullptr);
+  return guard(
+      [&]() -> TraceHandle* {
+        ap::limits::check_tokens(n, "n");
+        ap::limits::check_size(d_in, "dIn");
+        ap::limits::check_size(d_h, "dHidden");
+        const ap::RnnWeights w = ap::rnn_random(d_in, d_h, static_cast<float>(rho), static_cast<uint64_t>(seed));
+        auto t = std::make_unique<TraceHandle>();
+        ap::rnn_forward(t->trace, mat_from(x, n, d_in), w);
+        return t.release();
+      },
+      nullptr);
 }
 
 // bahdanau: additive attention of decoder states s (n, d_s) over encoder states h (m, d_h).
 TraceHandle* additive(uintptr_t s, int n, int d_s, uintptr_t h, int m, int d_h, int d_a, double seed) {
-  return guard([&]() -> TraceHandle* {
-    ap::limits::check_tokens(n, "n");
-    ap::limits::check_tokens(m, "m");
-    if (int64_t{n} * m * d_a > ap::limits::kAdditiveScores)
-      ap::fail("n*m*dA exceeds the limit of " + std::to_string(ap::limits::kAdditiveScores));
-    const ap::AdditiveWeights w = ap::additive_random(d_s, d_h, d_a, static_cast<uint64_t>(seed));
-    auto t = std::make_unique<TraceHandle>();
-    ap::additive_attention(t->trace, mat_from(s, n, d_s), mat_from(h, m, d_h), w);
-    return t.release();
-  }, nullptr);
+  return guard(
+      [&]() -> TraceHandle* {
+        ap::limits::check_tokens(n, "n");
+        ap::limits::check_tokens(m, "m");
+        if (int64_t{n} * m * d_a > ap::limits::kAdditiveScores)
+          ap::fail("n*m*dA exceeds the limit of " + std::to_string(ap::limits::kAdditiveScores));
+        const ap::AdditiveWeights w = ap::additive_random(d_s, d_h, d_a, static_cast<uint64_t>(seed));
+        auto t = std::make_unique<TraceHandle>();
+        ap::additive_attention(t->trace, mat_from(s, n, d_s), mat_from(h, m, d_h), w);
+        return t.release();
+      },
+      nullptr);
 }
 
 // soft-lookup / general-form: e = g(q, k) (dot, scaled, additive), soft or hard, then a = weights V.
 TraceHandle* lookup(uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d, int d_v, std::string fn, bool hard,
                     int d_a, double seed) {
-  return guard([&]() -> TraceHandle* {
-    if (d <= 0 || d_v <= 0) ap::fail("lookup sizes must be positive");
-    ap::limits::check_tokens(n, "n");
-    ap::limits::check_tokens(m, "m");
-    const ap::ScoreFn f = ap::score_fn_from_string(fn);
-    ap::AdditiveWeights w;
-    if (f == ap::ScoreFn::Additive) w = ap::additive_random(d, d, d_a, static_cast<uint64_t>(seed));
-    auto t = std::make_unique<TraceHandle>();
-    ap::lookup(t->trace, mat_from(q, n, d), mat_from(k, m, d), mat_from(v, m, d_v), f, hard,
-               f == ap::ScoreFn::Additive ? &w : nullptr);
-    return t.release();
-  }, nullptr);
+  return guard(
+      [&]() -> TraceHandle* {
+        if (d <= 0 || d_v <= 0) ap::fail("lookup sizes must be positive");
+        ap::limits::check_tokens(n, "n");
+        ap::limits::check_tokens(m, "m");
+        const ap::ScoreFn f = ap::score_fn_from_string(fn);
+        ap::AdditiveWeights w;
+        if (f == ap::ScoreFn::Additive) w = ap::additive_random(d, d, d_a, static_cast<uint64_t>(seed));
+        auto t = std::make_unique<TraceHandle>();
+        ap::lookup(t->trace, mat_from(q, n, d), mat_from(k, m, d), mat_from(v, m, d_v), f, hard,
+                   f == ap::ScoreFn::Additive ? &w : nullptr);
+        return t.release();
+      },
+      nullptr);
 }
 
 // ---- costs (model-sizes, rnn-cost, head-cost, scale): counts and the sqrt(d_k) experiment ----
 
 val size_config_js(const ap::SizeConfig& c) {
-  return obj({{"arch", js(ap::to_string(c.arch))}, {"dModel", js(c.d_model)}, {"nHeads", js(c.n_heads)},
-              {"encoderLayers", js(c.enc_layers)}, {"decoderLayers", js(c.dec_layers)}, {"dFf", js(c.d_ff)},
-              {"vocabSize", js(c.vocab_size)}, {"maxLen", js(c.max_len)}, {"pos", js(ap::to_string(c.pos))},
-              {"relClip", js(c.rel_clip)}, {"norm", js(ap::to_string(c.norm))}, {"biases", js(c.biases)},
-              {"shareEmbeddings", js(c.share_embeddings)}, {"tieEmbeddings", js(c.tie_lm_head)},
-              {"lmHeadBias", js(c.lm_head_bias)}, {"segments", js(c.segments)}, {"embedNorm", js(c.embed_norm)},
+  return obj({{"arch", js(ap::to_string(c.arch))},
+              {"dModel", js(c.d_model)},
+              {"nHeads", js(c.n_heads)},
+              {"encoderLayers", js(c.enc_layers)},
+              {"decoderLayers", js(c.dec_layers)},
+              {"dFf", js(c.d_ff)},
+              {"vocabSize", js(c.vocab_size)},
+              {"maxLen", js(c.max_len)},
+              {"pos", js(ap::to_string(c.pos))},
+              {"relClip", js(c.rel_clip)},
+              {"norm", js(ap::to_string(c.norm))},
+              {"biases", js(c.biases)},
+              {"shareEmbeddings", js(c.share_embeddings)},
+              {"tieEmbeddings", js(c.tie_lm_head)},
+              {"lmHeadBias", js(c.lm_head_bias)},
+              {"segments", js(c.segments)},
+              {"embedNorm", js(c.embed_norm)},
               {"pooler", js(c.pooler)}});
 }
 
@@ -646,74 +751,112 @@ val layer_params_js(const ap::LayerParams& l) {
 }
 
 val parameter_count(val config) {
-  return guard([&]() {
-    const ap::SizeConfig c = size_config_from(config);
-    const ap::ParamCount p = ap::count_parameters(c);
-    return obj({{"total", js(p.total)}, {"embeddings", js(p.embeddings)}, {"attention", js(p.attention)},
-                {"ffn", js(p.ffn)}, {"norms", js(p.norms)}, {"lmHead", js(p.lm_head)}, {"pooler", js(p.pooler)},
-                {"tokenEmbeddings", js(p.token_embeddings)}, {"positionEmbeddings", js(p.position_embeddings)},
-                {"segmentEmbeddings", js(p.segment_embeddings)}, {"encoderLayers", js(p.enc_layers)},
-                {"decoderLayers", js(p.dec_layers)}, {"encoderLayer", layer_params_js(p.encoder_layer)},
-                {"decoderLayer", layer_params_js(p.decoder_layer)}, {"config", size_config_js(c)}});
-  }, val::null());
+  return guard(
+      [&]() {
+        const ap::SizeConfig c = size_config_from(config);
+        const ap::ParamCount p = ap::count_parameters(c);
+        return obj({{"total", js(p.total)},
+                    {"embeddings", js(p.embeddings)},
+                    {"attention", js(p.attention)},
+                    {"ffn", js(p.ffn)},
+                    {"norms", js(p.norms)},
+                    {"lmHead", js(p.lm_head)},
+                    {"pooler", js(p.pooler)},
+                    {"tokenEmbeddings", js(p.token_embeddings)},
+                    {"positionEmbeddings", js(p.position_embeddings)},
+                    {"segmentEmbeddings", js(p.segment_embeddings)},
+                    {"encoderLayers", js(p.enc_layers)},
+                    {"decoderLayers", js(p.dec_layers)},
+                    {"encoderLayer", layer_params_js(p.encoder_layer)},
+                    {"decoderLayer", layer_params_js(p.decoder_layer)},
+                    {"config", size_config_js(c)}});
+      },
+      val::null());
 }
 
 val size_presets() {
   val out = val::array();
   int i = 0;
   for (const ap::SizePreset& p : ap::size_presets())
-    out.set(i++, obj({{"id", js(p.id)}, {"title", js(p.title)}, {"source", js(p.source)},
-                      {"published", js(p.published)}, {"note", js(p.note)}, {"config", size_config_js(p.config)}}));
+    out.set(i++, obj({{"id", js(p.id)},
+                      {"title", js(p.title)},
+                      {"source", js(p.source)},
+                      {"published", js(p.published)},
+                      {"note", js(p.note)},
+                      {"config", size_config_js(p.config)}}));
   return out;
 }
 
 val flops(double n, double d, double h) {
-  return guard([&]() {
-    const auto a = ap::attention_flops(static_cast<int64_t>(n), static_cast<int64_t>(d), static_cast<int64_t>(h));
-    const auto one = ap::attention_flops(static_cast<int64_t>(n), static_cast<int64_t>(d), 1);
-    const auto r = ap::rnn_flops(static_cast<int64_t>(n), static_cast<int64_t>(d));
-    auto attn = [](const ap::AttentionFlops& f) {
-      return obj({{"h", js(f.h)}, {"dK", js(f.d_k)}, {"projections", js(f.projections)}, {"scores", js(f.scores)},
-                  {"weightedSum", js(f.weighted_sum)}, {"quadratic", js(f.quadratic)}, {"total", js(f.total)},
-                  {"scoreEntries", js(f.score_entries)}, {"softmaxExps", js(f.softmax_exps)},
-                  {"sequentialSteps", js(f.sequential_steps)}, {"pathLength", js(f.path_length)}});
-    };
-    return obj({{"n", js(a.n)}, {"d", js(a.d)}, {"flopsPerMultiplyAdd", js(2)}, {"attention", attn(a)},
-                {"singleHead", attn(one)},
-                {"rnn", obj({{"perStep", js(r.per_step)}, {"total", js(r.total)},
-                             {"sequentialSteps", js(r.sequential_steps)}, {"pathLength", js(r.path_length)}})},
-                {"crossoverN", js(a.d)}});  // 4 n^2 d = 4 n d^2 exactly when n = d
-  }, val::null());
+  return guard(
+      [&]() {
+        const auto a = ap::attention_flops(static_cast<int64_t>(n), static_cast<int64_t>(d), static_cast<int64_t>(h));
+        const auto one = ap::attention_flops(static_cast<int64_t>(n), static_cast<int64_t>(d), 1);
+        const auto r = ap::rnn_flops(static_cast<int64_t>(n), static_cast<int64_t>(d));
+        auto attn = [](const ap::AttentionFlops& f) {
+          return obj({{"h", js(f.h)},
+                      {"dK", js(f.d_k)},
+                      {"projections", js(f.projections)},
+                      {"scores", js(f.scores)},
+                      {"weightedSum", js(f.weighted_sum)},
+                      {"quadratic", js(f.quadratic)},
+                      {"total", js(f.total)},
+                      {"scoreEntries", js(f.score_entries)},
+                      {"softmaxExps", js(f.softmax_exps)},
+                      {"sequentialSteps", js(f.sequential_steps)},
+                      {"pathLength", js(f.path_length)}});
+        };
+        return obj({{"n", js(a.n)},
+                    {"d", js(a.d)},
+                    {"flopsPerMultiplyAdd", js(2)},
+                    {"attention", attn(a)},
+                    {"singleHead", attn(one)},
+                    {"rnn", obj({{"perStep", js(r.per_step)},
+                                 {"total", js(r.total)},
+                                 {"sequentialSteps", js(r.sequential_steps)},
+                                 {"pathLength", js(r.path_length)}})},
+                    {"crossoverN", js(a.d)}});  // 4 n^2 d = 4 n d^2 exactly when n = d
+      },
+      val::null());
 }
 
 val scale_stats(int d_k, int n, int draws, double seed) {
-  return guard([&]() {
-    const ap::ScaleStats s = ap::scale_stats(d_k, n, draws, static_cast<uint64_t>(seed));
-    auto side = [](const ap::ScoreStats& t) {
-      return obj({{"mean", js(t.mean)}, {"std", js(t.std)}, {"entropy", js(t.entropy)},
-                  {"maxWeight", js(t.max_weight)}});
-    };
-    return obj({{"dK", js(s.d_k)}, {"n", js(s.n)}, {"draws", js(s.draws)}, {"sqrtDk", js(s.sqrt_dk)},
-                {"maxEntropy", js(s.max_entropy)}, {"unscaled", side(s.unscaled)}, {"scaled", side(s.scaled)}});
-  }, val::null());
+  return guard(
+      [&]() {
+        const ap::ScaleStats s = ap::scale_stats(d_k, n, draws, static_cast<uint64_t>(seed));
+        auto side = [](const ap::ScoreStats& t) {
+          return obj(
+              {{"mean", js(t.mean)}, {"std", js(t.std)}, {"entropy", js(t.entropy)}, {"maxWeight", js(t.max_weight)}});
+        };
+        return obj({{"dK", js(s.d_k)},
+                    {"n", js(s.n)},
+                    {"draws", js(s.draws)},
+                    {"sqrtDk", js(s.sqrt_dk)},
+                    {"maxEntropy", js(s.max_entropy)},
+                    {"unscaled", side(s.unscaled)},
+                    {"scaled", side(s.scaled)}});
+      },
+      val::null());
 }
 
 // The RNN recurrence alone (no trace, no Jacobians), for timing against the attention kernel.
 bool rnn_states(uintptr_t out, uintptr_t x, uintptr_t wxh, uintptr_t whh, int n, int d_in, int d_h) {
-  return guard([&]() {
-    if (n <= 0) ap::fail("n must be at least 1");
-    if (n > ap::limits::kKernelTokens)
-      ap::fail("n is limited to " + std::to_string(ap::limits::kKernelTokens) + " tokens in rnnStates");
-    ap::limits::check_size(d_in, "dIn");
-    ap::limits::check_size(d_h, "dHidden");
-    ap::RnnWeights w;
-    w.wxh = mat_from(wxh, d_in, d_h);
-    w.whh = mat_from(whh, d_h, d_h);
-    ap::Mat h;
-    ap::rnn_states(h, mat_from(x, n, d_in), w);
-    std::copy(h.data(), h.data() + h.size(), reinterpret_cast<float*>(out));
-    return true;
-  }, false);
+  return guard(
+      [&]() {
+        if (n <= 0) ap::fail("n must be at least 1");
+        if (n > ap::limits::kKernelTokens)
+          ap::fail("n is limited to " + std::to_string(ap::limits::kKernelTokens) + " tokens in rnnStates");
+        ap::limits::check_size(d_in, "dIn");
+        ap::limits::check_size(d_h, "dHidden");
+        ap::RnnWeights w;
+        w.wxh = mat_from(wxh, d_in, d_h);
+        w.whh = mat_from(whh, d_h, d_h);
+        ap::Mat h;
+        ap::rnn_states(h, mat_from(x, n, d_in), w);
+        std::copy(h.data(), h.data() + h.size(), reinterpret_cast<float*>(out));
+        return true;
+      },
+      false);
 }
 
 // ---- end of costs ----
@@ -721,8 +864,11 @@ bool rnn_states(uintptr_t out, uintptr_t x, uintptr_t wxh, uintptr_t whh, int n,
 std::string last_error() { return g_last_error; }
 // The special tokens' ids and pieces (io/tokenizer.hpp), so JS never types them again.
 val special_tokens() {
-  return obj({{"pad", js(ap::Tokenizer::kPad)}, {"unk", js(ap::Tokenizer::kUnk)}, {"bos", js(ap::Tokenizer::kBos)},
-              {"eos", js(ap::Tokenizer::kEos)}, {"pieces", js(ap::Tokenizer::with_specials({}))}});
+  return obj({{"pad", js(ap::Tokenizer::kPad)},
+              {"unk", js(ap::Tokenizer::kUnk)},
+              {"bos", js(ap::Tokenizer::kBos)},
+              {"eos", js(ap::Tokenizer::kEos)},
+              {"pieces", js(ap::Tokenizer::with_specials({}))}});
 }
 double heap_used() { return static_cast<double>(mallinfo().uordblks); }
 std::string kernel_variant() { return ap::kernels::variant(); }
@@ -789,42 +935,50 @@ class RnnAttnHandle {
   val encode(std::string text) const { return encoded(model->tokenizer(), text); }
   // ids at a heap pointer (as ModelHandle::decode); "\x01" on error.
   std::string decode(uintptr_t p, int n) const {
-    return guard([&]() {
-      const int* q = reinterpret_cast<const int*>(p);
-      const std::vector<int> ids(q, q + n);
-      return model->tokenizer().decode(ids);  // the tokenizer checks the ids
-    }, std::string("\x01"));
+    return guard(
+        [&]() {
+          const int* q = reinterpret_cast<const int*>(p);
+          const std::vector<int> ids(q, q + n);
+          return model->tokenizer().decode(ids);  // the tokenizer checks the ids
+        },
+        std::string("\x01"));
   }
   // The encoder alone on the source text.
   TraceHandle* encoder(std::string src) const {
-    return guard([&]() -> TraceHandle* {
-      const std::vector<int> ids = model->tokenizer().encode(src).ids;
-      if (ids.empty()) ap::fail("there are no words: type a sentence for the encoder to read");
-      auto h = std::make_unique<TraceHandle>();
-      model->encode(h->trace, ids);
-      return h.release();
-    }, nullptr);
+    return guard(
+        [&]() -> TraceHandle* {
+          const std::vector<int> ids = model->tokenizer().encode(src).ids;
+          if (ids.empty()) ap::fail("there are no words: type a sentence for the encoder to read");
+          auto h = std::make_unique<TraceHandle>();
+          model->encode(h->trace, ids);
+          return h.release();
+        },
+        nullptr);
   }
   // Greedy translation (teacher = false), or the decoder reading <bos> + tgt (teacher = true).
   TraceHandle* translate(std::string src, std::string tgt, bool teacher) const {
-    return guard([&]() -> TraceHandle* {
-      const std::vector<int> ids = model->tokenizer().encode(src).ids;
-      if (ids.empty()) ap::fail("there is nothing to translate: type a sentence");
-      const std::vector<int> t = model->tokenizer().encode(tgt).ids;
-      auto h = std::make_unique<TraceHandle>();
-      model->forward(h->trace, ids, teacher ? &t : nullptr);
-      return h.release();
-    }, nullptr);
+    return guard(
+        [&]() -> TraceHandle* {
+          const std::vector<int> ids = model->tokenizer().encode(src).ids;
+          if (ids.empty()) ap::fail("there is nothing to translate: type a sentence");
+          const std::vector<int> t = model->tokenizer().encode(tgt).ids;
+          auto h = std::make_unique<TraceHandle>();
+          model->forward(h->trace, ids, teacher ? &t : nullptr);
+          return h.release();
+        },
+        nullptr);
   }
 };
 
 RnnAttnHandle* load_rnn_attention(uintptr_t bytes, int size) {
-  return guard([&]() -> RnnAttnHandle* {
-    auto h = std::make_unique<RnnAttnHandle>();
-    h->model = std::make_unique<ap::RnnAttnModel>(
-        ap::load_rnn_attention(reinterpret_cast<const uint8_t*>(bytes), static_cast<size_t>(size)));
-    return h.release();
-  }, nullptr);
+  return guard(
+      [&]() -> RnnAttnHandle* {
+        auto h = std::make_unique<RnnAttnHandle>();
+        h->model = std::make_unique<ap::RnnAttnModel>(
+            ap::load_rnn_attention(reinterpret_cast<const uint8_t*>(bytes), static_cast<size_t>(size)));
+        return h.release();
+      },
+      nullptr);
 }
 
 #ifdef AP_WITH_TRAINER

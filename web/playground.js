@@ -44,7 +44,10 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
   const content = el('div', { className: 'path-content' });
   const layout = el('div', { className: 'layout' }, nav, el('main', { id: 'main' }, content));
   root.replaceChildren(layout);
-  if (hide.includes('nav')) { nav.hidden = true; layout.classList.add('no-nav'); } // the views take the whole width
+  if (hide.includes('nav')) {
+    nav.hidden = true;
+    layout.classList.add('no-nav');
+  } // the views take the whole width
   if (hide.includes('controls')) controls.hidden = true;
   if (hide.includes('stepper')) stepper.hidden = true;
 
@@ -65,14 +68,25 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
     const lesson = id === RECAP.id ? RECAP : LESSONS[id] || { goals: [], intro: [], extras: {} };
     const k = order.indexOf(id);
     const number = CHAPTERS.findIndex((c) => c.id === id) + 1;
-    const head = el('header', { className: 'chapter-head' },
-      el('p', { className: 'kicker', text: id === RECAP.id ? `Recap after chapter ${RECAP.after}` : `Chapter ${number} of ${CHAPTERS.length}` }),
-      el('h2', { id: `chapter-${id}`, text: titleOf(id) }));
+    const head = el(
+      'header',
+      { className: 'chapter-head' },
+      el('p', {
+        className: 'kicker',
+        text: id === RECAP.id ? `Recap after chapter ${RECAP.after}` : `Chapter ${number} of ${CHAPTERS.length}`,
+      }),
+      el('h2', { id: `chapter-${id}`, text: titleOf(id) }),
+    );
     const goals = (lesson.goals || []).map((g) => GOALS.find((x) => x.id === g)).filter(Boolean);
     if (goals.length) {
-      head.append(el('div', { className: 'goals' },
-        el('h3', { text: 'By the end of this chapter you can' }),
-        el('ul', {}, ...goals.map((g) => el('li', { text: g.text })))));
+      head.append(
+        el(
+          'div',
+          { className: 'goals' },
+          el('h3', { text: 'By the end of this chapter you can' }),
+          el('ul', {}, ...goals.map((g) => el('li', { text: g.text }))),
+        ),
+      );
     }
     for (const p of lesson.intro || []) head.append(el('p', { className: 'intro', text: p }));
     const body = [];
@@ -84,22 +98,70 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
       if (tries.length) body.push(tryBox(c.id, tries));
       for (const q of extras.filter((x) => x.question)) body.push(questionBox(q.question));
     }
-    const done = el('input', { type: 'checkbox', checked: !!progress.done[id], on: { change: () => markDone(id, done.checked) } });
-    const prev = order[k - 1], next = order[k + 1];
-    const foot = el('footer', { className: 'chapter-foot' },
+    const done = el('input', {
+      type: 'checkbox',
+      checked: !!progress.done[id],
+      on: { change: () => markDone(id, done.checked) },
+    });
+    const prev = order[k - 1],
+      next = order[k + 1];
+    const foot = el(
+      'footer',
+      { className: 'chapter-foot' },
       el('label', { className: 'done' }, done, el('span', { text: 'I have worked through this chapter' })),
-      el('nav', { className: 'prev-next', attrs: { 'aria-label': `Previous and next chapter (from ${titleOf(id)})` } },
-        prev ? el('a', { href: `#chapter=${prev}`, className: 'prev', rel: 'prev', text: `◀ ${titleOf(prev)}` }) : el('span'),
-        next ? el('a', { href: `#chapter=${next}`, className: 'next', rel: 'next', text: `${titleOf(next)} ▶`, on: { click: () => markDone(id, true) } }) : el('span')));
-    return el('section', { className: 'chapter', dataset: { chapter: id }, attrs: { 'aria-labelledby': `chapter-${id}` } }, head, ...body, foot);
+      el(
+        'nav',
+        { className: 'prev-next', attrs: { 'aria-label': `Previous and next chapter (from ${titleOf(id)})` } },
+        prev
+          ? el('a', { href: `#chapter=${prev}`, className: 'prev', rel: 'prev', text: `◀ ${titleOf(prev)}` })
+          : el('span'),
+        next
+          ? el('a', {
+              href: `#chapter=${next}`,
+              className: 'next',
+              rel: 'next',
+              text: `${titleOf(next)} ▶`,
+              on: { click: () => markDone(id, true) },
+            })
+          : el('span'),
+      ),
+    );
+    return el(
+      'section',
+      { className: 'chapter', dataset: { chapter: id }, attrs: { 'aria-labelledby': `chapter-${id}` } },
+      head,
+      ...body,
+      foot,
+    );
   }
 
   function tryBox(conceptId, tries) {
-    return el('aside', { className: 'try', dataset: { for: conceptId }, attrs: { 'aria-label': `Try this: ${conceptById(conceptId)?.title || conceptId}` } },
+    return el(
+      'aside',
+      {
+        className: 'try',
+        dataset: { for: conceptId },
+        attrs: { 'aria-label': `Try this: ${conceptById(conceptId)?.title || conceptId}` },
+      },
       el('h3', { text: 'Try this' }),
-      el('ul', {}, ...tries.map((t) => el('li', {},
-        el('button', { type: 'button', text: 'Try it', attrs: { 'aria-label': `Try it: ${t.try}` }, on: { click: () => tryIt(conceptId, t) } }),
-        el('span', { text: t.try })))));
+      el(
+        'ul',
+        {},
+        ...tries.map((t) =>
+          el(
+            'li',
+            {},
+            el('button', {
+              type: 'button',
+              text: 'Try it',
+              attrs: { 'aria-label': `Try it: ${t.try}` },
+              on: { click: () => tryIt(conceptId, t) },
+            }),
+            el('span', { text: t.try }),
+          ),
+        ),
+      ),
+    );
   }
 
   function tryIt(conceptId, t) {
@@ -124,7 +186,8 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
   }
 
   function markDone(id, value) {
-    if (value) progress.done[id] = true; else delete progress.done[id];
+    if (value) progress.done[id] = true;
+    else delete progress.done[id];
     saveProgress(progress);
     const box = sections.get(id)?.querySelector('.done input');
     if (box) box.checked = !!value;
@@ -140,28 +203,45 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
     // The text and model controls sit under the chapter's introduction (on top of everything in
     // the one-page view), so a chapter opens with what it teaches.
     if (chapter === 'all') content.prepend(controls);
-    else { const head = sectionOf(chapter).querySelector('.chapter-head'); head.after(controls); }
+    else {
+      const head = sectionOf(chapter).querySelector('.chapter-head');
+      head.after(controls);
+    }
     document.body.dataset.chapter = chapter;
-    if (chapter !== 'all') { progress.last = chapter; saveProgress(progress); }
+    if (chapter !== 'all') {
+      progress.last = chapter;
+      saveProgress(progress);
+    }
     apply();
     updateNav();
   }
 
   function allIntro() {
-    return el('p', { className: 'all-note' }, el('span', { text: 'Every view of the course on one page. ' }),
-      el('a', { href: `#chapter=${order.includes(progress.last) ? progress.last : order[0]}`, text: 'Back to the learning path' }));
+    return el(
+      'p',
+      { className: 'all-note' },
+      el('span', { text: 'Every view of the course on one page. ' }),
+      el('a', {
+        href: `#chapter=${order.includes(progress.last) ? progress.last : order[0]}`,
+        text: 'Back to the learning path',
+      }),
+    );
   }
 
   function updateNav() {
     for (const a of nav.querySelectorAll('a[data-chapter]')) {
       const id = a.dataset.chapter;
       a.classList.toggle('done', !!progress.done[id]);
-      if (id === chapter) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
+      if (id === chapter) a.setAttribute('aria-current', 'page');
+      else a.removeAttribute('aria-current');
       const mark = a.querySelector('.mark');
       if (mark) mark.textContent = progress.done[id] ? '✓ ' : '';
     }
     for (const li of nav.querySelectorAll('li[data-goal]')) {
-      const met = goalMet(GOALS.find((g) => g.id === li.dataset.goal), progress);
+      const met = goalMet(
+        GOALS.find((g) => g.id === li.dataset.goal),
+        progress,
+      );
       li.classList.toggle('met', met);
       li.querySelector('.mark').textContent = met ? '✓' : '○';
     }
@@ -169,7 +249,9 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
 
   // ---- state -> widgets ----------------------------------------------------------------
   // Only attributes whose value changes are set: each set wakes the element up.
-  const set = (node, name, value) => { if (node.getAttribute(name) !== value) node.setAttribute(name, value); };
+  const set = (node, name, value) => {
+    if (node.getAttribute(name) !== value) node.setAttribute(name, value);
+  };
   function apply() {
     for (const k of STATE_KEYS) set(controls, k, String(state[k]));
     set(controls, 'hide', hide.join(','));
@@ -185,8 +267,14 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
   let urlTimer = null;
   function saveUrl(delay = 0) {
     clearTimeout(urlTimer);
-    const write = () => history.replaceState(null, '', writeUrl(location.href, state, { hide, concept, chapter: concept ? '' : chapter }));
-    if (delay) urlTimer = setTimeout(write, delay); else write();
+    const write = () =>
+      history.replaceState(
+        null,
+        '',
+        writeUrl(location.href, state, { hide, concept, chapter: concept ? '' : chapter }),
+      );
+    if (delay) urlTimer = setTimeout(write, delay);
+    else write();
   }
 
   document.addEventListener('ap-state-change', (e) => {
@@ -206,7 +294,10 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
   stepper.addEventListener('ap-step-change', (e) => {
     const { step, head, layer } = e.detail;
     state = parseState({ ...state, step, head, layer: layer ?? state.layer });
-    for (const w of widgets) { set(w, 'head', String(state.head)); set(w, 'layer', String(state.layer)); }
+    for (const w of widgets) {
+      set(w, 'head', String(state.head));
+      set(w, 'layer', String(state.layer));
+    }
     set(stepper, 'layer', String(state.layer));
     set(stepper, 'head', String(state.head));
     saveUrl();
@@ -215,7 +306,10 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
   // A view asks to open a step in the stepper (the block view's stages): the recap chapter.
   document.addEventListener('ap-goto-step', (e) => {
     state = parseState({ ...state, step: e.detail.step });
-    if (!stepper.isConnected) { concept = ''; showChapter(RECAP.id); }
+    if (!stepper.isConnected) {
+      concept = '';
+      showChapter(RECAP.id);
+    }
     set(stepper, 'step', state.step);
     stepper.scrollIntoView({ block: 'start' });
     saveUrl();
@@ -226,8 +320,14 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
     if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || !stepper.isConnected) return;
     const t = e.composedPath()[0];
     if (t !== document.body && t !== document.documentElement) return;
-    if (e.key === 'ArrowRight') { stepper.go(Number(stepper.dataset.index || 0) + 1); e.preventDefault(); }
-    if (e.key === 'ArrowLeft') { stepper.go(Number(stepper.dataset.index || 0) - 1); e.preventDefault(); }
+    if (e.key === 'ArrowRight') {
+      stepper.go(Number(stepper.dataset.index || 0) + 1);
+      e.preventDefault();
+    }
+    if (e.key === 'ArrowLeft') {
+      stepper.go(Number(stepper.dataset.index || 0) - 1);
+      e.preventDefault();
+    }
   });
 
   // ---- #concept=<id>, #chapter=<id> -------------------------------------------------------
@@ -242,14 +342,18 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
     queueMicrotask(again); // after the views of a chapter just shown have reserved their heights
     target.addEventListener('ap-rendered', () => requestAnimationFrame(again), { once: true });
     for (const a of nav.querySelectorAll('a[data-target]')) {
-      if (a.dataset.target === id) a.setAttribute('aria-current', 'location'); else a.removeAttribute('aria-current');
+      if (a.dataset.target === id) a.setAttribute('aria-current', 'location');
+      else a.removeAttribute('aria-current');
     }
   }
   window.addEventListener('hashchange', () => {
     const h = readUrl(location.href);
     concept = h.concept;
     if (concept) showConcept(concept);
-    else if (h.chapter) { showChapter(h.chapter); window.scrollTo(0, 0); }
+    else if (h.chapter) {
+      showChapter(h.chapter);
+      window.scrollTo(0, 0);
+    }
     saveUrl();
   });
 
@@ -257,20 +361,81 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
   if (concept) requestAnimationFrame(() => showConcept(concept));
   setupTheme();
   setupCopyLink();
-  return { get state() { return state; }, get chapter() { return chapter; }, showChapter, stepper, controls, widgets };
+  return {
+    get state() {
+      return state;
+    },
+    get chapter() {
+      return chapter;
+    },
+    showChapter,
+    stepper,
+    controls,
+    widgets,
+  };
 
   function buildNav() {
-    const chapterLink = (id) => el('a', { href: `#chapter=${id}`, className: 'toc-chapter', dataset: { chapter: id } },
-      el('span', { className: 'mark', attrs: { 'aria-hidden': 'true' } }), el('span', { text: titleOf(id) }));
-    const list = el('ol', { className: 'toc-list' },
-      ...order.map((id) => el('li', {}, chapterLink(id),
-        id === RECAP.id ? null : el('ol', {}, ...CONCEPTS.filter((c) => c.chapter === id).map((c) => el('li', {},
-          el('a', { href: `#concept=${c.id}`, dataset: { target: c.id }, text: c.title })))))),
-      el('li', { className: 'all-link' }, el('a', { href: '#chapter=all', className: 'toc-chapter', dataset: { chapter: 'all' }, text: 'Every view on one page' })));
-    const goals = el('div', { className: 'toc-goals' }, el('p', { className: 'toc-title', text: 'Course goals' }),
-      el('ul', {}, ...GOALS.map((g) => el('li', { dataset: { goal: g.id } }, el('span', { className: 'mark', attrs: { 'aria-hidden': 'true' } }), el('span', { text: ` ${g.text}` })))));
-    const details = el('details', { className: 'toc-details', open: window.matchMedia('(min-width: 900px)').matches },
-      el('summary', { text: 'Contents' }), goals, list);
+    const chapterLink = (id) =>
+      el(
+        'a',
+        { href: `#chapter=${id}`, className: 'toc-chapter', dataset: { chapter: id } },
+        el('span', { className: 'mark', attrs: { 'aria-hidden': 'true' } }),
+        el('span', { text: titleOf(id) }),
+      );
+    const list = el(
+      'ol',
+      { className: 'toc-list' },
+      ...order.map((id) =>
+        el(
+          'li',
+          {},
+          chapterLink(id),
+          id === RECAP.id
+            ? null
+            : el(
+                'ol',
+                {},
+                ...CONCEPTS.filter((c) => c.chapter === id).map((c) =>
+                  el('li', {}, el('a', { href: `#concept=${c.id}`, dataset: { target: c.id }, text: c.title })),
+                ),
+              ),
+        ),
+      ),
+      el(
+        'li',
+        { className: 'all-link' },
+        el('a', {
+          href: '#chapter=all',
+          className: 'toc-chapter',
+          dataset: { chapter: 'all' },
+          text: 'Every view on one page',
+        }),
+      ),
+    );
+    const goals = el(
+      'div',
+      { className: 'toc-goals' },
+      el('p', { className: 'toc-title', text: 'Course goals' }),
+      el(
+        'ul',
+        {},
+        ...GOALS.map((g) =>
+          el(
+            'li',
+            { dataset: { goal: g.id } },
+            el('span', { className: 'mark', attrs: { 'aria-hidden': 'true' } }),
+            el('span', { text: ` ${g.text}` }),
+          ),
+        ),
+      ),
+    );
+    const details = el(
+      'details',
+      { className: 'toc-details', open: window.matchMedia('(min-width: 900px)').matches },
+      el('summary', { text: 'Contents' }),
+      goals,
+      list,
+    );
     return el('nav', { className: 'toc', attrs: { 'aria-label': 'Chapters' } }, details);
   }
 }
@@ -281,7 +446,8 @@ function setupTheme() {
   const button = document.getElementById('theme-toggle');
   const saved = localStorage.getItem('ap-theme');
   if (saved === 'light' || saved === 'dark') document.documentElement.dataset.theme = saved;
-  const current = () => document.documentElement.dataset.theme || (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
+  const current = () =>
+    document.documentElement.dataset.theme || (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
   const label = () => {
     if (!button) return;
     const dark = current() === 'dark';

@@ -32,7 +32,10 @@ export function readModelHeader(path) {
     const meta = header.__metadata__ || {};
     const config = JSON.parse(meta.config);
     return {
-      task: meta.task || '', separator: meta.separator || '', arch: config.arch, config,
+      task: meta.task || '',
+      separator: meta.separator || '',
+      arch: config.arch,
+      config,
       tensors: Object.keys(header).filter((k) => k !== '__metadata__'),
     };
   } finally {
@@ -49,7 +52,9 @@ export function modelHeaders() {
     load(id) {
       if (id !== RESOLVED) return null;
       const out = {};
-      for (const file of readdirSync(MODELS_DIR).filter((f) => f.endsWith('.safetensors')).sort()) {
+      for (const file of readdirSync(MODELS_DIR)
+        .filter((f) => f.endsWith('.safetensors'))
+        .sort()) {
         const path = MODELS_DIR + file;
         this.addWatchFile?.(path);
         try {

@@ -21,9 +21,12 @@ namespace {
 
 void check_additive(const Mat& s, const Mat& h, const AdditiveWeights& w) {
   if (s.rows() == 0 || h.rows() == 0) fail("additive attention needs at least one query and one key");
-  if (w.ws.rows() != s.cols()) fail("W_s has " + std::to_string(w.ws.rows()) + " rows but s has width " + std::to_string(s.cols()));
-  if (w.wh.rows() != h.cols()) fail("W_h has " + std::to_string(w.wh.rows()) + " rows but h has width " + std::to_string(h.cols()));
-  if (w.ws.cols() != w.wh.cols() || w.v.size() != w.ws.cols()) fail("W_s, W_h and v must share the attention width d_a");
+  if (w.ws.rows() != s.cols())
+    fail("W_s has " + std::to_string(w.ws.rows()) + " rows but s has width " + std::to_string(s.cols()));
+  if (w.wh.rows() != h.cols())
+    fail("W_h has " + std::to_string(w.wh.rows()) + " rows but h has width " + std::to_string(h.cols()));
+  if (w.ws.cols() != w.wh.cols() || w.v.size() != w.ws.cols())
+    fail("W_s, W_h and v must share the attention width d_a");
   check_finite(s.data(), static_cast<size_t>(s.size()), "s");
   check_finite(h.data(), static_cast<size_t>(h.size()), "h");
 }
@@ -51,8 +54,7 @@ void additive_attention(Trace& tr, const Mat& s, const Mat& h, const AdditiveWei
   Stage& th = tr.add("add_tanh", "", -1, {n, m, d_a});
   for (int t = 0; t < n; ++t)
     for (int j = 0; j < m; ++j)
-      for (int c = 0; c < d_a; ++c)
-        th.data[(static_cast<size_t>(t) * m + j) * d_a + c] = std::tanh(a(t, c) + b(j, c));
+      for (int c = 0; c < d_a; ++c) th.data[(static_cast<size_t>(t) * m + j) * d_a + c] = std::tanh(a(t, c) + b(j, c));
   Stage& e = tr.add("add_scores", "", -1, {1, n, m});
   additive_scores(Trace::head(e, 0), a, b, w.v);
   Stage& al = tr.add("add_weights", "", -1, {1, n, m});

@@ -16,15 +16,14 @@ namespace {
 
 void check_matrix(const Mat& w, int rows, int cols, const std::string& name) {
   if (w.rows() != rows || w.cols() != cols)
-    fail(name + " has shape (" + std::to_string(w.rows()) + ", " + std::to_string(w.cols()) +
-         "), expected (" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
+    fail(name + " has shape (" + std::to_string(w.rows()) + ", " + std::to_string(w.cols()) + "), expected (" +
+         std::to_string(rows) + ", " + std::to_string(cols) + ")");
   check_finite(w.data(), static_cast<size_t>(w.size()), name);
 }
 
 void check_bias(const Vec& b, int d, const std::string& name) {
   if (b.size() == 0) return;
-  if (b.size() != d)
-    fail(name + " has length " + std::to_string(b.size()) + ", expected " + std::to_string(d));
+  if (b.size() != d) fail(name + " has length " + std::to_string(b.size()) + ", expected " + std::to_string(d));
   check_finite(b.data(), static_cast<size_t>(b.size()), name);
 }
 
@@ -59,8 +58,8 @@ void multi_head_attention(Mat& out, const Mat& x, const Mat& memory, const Atten
     fail("the additive mask must be a finite negative number (the notes use -1e9), or 0 for -inf; got " +
          std::to_string(opt.additive_mask));
   auto record2d = [&](const char* name, const Mat& src) {
-    if (trace) trace->add2d(prefix + name, stack, layer, static_cast<int>(src.rows()),
-                            static_cast<int>(src.cols())) = src;
+    if (trace)
+      trace->add2d(prefix + name, stack, layer, static_cast<int>(src.rows()), static_cast<int>(src.cols())) = src;
   };
 
   // 1. Projections: Q = X W_Q + b_Q (n, d); K = M W_K + b_K, V = M W_V + b_V (m, d).

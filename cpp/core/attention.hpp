@@ -2,8 +2,8 @@
 //   X (n, d) queries' source, M (m, d) keys'/values' source (M = X for self-attention)
 //   Q = X W_Q + b_Q, K = M W_K + b_K, V = M W_V + b_V           (n|m, d)
 //   per head i: scores = Q_i K_i^T (n, m); scaled = scores / sqrt(d_k);
-//   masked = scaled with -inf where masked (or + additive_mask); weights = softmax rows; head_out = weights V_i (n, d_k)
-//   concat = [head_out_0 ... head_out_{h-1}] (n, d); attn_out = concat W_O + b_O (n, d)
+//   masked = scaled with -inf where masked (or + additive_mask); weights = softmax rows; head_out = weights V_i (n,
+//   d_k) concat = [head_out_0 ... head_out_{h-1}] (n, d); attn_out = concat W_O + b_O (n, d)
 // A row whose keys are all masked gets all-zero weights (documented; never NaN).
 #pragma once
 #include <cstdint>
@@ -16,8 +16,8 @@
 namespace ap {
 
 struct AttentionWeights {
-  Mat wq, wk, wv, wo;   // (d, d) each, applied as x @ W
-  Vec bq, bk, bv, bo;   // (d) each, or empty for no bias
+  Mat wq, wk, wv, wo;  // (d, d) each, applied as x @ W
+  Vec bq, bk, bv, bo;  // (d) each, or empty for no bias
 };
 
 // Keys and values kept across decoding steps (rows = positions so far; keys already rotated for RoPE).
@@ -27,18 +27,18 @@ struct KVCache {
 
 struct AttentionOptions {
   int n_heads = 1;
-  bool causal = false;             // query i sees keys j <= i + q_offset
-  bool scale = true;               // divide by sqrt(d_k)
+  bool causal = false;  // query i sees keys j <= i + q_offset
+  bool scale = true;    // divide by sqrt(d_k)
   // 0: masked scores are set to -inf (exact zeros after softmax). Nonzero: they get this value
   // added instead, masked = scaled + mask * additive_mask, as the notes' listing does with -1e9
   // (a fully masked row then gets uniform weights rather than zeros).
   float additive_mask = 0.0f;
   const std::vector<uint8_t>* key_padding = nullptr;  // length m, nonzero = padding (masked)
-  PosKind pos = PosKind::None;     // Rope rotates q and k; Relative adds rel_bias
-  const Mat* rel_bias = nullptr;   // (h, 2*rel_clip+1): bias added to scores by clipped offset j - i
+  PosKind pos = PosKind::None;                        // Rope rotates q and k; Relative adds rel_bias
+  const Mat* rel_bias = nullptr;                      // (h, 2*rel_clip+1): bias added to scores by clipped offset j - i
   int rel_clip = 8;
-  int q_offset = 0;                // position of query row 0 (decoding with a KV cache)
-  int k_offset = 0;                // position of key row 0
+  int q_offset = 0;  // position of query row 0 (decoding with a KV cache)
+  int k_offset = 0;  // position of key row 0
   // Decoding. Self-attention: the new rows' K and V are appended to *cache and attention runs
   // over the whole cache (k_offset is then the cache length before the call). Cross-attention
   // (cache_append = false): K and V are computed from memory once, then reused from the cache.
@@ -49,12 +49,11 @@ struct AttentionOptions {
 // Records q k v [q_rot k_rot] scores scaled masked weights head_out concat attn_out,
 // each name prefixed by `prefix` ("" or "cross_"), under (stack, layer).
 // `trace` may be null: then nothing is recorded (the fast path).
-void multi_head_attention(Mat& out,                      // (n, d)
-                          const Mat& x,                  // (n, d)
-                          const Mat& memory,             // (m, d); pass x for self-attention
-                          const AttentionWeights& w, const AttentionOptions& opt,
-                          Trace* trace, const std::string& prefix = "",
-                          const std::string& stack = "", int layer = -1);
+void multi_head_attention(Mat& out,           // (n, d)
+                          const Mat& x,       // (n, d)
+                          const Mat& memory,  // (m, d); pass x for self-attention
+                          const AttentionWeights& w, const AttentionOptions& opt, Trace* trace,
+                          const std::string& prefix = "", const std::string& stack = "", int layer = -1);
 
 // Checks shapes and finiteness of weights for d_model/n_heads; throws ap::Error naming the problem.
 void check_attention_weights(const AttentionWeights& w, int d_model, int n_heads);

@@ -29,8 +29,7 @@ void attention_stack(Trace& tr, const Mat& x, const BlockWeights& b, const Model
 // The model's input rows for `ids` (stage x of its main stack) through its block `layer`, applied
 // opt.depth times as attention only (stack "attention_only") and with the FFN ("with_ffn"), both
 // into tr. opt.with_ffn is ignored. Throws for an encoder-decoder model or a layer out of range.
-void attention_stacks(Trace& tr, const Model& model, const std::vector<int>& ids, int layer,
-                      AttentionStackOptions opt);
+void attention_stacks(Trace& tr, const Model& model, const std::vector<int>& ids, int layer, AttentionStackOptions opt);
 
 // Mean of cos(x_i, x_j) over pairs i < j of the rows of x (1 for a single row); cos (n, n) if given.
 double mean_row_cosine(const Mat& x, Mat* cos = nullptr);

@@ -88,19 +88,26 @@ void block_forward(Mat& out, const Mat& x, const Mat* memory, const std::vector<
   }
   // FFN sub-layer: FFN(z) = act(z W1 + b1) W2 + b2, applied to each token on its own.
   Mat ffn_in, norm2;
-  if (post) ffn_in = h;
-  else { norm(norm2, h, b.norm2, "norm2"); ffn_in = norm2; }
+  if (post)
+    ffn_in = h;
+  else {
+    norm(norm2, h, b.norm2, "norm2");
+    ffn_in = norm2;
+  }
   Mat hidden, act, ffn_out;
   linear(hidden, ffn_in, b.ffn.w1, b.ffn.b1);  // (n, d_ff)
   activation(act, hidden, cfg.act);
-  linear(ffn_out, act, b.ffn.w2, b.ffn.b2);    // (n, d)
+  linear(ffn_out, act, b.ffn.w2, b.ffn.b2);  // (n, d)
   add_mat(tr, "ffn_hidden", stack, layer, hidden);
   add_mat(tr, "ffn_act", stack, layer, act);
   add_mat(tr, "ffn_out", stack, layer, ffn_out);
   Mat resid2 = h + ffn_out;
   add_mat(tr, "resid2", stack, layer, resid2);
-  if (post) { norm(norm2, resid2, b.norm2, "norm2"); out = norm2; }
-  else out = resid2;
+  if (post) {
+    norm(norm2, resid2, b.norm2, "norm2");
+    out = norm2;
+  } else
+    out = resid2;
 }
 
 }  // namespace ap

@@ -18,7 +18,7 @@ namespace {
 constexpr int kMaxLen = 4096;
 constexpr int kMaxDModel = 4096;
 constexpr int kMaxLayers = 64;
-constexpr int kMaxDff = 16384;        // 4 d at the largest d_model
+constexpr int kMaxDff = 16384;  // 4 d at the largest d_model
 constexpr int kMaxVocab = 1 << 20;
 constexpr int kMaxRelClip = kMaxLen;  // offsets never exceed the longest sequence
 
@@ -28,8 +28,7 @@ void check_positive(const char* name, int value) {
 
 void check_at_most(const char* name, int value, int limit) {
   if (value > limit)
-    fail(std::string(name) + " (" + std::to_string(value) + ") exceeds the limit of " +
-         std::to_string(limit));
+    fail(std::string(name) + " (" + std::to_string(value) + ") exceeds the limit of " + std::to_string(limit));
 }
 
 std::string format_float(float x) {
@@ -40,14 +39,18 @@ std::string format_float(float x) {
 
 // The enum <-> string tables, one per enum, so to_string and *_from_string cannot drift apart.
 template <typename E>
-struct Named { E value; const char* name; };
+struct Named {
+  E value;
+  const char* name;
+};
 
 constexpr Named<Arch> kArchNames[] = {
-    {Arch::EncoderOnly, "encoder"}, {Arch::DecoderOnly, "decoder"},
-    {Arch::EncoderDecoder, "encoder-decoder"}};
-constexpr Named<PosKind> kPosNames[] = {
-    {PosKind::None, "none"}, {PosKind::Sinusoidal, "sinusoidal"}, {PosKind::Learned, "learned"},
-    {PosKind::Relative, "relative"}, {PosKind::Rope, "rope"}};
+    {Arch::EncoderOnly, "encoder"}, {Arch::DecoderOnly, "decoder"}, {Arch::EncoderDecoder, "encoder-decoder"}};
+constexpr Named<PosKind> kPosNames[] = {{PosKind::None, "none"},
+                                        {PosKind::Sinusoidal, "sinusoidal"},
+                                        {PosKind::Learned, "learned"},
+                                        {PosKind::Relative, "relative"},
+                                        {PosKind::Rope, "rope"}};
 constexpr Named<Act> kActNames[] = {{Act::Relu, "relu"}, {Act::Gelu, "gelu"}};
 constexpr Named<NormPlace> kNormNames[] = {{NormPlace::Post, "post"}, {NormPlace::Pre, "pre"}};
 
@@ -88,8 +91,7 @@ void ModelConfig::validate() const {
   check_at_most("vocab_size", vocab_size, kMaxVocab);
   if (rel_clip < 1) fail("rel_clip must be >= 1 (got " + std::to_string(rel_clip) + ")");
   check_at_most("rel_clip", rel_clip, kMaxRelClip);
-  if (!std::isfinite(eps) || eps <= 0.0f)
-    fail("eps must be a finite number > 0 (got " + format_float(eps) + ")");
+  if (!std::isfinite(eps) || eps <= 0.0f) fail("eps must be a finite number > 0 (got " + format_float(eps) + ")");
   Tokenizer::kind_from_name(tokenizer);  // throws for an unknown name, listing the known ones
 }
 
@@ -121,12 +123,15 @@ ModelConfig apply_switches(const ModelConfig& base, const Switches& sw) {
 
 SwitchChoices switch_choices(const ModelConfig& base) {
   SwitchChoices out;
-  if (base.pos == PosKind::Relative) out.n_heads = {base.n_heads};
+  if (base.pos == PosKind::Relative)
+    out.n_heads = {base.n_heads};
   else
     for (int h = 1; h <= base.d_model; ++h)
       if (base.d_model % h == 0 && (h <= kMaxHeadChoice || h == base.n_heads)) out.n_heads.push_back(h);
-  if (weight_free(base.pos)) out.pos = {PosKind::None, PosKind::Sinusoidal, PosKind::Rope};
-  else out.pos = {base.pos};
+  if (weight_free(base.pos))
+    out.pos = {PosKind::None, PosKind::Sinusoidal, PosKind::Rope};
+  else
+    out.pos = {base.pos};
   return out;
 }
 

@@ -14,19 +14,19 @@ enum class NormPlace { Post, Pre };  // post-norm as in the notes; pre-norm as a
 
 struct ModelConfig {
   Arch arch = Arch::DecoderOnly;
-  int d_model = 16;     // d
-  int n_heads = 2;      // h; d_k = d_model / n_heads
-  int n_layers = 1;     // N, for each stack (encoder and decoder have the same depth)
-  int d_ff = 64;        // FFN hidden width (4 d in the notes)
-  int vocab_size = 0;   // V; set from the tokenizer when 0
-  int max_len = 64;     // L: longest sequence the model accepts
+  int d_model = 16;    // d
+  int n_heads = 2;     // h; d_k = d_model / n_heads
+  int n_layers = 1;    // N, for each stack (encoder and decoder have the same depth)
+  int d_ff = 64;       // FFN hidden width (4 d in the notes)
+  int vocab_size = 0;  // V; set from the tokenizer when 0
+  int max_len = 64;    // L: longest sequence the model accepts
   PosKind pos = PosKind::Sinusoidal;
-  int rel_clip = 8;     // relative positions: offsets clipped to [-rel_clip, rel_clip]
+  int rel_clip = 8;  // relative positions: offsets clipped to [-rel_clip, rel_clip]
   Act act = Act::Relu;
   NormPlace norm = NormPlace::Post;
-  float eps = 1e-5f;    // LayerNorm epsilon
-  bool scale = true;    // divide scores by sqrt(d_k) (a switch for teaching)
-  bool causal = true;   // causal mask in decoder self-attention (a switch for teaching)
+  float eps = 1e-5f;               // LayerNorm epsilon
+  bool scale = true;               // divide scores by sqrt(d_k) (a switch for teaching)
+  bool causal = true;              // causal mask in decoder self-attention (a switch for teaching)
   std::string tokenizer = "char";  // "char" or "word"
 
   int d_k() const { return d_model / n_heads; }
@@ -49,10 +49,10 @@ NormPlace norm_from_string(const std::string&);
 // model's own value. A model is never changed by them, so two views with different switches on
 // one model cannot see each other's state.
 struct Switches {
-  std::optional<bool> causal;   // decoder self-attention mask (generation is always causal)
-  std::optional<bool> scale;    // divide scores by sqrt(d_k)
-  std::optional<int> n_heads;   // any divisor of d_model (fixed with relative positions: rel_bias is per head)
-  std::optional<PosKind> pos;   // none / sinusoidal / rope interchange; learned and relative need their weights
+  std::optional<bool> causal;  // decoder self-attention mask (generation is always causal)
+  std::optional<bool> scale;   // divide scores by sqrt(d_k)
+  std::optional<int> n_heads;  // any divisor of d_model (fixed with relative positions: rel_bias is per head)
+  std::optional<PosKind> pos;  // none / sinusoidal / rope interchange; learned and relative need their weights
   std::optional<NormPlace> norm;
   std::optional<Act> act;
   std::optional<float> eps;
@@ -64,8 +64,8 @@ ModelConfig apply_switches(const ModelConfig& base, const Switches& sw);
 
 // What a model built with `base` can switch to, for a page to offer (apply_switches accepts each).
 struct SwitchChoices {
-  std::vector<int> n_heads;     // divisors of d_model up to kMaxHeadChoice, and the model's own
-  std::vector<PosKind> pos;     // the model's own, and the weight-free kinds when its own is weight-free
+  std::vector<int> n_heads;  // divisors of d_model up to kMaxHeadChoice, and the model's own
+  std::vector<PosKind> pos;  // the model's own, and the weight-free kinds when its own is weight-free
 };
 constexpr int kMaxHeadChoice = 16;  // a head grid a page can still show
 SwitchChoices switch_choices(const ModelConfig& base);

@@ -16,10 +16,10 @@ namespace {
 // (the largest term, 2 d d_ff layers, stays below 2^60).
 constexpr int64_t kMaxD = int64_t{1} << 20;
 constexpr int64_t kMaxLayers = 10000;
-constexpr int64_t kMaxWide = int64_t{1} << 24;  // d_ff, vocabulary, positions
-constexpr int64_t kMaxTokens = int64_t{1} << 20;       // n for FLOP counts
-constexpr int64_t kMaxFlopD = int64_t{1} << 17;        // d for FLOP counts: 4 n^2 d < 2^63
-constexpr int64_t kMaxScaleWork = int64_t{1} << 27;    // draws n^2 d_k multiply-adds
+constexpr int64_t kMaxWide = int64_t{1} << 24;       // d_ff, vocabulary, positions
+constexpr int64_t kMaxTokens = int64_t{1} << 20;     // n for FLOP counts
+constexpr int64_t kMaxFlopD = int64_t{1} << 17;      // d for FLOP counts: 4 n^2 d < 2^63
+constexpr int64_t kMaxScaleWork = int64_t{1} << 27;  // draws n^2 d_k multiply-adds
 
 std::string str(int64_t v) { return std::to_string(v); }
 
@@ -53,16 +53,16 @@ ParamCount count_parameters(const SizeConfig& c) {
   c.validate();
   const int64_t d = c.d_model, V = c.vocab_size;
   const int64_t linear_bias = c.biases ? 1 : 0;
-  const int64_t attention = 4 * d * d + linear_bias * 4 * d;               // W_Q W_K W_V W_O (d, d) + 4 (d)
-  const int64_t ffn = 2 * d * c.d_ff + linear_bias * (c.d_ff + d);         // W_1 (d, d_ff) W_2 (d_ff, d) + b_1 b_2
-  const int64_t norm = 2 * d;                                              // gamma, beta
+  const int64_t attention = 4 * d * d + linear_bias * 4 * d;        // W_Q W_K W_V W_O (d, d) + 4 (d)
+  const int64_t ffn = 2 * d * c.d_ff + linear_bias * (c.d_ff + d);  // W_1 (d, d_ff) W_2 (d_ff, d) + b_1 b_2
+  const int64_t norm = 2 * d;                                       // gamma, beta
 
   ParamCount p;
   const bool enc = c.arch != Arch::DecoderOnly, dec = c.arch != Arch::EncoderOnly;
   const bool cross = c.arch == Arch::EncoderDecoder;
   p.enc_layers = enc ? c.enc_layers : 0;
   p.dec_layers = dec ? c.dec_layers : 0;
-  if (enc) p.encoder_layer = {attention, ffn, 2 * norm};                   // self-attn, FFN, 2 Add & Norm
+  if (enc) p.encoder_layer = {attention, ffn, 2 * norm};  // self-attn, FFN, 2 Add & Norm
   if (dec) p.decoder_layer = {cross ? 2 * attention : attention, ffn, (cross ? 3 : 2) * norm};
 
   const int64_t tables = (cross && !c.share_embeddings) ? 2 : 1;
@@ -75,8 +75,8 @@ ParamCount count_parameters(const SizeConfig& c) {
   p.attention = p.enc_layers * p.encoder_layer.attention + p.dec_layers * p.decoder_layer.attention;
   p.ffn = p.enc_layers * p.encoder_layer.ffn + p.dec_layers * p.decoder_layer.ffn;
   const int64_t final_norms = c.norm == NormPlace::Pre ? (enc ? 1 : 0) + (dec ? 1 : 0) : 0;
-  p.norms = p.enc_layers * p.encoder_layer.norms + p.dec_layers * p.decoder_layer.norms +
-            (c.embed_norm ? norm : 0) + final_norms * norm;
+  p.norms = p.enc_layers * p.encoder_layer.norms + p.dec_layers * p.decoder_layer.norms + (c.embed_norm ? norm : 0) +
+            final_norms * norm;
   p.lm_head = (c.tie_lm_head ? 0 : d * V) + (c.lm_head_bias ? V : 0);
   p.pooler = c.pooler ? d * d + linear_bias * d : 0;
   p.total = p.embeddings + p.attention + p.ffn + p.norms + p.lm_head + p.pooler;
@@ -96,14 +96,24 @@ const std::vector<SizePreset>& size_presets() {
                  "vocabulary only as \"about 37000\": all eight base-width rows of its Table 3 fit one table of "
                  "about 41,000 rows (65.1M here), while its big row fits 37000.",
                  c});
-    c.d_model = 1024; c.n_heads = 16; c.d_ff = 4096;
+    c.d_model = 1024;
+    c.n_heads = 16;
+    c.d_ff = 4096;
     v.push_back({"original-big", "Original Transformer (big)",
                  "Vaswani et al. 2017 (Attention Is All You Need, Table 3, big): 213M. Not in the notes.", 213000000,
                  "Same vocabulary and sharing as base; within 1% of the published 213M.", c});
     SizeConfig b;
     b.arch = Arch::EncoderOnly;
-    b.d_model = 768; b.n_heads = 12; b.enc_layers = 12; b.d_ff = 3072; b.vocab_size = 30522;
-    b.max_len = 512; b.pos = PosKind::Learned; b.segments = 2; b.embed_norm = true; b.pooler = true;
+    b.d_model = 768;
+    b.n_heads = 12;
+    b.enc_layers = 12;
+    b.d_ff = 3072;
+    b.vocab_size = 30522;
+    b.max_len = 512;
+    b.pos = PosKind::Learned;
+    b.segments = 2;
+    b.embed_norm = true;
+    b.pooler = true;
     v.push_back({"bert-base", "BERT-base",
                  "Devlin et al. 2018 (BERT, sec. 3): 110M; vocabulary of the released uncased model. The notes "
                  "(004) give this model's shape (d_model = 768, 12 layers, 12 heads), not its total.",
@@ -113,8 +123,14 @@ const std::vector<SizePreset>& size_presets() {
                  b});
     SizeConfig g;
     g.arch = Arch::DecoderOnly;
-    g.d_model = 12288; g.n_heads = 96; g.dec_layers = 96; g.d_ff = 4 * 12288; g.vocab_size = 50257;
-    g.max_len = 2048; g.pos = PosKind::Learned; g.norm = NormPlace::Pre;
+    g.d_model = 12288;
+    g.n_heads = 96;
+    g.dec_layers = 96;
+    g.d_ff = 4 * 12288;
+    g.vocab_size = 50257;
+    g.max_len = 2048;
+    g.pos = PosKind::Learned;
+    g.norm = NormPlace::Pre;
     v.push_back({"gpt3", "GPT-3 175B",
                  "Notes 004: 175B parameters (d_model = 12288, 96 layers, 96 heads), as in Brown et al. 2020 "
                  "(Language Models are Few-Shot Learners, Table 2.1: 175.0B).",
@@ -163,10 +179,13 @@ AttentionFlops attention_flops(int64_t n, int64_t d, int64_t h) {
   check_range("h", h, 1, d);
   check_heads(d, h);
   AttentionFlops f;
-  f.n = n; f.d = d; f.h = h; f.d_k = d / h;
-  f.projections = 4 * 2 * n * d * d;         // 4 x (n, d)(d, d)
-  f.scores = 2 * h * n * n * f.d_k;          // h x (n, d_k)(d_k, n)
-  f.weighted_sum = 2 * h * n * n * f.d_k;    // h x (n, n)(n, d_k)
+  f.n = n;
+  f.d = d;
+  f.h = h;
+  f.d_k = d / h;
+  f.projections = 4 * 2 * n * d * d;       // 4 x (n, d)(d, d)
+  f.scores = 2 * h * n * n * f.d_k;        // h x (n, d_k)(d_k, n)
+  f.weighted_sum = 2 * h * n * n * f.d_k;  // h x (n, n)(n, d_k)
   f.quadratic = f.scores + f.weighted_sum;
   f.total = f.projections + f.quadratic;
   f.score_entries = h * n * n;
@@ -180,7 +199,8 @@ RnnFlops rnn_flops(int64_t n, int64_t d) {
   check_range("n", n, 1, kMaxTokens);
   check_range("d", d, 1, kMaxFlopD);
   RnnFlops f;
-  f.n = n; f.d = d;
+  f.n = n;
+  f.d = d;
   f.per_step = 2 * (2 * d * d);  // h_{t-1} W (d, d) and x_t U (d, d)
   f.total = n * f.per_step;
   f.sequential_steps = n;
@@ -191,8 +211,7 @@ RnnFlops rnn_flops(int64_t n, int64_t d) {
 void rnn_states(Mat& states, const Mat& x, const RnnWeights& w) {
   const Eigen::Index n = x.rows(), d_h = w.whh.rows();
   if (n <= 0) fail("the RNN needs at least one token");
-  if (x.cols() != w.wxh.rows())
-    fail("RNN input has width " + str(x.cols()) + " but W_xh expects " + str(w.wxh.rows()));
+  if (x.cols() != w.wxh.rows()) fail("RNN input has width " + str(x.cols()) + " but W_xh expects " + str(w.wxh.rows()));
   if (w.wxh.cols() != d_h || w.whh.cols() != d_h || (w.b.size() != 0 && w.b.size() != d_h))
     fail("RNN weights disagree: W_xh (" + str(w.wxh.rows()) + ", " + str(w.wxh.cols()) + "), W_hh (" +
          str(w.whh.rows()) + ", " + str(w.whh.cols()) + ")");
@@ -262,7 +281,9 @@ ScaleStats scale_stats(int d_k, int n, int draws, uint64_t seed) {
   };
 
   ScaleStats out;
-  out.d_k = d_k; out.n = n; out.draws = draws;
+  out.d_k = d_k;
+  out.n = n;
+  out.draws = draws;
   out.sqrt_dk = std::sqrt(static_cast<double>(d_k));
   out.max_entropy = std::log(static_cast<double>(n));
   Eigen::MatrixXd q(n, d_k), k(n, d_k);

@@ -30,21 +30,21 @@ struct SizeConfig {
   Arch arch = Arch::EncoderDecoder;
   int64_t d_model = 512;
   int64_t n_heads = 8;
-  int64_t enc_layers = 6;   // used when arch has an encoder
-  int64_t dec_layers = 6;   // used when arch has a decoder
+  int64_t enc_layers = 6;  // used when arch has an encoder
+  int64_t dec_layers = 6;  // used when arch has a decoder
   int64_t d_ff = 2048;
   int64_t vocab_size = 37000;
-  int64_t max_len = 512;    // rows of the learned position table (pos = learned)
+  int64_t max_len = 512;  // rows of the learned position table (pos = learned)
   PosKind pos = PosKind::Sinusoidal;
-  int64_t rel_clip = 8;     // relative positions: one bias per head and offset in [-rel_clip, rel_clip]
+  int64_t rel_clip = 8;              // relative positions: one bias per head and offset in [-rel_clip, rel_clip]
   NormPlace norm = NormPlace::Post;  // pre-norm adds a final LayerNorm after each stack
-  bool biases = true;            // every linear map (W_Q, W_K, W_V, W_O, W_1, W_2) has a bias
-  bool share_embeddings = true;  // encoder-decoder: both stacks read one token table
-  bool tie_lm_head = true;       // the LM head reuses the token table (transposed): no new weights
-  bool lm_head_bias = false;     // a bias of V on the LM head's logits
-  int64_t segments = 0;          // BERT: token-type (segment A / B) embeddings, 2 rows
-  bool embed_norm = false;       // BERT: a LayerNorm on the summed embeddings
-  bool pooler = false;           // BERT: the [CLS] pooler, a d x d dense layer
+  bool biases = true;                // every linear map (W_Q, W_K, W_V, W_O, W_1, W_2) has a bias
+  bool share_embeddings = true;      // encoder-decoder: both stacks read one token table
+  bool tie_lm_head = true;           // the LM head reuses the token table (transposed): no new weights
+  bool lm_head_bias = false;         // a bias of V on the LM head's logits
+  int64_t segments = 0;              // BERT: token-type (segment A / B) embeddings, 2 rows
+  bool embed_norm = false;           // BERT: a LayerNorm on the summed embeddings
+  bool pooler = false;               // BERT: the [CLS] pooler, a d x d dense layer
 
   // Throws ap::Error naming the first problem (sizes <= 0, d_model % n_heads != 0, too large...).
   void validate() const;
@@ -67,9 +67,9 @@ struct ParamCount {
   int64_t embeddings = 0;  // the three above
   int64_t attention = 0;
   int64_t ffn = 0;
-  int64_t norms = 0;       // every LayerNorm: in the layers, on the embeddings, final ones
-  int64_t lm_head = 0;     // d V unless tied, + V with lm_head_bias
-  int64_t pooler = 0;      // d^2 + d
+  int64_t norms = 0;    // every LayerNorm: in the layers, on the embeddings, final ones
+  int64_t lm_head = 0;  // d V unless tied, + V with lm_head_bias
+  int64_t pooler = 0;   // d^2 + d
   int64_t total = 0;
   // The parts the totals are made of.
   LayerParams encoder_layer, decoder_layer;  // one layer of each stack (zero if absent)
@@ -80,7 +80,7 @@ ParamCount count_parameters(const SizeConfig& c);
 
 // Published models with the total their authors give, for the model-sizes calculator.
 struct SizePreset {
-  std::string id;         // "original", "original-big", "bert-base", "gpt3"
+  std::string id;  // "original", "original-big", "bert-base", "gpt3"
   std::string title;
   std::string source;     // where the configuration and the published total come from
   int64_t published = 0;  // the published total, as printed (65M is 65000000)
@@ -99,13 +99,13 @@ SizeConfig size_config_of(const ModelConfig& m);
 // One multi-head self-attention layer on n tokens (no FFN).
 struct AttentionFlops {
   int64_t n = 0, d = 0, h = 0, d_k = 0;
-  int64_t projections = 0;   // X W_Q, X W_K, X W_V, concat W_O: 4 (n x d)(d x d) = 8 n d^2
-  int64_t scores = 0;        // Q K^T per head: h n^2 d_k multiply-adds = 2 n^2 d
-  int64_t weighted_sum = 0;  // A V per head: h n^2 d_k multiply-adds = 2 n^2 d
-  int64_t quadratic = 0;     // scores + weighted_sum: the O(n^2 d) part = 4 n^2 d
-  int64_t total = 0;         // projections + quadratic
-  int64_t score_entries = 0; // h n^2: the scores held at once (memory)
-  int64_t softmax_exps = 0;  // h n^2 exponentials (not in the FLOP totals)
+  int64_t projections = 0;       // X W_Q, X W_K, X W_V, concat W_O: 4 (n x d)(d x d) = 8 n d^2
+  int64_t scores = 0;            // Q K^T per head: h n^2 d_k multiply-adds = 2 n^2 d
+  int64_t weighted_sum = 0;      // A V per head: h n^2 d_k multiply-adds = 2 n^2 d
+  int64_t quadratic = 0;         // scores + weighted_sum: the O(n^2 d) part = 4 n^2 d
+  int64_t total = 0;             // projections + quadratic
+  int64_t score_entries = 0;     // h n^2: the scores held at once (memory)
+  int64_t softmax_exps = 0;      // h n^2 exponentials (not in the FLOP totals)
   int64_t sequential_steps = 1;  // every token at once: one parallel step per layer
   int64_t path_length = 1;       // any token reaches any other in one hop
 };

@@ -12,7 +12,6 @@ namespace ap {
 
 namespace {
 
-
 int draw(const std::vector<float>& dist, SplitMix64& rng) {
   const double u = rng.unit();
   double acc = 0.0;
@@ -32,8 +31,7 @@ void check_sampling(const SamplingOptions& s) {
   if (std::isnan(s.temperature) || std::isinf(s.temperature))
     fail("temperature must be a finite number (<= 0 means greedy)");
   if (s.top_k < 0) fail("topK must be >= 0 (0 turns it off), got " + std::to_string(s.top_k));
-  if (!(s.top_p > 0.0f && s.top_p <= 1.0f))
-    fail("topP must be in (0, 1], got " + std::to_string(s.top_p));
+  if (!(s.top_p > 0.0f && s.top_p <= 1.0f)) fail("topP must be in (0, 1], got " + std::to_string(s.top_p));
 }
 
 std::vector<float> sampling_distribution(const float* logits, int vocab, const SamplingOptions& s,
@@ -62,7 +60,10 @@ std::vector<float> sampling_distribution(const float* logits, int vocab, const S
   double mass = 0.0;
   for (size_t r = 0; r < keep; ++r) {
     mass += p[order[r]];
-    if (mass >= s.top_p) { keep = r + 1; break; }
+    if (mass >= s.top_p) {
+      keep = r + 1;
+      break;
+    }
   }
   std::vector<float> out(static_cast<size_t>(vocab), 0.0f);
   double kept = 0.0;
@@ -99,26 +100,37 @@ Generation generate(const Model& model, const std::vector<int>& prompt, const st
   if (opt.use_cache) model.begin_decoding(state, g.encoder, src, sw);
   g.stop = "max_tokens";
   for (int t = 0; t < opt.max_tokens; ++t) {
-    if (static_cast<int>(seq.size()) > cfg.max_len) { g.stop = "max_len"; break; }
+    if (static_cast<int>(seq.size()) > cfg.max_len) {
+      g.stop = "max_len";
+      break;
+    }
     DecodeStep step;
     if (opt.use_cache) {
       // The first step feeds the whole prompt; every later step only the token just chosen.
       const std::vector<int> fresh = t == 0 ? prompt : std::vector<int>{seq.back()};
       model.decode_step(state, step.trace, fresh);
     } else {
-      if (encdec) model.forward(step.trace, src, seq, sw);  // recompute the whole prefix
-      else model.forward(step.trace, seq, sw);
+      if (encdec)
+        model.forward(step.trace, src, seq, sw);  // recompute the whole prefix
+      else
+        model.forward(step.trace, seq, sw);
     }
     step.cache_len = static_cast<int>(seq.size());
     const Stage* logits = step.trace.find("logits");
     const int rows = logits->shape[0];
-    step.distribution = sampling_distribution(logits->data.data() + static_cast<size_t>(rows - 1) * V, V,
-                                              opt.sampling, banned);
+    step.distribution =
+        sampling_distribution(logits->data.data() + static_cast<size_t>(rows - 1) * V, V, opt.sampling, banned);
     step.token = draw(step.distribution, rng);
     g.tokens.push_back(step.token);
     g.steps.push_back(std::move(step));
-    if (g.tokens.back() == Tokenizer::kEos) { g.stop = "eos"; break; }
-    if (static_cast<int>(seq.size()) == cfg.max_len) { g.stop = "max_len"; break; }
+    if (g.tokens.back() == Tokenizer::kEos) {
+      g.stop = "eos";
+      break;
+    }
+    if (static_cast<int>(seq.size()) == cfg.max_len) {
+      g.stop = "max_len";
+      break;
+    }
     seq.push_back(g.tokens.back());
   }
   if (!opt.use_cache && encdec) model.begin_decoding(state, g.encoder, src, sw);  // the encoder's stages

@@ -34,18 +34,18 @@ struct GenerateOptions {
 };
 
 struct DecodeStep {
-  Trace trace;            // with the cache: stages of the new rows only (q, scores over the cache, ...)
-  int cache_len = 0;      // keys attended to by the new token (prompt + tokens so far)
-  int token = 0;          // the chosen id
+  Trace trace;                      // with the cache: stages of the new rows only (q, scores over the cache, ...)
+  int cache_len = 0;                // keys attended to by the new token (prompt + tokens so far)
+  int token = 0;                    // the chosen id
   std::vector<float> distribution;  // (V) what it was sampled from
 };
 
 struct Generation {
-  std::vector<int> prompt;      // decoder input before generation (starts with <bos>)
-  std::vector<int> tokens;      // generated ids (including a final <eos> if one was chosen)
+  std::vector<int> prompt;  // decoder input before generation (starts with <bos>)
+  std::vector<int> tokens;  // generated ids (including a final <eos> if one was chosen)
   std::vector<DecodeStep> steps;
-  Trace encoder;                // encoder-decoder: the encoder's stages
-  std::string stop;             // "eos", "max_tokens" or "max_len"
+  Trace encoder;     // encoder-decoder: the encoder's stages
+  std::string stop;  // "eos", "max_tokens" or "max_len"
 };
 
 // prompt: decoder input ids (for encoder-decoder usually just <bos>); src: encoder input

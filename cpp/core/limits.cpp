@@ -41,7 +41,8 @@ void check_kernel_attention(int n, int m, int d_k, int n_heads, bool full) {
 
 void check_size(int value, const char* what) {
   if (value <= 0 || value > kSize)
-    fail(std::string(what) + " must be between 1 and " + std::to_string(kSize) + " (got " + std::to_string(value) + ")");
+    fail(std::string(what) + " must be between 1 and " + std::to_string(kSize) + " (got " + std::to_string(value) +
+         ")");
 }
 
 }  // namespace ap::limits

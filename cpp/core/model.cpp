@@ -13,12 +13,13 @@ namespace ap {
 
 namespace {
 
-
 // Zero weights of a tensor's shape (LayerNorm gains ones).
 void allocate(Mat& m, const std::vector<int>& shape, TensorKind) { m.setZero(shape[0], shape[1]); }
 void allocate(Vec& v, const std::vector<int>& shape, TensorKind kind) {
-  if (kind == TensorKind::Gain) v.setOnes(shape[0]);
-  else v.setZero(shape[0]);
+  if (kind == TensorKind::Gain)
+    v.setOnes(shape[0]);
+  else
+    v.setZero(shape[0]);
 }
 
 // A plain copy, not an Eigen assignment: in the first module the -Oz LTO copy of Eigen's
@@ -89,7 +90,6 @@ void Model::check_weights() const {
   for (const NamedTensor& t : const_cast<Model*>(this)->named_tensors())
     check_finite(t.data, element_count(t.shape), "weight '" + t.name + "'");
 }
-
 
 namespace {
 

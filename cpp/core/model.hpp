@@ -27,8 +27,15 @@
 
 namespace ap {
 
-struct LayerNormWeights { Vec gamma, beta; };            // (d) each
-struct FFNWeights { Mat w1; Vec b1; Mat w2; Vec b2; };   // (d, d_ff) (d_ff) (d_ff, d) (d)
+struct LayerNormWeights {
+  Vec gamma, beta;
+};  // (d) each
+struct FFNWeights {
+  Mat w1;
+  Vec b1;
+  Mat w2;
+  Vec b2;
+};  // (d, d_ff) (d_ff) (d_ff, d) (d)
 
 struct BlockWeights {
   AttentionWeights self_attn;
@@ -41,14 +48,14 @@ struct BlockWeights {
 };
 
 struct ModelWeights {
-  Mat tok_emb;                          // (V, d)
-  Mat pos_emb;                          // (L, d) learned only
-  Mat rel_bias;                         // (h, 2*rel_clip+1) relative only
-  std::vector<BlockWeights> encoder;    // n_layers or empty
-  std::vector<BlockWeights> decoder;    // n_layers or empty
+  Mat tok_emb;                                      // (V, d)
+  Mat pos_emb;                                      // (L, d) learned only
+  Mat rel_bias;                                     // (h, 2*rel_clip+1) relative only
+  std::vector<BlockWeights> encoder;                // n_layers or empty
+  std::vector<BlockWeights> decoder;                // n_layers or empty
   LayerNormWeights enc_final_norm, dec_final_norm;  // pre-norm only
-  Mat lm_head_w;                        // (d, V)
-  Vec lm_head_b;                        // (V)
+  Mat lm_head_w;                                    // (d, V)
+  Vec lm_head_b;                                    // (V)
 };
 
 // One decoder layer's caches while decoding.
@@ -60,10 +67,10 @@ struct BlockCache {
 // models the encoder output with its padding. length = positions decoded so far.
 struct DecodeState {
   std::vector<BlockCache> layers;
-  Mat memory;                     // (m, d) encoder output
-  std::vector<uint8_t> mem_pad;   // (m)
+  Mat memory;                    // (m, d) encoder output
+  std::vector<uint8_t> mem_pad;  // (m)
   int length = 0;
-  ModelConfig cfg;                // the model's config with this decoding's switches applied
+  ModelConfig cfg;  // the model's config with this decoding's switches applied
 };
 
 class Model {
@@ -96,7 +103,12 @@ class Model {
 
   // Flat list of (name, shape, pointer, kind) over every tensor, in the order of the layout
   // (for_each_tensor, core/layout.hpp; save/load use it).
-  struct NamedTensor { std::string name; std::vector<int> shape; float* data; TensorKind kind; };
+  struct NamedTensor {
+    std::string name;
+    std::vector<int> shape;
+    float* data;
+    TensorKind kind;
+  };
   std::vector<NamedTensor> named_tensors();
 
   // Decoder-only / encoder-only: ids is the sequence. Encoder-decoder: src to the encoder,

@@ -15,12 +15,12 @@ struct Preset {
   std::vector<std::string> concepts;  // docs/concepts.md ids
   std::string source;                 // seed file, e.g. "000"
   std::string title;
-  std::string claim;                  // what the notes say, in words
+  std::string claim;  // what the notes say, in words
   std::vector<std::string> tokens;
   int d_model = 0, n_heads = 1;
   bool causal = false, scale = true;
-  PosKind pos = PosKind::None;        // None or Sinusoidal
-  Mat x, wq, wk, wv, wo;              // (n, d), (d, d) x4
+  PosKind pos = PosKind::None;  // None or Sinusoidal
+  Mat x, wq, wk, wv, wo;        // (n, d), (d, d) x4
 };
 
 const std::vector<Preset>& lecture_presets();

@@ -84,7 +84,7 @@ void rnn_forward(Trace& tr, const Mat& x, const RnnWeights& w) {
   const float* wx = w.wxh.data();
   const float* wh = w.whh.data();
   std::vector<float> prev(static_cast<size_t>(d_h), 0.0f);
-  for (int t = 0; t < n; ++t) {  // sequential: step t waits for step t-1
+  for (int t = 0; t < n; ++t) {                     // sequential: step t waits for step t-1
     float* p = pre + static_cast<size_t>(t) * d_h;  // (1, d_h): x_t W_xh + h_{t-1} W_hh + b
     const float* xt = x.data() + static_cast<size_t>(t) * d_in;
     for (int j = 0; j < d_h; ++j) p[j] = 0.0f;
@@ -111,7 +111,8 @@ void rnn_forward(Trace& tr, const Mat& x, const RnnWeights& w) {
       const double damp = 1.0 - static_cast<double>(ht[k]) * ht[k];
       for (int j = 0; j < d_h; ++j) {
         const double s = damp * wh[static_cast<size_t>(j) * d_h + k];
-        for (int i = 0; i < d_h; ++i) next[static_cast<size_t>(i) * d_h + j] += jac[static_cast<size_t>(i) * d_h + k] * s;
+        for (int i = 0; i < d_h; ++i)
+          next[static_cast<size_t>(i) * d_h + j] += jac[static_cast<size_t>(i) * d_h + k] * s;
       }
     }
     jac.swap(next);

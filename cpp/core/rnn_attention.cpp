@@ -15,8 +15,8 @@ namespace ap {
 void RnnAttnConfig::validate() const {
   auto positive = [](int v, const char* name, int most) {
     if (v <= 0 || v > most)
-      fail(std::string("rnn-attention config: ") + name + " must be between 1 and " + std::to_string(most) +
-           " (got " + std::to_string(v) + ")");
+      fail(std::string("rnn-attention config: ") + name + " must be between 1 and " + std::to_string(most) + " (got " +
+           std::to_string(v) + ")");
   };
   positive(d_emb, "d_emb", 1024);
   positive(d_enc, "d_enc", 1024);
@@ -36,25 +36,34 @@ RnnAttnModel::RnnAttnModel(RnnAttnConfig cfg, Tokenizer tok) : cfg_(std::move(cf
          std::to_string(tok_.size()) + " entries");
   const int V = cfg_.vocab_size, E = cfg_.d_emb, H = cfg_.d_enc, D = 2 * H, Ds = cfg_.d_dec, A = cfg_.d_att;
   w_.emb.setZero(V, E);
-  w_.fwd_wx.setZero(E, H); w_.fwd_wh.setZero(H, H); w_.fwd_b.setZero(H);
-  w_.bwd_wx.setZero(E, H); w_.bwd_wh.setZero(H, H); w_.bwd_b.setZero(H);
-  w_.init_w.setZero(H, Ds); w_.init_b.setZero(Ds);
-  w_.att_ws.setZero(Ds, A); w_.att_wh.setZero(D, A); w_.att_v.setZero(A);
-  w_.dec_wy.setZero(E, Ds); w_.dec_wc.setZero(D, Ds); w_.dec_ws.setZero(Ds, Ds); w_.dec_b.setZero(Ds);
-  w_.out_w.setZero(Ds + D, V); w_.out_b.setZero(V);
+  w_.fwd_wx.setZero(E, H);
+  w_.fwd_wh.setZero(H, H);
+  w_.fwd_b.setZero(H);
+  w_.bwd_wx.setZero(E, H);
+  w_.bwd_wh.setZero(H, H);
+  w_.bwd_b.setZero(H);
+  w_.init_w.setZero(H, Ds);
+  w_.init_b.setZero(Ds);
+  w_.att_ws.setZero(Ds, A);
+  w_.att_wh.setZero(D, A);
+  w_.att_v.setZero(A);
+  w_.dec_wy.setZero(E, Ds);
+  w_.dec_wc.setZero(D, Ds);
+  w_.dec_ws.setZero(Ds, Ds);
+  w_.dec_b.setZero(Ds);
+  w_.out_w.setZero(Ds + D, V);
+  w_.out_b.setZero(V);
 }
 
 std::vector<RnnAttnModel::NamedTensor> RnnAttnModel::named_tensors() {
   auto m = [](const char* name, Mat& x) { return NamedTensor{name, {int(x.rows()), int(x.cols())}, x.data()}; };
   auto v = [](const char* name, Vec& x) { return NamedTensor{name, {int(x.size())}, x.data()}; };
   RnnAttnWeights& w = w_;
-  return {m("emb", w.emb),
-          m("enc_fwd.wx", w.fwd_wx), m("enc_fwd.wh", w.fwd_wh), v("enc_fwd.b", w.fwd_b),
-          m("enc_bwd.wx", w.bwd_wx), m("enc_bwd.wh", w.bwd_wh), v("enc_bwd.b", w.bwd_b),
-          m("dec_init.w", w.init_w), v("dec_init.b", w.init_b),
-          m("attn.ws", w.att_ws), m("attn.wh", w.att_wh), v("attn.v", w.att_v),
-          m("dec.wy", w.dec_wy), m("dec.wc", w.dec_wc), m("dec.ws", w.dec_ws), v("dec.b", w.dec_b),
-          m("out.w", w.out_w), v("out.b", w.out_b)};
+  return {m("emb", w.emb),           m("enc_fwd.wx", w.fwd_wx), m("enc_fwd.wh", w.fwd_wh), v("enc_fwd.b", w.fwd_b),
+          m("enc_bwd.wx", w.bwd_wx), m("enc_bwd.wh", w.bwd_wh), v("enc_bwd.b", w.bwd_b),   m("dec_init.w", w.init_w),
+          v("dec_init.b", w.init_b), m("attn.ws", w.att_ws),    m("attn.wh", w.att_wh),    v("attn.v", w.att_v),
+          m("dec.wy", w.dec_wy),     m("dec.wc", w.dec_wc),     m("dec.ws", w.dec_ws),     v("dec.b", w.dec_b),
+          m("out.w", w.out_w),       v("out.b", w.out_b)};
 }
 
 void RnnAttnModel::init_random(uint64_t seed) {
@@ -103,7 +112,7 @@ Mat RnnAttnModel::encode(Trace& tr, const std::vector<int>& src) const {
   for (int j = 0; j < S; ++j) tok.data[static_cast<size_t>(j)] = static_cast<float>(src[static_cast<size_t>(j)]);
   MatMap x = tr.add2d("enc_embed", "encoder", -1, S, E);
   for (int j = 0; j < S; ++j) x.row(j) = w_.emb.row(src[static_cast<size_t>(j)]);
-  const Mat xm = x;  // (S, E)
+  const Mat xm = x;                                       // (S, E)
   MatMap fwd = tr.add2d("enc_fwd", "encoder", -1, S, H);  // forward states, left to right
   MatMap bwd = tr.add2d("enc_bwd", "encoder", -1, S, H);  // backward states, right to left
   rnn_direction(fwd, xm, w_.fwd_wx, w_.fwd_wh, w_.fwd_b, false);
@@ -127,11 +136,11 @@ std::vector<int> RnnAttnModel::forward(Trace& tr, const std::vector<int>& src, c
   const int T_max = tgt ? static_cast<int>(tgt->size()) + 1 : cfg_.max_len;
 
   // Working buffers for up to T_max steps, allocated once; the trace gets the T rows used.
-  Mat s(T_max + 1, Ds);            // s_0 .. s_T
-  Mat ws(T_max, A);                // W_s s_{t-1}
+  Mat s(T_max + 1, Ds);                             // s_0 .. s_T
+  Mat ws(T_max, A);                                 // W_s s_{t-1}
   Mat th(static_cast<Eigen::Index>(T_max) * S, A);  // tanh(W_s s_{t-1} + W_h h_j), row t*S + j
   Mat e(T_max, S), alpha(T_max, S);
-  Mat ctx(T_max, D);               // C_t
+  Mat ctx(T_max, D);  // C_t
   Mat logits(T_max, V);
   std::vector<int> in = {Tokenizer::kBos}, out;
   Vec pre(Ds);
@@ -140,7 +149,7 @@ std::vector<int> RnnAttnModel::forward(Trace& tr, const std::vector<int>& src, c
   // s_0 from the backward state of the first word, which has read the whole sentence.
   s.row(0) = (h.row(0).rightCols(H) * w_.init_w + w_.init_b).array().tanh();
   int T = 0;
-  for (int t = 0; t < T_max; ++t) {  // step t + 1 of the notes: reads s_t, writes s_{t+1}
+  for (int t = 0; t < T_max; ++t) {              // step t + 1 of the notes: reads s_t, writes s_{t+1}
     ws.row(t).noalias() = s.row(t) * w_.att_ws;  // (1, A) = (1, Ds)(Ds, A)
     for (int j = 0; j < S; ++j) {
       const Eigen::Index r = static_cast<Eigen::Index>(t) * S + j;
@@ -148,7 +157,7 @@ std::vector<int> RnnAttnModel::forward(Trace& tr, const std::vector<int>& src, c
       e(t, j) = th.row(r).dot(w_.att_v);  // e_tj = v . tanh(...)
     }
     softmax_row(alpha.row(t).data(), e.row(t).data(), S);  // alpha_t = softmax over the source (as the trainer)
-    ctx.row(t).noalias() = alpha.row(t) * h;  // C_t = sum_j alpha_tj h_j  (1, D)
+    ctx.row(t).noalias() = alpha.row(t) * h;               // C_t = sum_j alpha_tj h_j  (1, D)
     pre.noalias() = w_.emb.row(in.back()) * w_.dec_wy;
     pre.noalias() += ctx.row(t) * w_.dec_wc;
     pre.noalias() += s.row(t) * w_.dec_ws;

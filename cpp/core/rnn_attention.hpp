@@ -44,13 +44,19 @@ struct RnnAttnConfig {
 };
 
 struct RnnAttnWeights {
-  Mat emb;                      // (V, E)
-  Mat fwd_wx, fwd_wh; Vec fwd_b;  // (E, H) (H, H) (H)
-  Mat bwd_wx, bwd_wh; Vec bwd_b;  // (E, H) (H, H) (H)
-  Mat init_w; Vec init_b;       // (H, Ds) (Ds)
-  Mat att_ws, att_wh; Vec att_v;  // (Ds, A) (D, A) (A)
-  Mat dec_wy, dec_wc, dec_ws; Vec dec_b;  // (E, Ds) (D, Ds) (Ds, Ds) (Ds)
-  Mat out_w; Vec out_b;         // (Ds + D, V) (V)
+  Mat emb;  // (V, E)
+  Mat fwd_wx, fwd_wh;
+  Vec fwd_b;  // (E, H) (H, H) (H)
+  Mat bwd_wx, bwd_wh;
+  Vec bwd_b;  // (E, H) (H, H) (H)
+  Mat init_w;
+  Vec init_b;  // (H, Ds) (Ds)
+  Mat att_ws, att_wh;
+  Vec att_v;  // (Ds, A) (D, A) (A)
+  Mat dec_wy, dec_wc, dec_ws;
+  Vec dec_b;  // (E, Ds) (D, Ds) (Ds, Ds) (Ds)
+  Mat out_w;
+  Vec out_b;  // (Ds + D, V) (V)
 };
 
 // The one initialisation recipe (the trainer's start and RnnAttnModel::init_random alike): one
@@ -83,7 +89,11 @@ class RnnAttnModel {
   const std::map<std::string, std::string>& metadata() const { return meta_; }
 
   // Every tensor by its file name, in a stable order (the data is the model's own buffer).
-  struct NamedTensor { std::string name; std::vector<int> shape; float* data; };
+  struct NamedTensor {
+    std::string name;
+    std::vector<int> shape;
+    float* data;
+  };
   std::vector<NamedTensor> named_tensors();
 
   // The encoder alone on source ids: records tokens (S), enc_embed (S, E), enc_fwd (S, H),

@@ -80,8 +80,7 @@ Entry check_entry(const std::string& name, const json& entry, uint64_t data_size
   uint64_t numel = 1;
   for (size_t i = 0; i < shape_json.size(); ++i) {
     const uint64_t dim = read_count(shape_json[i], where + ": shape[" + std::to_string(i) + "]");
-    if (dim > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
-        (dim != 0 && numel > max_numel / dim))
+    if (dim > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) || (dim != 0 && numel > max_numel / dim))
       fail(where + ": shape overflows (too many elements) at dimension " + std::to_string(i));
     numel *= dim;
     t.shape.push_back(static_cast<int64_t>(dim));
@@ -94,15 +93,14 @@ Entry check_entry(const std::string& name, const json& entry, uint64_t data_size
   const uint64_t begin = t.begin = read_count(offsets[0], where + ": data_offsets begin");
   const uint64_t end = t.end = read_count(offsets[1], where + ": data_offsets end");
   if (begin > end)
-    fail(where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
-         "] end before begin");
+    fail(where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "] end before begin");
   if (end > data_size)
     fail(where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
          "] out of range (the data section has " + std::to_string(data_size) + " bytes)");
   if (end - begin != numel * sizeof(float))
-    fail(where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
-         "] hold " + std::to_string(end - begin) + " bytes but shape " + shape_string(t.shape) +
-         " needs " + std::to_string(numel * sizeof(float)));
+    fail(where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "] hold " +
+         std::to_string(end - begin) + " bytes but shape " + shape_string(t.shape) + " needs " +
+         std::to_string(numel * sizeof(float)));
   return t;
 }
 
@@ -111,13 +109,12 @@ Entry check_entry(const std::string& name, const json& entry, uint64_t data_size
 SafeTensors read_safetensors(const uint8_t* bytes, size_t size) {
   if (bytes == nullptr && size != 0) fail("safetensors: no data");
   if (size < 8)
-    fail("safetensors file is too short (" + std::to_string(size) +
-         " bytes; the header length alone takes 8)");
+    fail("safetensors file is too short (" + std::to_string(size) + " bytes; the header length alone takes 8)");
   uint64_t header_len = 0;
   for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | bytes[i];  // little-endian
   if (header_len > kMaxHeaderBytes)
-    fail("safetensors header length " + std::to_string(header_len) +
-         " is absurd (limit " + std::to_string(kMaxHeaderBytes) + " bytes)");
+    fail("safetensors header length " + std::to_string(header_len) + " is absurd (limit " +
+         std::to_string(kMaxHeaderBytes) + " bytes)");
   if (header_len > size - 8)
     fail("safetensors header length " + std::to_string(header_len) + " is larger than the file (" +
          std::to_string(size - 8) + " bytes after the length)");

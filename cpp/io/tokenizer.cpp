@@ -58,12 +58,9 @@ bool is_valid_utf8(const std::string& s) {
 // ASCII only on purpose: the C locale's answer, the same in every build and browser.
 bool is_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 bool is_punct(unsigned char c) {
-  return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
-         (c >= '{' && c <= '~');
+  return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') || (c >= '{' && c <= '~');
 }
-bool is_punct_piece(const std::string& p) {
-  return p.size() == 1 && is_punct(static_cast<unsigned char>(p[0]));
-}
+bool is_punct_piece(const std::string& p) { return p.size() == 1 && is_punct(static_cast<unsigned char>(p[0])); }
 
 const char* kind_name(Tokenizer::Kind k) { return Tokenizer::name_of(k); }
 
@@ -78,9 +75,12 @@ Tokenizer::Kind Tokenizer::kind_from_name(const std::string& name) {
 
 const char* Tokenizer::name_of(Kind kind) {
   switch (kind) {
-    case Kind::Char: return "char";
-    case Kind::Word: return "word";
-    case Kind::Sentence: return "sentence";
+    case Kind::Char:
+      return "char";
+    case Kind::Word:
+      return "word";
+    case Kind::Sentence:
+      return "sentence";
   }
   return "char";
 }
@@ -91,8 +91,7 @@ Tokenizer::Tokenizer(Kind kind, std::vector<std::string> vocab) : kind_(kind), v
          " entries; it must start with the 4 special tokens <pad> <unk> <bos> <eos>");
   for (int id = 0; id < 4; ++id)
     if (vocab_[id] != kSpecials[id])
-      fail("vocabulary entry " + std::to_string(id) + " is \"" + vocab_[id] + "\"; expected \"" +
-           kSpecials[id] + "\"");
+      fail("vocabulary entry " + std::to_string(id) + " is \"" + vocab_[id] + "\"; expected \"" + kSpecials[id] + "\"");
   index_.reserve(vocab_.size());
   for (size_t id = 0; id < vocab_.size(); ++id) {
     const std::string& piece = vocab_[id];
@@ -147,8 +146,7 @@ std::vector<std::string> Tokenizer::split(const std::string& text) const {
     const auto c = static_cast<unsigned char>(text[i]);
     // Sentence level: an apostrophe ending an elided word stays on it ("l'", "j'", "s'"); the
     // typographic one (U+2019, E2 80 99) is written as the ASCII one.
-    const size_t apostrophe = c == '\'' ? 1
-                              : (c == 0xE2 && text.compare(i, 3, "\xE2\x80\x99") == 0) ? 3 : 0;
+    const size_t apostrophe = c == '\'' ? 1 : (c == 0xE2 && text.compare(i, 3, "\xE2\x80\x99") == 0) ? 3 : 0;
     if (elision && apostrophe && !word.empty()) {
       word += '\'';
       flush();
@@ -195,8 +193,8 @@ std::string Tokenizer::decode(const std::vector<int>& ids) const {
   std::string text;
   for (const int id : ids) {
     if (id < 0 || id >= size())
-      fail("token id " + std::to_string(id) + " is out of range for a " + kind_name(kind_) +
-           " vocabulary of " + std::to_string(size()));
+      fail("token id " + std::to_string(id) + " is out of range for a " + kind_name(kind_) + " vocabulary of " +
+           std::to_string(size()));
     if (id == kPad || id == kBos || id == kEos) continue;
     const std::string& piece = vocab_[id];  // vocab_[kUnk] is "<unk>"
     const bool after_elision = kind_ == Kind::Sentence && !text.empty() && text.back() == '\'';

@@ -33,8 +33,8 @@ class Tokenizer {
 
   struct Encoded {
     std::vector<int> ids;
-    std::vector<std::string> pieces;   // the text of each token as split
-    std::vector<int> unknown;          // positions whose piece is not in the vocabulary (id = kUnk)
+    std::vector<std::string> pieces;  // the text of each token as split
+    std::vector<int> unknown;         // positions whose piece is not in the vocabulary (id = kUnk)
   };
   Encoded encode(const std::string& text) const;
   // Splits text into pieces without looking them up.

@@ -60,8 +60,8 @@ AP_NOINLINE void transpose_scaled(float* kt, const float* k, int ldk, int bk, in
 
 // s (n, bk; lds) = alpha Q (n, d; ldq) K_blk (bk, d; ldk)^T for one block of bk <= BK keys.
 // kt: a KT_D x BK scratch panel; when d <= KT_D it holds alpha K_blk^T on return.
-void qk_block(float* s, int lds, const float* q, int ldq, const float* k, int ldk, int n, int bk,
-              int d, float alpha, float* kt) {
+void qk_block(float* s, int lds, const float* q, int ldq, const float* k, int ldk, int n, int bk, int d, float alpha,
+              float* kt) {
   for (int d0 = 0; d0 == 0 || d0 < d; d0 += KT_D) {  // d == 0 still writes zeros
     int dc = d - d0 < KT_D ? d - d0 : KT_D;
     transpose_scaled(kt, k + d0, ldk, bk, dc, alpha);
@@ -216,10 +216,9 @@ AP_NOINLINE void zero_row(float* o, int d) {
 }
 
 // One block of up to BQ queries of one head, against every key it may see.
-AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k, const float* v,
-                                       int ld, int i0, int bq, int m, int d, int offset,
-                                       bool causal, float alpha) {
-  alignas(16) float s[BQ * BK];  // (bq, bk) scores, then probabilities, of one key block
+AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k, const float* v, int ld, int i0, int bq,
+                                       int m, int d, int offset, bool causal, float alpha) {
+  alignas(16) float s[BQ * BK];     // (bq, bk) scores, then probabilities, of one key block
   alignas(16) float kt[KT_D * BK];  // alpha K_blk^T
   // Lazy running max (d <= KT_D, when kt keeps the whole panel): a row's reference m_run is the max
   // of its first visible block and is raised only when a later block exceeds it by over kSlack. A
@@ -227,7 +226,7 @@ AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k,
   // together) instead of a max pass, an exp pass and a rescaling of o whenever the max grows. In the
   // rare block that exceeds it, the row's scores (already overwritten) are recomputed from kt.
   const bool lazy = d <= KT_D;
-  float m_run[BQ], l_run[BQ];    // running max and running sum of each query row
+  float m_run[BQ], l_run[BQ];  // running max and running sum of each query row
   for (int r = 0; r < bq; ++r) {
     m_run[r] = kNegInf;
     l_run[r] = 0.0f;
@@ -282,17 +281,16 @@ AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k,
 
 // ---- public entry points -------------------------------------------------------------------------
 
-void impl::qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k,
-                     int n, int m, int d_k, float alpha) {
+void impl::qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
+                     float alpha) {
   alignas(16) float kt[KT_D * BK];
   for (int j0 = 0; j0 < m; j0 += BK)
-    qk_block(scores + j0, ld_s, q, ld_q, k + static_cast<long>(j0) * ld_k, ld_k, n,
-             m - j0 < BK ? m - j0 : BK, d_k, alpha, kt);
+    qk_block(scores + j0, ld_s, q, ld_q, k + static_cast<long>(j0) * ld_k, ld_k, n, m - j0 < BK ? m - j0 : BK, d_k,
+             alpha, kt);
 }
 
 void impl::softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int m) {
-  for (int i = 0; i < n; ++i)
-    softmax_row(out + static_cast<long>(i) * ld_out, in + static_cast<long>(i) * ld_in, m);
+  for (int i = 0; i < n; ++i) softmax_row(out + static_cast<long>(i) * ld_out, in + static_cast<long>(i) * ld_in, m);
 }
 
 void impl::exp_vec(float* out, const float* in, int n) {
@@ -308,8 +306,8 @@ AttentionMemory attention_memory(int n, int m, bool full) {
   return {double(BQ) * BK, tiles};
 }
 
-void impl::attention_forward(float* out, const float* q, const float* k, const float* v, int n,
-                             int m, int d_k, int n_heads, bool causal, bool scale) {
+void impl::attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k,
+                             int n_heads, bool causal, bool scale) {
   if (n <= 0 || d_k <= 0 || n_heads <= 0) return;
   const int ld = n_heads * d_k;
   const float alpha = scale ? 1.0f / __builtin_sqrtf(static_cast<float>(d_k)) : 1.0f;
@@ -318,8 +316,7 @@ void impl::attention_forward(float* out, const float* q, const float* k, const f
     for (int i0 = 0; i0 < n; i0 += BQ) {
       int bq = n - i0 < BQ ? n - i0 : BQ;
       const long row = static_cast<long>(i0) * ld;
-      attention_query_block(out + row + col, q + row + col, k + col, v + col, ld, i0, bq, m, d_k,
-                            m - n, causal, alpha);
+      attention_query_block(out + row + col, q + row + col, k + col, v + col, ld, i0, bq, m, d_k, m - n, causal, alpha);
     }
   }
 }

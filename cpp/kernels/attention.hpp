@@ -24,10 +24,10 @@ const char* variant();
 // ---- pieces, per head ----------------------------------------------------------------------
 
 // scores (n, m) = alpha * Q (n, d_k) K^T (d_k, m), with K given row-major as (m, d_k).
-void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n,
-               int m, int d_k, float alpha = 1.0f);
-void qk_scores_ref(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k,
-                   int n, int m, int d_k, float alpha = 1.0f);
+void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
+               float alpha = 1.0f);
+void qk_scores_ref(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
+                   float alpha = 1.0f);
 
 // scores[i][j] = -inf where j > i + (m - n) (see "Causal masking" above), in place.
 void mask_causal(float* scores, int ld_s, int n, int m);
@@ -39,10 +39,9 @@ void softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int
 void softmax_rows_ref(float* out, int ld_out, const float* in, int ld_in, int n, int m);
 
 // out (n, d_k) = weights (n, m) V (m, d_k).
-void weights_v(float* out, int ld_out, const float* weights, int ld_w, const float* v, int ld_v,
-               int n, int m, int d_k);
-void weights_v_ref(float* out, int ld_out, const float* weights, int ld_w, const float* v, int ld_v,
-                   int n, int m, int d_k);
+void weights_v(float* out, int ld_out, const float* weights, int ld_w, const float* v, int ld_v, int n, int m, int d_k);
+void weights_v_ref(float* out, int ld_out, const float* weights, int ld_w, const float* v, int ld_v, int n, int m,
+                   int d_k);
 
 // out[i] = e^in[i] with the vectorised exp the softmax uses. Max relative error against std::exp
 // for in[i] in [-87.3365, 88.7228] (results in the normal float range): 1.19e-7 measured (1e8
@@ -60,14 +59,14 @@ constexpr double kExpMaxRelError = 2.0e-7;
 
 // Tiled, online softmax (running max and sum per query row, rescaling the partial output): it never
 // holds the (n, m) matrix; extra memory is a few KB of stack, independent of n and m.
-void attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m,
-                       int d_k, int n_heads, bool causal, bool scale);
+void attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k, int n_heads,
+                       bool causal, bool scale);
 // Through the full (n, m) score matrix per head with the fast pieces above (allocates n*m floats).
-void attention_forward_full(float* out, const float* q, const float* k, const float* v, int n,
-                            int m, int d_k, int n_heads, bool causal, bool scale);
+void attention_forward_full(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k,
+                            int n_heads, bool causal, bool scale);
 // Plain loops in double precision with std::exp: the independent reference.
-void attention_forward_ref(float* out, const float* q, const float* k, const float* v, int n,
-                           int m, int d_k, int n_heads, bool causal, bool scale);
+void attention_forward_ref(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k,
+                           int n_heads, bool causal, bool scale);
 
 // ---- memory, and online softmax step by step (the long-context lesson) -------------------------
 // The working memory of one call besides its inputs and output. Full path: the (n, m) score matrix
@@ -83,15 +82,15 @@ AttentionMemory attention_memory(int n, int m, bool full);
 // attention_forward_full that also measures what it held: the allocator's bytes in use at the
 // call's peak (right after the (n, m) matrix is allocated) minus those before the call. -1 where
 // the C library cannot say (not wasm, not glibc >= 2.33).
-double attention_forward_full_measured(float* out, const float* q, const float* k, const float* v,
-                                       int n, int m, int d_k, int n_heads, bool causal, bool scale);
+double attention_forward_full_measured(float* out, const float* q, const float* k, const float* v, int n, int m,
+                                       int d_k, int n_heads, bool causal, bool scale);
 
 // The online softmax of one query over m keys, tile by tile, as attention_forward does it, for a
 // worked example: s_j = alpha q.k_j (alpha = 1/sqrt(d_k) if scale), keys taken `tile` at a time.
 // scores (m) = s. steps: per tile 6 + d_k floats: first key, end key (exclusive), tile max, running
 // max m, correction e^(m_old - m_new) applied to l and o, running sum l, then the running output
 // o (d_k, not yet divided by l). out (d_k) = o / l. Returns the number of tiles, ceil(m / tile).
-int online_softmax_steps(float* steps, float* out, float* scores, const float* q, const float* k,
-                         const float* v, int m, int d_k, int tile, bool scale);
+int online_softmax_steps(float* steps, float* out, float* scores, const float* q, const float* k, const float* v, int m,
+                         int d_k, int tile, bool scale);
 
 }  // namespace ap::kernels

@@ -27,8 +27,8 @@ double heap_in_use() {
 }
 
 // attention_forward_full; with `heap_before` >= 0, returns the heap in use at its peak minus that.
-double attention_full(float* out, const float* q, const float* k, const float* v, int n, int m,
-                      int d_k, int n_heads, bool causal, bool scale, double heap_before) {
+double attention_full(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k, int n_heads,
+                      bool causal, bool scale, double heap_before) {
   if (n <= 0 || d_k <= 0 || n_heads <= 0) return 0.0;
   const int ld = n_heads * d_k;
   const float alpha = scale ? 1.0f / std::sqrt(static_cast<float>(d_k)) : 1.0f;
@@ -39,7 +39,7 @@ double attention_full(float* out, const float* q, const float* k, const float* v
     const int col = h * d_k;
     qk_scores(weights.data(), m, q + col, ld, k + col, ld, n, m, d_k, alpha);  // (n, m) = Q_h K_h^T
     if (causal) mask_causal(weights.data(), m, n, m);
-    softmax_rows(weights.data(), m, weights.data(), m, n, m);  // in place: rows are independent
+    softmax_rows(weights.data(), m, weights.data(), m, n, m);             // in place: rows are independent
     weights_v(out + col, ld, weights.data(), m, v + col, ld, n, m, d_k);  // (n, d_k) = (n, m)(m, d_k)
   }
   return held;
@@ -47,8 +47,8 @@ double attention_full(float* out, const float* q, const float* k, const float* v
 
 }  // namespace
 
-void qk_scores_ref(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k,
-                   int n, int m, int d_k, float alpha) {
+void qk_scores_ref(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
+                   float alpha) {
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < m; ++j) {
       float s = 0.0f;
@@ -73,8 +73,8 @@ void softmax_rows_ref(float* out, int ld_out, const float* in, int ld_in, int n,
   }
 }
 
-void weights_v_ref(float* out, int ld_out, const float* weights, int ld_w, const float* v, int ld_v,
-                   int n, int m, int d_k) {
+void weights_v_ref(float* out, int ld_out, const float* weights, int ld_w, const float* v, int ld_v, int n, int m,
+                   int d_k) {
   for (int i = 0; i < n; ++i)
     for (int c = 0; c < d_k; ++c) {
       float s = 0.0f;
@@ -83,8 +83,8 @@ void weights_v_ref(float* out, int ld_out, const float* weights, int ld_w, const
     }
 }
 
-void attention_forward_ref(float* out, const float* q, const float* k, const float* v, int n, int m,
-                           int d_k, int n_heads, bool causal, bool scale) {
+void attention_forward_ref(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k,
+                           int n_heads, bool causal, bool scale) {
   const int ld = n_heads * d_k;
   const double alpha = scale ? 1.0 / std::sqrt(static_cast<double>(d_k)) : 1.0;
   std::vector<double> s(m > 0 ? m : 1);  // one row of scores, then of weights
@@ -94,8 +94,7 @@ void attention_forward_ref(float* out, const float* q, const float* k, const flo
       double mx = -std::numeric_limits<double>::infinity();
       for (int j = 0; j < visible; ++j) {
         double dot = 0.0;
-        for (int p = 0; p < d_k; ++p)
-          dot += static_cast<double>(q[i * ld + h * d_k + p]) * k[j * ld + h * d_k + p];
+        for (int p = 0; p < d_k; ++p) dot += static_cast<double>(q[i * ld + h * d_k + p]) * k[j * ld + h * d_k + p];
         s[j] = alpha * dot;
         mx = std::max(mx, s[j]);
       }
@@ -109,19 +108,19 @@ void attention_forward_ref(float* out, const float* q, const float* k, const flo
     }
 }
 
-void attention_forward_full(float* out, const float* q, const float* k, const float* v, int n,
-                            int m, int d_k, int n_heads, bool causal, bool scale) {
+void attention_forward_full(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k,
+                            int n_heads, bool causal, bool scale) {
   attention_full(out, q, k, v, n, m, d_k, n_heads, causal, scale, -1.0);
 }
 
-double attention_forward_full_measured(float* out, const float* q, const float* k, const float* v,
-                                       int n, int m, int d_k, int n_heads, bool causal, bool scale) {
+double attention_forward_full_measured(float* out, const float* q, const float* k, const float* v, int n, int m,
+                                       int d_k, int n_heads, bool causal, bool scale) {
   const double before = heap_in_use();
   return attention_full(out, q, k, v, n, m, d_k, n_heads, causal, scale, before);
 }
 
-int online_softmax_steps(float* steps, float* out, float* scores, const float* q, const float* k,
-                         const float* v, int m, int d_k, int tile, bool scale) {
+int online_softmax_steps(float* steps, float* out, float* scores, const float* q, const float* k, const float* v, int m,
+                         int d_k, int tile, bool scale) {
   const float alpha = scale ? 1.0f / std::sqrt(static_cast<float>(d_k)) : 1.0f;
   for (int j = 0; j < m; ++j) {  // s_j = alpha q . k_j
     float dot = 0.0f;

@@ -18,8 +18,8 @@ namespace ap::kernels {
 namespace {
 
 KernelTable& active() {
-  static KernelTable table{impl::gemm_tiled, impl::qk_scores, impl::softmax_rows, impl::exp_vec,
-                           impl::attention_forward, impl::variant()};
+  static KernelTable table{impl::gemm_tiled, impl::qk_scores,         impl::softmax_rows,
+                           impl::exp_vec,    impl::attention_forward, impl::variant()};
   return table;
 }
 
@@ -27,13 +27,13 @@ KernelTable& active() {
 
 const char* variant() { return active().variant; }
 
-void gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb,
-                const float* bias, int m, int k, int n, bool accumulate) {
+void gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int m, int k,
+                int n, bool accumulate) {
   active().gemm_tiled(c, ldc, a, lda, b, ldb, bias, m, k, n, accumulate);
 }
 
-void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n,
-               int m, int d_k, float alpha) {
+void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
+               float alpha) {
   active().qk_scores(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
 }
 
@@ -43,13 +43,13 @@ void softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int
 
 void exp_vec(float* out, const float* in, int n) { active().exp_vec(out, in, n); }
 
-void attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m,
-                       int d_k, int n_heads, bool causal, bool scale) {
+void attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k, int n_heads,
+                       bool causal, bool scale) {
   active().attention_forward(out, q, k, v, n, m, d_k, n_heads, causal, scale);
 }
 
-void weights_v(float* out, int ld_out, const float* weights, int ld_w, const float* v, int ld_v,
-               int n, int m, int d_k) {
+void weights_v(float* out, int ld_out, const float* weights, int ld_w, const float* v, int ld_v, int n, int m,
+               int d_k) {
   gemm_tiled(out, ld_out, weights, ld_w, v, ld_v, nullptr, n, m, d_k);  // (n, d_k) = (n, m)(m, d_k)
 }
 
@@ -57,8 +57,7 @@ void mask_causal(float* scores, int ld_s, int n, int m) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
   for (int i = 0; i < n; ++i) {
     int first_hidden = i + (m - n) + 1;  // query i sees keys j <= i + (m - n)
-    for (int j = first_hidden < 0 ? 0 : first_hidden; j < m; ++j)
-      scores[static_cast<long>(i) * ld_s + j] = neg_inf;
+    for (int j = first_hidden < 0 ? 0 : first_hidden; j < m; ++j) scores[static_cast<long>(i) * ld_s + j] = neg_inf;
   }
 }
 

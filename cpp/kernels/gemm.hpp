@@ -13,7 +13,7 @@ void gemm_ref(float* c, const float* a, const float* b, const float* bias, int m
 
 // C (m, n; row stride ldc) = A (m, k; lda) B (k, n; ldb) + init, where init is C itself when
 // `accumulate`, else bias (n) when given, else 0. C must not overlap A or B. Never allocates.
-void gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb,
-                const float* bias, int m, int k, int n, bool accumulate = false);
+void gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int m, int k,
+                int n, bool accumulate = false);
 
 }  // namespace ap::kernels

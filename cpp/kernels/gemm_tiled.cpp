@@ -18,16 +18,16 @@ namespace {
 
 using namespace simd;
 
-constexpr int MR = 4;        // rows of C per micro-kernel
-constexpr int NR = 8;        // columns of C per micro-kernel (two vectors)
-constexpr int KC = 256;      // depth of one k-panel
-constexpr int MC = 64;       // rows of A per L2 block
+constexpr int MR = 4;    // rows of C per micro-kernel
+constexpr int NR = 8;    // columns of C per micro-kernel (two vectors)
+constexpr int KC = 256;  // depth of one k-panel
+constexpr int MC = 64;   // rows of A per L2 block
 
 // C[0:R, 0:4*NV] (= or +=) A[0:R, 0:k] B[0:k, 0:4*NV] + init. Each call is short and called
 // (m/MR)(n/NR) times, which is what lets V8 optimise it (see AP_NOINLINE).
 template <int R, int NV>
-AP_NOINLINE void tile(float* c, int ldc, const float* a, int lda, const float* b, int ldb,
-                      const float* bias, int k, bool accumulate) {
+AP_NOINLINE void tile(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int k,
+                      bool accumulate) {
   v4 acc[R][NV];
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < NV; ++v)
@@ -51,8 +51,8 @@ AP_NOINLINE void tile(float* c, int ldc, const float* a, int lda, const float* b
 
 // One column of C for R rows: the n % 4 tail.
 template <int R>
-AP_NOINLINE void tile_col(float* c, int ldc, const float* a, int lda, const float* b, int ldb,
-                          const float* bias, int k, bool accumulate) {
+AP_NOINLINE void tile_col(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int k,
+                          bool accumulate) {
   float acc[R];
   for (int r = 0; r < R; ++r) acc[r] = accumulate ? c[r * ldc] : bias ? bias[0] : 0.0f;
   for (int p = 0; p < k; ++p) {
@@ -75,8 +75,8 @@ AP_NOINLINE void pack_panel(float* packed, const float* b, int ldb, int k) {
 }
 
 template <int NV>
-void column_block(float* c, int ldc, const float* a, int lda, const float* b, int ldb,
-                  const float* bias, int rows, int k, bool accumulate) {
+void column_block(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int rows,
+                  int k, bool accumulate) {
   // Packing costs one pass over the panel; it pays off once the panel serves a few row tiles.
   alignas(16) float packed[NV == 2 ? KC * NR : 1];
   if constexpr (NV == 2) {
@@ -90,23 +90,32 @@ void column_block(float* c, int ldc, const float* a, int lda, const float* b, in
     constexpr int R = decltype(r_const)::value;
     float* ci = c + static_cast<long>(i) * ldc;
     const float* ai = a + static_cast<long>(i) * lda;
-    if constexpr (NV == 0) tile_col<R>(ci, ldc, ai, lda, b, ldb, bias, k, accumulate);
-    else tile<R, NV>(ci, ldc, ai, lda, b, ldb, bias, k, accumulate);
+    if constexpr (NV == 0)
+      tile_col<R>(ci, ldc, ai, lda, b, ldb, bias, k, accumulate);
+    else
+      tile<R, NV>(ci, ldc, ai, lda, b, ldb, bias, k, accumulate);
   };
   int i = 0;
   for (; i + MR <= rows; i += MR) run(std::integral_constant<int, MR>{}, i);
   switch (rows - i) {
-    case 3: run(std::integral_constant<int, 3>{}, i); break;
-    case 2: run(std::integral_constant<int, 2>{}, i); break;
-    case 1: run(std::integral_constant<int, 1>{}, i); break;
-    default: break;
+    case 3:
+      run(std::integral_constant<int, 3>{}, i);
+      break;
+    case 2:
+      run(std::integral_constant<int, 2>{}, i);
+      break;
+    case 1:
+      run(std::integral_constant<int, 1>{}, i);
+      break;
+    default:
+      break;
   }
 }
 
 }  // namespace
 
-void impl::gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb,
-                      const float* bias, int m, int k, int n, bool accumulate) {
+void impl::gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int m,
+                      int k, int n, bool accumulate) {
   if (m <= 0 || n <= 0) return;
   // k == 0 still runs one (empty) panel so that C receives its init (bias or zeros).
   for (int p0 = 0; p0 == 0 || p0 < k; p0 += KC) {

@@ -8,14 +8,14 @@
 namespace ap::kernels {
 
 namespace impl {
-void gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb,
-                const float* bias, int m, int k, int n, bool accumulate);
-void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n,
-               int m, int d_k, float alpha);
+void gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int m, int k,
+                int n, bool accumulate);
+void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
+               float alpha);
 void softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int m);
 void exp_vec(float* out, const float* in, int n);
-void attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m,
-                       int d_k, int n_heads, bool causal, bool scale);
+void attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k, int n_heads,
+                       bool causal, bool scale);
 const char* variant();
 }  // namespace impl
 

@@ -13,26 +13,24 @@ namespace k = ap::kernels::impl;
 // Export names are what the loader reads; the signatures are impl.hpp's, as the main module expects.
 #define AP_EXPORT(name) extern "C" __attribute__((export_name(name), used))
 
-AP_EXPORT("gemm_tiled") void ap_relaxed_gemm_tiled(float* c, int ldc, const float* a, int lda,
-                                                    const float* b, int ldb, const float* bias,
-                                                    int m, int k_, int n, bool accumulate) {
+AP_EXPORT("gemm_tiled")
+void ap_relaxed_gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias,
+                           int m, int k_, int n, bool accumulate) {
   k::gemm_tiled(c, ldc, a, lda, b, ldb, bias, m, k_, n, accumulate);
 }
-AP_EXPORT("qk_scores") void ap_relaxed_qk_scores(float* s, int ld_s, const float* q, int ld_q,
-                                                  const float* kk, int ld_k, int n, int m, int d_k,
-                                                  float alpha) {
+AP_EXPORT("qk_scores")
+void ap_relaxed_qk_scores(float* s, int ld_s, const float* q, int ld_q, const float* kk, int ld_k, int n, int m,
+                          int d_k, float alpha) {
   k::qk_scores(s, ld_s, q, ld_q, kk, ld_k, n, m, d_k, alpha);
 }
-AP_EXPORT("softmax_rows") void ap_relaxed_softmax_rows(float* out, int ld_out, const float* in,
-                                                        int ld_in, int n, int m) {
+AP_EXPORT("softmax_rows")
+void ap_relaxed_softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int m) {
   k::softmax_rows(out, ld_out, in, ld_in, n, m);
 }
-AP_EXPORT("exp_vec") void ap_relaxed_exp_vec(float* out, const float* in, int n) {
-  k::exp_vec(out, in, n);
-}
-AP_EXPORT("attention_forward") void ap_relaxed_attention_forward(
-    float* out, const float* q, const float* kk, const float* v, int n, int m, int d_k,
-    int n_heads, bool causal, bool scale) {
+AP_EXPORT("exp_vec") void ap_relaxed_exp_vec(float* out, const float* in, int n) { k::exp_vec(out, in, n); }
+AP_EXPORT("attention_forward")
+void ap_relaxed_attention_forward(float* out, const float* q, const float* kk, const float* v, int n, int m, int d_k,
+                                  int n_heads, bool causal, bool scale) {
   k::attention_forward(out, q, kk, v, n, m, d_k, n_heads, causal, scale);
 }
 

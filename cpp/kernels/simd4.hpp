@@ -114,12 +114,16 @@ AP_INLINE v4 scale_by_exponent_of(v4 p, v4 t) {
 struct v4 {
   float x[4];
 };
-AP_INLINE v4 load(const float* p) { v4 r; std::memcpy(r.x, p, sizeof r.x); return r; }
+AP_INLINE v4 load(const float* p) {
+  v4 r;
+  std::memcpy(r.x, p, sizeof r.x);
+  return r;
+}
 AP_INLINE void store(float* p, v4 a) { std::memcpy(p, a.x, sizeof a.x); }
 AP_INLINE v4 splat(float s) { return v4{{s, s, s, s}}; }
 AP_INLINE v4 load_splat(const float* p) { return splat(*p); }
-#define AP_LANEWISE(expr) \
-  v4 r;                   \
+#define AP_LANEWISE(expr)                      \
+  v4 r;                                        \
   for (int l = 0; l < 4; ++l) r.x[l] = (expr); \
   return r
 AP_INLINE v4 add(v4 a, v4 b) { AP_LANEWISE(a.x[l] + b.x[l]); }
@@ -199,7 +203,7 @@ AP_INLINE v4 exp(v4 x) {
   v4 r = sub(xc, mul(n, splat(0.693359375f)));
   r = sub(r, mul(n, splat(-2.12194440e-4f)));
   static constexpr float kP[] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
-                                  4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
+                                 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
   v4 p = madd(mul(horner(r, kP), r), r, add(r, splat(1.0f)));
   v4 result = scale_by_exponent_of(p, t);
   result = select(lt(x, lo), zero(), result);
@@ -219,8 +223,8 @@ AP_INLINE v4 exp2_nonpos(v4 x) {
   const v4 magic = splat(12582912.0f);  // 1.5 * 2^23: t's low bits hold round(x)
   v4 t = add(x, magic);
   v4 f = sub(x, sub(t, magic));
-  static constexpr float kP[] = {1.559467755e-4f, 1.340664391e-3f, 9.617692975e-3f, 5.550310551e-2f,
-                                  2.402265278e-1f, 6.931472150e-1f, 1.0f};
+  static constexpr float kP[] = {
+      1.559467755e-4f, 1.340664391e-3f, 9.617692975e-3f, 5.550310551e-2f, 2.402265278e-1f, 6.931472150e-1f, 1.0f};
   const v4 p = horner(f, kP);
   return and_mask(scale_by_exponent_of(p, t), ge(x, splat(-125.0f)));
 }

@@ -71,8 +71,7 @@ std::vector<float> random_vec(size_t count, ap::Rng& rng) {  // uniform in [-1, 
 }
 
 // Attention with Eigen, the way a straightforward core would write it (the baseline to beat).
-void attention_eigen(float* out, const float* q, const float* k, const float* v, int n, int d_k,
-                     ap::Mat& scores) {
+void attention_eigen(float* out, const float* q, const float* k, const float* v, int n, int d_k, ap::Mat& scores) {
   ap::CMatMap Q(q, n, d_k), K(k, n, d_k), V(v, n, d_k);
   ap::MatMap O(out, n, d_k);
   scores.noalias() = Q * K.transpose();  // (n, n) = (n, d_k)(d_k, n)
@@ -127,19 +126,15 @@ int main() {
              k::attention_forward_full(o.data(), q.data(), kk.data(), v.data(), n, n, d_k, 1, false, true);
            }));
     ap::Mat scores(n, n);
-    report("attention with Eigen (d_k 64)", n, attn_flops, seconds_per_call([&] {
-             attention_eigen(o.data(), q.data(), kk.data(), v.data(), n, d_k, scores);
-           }));
+    report("attention with Eigen (d_k 64)", n, attn_flops,
+           seconds_per_call([&] { attention_eigen(o.data(), q.data(), kk.data(), v.data(), n, d_k, scores); }));
     std::vector<float> s(static_cast<size_t>(n) * n);
-    report("  qk_scores alone", n, 2.0 * n * n * d_k, seconds_per_call([&] {
-             k::qk_scores(s.data(), n, q.data(), d_k, kk.data(), d_k, n, n, d_k, 0.125f);
-           }));
-    report("  weights_v alone", n, 2.0 * n * n * d_k, seconds_per_call([&] {
-             k::weights_v(o.data(), d_k, s.data(), n, v.data(), d_k, n, n, d_k);
-           }));
-    report("  softmax_rows alone (n^2 exps)", n, 1.0 * n * n, seconds_per_call([&] {
-             k::softmax_rows(s.data(), n, s.data(), n, n, n);
-           }));
+    report("  qk_scores alone", n, 2.0 * n * n * d_k,
+           seconds_per_call([&] { k::qk_scores(s.data(), n, q.data(), d_k, kk.data(), d_k, n, n, d_k, 0.125f); }));
+    report("  weights_v alone", n, 2.0 * n * n * d_k,
+           seconds_per_call([&] { k::weights_v(o.data(), d_k, s.data(), n, v.data(), d_k, n, n, d_k); }));
+    report("  softmax_rows alone (n^2 exps)", n, 1.0 * n * n,
+           seconds_per_call([&] { k::softmax_rows(s.data(), n, s.data(), n, n, n); }));
   }
   // Long context, causal, one head: a single timed call each (a run takes about a second), with the
   // online kernel, whose only memory is the output and a few KB of stack.

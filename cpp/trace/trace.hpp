@@ -9,9 +9,9 @@
 namespace ap {
 
 struct Stage {
-  std::string name;    // "q", "scores", "weights", "cross_weights", "norm2", "logits", ...
-  std::string stack;   // "encoder", "decoder", or "" for stages outside a stack (e.g. the attention call)
-  int layer = -1;      // -1 for stages outside the layers (tokens, embed, logits)
+  std::string name;         // "q", "scores", "weights", "cross_weights", "norm2", "logits", ...
+  std::string stack;        // "encoder", "decoder", or "" for stages outside a stack (e.g. the attention call)
+  int layer = -1;           // -1 for stages outside the layers (tokens, embed, logits)
   std::vector<int> shape;   // row-major; per-head stages are [h, n, m] or [h, n, d_k]
   std::vector<float> data;  // size = product of shape (token ids are stored as floats)
 };

@@ -42,8 +42,9 @@ float clip_grad_norm(std::vector<float>& g, float max_norm) {
 
 AdamW::AdamW(const Params<float>& p) : m_(p.size(), 0.0f), v_(p.size(), 0.0f), decay_(p.size(), 0.0f) {
   for (const auto& t : p.tensors)
-    if (t.decay) std::fill(decay_.begin() + static_cast<std::ptrdiff_t>(t.offset),
-                           decay_.begin() + static_cast<std::ptrdiff_t>(t.offset + t.size), 1.0f);
+    if (t.decay)
+      std::fill(decay_.begin() + static_cast<std::ptrdiff_t>(t.offset),
+                decay_.begin() + static_cast<std::ptrdiff_t>(t.offset + t.size), 1.0f);
 }
 
 AdamW::AdamW(std::vector<float> decay) : m_(decay.size(), 0.0f), v_(decay.size(), 0.0f), decay_(std::move(decay)) {}

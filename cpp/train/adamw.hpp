@@ -9,14 +9,14 @@
 namespace ap::train {
 
 struct OptimConfig {
-  float lr = 1e-3f;            // peak learning rate
+  float lr = 1e-3f;  // peak learning rate
   float beta1 = 0.9f, beta2 = 0.98f;
   float eps = 1e-8f;
   float weight_decay = 0.01f;
-  int warmup_steps = 100;      // linear from lr/warmup to lr
-  int total_steps = 1000;      // cosine from lr (end of warm-up) to min_lr_ratio * lr here
+  int warmup_steps = 100;  // linear from lr/warmup to lr
+  int total_steps = 1000;  // cosine from lr (end of warm-up) to min_lr_ratio * lr here
   float min_lr_ratio = 0.1f;
-  float clip_norm = 1.0f;      // global gradient norm cap; <= 0 disables clipping
+  float clip_norm = 1.0f;  // global gradient norm cap; <= 0 disables clipping
 };
 
 // Throws ap::Error naming a setting out of range (lr <= 0 or not finite, warm-up < 0, total < 1).
@@ -40,8 +40,8 @@ class AdamW {
   int steps_taken() const { return t_; }
 
  private:
-  std::vector<float> m_, v_;   // first and second moment estimates, same layout as p
-  std::vector<float> decay_;   // 1 where weight decay applies
+  std::vector<float> m_, v_;  // first and second moment estimates, same layout as p
+  std::vector<float> decay_;  // 1 where weight decay applies
   int t_ = 0;
 };
 

@@ -43,12 +43,16 @@ std::string lower(std::string s) {
   return s;
 }
 std::string ordinal(int d) {
-  const char* suffix = (d % 10 == 1 && d != 11) ? "st" : (d % 10 == 2 && d != 12) ? "nd"
-                       : (d % 10 == 3 && d != 13) ? "rd" : "th";
+  const char* suffix = (d % 10 == 1 && d != 11)   ? "st"
+                       : (d % 10 == 2 && d != 12) ? "nd"
+                       : (d % 10 == 3 && d != 13) ? "rd"
+                                                  : "th";
   return std::to_string(d) + suffix;
 }
 
-struct Date { int y, m, d; };
+struct Date {
+  int y, m, d;
+};
 
 struct Format {
   const char* name;
@@ -63,22 +67,22 @@ std::string D(const Date& t) { return std::to_string(t.d); }
 std::string Y(const Date& t) { return std::to_string(t.y); }
 
 const Format kFormats[] = {
-    {"iso", [](const Date& t) { return Y(t) + "-" + two(t.m) + "-" + two(t.d); }},           // 2026-11-22
-    {"d_mon_y", [](const Date& t) { return D(t) + " " + mon(t) + " " + Y(t); }},              // 22 Nov 2026
-    {"d_month_y", [](const Date& t) { return D(t) + " " + month(t) + " " + Y(t); }},          // 22 November 2026
-    {"month_d_y", [](const Date& t) { return month(t) + " " + D(t) + ", " + Y(t); }},         // November 22, 2026
-    {"mon_d_y", [](const Date& t) { return mon(t) + " " + D(t) + ", " + Y(t); }},             // Nov 22, 2026
-    {"dd/mm/yyyy", [](const Date& t) { return two(t.d) + "/" + two(t.m) + "/" + Y(t); }},     // 22/11/2026
+    {"iso", [](const Date& t) { return Y(t) + "-" + two(t.m) + "-" + two(t.d); }},              // 2026-11-22
+    {"d_mon_y", [](const Date& t) { return D(t) + " " + mon(t) + " " + Y(t); }},                // 22 Nov 2026
+    {"d_month_y", [](const Date& t) { return D(t) + " " + month(t) + " " + Y(t); }},            // 22 November 2026
+    {"month_d_y", [](const Date& t) { return month(t) + " " + D(t) + ", " + Y(t); }},           // November 22, 2026
+    {"mon_d_y", [](const Date& t) { return mon(t) + " " + D(t) + ", " + Y(t); }},               // Nov 22, 2026
+    {"dd/mm/yyyy", [](const Date& t) { return two(t.d) + "/" + two(t.m) + "/" + Y(t); }},       // 22/11/2026
     {"d/m/yyyy", [](const Date& t) { return D(t) + "/" + std::to_string(t.m) + "/" + Y(t); }},  // 3/7/2026
-    {"dd.mm.yyyy", [](const Date& t) { return two(t.d) + "." + two(t.m) + "." + Y(t); }},     // 22.11.2026
-    {"weekday_d_month_y",                                                                     // Sunday 22 November 2026
+    {"dd.mm.yyyy", [](const Date& t) { return two(t.d) + "." + two(t.m) + "." + Y(t); }},       // 22.11.2026
+    {"weekday_d_month_y",  // Sunday 22 November 2026
      [](const Date& t) { return wday(t) + " " + D(t) + " " + month(t) + " " + Y(t); }},
-    {"wkd_d_mon_y",                                                                           // Sun, 22 Nov 2026
+    {"wkd_d_mon_y",  // Sun, 22 Nov 2026
      [](const Date& t) { return wday(t).substr(0, 3) + ", " + D(t) + " " + mon(t) + " " + Y(t); }},
-    {"mon_d_yy", [](const Date& t) { return lower(mon(t)) + " " + D(t) + " " + yy(t); }},     // nov 22 26
-    {"d-mon-yyyy", [](const Date& t) { return two(t.d) + "-" + mon(t) + "-" + Y(t); }},       // 22-Nov-2026
-    {"ordinal", [](const Date& t) { return ordinal(t.d) + " " + month(t) + " " + Y(t); }},    // 22nd November 2026
-    {"the_ordinal_of",                                                                        // the 22nd of November, 2026
+    {"mon_d_yy", [](const Date& t) { return lower(mon(t)) + " " + D(t) + " " + yy(t); }},   // nov 22 26
+    {"d-mon-yyyy", [](const Date& t) { return two(t.d) + "-" + mon(t) + "-" + Y(t); }},     // 22-Nov-2026
+    {"ordinal", [](const Date& t) { return ordinal(t.d) + " " + month(t) + " " + Y(t); }},  // 22nd November 2026
+    {"the_ordinal_of",  // the 22nd of November, 2026
      [](const Date& t) { return "the " + ordinal(t.d) + " of " + month(t) + ", " + Y(t); }},
 };
 constexpr int kNumFormats = sizeof kFormats / sizeof kFormats[0];

@@ -34,8 +34,10 @@ namespace {
 // The logits row of the last position after running the core on (src, prefix).
 std::vector<float> last_logits(const Model& model, Trace& tr, const std::vector<int>& src,
                                const std::vector<int>& prefix) {
-  if (model.config().arch == Arch::EncoderDecoder) model.forward(tr, src, prefix);
-  else model.forward(tr, prefix);
+  if (model.config().arch == Arch::EncoderDecoder)
+    model.forward(tr, src, prefix);
+  else
+    model.forward(tr, prefix);
   const Stage* logits = tr.find("logits");
   const size_t V = static_cast<size_t>(model.config().vocab_size);
   return {logits->data.end() - static_cast<std::ptrdiff_t>(V), logits->data.end()};

@@ -3,7 +3,8 @@
 // exact match of greedy decoding (recomputing the whole prefix each step) for sort, reverse
 // and dates; for grammar, the share of agreement pairs whose correct verb form gets the
 // higher logit; for mlm, the share of held-out sentences (one word hidden) whose hidden word
-// is the top-1 prediction at the [MASK] position. The held-out examples are those of Trainer::evaluate for the same seed.
+// is the top-1 prediction at the [MASK] position. The held-out examples are those of Trainer::evaluate for the same
+// seed.
 #pragma once
 #include <cstdint>
 #include <map>

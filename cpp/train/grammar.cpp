@@ -14,63 +14,87 @@ namespace ap::train {
 
 namespace {
 
-struct Noun { const char* sg; const char* pl; };
-struct Verb { const char* sg; const char* pl; const char* past; };
+struct Noun {
+  const char* sg;
+  const char* pl;
+};
+struct Verb {
+  const char* sg;
+  const char* pl;
+  const char* past;
+};
 
-const Noun kAnimate[] = {
-    {"cat", "cats"},         {"dog", "dogs"},         {"bird", "birds"},       {"boy", "boys"},
-    {"girl", "girls"},       {"man", "men"},          {"woman", "women"},      {"child", "children"},
-    {"teacher", "teachers"}, {"student", "students"}, {"farmer", "farmers"},   {"doctor", "doctors"},
-    {"king", "kings"},       {"queen", "queens"},     {"fisherman", "fishermen"}, {"baker", "bakers"},
-    {"horse", "horses"},     {"mouse", "mice"},       {"fox", "foxes"},        {"duck", "ducks"},
-    {"friend", "friends"},   {"neighbor", "neighbors"}, {"sailor", "sailors"}, {"artist", "artists"},
-    {"lawyer", "lawyers"},   {"pilot", "pilots"},     {"nurse", "nurses"},     {"rabbit", "rabbits"},
-    {"cow", "cows"},         {"uncle", "uncles"}};
+const Noun kAnimate[] = {{"cat", "cats"},           {"dog", "dogs"},       {"bird", "birds"},
+                         {"boy", "boys"},           {"girl", "girls"},     {"man", "men"},
+                         {"woman", "women"},        {"child", "children"}, {"teacher", "teachers"},
+                         {"student", "students"},   {"farmer", "farmers"}, {"doctor", "doctors"},
+                         {"king", "kings"},         {"queen", "queens"},   {"fisherman", "fishermen"},
+                         {"baker", "bakers"},       {"horse", "horses"},   {"mouse", "mice"},
+                         {"fox", "foxes"},          {"duck", "ducks"},     {"friend", "friends"},
+                         {"neighbor", "neighbors"}, {"sailor", "sailors"}, {"artist", "artists"},
+                         {"lawyer", "lawyers"},     {"pilot", "pilots"},   {"nurse", "nurses"},
+                         {"rabbit", "rabbits"},     {"cow", "cows"},       {"uncle", "uncles"}};
 // Places (where things sit and happen) and portable objects.
-const Noun kPlaces[] = {
-    {"mat", "mats"},         {"table", "tables"},     {"chair", "chairs"},     {"house", "houses"},
-    {"garden", "gardens"},   {"tree", "trees"},       {"box", "boxes"},        {"car", "cars"},
-    {"bed", "beds"},         {"field", "fields"},     {"wall", "walls"},       {"bridge", "bridges"},
-    {"boat", "boats"},       {"river", "rivers"},     {"lake", "lakes"},       {"shop", "shops"},
-    {"school", "schools"},   {"city", "cities"},      {"village", "villages"}, {"road", "roads"},
-    {"hill", "hills"},       {"park", "parks"},       {"rug", "rugs"},         {"sofa", "sofas"},
-    {"door", "doors"},       {"window", "windows"}};
-const Noun kObjects[] = {
-    {"book", "books"}, {"letter", "letters"}, {"ball", "balls"}, {"hat", "hats"},
-    {"cake", "cakes"}, {"apple", "apples"},   {"song", "songs"}, {"picture", "pictures"}};
+const Noun kPlaces[] = {{"mat", "mats"},       {"table", "tables"},  {"chair", "chairs"},     {"house", "houses"},
+                        {"garden", "gardens"}, {"tree", "trees"},    {"box", "boxes"},        {"car", "cars"},
+                        {"bed", "beds"},       {"field", "fields"},  {"wall", "walls"},       {"bridge", "bridges"},
+                        {"boat", "boats"},     {"river", "rivers"},  {"lake", "lakes"},       {"shop", "shops"},
+                        {"school", "schools"}, {"city", "cities"},   {"village", "villages"}, {"road", "roads"},
+                        {"hill", "hills"},     {"park", "parks"},    {"rug", "rugs"},         {"sofa", "sofas"},
+                        {"door", "doors"},     {"window", "windows"}};
+const Noun kObjects[] = {{"book", "books"}, {"letter", "letters"}, {"ball", "balls"}, {"hat", "hats"},
+                         {"cake", "cakes"}, {"apple", "apples"},   {"song", "songs"}, {"picture", "pictures"}};
 const Verb kIntransitive[] = {
-    {"sleeps", "sleep", "slept"},  {"runs", "run", "ran"},         {"sits", "sit", "sat"},
-    {"walks", "walk", "walked"},   {"sings", "sing", "sang"},      {"waits", "wait", "waited"},
+    {"sleeps", "sleep", "slept"},   {"runs", "run", "ran"},        {"sits", "sit", "sat"},
+    {"walks", "walk", "walked"},    {"sings", "sing", "sang"},     {"waits", "wait", "waited"},
     {"laughs", "laugh", "laughed"}, {"smiles", "smile", "smiled"}, {"jumps", "jump", "jumped"},
-    {"swims", "swim", "swam"},     {"dances", "dance", "danced"},  {"plays", "play", "played"},
-    {"works", "work", "worked"},   {"rests", "rest", "rested"},    {"stands", "stand", "stood"},
+    {"swims", "swim", "swam"},      {"dances", "dance", "danced"}, {"plays", "play", "played"},
+    {"works", "work", "worked"},    {"rests", "rest", "rested"},   {"stands", "stand", "stood"},
     {"hides", "hide", "hid"}};
 // What a transitive verb takes as its object, so sentences stay sensible ("eats the cake").
 enum ObjectClass { kAnyObject, kAnimateObject, kPortable, kBuildable, kFood, kPaintable };
-struct TransitiveVerb { Verb v; ObjectClass obj; };
-const TransitiveVerb kTransitive[] = {
-    {{"sees", "see", "saw"}, kAnyObject},          {{"likes", "like", "liked"}, kAnyObject},
-    {{"chases", "chase", "chased"}, kAnimateObject}, {{"finds", "find", "found"}, kAnyObject},
-    {{"watches", "watch", "watched"}, kAnyObject}, {{"helps", "help", "helped"}, kAnimateObject},
-    {{"follows", "follow", "followed"}, kAnimateObject}, {{"visits", "visit", "visited"}, kAnimateObject},
-    {{"carries", "carry", "carried"}, kPortable},  {{"paints", "paint", "painted"}, kPaintable},
-    {{"holds", "hold", "held"}, kPortable},        {{"wants", "want", "wanted"}, kAnyObject},
-    {{"loves", "love", "loved"}, kAnyObject},      {{"knows", "know", "knew"}, kAnimateObject},
-    {{"meets", "meet", "met"}, kAnimateObject},    {{"takes", "take", "took"}, kPortable},
-    {{"buys", "buy", "bought"}, kPortable},        {{"builds", "build", "built"}, kBuildable},
-    {{"eats", "eat", "ate"}, kFood},               {{"calls", "call", "called"}, kAnimateObject}};
+struct TransitiveVerb {
+  Verb v;
+  ObjectClass obj;
+};
+const TransitiveVerb kTransitive[] = {{{"sees", "see", "saw"}, kAnyObject},
+                                      {{"likes", "like", "liked"}, kAnyObject},
+                                      {{"chases", "chase", "chased"}, kAnimateObject},
+                                      {{"finds", "find", "found"}, kAnyObject},
+                                      {{"watches", "watch", "watched"}, kAnyObject},
+                                      {{"helps", "help", "helped"}, kAnimateObject},
+                                      {{"follows", "follow", "followed"}, kAnimateObject},
+                                      {{"visits", "visit", "visited"}, kAnimateObject},
+                                      {{"carries", "carry", "carried"}, kPortable},
+                                      {{"paints", "paint", "painted"}, kPaintable},
+                                      {{"holds", "hold", "held"}, kPortable},
+                                      {{"wants", "want", "wanted"}, kAnyObject},
+                                      {{"loves", "love", "loved"}, kAnyObject},
+                                      {{"knows", "know", "knew"}, kAnimateObject},
+                                      {{"meets", "meet", "met"}, kAnimateObject},
+                                      {{"takes", "take", "took"}, kPortable},
+                                      {{"buys", "buy", "bought"}, kPortable},
+                                      {{"builds", "build", "built"}, kBuildable},
+                                      {{"eats", "eat", "ate"}, kFood},
+                                      {{"calls", "call", "called"}, kAnimateObject}};
 const Verb kBe = {"is", "are", "was"};  // past plural "were" handled by past_form()
 // Adjectives for anything, and those only for people and animals.
-const char* const kAdjectives[] = {"big", "small", "old", "red", "blue", "green", "tall", "little", "black", "white", "brown"};
-const char* const kAnimateAdjectives[] = {"young", "happy", "sad", "quiet", "loud", "hungry", "tired",
-                                          "clever", "brave", "kind", "lazy", "busy", "angry"};
-const char* const kDetSg[] = {"the", "the", "the", "the", "a", "a", "this", "every", "my", "his", "her", "our", "their", "one"};
-const char* const kDetPl[] = {"the", "the", "the", "the", "these", "those", "some", "many", "two", "three", "my", "his", "her", "our", "their"};
+const char* const kAdjectives[] = {"big",  "small",  "old",   "red",   "blue", "green",
+                                   "tall", "little", "black", "white", "brown"};
+const char* const kAnimateAdjectives[] = {"young",  "happy", "sad",  "quiet", "loud", "hungry", "tired",
+                                          "clever", "brave", "kind", "lazy",  "busy", "angry"};
+const char* const kDetSg[] = {"the",   "the", "the", "the", "a",   "a",     "this",
+                              "every", "my",  "his", "her", "our", "their", "one"};
+const char* const kDetPl[] = {"the", "the",   "the", "the", "these", "those", "some", "many",
+                              "two", "three", "my",  "his", "her",   "our",   "their"};
 const char* const kPlacePreps[] = {"on", "in", "near", "under", "behind", "beside", "by", "over", "across", "along"};
 const char* const kModPreps[] = {"near", "with", "behind", "beside", "from", "among"};
 const char* const kAdverbs[] = {"quickly", "slowly", "often", "again", "today", "quietly", "happily"};
 
-template <typename T, size_t N> const T& pick(Rng& rng, const T (&list)[N]) { return list[rng.below(static_cast<int>(N))]; }
+template <typename T, size_t N>
+const T& pick(Rng& rng, const T (&list)[N]) {
+  return list[rng.below(static_cast<int>(N))];
+}
 
 using Words = std::vector<std::string>;
 
@@ -110,20 +134,26 @@ const Noun& any_noun(Rng& rng) {
   return i < a ? kAnimate[i] : i < a + p ? kPlaces[i - a] : kObjects[i - a - p];
 }
 const Noun& object_noun(Rng& rng, ObjectClass c) {
-  static const Noun* const portable[] = {&kPlaces[6], &kObjects[0], &kObjects[1], &kObjects[2],
+  static const Noun* const portable[] = {&kPlaces[6],  &kObjects[0], &kObjects[1], &kObjects[2],
                                          &kObjects[3], &kObjects[4], &kObjects[5], &kObjects[7]};
-  static const Noun* const buildable[] = {&kPlaces[3], &kPlaces[10], &kPlaces[11], &kPlaces[12], &kPlaces[1],
-                                          &kPlaces[2], &kPlaces[6]};
+  static const Noun* const buildable[] = {&kPlaces[3], &kPlaces[10], &kPlaces[11], &kPlaces[12],
+                                          &kPlaces[1], &kPlaces[2],  &kPlaces[6]};
   static const Noun* const food[] = {&kObjects[4], &kObjects[5]};
   static const Noun* const paintable[] = {&kObjects[7], &kPlaces[3], &kPlaces[10], &kPlaces[24],
-                                          &kPlaces[12], &kPlaces[2], &kPlaces[1], &kPlaces[7]};
+                                          &kPlaces[12], &kPlaces[2], &kPlaces[1],  &kPlaces[7]};
   switch (c) {
-    case kAnimateObject: return pick(rng, kAnimate);
-    case kPortable: return *pick(rng, portable);
-    case kBuildable: return *pick(rng, buildable);
-    case kFood: return *pick(rng, food);
-    case kPaintable: return *pick(rng, paintable);
-    case kAnyObject: break;
+    case kAnimateObject:
+      return pick(rng, kAnimate);
+    case kPortable:
+      return *pick(rng, portable);
+    case kBuildable:
+      return *pick(rng, buildable);
+    case kFood:
+      return *pick(rng, food);
+    case kPaintable:
+      return *pick(rng, paintable);
+    case kAnyObject:
+      break;
   }
   return any_noun(rng);
 }
@@ -147,7 +177,8 @@ Words subject_phrase(Rng& rng, bool plural, Modifier mod, bool attractor_opposit
   const bool other = attractor_opposite ? !plural : rng.chance(0.5);  // the intervening noun's number
   const Tense tense = rng.chance(0.6) ? kPresent : kPast;
   switch (mod) {
-    case kNone: break;
+    case kNone:
+      break;
     case kPP:  // the cat near the dogs
       w.push_back(pick(rng, kModPreps));
       append(w, noun_phrase(rng, any_noun(rng), other, 0.2));
@@ -251,22 +282,40 @@ class GrammarTask : public Task {
   GrammarTask() {
     Words pieces = {"."};
     auto add = [&](const std::string& word) { add_piece(pieces, word); };
-    for (const char* w : {"the", "a", "an", "this", "every", "my", "his", "her", "our", "their", "one", "these",
-                          "those", "some", "many", "two", "three", "who", "that", "and", "is", "are", "was", "were"})
+    for (const char* w :
+         {"the",   "a",    "an",   "this", "every", "my",  "his",  "her", "our", "their", "one", "these",
+          "those", "some", "many", "two",  "three", "who", "that", "and", "is",  "are",   "was", "were"})
       add(w);
-    for (const auto& n : kAnimate) { add(n.sg); add(n.pl); }
-    for (const auto& n : kPlaces) { add(n.sg); add(n.pl); }
-    for (const auto& n : kObjects) { add(n.sg); add(n.pl); }
-    for (const auto& v : kIntransitive) { add(v.sg); add(v.pl); add(v.past); }
-    for (const auto& v : kTransitive) { add(v.v.sg); add(v.v.pl); add(v.v.past); }
+    for (const auto& n : kAnimate) {
+      add(n.sg);
+      add(n.pl);
+    }
+    for (const auto& n : kPlaces) {
+      add(n.sg);
+      add(n.pl);
+    }
+    for (const auto& n : kObjects) {
+      add(n.sg);
+      add(n.pl);
+    }
+    for (const auto& v : kIntransitive) {
+      add(v.sg);
+      add(v.pl);
+      add(v.past);
+    }
+    for (const auto& v : kTransitive) {
+      add(v.v.sg);
+      add(v.v.pl);
+      add(v.v.past);
+    }
     for (const char* w : kAdjectives) add(w);
     for (const char* w : kAnimateAdjectives) add(w);
     for (const char* w : kPlacePreps) add(w);
     for (const char* w : kModPreps) add(w);
     for (const char* w : kAdverbs) add(w);
-    for (const char* w : {"bank", "banks", "of", "to", "at", "water", "money", "coins", "account", "fishes",
-                          "fish", "fished", "keeps", "keep", "kept", "opens", "open", "opened", "borrows", "borrow",
-                          "borrowed", "lends", "lend", "lent", "floods", "flood", "flooded"})
+    for (const char* w : {"bank",    "banks",  "of",       "to",    "at",   "water", "money",  "coins", "account",
+                          "fishes",  "fish",   "fished",   "keeps", "keep", "kept",  "opens",  "open",  "opened",
+                          "borrows", "borrow", "borrowed", "lends", "lend", "lent",  "floods", "flood", "flooded"})
       add(w);
     tok_ = Tokenizer(Tokenizer::Kind::Word, Tokenizer::with_specials(pieces));
   }
@@ -277,10 +326,14 @@ class GrammarTask : public Task {
   Example sample(Rng& rng, Split split) const override {
     // The lecture's sentences (all of them sentences of the grammar) come up often enough for
     // the model to know them well; their bare subjects are never held out.
-    static const char* const kLecture[] = {
-        "the cat sat on the mat .", "the dog sat on the mat .", "the cats sat on the mats .",
-        "the cat chased the mouse .", "the dog chased the cat .", "the fisherman sat on the bank of the river .",
-        "the farmer keeps money in the bank .", "the girl kept coins in the bank ."};
+    static const char* const kLecture[] = {"the cat sat on the mat .",
+                                           "the dog sat on the mat .",
+                                           "the cats sat on the mats .",
+                                           "the cat chased the mouse .",
+                                           "the dog chased the cat .",
+                                           "the fisherman sat on the bank of the river .",
+                                           "the farmer keeps money in the bank .",
+                                           "the girl kept coins in the bank ."};
     if (split == Split::Train && rng.chance(0.02)) return {"", pick(rng, kLecture), "lecture", {}};
     for (;;) {
       const bool plural = rng.chance(0.5);
@@ -305,9 +358,8 @@ class GrammarTask : public Task {
       if (held_out(subject) != (split == Split::HeldOut)) continue;
       const bool bank = rng.chance(0.12);
       // A bank sentence's only sense cue is its own context words: no river in its subject.
-      if (bank && std::find_if(subject.begin(), subject.end(), [](const std::string& x) {
-                    return x == "river" || x == "rivers";
-                  }) != subject.end())
+      if (bank && std::find_if(subject.begin(), subject.end(),
+                               [](const std::string& x) { return x == "river" || x == "rivers"; }) != subject.end())
         continue;
       Words w;
       if (bank) {
@@ -376,9 +428,13 @@ std::string grammar_word_class(const std::string& word) {
   if (in(kAnimate, noun) || in(kPlaces, noun) || in(kObjects, noun) ||
       in(L{"bank", "banks", "water", "money", "coins", "account"}, one))
     return "noun";
-  if (in(kIntransitive, verb) || in(kTransitive, [](const TransitiveVerb& v) { return L{v.v.sg, v.v.pl, v.v.past}; }) ||
-      in(L{"is", "are", "was", "were", "fishes", "fish", "fished", "keeps", "keep", "kept", "opens", "open", "opened",
-           "borrows", "borrow", "borrowed", "lends", "lend", "lent", "floods", "flood", "flooded"},
+  if (in(kIntransitive, verb) ||
+      in(kTransitive,
+         [](const TransitiveVerb& v) {
+           return L{v.v.sg, v.v.pl, v.v.past};
+         }) ||
+      in(L{"is",   "are",    "was",     "were",   "fishes",   "fish",  "fished", "keeps", "keep",   "kept",  "opens",
+           "open", "opened", "borrows", "borrow", "borrowed", "lends", "lend",   "lent",  "floods", "flood", "flooded"},
          one))
     return "verb";
   if (in(kAdjectives, one) || in(kAnimateAdjectives, one)) return "adjective";

@@ -13,8 +13,8 @@ std::unique_ptr<Task> make_grammar_task();  // grammar.cpp
 
 namespace {
 
-constexpr double kMaskRate = 0.15;       // BERT's share of masked words (training)
-constexpr double kDropPeriod = 0.25;     // sentences drawn without their final "."
+constexpr double kMaskRate = 0.15;    // BERT's share of masked words (training)
+constexpr double kDropPeriod = 0.25;  // sentences drawn without their final "."
 
 class MlmTask : public Task {
  public:

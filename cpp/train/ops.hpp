@@ -15,8 +15,7 @@ namespace ap::train {
 // out (B*T, d) = tok_emb[ids] + pos, pos = pos_emb[t] (learned), PE(t) (sinusoidal, pe given)
 // or 0 (pos_emb = pe = nullptr). ids (B*T).
 template <typename T>
-void embed_forward(T* out, const int* ids, const T* tok_emb, const T* pos_emb, const T* pe,
-                   int B, int T_, int d);
+void embed_forward(T* out, const int* ids, const T* tok_emb, const T* pos_emb, const T* pe, int B, int T_, int d);
 // dtok_emb (V, d) += rows of dout by id; dpos_emb (L, d) += rows by position (if learned).
 template <typename T>
 void embed_backward(T* dtok_emb, T* dpos_emb, const T* dout, const int* ids, int B, int T_, int d);
@@ -27,26 +26,29 @@ void linear_forward(T* out, const T* inp, const T* w, const T* b, int N, int C, 
 // dinp (N, C) += dout w^T; dw (C, OC) += inp^T dout; db (OC) += column sums of dout.
 // dinp may be nullptr (the input needs no gradient).
 template <typename T>
-void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T* w,
-                     int N, int C, int OC);
+void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T* w, int N, int C, int OC);
 
 // out (N, C) = (inp - mean) * rstd * gamma + beta per row; mean, rstd (N) kept for backward.
 // Biased variance (divide by C), as torch.
 template <typename T>
-void layernorm_forward(T* out, T* mean, T* rstd, const T* inp, const T* gamma, const T* beta,
-                       int N, int C, T eps);
+void layernorm_forward(T* out, T* mean, T* rstd, const T* inp, const T* gamma, const T* beta, int N, int C, T eps);
 template <typename T>
-void layernorm_backward(T* dinp, T* dgamma, T* dbeta, const T* dout, const T* inp,
-                        const T* gamma, const T* mean, const T* rstd, int N, int C);
+void layernorm_backward(T* dinp, T* dgamma, T* dbeta, const T* dout, const T* inp, const T* gamma, const T* mean,
+                        const T* rstd, int N, int C);
 
 // Activations, elementwise over n values. GELU is the exact erf form (torch's default).
-template <typename T> void relu_forward(T* out, const T* inp, int n);
-template <typename T> void relu_backward(T* dinp, const T* inp, const T* dout, int n);
-template <typename T> void gelu_forward(T* out, const T* inp, int n);
-template <typename T> void gelu_backward(T* dinp, const T* inp, const T* dout, int n);
+template <typename T>
+void relu_forward(T* out, const T* inp, int n);
+template <typename T>
+void relu_backward(T* dinp, const T* inp, const T* dout, int n);
+template <typename T>
+void gelu_forward(T* out, const T* inp, int n);
+template <typename T>
+void gelu_backward(T* dinp, const T* inp, const T* dout, int n);
 
 // out = a + b, n values. Its backward is a copy of dout into both inputs (done by callers).
-template <typename T> void residual_forward(T* out, const T* a, const T* b, int n);
+template <typename T>
+void residual_forward(T* out, const T* a, const T* b, int n);
 
 // Multi-head scaled dot-product attention on projected q (B*T, d), k, v (B*S, d):
 //   per sequence and head h (columns h*d_k .. h*d_k + d_k): scores = q_h k_h^T (T, S),
@@ -54,12 +56,11 @@ template <typename T> void residual_forward(T* out, const T* a, const T* b, int 
 //   att = softmax rows (all-masked rows all zero), head_out = att v_h into out's columns.
 // out (B*T, d) is the concatenation of the heads; att (B, NH, T, S) is kept for backward.
 template <typename T>
-void attention_forward(T* out, T* att, const T* q, const T* k, const T* v,
-                       const unsigned char* key_pad, bool causal, bool scale,
-                       int B, int T_, int S, int d, int NH);
+void attention_forward(T* out, T* att, const T* q, const T* k, const T* v, const unsigned char* key_pad, bool causal,
+                       bool scale, int B, int T_, int S, int d, int NH);
 template <typename T>
-void attention_backward(T* dq, T* dk, T* dv, const T* dout, const T* att, const T* q,
-                        const T* k, const T* v, bool scale, int B, int T_, int S, int d, int NH);
+void attention_backward(T* dq, T* dk, T* dv, const T* dout, const T* att, const T* q, const T* k, const T* v,
+                        bool scale, int B, int T_, int S, int d, int NH);
 
 // Softmax cross-entropy per row: probs (N, V) = softmax(logits), losses (N) = -log probs[target].
 // Target 0 (<pad>) means "no loss here" (padding, or a prompt position): loss 0.

@@ -16,14 +16,23 @@ namespace ap::train {
 
 namespace {
 
-template <typename T> using MatT = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename T> using RowT = Eigen::Matrix<T, 1, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename T> using MapT = Eigen::Map<MatT<T>>;
-template <typename T> using CMapT = Eigen::Map<const MatT<T>>;
-template <typename T> using RMapT = Eigen::Map<RowT<T>>;
-template <typename T> using CRMapT = Eigen::Map<const RowT<T>>;
+template <typename T>
+using MatT = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename T>
+using RowT = Eigen::Matrix<T, 1, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename T>
+using MapT = Eigen::Map<MatT<T>>;
+template <typename T>
+using CMapT = Eigen::Map<const MatT<T>>;
+template <typename T>
+using RMapT = Eigen::Map<RowT<T>>;
+template <typename T>
+using CRMapT = Eigen::Map<const RowT<T>>;
 
-template <typename T> void resize(std::vector<T>& v, size_t n) { v.assign(n, T(0)); }
+template <typename T>
+void resize(std::vector<T>& v, size_t n) {
+  v.assign(n, T(0));
+}
 
 }  // namespace
 
@@ -43,8 +52,8 @@ void rnn_dir_forward(T* states, const T* x, const T* wx, const T* wh, const T* b
 }
 
 template <typename T>
-void rnn_dir_backward(T* dx, T* dwx, T* dwh, T* db, T* dstates, const T* states, const T* x,
-                      const T* wx, const T* wh, int S, int E, int H, bool reverse) {
+void rnn_dir_backward(T* dx, T* dwx, T* dwh, T* db, T* dstates, const T* states, const T* x, const T* wx, const T* wh,
+                      int S, int E, int H, bool reverse) {
   MapT<T> ds(dstates, S, H);
   CMapT<T> st(states, S, H), whm(wh, H, H);
   MapT<T> dwhm(dwh, H, H);
@@ -54,7 +63,7 @@ void rnn_dir_backward(T* dx, T* dwx, T* dwh, T* db, T* dstates, const T* states,
     ds.row(j).array() *= T(1) - st.row(j).array().square();  // tanh' = 1 - state^2
     if (k > 0) {
       const int prev = reverse ? j + 1 : j - 1;
-      ds.row(prev).noalias() += ds.row(j) * whm.transpose();  // (1, H)
+      ds.row(prev).noalias() += ds.row(j) * whm.transpose();   // (1, H)
       dwhm.noalias() += st.row(prev).transpose() * ds.row(j);  // (H, H)
     }
   }
@@ -74,20 +83,19 @@ void additive_step_forward(T* ctx, T* alpha, T* e, T* th, T* ws, const T* s_prev
   CRMapT<T> vr(v, A);
   for (int j = 0; j < S; ++j) {
     thm.row(j) = (wsr + whh.row(j)).array().tanh();  // tanh(W_s s_{t-1} + W_h h_j)
-    e[j] = thm.row(j).dot(vr);                        // e_tj = v . tanh(...)
+    e[j] = thm.row(j).dot(vr);                       // e_tj = v . tanh(...)
   }
   softmax_row(alpha, e, S);
   RMapT<T>(ctx, D).noalias() = CRMapT<T>(alpha, S) * CMapT<T>(h, S, D);  // C_t = sum_j alpha_tj h_j
 }
 
 template <typename T>
-void additive_step_backward(T* ds_prev, T* dh, T* dwh_h, T* datt_ws, T* dv, const T* dctx, const T* alpha,
-                            const T* th, const T* s_prev, const T* h, const T* att_ws, const T* v,
-                            int S, int D, int Ds, int A) {
+void additive_step_backward(T* ds_prev, T* dh, T* dwh_h, T* datt_ws, T* dv, const T* dctx, const T* alpha, const T* th,
+                            const T* s_prev, const T* h, const T* att_ws, const T* v, int S, int D, int Ds, int A) {
   CMapT<T> hm(h, S, D), thm(th, S, A);
   CRMapT<T> dc(dctx, D), vr(v, A);
   // C = alpha h: d alpha_j = dC . h_j; dh_j += alpha_j dC.
-  RowT<T> dalpha = dc * hm.transpose();  // (1, S)
+  RowT<T> dalpha = dc * hm.transpose();                       // (1, S)
   MapT<T>(dh, S, D).noalias() += CMapT<T>(alpha, S, 1) * dc;  // (S, D) outer product
   // softmax: de_j = alpha_j (dalpha_j - sum_k alpha_k dalpha_k)
   T dot = 0;
@@ -97,8 +105,8 @@ void additive_step_backward(T* ds_prev, T* dh, T* dwh_h, T* datt_ws, T* dv, cons
   MapT<T> dwhh(dwh_h, S, A);
   for (int j = 0; j < S; ++j) {
     const T de = alpha[j] * (dalpha(j) - dot);
-    dvr += de * thm.row(j);                                                        // e_j = th_j . v
-    const RowT<T> dz = (de * vr).array() * (T(1) - thm.row(j).array().square());   // through tanh
+    dvr += de * thm.row(j);                                                       // e_j = th_j . v
+    const RowT<T> dz = (de * vr).array() * (T(1) - thm.row(j).array().square());  // through tanh
     dwhh.row(j) += dz;
     dws += dz;
   }
@@ -110,8 +118,8 @@ void additive_step_backward(T* ds_prev, T* dh, T* dwh_h, T* datt_ws, T* dv, cons
 // ---- the decoder cell ------------------------------------------------------------------------
 
 template <typename T>
-void decoder_cell_forward(T* s, const T* yproj, const T* ctx, const T* s_prev, const T* wc, const T* ws,
-                          int D, int Ds) {
+void decoder_cell_forward(T* s, const T* yproj, const T* ctx, const T* s_prev, const T* wc, const T* ws, int D,
+                          int Ds) {
   RMapT<T> out(s, Ds);
   out = CRMapT<T>(yproj, Ds);
   out.noalias() += CRMapT<T>(ctx, D) * CMapT<T>(wc, D, Ds);
@@ -120,8 +128,8 @@ void decoder_cell_forward(T* s, const T* yproj, const T* ctx, const T* s_prev, c
 }
 
 template <typename T>
-void decoder_cell_backward(T* dyproj, T* dctx, T* ds_prev, T* dwc, T* dws, const T* ds, const T* s,
-                           const T* ctx, const T* s_prev, const T* wc, const T* ws, int D, int Ds) {
+void decoder_cell_backward(T* dyproj, T* dctx, T* ds_prev, T* dwc, T* dws, const T* ds, const T* s, const T* ctx,
+                           const T* s_prev, const T* wc, const T* ws, int D, int Ds) {
   const RowT<T> dpre = CRMapT<T>(ds, Ds).array() * (T(1) - CRMapT<T>(s, Ds).array().square());
   RMapT<T>(dyproj, Ds) += dpre;
   RMapT<T>(dctx, D).noalias() += dpre * CMapT<T>(wc, D, Ds).transpose();
@@ -144,21 +152,36 @@ RnnAttnParams<T>::RnnAttnParams(const RnnAttnConfig& c) : cfg(c) {
     off += n;
   };
   add("emb", {V, E}, false);
-  add("enc_fwd.wx", {E, H}, true); add("enc_fwd.wh", {H, H}, true); add("enc_fwd.b", {H}, false);
-  add("enc_bwd.wx", {E, H}, true); add("enc_bwd.wh", {H, H}, true); add("enc_bwd.b", {H}, false);
-  add("dec_init.w", {H, Ds}, true); add("dec_init.b", {Ds}, false);
-  add("attn.ws", {Ds, A}, true); add("attn.wh", {D, A}, true); add("attn.v", {A}, false);
-  add("dec.wy", {E, Ds}, true); add("dec.wc", {D, Ds}, true); add("dec.ws", {Ds, Ds}, true); add("dec.b", {Ds}, false);
-  add("out.w", {Ds + D, V}, true); add("out.b", {V}, false);
+  add("enc_fwd.wx", {E, H}, true);
+  add("enc_fwd.wh", {H, H}, true);
+  add("enc_fwd.b", {H}, false);
+  add("enc_bwd.wx", {E, H}, true);
+  add("enc_bwd.wh", {H, H}, true);
+  add("enc_bwd.b", {H}, false);
+  add("dec_init.w", {H, Ds}, true);
+  add("dec_init.b", {Ds}, false);
+  add("attn.ws", {Ds, A}, true);
+  add("attn.wh", {D, A}, true);
+  add("attn.v", {A}, false);
+  add("dec.wy", {E, Ds}, true);
+  add("dec.wc", {D, Ds}, true);
+  add("dec.ws", {Ds, Ds}, true);
+  add("dec.b", {Ds}, false);
+  add("out.w", {Ds + D, V}, true);
+  add("out.b", {V}, false);
   flat.assign(off, T(0));
-  T** ptrs[] = {&emb, &fwd_wx, &fwd_wh, &fwd_b, &bwd_wx, &bwd_wh, &bwd_b, &init_w, &init_b,
-                &att_ws, &att_wh, &att_v, &dec_wy, &dec_wc, &dec_ws, &dec_b, &out_w, &out_b};
+  T** ptrs[] = {&emb,    &fwd_wx, &fwd_wh, &fwd_b,  &bwd_wx, &bwd_wh, &bwd_b, &init_w, &init_b,
+                &att_ws, &att_wh, &att_v,  &dec_wy, &dec_wc, &dec_ws, &dec_b, &out_w,  &out_b};
   for (size_t i = 0; i < tensors.size(); ++i) *ptrs[i] = flat.data() + tensors[i].offset;
 }
 
-template <typename T> void RnnAttnParams<T>::zero() { std::fill(flat.begin(), flat.end(), T(0)); }
+template <typename T>
+void RnnAttnParams<T>::zero() {
+  std::fill(flat.begin(), flat.end(), T(0));
+}
 
-template <typename T> void init_params(RnnAttnParams<T>& p, uint64_t seed) {
+template <typename T>
+void init_params(RnnAttnParams<T>& p, uint64_t seed) {
   Rng rng(seed);
   for (const auto& t : p.tensors) init_rnn_attention_tensor(t.name, t.shape, p.flat.data() + t.offset, t.size, rng);
 }
@@ -194,16 +217,27 @@ double rnn_attention_forward(RnnAttnActs<T>& a, const RnnAttnParams<T>& p, const
   a.S = S;
   a.T_ = Tn;
   // resize() only grows the capacity once; same-size examples reuse the memory.
-  a.xe.resize(size_t(S) * E); a.ye.resize(size_t(Tn) * E);
-  a.hf.resize(size_t(S) * H); a.hb.resize(size_t(S) * H); a.h.resize(size_t(S) * D);
-  a.s.resize(size_t(Tn + 1) * Ds); a.wh_h.resize(size_t(S) * A); a.yproj.resize(size_t(Tn) * Ds);
-  a.ws.resize(size_t(Tn) * A); a.th.resize(size_t(Tn) * S * A); a.e.resize(size_t(Tn) * S);
-  a.alpha.resize(size_t(Tn) * S); a.ctx.resize(size_t(Tn) * D);
-  a.oin.resize(size_t(Tn) * (Ds + D)); a.logits.resize(size_t(Tn) * V); a.probs.resize(size_t(Tn) * V);
+  a.xe.resize(size_t(S) * E);
+  a.ye.resize(size_t(Tn) * E);
+  a.hf.resize(size_t(S) * H);
+  a.hb.resize(size_t(S) * H);
+  a.h.resize(size_t(S) * D);
+  a.s.resize(size_t(Tn + 1) * Ds);
+  a.wh_h.resize(size_t(S) * A);
+  a.yproj.resize(size_t(Tn) * Ds);
+  a.ws.resize(size_t(Tn) * A);
+  a.th.resize(size_t(Tn) * S * A);
+  a.e.resize(size_t(Tn) * S);
+  a.alpha.resize(size_t(Tn) * S);
+  a.ctx.resize(size_t(Tn) * D);
+  a.oin.resize(size_t(Tn) * (Ds + D));
+  a.logits.resize(size_t(Tn) * V);
+  a.probs.resize(size_t(Tn) * V);
   a.losses.resize(size_t(Tn));
 
   // Encoder: embeddings, both directions, h = [fwd ; bwd].
-  embed_forward(a.xe.data(), ex.src.data(), p.emb, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr), 1, S, E);
+  embed_forward(a.xe.data(), ex.src.data(), p.emb, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr), 1, S,
+                E);
   rnn_dir_forward(a.hf.data(), a.xe.data(), p.fwd_wx, p.fwd_wh, p.fwd_b, S, E, H, false);
   rnn_dir_forward(a.hb.data(), a.xe.data(), p.bwd_wx, p.bwd_wh, p.bwd_b, S, E, H, true);
   MapT<T> hm(a.h.data(), S, D);
@@ -214,7 +248,8 @@ double rnn_attention_forward(RnnAttnActs<T>& a, const RnnAttnParams<T>& p, const
   linear_forward(a.s.data(), a.hb.data(), p.init_w, p.init_b, 1, H, Ds);
   for (int i = 0; i < Ds; ++i) a.s[size_t(i)] = std::tanh(a.s[size_t(i)]);
   linear_forward(a.wh_h.data(), a.h.data(), p.att_wh, static_cast<const T*>(nullptr), S, D, A);
-  embed_forward(a.ye.data(), ex.inputs.data(), p.emb, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr), 1, Tn, E);
+  embed_forward(a.ye.data(), ex.inputs.data(), p.emb, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr), 1,
+                Tn, E);
   linear_forward(a.yproj.data(), a.ye.data(), p.dec_wy, p.dec_b, Tn, E, Ds);
 
   // Decoder steps: attention from s_{t-1}, then the cell.
@@ -239,16 +274,23 @@ double rnn_attention_forward(RnnAttnActs<T>& a, const RnnAttnParams<T>& p, const
 }
 
 template <typename T>
-void rnn_attention_backward(RnnAttnParams<T>& g, RnnAttnActs<T>& a, const RnnAttnParams<T>& p,
-                            const Seq2Seq& ex, T loss_scale) {
+void rnn_attention_backward(RnnAttnParams<T>& g, RnnAttnActs<T>& a, const RnnAttnParams<T>& p, const Seq2Seq& ex,
+                            T loss_scale) {
   const RnnAttnConfig& c = p.cfg;
   const int V = c.vocab_size, E = c.d_emb, H = c.d_enc, D = 2 * H, Ds = c.d_dec, A = c.d_att;
   const int S = a.S, Tn = a.T_;
-  resize(a.d_logits, size_t(Tn) * V); resize(a.d_oin, size_t(Tn) * (Ds + D));
-  resize(a.d_s, size_t(Tn + 1) * Ds); resize(a.d_ctx, size_t(Tn) * D);
-  resize(a.d_h, size_t(S) * D); resize(a.d_wh_h, size_t(S) * A); resize(a.d_yproj, size_t(Tn) * Ds);
-  resize(a.d_xe, size_t(S) * E); resize(a.d_ye, size_t(Tn) * E);
-  resize(a.d_hf, size_t(S) * H); resize(a.d_hb, size_t(S) * H); resize(a.d_pre0, size_t(Ds));
+  resize(a.d_logits, size_t(Tn) * V);
+  resize(a.d_oin, size_t(Tn) * (Ds + D));
+  resize(a.d_s, size_t(Tn + 1) * Ds);
+  resize(a.d_ctx, size_t(Tn) * D);
+  resize(a.d_h, size_t(S) * D);
+  resize(a.d_wh_h, size_t(S) * A);
+  resize(a.d_yproj, size_t(Tn) * Ds);
+  resize(a.d_xe, size_t(S) * E);
+  resize(a.d_ye, size_t(Tn) * E);
+  resize(a.d_hf, size_t(S) * H);
+  resize(a.d_hb, size_t(S) * H);
+  resize(a.d_pre0, size_t(Ds));
 
   crossentropy_backward(a.d_logits.data(), a.probs.data(), ex.targets.data(), loss_scale, Tn, V);
   linear_backward(a.d_oin.data(), g.out_w, g.out_b, a.d_logits.data(), a.oin.data(), p.out_w, Tn, Ds + D, V);
@@ -278,29 +320,28 @@ void rnn_attention_backward(RnnAttnParams<T>& g, RnnAttnActs<T>& a, const RnnAtt
     for (int i = 0; i < H; ++i) a.d_hb[size_t(j) * H + i] = a.d_h[size_t(j) * D + H + i];
   }
   linear_backward(a.d_hb.data(), g.init_w, g.init_b, a.d_pre0.data(), a.hb.data(), p.init_w, 1, H, Ds);
-  rnn_dir_backward(a.d_xe.data(), g.fwd_wx, g.fwd_wh, g.fwd_b, a.d_hf.data(), a.hf.data(), a.xe.data(),
-                   p.fwd_wx, p.fwd_wh, S, E, H, false);
-  rnn_dir_backward(a.d_xe.data(), g.bwd_wx, g.bwd_wh, g.bwd_b, a.d_hb.data(), a.hb.data(), a.xe.data(),
-                   p.bwd_wx, p.bwd_wh, S, E, H, true);
+  rnn_dir_backward(a.d_xe.data(), g.fwd_wx, g.fwd_wh, g.fwd_b, a.d_hf.data(), a.hf.data(), a.xe.data(), p.fwd_wx,
+                   p.fwd_wh, S, E, H, false);
+  rnn_dir_backward(a.d_xe.data(), g.bwd_wx, g.bwd_wh, g.bwd_b, a.d_hb.data(), a.hb.data(), a.xe.data(), p.bwd_wx,
+                   p.bwd_wh, S, E, H, true);
   embed_backward(g.emb, static_cast<T*>(nullptr), a.d_xe.data(), ex.src.data(), 1, S, E);
 }
 
-#define AP_RNN_ATTN_INSTANTIATE(T)                                                                          \
-  template void rnn_dir_forward<T>(T*, const T*, const T*, const T*, const T*, int, int, int, bool);          \
-  template void rnn_dir_backward<T>(T*, T*, T*, T*, T*, const T*, const T*, const T*, const T*, int, int,    \
-                                    int, bool);                                                              \
-  template void additive_step_forward<T>(T*, T*, T*, T*, T*, const T*, const T*, const T*, const T*,         \
-                                         const T*, int, int, int, int);                                      \
-  template void additive_step_backward<T>(T*, T*, T*, T*, T*, const T*, const T*, const T*, const T*,        \
-                                          const T*, const T*, const T*, int, int, int, int);                 \
-  template void decoder_cell_forward<T>(T*, const T*, const T*, const T*, const T*, const T*, int, int);      \
-  template void decoder_cell_backward<T>(T*, T*, T*, T*, T*, const T*, const T*, const T*, const T*,         \
-                                         const T*, const T*, int, int);                                      \
-  template struct RnnAttnParams<T>;                                                                         \
-  template void init_params<T>(RnnAttnParams<T>&, uint64_t);                                                \
-  template double rnn_attention_forward<T>(RnnAttnActs<T>&, const RnnAttnParams<T>&, const Seq2Seq&);        \
-  template void rnn_attention_backward<T>(RnnAttnParams<T>&, RnnAttnActs<T>&, const RnnAttnParams<T>&,       \
-                                          const Seq2Seq&, T);
+#define AP_RNN_ATTN_INSTANTIATE(T)                                                                                     \
+  template void rnn_dir_forward<T>(T*, const T*, const T*, const T*, const T*, int, int, int, bool);                   \
+  template void rnn_dir_backward<T>(T*, T*, T*, T*, T*, const T*, const T*, const T*, const T*, int, int, int, bool);  \
+  template void additive_step_forward<T>(T*, T*, T*, T*, T*, const T*, const T*, const T*, const T*, const T*, int,    \
+                                         int, int, int);                                                               \
+  template void additive_step_backward<T>(T*, T*, T*, T*, T*, const T*, const T*, const T*, const T*, const T*,        \
+                                          const T*, const T*, int, int, int, int);                                     \
+  template void decoder_cell_forward<T>(T*, const T*, const T*, const T*, const T*, const T*, int, int);               \
+  template void decoder_cell_backward<T>(T*, T*, T*, T*, T*, const T*, const T*, const T*, const T*, const T*,         \
+                                         const T*, int, int);                                                          \
+  template struct RnnAttnParams<T>;                                                                                    \
+  template void init_params<T>(RnnAttnParams<T>&, uint64_t);                                                           \
+  template double rnn_attention_forward<T>(RnnAttnActs<T>&, const RnnAttnParams<T>&, const Seq2Seq&);                  \
+  template void rnn_attention_backward<T>(RnnAttnParams<T>&, RnnAttnActs<T>&, const RnnAttnParams<T>&, const Seq2Seq&, \
+                                          T);
 AP_RNN_ATTN_INSTANTIATE(float)
 AP_RNN_ATTN_INSTANTIATE(double)
 #undef AP_RNN_ATTN_INSTANTIATE
@@ -320,15 +361,21 @@ RnnAttnConfig sized_for(const Task& task, RnnAttnConfig c) {
 std::vector<float> decay_mask(const RnnAttnParams<float>& p) {
   std::vector<float> m(p.size(), 0.0f);
   for (const auto& t : p.tensors)
-    if (t.decay) std::fill(m.begin() + static_cast<std::ptrdiff_t>(t.offset), m.begin() + static_cast<std::ptrdiff_t>(t.offset + t.size), 1.0f);
+    if (t.decay)
+      std::fill(m.begin() + static_cast<std::ptrdiff_t>(t.offset),
+                m.begin() + static_cast<std::ptrdiff_t>(t.offset + t.size), 1.0f);
   return m;
 }
 
 }  // namespace
 
 RnnAttnTrainer::RnnAttnTrainer(const RnnAttnTrainConfig& cfg)
-    : cfg_(cfg), task_(make_task(cfg.task)), params_(sized_for(*task_, cfg.model)), grads_(params_.cfg),
-      opt_(decay_mask(params_)), data_rng_(cfg.seed * 0x9E3779B97F4A7C15ull + 7) {
+    : cfg_(cfg),
+      task_(make_task(cfg.task)),
+      params_(sized_for(*task_, cfg.model)),
+      grads_(params_.cfg),
+      opt_(decay_mask(params_)),
+      data_rng_(cfg.seed * 0x9E3779B97F4A7C15ull + 7) {
   if (task_->arch() != Arch::EncoderDecoder)
     fail("the RNN encoder-decoder trains on source -> target tasks (dates, translate), not \"" + cfg.task + "\"");
   init_params(params_, cfg.seed);
@@ -371,8 +418,10 @@ EvalResult evaluate_rnn_attention(const RnnAttnModel& model, const Task& task, i
     const Example ex = task.sample(rng, Split::HeldOut);
     Trace tr;
     std::vector<int> out = model.forward(tr, task.tokenizer().encode(ex.src).ids, nullptr);
-    if (!out.empty() && out.back() == Tokenizer::kEos) out.pop_back();
-    else out.push_back(-1);  // never reached <eos>: wrong
+    if (!out.empty() && out.back() == Tokenizer::kEos)
+      out.pop_back();
+    else
+      out.push_back(-1);  // never reached <eos>: wrong
     r.add(ex.kind, out == task.tokenizer().encode(ex.tgt).ids);
   }
   return r;

@@ -14,10 +14,10 @@
 #include <memory>
 #include <string>
 #include <vector>
+#include "core/rng.hpp"
 #include "core/rnn_attention.hpp"
 #include "train/adamw.hpp"
 #include "train/evaluate.hpp"
-#include "core/rng.hpp"
 #include "train/tasks.hpp"
 
 namespace ap::train {
@@ -32,8 +32,8 @@ void rnn_dir_forward(T* states, const T* x, const T* wx, const T* wh, const T* b
 // recurrence; it is used as scratch (it ends as d loss / d pre-activation). Adds into dx (S, E)
 // (may be nullptr), dwx, dwh, db.
 template <typename T>
-void rnn_dir_backward(T* dx, T* dwx, T* dwh, T* db, T* dstates, const T* states, const T* x,
-                      const T* wx, const T* wh, int S, int E, int H, bool reverse);
+void rnn_dir_backward(T* dx, T* dwx, T* dwh, T* db, T* dstates, const T* states, const T* x, const T* wx, const T* wh,
+                      int S, int E, int H, bool reverse);
 
 // One additive attention step from the previous decoder state s_prev (Ds) over h (S, D), with
 // wh_h = h W_h (S, A) precomputed: ws (A) = s_prev W_s; th (S, A) = tanh(ws + wh_h[j]);
@@ -43,23 +43,27 @@ void additive_step_forward(T* ctx, T* alpha, T* e, T* th, T* ws, const T* s_prev
                            const T* att_ws, const T* v, int S, int D, int Ds, int A);
 // Adds into ds_prev (Ds), dh (S, D), dwh_h (S, A), datt_ws (Ds, A), dv (A), given dctx (D).
 template <typename T>
-void additive_step_backward(T* ds_prev, T* dh, T* dwh_h, T* datt_ws, T* dv, const T* dctx, const T* alpha,
-                            const T* th, const T* s_prev, const T* h, const T* att_ws, const T* v,
-                            int S, int D, int Ds, int A);
+void additive_step_backward(T* ds_prev, T* dh, T* dwh_h, T* datt_ws, T* dv, const T* dctx, const T* alpha, const T* th,
+                            const T* s_prev, const T* h, const T* att_ws, const T* v, int S, int D, int Ds, int A);
 
 // The decoder cell: s = tanh(yproj + ctx wc + s_prev ws), yproj = y W_y + b precomputed (Ds).
 template <typename T>
-void decoder_cell_forward(T* s, const T* yproj, const T* ctx, const T* s_prev, const T* wc, const T* ws,
-                          int D, int Ds);
+void decoder_cell_forward(T* s, const T* yproj, const T* ctx, const T* s_prev, const T* wc, const T* ws, int D, int Ds);
 // Given ds (Ds), adds into dyproj (Ds), dctx (D), ds_prev (Ds), dwc (D, Ds), dws (Ds, Ds).
 template <typename T>
-void decoder_cell_backward(T* dyproj, T* dctx, T* ds_prev, T* dwc, T* dws, const T* ds, const T* s,
-                           const T* ctx, const T* s_prev, const T* wc, const T* ws, int D, int Ds);
+void decoder_cell_backward(T* dyproj, T* dctx, T* ds_prev, T* dwc, T* dws, const T* ds, const T* s, const T* ctx,
+                           const T* s_prev, const T* wc, const T* ws, int D, int Ds);
 
 // ---- the model -------------------------------------------------------------------------------
 
-template <typename T> struct RnnAttnParams {
-  struct Tensor { std::string name; std::vector<int> shape; size_t offset, size; bool decay; };
+template <typename T>
+struct RnnAttnParams {
+  struct Tensor {
+    std::string name;
+    std::vector<int> shape;
+    size_t offset, size;
+    bool decay;
+  };
   explicit RnnAttnParams(const RnnAttnConfig& cfg);  // cfg.vocab_size must be set
   RnnAttnParams(const RnnAttnParams&) = delete;
   RnnAttnParams& operator=(const RnnAttnParams&) = delete;
@@ -75,7 +79,8 @@ template <typename T> struct RnnAttnParams {
 };
 
 // Seeded: Xavier-uniform matrices, N(0, 1)/sqrt(E)-scaled embeddings, zero biases.
-template <typename T> void init_params(RnnAttnParams<T>& p, uint64_t seed);
+template <typename T>
+void init_params(RnnAttnParams<T>& p, uint64_t seed);
 void params_to_model(RnnAttnModel& m, const RnnAttnParams<float>& p);
 
 // One example: source ids, decoder input (<bos> + target) and targets (target + <eos>).
@@ -84,13 +89,14 @@ struct Seq2Seq {
 };
 Seq2Seq make_seq2seq(const Task& task, const Example& ex);
 
-template <typename T> struct RnnAttnActs {
+template <typename T>
+struct RnnAttnActs {
   int S = 0, T_ = 0;
-  std::vector<T> xe, ye;          // (S, E) (T, E)
-  std::vector<T> hf, hb, h;       // (S, H) (S, H) (S, D)
-  std::vector<T> s;               // (T + 1, Ds) s_0 .. s_T
-  std::vector<T> wh_h, yproj;     // (S, A) (T, Ds)
-  std::vector<T> ws, th, e, alpha, ctx;  // (T, A) (T*S, A) (T, S) (T, S) (T, D)
+  std::vector<T> xe, ye;                      // (S, E) (T, E)
+  std::vector<T> hf, hb, h;                   // (S, H) (S, H) (S, D)
+  std::vector<T> s;                           // (T + 1, Ds) s_0 .. s_T
+  std::vector<T> wh_h, yproj;                 // (S, A) (T, Ds)
+  std::vector<T> ws, th, e, alpha, ctx;       // (T, A) (T*S, A) (T, S) (T, S) (T, D)
   std::vector<T> oin, logits, probs, losses;  // (T, Ds + D) (T, V) (T, V) (T)
   // backward scratch
   std::vector<T> d_oin, d_logits, d_s, d_ctx, d_h, d_hf, d_hb, d_wh_h, d_yproj, d_xe, d_ye, d_pre0;
@@ -101,14 +107,14 @@ template <typename T>
 double rnn_attention_forward(RnnAttnActs<T>& a, const RnnAttnParams<T>& p, const Seq2Seq& ex);
 // Adds d(loss_scale * summed loss)/d(param) into grads. Call after the forward of the same example.
 template <typename T>
-void rnn_attention_backward(RnnAttnParams<T>& grads, RnnAttnActs<T>& a, const RnnAttnParams<T>& p,
-                            const Seq2Seq& ex, T loss_scale);
+void rnn_attention_backward(RnnAttnParams<T>& grads, RnnAttnActs<T>& a, const RnnAttnParams<T>& p, const Seq2Seq& ex,
+                            T loss_scale);
 
 // ---- a training run --------------------------------------------------------------------------
 
 struct RnnAttnTrainConfig {
   std::string task = "dates";
-  RnnAttnConfig model;   // sizes; vocab, max_len and tokenizer come from the task
+  RnnAttnConfig model;  // sizes; vocab, max_len and tokenizer come from the task
   OptimConfig optim;
   int batch = 32;
   uint64_t seed = 1;

@@ -53,8 +53,9 @@ void Trainer::start_from(const Model& model) {
   };
   if (a.arch != b.arch) differ("architecture", to_string(a.arch), to_string(b.arch));
   const std::pair<const char*, std::pair<int, int>> sizes[] = {
-      {"d_model", {a.d_model, b.d_model}}, {"n_heads", {a.n_heads, b.n_heads}}, {"n_layers", {a.n_layers, b.n_layers}},
-      {"d_ff", {a.d_ff, b.d_ff}}, {"vocab_size", {a.vocab_size, b.vocab_size}}, {"max_len", {a.max_len, b.max_len}}};
+      {"d_model", {a.d_model, b.d_model}},          {"n_heads", {a.n_heads, b.n_heads}},
+      {"n_layers", {a.n_layers, b.n_layers}},       {"d_ff", {a.d_ff, b.d_ff}},
+      {"vocab_size", {a.vocab_size, b.vocab_size}}, {"max_len", {a.max_len, b.max_len}}};
   for (const auto& [name, v] : sizes)
     if (v.first != v.second) differ(name, std::to_string(v.first), std::to_string(v.second));
   if (a.pos != b.pos) differ("position kind", to_string(a.pos), to_string(b.pos));
@@ -76,7 +77,8 @@ Model Trainer::snapshot() const {
 
 float Trainer::current_lr() const { return learning_rate(cfg_.optim, steps_done()); }
 
-template <typename Fn> void Trainer::for_each_shard(int shards, Fn&& fn) {
+template <typename Fn>
+void Trainer::for_each_shard(int shards, Fn&& fn) {
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
   const int workers = 1;  // this wasm build has no threads; the shards still fix the summation order
 #else
@@ -106,7 +108,8 @@ float Trainer::step() {
   // Draw the batch on the main thread so the data stream does not depend on the threads.
   std::vector<EncodedExample> examples;
   examples.reserve(static_cast<size_t>(cfg_.batch));
-  for (int i = 0; i < cfg_.batch; ++i) examples.push_back(encode_example(*task_, task_->sample(data_rng_, Split::Train)));
+  for (int i = 0; i < cfg_.batch; ++i)
+    examples.push_back(encode_example(*task_, task_->sample(data_rng_, Split::Train)));
   int count = 0;
   const int S = cfg_.shards;
   for (int s = 0; s < S; ++s) {
@@ -134,13 +137,14 @@ float Trainer::step() {
 }
 
 std::vector<std::vector<float>> Trainer::last_logits(const std::vector<std::vector<int>>& srcs,
-                                                    const std::vector<std::vector<int>>& prefixes) {
+                                                     const std::vector<std::vector<int>>& prefixes) {
   const int V = params_.cfg.vocab_size, n = static_cast<int>(prefixes.size());
   const bool encdec = params_.cfg.arch == Arch::EncoderDecoder;
   std::vector<std::vector<float>> out(static_cast<size_t>(n));
   constexpr int kChunk = 128;  // sequences per forward pass
   const int chunks = (n + kChunk - 1) / kChunk;
-  std::vector<std::unique_ptr<Activations<float>>> acts(static_cast<size_t>(std::min(cfg_.threads, std::max(chunks, 1))));
+  std::vector<std::unique_ptr<Activations<float>>> acts(
+      static_cast<size_t>(std::min(cfg_.threads, std::max(chunks, 1))));
   for (auto& a : acts) a = std::make_unique<Activations<float>>();
   const int workers = static_cast<int>(acts.size());
   for_each_shard(workers, [&](int w) {
@@ -221,7 +225,8 @@ EvalResult Trainer::evaluate(int n, uint64_t seed) {
     for (const auto& p : pairs) prefixes.push_back(p.prefix);
     const auto logits = last_logits(srcs, prefixes);
     for (size_t i = 0; i < pairs.size(); ++i)
-      count(pairs[i].kind, logits[i][static_cast<size_t>(pairs[i].good)] > logits[i][static_cast<size_t>(pairs[i].bad)]);
+      count(pairs[i].kind,
+            logits[i][static_cast<size_t>(pairs[i].good)] > logits[i][static_cast<size_t>(pairs[i].bad)]);
     return r;
   }
   if (task_->arch() == Arch::EncoderOnly) {  // masked LM: top-1 at the masked position

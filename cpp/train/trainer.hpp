@@ -21,10 +21,10 @@ struct TrainConfig {
   // Sizes and switches. arch, vocab_size, max_len and tokenizer are taken from the task.
   ModelConfig model;
   OptimConfig optim;
-  int batch = 64;        // sequences per step
-  uint64_t seed = 1;     // initial weights and the training data stream
-  int threads = 1;       // worker threads (1 in wasm)
-  int shards = 2;        // parts the batch is split into (fixes the summation order)
+  int batch = 64;     // sequences per step
+  uint64_t seed = 1;  // initial weights and the training data stream
+  int threads = 1;    // worker threads (1 in wasm)
+  int shards = 2;     // parts the batch is split into (fixes the summation order)
 };
 
 class Trainer {
@@ -66,7 +66,8 @@ class Trainer {
  private:
   struct Shard;
   // Runs fn(shard index) for every shard, spread over the worker threads.
-  template <typename Fn> void for_each_shard(int shards, Fn&& fn);
+  template <typename Fn>
+  void for_each_shard(int shards, Fn&& fn);
   // Logits at the last real position of each prefix (decoder inputs), for the given sources.
   std::vector<std::vector<float>> last_logits(const std::vector<std::vector<int>>& srcs,
                                               const std::vector<std::vector<int>>& prefixes);

@@ -18,7 +18,8 @@ int Batch::count_targets() const {
   return n;
 }
 
-template <typename T> void sinusoidal_table(std::vector<T>& pe, int rows, int d) {
+template <typename T>
+void sinusoidal_table(std::vector<T>& pe, int rows, int d) {
   pe.assign(static_cast<size_t>(rows) * d, T(0));
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < d; ++c) pe[static_cast<size_t>(r) * d + c] = static_cast<T>(sinusoid(r, c, d));
@@ -26,9 +27,18 @@ template <typename T> void sinusoidal_table(std::vector<T>& pe, int rows, int d)
 
 namespace {
 
-template <typename T> void fit(std::vector<T>& v, size_t n) { v.resize(n); }
-template <typename T> void zero(std::vector<T>& v) { std::fill(v.begin(), v.end(), T(0)); }
-template <typename T> void zero(T* p, size_t n) { std::fill(p, p + n, T(0)); }
+template <typename T>
+void fit(std::vector<T>& v, size_t n) {
+  v.resize(n);
+}
+template <typename T>
+void zero(std::vector<T>& v) {
+  std::fill(v.begin(), v.end(), T(0));
+}
+template <typename T>
+void zero(T* p, size_t n) {
+  std::fill(p, p + n, T(0));
+}
 
 // Sizes a stack's buffers for N = B*T rows (M = B*S memory rows for cross-attention).
 template <typename T>
@@ -38,8 +48,7 @@ void size_stack(StackActs<T>& s, const ModelConfig& cfg, int B, int T_, int S, b
   fit(s.x, N * d);
   s.blocks.resize(static_cast<size_t>(cfg.n_layers));
   for (auto& a : s.blocks) {
-    for (auto* v : {&a.norm1, &a.q, &a.k, &a.v, &a.concat, &a.attn_out, &a.resid1, &a.norm2,
-                    &a.ffn_out, &a.resid2})
+    for (auto* v : {&a.norm1, &a.q, &a.k, &a.v, &a.concat, &a.attn_out, &a.resid1, &a.norm2, &a.ffn_out, &a.resid2})
       fit(*v, N * d);
     for (auto* v : {&a.mean1, &a.rstd1, &a.mean2, &a.rstd2}) fit(*v, N);
     fit(a.att, static_cast<size_t>(B) * NH * T_ * T_);
@@ -70,8 +79,10 @@ void size_acts(Activations<T>& acts, const ModelConfig& cfg, const Batch& batch)
   const size_t N = static_cast<size_t>(batch.B) * batch.T, M = static_cast<size_t>(batch.B) * acts.S;
   const size_t d = cfg.d_model, V = cfg.vocab_size;
   if (encdec) size_stack(acts.enc, cfg, batch.B, acts.S, acts.S, false);
-  if (enc_only) size_stack(acts.enc, cfg, batch.B, batch.T, batch.T, false);
-  else size_stack(acts.dec, cfg, batch.B, batch.T, acts.S, encdec);
+  if (enc_only)
+    size_stack(acts.enc, cfg, batch.B, batch.T, batch.T, false);
+  else
+    size_stack(acts.dec, cfg, batch.B, batch.T, acts.S, encdec);
   fit(acts.src_pad, M);
   for (size_t i = 0; i < M; ++i) acts.src_pad[i] = batch.src[i] == 0;
   fit(acts.in_pad, enc_only ? N : 0);
@@ -82,8 +93,8 @@ void size_acts(Activations<T>& acts, const ModelConfig& cfg, const Batch& batch)
   fit(acts.losses, N);
   fit(acts.g_logits, N * V);
   const size_t rows = std::max(N, M);
-  for (auto* v : {&acts.g_out, &acts.g_in, &acts.g_a, &acts.g_b, &acts.g_c, &acts.g_e,
-                  &acts.g_concat, &acts.g_q, &acts.g_k, &acts.g_v})
+  for (auto* v : {&acts.g_out, &acts.g_in, &acts.g_a, &acts.g_b, &acts.g_c, &acts.g_e, &acts.g_concat, &acts.g_q,
+                  &acts.g_k, &acts.g_v})
     fit(*v, rows * d);
   fit(acts.g_hidden, rows * cfg.d_ff);  // the encoder's blocks run on M rows
   fit(acts.g_act, rows * cfg.d_ff);
@@ -99,8 +110,7 @@ void check_batch(const ModelConfig& cfg, const Batch& batch) {
          std::to_string(cfg.max_len));
   const size_t N = static_cast<size_t>(batch.B) * batch.T;
   if (batch.inputs.size() != N || batch.targets.size() != N) fail("batch inputs/targets size mismatch");
-  if (cfg.arch == Arch::EncoderDecoder &&
-      (batch.S <= 0 || batch.src.size() != static_cast<size_t>(batch.B) * batch.S))
+  if (cfg.arch == Arch::EncoderDecoder && (batch.S <= 0 || batch.src.size() != static_cast<size_t>(batch.B) * batch.S))
     fail("encoder-decoder batch needs a source of B*S ids");
   for (const auto* ids : {&batch.inputs, &batch.targets, &batch.src})
     for (int id : *ids)
@@ -116,9 +126,8 @@ const T* ffn_residual_input(const BlockActs<T>& a, bool post, bool cross) {
 }
 
 template <typename T>
-void block_forward(BlockActs<T>& a, const BlockParams<T>& w, const ModelConfig& cfg, const T* in,
-                   const T* memory, const unsigned char* self_pad, const unsigned char* cross_pad,
-                   bool causal, int B, int T_, int S) {
+void block_forward(BlockActs<T>& a, const BlockParams<T>& w, const ModelConfig& cfg, const T* in, const T* memory,
+                   const unsigned char* self_pad, const unsigned char* cross_pad, bool causal, int B, int T_, int S) {
   const bool post = cfg.norm == NormPlace::Post;
   const int N = B * T_, M = B * S, d = cfg.d_model, F = cfg.d_ff, NH = cfg.n_heads;
   const T eps = static_cast<T>(cfg.eps);
@@ -134,34 +143,34 @@ void block_forward(BlockActs<T>& a, const BlockParams<T>& w, const ModelConfig& 
   linear_forward(a.k.data(), attn_in, sa.wk, sa.bk, N, d, d);
   linear_forward(a.v.data(), attn_in, sa.wv, sa.bv, N, d, d);
   // The encoder masks <pad> keys; the decoder's causal mask already hides its right padding.
-  attention_forward(a.concat.data(), a.att.data(), a.q.data(), a.k.data(), a.v.data(), self_pad, causal,
-                    cfg.scale, B, T_, T_, d, NH);
+  attention_forward(a.concat.data(), a.att.data(), a.q.data(), a.k.data(), a.v.data(), self_pad, causal, cfg.scale, B,
+                    T_, T_, d, NH);
   linear_forward(a.attn_out.data(), a.concat.data(), sa.wo, sa.bo, N, d, d);
   residual_forward(a.resid1.data(), in, a.attn_out.data(), N * d);
   if (post)
-    layernorm_forward(a.norm1.data(), a.mean1.data(), a.rstd1.data(), a.resid1.data(), w.norm1.gamma,
-                      w.norm1.beta, N, d, eps);
+    layernorm_forward(a.norm1.data(), a.mean1.data(), a.rstd1.data(), a.resid1.data(), w.norm1.gamma, w.norm1.beta, N,
+                      d, eps);
   const T* h = post ? a.norm1.data() : a.resid1.data();
 
   // ---- cross-attention sublayer: queries from the decoder, keys and values from memory
   if (w.has_cross) {
     const T* c_in = h;
     if (!post) {
-      layernorm_forward(a.norm_cross.data(), a.mean_c.data(), a.rstd_c.data(), h, w.norm_cross.gamma,
-                        w.norm_cross.beta, N, d, eps);
+      layernorm_forward(a.norm_cross.data(), a.mean_c.data(), a.rstd_c.data(), h, w.norm_cross.gamma, w.norm_cross.beta,
+                        N, d, eps);
       c_in = a.norm_cross.data();
     }
     const AttnParams<T>& ca = w.cross_attn;
     linear_forward(a.cq.data(), c_in, ca.wq, ca.bq, N, d, d);    // (N, d)
     linear_forward(a.ck.data(), memory, ca.wk, ca.bk, M, d, d);  // (M, d)
     linear_forward(a.cv.data(), memory, ca.wv, ca.bv, M, d, d);  // (M, d)
-    attention_forward(a.cconcat.data(), a.catt.data(), a.cq.data(), a.ck.data(), a.cv.data(), cross_pad,
-                      false, cfg.scale, B, T_, S, d, NH);
+    attention_forward(a.cconcat.data(), a.catt.data(), a.cq.data(), a.ck.data(), a.cv.data(), cross_pad, false,
+                      cfg.scale, B, T_, S, d, NH);
     linear_forward(a.cattn_out.data(), a.cconcat.data(), ca.wo, ca.bo, N, d, d);
     residual_forward(a.cross_resid.data(), h, a.cattn_out.data(), N * d);
     if (post)
-      layernorm_forward(a.norm_cross.data(), a.mean_c.data(), a.rstd_c.data(), a.cross_resid.data(),
-                        w.norm_cross.gamma, w.norm_cross.beta, N, d, eps);
+      layernorm_forward(a.norm_cross.data(), a.mean_c.data(), a.rstd_c.data(), a.cross_resid.data(), w.norm_cross.gamma,
+                        w.norm_cross.beta, N, d, eps);
     h = post ? a.norm_cross.data() : a.cross_resid.data();
   }
 
@@ -172,16 +181,19 @@ void block_forward(BlockActs<T>& a, const BlockParams<T>& w, const ModelConfig& 
     f_in = a.norm2.data();
   }
   linear_forward(a.ffn_hidden.data(), f_in, w.ffn.w1, w.ffn.b1, N, d, F);  // (N, d_ff)
-  if (cfg.act == Act::Relu) relu_forward(a.ffn_act.data(), a.ffn_hidden.data(), N * F);
-  else gelu_forward(a.ffn_act.data(), a.ffn_hidden.data(), N * F);
+  if (cfg.act == Act::Relu)
+    relu_forward(a.ffn_act.data(), a.ffn_hidden.data(), N * F);
+  else
+    gelu_forward(a.ffn_act.data(), a.ffn_hidden.data(), N * F);
   linear_forward(a.ffn_out.data(), a.ffn_act.data(), w.ffn.w2, w.ffn.b2, N, F, d);  // (N, d)
   residual_forward(a.resid2.data(), h, a.ffn_out.data(), N * d);
   if (post)
-    layernorm_forward(a.norm2.data(), a.mean2.data(), a.rstd2.data(), a.resid2.data(), w.norm2.gamma,
-                      w.norm2.beta, N, d, eps);
+    layernorm_forward(a.norm2.data(), a.mean2.data(), a.rstd2.data(), a.resid2.data(), w.norm2.gamma, w.norm2.beta, N,
+                      d, eps);
 }
 
-template <typename T> const T* block_output(const BlockActs<T>& a, bool post) {
+template <typename T>
+const T* block_output(const BlockActs<T>& a, bool post) {
   return post ? a.norm2.data() : a.resid2.data();
 }
 
@@ -221,8 +233,8 @@ void heads_backward(T* g_q, T* g_k, T* g_v, T* g_concat, AttnParams<T>& gp, cons
 // gradient into g_mem (cross-attention) and every weight's into gw.
 template <typename T>
 void block_backward(T* g_in, T* g_mem, BlockParams<T>& gw, Activations<T>& s, const BlockActs<T>& a,
-                    const BlockParams<T>& w, const ModelConfig& cfg, const T* g_out, const T* in,
-                    const T* memory, int B, int T_, int S) {
+                    const BlockParams<T>& w, const ModelConfig& cfg, const T* g_out, const T* in, const T* memory,
+                    int B, int T_, int S) {
   const bool post = cfg.norm == NormPlace::Post, cross = w.has_cross;
   const int N = B * T_, M = B * S, d = cfg.d_model, F = cfg.d_ff, NH = cfg.n_heads;
   const size_t Nd = static_cast<size_t>(N) * d;
@@ -236,15 +248,16 @@ void block_backward(T* g_in, T* g_mem, BlockParams<T>& gw, Activations<T>& s, co
   zero(s.g_act);
   linear_backward(s.g_act.data(), gw.ffn.w2, gw.ffn.b2, g_resid2, a.ffn_act.data(), w.ffn.w2, N, F, d);
   zero(s.g_hidden);
-  if (cfg.act == Act::Relu) relu_backward(s.g_hidden.data(), a.ffn_hidden.data(), s.g_act.data(), N * F);
-  else gelu_backward(s.g_hidden.data(), a.ffn_hidden.data(), s.g_act.data(), N * F);
+  if (cfg.act == Act::Relu)
+    relu_backward(s.g_hidden.data(), a.ffn_hidden.data(), s.g_act.data(), N * F);
+  else
+    gelu_backward(s.g_hidden.data(), a.ffn_hidden.data(), s.g_act.data(), N * F);
   if (post) {
     linear_backward(g_b, gw.ffn.w1, gw.ffn.b1, s.g_hidden.data(), h, w.ffn.w1, N, d, F);
   } else {
     zero(g_c, Nd);
     linear_backward(g_c, gw.ffn.w1, gw.ffn.b1, s.g_hidden.data(), a.norm2.data(), w.ffn.w1, N, d, F);
-    layernorm_backward(g_b, gw.norm2.gamma, gw.norm2.beta, g_c, h, w.norm2.gamma, a.mean2.data(),
-                       a.rstd2.data(), N, d);
+    layernorm_backward(g_b, gw.norm2.gamma, gw.norm2.beta, g_c, h, w.norm2.gamma, a.mean2.data(), a.rstd2.data(), N, d);
   }
 
   // ---- cross-attention sublayer. g_b becomes dloss/d(its input).
@@ -263,8 +276,8 @@ void block_backward(T* g_in, T* g_mem, BlockParams<T>& gw, Activations<T>& s, co
     } else {
       zero(g_c, Nd);
       linear_backward(g_c, gca.wq, gca.bq, g_q, a.norm_cross.data(), ca.wq, N, d, d);
-      layernorm_backward(g_e, gw.norm_cross.gamma, gw.norm_cross.beta, g_c, h_prev, w.norm_cross.gamma,
-                         a.mean_c.data(), a.rstd_c.data(), N, d);
+      layernorm_backward(g_e, gw.norm_cross.gamma, gw.norm_cross.beta, g_c, h_prev, w.norm_cross.gamma, a.mean_c.data(),
+                         a.rstd_c.data(), N, d);
     }
     std::copy(g_e, g_e + Nd, g_b);
   }
@@ -286,27 +299,26 @@ void block_backward(T* g_in, T* g_mem, BlockParams<T>& gw, Activations<T>& s, co
   linear_backward(g_attn_in, gsa.wk, gsa.bk, g_k, attn_in, sa.wk, N, d, d);
   linear_backward(g_attn_in, gsa.wv, gsa.bv, g_v, attn_in, sa.wv, N, d, d);
   if (!post)
-    layernorm_backward(g_in, gw.norm1.gamma, gw.norm1.beta, g_c, in, w.norm1.gamma, a.mean1.data(),
-                       a.rstd1.data(), N, d);
+    layernorm_backward(g_in, gw.norm1.gamma, gw.norm1.beta, g_c, in, w.norm1.gamma, a.mean1.data(), a.rstd1.data(), N,
+                       d);
 }
 
 template <typename T>
 void stack_forward(StackActs<T>& s, const std::vector<BlockParams<T>>& blocks, const NormParams<T>& fin,
                    const Params<T>& p, const Activations<T>& acts, const int* ids, const T* memory,
-                   const unsigned char* self_pad, const unsigned char* cross_pad, bool causal, int B, int T_,
-                   int S) {
+                   const unsigned char* self_pad, const unsigned char* cross_pad, bool causal, int B, int T_, int S) {
   const ModelConfig& cfg = p.cfg;
   const int N = B * T_, d = cfg.d_model;
-  embed_forward(s.x.data(), ids, p.tok_emb, p.pos_emb,
-                cfg.pos == PosKind::Sinusoidal ? acts.pe.data() : nullptr, B, T_, d);
+  embed_forward(s.x.data(), ids, p.tok_emb, p.pos_emb, cfg.pos == PosKind::Sinusoidal ? acts.pe.data() : nullptr, B, T_,
+                d);
   const T* x = s.x.data();
   for (size_t l = 0; l < blocks.size(); ++l) {
     block_forward(s.blocks[l], blocks[l], cfg, x, memory, self_pad, cross_pad, causal, B, T_, S);
     x = block_output(s.blocks[l], cfg.norm == NormPlace::Post);
   }
   if (cfg.norm == NormPlace::Pre) {
-    layernorm_forward(s.final_norm.data(), s.final_mean.data(), s.final_rstd.data(), x, fin.gamma, fin.beta,
-                      N, d, static_cast<T>(cfg.eps));
+    layernorm_forward(s.final_norm.data(), s.final_mean.data(), s.final_rstd.data(), x, fin.gamma, fin.beta, N, d,
+                      static_cast<T>(cfg.eps));
     x = s.final_norm.data();
   }
   s.out = x;
@@ -314,10 +326,9 @@ void stack_forward(StackActs<T>& s, const std::vector<BlockParams<T>>& blocks, c
 
 // g (N, d) in acts.g_out: dloss/d(stack output). Leaves dloss/d(embeddings) added into grads.
 template <typename T>
-void stack_backward(Params<T>& grads, std::vector<BlockParams<T>>& gblocks, NormParams<T>& gfin,
-                    Activations<T>& acts, const StackActs<T>& s, const std::vector<BlockParams<T>>& blocks,
-                    const NormParams<T>& fin, const Params<T>& p, const int* ids, const T* memory, int B,
-                    int T_, int S) {
+void stack_backward(Params<T>& grads, std::vector<BlockParams<T>>& gblocks, NormParams<T>& gfin, Activations<T>& acts,
+                    const StackActs<T>& s, const std::vector<BlockParams<T>>& blocks, const NormParams<T>& fin,
+                    const Params<T>& p, const int* ids, const T* memory, int B, int T_, int S) {
   const ModelConfig& cfg = p.cfg;
   const bool post = cfg.norm == NormPlace::Post;
   const int N = B * T_, d = cfg.d_model;
@@ -328,14 +339,13 @@ void stack_backward(Params<T>& grads, std::vector<BlockParams<T>>& gblocks, Norm
   if (!post) {
     const T* last = block_output(s.blocks[L - 1], post);
     zero(g_in, Nd);
-    layernorm_backward(g_in, gfin.gamma, gfin.beta, g_out, last, fin.gamma, s.final_mean.data(),
-                       s.final_rstd.data(), N, d);
+    layernorm_backward(g_in, gfin.gamma, gfin.beta, g_out, last, fin.gamma, s.final_mean.data(), s.final_rstd.data(), N,
+                       d);
     std::swap(g_in, g_out);
   }
   for (size_t l = L; l-- > 0;) {
     const T* in = l == 0 ? s.x.data() : block_output(s.blocks[l - 1], post);
-    block_backward(g_in, acts.g_mem.data(), gblocks[l], acts, s.blocks[l], blocks[l], cfg, g_out, in, memory,
-                   B, T_, S);
+    block_backward(g_in, acts.g_mem.data(), gblocks[l], acts, s.blocks[l], blocks[l], cfg, g_out, in, memory, B, T_, S);
     std::swap(g_in, g_out);
   }
   embed_backward(grads.tok_emb, grads.pos_emb, g_out, ids, B, T_, d);
@@ -351,8 +361,8 @@ double transformer_forward(Activations<T>& acts, const Params<T>& p, const Batch
   const int B = batch.B, T_ = batch.T, S = acts.S, N = B * T_, d = cfg.d_model, V = cfg.vocab_size;
   const T* memory = nullptr;
   if (cfg.arch == Arch::EncoderOnly) {  // bidirectional over the inputs, <pad> keys masked
-    stack_forward<T>(acts.enc, p.encoder, p.enc_final_norm, p, acts, batch.inputs.data(), nullptr,
-                     acts.in_pad.data(), nullptr, false, B, T_, T_);
+    stack_forward<T>(acts.enc, p.encoder, p.enc_final_norm, p, acts, batch.inputs.data(), nullptr, acts.in_pad.data(),
+                     nullptr, false, B, T_, T_);
     linear_forward(acts.logits.data(), acts.enc.out, p.lm_head_w, p.lm_head_b, N, d, V);  // (N, V)
     crossentropy_forward(acts.losses.data(), acts.probs.data(), acts.logits.data(), batch.targets.data(), N, V);
     double sum = 0.0;
@@ -360,8 +370,8 @@ double transformer_forward(Activations<T>& acts, const Params<T>& p, const Batch
     return sum;
   }
   if (cfg.arch == Arch::EncoderDecoder) {
-    stack_forward<T>(acts.enc, p.encoder, p.enc_final_norm, p, acts, batch.src.data(), nullptr,
-                  acts.src_pad.data(), nullptr, false, B, S, S);
+    stack_forward<T>(acts.enc, p.encoder, p.enc_final_norm, p, acts, batch.src.data(), nullptr, acts.src_pad.data(),
+                     nullptr, false, B, S, S);
     memory = acts.enc.out;
   }
   stack_forward(acts.dec, p.decoder, p.dec_final_norm, p, acts, batch.inputs.data(), memory, nullptr,
@@ -387,8 +397,8 @@ void transformer_backward(Params<T>& grads, Activations<T>& acts, const Params<T
                       batch.inputs.data(), nullptr, B, T_, T_);
     return;
   }
-  linear_backward(acts.g_out.data(), grads.lm_head_w, grads.lm_head_b, acts.g_logits.data(), acts.dec.out,
-                  p.lm_head_w, N, d, V);
+  linear_backward(acts.g_out.data(), grads.lm_head_w, grads.lm_head_b, acts.g_logits.data(), acts.dec.out, p.lm_head_w,
+                  N, d, V);
   const bool encdec = cfg.arch == Arch::EncoderDecoder;
   if (encdec) zero(acts.g_mem);
   stack_backward(grads, grads.decoder, grads.dec_final_norm, acts, acts.dec, p.decoder, p.dec_final_norm, p,
@@ -397,15 +407,14 @@ void transformer_backward(Params<T>& grads, Activations<T>& acts, const Params<T
     const size_t Md = static_cast<size_t>(B) * S * d;
     std::copy(acts.g_mem.begin(), acts.g_mem.begin() + static_cast<std::ptrdiff_t>(Md), acts.g_out.begin());
     stack_backward<T>(grads, grads.encoder, grads.enc_final_norm, acts, acts.enc, p.encoder, p.enc_final_norm, p,
-                   batch.src.data(), nullptr, B, S, S);
+                      batch.src.data(), nullptr, B, S, S);
   }
 }
 
 template double transformer_forward(Activations<float>&, const Params<float>&, const Batch&);
 template double transformer_forward(Activations<double>&, const Params<double>&, const Batch&);
 template void transformer_backward(Params<float>&, Activations<float>&, const Params<float>&, const Batch&, float);
-template void transformer_backward(Params<double>&, Activations<double>&, const Params<double>&, const Batch&,
-                                   double);
+template void transformer_backward(Params<double>&, Activations<double>&, const Params<double>&, const Batch&, double);
 template void sinusoidal_table(std::vector<float>&, int, int);
 template void sinusoidal_table(std::vector<double>&, int, int);
 

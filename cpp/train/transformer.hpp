@@ -29,39 +29,42 @@ struct Batch {
   int count_targets() const;
 };
 
-template <typename T> struct BlockActs {
-  std::vector<T> norm1, mean1, rstd1;             // (N, d) (N) (N)
-  std::vector<T> q, k, v;                         // (N, d) each
-  std::vector<T> att;                             // (B, NH, T, T) softmax weights
-  std::vector<T> concat, attn_out, resid1;        // (N, d)
-  std::vector<T> norm_cross, mean_c, rstd_c;      // cross-attention (decoder of enc-dec)
-  std::vector<T> cq, ck, cv;                      // (N, d) (M, d) (M, d), M = B*S
-  std::vector<T> catt;                            // (B, NH, T, S)
-  std::vector<T> cconcat, cattn_out, cross_resid; // (N, d)
-  std::vector<T> norm2, mean2, rstd2;             // (N, d) (N) (N)
-  std::vector<T> ffn_hidden, ffn_act;             // (N, d_ff)
-  std::vector<T> ffn_out, resid2;                 // (N, d)
+template <typename T>
+struct BlockActs {
+  std::vector<T> norm1, mean1, rstd1;              // (N, d) (N) (N)
+  std::vector<T> q, k, v;                          // (N, d) each
+  std::vector<T> att;                              // (B, NH, T, T) softmax weights
+  std::vector<T> concat, attn_out, resid1;         // (N, d)
+  std::vector<T> norm_cross, mean_c, rstd_c;       // cross-attention (decoder of enc-dec)
+  std::vector<T> cq, ck, cv;                       // (N, d) (M, d) (M, d), M = B*S
+  std::vector<T> catt;                             // (B, NH, T, S)
+  std::vector<T> cconcat, cattn_out, cross_resid;  // (N, d)
+  std::vector<T> norm2, mean2, rstd2;              // (N, d) (N) (N)
+  std::vector<T> ffn_hidden, ffn_act;              // (N, d_ff)
+  std::vector<T> ffn_out, resid2;                  // (N, d)
 };
 
-template <typename T> struct StackActs {
-  std::vector<T> x;                               // (N, d) embed + pos
+template <typename T>
+struct StackActs {
+  std::vector<T> x;  // (N, d) embed + pos
   std::vector<BlockActs<T>> blocks;
   std::vector<T> final_norm, final_mean, final_rstd;  // pre-norm only
-  const T* out = nullptr;                         // (N, d) the stack's output
+  const T* out = nullptr;                             // (N, d) the stack's output
 };
 
-template <typename T> struct Activations {
+template <typename T>
+struct Activations {
   int B = 0, T_ = 0, S = 0;
-  StackActs<T> enc, dec;                          // encoder-only: enc only
-  std::vector<unsigned char> src_pad;             // (B, S) 1 where src is <pad>
-  std::vector<unsigned char> in_pad;              // (B, T) encoder-only: 1 where inputs is <pad>
-  std::vector<T> logits, probs, losses;           // (N, V) (N, V) (N)
-  std::vector<T> pe;                              // (L, d) sinusoidal table, if used
+  StackActs<T> enc, dec;                 // encoder-only: enc only
+  std::vector<unsigned char> src_pad;    // (B, S) 1 where src is <pad>
+  std::vector<unsigned char> in_pad;     // (B, T) encoder-only: 1 where inputs is <pad>
+  std::vector<T> logits, probs, losses;  // (N, V) (N, V) (N)
+  std::vector<T> pe;                     // (L, d) sinusoidal table, if used
   // Backward scratch, sized with the rest so backward never allocates.
   std::vector<T> g_out, g_in, g_a, g_b, g_c, g_e, g_concat, g_q, g_k, g_v;  // (max(N, M), d)
-  std::vector<T> g_hidden, g_act;                 // (max(N, M), d_ff)
-  std::vector<T> g_mem;                           // (M, d)
-  std::vector<T> g_logits;                        // (N, V)
+  std::vector<T> g_hidden, g_act;                                           // (max(N, M), d_ff)
+  std::vector<T> g_mem;                                                     // (M, d)
+  std::vector<T> g_logits;                                                  // (N, V)
 };
 
 // Runs the model over the batch and keeps every activation. Returns the SUM of the losses
@@ -71,10 +74,10 @@ double transformer_forward(Activations<T>& acts, const Params<T>& p, const Batch
 
 // Adds d(loss_scale * summed loss)/d(param) into grads (same layout as p). Call after forward.
 template <typename T>
-void transformer_backward(Params<T>& grads, Activations<T>& acts, const Params<T>& p,
-                          const Batch& batch, T loss_scale);
+void transformer_backward(Params<T>& grads, Activations<T>& acts, const Params<T>& p, const Batch& batch, T loss_scale);
 
 // The sinusoidal table PE (rows, d) with the core's formula (cpp/core/layers.cpp).
-template <typename T> void sinusoidal_table(std::vector<T>& pe, int rows, int d);
+template <typename T>
+void sinusoidal_table(std::vector<T>& pe, int rows, int d);
 
 }  // namespace ap::train

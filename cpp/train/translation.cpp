@@ -24,7 +24,10 @@ namespace ap::train {
 
 namespace {
 
-template <typename T, size_t N> const T& pick(Rng& rng, const T (&list)[N]) { return list[rng.below(static_cast<int>(N))]; }
+template <typename T, size_t N>
+const T& pick(Rng& rng, const T (&list)[N]) {
+  return list[rng.below(static_cast<int>(N))];
+}
 
 using Words = std::vector<std::string>;
 
@@ -37,76 +40,123 @@ const char* const kBankRiverFrench = "Je me suis assis près de la rive.";
 
 // ---- document: "The <doc> [<prep> the <adj>* <body>] was <verb> in [<month>] <year>." ----
 
-struct Noun { const char* en_sg; const char* en_pl; const char* fr_sg; const char* fr_pl; bool fem; };
-const Noun kDocs[] = {
-    {"agreement", "agreements", "accord", "accords", false}, {"treaty", "treaties", "traité", "traités", false},
-    {"contract", "contracts", "contrat", "contrats", false},  {"report", "reports", "rapport", "rapports", false},
-    {"law", "laws", "loi", "lois", true},                     {"convention", "conventions", "convention", "conventions", true},
-    {"decision", "decisions", "décision", "décisions", true}, {"declaration", "declarations", "déclaration", "déclarations", true},
-    {"budget", "budgets", "budget", "budgets", false},        {"plan", "plans", "plan", "plans", false},
+struct Noun {
+  const char* en_sg;
+  const char* en_pl;
+  const char* fr_sg;
+  const char* fr_pl;
+  bool fem;
 };
-const Noun kBodies[] = {  // singular only
-    {"area", "", "zone", "", true},           {"market", "", "marché", "", false},
-    {"union", "", "union", "", true},         {"bank", "", "banque", "", true},
-    {"community", "", "communauté", "", true}, {"council", "", "conseil", "", false},
-    {"parliament", "", "parlement", "", false}, {"commission", "", "commission", "", true},
-    {"policy", "", "politique", "", true},     {"fund", "", "fonds", "", false},
+const Noun kDocs[] = {
+    {"agreement", "agreements", "accord", "accords", false},
+    {"treaty", "treaties", "traité", "traités", false},
+    {"contract", "contracts", "contrat", "contrats", false},
+    {"report", "reports", "rapport", "rapports", false},
+    {"law", "laws", "loi", "lois", true},
+    {"convention", "conventions", "convention", "conventions", true},
+    {"decision", "decisions", "décision", "décisions", true},
+    {"declaration", "declarations", "déclaration", "déclarations", true},
+    {"budget", "budgets", "budget", "budgets", false},
+    {"plan", "plans", "plan", "plans", false},
+};
+const Noun kBodies[] = {
+    // singular only
+    {"area", "", "zone", "", true},
+    {"market", "", "marché", "", false},
+    {"union", "", "union", "", true},
+    {"bank", "", "banque", "", true},
+    {"community", "", "communauté", "", true},
+    {"council", "", "conseil", "", false},
+    {"parliament", "", "parlement", "", false},
+    {"commission", "", "commission", "", true},
+    {"policy", "", "politique", "", true},
+    {"fund", "", "fonds", "", false},
     {"space", "", "espace", "", false},
 };
-struct Adj { const char* en; const char* fr_m; const char* fr_f; };
+struct Adj {
+  const char* en;
+  const char* fr_m;
+  const char* fr_f;
+};
 const Adj kAdjs[] = {
-    {"european", "européen", "européenne"}, {"economic", "économique", "économique"},
-    {"central", "central", "centrale"},     {"common", "commun", "commune"},
-    {"social", "social", "sociale"},        {"monetary", "monétaire", "monétaire"},
-    {"national", "national", "nationale"},  {"agricultural", "agricole", "agricole"},
+    {"european", "européen", "européenne"},   {"economic", "économique", "économique"},
+    {"central", "central", "centrale"},       {"common", "commun", "commune"},
+    {"social", "social", "sociale"},          {"monetary", "monétaire", "monétaire"},
+    {"national", "national", "nationale"},    {"agricultural", "agricole", "agricole"},
     {"financial", "financier", "financière"}, {"free", "libre", "libre"},
     {"single", "unique", "unique"},
 };
 const char* const kPreps[][2] = {{"on", "sur"}, {"with", "avec"}, {"for", "pour"}, {"against", "contre"}};
 const char* const kParticiples[][2] = {
-    {"signed", "signé"},     {"adopted", "adopté"},     {"approved", "approuvé"}, {"published", "publié"},
-    {"rejected", "rejeté"},  {"presented", "présenté"}, {"discussed", "discuté"}, {"prepared", "préparé"},
-    {"announced", "annoncé"}, {"ratified", "ratifié"},  {"changed", "modifié"},   {"accepted", "accepté"},
+    {"signed", "signé"},      {"adopted", "adopté"},     {"approved", "approuvé"}, {"published", "publié"},
+    {"rejected", "rejeté"},   {"presented", "présenté"}, {"discussed", "discuté"}, {"prepared", "préparé"},
+    {"announced", "annoncé"}, {"ratified", "ratifié"},   {"changed", "modifié"},   {"accepted", "accepté"},
 };
 const char* const kMonths[12][2] = {
-    {"january", "janvier"}, {"february", "février"}, {"march", "mars"},     {"april", "avril"},
-    {"may", "mai"},         {"june", "juin"},        {"july", "juillet"},   {"august", "août"},
-    {"september", "septembre"}, {"october", "octobre"}, {"november", "novembre"}, {"december", "décembre"},
+    {"january", "janvier"}, {"february", "février"},  {"march", "mars"},
+    {"april", "avril"},     {"may", "mai"},           {"june", "juin"},
+    {"july", "juillet"},    {"august", "août"},       {"september", "septembre"},
+    {"october", "octobre"}, {"november", "novembre"}, {"december", "décembre"},
 };
 constexpr int kFirstYear = 1950, kLastYear = 2029;
 
 // ---- went / by: subjects and their French verb forms ----
 
 // Subjects: I, he, she, we, they (English, French, possessive en, fr m / f / plural).
-struct Subject { const char* en; const char* fr; const char* poss_en; const char* poss_m; const char* poss_f; const char* poss_pl; bool fem; bool plural; };
+struct Subject {
+  const char* en;
+  const char* fr;
+  const char* poss_en;
+  const char* poss_m;
+  const char* poss_f;
+  const char* poss_pl;
+  bool fem;
+  bool plural;
+};
 const Subject kSubjects[] = {
-    {"i", "je", "my", "mon", "ma", "mes", false, false},      {"he", "il", "his", "son", "sa", "ses", false, false},
-    {"she", "elle", "her", "son", "sa", "ses", true, false},  {"we", "nous", "our", "notre", "notre", "nos", false, true},
+    {"i", "je", "my", "mon", "ma", "mes", false, false},
+    {"he", "il", "his", "son", "sa", "ses", false, false},
+    {"she", "elle", "her", "son", "sa", "ses", true, false},
+    {"we", "nous", "our", "notre", "notre", "nos", false, true},
     {"they", "ils", "their", "leur", "leur", "leurs", false, true},
 };
 // Passé composé: avoir + participle, être + agreeing participle, or reflexive être.
 enum class Aux { Avoir, Etre, Reflexive };
-struct Verb { const char* en; Aux aux; const char* participle; };
+struct Verb {
+  const char* en;
+  Aux aux;
+  const char* participle;
+};
 const Verb kWent = {"went", Aux::Etre, "allé"};
 const Verb kByVerbs[] = {
     {"sat", Aux::Reflexive, "assis"}, {"stopped", Aux::Reflexive, "arrêté"}, {"slept", Aux::Avoir, "dormi"},
     {"walked", Aux::Avoir, "marché"}, {"waited", Aux::Avoir, "attendu"},     {"stayed", Aux::Etre, "resté"},
 };
 // Places "by the ...": English words, French noun, gender (the French side reads "près de la rive").
-struct Place { const char* en; const char* fr; bool fem; };
+struct Place {
+  const char* en;
+  const char* fr;
+  bool fem;
+};
 const Place kByPlaces[] = {
     {"river bank", "rive", true}, {"river", "rivière", true}, {"lake", "lac", false}, {"road", "route", true},
     {"bridge", "pont", false},    {"tree", "arbre", false},   {"sea", "mer", true},
 };
 const Place kWentPlaces[] = {
-    {"bank", "banque", true}, {"market", "marché", false}, {"office", "bureau", false},
+    {"bank", "banque", true},  {"market", "marché", false},  {"office", "bureau", false},
     {"station", "gare", true}, {"river bank", "rive", true},
 };
 // Purposes "to <verb> <poss> <object>" (any place but the river bank).
-const char* const kPurposeVerbs[][2] = {{"deposit", "déposer"}, {"cash", "encaisser"}, {"collect", "récupérer"}, {"count", "compter"}};
-struct Obj { const char* en; const char* fr; bool fem; bool plural; };
+const char* const kPurposeVerbs[][2] = {
+    {"deposit", "déposer"}, {"cash", "encaisser"}, {"collect", "récupérer"}, {"count", "compter"}};
+struct Obj {
+  const char* en;
+  const char* fr;
+  bool fem;
+  bool plural;
+};
 const Obj kObjects[] = {
-    {"check", "chèque", false, false}, {"money", "argent", false, false}, {"salary", "salaire", false, false},
+    {"check", "chèque", false, false}, {"money", "argent", false, false},    {"salary", "salaire", false, false},
     {"coins", "pièces", true, true},   {"savings", "économies", true, true}, {"card", "carte", true, false},
 };
 // The river bank's purposes, without an object.
@@ -181,7 +231,10 @@ Words french_verb(const Subject& s, const Verb& v) {
   return {};
 }
 
-struct Pair { Words en, fr; std::string key, kind; };
+struct Pair {
+  Words en, fr;
+  std::string key, kind;
+};
 
 Pair document(Rng& rng) {
   Pair p;
@@ -298,37 +351,57 @@ class TranslationTask : public Task {
     std::vector<std::string> pieces = {"."};
     auto add = [&](const std::string& w) { add_piece(pieces, w); };
     for (const char* w : {"the", "was", "were", "in", "to", "by"}) add(w);
-    for (const auto& n : kDocs) { add(n.en_sg); add(n.en_pl); }
+    for (const auto& n : kDocs) {
+      add(n.en_sg);
+      add(n.en_pl);
+    }
     for (const auto& n : kBodies) add(n.en_sg);
     for (const auto& a : kAdjs) add(a.en);
     for (const auto& pr : kPreps) add(pr[0]);
     for (const auto& v : kParticiples) add(v[0]);
     for (const auto& m : kMonths) add(m[0]);
-    for (const auto& s : kSubjects) { add(s.en); add(s.poss_en); }
+    for (const auto& s : kSubjects) {
+      add(s.en);
+      add(s.poss_en);
+    }
     add(kWent.en);
     for (const auto& v : kByVerbs) add(v.en);
-    for (const auto& pl : kByPlaces) for (const auto& w : split_words(pl.en)) add(w);
-    for (const auto& pl : kWentPlaces) for (const auto& w : split_words(pl.en)) add(w);
+    for (const auto& pl : kByPlaces)
+      for (const auto& w : split_words(pl.en)) add(w);
+    for (const auto& pl : kWentPlaces)
+      for (const auto& w : split_words(pl.en)) add(w);
     for (const auto& v : kPurposeVerbs) add(v[0]);
     for (const auto& o : kObjects) add(o.en);
     for (const auto& v : kRiverPurposes) add(v[0]);
     // French: every word the generator can write, found by generating (all forms are reached
     // within a few thousand draws; the test checks that no French word is ever <unk>).
-    for (const char* w : {"le", "la", "les", "l'", "a", "ont", "été", "en", "à", "au", "de", "du", "près", "pour",
-                          "j'", "me", "se", "s'", "nous"})
+    for (const char* w : {"le", "la", "les", "l'", "a", "ont", "été", "en", "à", "au", "de", "du", "près", "pour", "j'",
+                          "me", "se", "s'", "nous"})
       add(w);
-    for (const auto& n : kDocs) { add(n.fr_sg); add(n.fr_pl); }
+    for (const auto& n : kDocs) {
+      add(n.fr_sg);
+      add(n.fr_pl);
+    }
     for (const auto& n : kBodies) add(n.fr_sg);
-    for (const auto& a : kAdjs) { add(a.fr_m); add(a.fr_f); }
+    for (const auto& a : kAdjs) {
+      add(a.fr_m);
+      add(a.fr_f);
+    }
     for (const auto& pr : kPreps) add(pr[1]);
     for (const auto& v : kParticiples)
       for (int g = 0; g < 2; ++g)
         for (int n = 0; n < 2; ++n) add(agree(v[1], g, n));
     for (const auto& m : kMonths) add(m[1]);
-    for (const auto& s : kSubjects) { add(s.fr); add(s.poss_m); add(s.poss_f); add(s.poss_pl); }
+    for (const auto& s : kSubjects) {
+      add(s.fr);
+      add(s.poss_m);
+      add(s.poss_f);
+      add(s.poss_pl);
+    }
     for (const char* w : {"ai", "avons", "suis", "est", "sommes", "sont"}) add(w);
     for (const Verb* v : {&kWent, &kByVerbs[0], &kByVerbs[1], &kByVerbs[2], &kByVerbs[3], &kByVerbs[4], &kByVerbs[5]})
-      for (const auto& s : kSubjects) add(agree(v->participle, v->aux != Aux::Avoir && s.fem, v->aux != Aux::Avoir && s.plural));
+      for (const auto& s : kSubjects)
+        add(agree(v->participle, v->aux != Aux::Avoir && s.fem, v->aux != Aux::Avoir && s.plural));
     for (const auto& pl : kByPlaces) add(pl.fr);
     for (const auto& pl : kWentPlaces) add(pl.fr);
     for (const auto& v : kPurposeVerbs) add(v[1]);

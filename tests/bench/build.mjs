@@ -17,19 +17,27 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const OUT = join(ROOT, 'build', 'bench');
-const JOBS = 2;  // two shared cores
+const JOBS = 2; // two shared cores
 
 const EMSCRIPTEN_ENV = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
 const CLANG16_WASM = ['--target=wasm32-unknown-emscripten', '--sysroot=/usr/share/emscripten/cache/sysroot'];
 
-const files = (dir) => readdirSync(join(ROOT, dir)).filter((f) => f.endsWith('.cpp')).sort().map((f) => join(dir, f));
+const files = (dir) =>
+  readdirSync(join(ROOT, dir))
+    .filter((f) => f.endsWith('.cpp'))
+    .sort()
+    .map((f) => join(dir, f));
 
 function run(cmd, args, env) {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: ROOT, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.on('data', (d) => { output += d; });
-    child.stderr.on('data', (d) => { output += d; });
+    child.stdout.on('data', (d) => {
+      output += d;
+    });
+    child.stderr.on('data', (d) => {
+      output += d;
+    });
     child.on('error', reject);
     child.on('close', (code) => {
       if (code === 0) resolve(output);
@@ -52,21 +60,30 @@ function depsOf(obj) {
   if (!existsSync(d)) return null;
   const text = readFileSync(d, 'utf8').replace(/\\\n/g, ' ');
   const colon = text.indexOf(': ');
-  return text.slice(colon + 2).split(/\s+/).filter(Boolean).map((p) => (p.startsWith('/') ? p : join(ROOT, p)));
+  return text
+    .slice(colon + 2)
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((p) => (p.startsWith('/') ? p : join(ROOT, p)));
 }
 
 // Compiles sources to objects, at most JOBS at a time. The object folder is named by the compiler
 // and a hash of the flags, so builds that share flags (the core in bench_simd128 and bench_eigen)
 // compile each file once.
 async function compileAll(name, compiler, flags, sources, env) {
-  const key = createHash('sha1').update([compiler, ...flags].join(' ')).digest('hex').slice(0, 10);
+  const key = createHash('sha1')
+    .update([compiler, ...flags].join(' '))
+    .digest('hex')
+    .slice(0, 10);
   const dir = join(OUT, 'obj', `${compiler}-${key}`);
   mkdirSync(dir, { recursive: true });
   const objects = sources.map((s) => join(dir, `${basename(dirname(s))}_${basename(s, '.cpp')}.o`));
-  const todo = sources.map((s, i) => [s, objects[i]]).filter(([s, o]) => {
-    const deps = depsOf(o);
-    return !deps || stale(o, [join(ROOT, s), ...deps]);
-  });
+  const todo = sources
+    .map((s, i) => [s, objects[i]])
+    .filter(([s, o]) => {
+      const deps = depsOf(o);
+      return !deps || stale(o, [join(ROOT, s), ...deps]);
+    });
   if (todo.length) console.log(`  ${name}: compiling ${todo.length} file(s) with ${compiler}`);
   const queue = [...todo];
   const worker = async () => {
@@ -94,12 +111,31 @@ function jsonInclude() {
 }
 
 async function buildStandalone(name, extraFlags) {
-  const flags = [...CLANG16_WASM, '-std=c++17', '-O3', '-DNDEBUG', '-msimd128', ...extraFlags, '-fPIC',
-    '-fno-exceptions', '-fno-builtin', '-DAP_RELAXED_MODULE', '-Icpp'];
+  const flags = [
+    ...CLANG16_WASM,
+    '-std=c++17',
+    '-O3',
+    '-DNDEBUG',
+    '-msimd128',
+    ...extraFlags,
+    '-fPIC',
+    '-fno-exceptions',
+    '-fno-builtin',
+    '-DAP_RELAXED_MODULE',
+    '-Icpp',
+  ];
   const sources = ['cpp/kernels/gemm_tiled.cpp', 'cpp/kernels/attention.cpp', 'cpp/kernels/relaxed_module.cpp'];
   const objects = await compileAll(name, 'clang++-16', flags, sources);
   const target = join(OUT, `${name}.wasm`);
-  await link(target, objects, 'wasm-ld-16', ['--experimental-pic', '-shared', '--no-entry', '-O2', ...objects, '-o', target]);
+  await link(target, objects, 'wasm-ld-16', [
+    '--experimental-pic',
+    '-shared',
+    '--no-entry',
+    '-O2',
+    ...objects,
+    '-o',
+    target,
+  ]);
 }
 
 async function buildEmscripten(name, { simd, defines = [], kernels }) {
@@ -114,11 +150,30 @@ async function buildEmscripten(name, { simd, defines = [], kernels }) {
   const objects = await compileAll(name, 'em++', flags, sources, EMSCRIPTEN_ENV);
   const target = join(OUT, `${name}.mjs`);
   const pre = join(ROOT, 'tests/bench/wasm/pre.js');
-  await link(target, [...objects, pre], 'em++', [...common, ...objects,
-    '-sALLOW_MEMORY_GROWTH=1', '-sMAXIMUM_MEMORY=4GB', '-sINITIAL_MEMORY=16777216', '-sTOTAL_STACK=1048576',
-    '-sMODULARIZE=1', '-sEXPORT_ES6=1', '-sEXPORT_NAME=createBench', '-sENVIRONMENT=web,node',
-    '-sEXPORTED_FUNCTIONS=_malloc,_free', '-sEXPORTED_RUNTIME_METHODS=HEAPU8,UTF8ToString',
-    '--pre-js', pre, '-o', target], EMSCRIPTEN_ENV);
+  await link(
+    target,
+    [...objects, pre],
+    'em++',
+    [
+      ...common,
+      ...objects,
+      '-sALLOW_MEMORY_GROWTH=1',
+      '-sMAXIMUM_MEMORY=4GB',
+      '-sINITIAL_MEMORY=16777216',
+      '-sTOTAL_STACK=1048576',
+      '-sMODULARIZE=1',
+      '-sEXPORT_ES6=1',
+      '-sEXPORT_NAME=createBench',
+      '-sENVIRONMENT=web,node',
+      '-sEXPORTED_FUNCTIONS=_malloc,_free',
+      '-sEXPORTED_RUNTIME_METHODS=HEAPU8,UTF8ToString',
+      '--pre-js',
+      pre,
+      '-o',
+      target,
+    ],
+    EMSCRIPTEN_ENV,
+  );
 }
 
 async function buildNative(name, { flags, kernels }) {
@@ -138,9 +193,15 @@ export async function buildAll({ log = console.log } = {}) {
     kernels_relaxed: () => buildStandalone('kernels_relaxed', ['-mrelaxed-simd']),
     kernels_simd128_clang16: () => buildStandalone('kernels_simd128_clang16', []),
     bench_simd128: () => buildEmscripten('bench_simd128', { simd: true, kernels: 'project' }),
-    bench_scalar: () => buildEmscripten('bench_scalar', { simd: false, kernels: 'project', defines: ['-DAP_KERNELS_SCALAR', '-DAP_BENCH_NO_MODEL'] }),
+    bench_scalar: () =>
+      buildEmscripten('bench_scalar', {
+        simd: false,
+        kernels: 'project',
+        defines: ['-DAP_KERNELS_SCALAR', '-DAP_BENCH_NO_MODEL'],
+      }),
     bench_eigen: () => buildEmscripten('bench_eigen', { simd: true, kernels: 'eigen' }),
-    native_eigen_march_native: () => buildNative('native_eigen_march_native', { flags: ['-march=native'], kernels: false }),
+    native_eigen_march_native: () =>
+      buildNative('native_eigen_march_native', { flags: ['-march=native'], kernels: false }),
     native_eigen_sse42: () => buildNative('native_eigen_sse42', { flags: ['-msse4.2', '-mno-avx'], kernels: false }),
     native_kernels_sse: () => buildNative('native_kernels_sse', { flags: ['-msse4.2', '-mno-avx'], kernels: true }),
   };

@@ -79,16 +79,14 @@ export function toHeadMajor(x, n, h, d) {
   if (h === 1) return x;
   const out = new Float32Array(x.length);
   for (let i = 0; i < n; i++)
-    for (let hd = 0; hd < h; hd++)
-      for (let j = 0; j < d; j++) out[(hd * n + i) * d + j] = x[(i * h + hd) * d + j];
+    for (let hd = 0; hd < h; hd++) for (let j = 0; j < d; j++) out[(hd * n + i) * d + j] = x[(i * h + hd) * d + j];
   return out;
 }
 export function fromHeadMajor(x, n, h, d) {
   if (h === 1) return x;
   const out = new Float32Array(x.length);
   for (let hd = 0; hd < h; hd++)
-    for (let i = 0; i < n; i++)
-      for (let j = 0; j < d; j++) out[(i * h + hd) * d + j] = x[(hd * n + i) * d + j];
+    for (let i = 0; i < n; i++) for (let j = 0; j < d; j++) out[(i * h + hd) * d + j] = x[(hd * n + i) * d + j];
   return out;
 }
 
@@ -96,7 +94,8 @@ export function fromHeadMajor(x, n, h, d) {
 // both axes, and the matching sum of magnitudes (the scale for a relative comparison). A layout
 // or head mix-up, a missing scale or a wrong mask changes it far beyond rounding.
 export function checksum(out) {
-  let sum = 0, abs = 0;
+  let sum = 0,
+    abs = 0;
   for (let i = 0; i < out.length; i++) {
     const w = ((i * 7919) % 13) - 6;
     sum += w * out[i];

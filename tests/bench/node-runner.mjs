@@ -19,7 +19,7 @@ const env = {
   importModule: (rel) => import(pathToFileURL(join(ROOT, rel)).href),
   async loadTfjs() {
     const tf = require('@tensorflow/tfjs-core');
-    const wasm = require('@tensorflow/tfjs-backend-wasm');  // registers the 'wasm' backend
+    const wasm = require('@tensorflow/tfjs-backend-wasm'); // registers the 'wasm' backend
     return Object.assign(Object.create(tf), { wasm });
   },
   loadOrt: async () => import('onnxruntime-web'),
@@ -38,9 +38,16 @@ for await (const line of lines) {
     msg = JSON.parse(line);
     let result = null;
     switch (msg.op) {
-      case 'init': impl = await createImpl(name, env); result = { ...impl.info, engine: `Node ${process.versions.node} (V8 ${process.versions.v8})` }; break;
-      case 'supports': result = impl.supports(msg.case); break;
-      case 'prepare': result = await impl.prepare(msg.case); break;
+      case 'init':
+        impl = await createImpl(name, env);
+        result = { ...impl.info, engine: `Node ${process.versions.node} (V8 ${process.versions.v8})` };
+        break;
+      case 'supports':
+        result = impl.supports(msg.case);
+        break;
+      case 'prepare':
+        result = await impl.prepare(msg.case);
+        break;
       case 'run': {
         // CPU time of this process (user + system) beside the wall time the implementation took:
         // on this shared machine the wall clock also counts the time other users' work held the core.
@@ -50,9 +57,14 @@ for await (const line of lines) {
         result.cpuSeconds = (used.user + used.system) / 1e6;
         break;
       }
-      case 'release': await impl.release(); break;
-      case 'quit': process.exit(0); break;
-      default: throw new Error(`unknown op ${msg.op}`);
+      case 'release':
+        await impl.release();
+        break;
+      case 'quit':
+        process.exit(0);
+        break;
+      default:
+        throw new Error(`unknown op ${msg.op}`);
     }
     reply({ ok: true, result });
   } catch (err) {

@@ -4,7 +4,10 @@
 // Run: node tests/bench/page-speed.mjs [--built]   (after npm run build for --built)
 import { startPlayground } from '../web/harness.js';
 const pg = await startPlayground({ built: process.argv.includes('--built') });
-const words = 'the cat sat on the mat and the dog ran across the park while a bird sang in the old tree near the river as the sun rose over the hill'.split(' ');
+const words =
+  'the cat sat on the mat and the dog ran across the park while a bird sang in the old tree near the river as the sun rose over the hill'.split(
+    ' ',
+  );
 const scenarios = [
   { name: 'stepper at scores (top of page)', path: '/?step=decoder:0:scores' },
   { name: 'stepper at probabilities (n x V)', path: '/?step=-:-:probs' },
@@ -18,7 +21,12 @@ for (const sc of scenarios) {
   const times = await page.evaluate(async (words) => {
     const controls = document.querySelector('ap-controls');
     const input = controls.shadowRoot.querySelector('#text');
-    const flush = () => new Promise((r) => { const ch = new MessageChannel(); ch.port1.onmessage = r; ch.port2.postMessage(0); });
+    const flush = () =>
+      new Promise((r) => {
+        const ch = new MessageChannel();
+        ch.port1.onmessage = r;
+        ch.port2.postMessage(0);
+      });
     const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
     const out = [];
     for (let k = 0; k < 60; k++) {
@@ -35,18 +43,29 @@ for (const sc of scenarios) {
     }
     return out;
   }, words);
-  const p = (arr, q) => { const s = [...arr].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
+  const p = (arr, q) => {
+    const s = [...arr].sort((a, b) => a - b);
+    return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+  };
   const work = times.map((t) => t[0]);
-  console.log(`${sc.name}: recompute+redraw median ${p(work, 0.5).toFixed(1)} ms, p95 ${p(work, 0.95).toFixed(1)} ms; errors ${errors.length}`);
+  console.log(
+    `${sc.name}: recompute+redraw median ${p(work, 0.5).toFixed(1)} ms, p95 ${p(work, 0.95).toFixed(1)} ms; errors ${errors.length}`,
+  );
   await page.context().close();
 }
 // First meaningful render: time to the stepper's first drawn step.
 for (let r = 0; r < 3; r++) {
   const { page } = await pg.open('/', { viewport: { width: 1280, height: 900 } });
-  const t = await page.evaluate(() => new Promise((resolve) => {
-    const check = () => (document.querySelector('ap-stepper')?.dataset.rendered ? resolve(performance.now()) : requestAnimationFrame(check));
-    check();
-  }));
+  const t = await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const check = () =>
+          document.querySelector('ap-stepper')?.dataset.rendered
+            ? resolve(performance.now())
+            : requestAnimationFrame(check);
+        check();
+      }),
+  );
   console.log(`first render (stepper drawn) ${t.toFixed(0)} ms after navigation start`);
   await page.context().close();
 }

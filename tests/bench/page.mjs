@@ -49,11 +49,20 @@ window.benchHandle = async (msg) => {
         result = { ...impl.info, engine: `Chromium ${brand ? brand.version : navigator.userAgent}` };
         break;
       }
-      case 'supports': result = impl.supports(msg.case); break;
-      case 'prepare': result = await impl.prepare(msg.case); break;
-      case 'run': result = await impl.run(msg.reps); break;
-      case 'release': await impl.release(); break;
-      default: throw new Error(`unknown op ${msg.op}`);
+      case 'supports':
+        result = impl.supports(msg.case);
+        break;
+      case 'prepare':
+        result = await impl.prepare(msg.case);
+        break;
+      case 'run':
+        result = await impl.run(msg.reps);
+        break;
+      case 'release':
+        await impl.release();
+        break;
+      default:
+        throw new Error(`unknown op ${msg.op}`);
     }
     return { ok: true, result };
   } catch (err) {

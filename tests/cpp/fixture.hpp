@@ -54,8 +54,8 @@ inline double& worst() {
   return w;
 }
 
-inline ::testing::AssertionResult close(const float* ours, size_t n, const Tensor& want,
-                                        const std::string& what, double tol = 1e-5) {
+inline ::testing::AssertionResult close(const float* ours, size_t n, const Tensor& want, const std::string& what,
+                                        double tol = 1e-5) {
   if (n != want.data.size())
     return ::testing::AssertionFailure() << what << ": size " << n << " vs fixture " << want.data.size();
   double max_rel = 0.0;
@@ -63,12 +63,14 @@ inline ::testing::AssertionResult close(const float* ours, size_t n, const Tenso
   for (size_t i = 0; i < n; ++i) {
     const double a = ours[i], b = want.data[i];
     if (std::isinf(b) || std::isinf(a)) {
-      if (a != b)
-        return ::testing::AssertionFailure() << what << "[" << i << "] = " << a << ", fixture " << b;
+      if (a != b) return ::testing::AssertionFailure() << what << "[" << i << "] = " << a << ", fixture " << b;
       continue;
     }
     const double rel = std::abs(a - b) / std::max(1.0, std::abs(b));
-    if (!(rel <= max_rel)) { max_rel = rel; at = i; }
+    if (!(rel <= max_rel)) {
+      max_rel = rel;
+      at = i;
+    }
   }
   worst() = std::max(worst(), max_rel);
   if (max_rel > tol || std::isnan(max_rel))

@@ -77,7 +77,8 @@ TEST(Attention, CausalMaskGivesZeroWeightToFutureTokensAndRowsSumToOne) {
   // Three tokens, d = 2, identity projections: scores are x_i . x_j.
   Mat x(3, 2);
   x << 1, 0, 0, 1, 1, 1;
-  ap::AttentionWeights w{Mat::Identity(2, 2), Mat::Identity(2, 2), Mat::Identity(2, 2), Mat::Identity(2, 2), {}, {}, {}, {}};
+  ap::AttentionWeights w{
+      Mat::Identity(2, 2), Mat::Identity(2, 2), Mat::Identity(2, 2), Mat::Identity(2, 2), {}, {}, {}, {}};
   ap::AttentionOptions opt;
   opt.causal = true;
   ap::Trace tr;
@@ -107,7 +108,8 @@ TEST(Attention, HugeScoresDoNotOverflow) {
   // +-1e4 scores: softmax subtracts the row max, so exp never overflows and no NaN appears.
   Mat x(2, 1);
   x << 100, -100;
-  ap::AttentionWeights w{Mat::Identity(1, 1), Mat::Identity(1, 1), Mat::Identity(1, 1), Mat::Identity(1, 1), {}, {}, {}, {}};
+  ap::AttentionWeights w{
+      Mat::Identity(1, 1), Mat::Identity(1, 1), Mat::Identity(1, 1), Mat::Identity(1, 1), {}, {}, {}, {}};
   ap::AttentionOptions opt;
   ap::Trace tr;
   Mat out;

@@ -28,13 +28,20 @@ Tally tally(ap::Model& m) {
     int64_t size = 1;
     for (int s : nt.shape) size *= s;
     t.total += size;
-    if (nt.name == "tok_emb") t.tok += size;
-    else if (nt.name == "pos_emb" || nt.name == "rel_bias") t.pos += size;
-    else if (has(nt.name, "_attn.")) t.attention += size;
-    else if (has(nt.name, ".ffn.")) t.ffn += size;
-    else if (has(nt.name, ".gamma") || has(nt.name, ".beta")) t.norms += size;
-    else if (has(nt.name, "lm_head.")) t.lm_head += size;
-    else ADD_FAILURE() << "tensor " << nt.name << " of no known kind";
+    if (nt.name == "tok_emb")
+      t.tok += size;
+    else if (nt.name == "pos_emb" || nt.name == "rel_bias")
+      t.pos += size;
+    else if (has(nt.name, "_attn."))
+      t.attention += size;
+    else if (has(nt.name, ".ffn."))
+      t.ffn += size;
+    else if (has(nt.name, ".gamma") || has(nt.name, ".beta"))
+      t.norms += size;
+    else if (has(nt.name, "lm_head."))
+      t.lm_head += size;
+    else
+      ADD_FAILURE() << "tensor " << nt.name << " of no known kind";
   }
   return t;
 }
@@ -71,8 +78,15 @@ TEST(ParamCount, SmallDecoderByHand) {
   // d 8, h 2, 2 layers, d_ff 32, V 20, learned positions L 16, biases, untied LM head with bias, post-norm.
   ap::SizeConfig c;
   c.arch = ap::Arch::DecoderOnly;
-  c.d_model = 8; c.n_heads = 2; c.dec_layers = 2; c.d_ff = 32; c.vocab_size = 20; c.max_len = 16;
-  c.pos = ap::PosKind::Learned; c.tie_lm_head = false; c.lm_head_bias = true;
+  c.d_model = 8;
+  c.n_heads = 2;
+  c.dec_layers = 2;
+  c.d_ff = 32;
+  c.vocab_size = 20;
+  c.max_len = 16;
+  c.pos = ap::PosKind::Learned;
+  c.tie_lm_head = false;
+  c.lm_head_bias = true;
   const ap::ParamCount p = ap::count_parameters(c);
   // per layer: attention 4*8*8 + 4*8 = 288; FFN 2*8*32 + 32 + 8 = 552; norms 2 * 2*8 = 32 -> 872
   EXPECT_EQ(p.decoder_layer.total(), 872);
@@ -87,8 +101,14 @@ TEST(ParamCount, SmallDecoderByHand) {
 ap::SizeConfig original_base(int64_t vocab = 37000) {
   ap::SizeConfig c;
   c.arch = ap::Arch::EncoderDecoder;
-  c.d_model = 512; c.n_heads = 8; c.enc_layers = c.dec_layers = 6; c.d_ff = 2048; c.vocab_size = vocab;
-  c.pos = ap::PosKind::Sinusoidal; c.share_embeddings = true; c.tie_lm_head = true;
+  c.d_model = 512;
+  c.n_heads = 8;
+  c.enc_layers = c.dec_layers = 6;
+  c.d_ff = 2048;
+  c.vocab_size = vocab;
+  c.pos = ap::PosKind::Sinusoidal;
+  c.share_embeddings = true;
+  c.tie_lm_head = true;
   return c;
 }
 
@@ -111,12 +131,15 @@ TEST(ParamCount, OriginalTransformerTable3) {
   // of 41,000 rows: the per-layer counts agree with the paper, only the table is ~4,000 rows larger
   // than "about 37000" (the fits allow 40,931..41,161 rows). The "big" row (213M) instead fits
   // the stated 37000 (214.3M, +0.6%). The paper does not say which vocabulary each row used.
-  struct Row { const char* what; int64_t layers, d, heads, d_ff, published_m; };
+  struct Row {
+    const char* what;
+    int64_t layers, d, heads, d_ff, published_m;
+  };
   const Row rows[] = {
-      {"base", 6, 512, 8, 2048, 65},          {"N=2", 2, 512, 8, 2048, 36},
-      {"N=4", 4, 512, 8, 2048, 50},           {"N=8", 8, 512, 8, 2048, 80},
-      {"d_ff=1024", 6, 512, 8, 1024, 53},     {"d_ff=4096", 6, 512, 8, 4096, 90},
-      {"d_model=256", 6, 256, 8, 2048, 28},   {"d_model=1024", 6, 1024, 8, 2048, 168},
+      {"base", 6, 512, 8, 2048, 65},        {"N=2", 2, 512, 8, 2048, 36},
+      {"N=4", 4, 512, 8, 2048, 50},         {"N=8", 8, 512, 8, 2048, 80},
+      {"d_ff=1024", 6, 512, 8, 1024, 53},   {"d_ff=4096", 6, 512, 8, 4096, 90},
+      {"d_model=256", 6, 256, 8, 2048, 28}, {"d_model=1024", 6, 1024, 8, 2048, 168},
   };
   for (const Row& r : rows) {
     ap::SizeConfig c = original_base(41000);
@@ -127,7 +150,9 @@ TEST(ParamCount, OriginalTransformerTable3) {
     EXPECT_NEAR(ap::count_parameters(c).total / 1e6, static_cast<double>(r.published_m), 0.5) << r.what;
   }
   ap::SizeConfig big = original_base(37000);
-  big.d_model = 1024; big.n_heads = 16; big.d_ff = 4096;
+  big.d_model = 1024;
+  big.n_heads = 16;
+  big.d_ff = 4096;
   EXPECT_EQ(ap::count_parameters(big).total, 214245376);
   EXPECT_LT(std::abs(rel_diff(ap::count_parameters(big).total, 213e6)), 0.01);
 }
@@ -138,8 +163,16 @@ TEST(ParamCount, BertBase) {
   // layer reuses the token table. Published: 110M.
   ap::SizeConfig c;
   c.arch = ap::Arch::EncoderOnly;
-  c.d_model = 768; c.n_heads = 12; c.enc_layers = 12; c.d_ff = 3072; c.vocab_size = 30522;
-  c.max_len = 512; c.pos = ap::PosKind::Learned; c.segments = 2; c.embed_norm = true; c.pooler = true;
+  c.d_model = 768;
+  c.n_heads = 12;
+  c.enc_layers = 12;
+  c.d_ff = 3072;
+  c.vocab_size = 30522;
+  c.max_len = 512;
+  c.pos = ap::PosKind::Learned;
+  c.segments = 2;
+  c.embed_norm = true;
+  c.pooler = true;
   const ap::ParamCount p = ap::count_parameters(c);
   EXPECT_EQ(p.encoder_layer.total(), 7087872);  // 4(768^2+768) + 2*768*3072 + 3072 + 768 + 4*768
   EXPECT_EQ(p.embeddings, (30522 + 512 + 2) * 768);
@@ -152,8 +185,14 @@ TEST(ParamCount, Gpt3) {
   // (learned positions), pre-norm with a final LayerNorm, tied input and output embeddings.
   ap::SizeConfig c;
   c.arch = ap::Arch::DecoderOnly;
-  c.d_model = 12288; c.n_heads = 96; c.dec_layers = 96; c.d_ff = 4 * 12288; c.vocab_size = 50257;
-  c.max_len = 2048; c.pos = ap::PosKind::Learned; c.norm = ap::NormPlace::Pre;
+  c.d_model = 12288;
+  c.n_heads = 96;
+  c.dec_layers = 96;
+  c.d_ff = 4 * 12288;
+  c.vocab_size = 50257;
+  c.max_len = 2048;
+  c.pos = ap::PosKind::Learned;
+  c.norm = ap::NormPlace::Pre;
   const ap::ParamCount p = ap::count_parameters(c);
   EXPECT_EQ(p.total, 174604259328);
   EXPECT_LT(std::abs(rel_diff(p.total, 175e9)), 0.01);
@@ -170,7 +209,9 @@ TEST(ParamCount, ErrorsNameTheProblem) {
   c.n_heads = 7;
   EXPECT_THROW(
       {
-        try { ap::count_parameters(c); } catch (const ap::Error& e) {
+        try {
+          ap::count_parameters(c);
+        } catch (const ap::Error& e) {
           EXPECT_NE(std::string(e.what()).find("not divisible"), std::string::npos);
           throw;
         }
@@ -191,8 +232,8 @@ TEST(ParamCount, ErrorsNameTheProblem) {
 TEST(Flops, SelfAttentionAndRnnByHand) {
   // n 100, d 512, h 8 (d_k 64); multiply-add = 2 FLOPs.
   const ap::AttentionFlops a = ap::attention_flops(100, 512, 8);
-  EXPECT_EQ(a.projections, 4 * 2 * 100 * 512 * 512);   // 209,715,200
-  EXPECT_EQ(a.scores, 2 * 8 * 100 * 100 * 64);          // 10,240,000
+  EXPECT_EQ(a.projections, 4 * 2 * 100 * 512 * 512);  // 209,715,200
+  EXPECT_EQ(a.scores, 2 * 8 * 100 * 100 * 64);        // 10,240,000
   EXPECT_EQ(a.weighted_sum, 10240000);
   EXPECT_EQ(a.total, 209715200 + 2 * 10240000);
   EXPECT_EQ(a.score_entries, 8 * 100 * 100);

@@ -41,16 +41,15 @@ std::string shape_name(int m, int k, int n) {
 
 // A sum of k products in float is within k*eps*sum|terms| of the exact value (first-order bound), so
 // two summation orders differ by at most twice that. An indexing mistake is off by O(sum|terms|).
-::testing::AssertionResult within_sum_bound(const float* fast, const float* ref, const float* abs_sum,
-                                            int rows, int cols, int ld, int terms) {
+::testing::AssertionResult within_sum_bound(const float* fast, const float* ref, const float* abs_sum, int rows,
+                                            int cols, int ld, int terms) {
   const float gamma = 2.0f * (terms + 2) * kEps;
   for (int i = 0; i < rows; ++i)
     for (int j = 0; j < cols; ++j) {
       float a = fast[i * ld + j], b = ref[i * ld + j], bound = gamma * abs_sum[i * ld + j] + 1e-30f;
       if (!(std::fabs(a - b) <= bound))
-        return ::testing::AssertionFailure() << "at (" << i << ", " << j << "): fast " << a
-                                             << " ref " << b << " diff " << std::fabs(a - b)
-                                             << " bound " << bound;
+        return ::testing::AssertionFailure() << "at (" << i << ", " << j << "): fast " << a << " ref " << b << " diff "
+                                             << std::fabs(a - b) << " bound " << bound;
     }
   return ::testing::AssertionSuccess();
 }
@@ -99,39 +98,40 @@ TEST(Gemm, FastAndTiledEqualReferenceOnEveryTailShape) {
 TEST(Gemm, CrossesTheKPanelAndRowBlockBoundaries) {
   // k > 256 (two k-panels, the second accumulating onto the first) and m > 64 (two row blocks).
   ap::Rng rng(2);
-  for (auto [m, kk, n] : {std::make_tuple(130, 300, 37), std::make_tuple(65, 513, 9),
-                          std::make_tuple(1, 1000, 3), std::make_tuple(200, 257, 64)}) {
+  for (auto [m, kk, n] : {std::make_tuple(130, 300, 37), std::make_tuple(65, 513, 9), std::make_tuple(1, 1000, 3),
+                          std::make_tuple(200, 257, 64)}) {
     auto a = random_vec(m * kk, rng), b = random_vec(kk * n, rng), bias = random_vec(n, rng);
     std::vector<float> ref(m * n), tiled(m * n), bound(m * n);
     k::gemm_ref(ref.data(), a.data(), b.data(), bias.data(), m, kk, n);
     auto aa = abs_of(a), ab = abs_of(b), abias = abs_of(bias);
     k::gemm_ref(bound.data(), aa.data(), ab.data(), abias.data(), m, kk, n);
     k::gemm_tiled(tiled.data(), n, a.data(), kk, b.data(), n, bias.data(), m, kk, n);
-    ASSERT_TRUE(within_sum_bound(tiled.data(), ref.data(), bound.data(), m, n, n, kk + 1))
-        << shape_name(m, kk, n);
+    ASSERT_TRUE(within_sum_bound(tiled.data(), ref.data(), bound.data(), m, n, n, kk + 1)) << shape_name(m, kk, n);
   }
 }
 
 TEST(Gemm, StridedAccumulateAddsOntoCAndLeavesOtherColumnsAlone) {
   // C is a column block (cols 3..3+n) of a wider matrix: C += A B must touch only that block.
   ap::Rng rng(3);
-  for (int m : {1, 5, 13}) for (int n : {1, 3, 8, 13}) for (int kk : {1, 7, 33}) {
-    const int ldc = n + 6, lda = kk + 2, ldb = n + 5;
-    auto a = random_vec(m * lda, rng), b = random_vec(kk * ldb, rng), c0 = random_vec(m * ldc, rng);
-    std::vector<float> c = c0;
-    k::gemm_tiled(c.data() + 3, ldc, a.data(), lda, b.data(), ldb, nullptr, m, kk, n, true);
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < ldc; ++j) {
-        float expected = c0[i * ldc + j], bound = std::fabs(expected);
-        if (j >= 3 && j < 3 + n)
-          for (int p = 0; p < kk; ++p) {
-            expected += a[i * lda + p] * b[p * ldb + (j - 3)];
-            bound += std::fabs(a[i * lda + p] * b[p * ldb + (j - 3)]);
+  for (int m : {1, 5, 13})
+    for (int n : {1, 3, 8, 13})
+      for (int kk : {1, 7, 33}) {
+        const int ldc = n + 6, lda = kk + 2, ldb = n + 5;
+        auto a = random_vec(m * lda, rng), b = random_vec(kk * ldb, rng), c0 = random_vec(m * ldc, rng);
+        std::vector<float> c = c0;
+        k::gemm_tiled(c.data() + 3, ldc, a.data(), lda, b.data(), ldb, nullptr, m, kk, n, true);
+        for (int i = 0; i < m; ++i)
+          for (int j = 0; j < ldc; ++j) {
+            float expected = c0[i * ldc + j], bound = std::fabs(expected);
+            if (j >= 3 && j < 3 + n)
+              for (int p = 0; p < kk; ++p) {
+                expected += a[i * lda + p] * b[p * ldb + (j - 3)];
+                bound += std::fabs(a[i * lda + p] * b[p * ldb + (j - 3)]);
+              }
+            ASSERT_NEAR(c[i * ldc + j], expected, 2.0f * (kk + 2) * kEps * bound)
+                << "m=" << m << " n=" << n << " k=" << kk << " at (" << i << "," << j << ")";
           }
-        ASSERT_NEAR(c[i * ldc + j], expected, 2.0f * (kk + 2) * kEps * bound)
-            << "m=" << m << " n=" << n << " k=" << kk << " at (" << i << "," << j << ")";
       }
-  }
 }
 
 TEST(Gemm, KZeroGivesTheBiasOrZeros) {
@@ -160,8 +160,8 @@ TEST(VectorisedExp, RelativeErrorAgainstStdExpIsBelowTheStatedBound) {
     if (rel > std::max(worst_neg, worst_pos)) worst_x = x[i];
     (x[i] <= 0 ? worst_neg : worst_pos) = std::max(x[i] <= 0 ? worst_neg : worst_pos, rel);
   }
-  std::printf("  exp max relative error: %.3g on [-87, 0], %.3g on [0, 88] (worst at x = %g)\n",
-              worst_neg, worst_pos, worst_x);
+  std::printf("  exp max relative error: %.3g on [-87, 0], %.3g on [0, 88] (worst at x = %g)\n", worst_neg, worst_pos,
+              worst_x);
   EXPECT_LT(worst_neg, k::kExpMaxRelError);
   EXPECT_LT(worst_pos, k::kExpMaxRelError);
   RecordProperty("exp_max_rel_error_negative", std::to_string(worst_neg));
@@ -173,12 +173,12 @@ TEST(VectorisedExp, ExactPointsAndTheEndsOfTheRange) {
   float out[11];
   k::exp_vec(out, in, 11);
   EXPECT_EQ(out[0], 1.0f);                    // e^0 = 1 exactly
-  EXPECT_NEAR(out[1], 2.718281828f, 3e-7f);    // e
-  EXPECT_NEAR(out[2], 0.3678794412f, 1e-7f);   // 1/e
+  EXPECT_NEAR(out[1], 2.718281828f, 3e-7f);   // e
+  EXPECT_NEAR(out[2], 0.3678794412f, 1e-7f);  // 1/e
   EXPECT_EQ(out[3], 0.0f);                    // masked score: contributes exactly nothing
   EXPECT_EQ(out[4], 0.0f);
-  EXPECT_EQ(out[5], 0.0f);                    // e^-87.5 < FLT_MIN: flushed to 0 (documented)
-  EXPECT_EQ(out[6], kInf);                    // overflow
+  EXPECT_EQ(out[5], 0.0f);  // e^-87.5 < FLT_MIN: flushed to 0 (documented)
+  EXPECT_EQ(out[6], kInf);  // overflow
   EXPECT_EQ(out[7], kInf);
   // e^88.5 = 2.72e38, just below FLT_MAX = 3.40e38; e^-87.3 = 1.22e-38, just above FLT_MIN = 1.18e-38
   // (compared with the exact value of the float input: -87.3f is -87.300003).
@@ -205,7 +205,7 @@ TEST(Softmax, MatchesTheNotesAndHandCalculations) {
 
 TEST(Softmax, FullyMaskedRowsGiveZerosAndHugeScoresNoNaN) {
   const float in[] = {-kInf, -kInf, -kInf, -kInf, -kInf,  // all masked
-                      1e4f, -1e4f, 0.0f, -kInf, 1e4f};      // +-1e4: exp must not overflow
+                      1e4f,  -1e4f, 0.0f,  -kInf, 1e4f};  // +-1e4: exp must not overflow
   float out[10];
   k::softmax_rows(out, 5, in, 5, 2, 5);
   for (int j = 0; j < 5; ++j) EXPECT_EQ(out[j], 0.0f);
@@ -241,8 +241,10 @@ TEST(Softmax, EqualsReferenceOnEveryTailShapeWithMasksAndStrides) {
           ASSERT_NEAR(a, b, rel * b + 1e-37f) << "n=" << n << " m=" << m << " at (" << i << "," << j << ")";
           row_sum += a;
         }
-        if (all_masked) EXPECT_EQ(row_sum, 0.0f);
-        else EXPECT_NEAR(row_sum, 1.0f, (m + 4) * kEps);
+        if (all_masked)
+          EXPECT_EQ(row_sum, 0.0f);
+        else
+          EXPECT_NEAR(row_sum, 1.0f, (m + 4) * kEps);
         EXPECT_EQ(fast[i * ld_out + m], 5.0f) << "wrote past the row";
       }
       // In place (out == in) gives the same numbers.
@@ -317,8 +319,8 @@ std::string name(const AttnCase& c) {
 
 // out_i = sum_j w_ij v_j is a convex combination, so its error scale is max_j |v_jc|, not |out_ic|
 // (which can cancel to ~0). Reports the worst error relative to that scale.
-double attention_rel_error(const std::vector<float>& fast, const std::vector<float>& ref,
-                           const std::vector<float>& v, const AttnCase& c) {
+double attention_rel_error(const std::vector<float>& fast, const std::vector<float>& ref, const std::vector<float>& v,
+                           const AttnCase& c) {
   const int ld = c.h * c.d_k;
   std::vector<float> vmax(ld, 0.0f);
   for (int j = 0; j < c.m; ++j)

@@ -66,7 +66,8 @@ void check_block(const std::string& file) {
 
 // "decoder.1.weights" -> ("weights", "decoder", 1); "encoder.final_norm" -> ("final_norm", "encoder", -1);
 // plain "embed" in a decoder-only model -> ("embed", "decoder", -1); "logits" -> ("logits", "", -1).
-void split_key(const std::string& key, const std::string& main_stack, std::string& name, std::string& stack, int& layer) {
+void split_key(const std::string& key, const std::string& main_stack, std::string& name, std::string& stack,
+               int& layer) {
   layer = -1;
   stack = "";
   name = key;

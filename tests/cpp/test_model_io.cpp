@@ -37,7 +37,10 @@ TEST(ConfigValidate, HeadsMustDivideDModel) {
 }
 
 TEST(ConfigValidate, EachBadValueIsNamed) {
-  struct Case { void (*edit)(ModelConfig&); const char* message; };
+  struct Case {
+    void (*edit)(ModelConfig&);
+    const char* message;
+  };
   const Case cases[] = {
       {[](ModelConfig& c) { c.d_model = 0; }, "d_model must be > 0 (got 0)"},
       {[](ModelConfig& c) { c.n_heads = -2; }, "n_heads must be > 0 (got -2)"},
@@ -54,7 +57,8 @@ TEST(ConfigValidate, EachBadValueIsNamed) {
       {[](ModelConfig& c) { c.max_len = 4097; }, "max_len (4097) exceeds the limit of 4096"},
       {[](ModelConfig& c) { c.d_model = 4100; }, "d_model (4100) exceeds the limit of 4096"},
       {[](ModelConfig& c) { c.n_layers = 65; }, "n_layers (65) exceeds the limit of 64"},
-      {[](ModelConfig& c) { c.tokenizer = "bpe"; }, "unknown tokenizer \"bpe\" (allowed: \"char\", \"word\", \"sentence\")"},
+      {[](ModelConfig& c) { c.tokenizer = "bpe"; },
+       "unknown tokenizer \"bpe\" (allowed: \"char\", \"word\", \"sentence\")"},
   };
   for (const Case& k : cases) {
     ModelConfig c;
@@ -71,7 +75,10 @@ TEST(ConfigValidate, LimitsThemselvesAreAllowed) {
 }
 
 TEST(ConfigNames, EveryEnumRoundTripsThroughItsName) {
-  using ap::Act; using ap::Arch; using ap::NormPlace; using ap::PosKind;
+  using ap::Act;
+  using ap::Arch;
+  using ap::NormPlace;
+  using ap::PosKind;
   EXPECT_STREQ(ap::to_string(Arch::EncoderOnly), "encoder");
   EXPECT_STREQ(ap::to_string(Arch::DecoderOnly), "decoder");
   EXPECT_STREQ(ap::to_string(Arch::EncoderDecoder), "encoder-decoder");
@@ -105,10 +112,10 @@ TEST(ConfigNames, UnknownNamesListTheAllowedOnes) {
 
 TEST(ConfigJson, WritesEveryKeyWithReadableValues) {
   const nlohmann::json j = nlohmann::json::parse(ap::config_to_json(ModelConfig()));
-  const nlohmann::json expected = {
-      {"arch", "decoder"}, {"d_model", 16}, {"n_heads", 2}, {"n_layers", 1}, {"d_ff", 64},
-      {"vocab_size", 0}, {"max_len", 64}, {"pos", "sinusoidal"}, {"rel_clip", 8}, {"act", "relu"},
-      {"norm", "post"}, {"eps", 1e-5}, {"scale", true}, {"causal", true}, {"tokenizer", "char"}};
+  const nlohmann::json expected = {{"arch", "decoder"}, {"d_model", 16},   {"n_heads", 2},       {"n_layers", 1},
+                                   {"d_ff", 64},        {"vocab_size", 0}, {"max_len", 64},      {"pos", "sinusoidal"},
+                                   {"rel_clip", 8},     {"act", "relu"},   {"norm", "post"},     {"eps", 1e-5},
+                                   {"scale", true},     {"causal", true},  {"tokenizer", "char"}};
   EXPECT_EQ(j, expected);
   // The float 1e-5f is written as the short decimal, not as 9.99999974737875e-06.
   EXPECT_MENTIONS(ap::config_to_json(ModelConfig()), "\"eps\":1e-05");
@@ -313,7 +320,9 @@ TEST(ModelIoBad, NanOrInfWeights) {
 }
 
 TEST(ModelIoBad, ExtraTensor) {
-  EXPECT_MENTIONS(load_error_after([](ap::SafeTensors& st) { st.tensors["encoder.0.ffn.w1"] = {{1}, {0.f}}; }),
+  EXPECT_MENTIONS(load_error_after([](ap::SafeTensors& st) {
+                    st.tensors["encoder.0.ffn.w1"] = {{1}, {0.f}};
+                  }),
                   "unexpected tensor 'encoder.0.ffn.w1'");
 }
 

@@ -114,7 +114,8 @@ TEST(RelativePositions, BiasIsLookedUpByClippedOffset) {
   // One head, d = 2, zero projections: scores are 0, so scaled = the bias by offset j - i,
   // clipped to [-2, 2]: table b(-2..2) = [-2, -1, 0, 1, 2] * 0.5.
   ap::Mat x = ap::Mat::Ones(5, 2);
-  ap::AttentionWeights w{ap::Mat::Zero(2, 2), ap::Mat::Zero(2, 2), ap::Mat::Identity(2, 2), ap::Mat::Identity(2, 2), {}, {}, {}, {}};
+  ap::AttentionWeights w{
+      ap::Mat::Zero(2, 2), ap::Mat::Zero(2, 2), ap::Mat::Identity(2, 2), ap::Mat::Identity(2, 2), {}, {}, {}, {}};
   ap::Mat bias(1, 5);
   bias << -1.0f, -0.5f, 0.0f, 0.5f, 1.0f;
   ap::AttentionOptions opt;

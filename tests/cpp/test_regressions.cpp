@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "core/tensor.hpp"
-#include "trace/trace.hpp"
 #include "io/model_io.hpp"
 #include "io/safetensors.hpp"
 #include "io/tokenizer.hpp"
+#include "trace/trace.hpp"
 
 namespace {
 
@@ -40,8 +40,8 @@ std::vector<Input> corpus(const std::string& dir) {
   for (const auto& entry : fs::directory_iterator(kCorpus / dir)) {
     if (!entry.is_regular_file()) continue;
     std::ifstream f(entry.path(), std::ios::binary);
-    out.push_back({entry.path().filename().string(),
-                   Bytes(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>())});
+    out.push_back(
+        {entry.path().filename().string(), Bytes(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>())});
   }
   std::sort(out.begin(), out.end(), [](const Input& a, const Input& b) { return a.name < b.name; });
   return out;
@@ -58,9 +58,12 @@ bool expect_outcome(const Input& in, Load&& load) {
   } catch (const ap::Error& e) {
     error = e.what();
   }
-  if (starts_with(in.name, "valid_")) EXPECT_EQ(error, "") << in.name << " should load";
-  else if (starts_with(in.name, "bad_")) EXPECT_NE(error, "") << in.name << " should be refused";
-  else EXPECT_TRUE(starts_with(in.name, "regress_")) << in.name << ": name it valid_, bad_ or regress_";
+  if (starts_with(in.name, "valid_"))
+    EXPECT_EQ(error, "") << in.name << " should load";
+  else if (starts_with(in.name, "bad_"))
+    EXPECT_NE(error, "") << in.name << " should be refused";
+  else
+    EXPECT_TRUE(starts_with(in.name, "regress_")) << in.name << ": name it valid_, bad_ or regress_";
   if (!error.empty()) EXPECT_LT(error.size(), 2000u) << in.name << ": an error message should be short";
   return error.empty();
 }

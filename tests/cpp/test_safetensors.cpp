@@ -41,10 +41,9 @@ const Bytes kThreeFloats = {0x00, 0x00, 0xC0, 0x3F, 0x00, 0x00, 0x00, 0xC0, 0x00
 // ---- reading files built by hand ------------------------------------------------------
 
 TEST(SafeTensorsRead, HandBuiltFileGivesItsFloatsShapesAndMetadata) {
-  const std::string header =
-      R"({"__metadata__":{"note":"hand made"},)"
-      R"("v":{"dtype":"F32","shape":[3],"data_offsets":[0,12]},)"
-      R"("m":{"dtype":"F32","shape":[1,2],"data_offsets":[4,12]}})";
+  const std::string header = R"({"__metadata__":{"note":"hand made"},)"
+                             R"("v":{"dtype":"F32","shape":[3],"data_offsets":[0,12]},)"
+                             R"("m":{"dtype":"F32","shape":[1,2],"data_offsets":[4,12]}})";
   const SafeTensors st = read(make_file(header, kThreeFloats));
   ASSERT_EQ(st.tensors.size(), 2u);
   EXPECT_EQ(st.tensors.at("v").shape, (std::vector<int64_t>{3}));
@@ -65,9 +64,8 @@ TEST(SafeTensorsRead, UnalignedDataAndTrailingHeaderSpacesAreFine) {
 }
 
 TEST(SafeTensorsRead, ScalarsEmptyTensorsAndAnEmptyHeader) {
-  const std::string header =
-      R"({"s":{"dtype":"F32","shape":[],"data_offsets":[8,12]},)"
-      R"("e":{"dtype":"F32","shape":[0,5],"data_offsets":[12,12]}})";
+  const std::string header = R"({"s":{"dtype":"F32","shape":[],"data_offsets":[8,12]},)"
+                             R"("e":{"dtype":"F32","shape":[0,5],"data_offsets":[12,12]}})";
   const SafeTensors st = read(make_file(header, kThreeFloats));
   EXPECT_TRUE(st.tensors.at("s").shape.empty());
   EXPECT_EQ(st.tensors.at("s").data, (std::vector<float>{0.25f}));
@@ -88,10 +86,9 @@ TEST(SafeTensorsWrite, LayoutIsLengthThenSpacePaddedHeaderThenDataInNameOrder) {
   st.tensors["a"] = TensorData{{2}, {1.5f, -2.0f}};
   const Bytes file = ap::write_safetensors(st);
 
-  const std::string expected_json =
-      R"({"__metadata__":{"k":"v"},)"
-      R"("a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
-      R"("b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})";
+  const std::string expected_json = R"({"__metadata__":{"k":"v"},)"
+                                    R"("a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                                    R"("b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})";
   const size_t padded = (expected_json.size() + 7) / 8 * 8;
   ASSERT_EQ(file.size(), 8 + padded + 12);
   uint64_t header_len = 0;
@@ -120,8 +117,7 @@ TEST(SafeTensorsWrite, RoundTripKeepsEverythingAndRewritesTheSameBytes) {
     EXPECT_EQ(u.shape, t.shape) << name;
     ASSERT_EQ(u.data.size(), t.data.size()) << name;
     // Compared as bits, so NaN and -0.0 count as kept.
-    if (!t.data.empty())
-      EXPECT_EQ(0, std::memcmp(u.data.data(), t.data.data(), t.data.size() * sizeof(float))) << name;
+    if (!t.data.empty()) EXPECT_EQ(0, std::memcmp(u.data.data(), t.data.data(), t.data.size() * sizeof(float))) << name;
   }
   EXPECT_EQ(ap::write_safetensors(back), first);
 }
@@ -206,11 +202,10 @@ TEST(SafeTensorsBad, NegativeOrNonIntegerShape) {
 
 TEST(SafeTensorsBad, OverflowingShape) {
   // 2^32 * 2^32 elements wrap a 64-bit count to 0, which would "match" offsets [0, 0].
-  EXPECT_MENTIONS(read_error(make_file(
-                      R"({"x":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,0]}})")),
-                  "overflows");
-  EXPECT_MENTIONS(read_error(make_file(
-                      R"({"x":{"dtype":"F32","shape":[18446744073709551615],"data_offsets":[0,0]}})")),
+  EXPECT_MENTIONS(
+      read_error(make_file(R"({"x":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,0]}})")),
+      "overflows");
+  EXPECT_MENTIONS(read_error(make_file(R"({"x":{"dtype":"F32","shape":[18446744073709551615],"data_offsets":[0,0]}})")),
                   "overflows");
 }
 
@@ -250,7 +245,8 @@ TEST(SafeTensorsBad, TotalTensorSizeIsCapped) {
 
 TEST(SafeTensorsBad, LongNamesAreCutShortInMessages) {
   const std::string name(5000, 'n');
-  const std::string msg = read_error(make_file("{\"" + name + R"(":{"dtype":"I8","shape":[1],"data_offsets":[0,1]}})", Bytes(1)));
+  const std::string msg =
+      read_error(make_file("{\"" + name + R"(":{"dtype":"I8","shape":[1],"data_offsets":[0,1]}})", Bytes(1)));
   EXPECT_MENTIONS(msg, "has dtype I8");
   EXPECT_LT(msg.size(), 300u);
 }

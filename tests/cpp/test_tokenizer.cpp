@@ -43,23 +43,27 @@ TEST(TokenizerChar, CafeIsFourCodePoints) {
 
 TEST(TokenizerChar, ThreeAndFourByteCodePointsAreOnePieceEach) {
   // U+732B (猫, E7 8C AB) and U+1F600 (😀, F0 9F 98 80).
-  EXPECT_EQ(char_tok({}).split("\xE7\x8C\xAB\xF0\x9F\x98\x80!"),
-            (Pieces{"\xE7\x8C\xAB", "\xF0\x9F\x98\x80", "!"}));
+  EXPECT_EQ(char_tok({}).split("\xE7\x8C\xAB\xF0\x9F\x98\x80!"), (Pieces{"\xE7\x8C\xAB", "\xF0\x9F\x98\x80", "!"}));
 }
 
 TEST(TokenizerChar, InvalidUtf8BytesBecomeSinglePiecesAndNothingIsLost) {
   const Tokenizer tok = char_tok({});
-  struct Case { std::string text; Pieces pieces; };
+  struct Case {
+    std::string text;
+    Pieces pieces;
+  };
   const Case cases[] = {
-      {"a\xFF" "b", {"a", "\xFF", "b"}},                    // a byte that never occurs in UTF-8
-      {"x\xC3", {"x", "\xC3"}},                             // a lead byte cut off at the end
-      {"\xC3(", {"\xC3", "("}},                             // a lead byte without continuation
-      {"\x80\xBF", {"\x80", "\xBF"}},                       // stray continuation bytes
-      {"\xC0\xAF", {"\xC0", "\xAF"}},                       // overlong "/"
-      {"\xE0\x80\xAF", {"\xE0", "\x80", "\xAF"}},           // overlong 3-byte form
-      {"\xED\xA0\x80", {"\xED", "\xA0", "\x80"}},           // UTF-16 surrogate D800
+      {"a\xFF"
+       "b",
+       {"a", "\xFF", "b"}},                                    // a byte that never occurs in UTF-8
+      {"x\xC3", {"x", "\xC3"}},                                // a lead byte cut off at the end
+      {"\xC3(", {"\xC3", "("}},                                // a lead byte without continuation
+      {"\x80\xBF", {"\x80", "\xBF"}},                          // stray continuation bytes
+      {"\xC0\xAF", {"\xC0", "\xAF"}},                          // overlong "/"
+      {"\xE0\x80\xAF", {"\xE0", "\x80", "\xAF"}},              // overlong 3-byte form
+      {"\xED\xA0\x80", {"\xED", "\xA0", "\x80"}},              // UTF-16 surrogate D800
       {"\xF4\x90\x80\x80", {"\xF4", "\x90", "\x80", "\x80"}},  // above U+10FFFF
-      {"\xF0\x9F\x98", {"\xF0", "\x9F", "\x98"}},           // truncated 4-byte sequence
+      {"\xF0\x9F\x98", {"\xF0", "\x9F", "\x98"}},              // truncated 4-byte sequence
   };
   for (const Case& c : cases) {
     const Pieces pieces = tok.split(c.text);
@@ -121,9 +125,13 @@ TEST(TokenizerChar, EmptyTextGivesNoIds) {
 }
 
 TEST(TokenizerChar, StrayBytesStayOutOfTheVocabularyAndEncodeAsUnknown) {
-  const Tokenizer tok = char_tok({"a\xFF" "b"});
+  const Tokenizer tok =
+      char_tok({"a\xFF"
+                "b"});
   EXPECT_EQ(tok.vocab(), (Pieces{"<pad>", "<unk>", "<bos>", "<eos>", "a", "b"}));
-  const Tokenizer::Encoded enc = tok.encode("a\xFF" "b");
+  const Tokenizer::Encoded enc = tok.encode(
+      "a\xFF"
+      "b");
   EXPECT_EQ(enc.ids, (Ids{4, Tokenizer::kUnk, 5}));
   EXPECT_EQ(enc.unknown, (Ids{1}));
 }
@@ -145,8 +153,7 @@ TEST(TokenizerChar, IdOfAnAbsentPieceIsUnk) {
 
 TEST(TokenizerWord, LowerCasesAndSplitsPunctuationOff) {
   const Tokenizer tok = word_tok({});
-  EXPECT_EQ(tok.split("The cat sat, on the mat."),
-            (Pieces{"the", "cat", "sat", ",", "on", "the", "mat", "."}));
+  EXPECT_EQ(tok.split("The cat sat, on the mat."), (Pieces{"the", "cat", "sat", ",", "on", "the", "mat", "."}));
 }
 
 TEST(TokenizerWord, DecodeOfEncodeIsTheNormalisedText) {
@@ -185,7 +192,9 @@ TEST(TokenizerWord, LowerCasesAsciiOnlyAndKeepsUtf8Words) {
 }
 
 TEST(TokenizerWord, AnInvalidByteSplitsTheWordAndStandsAlone) {
-  EXPECT_EQ(word_tok({}).split("ab\xFF" "cd \xC3"), (Pieces{"ab", "\xFF", "cd", "\xC3"}));
+  EXPECT_EQ(word_tok({}).split("ab\xFF"
+                               "cd \xC3"),
+            (Pieces{"ab", "\xFF", "cd", "\xC3"}));
 }
 
 TEST(TokenizerWord, UnknownWordsAreReportedWithTheirPositions) {

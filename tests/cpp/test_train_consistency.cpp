@@ -38,7 +38,9 @@ double logits_diff(const float* ours, const Stage& core) {
   return worst;
 }
 
-struct Seq { std::vector<int> src, tgt; };
+struct Seq {
+  std::vector<int> src, tgt;
+};
 
 // Runs the core per sequence and the trainer on the padded batch of all of them.
 void check(const char* name, const ModelConfig& cfg, const std::vector<Seq>& seqs) {
@@ -74,8 +76,10 @@ void check(const char* name, const ModelConfig& cfg, const std::vector<Seq>& seq
   double worst = 0;
   for (size_t i = 0; i < seqs.size(); ++i) {
     Trace tr;
-    if (cfg.arch == Arch::EncoderDecoder) model.forward(tr, seqs[i].src, seqs[i].tgt);
-    else model.forward(tr, seqs[i].tgt);
+    if (cfg.arch == Arch::EncoderDecoder)
+      model.forward(tr, seqs[i].src, seqs[i].tgt);
+    else
+      model.forward(tr, seqs[i].tgt);
     const Stage* logits = tr.find("logits");
     ASSERT_NE(logits, nullptr);
     ASSERT_EQ(logits->shape, (std::vector<int>{static_cast<int>(seqs[i].tgt.size()), cfg.vocab_size}));
@@ -95,7 +99,8 @@ const std::vector<Seq> kEncDecSeqs = {
 TEST(TrainConsistency, EncoderOnlyPostNormMatchesCore) {
   // Bidirectional: the right-padded rows of the batch are masked as keys, so the real positions
   // see only the real tokens, as the core does on the unpadded sequence.
-  check("encoder-only, post-norm, GELU, learned", small(Arch::EncoderOnly, NormPlace::Post, PosKind::Learned, Act::Gelu),
+  check("encoder-only, post-norm, GELU, learned",
+        small(Arch::EncoderOnly, NormPlace::Post, PosKind::Learned, Act::Gelu),
         {{{}, {5, 7, 4, 9, 11, 6}}, {{}, {8}}, {{}, {10, 11, 5, 4}}});
 }
 
@@ -106,8 +111,8 @@ TEST(TrainConsistency, EncoderOnlyPreNormSinusoidalMatchesCore) {
 }
 
 TEST(TrainConsistency, DecoderOnlyPostNormGeluLearnedMatchesCore) {
-  check("decoder-only, post-norm, GELU, learned", small(Arch::DecoderOnly, NormPlace::Post, PosKind::Learned, Act::Gelu),
-        kDecoderSeqs);
+  check("decoder-only, post-norm, GELU, learned",
+        small(Arch::DecoderOnly, NormPlace::Post, PosKind::Learned, Act::Gelu), kDecoderSeqs);
 }
 
 TEST(TrainConsistency, DecoderOnlyPreNormReluSinusoidalMatchesCore) {

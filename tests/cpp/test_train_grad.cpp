@@ -108,11 +108,17 @@ TEST(TrainGrad, ActivationBackwardsMatchFiniteDifferences) {
   Vecd x = random_vec(rng, n, 2.0), r = random_vec(rng, n), out(n);
   for (auto& v : x)
     if (std::abs(v) < 1e-3) v = 0.5;  // ReLU has no derivative at 0
-  auto gelu = [&] { gelu_forward(out.data(), x.data(), n); return dot(out, r); };
+  auto gelu = [&] {
+    gelu_forward(out.data(), x.data(), n);
+    return dot(out, r);
+  };
   Vecd dx(n, 0.0);
   gelu_backward(dx.data(), x.data(), r.data(), n);
   expect_close("gelu dinp", dx, numeric_grad(x, gelu));
-  auto relu = [&] { relu_forward(out.data(), x.data(), n); return dot(out, r); };
+  auto relu = [&] {
+    relu_forward(out.data(), x.data(), n);
+    return dot(out, r);
+  };
   std::fill(dx.begin(), dx.end(), 0.0);
   relu_backward(dx.data(), x.data(), r.data(), n);
   expect_close("relu dinp", dx, numeric_grad(x, relu));
@@ -137,7 +143,13 @@ TEST(TrainGrad, EmbeddingBackwardMatchesFiniteDifferences) {
 // sequence whose keys are all padding (its rows get zero weights and zero gradient).
 TEST(TrainGrad, AttentionBackwardMatchesFiniteDifferences) {
   Rng rng(5);
-  struct Case { const char* name; int T, S; bool causal; std::vector<unsigned char> pad; bool all_pad_second; };
+  struct Case {
+    const char* name;
+    int T, S;
+    bool causal;
+    std::vector<unsigned char> pad;
+    bool all_pad_second;
+  };
   const Case cases[] = {
       {"causal self-attention", 4, 4, true, {}, false},
       {"padded self-attention", 4, 4, false, {0, 0, 1, 1, 0, 0, 0, 1}, false},
@@ -326,7 +338,8 @@ TEST(TrainGrad, FloatGradientsAgreeWithDouble) {
   Params<float> pf(cfg), gf(cfg);
   init_params(pd, 11);
   init_params(pf, 11);
-  for (size_t i = 0; i < pd.size(); ++i) ASSERT_EQ(static_cast<float>(pd.flat[i]), pf.flat[i]) << "same seed, same weights";
+  for (size_t i = 0; i < pd.size(); ++i)
+    ASSERT_EQ(static_cast<float>(pd.flat[i]), pf.flat[i]) << "same seed, same weights";
   Activations<double> ad;
   Activations<float> af;
   const double n = batch.count_targets();

@@ -35,7 +35,8 @@ RnnAttnConfig tiny_config() {
 }
 
 // Every weight (biases too) drawn N(0, 0.5^2): nothing sits at an easy zero.
-template <typename P> void randomise(P& p, uint64_t seed) {
+template <typename P>
+void randomise(P& p, uint64_t seed) {
   Rng rng(seed);
   for (auto& x : p.flat) x = static_cast<typename std::decay_t<decltype(p.flat)>::value_type>(0.5 * rng.normal());
 }
@@ -57,7 +58,7 @@ TEST(RnnAttentionGrad, EveryParameterMatchesFiniteDifferences) {
   RnnAttnParams<double> p(cfg), g(cfg);
   randomise(p, 3);
   Seq2Seq ex;
-  ex.src = {4, 7, 5, 8, 6};          // S = 5
+  ex.src = {4, 7, 5, 8, 6};                // S = 5
   ex.inputs = {Tokenizer::kBos, 6, 4, 5};  // T = 4
   ex.targets = {6, 4, 5, Tokenizer::kEos};
   RnnAttnActs<double> acts;
@@ -137,11 +138,11 @@ TEST(RnnAttentionCore, StagesHaveTheDocumentedShapes) {
   m.forward(tr, src, &tgt);
   const int S = 5, T = 3, E = 3, H = 2, D = 4, Ds = 3, A = 4, V = 9;
   const std::vector<std::pair<std::string, std::vector<int>>> want = {
-      {"tokens", {S}}, {"enc_embed", {S, E}}, {"enc_fwd", {S, H}}, {"enc_bwd", {S, H}}, {"enc_h", {S, D}},
-      {"dec_tokens", {T}}, {"dec_embed", {T, E}}, {"dec_s", {T + 1, Ds}}, {"add_ws", {Ds, A}},
-      {"add_wh", {D, A}}, {"add_v", {1, A}}, {"add_s", {T, A}}, {"add_h", {S, A}}, {"add_tanh", {T, S, A}},
-      {"add_scores", {1, T, S}}, {"add_weights", {1, T, S}}, {"add_context", {T, D}}, {"logits", {T, V}},
-      {"probs", {T, V}}, {"out_tokens", {T}}};
+      {"tokens", {S}},         {"enc_embed", {S, E}},   {"enc_fwd", {S, H}},       {"enc_bwd", {S, H}},
+      {"enc_h", {S, D}},       {"dec_tokens", {T}},     {"dec_embed", {T, E}},     {"dec_s", {T + 1, Ds}},
+      {"add_ws", {Ds, A}},     {"add_wh", {D, A}},      {"add_v", {1, A}},         {"add_s", {T, A}},
+      {"add_h", {S, A}},       {"add_tanh", {T, S, A}}, {"add_scores", {1, T, S}}, {"add_weights", {1, T, S}},
+      {"add_context", {T, D}}, {"logits", {T, V}},      {"probs", {T, V}},         {"out_tokens", {T}}};
   for (const auto& [name, shape] : want) {
     const Stage* s = tr.find(name, name.rfind("enc", 0) == 0 || name == "tokens" ? "encoder" : "decoder");
     ASSERT_NE(s, nullptr) << name;
@@ -287,8 +288,8 @@ TEST(RnnAttentionTrain, AShortRunOnDatesLowersTheLoss) {
   const float first = tr.step();
   float last = first;
   for (int i = 1; i < 60; ++i) last = tr.step();
-  std::printf("  loss %.3f -> %.3f (uniform over %d tokens would be %.3f)\n", first, last,
-              tr.task().tokenizer().size(), std::log(static_cast<float>(tr.task().tokenizer().size())));
+  std::printf("  loss %.3f -> %.3f (uniform over %d tokens would be %.3f)\n", first, last, tr.task().tokenizer().size(),
+              std::log(static_cast<float>(tr.task().tokenizer().size())));
   EXPECT_LT(last, 0.6f * first);
   const RnnAttnModel model = tr.to_model();
   EXPECT_EQ(model.metadata().at("task"), "dates");

@@ -70,8 +70,10 @@ TEST(TrainShipped, ShippedModelsReproduceTorchLogits) {
     const Model model = load_model(bytes.data(), bytes.size());
     const std::vector<int> tgt = c["tgt"].get<std::vector<int>>();
     Trace tr;
-    if (model.config().arch == Arch::EncoderDecoder) model.forward(tr, c["src"].get<std::vector<int>>(), tgt);
-    else model.forward(tr, tgt);
+    if (model.config().arch == Arch::EncoderDecoder)
+      model.forward(tr, c["src"].get<std::vector<int>>(), tgt);
+    else
+      model.forward(tr, tgt);
     const Stage* logits = tr.find("logits");
     ASSERT_NE(logits, nullptr);
     const auto& ref = c["logits"]["data"];

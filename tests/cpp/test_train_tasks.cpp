@@ -19,14 +19,17 @@ namespace {
 
 // Zeller's congruence (Gregorian), converted to 0 = Monday .. 6 = Sunday.
 int zeller(int y, int m, int d) {
-  if (m < 3) { m += 12; y -= 1; }
+  if (m < 3) {
+    m += 12;
+    y -= 1;
+  }
   const int K = y % 100, J = y / 100;
   const int h = (d + 13 * (m + 1) / 5 + K + K / 4 + J / 4 + 5 * J) % 7;  // 0 = Saturday
   return (h + 5) % 7;
 }
 
-const char* const kMonthNames[] = {"January", "February", "March", "April", "May", "June", "July",
-                                   "August", "September", "October", "November", "December"};
+const char* const kMonthNames[] = {"January", "February", "March",     "April",   "May",      "June",
+                                   "July",    "August",   "September", "October", "November", "December"};
 const char* const kDayNames[] = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"};
 
 int month_of(std::string name) {
@@ -130,8 +133,10 @@ TEST(TrainTasks, SortAndReverseAreCorrect) {
       ASSERT_LE(e.src.size(), 10u);
       for (char c : e.src) ASSERT_TRUE((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z'));
       std::string want = e.src;
-      if (std::string(name) == "sort") std::sort(want.begin(), want.end());
-      else std::reverse(want.begin(), want.end());
+      if (std::string(name) == "sort")
+        std::sort(want.begin(), want.end());
+      else
+        std::reverse(want.begin(), want.end());
       ASSERT_EQ(e.tgt, want);
     }
   }
@@ -217,7 +222,8 @@ TEST(TrainTasks, GrammarHasTheCatSatOnTheMatAndAgreement) {
     const bool be = (good == "is" && bad == "are") || (good == "are" && bad == "is") ||
                     (good == "was" && bad == "were") || (good == "were" && bad == "was");
     const std::string sg = good.size() > bad.size() ? good : bad, pl = good.size() > bad.size() ? bad : good;
-    EXPECT_TRUE(be || sg == pl + "s" || sg == pl + "es" || (pl.back() == 'y' && sg == pl.substr(0, pl.size() - 1) + "ies"))
+    EXPECT_TRUE(be || sg == pl + "s" || sg == pl + "es" ||
+                (pl.back() == 'y' && sg == pl.substr(0, pl.size() - 1) + "ies"))
         << p.text;
   }
   EXPECT_EQ(pair_kinds.size(), 4u);
@@ -275,7 +281,8 @@ TEST(TrainTasks, MlmHidesWordsOfGrammarSentences) {
     masked += static_cast<int>(e.masked.size());
   }
   const double rate = static_cast<double>(masked) / words, drop = static_cast<double>(no_period) / n;
-  std::printf("  mlm training: %.1f%% of words hidden, %.1f%% of sentences without the period\n", 100 * rate, 100 * drop);
+  std::printf("  mlm training: %.1f%% of words hidden, %.1f%% of sentences without the period\n", 100 * rate,
+              100 * drop);
   // 15% per word, plus one forced when none was drawn (0.85^n of sentences of n words).
   EXPECT_GT(rate, 0.15);
   EXPECT_LT(rate, 0.22);

@@ -46,11 +46,14 @@ Batch batch_of(const json& f) {
   Batch b;
   b.B = static_cast<int>(f["inputs"].size());
   b.T = static_cast<int>(f["inputs"][0].size());
-  for (const auto& row : f["inputs"]) for (int id : row) b.inputs.push_back(id);
-  for (const auto& row : f["targets"]) for (int id : row) b.targets.push_back(id);
+  for (const auto& row : f["inputs"])
+    for (int id : row) b.inputs.push_back(id);
+  for (const auto& row : f["targets"])
+    for (int id : row) b.targets.push_back(id);
   if (!f["src"].is_null()) {
     b.S = static_cast<int>(f["src"][0].size());
-    for (const auto& row : f["src"]) for (int id : row) b.src.push_back(id);
+    for (const auto& row : f["src"])
+      for (int id : row) b.src.push_back(id);
   }
   return b;
 }

@@ -37,8 +37,8 @@ TEST(TranslationTask, SentenceTokenizerKeepsElisionAndWritesTheSentenceBack) {
   EXPECT_EQ(tok.kind(), Tokenizer::Kind::Sentence);
   const std::string fr = "L'accord sur la zone économique européenne a été signé en août 1992.";
   const auto enc = tok.encode(fr);
-  const std::vector<std::string> expected = {"l'", "accord", "sur", "la", "zone", "économique", "européenne",
-                                             "a", "été", "signé", "en", "août", "1992", "."};
+  const std::vector<std::string> expected = {"l'", "accord", "sur",   "la", "zone", "économique", "européenne",
+                                             "a",  "été",    "signé", "en", "août", "1992",       "."};
   EXPECT_EQ(enc.pieces, expected);
   EXPECT_TRUE(enc.unknown.empty());
   EXPECT_EQ(tok.decode(enc.ids), fr);
@@ -60,7 +60,11 @@ TEST(TranslationTask, ProducesTheLectureSentencePairAndTheBankSentences) {
       {"I went to the bank to deposit my check.", "Je suis allé à la banque pour déposer mon chèque."},
       {"I sat by the river bank.", "Je me suis assis près de la rive."}};
   const auto has = [&](const std::string& text, const std::string& part) {
-    const std::string t = " " + [&] { std::string j; for (const auto& w : pieces(*task, text)) j += w + " "; return j; }();
+    const std::string t = " " + [&] {
+      std::string j;
+      for (const auto& w : pieces(*task, text)) j += w + " ";
+      return j;
+    }();
     std::string p = " ";
     for (const auto& w : pieces(*task, part)) p += w + " ";
     return t.find(p) != std::string::npos;
@@ -98,11 +102,17 @@ TEST(TranslationTask, ProducesTheLectureSentencePairAndTheBankSentences) {
 TEST(TranslationTask, FrenchPutsAdjectivesAfterTheNounInReverseOrder) {
   auto task = make_task("translate");
   // English adjective -> its French forms, written here independently of the generator.
-  const std::map<std::string, std::set<std::string>> adj = {
-      {"european", {"européen", "européenne"}}, {"economic", {"économique"}}, {"central", {"central", "centrale"}},
-      {"common", {"commun", "commune"}},        {"social", {"social", "sociale"}}, {"monetary", {"monétaire"}},
-      {"national", {"national", "nationale"}},  {"agricultural", {"agricole"}},
-      {"financial", {"financier", "financière"}}, {"free", {"libre"}}, {"single", {"unique"}}};
+  const std::map<std::string, std::set<std::string>> adj = {{"european", {"européen", "européenne"}},
+                                                            {"economic", {"économique"}},
+                                                            {"central", {"central", "centrale"}},
+                                                            {"common", {"commun", "commune"}},
+                                                            {"social", {"social", "sociale"}},
+                                                            {"monetary", {"monétaire"}},
+                                                            {"national", {"national", "nationale"}},
+                                                            {"agricultural", {"agricole"}},
+                                                            {"financial", {"financier", "financière"}},
+                                                            {"free", {"libre"}},
+                                                            {"single", {"unique"}}};
   Rng rng(11);
   int two_adjectives = 0;
   for (int i = 0; i < 3000; ++i) {

@@ -21,17 +21,26 @@
 
 namespace {
 
-#define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)
+#define CHECK(cond)                \
+  do {                             \
+    if (!(cond)) __builtin_trap(); \
+  } while (0)
 
 // A value from one of a few regimes, so the fuzzer reaches extremes quickly.
 float pick_value(FuzzedDataProvider& in, float bound) {
   switch (in.ConsumeIntegralInRange<int>(0, 5)) {
-    case 0: return in.ConsumeFloatingPointInRange<float>(-1.0f, 1.0f);
-    case 1: return in.ConsumeBool() ? bound : -bound;                 // saturating scores
-    case 2: return in.ConsumeFloatingPointInRange<float>(-1e-38f, 1e-38f) * 1e-2f;  // denormals
-    case 3: return in.ConsumeBool() ? 0.0f : -0.0f;
-    case 4: return static_cast<float>(in.ConsumeIntegralInRange<int>(-4, 4));
-    default: return in.ConsumeFloatingPointInRange<float>(-bound, bound);
+    case 0:
+      return in.ConsumeFloatingPointInRange<float>(-1.0f, 1.0f);
+    case 1:
+      return in.ConsumeBool() ? bound : -bound;  // saturating scores
+    case 2:
+      return in.ConsumeFloatingPointInRange<float>(-1e-38f, 1e-38f) * 1e-2f;  // denormals
+    case 3:
+      return in.ConsumeBool() ? 0.0f : -0.0f;
+    case 4:
+      return static_cast<float>(in.ConsumeIntegralInRange<int>(-4, 4));
+    default:
+      return in.ConsumeFloatingPointInRange<float>(-bound, bound);
   }
 }
 
@@ -44,8 +53,7 @@ std::vector<float> values(FuzzedDataProvider& in, size_t count, float bound) {
 bool sees(bool causal, int i, int j, int n, int m) { return !causal || j <= i + (m - n); }
 
 // Each output element must lie in the span of the values the query attends to.
-void check_convex(const std::vector<float>& out, const std::vector<float>& v, int n, int m, int width,
-                  bool causal) {
+void check_convex(const std::vector<float>& out, const std::vector<float>& v, int n, int m, int width, bool causal) {
   for (int i = 0; i < n; ++i)
     for (int c = 0; c < width; ++c) {
       float lo = INFINITY, hi = -INFINITY;
@@ -91,7 +99,8 @@ void fuzz_kernels(FuzzedDataProvider& in) {
         o2[static_cast<size_t>(i) * d_k + c] = full[static_cast<size_t>(i) * width + hd * d_k + c];
       }
     for (int j = 0; j < m; ++j)
-      for (int c = 0; c < d_k; ++c) vh[static_cast<size_t>(j) * d_k + c] = v[static_cast<size_t>(j) * width + hd * d_k + c];
+      for (int c = 0; c < d_k; ++c)
+        vh[static_cast<size_t>(j) * d_k + c] = v[static_cast<size_t>(j) * width + hd * d_k + c];
     check_convex(o1, vh, n, m, d_k, causal);
     check_convex(o2, vh, n, m, d_k, causal);
   }
@@ -163,8 +172,10 @@ void fuzz_traced(FuzzedDataProvider& in) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
   try {
-    if (in.ConsumeBool()) fuzz_kernels(in);
-    else fuzz_traced(in);
+    if (in.ConsumeBool())
+      fuzz_kernels(in);
+    else
+      fuzz_traced(in);
   } catch (const ap::Error&) {
   }
   return 0;

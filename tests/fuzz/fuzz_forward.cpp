@@ -20,7 +20,10 @@
 
 namespace {
 
-#define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)
+#define CHECK(cond)                \
+  do {                             \
+    if (!(cond)) __builtin_trap(); \
+  } while (0)
 
 void check_finite_trace(const ap::Trace& trace) {
   for (const ap::Stage& s : trace.stages()) {
@@ -73,8 +76,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ap::Trace trace;
     const std::vector<int> src = ids(cfg.max_len + 1), tgt = ids(cfg.max_len + 1);
     try {
-      if (cfg.arch == ap::Arch::EncoderDecoder) model.forward(trace, src, tgt);
-      else model.forward(trace, src);
+      if (cfg.arch == ap::Arch::EncoderDecoder)
+        model.forward(trace, src, tgt);
+      else
+        model.forward(trace, src);
       if (bounded) check_finite_trace(trace);
     } catch (const ap::Error&) {
     }

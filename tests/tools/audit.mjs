@@ -17,8 +17,14 @@ import { ROOT, StepError, ensureDebianPackages, ensureNodeModules, main, step, r
 import { serveStatic } from './lib/static-server.mjs';
 
 const CHROMIUM_FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 const CHAPTER_IDS = ['A', 'B', 'recap', 'C', 'D', 'E', 'F', 'G', 'H'];
 
@@ -32,7 +38,10 @@ function parseArgs(argv) {
     else if (a === '--no-build') opts.build = false;
     else if (a === '--only') opts.only = argv[++i];
     else if (a === '--out') opts.out = resolve(argv[++i]);
-    else throw new StepError(`unknown option ${a} (known: --runs N --no-lighthouse --no-axe --no-build --only playground|course --out DIR)`);
+    else
+      throw new StepError(
+        `unknown option ${a} (known: --runs N --no-lighthouse --no-axe --no-build --only playground|course --out DIR)`,
+      );
   }
   if (!(opts.runs >= 1)) throw new StepError('--runs needs a number >= 1');
   return opts;
@@ -42,18 +51,21 @@ function parseArgs(argv) {
 
 async function lighthouseRun(url, preset, port) {
   const { default: lighthouse } = await import('lighthouse');
-  const config = preset === 'desktop'
-    ? (await import('lighthouse/core/config/desktop-config.js')).default
-    : undefined; // Lighthouse's default: the mobile preset
+  const config = preset === 'desktop' ? (await import('lighthouse/core/config/desktop-config.js')).default : undefined; // Lighthouse's default: the mobile preset
   const flags = {
-    port, output: 'json', logLevel: 'error',
+    port,
+    output: 'json',
+    logLevel: 'error',
     onlyCategories: ['performance', 'accessibility', 'best-practices'],
   };
   const { lhr } = await lighthouse(url, flags, config);
-  if (lhr.runtimeError) throw new StepError(`Lighthouse on ${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+  if (lhr.runtimeError)
+    throw new StepError(`Lighthouse on ${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
   const audit = (id) => lhr.audits[id];
-  const failing = (cat) => lhr.categories[cat].auditRefs
-    .filter((r) => r.weight > 0 && audit(r.id).score !== null && audit(r.id).score < 1).map((r) => r.id);
+  const failing = (cat) =>
+    lhr.categories[cat].auditRefs
+      .filter((r) => r.weight > 0 && audit(r.id).score !== null && audit(r.id).score < 1)
+      .map((r) => r.id);
   const longTasks = (audit('long-tasks')?.details?.items || []).map((t) => Math.round(t.duration));
   return {
     performance: Math.round(lhr.categories.performance.score * 100),
@@ -68,9 +80,16 @@ async function lighthouseRun(url, preset, port) {
     longTasks,
     failing: [...failing('accessibility'), ...failing('best-practices')],
     lcpElement: audit('largest-contentful-paint-element')?.details?.items?.[0]?.items?.[0]?.node?.snippet || '',
-    biggest: (audit('network-requests')?.details?.items || []).sort((a, b) => b.transferSize - a.transferSize).slice(0, 6)
-      .map((r) => `${r.url.replace(/^https?:\/\/[^/]+\//, '').replace(/-[\w-]{8}(\.\w+)$/, '$1')} ${Math.round(r.transferSize / 1024)}`),
-    shifts: (audit('layout-shifts')?.details?.items || []).slice(0, 3).map((s) => `${s.node?.selector || '?'} ${s.score?.toFixed(3)}`),
+    biggest: (audit('network-requests')?.details?.items || [])
+      .sort((a, b) => b.transferSize - a.transferSize)
+      .slice(0, 6)
+      .map(
+        (r) =>
+          `${r.url.replace(/^https?:\/\/[^/]+\//, '').replace(/-[\w-]{8}(\.\w+)$/, '$1')} ${Math.round(r.transferSize / 1024)}`,
+      ),
+    shifts: (audit('layout-shifts')?.details?.items || [])
+      .slice(0, 3)
+      .map((s) => `${s.node?.selector || '?'} ${s.score?.toFixed(3)}`),
   };
 }
 
@@ -89,8 +108,11 @@ async function runLighthouse(pages, opts) {
           await chrome.kill();
         }
         const x = results.at(-1);
-        console.log(`  ${name} ${preset} run ${r + 1}: performance ${x.performance}, a11y ${x.accessibility}, best practices ${x.bestPractices}, CLS ${x.cls.toFixed(3)}, TBT ${Math.round(x.tbt)} ms, LCP ${(x.lcp / 1000).toFixed(1)} s`
-          + (x.failing.length ? `; failing: ${x.failing.join(', ')}` : '') + (x.longTasks.length ? `; long tasks ${x.longTasks.join(', ')} ms` : ''));
+        console.log(
+          `  ${name} ${preset} run ${r + 1}: performance ${x.performance}, a11y ${x.accessibility}, best practices ${x.bestPractices}, CLS ${x.cls.toFixed(3)}, TBT ${Math.round(x.tbt)} ms, LCP ${(x.lcp / 1000).toFixed(1)} s` +
+            (x.failing.length ? `; failing: ${x.failing.join(', ')}` : '') +
+            (x.longTasks.length ? `; long tasks ${x.longTasks.join(', ')} ms` : ''),
+        );
         if (x.shifts.length) console.log(`    layout shifts: ${x.shifts.join('; ')}`);
         console.log(`    largest transfers (KiB): ${x.biggest.join('; ')}`);
         if (x.lcpElement) console.log(`    LCP element: ${x.lcpElement.slice(0, 120)}`);
@@ -111,9 +133,11 @@ function lighthouseTable(rows) {
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const { name, preset, results: rs } of rows) {
-    lines.push(`| ${name} | ${preset} | ${span(rs, (x) => x.performance)} | ${span(rs, (x) => x.accessibility)} | ${span(rs, (x) => x.bestPractices)} | `
-      + `${span(rs, (x) => x.cls.toFixed(3))} | ${span(rs, (x) => Math.round(x.tbt))} | ${span(rs, (x) => (x.lcp / 1000).toFixed(1))} | `
-      + `${span(rs, (x) => (x.fcp / 1000).toFixed(1))} | ${span(rs, (x) => Math.round(x.bytes / 1024))} |`);
+    lines.push(
+      `| ${name} | ${preset} | ${span(rs, (x) => x.performance)} | ${span(rs, (x) => x.accessibility)} | ${span(rs, (x) => x.bestPractices)} | ` +
+        `${span(rs, (x) => x.cls.toFixed(3))} | ${span(rs, (x) => Math.round(x.tbt))} | ${span(rs, (x) => (x.lcp / 1000).toFixed(1))} | ` +
+        `${span(rs, (x) => (x.fcp / 1000).toFixed(1))} | ${span(rs, (x) => Math.round(x.bytes / 1024))} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -139,14 +163,30 @@ async function runAxeAll(pageUrl, siteUrl) {
         const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, colorScheme: scheme });
         const page = await context.newPage();
         await page.goto(t.url);
-        await page.waitForFunction(() => !document.querySelector('#app p') || document.querySelector('ap-controls, ap-stepper, [data-concept]'), null, { timeout: 60_000 }).catch(() => {});
+        await page
+          .waitForFunction(
+            () =>
+              !document.querySelector('#app p') || document.querySelector('ap-controls, ap-stepper, [data-concept]'),
+            null,
+            { timeout: 60_000 },
+          )
+          .catch(() => {});
         const views = await renderViews(page, { timeout: 60_000 });
         const violations = await runAxe(page);
-        row[scheme] = { views: views.length, errors: views.filter((v) => v.error).length, counts: countViolations(violations) };
+        row[scheme] = {
+          views: views.length,
+          errors: views.filter((v) => v.error).length,
+          counts: countViolations(violations),
+        };
         if (violations.length) details.push(formatViolations(violations, { label: `${t.name}, ${scheme}` }));
         await context.close();
       }
-      const fmt = (x) => (Object.keys(x.counts).length ? Object.entries(x.counts).map(([k, n]) => `${k} x${n}`).join(', ') : '0');
+      const fmt = (x) =>
+        Object.keys(x.counts).length
+          ? Object.entries(x.counts)
+              .map(([k, n]) => `${k} x${n}`)
+              .join(', ')
+          : '0';
       console.log(`  ${t.name}: light ${fmt(row.light)}, dark ${fmt(row.dark)} (${row.light.views} views)`);
       rows.push({ ...row, fmt });
     }
@@ -154,7 +194,10 @@ async function runAxeAll(pageUrl, siteUrl) {
     await browser.close();
   }
   const lines = ['| page | views drawn | violations, light | violations, dark |', '|---|---|---|---|'];
-  for (const r of rows) lines.push(`| ${r.name} | ${r.light.views}${r.light.errors ? ` (${r.light.errors} with an error)` : ''} | ${r.fmt(r.light)} | ${r.fmt(r.dark)} |`);
+  for (const r of rows)
+    lines.push(
+      `| ${r.name} | ${r.light.views}${r.light.errors ? ` (${r.light.errors} with an error)` : ''} | ${r.fmt(r.light)} | ${r.fmt(r.dark)} |`,
+    );
   return { table: lines.join('\n'), details: details.join('\n\n') };
 }
 

@@ -27,15 +27,29 @@ import { ROOT, StepError, ensureDebianPackages, ensureNodeModules, main, step } 
 
 const OUT_DIR = join(ROOT, 'build', 'bench');
 const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 const BENCH_PACKAGES = ['g++', 'emscripten', 'clang-16', 'lld-16', 'libeigen3-dev', 'nlohmann-json3-dev', 'chromium'];
 
 // ---- options ----------------------------------------------------------------------------------
 
 function parseArgs(argv) {
-  const opts = { quick: false, full: false, rounds: null, browser: true, native: true, only: null, out: join(OUT_DIR, 'results.md') };
+  const opts = {
+    quick: false,
+    full: false,
+    rounds: null,
+    browser: true,
+    native: true,
+    only: null,
+    out: join(OUT_DIR, 'results.md'),
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') opts.quick = true;
@@ -45,7 +59,10 @@ function parseArgs(argv) {
     else if (a === '--rounds') opts.rounds = Number(argv[++i]);
     else if (a === '--only') opts.only = argv[++i].split(',');
     else if (a === '--out') opts.out = resolve(argv[++i]);
-    else throw new StepError(`unknown option ${a} (known: --quick --full --rounds N --no-browser --no-native --only a,b --out FILE)`);
+    else
+      throw new StepError(
+        `unknown option ${a} (known: --quick --full --rounds N --no-browser --no-native --only a,b --out FILE)`,
+      );
   }
   return opts;
 }
@@ -55,7 +72,7 @@ function parseArgs(argv) {
 // needs: a file the runner uses that the benchmark does not build (the shipped module).
 // cases: the case kinds this runner is asked for (it may also decline through `supports`).
 const SLOW_CAP_S = 1.0;
-const TARGET_S = 0.05;  // each sample repeats calls for at least this much CPU time
+const TARGET_S = 0.05; // each sample repeats calls for at least this much CPU time
 const RUNNERS = [
   { name: 'node relaxed', where: 'node', impl: 'ours-relaxed', nodeFlags: ['--experimental-wasm-relaxed-simd'] },
   { name: 'node simd128', where: 'node', impl: 'ours-simd128' },
@@ -105,9 +122,15 @@ class ProcessRunner {
     createInterface({ input: this.child.stdout }).on('line', (line) => {
       const p = this.pending.shift();
       if (!p) return;
-      try { p.resolve(JSON.parse(line)); } catch { p.reject(new Error(`bad reply: ${line.slice(0, 200)}`)); }
+      try {
+        p.resolve(JSON.parse(line));
+      } catch {
+        p.reject(new Error(`bad reply: ${line.slice(0, 200)}`));
+      }
     });
-    this.child.stderr.on('data', (d) => { this.stderr = (this.stderr + d).slice(-4000); });
+    this.child.stderr.on('data', (d) => {
+      this.stderr = (this.stderr + d).slice(-4000);
+    });
     this.child.on('exit', (code, signal) => {
       this.exited = signal ?? code;
       for (const p of this.pending.splice(0)) {
@@ -116,14 +139,25 @@ class ProcessRunner {
     });
     this.child.stdin.on('error', () => {});
   }
-  get alive() { return this.exited === null; }
+  get alive() {
+    return this.exited === null;
+  }
   request(msg, timeoutMs) {
     if (!this.alive) return Promise.reject(new Error(`runner exited (${this.exited})`));
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => { this.child.kill('SIGKILL'); reject(new Error(`timed out after ${timeoutMs / 1e3} s`)); }, timeoutMs);
+      const timer = setTimeout(() => {
+        this.child.kill('SIGKILL');
+        reject(new Error(`timed out after ${timeoutMs / 1e3} s`));
+      }, timeoutMs);
       this.pending.push({
-        resolve: (v) => { clearTimeout(timer); resolve(v); },
-        reject: (e) => { clearTimeout(timer); reject(e); },
+        resolve: (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
       });
       this.child.stdin.write(`${JSON.stringify(msg)}\n`);
     });
@@ -131,7 +165,16 @@ class ProcessRunner {
   async close() {
     if (!this.alive) return;
     this.child.stdin.end(`${JSON.stringify({ op: 'quit' })}\n`);
-    await new Promise((r) => { const t = setTimeout(() => { this.child.kill('SIGKILL'); r(); }, 3000); this.child.on('exit', () => { clearTimeout(t); r(); }); });
+    await new Promise((r) => {
+      const t = setTimeout(() => {
+        this.child.kill('SIGKILL');
+        r();
+      }, 3000);
+      this.child.on('exit', () => {
+        clearTimeout(t);
+        r();
+      });
+    });
   }
 }
 
@@ -145,16 +188,22 @@ class PageRunner {
     this.page = page;
     this.cdp = cdp;
     this.crashed = false;
-    page.on('crash', () => { this.crashed = true; });
+    page.on('crash', () => {
+      this.crashed = true;
+    });
   }
-  get alive() { return !this.crashed; }
+  get alive() {
+    return !this.crashed;
+  }
   async threadTime() {
     const { metrics } = await this.cdp.send('Performance.getMetrics');
     return metrics.find((m) => m.name === 'ThreadTime')?.value ?? NaN;
   }
   async request(msg, timeoutMs) {
     let timer;
-    const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs / 1e3} s`)), timeoutMs); });
+    const timeout = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs / 1e3} s`)), timeoutMs);
+    });
     try {
       const before = msg.op === 'run' ? await this.threadTime() : 0;
       const reply = await Promise.race([this.page.evaluate((m) => window.benchHandle(m), msg), timeout]);
@@ -164,10 +213,18 @@ class PageRunner {
       clearTimeout(timer);
     }
   }
-  async close() { await this.context.close().catch(() => {}); }
+  async close() {
+    await this.context.close().catch(() => {});
+  }
 }
 
-const MIME = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
+const MIME = {
+  '.html': 'text/html',
+  '.mjs': 'text/javascript',
+  '.js': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+};
 const SERVED = ['tests/bench/', 'build/bench/', 'node_modules/', 'wasm/index.js', 'wasm/lib/', 'wasm/build/'];
 
 async function openBrowser() {
@@ -185,15 +242,21 @@ async function openPage(browser, spec) {
       await route.fulfill({ status: 404, body: 'not found' });
       return;
     }
-    await route.fulfill({ status: 200, body: readFileSync(file), headers: { 'content-type': MIME[extname(file)] ?? 'application/octet-stream' } });
+    await route.fulfill({
+      status: 200,
+      body: readFileSync(file),
+      headers: { 'content-type': MIME[extname(file)] ?? 'application/octet-stream' },
+    });
   });
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(`http://bench.localhost/tests/bench/page.html?impl=${spec.impl}`);
-  await page.waitForFunction(() => window.benchReady === true, null, { timeout: 30000 }).catch(() => {
-    throw new Error(`the bench page did not start: ${errors.join(' | ') || 'no error reported'}`);
-  });
+  await page
+    .waitForFunction(() => window.benchReady === true, null, { timeout: 30000 })
+    .catch(() => {
+      throw new Error(`the bench page did not start: ${errors.join(' | ') || 'no error reported'}`);
+    });
   const cdp = await context.newCDPSession(page);
   await cdp.send('Performance.enable', { timeDomain: 'threadTicks' });
   return new PageRunner(spec, context, page, cdp);
@@ -201,7 +264,11 @@ async function openPage(browser, spec) {
 
 async function startRunner(spec, browser) {
   if (spec.where === 'node') {
-    return new ProcessRunner(spec, process.execPath, [...(spec.nodeFlags ?? []), 'tests/bench/node-runner.mjs', spec.impl]);
+    return new ProcessRunner(spec, process.execPath, [
+      ...(spec.nodeFlags ?? []),
+      'tests/bench/node-runner.mjs',
+      spec.impl,
+    ]);
   }
   if (spec.where === 'native') return new ProcessRunner(spec, join(OUT_DIR, spec.binary), []);
   return openPage(browser, spec);
@@ -237,7 +304,10 @@ async function measureCase(c, runners, { rounds, targetSeconds, rates, cases }) 
   for (const r of runners) {
     const spec = r.spec;
     if (spec.cases && !spec.cases.includes(c.kind)) continue;
-    if (!r.alive) { results[spec.name] = { error: 'runner is not running' }; continue; }
+    if (!r.alive) {
+      results[spec.name] = { error: 'runner is not running' };
+      continue;
+    }
     try {
       const ok = await ask(r, { op: 'supports', case: c });
       if (ok !== true) continue;
@@ -252,13 +322,18 @@ async function measureCase(c, runners, { rounds, targetSeconds, rates, cases }) 
       const { checksum } = await ask(r, { op: 'prepare', case: c });
       // Warm-up and calibration: repeat until one sample lasts targetSeconds (JIT tiers settle).
       // Calls of more than 2 GFLOP are long enough that the prepare call was the warm-up.
-      let reps = 1, last = { seconds: Infinity };
+      let reps = 1,
+        last = { seconds: Infinity };
       for (; !(flops(c) > 2e9);) {
         last = await ask(r, { op: 'run', reps });
         if (runTime(last) >= targetSeconds || reps >= 4096) break;
-        reps = Math.min(4096, reps * Math.max(2, Math.min(16, Math.ceil(targetSeconds / Math.max(runTime(last), 1e-6)))));
+        reps = Math.min(
+          4096,
+          reps * Math.max(2, Math.min(16, Math.ceil(targetSeconds / Math.max(runTime(last), 1e-6)))),
+        );
       }
-      if (Number.isFinite(last.seconds)) reps = Math.max(1, Math.round(reps * Math.min(1, targetSeconds / runTime(last))));
+      if (Number.isFinite(last.seconds))
+        reps = Math.max(1, Math.round(reps * Math.min(1, targetSeconds / runTime(last))));
       results[spec.name] = { samples: [], wall: [], reps, checksum: checksum ?? last.checksum ?? null };
       active.push(r);
     } catch (err) {
@@ -319,7 +394,8 @@ async function measureCase(c, runners, { rounds, targetSeconds, rates, cases }) 
 
 // Median over rounds of peer time / our time in the same round.
 function pairRatio(results, ours, peer) {
-  const a = results[ours], b = results[peer];
+  const a = results[ours],
+    b = results[peer];
   if (!a?.samples?.length || !b?.samples?.length || a.error || b.error) return null;
   const n = Math.min(a.samples.length, b.samples.length);
   const ratios = [];
@@ -349,7 +425,12 @@ function table(header, rows) {
 
 function uptimeLine() {
   const r = spawnSync('uptime', [], { encoding: 'utf8' });
-  return (r.stdout || loadavg().map((x) => x.toFixed(2)).join(', ')).trim();
+  return (
+    r.stdout ||
+    loadavg()
+      .map((x) => x.toFixed(2))
+      .join(', ')
+  ).trim();
 }
 
 function report({ all, names, infos, cases, meta }) {
@@ -357,18 +438,30 @@ function report({ all, names, infos, cases, meta }) {
   const out = [];
   out.push('# Attention kernels benchmark');
   out.push('');
-  out.push(`${meta.date}, ${meta.cpu} (${meta.cores} cores, shared with other users), median of ${meta.rounds}, ` +
-    `each sample >= ${meta.targetMs} ms of CPU time (calls repeated).`);
+  out.push(
+    `${meta.date}, ${meta.cpu} (${meta.cores} cores, shared with other users), median of ${meta.rounds}, ` +
+      `each sample >= ${meta.targetMs} ms of CPU time (calls repeated).`,
+  );
   out.push('');
-  out.push('Times are CPU time per call: the runner process\'s (Node, native) or the page\'s main thread\'s ' +
-    '(Chromium, DevTools ThreadTime). This machine is shared, and under its load the wall clock also counts the time ' +
-    'other users\' work held the core; cache and memory-bandwidth sharing still slow the figures down. ' +
-    'Wall-clock medians are in the long-context table and in results.json.');
+  out.push(
+    "Times are CPU time per call: the runner process's (Node, native) or the page's main thread's " +
+      '(Chromium, DevTools ThreadTime). This machine is shared, and under its load the wall clock also counts the time ' +
+      "other users' work held the core; cache and memory-bandwidth sharing still slow the figures down. " +
+      'Wall-clock medians are in the long-context table and in results.json.',
+  );
   out.push('');
   out.push(`Load: before \`${meta.loadBefore}\`; after \`${meta.loadAfter}\`. Grid: ${meta.grid}.`);
   out.push('');
-  out.push(table(['implementation', 'what ran', 'engine'],
-    names.map((n) => [n, infos[n]?.variant ?? (infos[n]?.error ? `not run: ${infos[n].error}` : ''), infos[n]?.engine ?? ''])));
+  out.push(
+    table(
+      ['implementation', 'what ran', 'engine'],
+      names.map((n) => [
+        n,
+        infos[n]?.variant ?? (infos[n]?.error ? `not run: ${infos[n].error}` : ''),
+        infos[n]?.engine ?? '',
+      ]),
+    ),
+  );
   out.push('');
 
   const attn = all.filter((x) => x.c.kind === 'attn');
@@ -376,13 +469,22 @@ function report({ all, names, infos, cases, meta }) {
     out.push('## Attention, d_k = 64: GFLOP/s (4 n^2 d_k per head, half when causal; softmax not counted)');
     out.push('');
     const cols = names.filter((n) => attn.some((x) => x.results[n]));
-    out.push(table(['case', ...cols], attn.map((x) => [caseId(x.c), ...cols.map((n) => cell(x.results[n], x.c, gflops))])));
+    out.push(
+      table(
+        ['case', ...cols],
+        attn.map((x) => [caseId(x.c), ...cols.map((n) => cell(x.results[n], x.c, gflops))]),
+      ),
+    );
     out.push('');
     out.push('## Ratios (median over rounds of peer time / our time, same round)');
     out.push('');
     const pairs = RATIOS.filter(([a, b]) => attn.some((x) => pairRatio(x.results, a, b) != null));
-    out.push(table(['case', ...pairs.map(([a, b]) => `${a} vs ${b}`)],
-      attn.map((x) => [caseId(x.c), ...pairs.map(([a, b]) => fmt(pairRatio(x.results, a, b), 2))])));
+    out.push(
+      table(
+        ['case', ...pairs.map(([a, b]) => `${a} vs ${b}`)],
+        attn.map((x) => [caseId(x.c), ...pairs.map(([a, b]) => fmt(pairRatio(x.results, a, b), 2))]),
+      ),
+    );
     out.push('');
   }
 
@@ -393,27 +495,64 @@ function report({ all, names, infos, cases, meta }) {
     const rows = [];
     for (const x of long) {
       for (const [n, res] of Object.entries(x.results)) {
-        if (!res.samples?.length) { rows.push([caseId(x.c), n, res.error ?? res.skipped ?? '', '', '', '', '', '']); continue; }
+        if (!res.samples?.length) {
+          rows.push([caseId(x.c), n, res.error ?? res.skipped ?? '', '', '', '', '', '']);
+          continue;
+        }
         const io = 4 * x.c.n * x.c.h * x.c.dK * 4;
-        rows.push([caseId(x.c), n, fmt(res.seconds, 3), fmt(res.wallSeconds, 3), fmt(gflops(x.c, res.seconds)),
+        rows.push([
+          caseId(x.c),
+          n,
+          fmt(res.seconds, 3),
+          fmt(res.wallSeconds, 3),
+          fmt(gflops(x.c, res.seconds)),
           res.memBefore != null ? `${mib(res.memBefore)} -> ${mib(res.memAfter)}` : 'native',
-          mib(io), mib(4 * x.c.n * x.c.n)]);
+          mib(io),
+          mib(4 * x.c.n * x.c.n),
+        ]);
       }
     }
-    out.push(table(['case', 'implementation', 's (CPU)', 's (wall)', 'GFLOP/s', 'wasm memory MiB before -> after', 'Q,K,V,out MiB', 'an n x n matrix MiB'], rows));
+    out.push(
+      table(
+        [
+          'case',
+          'implementation',
+          's (CPU)',
+          's (wall)',
+          'GFLOP/s',
+          'wasm memory MiB before -> after',
+          'Q,K,V,out MiB',
+          'an n x n matrix MiB',
+        ],
+        rows,
+      ),
+    );
     out.push('');
   }
 
   const model = all.filter((x) => x.c.kind === 'model');
   if (model.length) {
-    out.push('## Forward pass of a small model (d_model 128, 4 heads, 2 layers, d_ff 512, with its trace): ms per pass');
+    out.push(
+      '## Forward pass of a small model (d_model 128, 4 heads, 2 layers, d_ff 512, with its trace): ms per pass',
+    );
     out.push('');
-    const pairsM = [['node simd128', 'node eigen-wasm'], ['chromium simd128', 'chromium eigen-wasm']];
+    const pairsM = [
+      ['node simd128', 'node eigen-wasm'],
+      ['chromium simd128', 'chromium eigen-wasm'],
+    ];
     const cols = names.filter((n) => model.some((x) => x.results[n]));
-    out.push(table(['case', ...cols, ...pairsM.map(([a, b]) => `${b} / ${a}`)], model.map((x) => [
-      caseId(x.c), ...cols.map((n) => (x.results[n]?.samples?.length ? fmt(x.results[n].seconds * 1e3, 2) : cell(x.results[n], x.c, gflops))),
-      ...pairsM.map(([a, b]) => fmt(pairRatio(x.results, a, b), 2)),
-    ])));
+    out.push(
+      table(
+        ['case', ...cols, ...pairsM.map(([a, b]) => `${b} / ${a}`)],
+        model.map((x) => [
+          caseId(x.c),
+          ...cols.map((n) =>
+            x.results[n]?.samples?.length ? fmt(x.results[n].seconds * 1e3, 2) : cell(x.results[n], x.c, gflops),
+          ),
+          ...pairsM.map(([a, b]) => fmt(pairRatio(x.results, a, b), 2)),
+        ]),
+      ),
+    );
     out.push('');
   }
 
@@ -422,12 +561,19 @@ function report({ all, names, infos, cases, meta }) {
   out.push(...targets({ attn, long, model, flops }));
   out.push('');
   const errors = [];
-  for (const x of all) for (const [n, r] of Object.entries(x.results)) if (r.error) errors.push(`- ${caseId(x.c)}, ${n}: ${r.error}`);
+  for (const x of all)
+    for (const [n, r] of Object.entries(x.results)) if (r.error) errors.push(`- ${caseId(x.c)}, ${n}: ${r.error}`);
   const skipped = {};
-  for (const x of all) for (const [n, r] of Object.entries(x.results)) if (r.skipped) (skipped[n] ??= []).push(caseKey(x.c));
+  for (const x of all)
+    for (const [n, r] of Object.entries(x.results)) if (r.skipped) (skipped[n] ??= []).push(caseKey(x.c));
   if (Object.keys(skipped).length) {
-    out.push(`Skipped where the time per call predicted from the smaller cases exceeded ${SLOW_CAP_S} s: ` +
-      `${Object.entries(skipped).map(([n, cs]) => `${n} (${cs.join(', ')})`).join('; ')}.`, '');
+    out.push(
+      `Skipped where the time per call predicted from the smaller cases exceeded ${SLOW_CAP_S} s: ` +
+        `${Object.entries(skipped)
+          .map(([n, cs]) => `${n} (${cs.join(', ')})`)
+          .join('; ')}.`,
+      '',
+    );
   }
   if (errors.length) out.push('Errors:', '', ...errors, '');
   return out.join('\n');
@@ -446,14 +592,26 @@ function targets({ attn, long, model }) {
   };
   const check = (label, xs, a, b, need) => {
     const w = minRatio(xs, a, b);
-    if (!w) { lines.push(`- ${label}: not measured`); return; }
+    if (!w) {
+      lines.push(`- ${label}: not measured`);
+      return;
+    }
     const count = xs.filter((x) => pairRatio(x.results, a, b) != null).length;
-    const met = xs.filter((x) => { const r = pairRatio(x.results, a, b); return r != null && r >= need; }).length;
+    const met = xs.filter((x) => {
+      const r = pairRatio(x.results, a, b);
+      return r != null && r >= need;
+    }).length;
     const rs = xs.map((x) => pairRatio(x.results, a, b)).filter((r) => r != null);
-    const nc = minRatio(xs.filter((x) => !x.c.causal), a, b);
-    lines.push(`- ${label} (need >= ${need}x): ${met}/${count} cases met, median ${median(rs).toFixed(2)}x; ` +
-      `worst ${w.r.toFixed(2)}x at ${caseKey(w.c)} ${w.r >= need ? '(met)' : `(missed by ${(((need - w.r) / need) * 100).toFixed(0)}%)`}` +
-      (nc && nc.c !== w.c ? `; worst without a mask ${nc.r.toFixed(2)}x at ${caseKey(nc.c)}` : ''));
+    const nc = minRatio(
+      xs.filter((x) => !x.c.causal),
+      a,
+      b,
+    );
+    lines.push(
+      `- ${label} (need >= ${need}x): ${met}/${count} cases met, median ${median(rs).toFixed(2)}x; ` +
+        `worst ${w.r.toFixed(2)}x at ${caseKey(w.c)} ${w.r >= need ? '(met)' : `(missed by ${(((need - w.r) / need) * 100).toFixed(0)}%)`}` +
+        (nc && nc.c !== w.c ? `; worst without a mask ${nc.r.toFixed(2)}x at ${caseKey(nc.c)}` : ''),
+    );
   };
   check('n >= 256, Node SIMD128 vs tfjs-wasm', big, 'node simd128', 'node tfjs', 1.5);
   check('n >= 256, Node SIMD128 vs onnxruntime-web', big, 'node simd128', 'node onnx', 1.5);
@@ -463,13 +621,17 @@ function targets({ attn, long, model }) {
   const l16 = long.find((x) => x.c.n === 16384);
   const r16 = l16?.results['node simd128'];
   if (r16?.samples?.length) {
-    lines.push(`- n = 16384 causal one head, Node SIMD128: ${r16.seconds.toFixed(3)} s CPU, ${r16.wallSeconds.toFixed(3)} s wall ` +
-      `(need < 2 s: ${r16.seconds < 2 ? 'met' : 'missed'} in CPU time, ${r16.wallSeconds < 2 ? 'met' : 'missed'} in wall time under this load); ` +
-      `wasm memory grew by ${mib(r16.memAfter - r16.memBefore)} MiB during the calls (an n x n float matrix would be ${mib(4 * 16384 * 16384)} MiB)`);
+    lines.push(
+      `- n = 16384 causal one head, Node SIMD128: ${r16.seconds.toFixed(3)} s CPU, ${r16.wallSeconds.toFixed(3)} s wall ` +
+        `(need < 2 s: ${r16.seconds < 2 ? 'met' : 'missed'} in CPU time, ${r16.wallSeconds < 2 ? 'met' : 'missed'} in wall time under this load); ` +
+        `wasm memory grew by ${mib(r16.memAfter - r16.memBefore)} MiB during the calls (an n x n float matrix would be ${mib(4 * 16384 * 16384)} MiB)`,
+    );
   } else lines.push('- n = 16384: not measured');
   for (const x of model) {
     const r = pairRatio(x.results, 'node simd128', 'node eigen-wasm');
-    lines.push(`- model forward ${caseKey(x.c)}, Node: kernels vs Eigen-only wasm ${r == null ? 'not measured' : `${r.toFixed(2)}x (need >= 1.5: ${r >= 1.5 ? 'met' : 'missed'})`}`);
+    lines.push(
+      `- model forward ${caseKey(x.c)}, Node: kernels vs Eigen-only wasm ${r == null ? 'not measured' : `${r.toFixed(2)}x (need >= 1.5: ${r >= 1.5 ? 'met' : 'missed'})`}`,
+    );
   }
   return lines;
 }
@@ -490,10 +652,14 @@ main(async () => {
   const failedBuilds = await buildAll();
   const cases = await import('../bench/cases.mjs');
 
-  const buildFor = (spec) => ({
-    'ours-relaxed': 'kernels_relaxed', 'ours-simd128': 'bench_simd128', 'ours-simd128-clang16': 'kernels_simd128_clang16',
-    'ours-scalar': 'bench_scalar', 'eigen-wasm': 'bench_eigen',
-  })[spec.impl] ?? spec.binary;
+  const buildFor = (spec) =>
+    ({
+      'ours-relaxed': 'kernels_relaxed',
+      'ours-simd128': 'bench_simd128',
+      'ours-simd128-clang16': 'kernels_simd128_clang16',
+      'ours-scalar': 'bench_scalar',
+      'eigen-wasm': 'bench_eigen',
+    })[spec.impl] ?? spec.binary;
   let specs = RUNNERS.filter((s) => (opts.browser || s.where !== 'chromium') && (opts.native || s.where !== 'native'));
   if (opts.only) specs = specs.filter((s) => opts.only.includes(s.name));
 
@@ -505,12 +671,16 @@ main(async () => {
     try {
       browser = await openBrowser();
     } catch (err) {
-      for (const s of specs.filter((x) => x.where === 'chromium')) infos[s.name] = { error: `Chromium did not start: ${err.message.split('\n')[0]}` };
+      for (const s of specs.filter((x) => x.where === 'chromium'))
+        infos[s.name] = { error: `Chromium did not start: ${err.message.split('\n')[0]}` };
     }
   }
   for (const spec of specs) {
     if (infos[spec.name]) continue;
-    if (failedBuilds[buildFor(spec)]) { infos[spec.name] = { error: `build failed (${buildFor(spec)})` }; continue; }
+    if (failedBuilds[buildFor(spec)]) {
+      infos[spec.name] = { error: `build failed (${buildFor(spec)})` };
+      continue;
+    }
     if (spec.where === 'chromium' && !browser) continue;
     if (spec.needs && !existsSync(join(ROOT, spec.needs))) {
       infos[spec.name] = { error: `${spec.needs} is missing (npm run build makes it)` };
@@ -532,7 +702,11 @@ main(async () => {
   }
 
   const grid = opts.quick
-    ? [...cases.attentionCases({ sizes: [64, 256, 1024], heads: [1, 8] }), ...cases.longCases({ sizes: [8192] }), ...cases.modelCases()]
+    ? [
+        ...cases.attentionCases({ sizes: [64, 256, 1024], heads: [1, 8] }),
+        ...cases.longCases({ sizes: [8192] }),
+        ...cases.modelCases(),
+      ]
     : [...cases.attentionCases(opts.full ? { maxFlops: Infinity } : {}), ...cases.longCases(), ...cases.modelCases()];
   const baseRounds = opts.rounds ?? (opts.quick ? 3 : 5);
   const rates = {};
@@ -545,7 +719,9 @@ main(async () => {
     const tc = Date.now();
     const results = await measureCase(c, runners, { rounds, targetSeconds: TARGET_S, rates, cases });
     all.push({ c, rounds, results });
-    const summary = Object.entries(results).map(([n, r]) => `${n} ${r.error ? 'error' : r.skipped ? 'skip' : cell(r, c, cases.gflops)}`).join(', ');
+    const summary = Object.entries(results)
+      .map(([n, r]) => `${n} ${r.error ? 'error' : r.skipped ? 'skip' : cell(r, c, cases.gflops)}`)
+      .join(', ');
     console.log(`  ${cases.caseId(c)} (${((Date.now() - tc) / 1e3).toFixed(1)} s): ${summary}`);
     for (const [n, r] of Object.entries(results)) if (r.error) console.log(`    ${n}: ${r.error}`);
   }
@@ -556,15 +732,24 @@ main(async () => {
   const names = specs.map((s) => s.name);
   const meta = {
     date: new Date().toISOString().replace('T', ' ').slice(0, 16) + ' UTC',
-    cpu: cpus()[0]?.model ?? 'unknown CPU', cores: cpus().length, rounds: `${baseRounds} interleaved rounds (3 for calls above 1 GFLOP and for long context)`,
-    targetMs: TARGET_S * 1e3, loadBefore, loadAfter: uptimeLine(),
-    grid: opts.quick ? '--quick: n <= 1024, long context n = 8192 only'
-      : opts.full ? 'full' : 'n = 4096 with 8 heads left out (34 GFLOP per call; --full adds it)',
+    cpu: cpus()[0]?.model ?? 'unknown CPU',
+    cores: cpus().length,
+    rounds: `${baseRounds} interleaved rounds (3 for calls above 1 GFLOP and for long context)`,
+    targetMs: TARGET_S * 1e3,
+    loadBefore,
+    loadAfter: uptimeLine(),
+    grid: opts.quick
+      ? '--quick: n <= 1024, long context n = 8192 only'
+      : opts.full
+        ? 'full'
+        : 'n = 4096 with 8 heads left out (34 GFLOP per call; --full adds it)',
   };
   const md = `${report({ all, names, infos, cases, meta })}\nTotal time of this run: ${((Date.now() - t0) / 60000).toFixed(1)} min.\n`;
   mkdirSync(OUT_DIR, { recursive: true });
   writeFileSync(opts.out, md);
   writeFileSync(opts.out.replace(/\.md$/, '') + '.json', JSON.stringify({ meta, infos, all }, null, 1));
   console.log(`\n${md}`);
-  console.log(`Written to ${relative(process.cwd(), opts.out) || opts.out} (raw samples: ${relative(process.cwd(), opts.out.replace(/\.md$/, '') + '.json')}).`);
+  console.log(
+    `Written to ${relative(process.cwd(), opts.out) || opts.out} (raw samples: ${relative(process.cwd(), opts.out.replace(/\.md$/, '') + '.json')}).`,
+  );
 });

@@ -4,7 +4,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  ROOT, BUILD_PACKAGES, StepError, buildWasm, buildWidgets, ensureDebianPackages, ensureNodeModules, main, step,
+  ROOT,
+  BUILD_PACKAGES,
+  StepError,
+  buildWasm,
+  buildWidgets,
+  ensureDebianPackages,
+  ensureNodeModules,
+  main,
+  step,
 } from './lib/setup.mjs';
 
 const widgetsOnly = process.argv.includes('--widgets');
@@ -14,7 +22,8 @@ main(async () => {
   await ensureNodeModules();
   await buildWasm({ target: 'ap_core' }); // ap_core depends on ap_train: both modules
   for (const file of ['wasm/build/ap_train.mjs', 'wasm/build/ap_train.wasm']) {
-    if (!existsSync(join(ROOT, file))) throw new StepError(`the wasm build did not produce ${file} (the trainer module)`);
+    if (!existsSync(join(ROOT, file)))
+      throw new StepError(`the wasm build did not produce ${file} (the trainer module)`);
   }
 
   if (!widgetsOnly) {
@@ -23,7 +32,9 @@ main(async () => {
     await build({ configFile: join(ROOT, 'web', 'vite.config.js') });
   }
   await buildWidgets({ force: !widgetsOnly });
-  console.log(widgetsOnly
-    ? '\ndist/attention-playground.js is ready.'
-    : '\ndist/ is ready: serve it with any static file server (index.html is the playground, embed.html the iframe embed).');
+  console.log(
+    widgetsOnly
+      ? '\ndist/attention-playground.js is ready.'
+      : '\ndist/ is ready: serve it with any static file server (index.html is the playground, embed.html the iframe embed).',
+  );
 });

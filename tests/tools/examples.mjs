@@ -2,7 +2,14 @@
 // then serve the repository as a plain static host would and print the example pages' addresses.
 // PORT=8080 npm run examples picks the port.
 import {
-  ROOT, BUILD_PACKAGES, buildWasm, buildWidgets, ensureDebianPackages, ensureNodeModules, main, step,
+  ROOT,
+  BUILD_PACKAGES,
+  buildWasm,
+  buildWidgets,
+  ensureDebianPackages,
+  ensureNodeModules,
+  main,
+  step,
 } from './lib/setup.mjs';
 import { serveStatic } from './lib/static-server.mjs';
 

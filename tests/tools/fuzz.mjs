@@ -18,7 +18,11 @@ const FUZZ_PACKAGES = ['cmake', 'clang', 'libclang-rt-dev', 'libeigen3-dev', 'nl
 
 // Each target reads the seed folders listed here (the first is its own, named after it).
 const TARGETS = {
-  safetensors: { corpora: ['safetensors', 'model'], dict: 'safetensors.dict', what: 'safetensors reader and model loader' },
+  safetensors: {
+    corpora: ['safetensors', 'model'],
+    dict: 'safetensors.dict',
+    what: 'safetensors reader and model loader',
+  },
   tokenizer: { corpora: ['tokenizer'], what: 'char and word tokenizers' },
   config: { corpora: ['config'], dict: 'config.dict', what: 'model-config JSON parser' },
   attention: { corpora: ['attention'], what: 'attention kernels and traced attention' },
@@ -41,8 +45,10 @@ function clangRuntimeCheck() {
   const found = spawnSync('clang++', [`-print-file-name=${lib}`], { encoding: 'utf8' }).stdout.trim();
   if (!found.startsWith('/') || !existsSync(found)) {
     const major = spawnSync('clang', ['-dumpversion'], { encoding: 'utf8' }).stdout.trim().split('.')[0];
-    throw new StepError(`clang ${major} has no libFuzzer runtime (${lib}). Install it with:\n\n` +
-      `    sudo apt-get install libclang-rt-${major}-dev\n`);
+    throw new StepError(
+      `clang ${major} has no libFuzzer runtime (${lib}). Install it with:\n\n` +
+        `    sudo apt-get install libclang-rt-${major}-dev\n`,
+    );
   }
   console.log(`libFuzzer runtime: ${found}`);
 }
@@ -56,8 +62,11 @@ async function buildFuzzers(names) {
   step(`building the fuzz targets (${FUZZ_DIR}, clang, ASan + UBSan + libFuzzer)`);
   const env = { ...process.env, CC: 'clang', CXX: 'clang++' };
   if (!existsSync(join(ROOT, FUZZ_DIR, 'CMakeCache.txt'))) {
-    await mustRun('cmake', ['-S', '.', '-B', FUZZ_DIR, '-DAP_FUZZ=ON', '-DAP_TESTS=OFF',
-      '-DCMAKE_BUILD_TYPE=RelWithDebInfo'], { env });
+    await mustRun(
+      'cmake',
+      ['-S', '.', '-B', FUZZ_DIR, '-DAP_FUZZ=ON', '-DAP_TESTS=OFF', '-DCMAKE_BUILD_TYPE=RelWithDebInfo'],
+      { env },
+    );
   }
   // Only the fuzz targets (and the core they link): the tools and tests are not needed here.
   await mustRun('cmake', ['--build', FUZZ_DIR, '-j', JOBS, '--target', ...names.map((n) => `fuzz_${n}`)], { env });
@@ -81,7 +90,8 @@ function initialStatus(text) {
 function fuzzOne(name, spec) {
   const work = join(ROOT, FUZZ_DIR, 'work', name);
   rmSync(work, { recursive: true, force: true });
-  const corpus = join(work, 'corpus'), artifacts = join(work, 'artifacts');
+  const corpus = join(work, 'corpus'),
+    artifacts = join(work, 'artifacts');
   mkdirSync(corpus, { recursive: true });
   mkdirSync(artifacts, { recursive: true });
   let seeds = 0;
@@ -93,7 +103,10 @@ function fuzzOne(name, spec) {
     }
   }
   const args = [
-    `-max_total_time=${seconds}`, '-print_final_stats=1', '-timeout=10', '-rss_limit_mb=2048',
+    `-max_total_time=${seconds}`,
+    '-print_final_stats=1',
+    '-timeout=10',
+    '-rss_limit_mb=2048',
     `-artifact_prefix=${artifacts}/`,
     ...(spec.dict ? [`-dict=${join(ROOT, 'tests', 'fuzz', spec.dict)}`] : []),
     corpus,
@@ -105,7 +118,8 @@ function fuzzOne(name, spec) {
   return new Promise((resolve, reject) => {
     const child = spawn(exe, args, { cwd: work, env: FUZZ_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
     const log = createWriteStream(logPath);
-    let text = '', partial = '';
+    let text = '',
+      partial = '';
     const onData = (chunk) => {
       log.write(chunk);
       text += chunk;
@@ -127,7 +141,14 @@ function fuzzOne(name, spec) {
       resolve({
         name,
         code: code ?? (signal ? 1 : 0),
-        execs: Number(text.match(/stat::number_of_executed_units: (\d+)/)?.[1] ?? text.match(/^#(\d+)\s/gm)?.at(-1)?.slice(1) ?? NaN),
+        execs: Number(
+          text.match(/stat::number_of_executed_units: (\d+)/)?.[1] ??
+            text
+              .match(/^#(\d+)\s/gm)
+              ?.at(-1)
+              ?.slice(1) ??
+            NaN,
+        ),
         execPerSec: Number(text.match(/stat::average_exec_per_sec:\s+(\d+)/)?.[1] ?? NaN),
         peakRss: Number(text.match(/stat::peak_rss_mb:\s+(\d+)/)?.[1] ?? NaN),
         newUnits: Number(text.match(/stat::new_units_added:\s+(\d+)/)?.[1] ?? NaN),
@@ -141,7 +162,8 @@ function fuzzOne(name, spec) {
 }
 
 main(async () => {
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new StepError(`FUZZ_SECONDS must be a positive number, got ${process.env.FUZZ_SECONDS}`);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new StepError(`FUZZ_SECONDS must be a positive number, got ${process.env.FUZZ_SECONDS}`);
   const wanted = process.argv.slice(2);
   for (const n of wanted) {
     if (!(n in TARGETS)) throw new StepError(`unknown fuzz target '${n}' (known: ${Object.keys(TARGETS).join(', ')})`);
@@ -159,11 +181,15 @@ main(async () => {
 
   step('Summary');
   const pad = (s, w) => String(s).padEnd(w);
-  console.log(`${pad('target', 18)}${pad('executions', 12)}${pad('exec/s', 8)}${pad('cov (start->end)', 18)}${pad('ft (start->end)', 18)}${pad('corpus (seeds -> end)', 24)}crashes`);
+  console.log(
+    `${pad('target', 18)}${pad('executions', 12)}${pad('exec/s', 8)}${pad('cov (start->end)', 18)}${pad('ft (start->end)', 18)}${pad('corpus (seeds -> end)', 24)}crashes`,
+  );
   for (const r of results) {
-    console.log(`${pad(`fuzz_${r.name}`, 18)}${pad(r.execs, 12)}${pad(r.execPerSec, 8)}` +
-      `${pad(`${r.start.cov} -> ${r.end.cov}`, 18)}${pad(`${r.start.ft} -> ${r.end.ft}`, 18)}` +
-      `${pad(`${r.seeds} -> ${r.end.corp}`, 24)}${r.crashes.length}`);
+    console.log(
+      `${pad(`fuzz_${r.name}`, 18)}${pad(r.execs, 12)}${pad(r.execPerSec, 8)}` +
+        `${pad(`${r.start.cov} -> ${r.end.cov}`, 18)}${pad(`${r.start.ft} -> ${r.end.ft}`, 18)}` +
+        `${pad(`${r.seeds} -> ${r.end.corp}`, 24)}${r.crashes.length}`,
+    );
   }
   const bad = results.filter((r) => r.crashes.length || r.code !== 0);
   if (bad.length === 0) {
@@ -173,8 +199,10 @@ main(async () => {
   for (const r of bad) {
     console.log(`\nfuzz_${r.name} exited with code ${r.code}; artifacts:`);
     for (const c of r.crashes) console.log(`  ${relative(ROOT, c)}`);
-    console.log(`  reproduce: ${FUZZ_DIR}/fuzz_${r.name} <artifact>; then commit it as ` +
-      `tests/corpus/${TARGETS[r.name].corpora[0]}/regress_<what>.<ext> and add a test to tests/cpp/test_regressions.cpp`);
+    console.log(
+      `  reproduce: ${FUZZ_DIR}/fuzz_${r.name} <artifact>; then commit it as ` +
+        `tests/corpus/${TARGETS[r.name].corpora[0]}/regress_<what>.<ext> and add a test to tests/cpp/test_regressions.cpp`,
+    );
   }
   throw new StepError(`${bad.length} fuzz target(s) found a problem`);
 });

@@ -14,7 +14,8 @@ const SANITIZE_PACKAGES = ['cmake', 'g++', 'libeigen3-dev', 'libgtest-dev', 'nlo
 
 const SANITIZER_ENV = {
   ...process.env,
-  ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1',
+  ASAN_OPTIONS:
+    'detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1',
   UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1',
 };
 
@@ -24,8 +25,11 @@ const seconds = (t0) => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
 // The sanitizer reports in a run's output, one line each: "ERROR: AddressSanitizer: heap-buffer-overflow ...",
 // "runtime error: signed integer overflow ...", "ERROR: LeakSanitizer: detected memory leaks".
 function sanitizerReports(output) {
-  return stripAnsi(output).split('\n')
-    .filter((l) => /ERROR: (Address|Leak)Sanitizer|runtime error:|SUMMARY: (Address|Leak|UndefinedBehavior)Sanitizer/.test(l))
+  return stripAnsi(output)
+    .split('\n')
+    .filter((l) =>
+      /ERROR: (Address|Leak)Sanitizer|runtime error:|SUMMARY: (Address|Leak|UndefinedBehavior)Sanitizer/.test(l),
+    )
     .map((l) => l.trim());
 }
 
@@ -34,7 +38,10 @@ function failedTests(output) {
   const text = stripAnsi(output);
   const at = text.indexOf('The following tests FAILED:');
   if (at < 0) return [];
-  return text.slice(at).split('\n').slice(1)
+  return text
+    .slice(at)
+    .split('\n')
+    .slice(1)
     .map((l) => l.match(/^\s*\d+\s+-\s+(\S+)\s+\((.+)\)/))
     .filter(Boolean)
     .map((m) => ({ name: m[1], why: m[2] }));
@@ -46,8 +53,15 @@ main(async () => {
 
   step(`sanitizer build (${SANITIZE_DIR}: -DAP_SANITIZE=ON, ASan + UBSan)`);
   if (!existsSync(join(ROOT, SANITIZE_DIR, 'CMakeCache.txt'))) {
-    const { code } = await run('cmake', ['-S', '.', '-B', SANITIZE_DIR, '-DAP_SANITIZE=ON', '-DAP_TESTS=ON',
-      '-DCMAKE_BUILD_TYPE=RelWithDebInfo']);
+    const { code } = await run('cmake', [
+      '-S',
+      '.',
+      '-B',
+      SANITIZE_DIR,
+      '-DAP_SANITIZE=ON',
+      '-DAP_TESTS=ON',
+      '-DCMAKE_BUILD_TYPE=RelWithDebInfo',
+    ]);
     if (code !== 0) throw new StepError('cmake could not configure the sanitizer build');
   }
   // Keep going past a target that fails to compile, so every test that does build still runs;
@@ -57,11 +71,15 @@ main(async () => {
   if (build.code !== 0) console.log('\n(some targets failed to build: their tests will fail below)');
 
   step('C++ tests under ASan + UBSan (ctest)');
-  const ctest = await run('ctest', ['--test-dir', SANITIZE_DIR, '--output-on-failure', '--no-tests=error',
-    '-j', JOBS, ...process.argv.slice(2)], { env: SANITIZER_ENV, capture: true });
+  const ctest = await run(
+    'ctest',
+    ['--test-dir', SANITIZE_DIR, '--output-on-failure', '--no-tests=error', '-j', JOBS, ...process.argv.slice(2)],
+    { env: SANITIZER_ENV, capture: true },
+  );
   const text = stripAnsi(ctest.output);
   const counts = text.match(/(\d+)% tests passed, (\d+) tests? failed out of (\d+)/);
-  const total = counts ? Number(counts[3]) : 0, failed = counts ? Number(counts[2]) : NaN;
+  const total = counts ? Number(counts[3]) : 0,
+    failed = counts ? Number(counts[2]) : NaN;
   const failures = failedTests(ctest.output);
   const reports = [...new Set(sanitizerReports(ctest.output))];
 
@@ -74,8 +92,10 @@ main(async () => {
     for (const r of reports.slice(0, 40)) console.log(`  ${r}`);
   }
   const clean = build.code === 0 && ctest.code === 0 && failed === 0 && reports.length === 0;
-  console.log(clean
-    ? '\nCLEAN: every C++ test passed under AddressSanitizer, LeakSanitizer and UBSan, with no reports'
-    : '\nUNCLEAN: see the failures and sanitizer reports above');
+  console.log(
+    clean
+      ? '\nCLEAN: every C++ test passed under AddressSanitizer, LeakSanitizer and UBSan, with no reports'
+      : '\nUNCLEAN: see the failures and sanitizer reports above',
+  );
   if (!clean) process.exitCode = 1;
 });

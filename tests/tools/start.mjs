@@ -2,9 +2,7 @@
 // with Vite on 127.0.0.1. PORT=8080 npm start picks another port; a busy port falls
 // back to the next free one.
 import { join } from 'node:path';
-import {
-  ROOT, BUILD_PACKAGES, buildWasm, ensureDebianPackages, ensureNodeModules, main, step,
-} from './lib/setup.mjs';
+import { ROOT, BUILD_PACKAGES, buildWasm, ensureDebianPackages, ensureNodeModules, main, step } from './lib/setup.mjs';
 
 main(async () => {
   await ensureDebianPackages(BUILD_PACKAGES);
@@ -12,7 +10,7 @@ main(async () => {
   await buildWasm({ target: 'ap_core' });
 
   step('serving the page');
-  const { createServer } = await import('vite');  // only now is node_modules certain to exist
+  const { createServer } = await import('vite'); // only now is node_modules certain to exist
   const port = process.env.PORT ? Number(process.env.PORT) : undefined;
   const server = await createServer({
     configFile: join(ROOT, 'web', 'vite.config.js'),

@@ -6,7 +6,9 @@ import { load } from '../../wasm/index.js';
 import { normals } from '../../web/lib/random.js';
 
 let ap;
-beforeAll(async () => { ap = await load(); });
+beforeAll(async () => {
+  ap = await load();
+});
 
 const relDiff = (computed, published) => (computed - published) / published;
 
@@ -14,13 +16,30 @@ describe('parameterCount', () => {
   test('BERT-base and GPT-3 match their published totals within 1%', () => {
     // BERT-base (Devlin et al. 2018): 110M.
     const bert = ap.parameterCount({
-      arch: 'encoder', dModel: 768, nHeads: 12, nLayers: 12, dFf: 3072, vocabSize: 30522, maxLen: 512,
-      pos: 'learned', segments: 2, embedNorm: true, pooler: true,
+      arch: 'encoder',
+      dModel: 768,
+      nHeads: 12,
+      nLayers: 12,
+      dFf: 3072,
+      vocabSize: 30522,
+      maxLen: 512,
+      pos: 'learned',
+      segments: 2,
+      embedNorm: true,
+      pooler: true,
     });
     expect(bert.total).toBe(109482240);
     expect(Math.abs(relDiff(bert.total, 110e6))).toBeLessThan(0.01);
     // GPT-3 175B (Brown et al. 2020, Table 2.1): d_ff = 4d by default, tied embeddings, pre-norm.
-    const gpt3 = ap.parameterCount({ dModel: 12288, nHeads: 96, nLayers: 96, vocabSize: 50257, maxLen: 2048, pos: 'learned', norm: 'pre' });
+    const gpt3 = ap.parameterCount({
+      dModel: 12288,
+      nHeads: 96,
+      nLayers: 96,
+      vocabSize: 50257,
+      maxLen: 2048,
+      pos: 'learned',
+      norm: 'pre',
+    });
     expect(gpt3.total).toBe(174604259328);
     expect(Math.abs(relDiff(gpt3.total, 175e9))).toBeLessThan(0.01);
   });
@@ -52,7 +71,8 @@ describe('parameterCount', () => {
     expect(byId['original-big'].source).toMatch(/^Vaswani et al\. 2017 .*: 213M\. Not in the notes/);
     expect(byId['bert-base'].source).toMatch(/^Devlin et al\. 2018 .*: 110M;/);
     expect(byId.gpt3.source).toMatch(/^Notes 004: 175B parameters/);
-    for (const id of ['original', 'original-big', 'bert-base']) expect(byId[id].source).not.toMatch(/M\)?;? ?notes 004/i);
+    for (const id of ['original', 'original-big', 'bert-base'])
+      expect(byId[id].source).not.toMatch(/M\)?;? ?notes 004/i);
     expect(ap.parameterCount({ preset: 'original' }).total).toBe(63082496);
     expect(ap.parameterCount({ preset: 'bert-base' }).total).toBe(109482240);
     expect(ap.parameterCount({ preset: 'gpt3' }).total).toBe(174604259328);
@@ -63,11 +83,24 @@ describe('parameterCount', () => {
 
   test('a small decoder against the formula written out by hand', () => {
     // d 8, h 2, 2 layers, d_ff 32, V 20, learned positions 16, untied LM head with a bias, post-norm.
-    const d = 8, dff = 32, V = 20, L = 16;
-    const attention = 4 * d * d + 4 * d;      // 288
-    const ffn = d * dff + dff + dff * d + d;  // 552
-    const norms = 2 * (2 * d);                // 32
-    const p = ap.parameterCount({ dModel: d, nHeads: 2, nLayers: 2, dFf: dff, vocabSize: V, maxLen: L, pos: 'learned', tieEmbeddings: false, lmHeadBias: true });
+    const d = 8,
+      dff = 32,
+      V = 20,
+      L = 16;
+    const attention = 4 * d * d + 4 * d; // 288
+    const ffn = d * dff + dff + dff * d + d; // 552
+    const norms = 2 * (2 * d); // 32
+    const p = ap.parameterCount({
+      dModel: d,
+      nHeads: 2,
+      nLayers: 2,
+      dFf: dff,
+      vocabSize: V,
+      maxLen: L,
+      pos: 'learned',
+      tieEmbeddings: false,
+      lmHeadBias: true,
+    });
     expect(p.decoderLayer).toEqual({ attention, ffn, norms, total: attention + ffn + norms });
     expect(p.embeddings).toBe(V * d + L * d);
     expect(p.lmHead).toBe(d * V + V);
@@ -76,11 +109,25 @@ describe('parameterCount', () => {
   });
 
   test('a model built by createModel has the count its tensors add up to', () => {
-    const config = { arch: 'encoder-decoder', dModel: 16, nHeads: 4, nLayers: 2, dFf: 24, maxLen: 20, pos: 'learned', norm: 'pre' };
+    const config = {
+      arch: 'encoder-decoder',
+      dModel: 16,
+      nHeads: 4,
+      nLayers: 2,
+      dFf: 24,
+      maxLen: 20,
+      pos: 'learned',
+      norm: 'pre',
+    };
     const model = ap.createModel(config, { seed: 3 });
     try {
       const sizes = model.tensors().map((t) => t.shape.reduce((a, b) => a * b, 1));
-      const p = ap.parameterCount({ ...config, vocabSize: model.config.vocabSize, tieEmbeddings: false, lmHeadBias: true });
+      const p = ap.parameterCount({
+        ...config,
+        vocabSize: model.config.vocabSize,
+        tieEmbeddings: false,
+        lmHeadBias: true,
+      });
       expect(p.total).toBe(sizes.reduce((a, b) => a + b, 0));
     } finally {
       model.dispose();
@@ -108,12 +155,12 @@ describe('flops', () => {
     // n = 100 tokens, d = 512, h = 8 heads of 64.
     const f = ap.flops({ n: 100, d: 512, h: 8 });
     expect(f.flopsPerMultiplyAdd).toBe(2);
-    expect(f.attention.projections).toBe(209715200);  // 4 projections x 100 x 512 x 512 x 2
-    expect(f.attention.scores).toBe(10240000);        // 8 heads x 100 x 100 x 64 x 2
+    expect(f.attention.projections).toBe(209715200); // 4 projections x 100 x 512 x 512 x 2
+    expect(f.attention.scores).toBe(10240000); // 8 heads x 100 x 100 x 64 x 2
     expect(f.attention.weightedSum).toBe(10240000);
     expect(f.attention.total).toBe(230195200);
     expect(f.attention.sequentialSteps).toBe(1);
-    expect(f.rnn.perStep).toBe(1048576);              // (W h + U x): 2 x 512 x 512 x 2
+    expect(f.rnn.perStep).toBe(1048576); // (W h + U x): 2 x 512 x 512 x 2
     expect(f.rnn.total).toBe(104857600);
     expect(f.rnn.sequentialSteps).toBe(100);
     expect(f.rnn.pathLength).toBe(99);
@@ -130,7 +177,7 @@ describe('flops', () => {
     }
   });
 
-  test('the O(n^2 d) part meets the RNN\'s O(n d^2) at n = d', () => {
+  test("the O(n^2 d) part meets the RNN's O(n d^2) at n = d", () => {
     const d = 256;
     expect(ap.flops({ n: d, d }).crossoverN).toBe(d);
     expect(ap.flops({ n: d, d }).attention.quadratic).toBe(ap.flops({ n: d, d }).rnn.total);
@@ -148,9 +195,11 @@ describe('flops', () => {
 describe('scaleStats', () => {
   // Independent of the core: the same experiment in JS, with JS's own seeded normals (mulberry32).
   function jsStats(dK, n, draws, seed) {
-    let ent = 0, top = 0;
+    let ent = 0,
+      top = 0;
     for (let t = 0; t < draws; t++) {
-      const q = normals(n * dK, seed + 2 * t), k = normals(n * dK, seed + 2 * t + 1);
+      const q = normals(n * dK, seed + 2 * t),
+        k = normals(n * dK, seed + 2 * t + 1);
       for (let i = 0; i < n; i++) {
         const s = [];
         for (let j = 0; j < n; j++) {
@@ -158,7 +207,9 @@ describe('scaleStats', () => {
           for (let c = 0; c < dK; c++) dot += q[i * dK + c] * k[j * dK + c];
           s.push(dot / Math.sqrt(dK));
         }
-        const mx = Math.max(...s), e = s.map((x) => Math.exp(x - mx)), z = e.reduce((x, y) => x + y, 0);
+        const mx = Math.max(...s),
+          e = s.map((x) => Math.exp(x - mx)),
+          z = e.reduce((x, y) => x + y, 0);
         ent -= e.reduce((acc, x) => acc + (x / z) * Math.log(x / z), 0);
         top += Math.max(...e) / z;
       }
@@ -167,7 +218,8 @@ describe('scaleStats', () => {
   }
 
   test('the unscaled spread grows like sqrt(d_k); scaled it stays near 1', () => {
-    const draws = 1000, n = 8;
+    const draws = 1000,
+      n = 8;
     for (const dK of [1, 4, 16, 64, 256, 512]) {
       const s = ap.scaleStats({ dK, n, draws, seed: 7 });
       // Sampling error of a std: sqrt((kurtosis - 1) / 4N), kurtosis of q.k = 3 + 6/dK; N = draws x n rows.
@@ -178,7 +230,7 @@ describe('scaleStats', () => {
     }
   });
 
-  test('the notes\' d_k = 512: dot products of about sqrt(512) = 22.6, and a saturated softmax', () => {
+  test("the notes' d_k = 512: dot products of about sqrt(512) = 22.6, and a saturated softmax", () => {
     const s = ap.scaleStats({ dK: 512, n: 8, draws: 1000, seed: 1 });
     expect(s.sqrtDk.toFixed(1)).toBe('22.6');
     expect(Math.abs(s.unscaled.std - 22.6)).toBeLessThan(0.5);
@@ -211,6 +263,8 @@ describe('rnnStates', () => {
     const h = ap.rnnStates({ x: [1, 2], wxh: [0.5], whh: [0.5], n: 2, dIn: 1, dHidden: 1 });
     expect(h[0]).toBeCloseTo(Math.tanh(0.5), 6);
     expect(h[1]).toBeCloseTo(Math.tanh(2 * 0.5 + 0.5 * Math.tanh(0.5)), 6);
-    expect(() => ap.rnnStates({ x: [1], wxh: [1, 2], whh: [1], n: 1, dIn: 1, dHidden: 1 })).toThrow(/wxh has 2 values but dIn\*dHidden = 1/);
+    expect(() => ap.rnnStates({ x: [1], wxh: [1, 2], whh: [1], n: 1, dIn: 1, dHidden: 1 })).toThrow(
+      /wxh has 2 values but dIn\*dHidden = 1/,
+    );
   });
 });

@@ -10,7 +10,9 @@ import { randomConfig } from '../../web/lib/models.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let ap;
-beforeAll(async () => { ap = await load(); });
+beforeAll(async () => {
+  ap = await load();
+});
 
 /** Weights of layer 0, head 0 for `ids`, as rows. */
 function weights(model, ids, switches = {}) {
@@ -19,7 +21,9 @@ function weights(model, ids, switches = {}) {
     const [, n, m] = t.shape('weights', { layer: 0 });
     const w = t.get('weights', { layer: 0, head: 0 });
     return Array.from({ length: n }, (_, i) => Array.from(w.slice(i * m, (i + 1) * m)));
-  } finally { t.dispose(); }
+  } finally {
+    t.dispose();
+  }
 }
 
 describe('the default state', () => {
@@ -34,17 +38,22 @@ describe('the default state', () => {
       const enc = model.tokenizer.encode('the cat sat on the');
       const t = model.forward(Int32Array.from([2, ...enc.ids]));
       try {
-        const V = model.vocab.length, probs = t.get('probs');
+        const V = model.vocab.length,
+          probs = t.get('probs');
         const last = probs.slice(5 * V, 6 * V);
         expect(Math.max(...last)).toBeGreaterThan(0.5);
         expect(model.vocab[last.indexOf(Math.max(...last))]).toBe('mat');
-      } finally { t.dispose(); }
-    } finally { model.dispose(); }
+      } finally {
+        t.dispose();
+      }
+    } finally {
+      model.dispose();
+    }
   });
 });
 
 describe('decoder-only implies the causal mask', () => {
-  test('a random decoder from the page\'s recipe masks the future; switched off it does not; an encoder never does', () => {
+  test("a random decoder from the page's recipe masks the future; switched off it does not; an encoder never does", () => {
     const ids = [5, 6, 7, 8];
     const dec = ap.createModel(randomConfig({ arch: 'decoder', seed: 3 }), { seed: 3 });
     const enc = ap.createModel(randomConfig({ arch: 'encoder', seed: 3 }), { seed: 3 });
@@ -53,13 +62,19 @@ describe('decoder-only implies the causal mask', () => {
       const on = weights(dec, ids);
       // Row i has weight only on positions 0..i, and sums to 1.
       on.forEach((row, i) => {
-        row.forEach((w, j) => { if (j > i) expect(w).toBe(0); else expect(w).toBeGreaterThan(0); });
+        row.forEach((w, j) => {
+          if (j > i) expect(w).toBe(0);
+          else expect(w).toBeGreaterThan(0);
+        });
         expect(row.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 6);
       });
       const off = weights(dec, ids, { causal: false });
       expect(off[0].slice(1).some((w) => w > 0)).toBe(true);
       const bi = weights(enc, ids);
       expect(bi[0].slice(1).every((w) => w > 0)).toBe(true);
-    } finally { dec.dispose(); enc.dispose(); }
+    } finally {
+      dec.dispose();
+      enc.dispose();
+    }
   });
 });

@@ -12,32 +12,49 @@ import { CONCEPTS } from '../../web/lib/concepts.js';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const read = (p) => readFileSync(root + p, 'utf8');
 let ap;
-beforeAll(async () => { ap = await load(); });
+beforeAll(async () => {
+  ap = await load();
+});
 
 /** The ids in the first column of the table under "## Concept ids". */
 function tableIds(md) {
   const section = md.split(/^## Concept ids$/m)[1]?.split(/^## /m)[0] ?? '';
-  return section.split('\n').map((line) => /^\| `([^`]+)` \|/.exec(line)?.[1]).filter(Boolean);
+  return section
+    .split('\n')
+    .map((line) => /^\| `([^`]+)` \|/.exec(line)?.[1])
+    .filter(Boolean);
 }
 
 test('docs/concepts.md has one table row per concept id of web/lib/concepts.js, and no other', () => {
   const ids = tableIds(read('docs/concepts.md'));
   const known = CONCEPTS.map((c) => c.id);
-  expect(known.filter((id) => !ids.includes(id)), 'ids missing from docs/concepts.md').toEqual([]);
-  expect(ids.filter((id) => !known.includes(id)), 'ids in docs/concepts.md unknown to concepts.js').toEqual([]);
+  expect(
+    known.filter((id) => !ids.includes(id)),
+    'ids missing from docs/concepts.md',
+  ).toEqual([]);
+  expect(
+    ids.filter((id) => !known.includes(id)),
+    'ids in docs/concepts.md unknown to concepts.js',
+  ).toEqual([]);
   expect(ids.length, 'each id once').toBe(new Set(ids).size);
 });
 
 test('docs/concepts.md lists every lecture preset', () => {
   const md = read('docs/concepts.md');
-  const missing = ap.presets.list().map((p) => p.id).filter((id) => !md.includes(`\`${id}\``));
+  const missing = ap.presets
+    .list()
+    .map((p) => p.id)
+    .filter((id) => !md.includes(`\`${id}\``));
   expect(missing, 'presets missing from docs/concepts.md').toEqual([]);
 });
 
 /** Every stage name the module records, over architectures, positions, norms and each kind of trace. */
 function stageNames() {
   const names = new Set();
-  const note = (tr) => { for (const s of tr.stages()) names.add(s.name); tr.dispose(); };
+  const note = (tr) => {
+    for (const s of tr.stages()) names.add(s.name);
+    tr.dispose();
+  };
   const rnd = (n) => Float32Array.from({ length: n }, (_, i) => Math.sin(i + 1));
   const small = { dModel: 8, nHeads: 2, nLayers: 1, dFf: 16, maxLen: 16 };
   for (const arch of ['encoder', 'decoder', 'encoder-decoder']) {
@@ -62,7 +79,8 @@ function stageNames() {
   note(ap.attention({ x: rnd(6), memory: rnd(4), m: 2, wq: w(), wk: w(), wv: w(), wo: w(), n: 3, dModel: 2 }));
   note(ap.rnn({ x: rnd(6), n: 3, dIn: 2, dHidden: 2 }));
   note(ap.additiveAttention({ s: rnd(6), n: 3, dS: 2, h: rnd(6), m: 3, dH: 2 }));
-  for (const score of ['dot', 'scaled', 'additive']) note(ap.lookup({ q: rnd(6), k: rnd(6), v: rnd(6), n: 3, m: 3, d: 2, score }));
+  for (const score of ['dot', 'scaled', 'additive'])
+    note(ap.lookup({ q: rnd(6), k: rnd(6), v: rnd(6), n: 3, m: 3, d: 2, score }));
   const r = ap.loadRnnAttention(readFileSync(root + 'web/models/translate-rnn.safetensors'));
   note(r.encode('the agreement'));
   note(r.translate('the agreement'));
@@ -74,17 +92,25 @@ test('docs/design.md names every stage the trace can produce', () => {
   const md = read('docs/design.md');
   const names = stageNames();
   expect(names.length).toBeGreaterThan(40);
-  expect(names.filter((n) => !md.includes(`\`${n}\``)), 'stage names missing from docs/design.md').toEqual([]);
+  expect(
+    names.filter((n) => !md.includes(`\`${n}\``)),
+    'stage names missing from docs/design.md',
+  ).toEqual([]);
 });
 
 test('no file in the repository points to the design notes that lived outside it', () => {
   const old = ['DESIGN', 'CURRICULUM', 'TOOLCHAIN', 'STYLE'].map((n) => `${n}.md`);
   const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: root, encoding: 'utf8' })
-    .split('\n').filter((f) => f && !/^(node_modules|build|dist)\//.test(f) && !/\.(wasm|safetensors|png|jpg|gz|ico)$/.test(f));
+    .split('\n')
+    .filter((f) => f && !/^(node_modules|build|dist)\//.test(f) && !/\.(wasm|safetensors|png|jpg|gz|ico)$/.test(f));
   const hits = [];
   for (const f of files) {
     let text;
-    try { text = read(f); } catch { continue; }  // deleted in the work tree
+    try {
+      text = read(f);
+    } catch {
+      continue;
+    } // deleted in the work tree
     for (const name of old) if (text.includes(name)) hits.push(`${f}: ${name}`);
   }
   expect(hits).toEqual([]);

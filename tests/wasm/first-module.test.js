@@ -25,7 +25,13 @@ test('ap_core.wasm is at most 450 KB raw and carries no trainer; ap_train.wasm h
 test('load() has no trainer until asked; createTrainer() then uses the second module and snapshots open in the first', async () => {
   const ap = await load();
   expect(typeof ap._raw.createTrainer).toBe('undefined');
-  const trainer = await ap.createTrainer({ task: 'sort', config: { dModel: 16, nHeads: 2, nLayers: 1, dFf: 32 }, seed: 2, batch: 4, totalSteps: 20 });
+  const trainer = await ap.createTrainer({
+    task: 'sort',
+    config: { dModel: 16, nHeads: 2, nLayers: 1, dFf: 32 },
+    seed: 2,
+    batch: 4,
+    totalSteps: 20,
+  });
   const tap = await loadTrainer();
   expect(tap).not.toBe(ap);
   expect(typeof tap._raw.createTrainer).toBe('function');
@@ -42,7 +48,9 @@ test('load() has no trainer until asked; createTrainer() then uses the second mo
   // evaluateTask on a first-module model runs in the second module on its file
   const r = await ap.evaluateTask(snap, { n: 10, seed: 5 });
   expect(r).toMatchObject({ task: 'sort', total: 10 });
-  await expect(ap.evaluateTask(ap.createModel({ arch: 'decoder', dModel: 8, nHeads: 2, nLayers: 1, dFf: 16, maxLen: 8 }))).rejects.toThrow(/no "task" in its metadata/);
+  await expect(
+    ap.evaluateTask(ap.createModel({ arch: 'decoder', dModel: 8, nHeads: 2, nLayers: 1, dFf: 16, maxLen: 8 })),
+  ).rejects.toThrow(/no "task" in its metadata/);
   snap.dispose();
   trainer.dispose();
   expect(() => trainer.step(1)).toThrow(/disposed/);

@@ -8,7 +8,9 @@ import { load } from '../../wasm/index.js';
 import { normals } from '../../web/lib/random.js';
 
 let ap;
-beforeAll(async () => { ap = await load(); });
+beforeAll(async () => {
+  ap = await load();
+});
 
 const maxAbsDiff = (a, b) => {
   expect(a.length).toBe(b.length);
@@ -17,11 +19,16 @@ const maxAbsDiff = (a, b) => {
   return worst;
 };
 
-const inputs = (n, m, width, seed) => ({ q: normals(n * width, seed), k: normals(m * width, seed + 1), v: normals(m * width, seed + 2) });
+const inputs = (n, m, width, seed) => ({
+  q: normals(n * width, seed),
+  k: normals(m * width, seed + 1),
+  v: normals(m * width, seed + 2),
+});
 
 // softmax(q k^T / sqrt(dK) [causal]) v per head, in doubles, straight from the formula.
 function reference({ q, k, v, n, m = n, dK, nHeads = 1, causal = false, scale = true }) {
-  const w = nHeads * dK, out = new Float64Array(n * w);
+  const w = nHeads * dK,
+    out = new Float64Array(n * w);
   for (let h = 0; h < nHeads; h++) {
     for (let i = 0; i < n; i++) {
       const visible = causal ? Math.max(0, Math.min(m, i + (m - n) + 1)) : m; // keys j < visible
@@ -47,14 +54,22 @@ function reference({ q, k, v, n, m = n, dK, nHeads = 1, causal = false, scale = 
 describe('online softmax gives the n x n output without the n x n matrix', () => {
   // Tiles are 32 queries x 64 keys: sizes below, at and across tile edges, and far from them.
   const CASES = [
-    { n: 1, dK: 64 }, { n: 31, dK: 64 }, { n: 33, dK: 64 }, { n: 64, dK: 64 }, { n: 65, dK: 64 },
-    { n: 100, dK: 64 }, { n: 257, dK: 13 }, { n: 1000, dK: 64 }, { n: 40, m: 129, dK: 16, nHeads: 3 },
+    { n: 1, dK: 64 },
+    { n: 31, dK: 64 },
+    { n: 33, dK: 64 },
+    { n: 64, dK: 64 },
+    { n: 65, dK: 64 },
+    { n: 100, dK: 64 },
+    { n: 257, dK: 13 },
+    { n: 1000, dK: 64 },
+    { n: 40, m: 129, dK: 16, nHeads: 3 },
     { n: 129, m: 70, dK: 8, nHeads: 2 },
   ];
   for (const c of CASES) {
     for (const causal of [false, true]) {
       test(`n = ${c.n}${c.m ? `, m = ${c.m}` : ''}, d_k = ${c.dK}${c.nHeads ? `, ${c.nHeads} heads` : ''}${causal ? ', causal' : ''}: max |full - online| <= 1e-5`, () => {
-        const m = c.m ?? c.n, width = (c.nHeads ?? 1) * c.dK;
+        const m = c.m ?? c.n,
+          width = (c.nHeads ?? 1) * c.dK;
         const opts = { ...inputs(c.n, m, width, c.n * 7 + (causal ? 1 : 0)), ...c, causal };
         const online = ap.kernels.attention(opts);
         const full = ap.kernels.attention({ ...opts, full: true });
@@ -85,7 +100,13 @@ describe('online softmax step by step (the long-context worked example)', () => 
   // One query q = [1, 0] over five keys whose first coordinates are the scores (no scaling):
   // s = [1, 3, 0, 2, 4], values v_j in 2-d, tiles of 2 keys: [1, 3] [0, 2] [4].
   const EX = {
-    q: [1, 0], k: [1, 0, 3, 0, 0, 0, 2, 0, 4, 0], v: [1, 0, 0, 1, 1, 1, 2, 0, 0, 2], m: 5, dK: 2, tile: 2, scale: false,
+    q: [1, 0],
+    k: [1, 0, 3, 0, 0, 0, 2, 0, 4, 0],
+    v: [1, 0, 0, 1, 1, 1, 2, 0, 0, 2],
+    m: 5,
+    dK: 2,
+    tile: 2,
+    scale: false,
   };
   const e = Math.exp;
 
@@ -109,10 +130,14 @@ describe('online softmax step by step (the long-context worked example)', () => 
     // Tile 3, key 4: the max rises to 4, so what was summed is rescaled by e^(3-4).
     expect([t3.start, t3.end, t3.tileMax, t3.max]).toEqual([4, 5, 4, 4]);
     expect(t3.correction).toBeCloseTo(e(-1), 6);
-    const l3 = l2 * e(-1) + 1, o3 = [o2[0] * e(-1), o2[1] * e(-1) + 2];
+    const l3 = l2 * e(-1) + 1,
+      o3 = [o2[0] * e(-1), o2[1] * e(-1) + 2];
     expect(t3.sum).toBeCloseTo(l3, 6);
     // The final sum is the softmax denominator with the true max: sum_j e^(s_j - 4).
-    expect(t3.sum).toBeCloseTo([1, 3, 0, 2, 4].reduce((a, s) => a + e(s - 4), 0), 6);
+    expect(t3.sum).toBeCloseTo(
+      [1, 3, 0, 2, 4].reduce((a, s) => a + e(s - 4), 0),
+      6,
+    );
     expect(r.out[0]).toBeCloseTo(o3[0] / l3, 6);
     expect(r.out[1]).toBeCloseTo(o3[1] / l3, 6);
     // = 0.2156, 1.5186 written out: (e^-3 + e^-4 + 2 e^-2) / l and (e^-3 + e^-4 + 2) / l with l = sum e^(s-4).
@@ -143,8 +168,12 @@ describe('online softmax step by step (the long-context worked example)', () => 
 });
 
 describe('memory: n x n scores against fixed tiles', () => {
-  test('the notes\' numbers: 100 / 1000 / 10000 tokens hold 10^4 / 10^6 / 10^8 scores, 4 bytes each', () => {
-    for (const [n, scores] of [[100, 1e4], [1000, 1e6], [10000, 1e8]]) {
+  test("the notes' numbers: 100 / 1000 / 10000 tokens hold 10^4 / 10^6 / 10^8 scores, 4 bytes each", () => {
+    for (const [n, scores] of [
+      [100, 1e4],
+      [1000, 1e6],
+      [10000, 1e8],
+    ]) {
       const mem = ap.kernels.memory({ n, dK: 64, full: true });
       expect(mem.scoresHeld).toBe(scores);
       expect(mem.scratchBytes).toBe(4 * scores);
@@ -153,15 +182,30 @@ describe('memory: n x n scores against fixed tiles', () => {
     expect(ap.kernels.memory({ n: 1024, dK: 64, full: true }).scratchBytes).toBe(4 * 1024 * 1024);
   });
 
-  test('n = 50,000 (notes 002): 2.5 x 10^9 scores, 10 GB at float32, beyond the full kernel\'s limit', () => {
+  test("n = 50,000 (notes 002): 2.5 x 10^9 scores, 10 GB at float32, beyond the full kernel's limit", () => {
     const mem = ap.kernels.memory({ n: 50000, dK: 64, full: true });
     expect(mem.scoresHeld).toBe(2.5e9);
     expect(mem.scratchBytes).toBe(1e10);
     expect(mem.limitScores).toBe(2 ** 24);
-    expect(() => ap.kernels.attention({ q: new Float32Array(50000), k: new Float32Array(50000), v: new Float32Array(50000), n: 50000, dK: 1, full: true }))
-      .toThrow(/n\*m = 2500000000 exceeds the limit of 16777216 scores with full: true/);
+    expect(() =>
+      ap.kernels.attention({
+        q: new Float32Array(50000),
+        k: new Float32Array(50000),
+        v: new Float32Array(50000),
+        n: 50000,
+        dK: 1,
+        full: true,
+      }),
+    ).toThrow(/n\*m = 2500000000 exceeds the limit of 16777216 scores with full: true/);
     // The online kernel takes the same long input (here d_k = 1, one query row would do as well).
-    const out = ap.kernels.attention({ q: new Float32Array(50).fill(1), k: new Float32Array(50000), v: new Float32Array(50000).fill(2), n: 50, m: 50000, dK: 1 });
+    const out = ap.kernels.attention({
+      q: new Float32Array(50).fill(1),
+      k: new Float32Array(50000),
+      v: new Float32Array(50000).fill(2),
+      n: 50,
+      m: 50000,
+      dK: 1,
+    });
     expect(Array.from(out)).toEqual(new Array(50).fill(2));
   });
 
@@ -175,8 +219,11 @@ describe('memory: n x n scores against fixed tiles', () => {
     }
   });
 
-  test('measured: the full kernel\'s heap grows by its n x m matrix, the online kernel\'s by nothing', () => {
-    for (const [n, m] of [[300, 300], [100, 257]]) {
+  test("measured: the full kernel's heap grows by its n x m matrix, the online kernel's by nothing", () => {
+    for (const [n, m] of [
+      [300, 300],
+      [100, 257],
+    ]) {
       const opts = { ...inputs(n, m, 16, 5), n, m, dK: 16 };
       const full = ap.kernels.measure({ ...opts, full: true });
       expect(full.heapBytes).toBeGreaterThanOrEqual(4 * n * m);
@@ -191,7 +238,9 @@ describe('memory: n x n scores against fixed tiles', () => {
   test('bad sizes are clear errors', () => {
     expect(() => ap.kernels.memory({ n: 0, dK: 64 })).toThrow(/n and m must be at least 1/);
     expect(() => ap.kernels.memory({ n: 10 })).toThrow(/dK must be an integer, got undefined/);
-    expect(() => ap.kernels.measure({ q: [1], k: [1], v: [1], n: 1, dK: 2 })).toThrow(/q has 1 values but n\*nHeads\*dK = 2/);
+    expect(() => ap.kernels.measure({ q: [1], k: [1], v: [1], n: 1, dK: 2 })).toThrow(
+      /q has 1 values but n\*nHeads\*dK = 2/,
+    );
     expect(() => ap.kernels.attention()).toThrow(/needs an options object/);
     expect(ap.kernels.memory({ n: 10, dK: 64, full: true }).scoresHeld).toBe(100);
   });

@@ -6,23 +6,45 @@ import { beforeAll, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
 
 let ap;
-beforeAll(async () => { ap = await load(); });
+beforeAll(async () => {
+  ap = await load();
+});
 
 const CALLS = 100_000;
 const SAMPLE_EVERY = 5_000;
-const WARM_UP = 10_000;  // allocator pools and embind caches settle in the first calls
+const WARM_UP = 10_000; // allocator pools and embind caches settle in the first calls
 
-const eye = (d) => { const a = new Float32Array(d * d); for (let i = 0; i < d; i++) a[i * d + i] = 1; return a; };
+const eye = (d) => {
+  const a = new Float32Array(d * d);
+  for (let i = 0; i < d; i++) a[i * d + i] = 1;
+  return a;
+};
 const tiny = (n) => ({
-  x: Float32Array.from({ length: n * 2 }, (_, i) => Math.sin(i + n)), wq: eye(2), wk: eye(2), wv: eye(2), wo: eye(2),
-  n, dModel: 2, nHeads: 1, causal: n % 2 === 0,
+  x: Float32Array.from({ length: n * 2 }, (_, i) => Math.sin(i + n)),
+  wq: eye(2),
+  wk: eye(2),
+  wv: eye(2),
+  wo: eye(2),
+  n,
+  dModel: 2,
+  nHeads: 1,
+  causal: n % 2 === 0,
 });
-const MODEL_CONFIG = { arch: 'decoder', dModel: 4, nHeads: 2, nLayers: 1, dFf: 8, maxLen: 8, tokenizer: 'word', vocab: ['the', 'cat', 'sat', 'on', 'mat'] };
+const MODEL_CONFIG = {
+  arch: 'decoder',
+  dModel: 4,
+  nHeads: 2,
+  nLayers: 1,
+  dFf: 8,
+  maxLen: 8,
+  tokenizer: 'word',
+  vocab: ['the', 'cat', 'sat', 'on', 'mat'],
+};
 
 test(`${CALLS.toLocaleString('en')} mixed calls leave the wasm heap level`, () => {
   const model = ap.createModel(MODEL_CONFIG, { seed: 5 });
   const saved = model.save();
-  const corrupt = saved.slice(0, saved.length - 7);  // truncated: the loader must refuse it
+  const corrupt = saved.slice(0, saved.length - 7); // truncated: the loader must refuse it
   const presetIds = ap.presets.list().map((p) => p.id);
   const kq = Float32Array.of(0.5, -1, 2, 0.25);
   const counts = { ok: 0, errors: 0 };
@@ -38,11 +60,12 @@ test(`${CALLS.toLocaleString('en')} mixed calls leave the wasm heap level`, () =
   // 1 corrupt load, 4 createModel/dispose, 4 presets, 4 fast kernels.
   const call = (i) => {
     const r = i % 200;
-    if (r < 110) {  // the cheapest real call: 1..3 tokens of attention
+    if (r < 110) {
+      // the cheapest real call: 1..3 tokens of attention
       const n = 1 + (i % 3);
       const padAll = r >= 100;
       const t = ap.attention({ ...tiny(n), keyPadding: padAll ? new Array(n).fill(1) : undefined });
-      const w = t.get('weights');  // (1, n, n): the last row sees every key, causal or not
+      const w = t.get('weights'); // (1, n, n): the last row sees every key, causal or not
       let sum = 0;
       for (let j = 0; j < n; j++) sum += w[(n - 1) * n + j];
       if (Math.abs(sum - (padAll ? 0 : 1)) > 1e-6) throw new Error(`weights row sums to ${sum}`);
@@ -84,14 +107,20 @@ test(`${CALLS.toLocaleString('en')} mixed calls leave the wasm heap level`, () =
     } else {
       // dK = 1, q = v = [0.5, -1], k = [2, 0.25]: row 0 scores [1, 0.125], weights [0.7058, 0.2942],
       // out 0.7058 * 0.5 - 0.2942 = 0.05868; row 1 scores [-2, -0.25], out -0.77793 (by hand).
-      const out = ap.kernels.attention({ q: kq.subarray(0, 2), k: kq.subarray(2, 4), v: kq.subarray(0, 2), n: 2, dK: 1 });
+      const out = ap.kernels.attention({
+        q: kq.subarray(0, 2),
+        k: kq.subarray(2, 4),
+        v: kq.subarray(0, 2),
+        n: 2,
+        dK: 1,
+      });
       expect(out[0]).toBeCloseTo(0.058678, 5);
       expect(out[1]).toBeCloseTo(-0.777929, 5);
       counts.ok++;
     }
   };
 
-  const samples = [];  // { calls, heap, memory }
+  const samples = []; // { calls, heap, memory }
   const t0 = performance.now();
   for (let i = 0; i < CALLS; i++) {
     call(i);
@@ -107,7 +136,9 @@ test(`${CALLS.toLocaleString('en')} mixed calls leave the wasm heap level`, () =
   console.log(`long use: ${CALLS} calls (${counts.ok} computed, ${counts.errors} errors) in ${seconds.toFixed(1)} s`);
   console.log(`  heapUsed every ${SAMPLE_EVERY}: ${samples.map((s) => s.heap).join(' ')}`);
   console.log(`  memoryBytes: first ${samples[0].memory}, after warm-up ${first.memory}, max ${maxMemory}`);
-  console.log(`  after warm-up (${WARM_UP} calls): first ${first.heap} B, max ${maxHeap} B, last ${settled.at(-1).heap} B`);
+  console.log(
+    `  after warm-up (${WARM_UP} calls): first ${first.heap} B, max ${maxHeap} B, last ${settled.at(-1).heap} B`,
+  );
 
   expect(counts.ok + counts.errors).toBe(CALLS);
   expect(settled.length).toBe((CALLS - WARM_UP) / SAMPLE_EVERY);

@@ -9,7 +9,9 @@ import { load } from '../../wasm/index.js';
 
 const dir = fileURLToPath(new URL('../../web/models/', import.meta.url));
 let ap;
-beforeAll(async () => { ap = await load(); });
+beforeAll(async () => {
+  ap = await load();
+});
 
 const HELD_OUT = 2000;
 const SEED = 20261122; // the held-out seed the trainer reports with (README, Models)
@@ -42,20 +44,73 @@ test('sort generates with the KV cache exactly what it generates without it', ()
   expect(a.text).toBe('379abcqz');
   expect(Array.from(a.tokens)).toEqual(Array.from(b.tokens));
   for (let i = 0; i < a.steps.length; i++) {
-    const la = a.steps[i].trace.get('logits'), lb = b.steps[i].trace.get('logits');
+    const la = a.steps[i].trace.get('logits'),
+      lb = b.steps[i].trace.get('logits');
     const V = model.vocab.length;
-    const lastA = la.subarray(la.length - V), lastB = lb.subarray(lb.length - V);
-    for (let v = 0; v < V; v++) expect(Math.abs(lastA[v] - lastB[v])).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(lastB[v])));
+    const lastA = la.subarray(la.length - V),
+      lastB = lb.subarray(lb.length - V);
+    for (let v = 0; v < V; v++)
+      expect(Math.abs(lastA[v] - lastB[v])).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(lastB[v])));
   }
-  a.dispose(); b.dispose(); model.dispose();
+  a.dispose();
+  b.dispose();
+  model.dispose();
 });
 
 // The masked LM fills a hidden verb with the form that agrees with its subject, also when a noun
 // of the other number stands between them, and reads context on both sides ("bank" from what
 // follows). Each sentence is written by hand; '_' is the hidden word.
 describe('mlm model: the hidden word from both sides', () => {
-  const SG = ['is', 'was', 'sits', 'sleeps', 'stands', 'runs', 'walks', 'jumps', 'laughs', 'plays', 'chases', 'sees', 'likes', 'helps', 'follows', 'visits', 'knows', 'meets', 'calls', 'watches', 'finds', 'wants', 'loves'];
-  const PL = ['are', 'were', 'sit', 'sleep', 'stand', 'run', 'walk', 'jump', 'laugh', 'play', 'chase', 'see', 'like', 'help', 'follow', 'visit', 'know', 'meet', 'call', 'watch', 'find', 'want', 'love'];
+  const SG = [
+    'is',
+    'was',
+    'sits',
+    'sleeps',
+    'stands',
+    'runs',
+    'walks',
+    'jumps',
+    'laughs',
+    'plays',
+    'chases',
+    'sees',
+    'likes',
+    'helps',
+    'follows',
+    'visits',
+    'knows',
+    'meets',
+    'calls',
+    'watches',
+    'finds',
+    'wants',
+    'loves',
+  ];
+  const PL = [
+    'are',
+    'were',
+    'sit',
+    'sleep',
+    'stand',
+    'run',
+    'walk',
+    'jump',
+    'laugh',
+    'play',
+    'chase',
+    'see',
+    'like',
+    'help',
+    'follow',
+    'visit',
+    'know',
+    'meet',
+    'call',
+    'watch',
+    'find',
+    'want',
+    'love',
+  ];
   let model, MASK, V;
   beforeAll(() => {
     model = ap.loadModel(readFileSync(`${dir}mlm.safetensors`));

@@ -4,7 +4,9 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
 
 let ap;
-beforeAll(async () => { ap = await load(); });
+beforeAll(async () => {
+  ap = await load();
+});
 
 const rows = (flat, n) => Array.from({ length: flat.length / n }, (_, i) => Array.from(flat.slice(i * n, i * n + n)));
 
@@ -12,7 +14,11 @@ describe('softmax / weighted-sum: "the cat sat" (notes 000)', () => {
   test('the weight table is .7 .2 .1 / .1 .6 .3 / .2 .3 .5', () => {
     const t = ap.presets.run('softmax.the-cat-sat');
     const w = rows(t.get('weights', { head: 0 }), 3);
-    const notes = [[0.7, 0.2, 0.1], [0.1, 0.6, 0.3], [0.2, 0.3, 0.5]];
+    const notes = [
+      [0.7, 0.2, 0.1],
+      [0.1, 0.6, 0.3],
+      [0.2, 0.3, 0.5],
+    ];
     for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) expect(w[i][j]).toBeCloseTo(notes[i][j], 6);
     t.dispose();
   });
@@ -30,7 +36,9 @@ describe('softmax / weighted-sum: "the cat sat" (notes 000)', () => {
 
 test('"Thinking Machines": 112 and 96 scaled by 8 give 0.88 / 0.12 (notes 003)', () => {
   const t = ap.presets.run('softmax.thinking-machines');
-  const s = t.get('scores', { head: 0 }), sc = t.get('scaled', { head: 0 }), w = t.get('weights', { head: 0 });
+  const s = t.get('scores', { head: 0 }),
+    sc = t.get('scaled', { head: 0 }),
+    w = t.get('weights', { head: 0 });
   expect([s[0], s[1]]).toEqual([112, 96]);
   expect(Math.sqrt(64)).toBe(8);
   expect([sc[0], sc[1]]).toEqual([14, 12]);
@@ -38,7 +46,8 @@ test('"Thinking Machines": 112 and 96 scaled by 8 give 0.88 / 0.12 (notes 003)',
   expect(w[1].toFixed(2)).toBe('0.12');
   expect(w[0]).toBeCloseTo(1 / (1 + Math.exp(-2)), 6); // e^14 / (e^14 + e^12)
   // answer (c): z1 = 0.88 v1 + 0.12 v2
-  const v = t.get('v'), z = t.get('head_out', { head: 0 });
+  const v = t.get('v'),
+    z = t.get('head_out', { head: 0 });
   for (let c = 0; c < 64; c++) expect(z[c]).toBeCloseTo(w[0] * v[c] + w[1] * v[64 + c], 5);
   t.dispose();
 });
@@ -54,12 +63,19 @@ test('"Clouds drift across blue sky": weights for "sky" are [0.30, 0.10, 0.10, 0
 describe('causal-mask (notes 004)', () => {
   test('the look-ahead mask for n = 5 puts -inf exactly where the notes put 1', () => {
     const t = ap.presets.run('causal-mask.clouds');
-    const notesMask = [[0, 1, 1, 1, 1], [0, 0, 1, 1, 1], [0, 0, 0, 1, 1], [0, 0, 0, 0, 1], [0, 0, 0, 0, 0]];
+    const notesMask = [
+      [0, 1, 1, 1, 1],
+      [0, 0, 1, 1, 1],
+      [0, 0, 0, 1, 1],
+      [0, 0, 0, 0, 1],
+      [0, 0, 0, 0, 0],
+    ];
     const masked = rows(t.get('masked', { head: 0 }), 5);
-    for (let i = 0; i < 5; i++) for (let j = 0; j < 5; j++) {
-      if (notesMask[i][j]) expect(masked[i][j]).toBe(-Infinity);
-      else expect(Number.isFinite(masked[i][j])).toBe(true);
-    }
+    for (let i = 0; i < 5; i++)
+      for (let j = 0; j < 5; j++) {
+        if (notesMask[i][j]) expect(masked[i][j]).toBe(-Infinity);
+        else expect(Number.isFinite(masked[i][j])).toBe(true);
+      }
     t.dispose();
   });
 
@@ -90,20 +106,23 @@ test('sinusoidal positions with d_model = 4: PE(0,*) = 0,1,0,1; PE(1,0) = 0.84; 
 
 test('d_k = 512: scores are divided by sqrt(512) = 22.6 (notes 004)', () => {
   const t = ap.presets.run('scale.d512');
-  const s = t.get('scores'), sc = t.get('scaled');
+  const s = t.get('scores'),
+    sc = t.get('scaled');
   expect(Math.sqrt(512).toFixed(1)).toBe('22.6');
   for (let i = 0; i < s.length; i++) expect(s[i] / sc[i]).toBeCloseTo(Math.sqrt(512), 3);
   t.dispose();
 });
 
-describe('scale.d512: the notes\' lesson on the preset itself (004)', () => {
+describe("scale.d512: the notes' lesson on the preset itself (004)", () => {
   // Largest weight of each softmax row, averaged over the rows.
   const meanLargest = (w, n) => rows(w, n).reduce((a, r) => a + Math.max(...r), 0) / n;
 
   test('queries and keys are N(0, 1) vectors of size 512, and q.k spreads by about sqrt(512)', () => {
     const inp = ap.presets.get('scale.d512');
     const t = ap.presets.run('scale.d512');
-    const q = t.get('q'), k = t.get('k'), s = t.get('scores');
+    const q = t.get('q'),
+      k = t.get('k'),
+      s = t.get('scores');
     const moments = (a) => {
       const m = a.reduce((x, y) => x + y, 0) / a.length;
       return { mean: m, std: Math.sqrt(a.reduce((x, y) => x + (y - m) ** 2, 0) / a.length) };
@@ -114,7 +133,8 @@ describe('scale.d512: the notes\' lesson on the preset itself (004)', () => {
       expect(Math.abs(m.std - 1)).toBeLessThan(0.1);
     }
     // The keys are not the queries: no row of K equals its own row of Q (W_K is not the identity).
-    for (let i = 0; i < 5; i++) expect(Array.from(k.slice(i * 512, i * 512 + 8))).not.toEqual(Array.from(q.slice(i * 512, i * 512 + 8)));
+    for (let i = 0; i < 5; i++)
+      expect(Array.from(k.slice(i * 512, i * 512 + 8))).not.toEqual(Array.from(q.slice(i * 512, i * 512 + 8)));
     // q.k of the core = the dot product written out here
     let dot = 0;
     for (let c = 0; c < 512; c++) dot += q[c] * k[512 + c];
@@ -132,7 +152,8 @@ describe('scale.d512: the notes\' lesson on the preset itself (004)', () => {
     const base = { x: inp.x, wq: inp.wq, wk: inp.wk, wv: inp.wv, wo: inp.wo, n: 5, dModel: 512, nHeads: 1 };
     const on = ap.attention({ ...base, scale: true });
     const off = ap.attention({ ...base, scale: false });
-    const wOn = on.get('weights'), wOff = off.get('weights');
+    const wOn = on.get('weights'),
+      wOff = off.get('weights');
     // the preset's own trace is the scaled run
     const t = ap.presets.run('scale.d512');
     expect(t.get('weights')).toEqual(wOn);

@@ -36,7 +36,10 @@ console.log(JSON.stringify({ variant: ap.kernels.info().variant, worst, compared
 `;
 
 function run(flags) {
-  const out = execFileSync(process.execPath, [...flags, '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [...flags, '--input-type=module', '-e', script], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   return JSON.parse(out.trim().split('\n').pop());
 }
 

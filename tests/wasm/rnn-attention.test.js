@@ -55,7 +55,10 @@ describe('translate-rnn.safetensors', () => {
     const tr = model.translate(NOTES_EN);
     try {
       const a = alignment(tr);
-      console.log('alignment:', JSON.stringify(Object.fromEntries(Object.entries(a).map(([k, v]) => [k, `${v.word} ${v.weight.toFixed(3)}`]))));
+      console.log(
+        'alignment:',
+        JSON.stringify(Object.fromEntries(Object.entries(a).map(([k, v]) => [k, `${v.word} ${v.weight.toFixed(3)}`]))),
+      );
       expect(a.zone.word).toBe('area'); // the word tokenizer lower-cases the source
       expect(a['1992'].word).toBe('1992');
       expect(a['signé'].word).toBe('signed');
@@ -71,10 +74,19 @@ describe('translate-rnn.safetensors', () => {
     try {
       const t = tr.output.indexOf('zone');
       const [S, A] = tr.shape('add_h');
-      const D = tr.shape('enc_h')[1], Ds = tr.shape('add_ws')[0];
-      const s = tr.get('dec_s'), Ws = tr.get('add_ws'), wh = tr.get('add_h'), v = tr.get('add_v');
-      const ws = tr.get('add_s'), e = tr.get('add_scores'), alpha = tr.get('add_weights'), C = tr.get('add_context'), h = tr.get('enc_h');
-      for (let c = 0; c < A; c++) { // (W_s s_{t-1})_c from s_{t-1} = dec_s row t
+      const D = tr.shape('enc_h')[1],
+        Ds = tr.shape('add_ws')[0];
+      const s = tr.get('dec_s'),
+        Ws = tr.get('add_ws'),
+        wh = tr.get('add_h'),
+        v = tr.get('add_v');
+      const ws = tr.get('add_s'),
+        e = tr.get('add_scores'),
+        alpha = tr.get('add_weights'),
+        C = tr.get('add_context'),
+        h = tr.get('enc_h');
+      for (let c = 0; c < A; c++) {
+        // (W_s s_{t-1})_c from s_{t-1} = dec_s row t
         let sum = 0;
         for (let k = 0; k < Ds; k++) sum += s[t * Ds + k] * Ws[k * A + c];
         expect(ws[t * A + c]).toBeCloseTo(sum, 4);
@@ -117,9 +129,13 @@ describe('translate-rnn.safetensors', () => {
       const H = a.shape('enc_fwd')[1];
       const changed = a.tokens.indexOf('signed');
       expect(b.tokens[changed]).toBe('ratified');
-      const fa = a.get('enc_fwd'), fb = b.get('enc_fwd'), ba = a.get('enc_bwd'), bb = b.get('enc_bwd');
+      const fa = a.get('enc_fwd'),
+        fb = b.get('enc_fwd'),
+        ba = a.get('enc_bwd'),
+        bb = b.get('enc_bwd');
       for (let j = 0; j < changed; j++) {
-        let df = 0, db = 0;
+        let df = 0,
+          db = 0;
         for (let c = 0; c < H; c++) {
           df += Math.abs(fa[j * H + c] - fb[j * H + c]);
           db += Math.abs(ba[j * H + c] - bb[j * H + c]);

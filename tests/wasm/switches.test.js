@@ -33,7 +33,10 @@ function stages(trace) {
 function expectSameArrays(a, b, what) {
   for (const key of Object.keys(b)) {
     expect(a[key].length, `${what} ${key}`).toBe(b[key].length);
-    expect(a[key].every((v, i) => Object.is(v, b[key][i])), `${what} ${key}`).toBe(true);
+    expect(
+      a[key].every((v, i) => Object.is(v, b[key][i])),
+      `${what} ${key}`,
+    ).toBe(true);
   }
 }
 

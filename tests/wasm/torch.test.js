@@ -5,20 +5,36 @@ import { load } from '../../wasm/index.js';
 import { arr, expectClose, fixtureNames, loadFixture, worst } from './fixtures.js';
 
 let ap;
-beforeAll(async () => { ap = await load(); });
-afterAll(() => { console.log(`largest relative difference against PyTorch: ${worst.value.toExponential(2)} (${worst.where})`); });
+beforeAll(async () => {
+  ap = await load();
+});
+afterAll(() => {
+  console.log(`largest relative difference against PyTorch: ${worst.value.toExponential(2)} (${worst.where})`);
+});
 
 describe.each([...fixtureNames('attention_'), ...fixtureNames('torch_mha')])('%s', (name) => {
   test('every stage matches PyTorch within 1e-5', () => {
     const fx = loadFixture(name);
-    const p = fx.params, w = fx.weights;
+    const p = fx.params,
+      w = fx.weights;
     const pre = 'wq' in w ? '' : 'self_attn.';
     const opts = {
-      x: arr(fx.inputs.x), n: p.n, dModel: p.d_model, nHeads: p.n_heads, causal: !!p.causal, scale: p.scale !== false,
-      wq: arr(w[pre + 'wq']), wk: arr(w[pre + 'wk']), wv: arr(w[pre + 'wv']), wo: arr(w[pre + 'wo']),
+      x: arr(fx.inputs.x),
+      n: p.n,
+      dModel: p.d_model,
+      nHeads: p.n_heads,
+      causal: !!p.causal,
+      scale: p.scale !== false,
+      wq: arr(w[pre + 'wq']),
+      wk: arr(w[pre + 'wk']),
+      wv: arr(w[pre + 'wv']),
+      wo: arr(w[pre + 'wo']),
     };
     if (w[pre + 'bq']) for (const b of ['bq', 'bk', 'bv', 'bo']) opts[b] = arr(w[pre + b]);
-    if (fx.inputs.memory) { opts.memory = arr(fx.inputs.memory); opts.m = p.m; }
+    if (fx.inputs.memory) {
+      opts.memory = arr(fx.inputs.memory);
+      opts.m = p.m;
+    }
     if (p.key_padding) opts.keyPadding = p.key_padding;
     const t = ap.attention(opts);
     let compared = 0;
@@ -37,22 +53,42 @@ describe.each(fixtureNames('model_'))('%s', (name) => {
     const fx = loadFixture(name);
     const c = fx.config;
     const model = ap.createModel({
-      arch: c.arch, dModel: c.d_model, nHeads: c.n_heads, nLayers: c.n_layers, dFf: c.d_ff, maxLen: c.max_len,
-      pos: c.pos, act: c.act, norm: c.norm, eps: c.eps, tokenizer: 'char', vocab: fx.vocab.slice(4),
+      arch: c.arch,
+      dModel: c.d_model,
+      nHeads: c.n_heads,
+      nLayers: c.n_layers,
+      dFf: c.d_ff,
+      maxLen: c.max_len,
+      pos: c.pos,
+      act: c.act,
+      norm: c.norm,
+      eps: c.eps,
+      tokenizer: 'char',
+      vocab: fx.vocab.slice(4),
     });
-    const names = model.tensors().map((t) => t.name).sort();
+    const names = model
+      .tensors()
+      .map((t) => t.name)
+      .sort();
     expect(names).toEqual(Object.keys(fx.weights).sort());
     for (const [n, t] of Object.entries(fx.weights)) model.setTensor(n, arr(t));
     const encdec = c.arch === 'encoder-decoder';
-    const trace = encdec ? model.forward({ src: fx.inputs.src_ids, tgt: fx.inputs.tgt_ids }) : model.forward(fx.inputs.ids);
+    const trace = encdec
+      ? model.forward({ src: fx.inputs.src_ids, tgt: fx.inputs.tgt_ids })
+      : model.forward(fx.inputs.ids);
     const mainStack = c.arch === 'encoder' ? 'encoder' : 'decoder';
     let compared = 0;
     for (const [key, want] of Object.entries(fx.stages)) {
       const parts = key.split('.');
-      let opts = {}, stage = key;
-      if (parts.length === 3) { opts = { stack: parts[0], layer: Number(parts[1]) }; stage = parts[2]; }
-      else if (parts.length === 2) { opts = { stack: parts[0] }; stage = parts[1]; }
-      else if (stage !== 'logits' && stage !== 'probs') opts = { stack: mainStack };
+      let opts = {},
+        stage = key;
+      if (parts.length === 3) {
+        opts = { stack: parts[0], layer: Number(parts[1]) };
+        stage = parts[2];
+      } else if (parts.length === 2) {
+        opts = { stack: parts[0] };
+        stage = parts[1];
+      } else if (stage !== 'logits' && stage !== 'probs') opts = { stack: mainStack };
       expect(trace.shape(stage, opts), key).toEqual(want.shape);
       expectClose(trace.get(stage, opts), want, `${name}.${key}`);
       compared++;
@@ -66,13 +102,25 @@ describe.each(fixtureNames('model_'))('%s', (name) => {
 test('a saved model loads back with identical weights and logits', () => {
   const fx = loadFixture('model_decoder_only');
   const c = fx.config;
-  const model = ap.createModel({ arch: c.arch, dModel: c.d_model, nHeads: c.n_heads, nLayers: c.n_layers, dFf: c.d_ff,
-    maxLen: c.max_len, pos: c.pos, act: c.act, norm: c.norm, tokenizer: 'char', vocab: fx.vocab.slice(4) });
+  const model = ap.createModel({
+    arch: c.arch,
+    dModel: c.d_model,
+    nHeads: c.n_heads,
+    nLayers: c.n_layers,
+    dFf: c.d_ff,
+    maxLen: c.max_len,
+    pos: c.pos,
+    act: c.act,
+    norm: c.norm,
+    tokenizer: 'char',
+    vocab: fx.vocab.slice(4),
+  });
   for (const [n, t] of Object.entries(fx.weights)) model.setTensor(n, arr(t));
   const copy = ap.loadModel(model.save());
   expect(copy.config).toEqual(model.config);
   expect(copy.vocab).toEqual(fx.vocab);
-  const a = model.forward(fx.inputs.ids), b = copy.forward(fx.inputs.ids);
+  const a = model.forward(fx.inputs.ids),
+    b = copy.forward(fx.inputs.ids);
   expect(b.get('logits')).toEqual(a.get('logits'));
   expectClose(b.get('logits'), fx.stages.logits, 'reloaded logits');
   for (const x of [a, b, model, copy]) x.dispose();

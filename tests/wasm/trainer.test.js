@@ -4,12 +4,19 @@ import { beforeAll, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
 
 let ap;
-beforeAll(async () => { ap = await load(); });
+beforeAll(async () => {
+  ap = await load();
+});
 
 test('the wasm trainer takes sort to >= 95% exact match on held-out strings in 2,500 steps', async () => {
   const trainer = await ap.createTrainer({
-    task: 'sort', config: { dModel: 64, nHeads: 4, nLayers: 2, dFf: 128, pos: 'learned' },
-    seed: 1, lr: 3e-3, warmupSteps: 100, totalSteps: 2500, batch: 32,
+    task: 'sort',
+    config: { dModel: 64, nHeads: 4, nLayers: 2, dFf: 128, pos: 'learned' },
+    seed: 1,
+    lr: 3e-3,
+    warmupSteps: 100,
+    totalSteps: 2500,
+    batch: 32,
   });
   const first = trainer.step(1);
   const before = trainer.evaluate(200).accuracy;
@@ -18,7 +25,9 @@ test('the wasm trainer takes sort to >= 95% exact match on held-out strings in 2
   expect(trainer.info().steps).toBe(2500);
   expect(loss).toBeLessThan(first / 10);
   const after = trainer.evaluate(500, 20261122);
-  console.log(`sort in wasm: loss ${first.toFixed(3)} -> ${loss.toFixed(4)}, held-out exact match ${before} -> ${after.accuracy}`);
+  console.log(
+    `sort in wasm: loss ${first.toFixed(3)} -> ${loss.toFixed(4)}, held-out exact match ${before} -> ${after.accuracy}`,
+  );
   expect(before).toBeLessThan(0.05);
   expect(after.accuracy).toBeGreaterThanOrEqual(0.95);
   // the trained weights run through the inference core and sort a string it never saw

@@ -19,14 +19,21 @@ afterAll(() => model.dispose());
 
 /** Head-averaged cross-attention of decoder layer `layer`: rows = French words written, cols = English words. */
 function alignment(layer) {
-  const src = model.tokenizer.encode(EN), fr = model.tokenizer.encode(FR);
+  const src = model.tokenizer.encode(EN),
+    fr = model.tokenizer.encode(FR);
   const tgt = Int32Array.from([2, ...fr.ids]); // <bos> + French: row i reads tgt[i] and writes fr[i]
   const tr = model.forward({ src: src.ids, tgt });
   const w = tr.get('cross_weights', { layer, stack: 'decoder' });
   tr.dispose();
-  const H = model.config.nHeads, n = tgt.length, m = src.ids.length;
+  const H = model.config.nHeads,
+    n = tgt.length,
+    m = src.ids.length;
   expect(w.length).toBe(H * n * m);
-  const avg = (i, j) => { let s = 0; for (let h = 0; h < H; h++) s += w[(h * n + i) * m + j]; return s / H; };
+  const avg = (i, j) => {
+    let s = 0;
+    for (let h = 0; h < H; h++) s += w[(h * n + i) * m + j];
+    return s / H;
+  };
   /** The English word French word `frWord` attends to most, and the weight. */
   return (frWord) => {
     const i = fr.pieces.indexOf(frWord);
@@ -58,8 +65,11 @@ describe('translation model', () => {
     const found = [];
     for (let layer = 0; layer < model.config.nLayers; layer++) {
       const most = alignment(layer);
-      const zone = most('zone'), year = most('1992'), signe = most('signé');
-      if (zone.word === 'area' && year.word === '1992' && signe.word === 'signed') found.push({ layer, zone, year, signe });
+      const zone = most('zone'),
+        year = most('1992'),
+        signe = most('signé');
+      if (zone.word === 'area' && year.word === '1992' && signe.word === 'signed')
+        found.push({ layer, zone, year, signe });
     }
     console.log('layers aligned as in the notes:', JSON.stringify(found));
     expect(found.length).toBeGreaterThan(0);
@@ -68,17 +78,36 @@ describe('translation model', () => {
   test('the encoder gives "bank" one vector at the embedding and different ones after its layers', () => {
     const a = model.tokenizer.encode('I went to the bank to deposit my check.');
     const b = model.tokenizer.encode('I sat by the river bank.');
-    const ta = model.forward({ src: a.ids, tgt: [2] }), tb = model.forward({ src: b.ids, tgt: [2] });
-    const d = model.config.dModel, ia = a.pieces.indexOf('bank'), ib = b.pieces.indexOf('bank');
-    const vec = (t, i, name, layer) => t.get(name, layer === undefined ? { stack: 'encoder' } : { layer, stack: 'encoder' }).slice(i * d, (i + 1) * d);
-    const cos = (x, y) => { let s = 0, nx = 0, ny = 0; for (let k = 0; k < d; k++) { s += x[k] * y[k]; nx += x[k] * x[k]; ny += y[k] * y[k]; } return s / Math.sqrt(nx * ny); };
+    const ta = model.forward({ src: a.ids, tgt: [2] }),
+      tb = model.forward({ src: b.ids, tgt: [2] });
+    const d = model.config.dModel,
+      ia = a.pieces.indexOf('bank'),
+      ib = b.pieces.indexOf('bank');
+    const vec = (t, i, name, layer) =>
+      t.get(name, layer === undefined ? { stack: 'encoder' } : { layer, stack: 'encoder' }).slice(i * d, (i + 1) * d);
+    const cos = (x, y) => {
+      let s = 0,
+        nx = 0,
+        ny = 0;
+      for (let k = 0; k < d; k++) {
+        s += x[k] * y[k];
+        nx += x[k] * x[k];
+        ny += y[k] * y[k];
+      }
+      return s / Math.sqrt(nx * ny);
+    };
     expect(Array.from(vec(ta, ia, 'embed'))).toEqual(Array.from(vec(tb, ib, 'embed')));
     const last = cos(vec(ta, ia, 'norm2', model.config.nLayers - 1), vec(tb, ib, 'norm2', model.config.nLayers - 1));
     expect(last).toBeLessThan(0.9);
-    ta.dispose(); tb.dispose();
+    ta.dispose();
+    tb.dispose();
     // and the decoder writes the two senses with different French words
-    expect(model.generate('I went to the bank to deposit my check.', { maxTokens: 19 }).text).toBe('Je suis allé à la banque pour déposer mon chèque.');
-    expect(model.generate('I sat by the river bank.', { maxTokens: 19 }).text).toBe('Je me suis assis près de la rive.');
+    expect(model.generate('I went to the bank to deposit my check.', { maxTokens: 19 }).text).toBe(
+      'Je suis allé à la banque pour déposer mon chèque.',
+    );
+    expect(model.generate('I sat by the river bank.', { maxTokens: 19 }).text).toBe(
+      'Je me suis assis près de la rive.',
+    );
   });
 
   test('translates held-out sentences of the grammar (exact match, measured by the core)', async () => {

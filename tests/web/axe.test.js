@@ -30,11 +30,19 @@ describe('the playground page', () => {
       await page.locator('ap-controls #model option[value="grammar"]').waitFor({ state: 'attached', timeout: 30_000 });
       const reports = [];
       for (const chapter of [...CHAPTERS, 'all']) {
-        await page.evaluate((c) => { location.hash = `#chapter=${c}`; }, chapter);
+        await page.evaluate((c) => {
+          location.hash = `#chapter=${c}`;
+        }, chapter);
         await page.waitForFunction((c) => document.body.dataset.chapter === c, chapter);
         reports.push(await audit(page, `#chapter=${chapter} (${theme})`, '#main *'));
       }
-      expect(await page.evaluate(() => document.documentElement.dataset.theme || (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'))).toBe(theme);
+      expect(
+        await page.evaluate(
+          () =>
+            document.documentElement.dataset.theme ||
+            (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'),
+        ),
+      ).toBe(theme);
       const failed = reports.filter(Boolean);
       expect(failed.length, `axe violations:\n${failed.join('\n\n')}`).toBe(0);
     } finally {

@@ -13,12 +13,15 @@ test('the built page loads its wasm and computes weights whose rows sum to 1', a
     return s?.dataset.text === 'the cat sat' && s.dataset.stage === 'weights';
   });
   const out = page.locator('ap-stepper .out ap-heatmap');
-  if (await out.locator('details[open]').count() === 0) await out.locator('summary').click();
+  if ((await out.locator('details[open]').count()) === 0) await out.locator('summary').click();
   // the table alternative is built on the details' toggle event, which comes after the click
   // (locators pierce shadow roots, document.querySelector does not)
   await out.locator('table tbody tr').first().waitFor();
-  const rows = await out.evaluate((h) => [...h.shadowRoot.querySelectorAll('tbody tr')].map((tr) =>
-    [...tr.querySelectorAll('td[data-value]')].map((td) => Number(td.dataset.value))));
+  const rows = await out.evaluate((h) =>
+    [...h.shadowRoot.querySelectorAll('tbody tr')].map((tr) =>
+      [...tr.querySelectorAll('td[data-value]')].map((td) => Number(td.dataset.value)),
+    ),
+  );
   await playground.screenshot(page, 'build-page');
 
   expect(rows).toHaveLength(3);
@@ -52,7 +55,8 @@ test('the built page lists its trained models from the build, fetching only the 
     return [...(c?.shadowRoot?.querySelectorAll('option') || [])].some((o) => o.value === 'sort');
   });
   const labels = await select.evaluate((s) => [...s.options].map((o) => o.textContent));
-  for (const name of ['sort', 'reverse', 'dates', 'grammar']) expect(labels.some((l) => l.startsWith(`trained: ${name} (`))).toBe(true);
+  for (const name of ['sort', 'reverse', 'dates', 'grammar'])
+    expect(labels.some((l) => l.startsWith(`trained: ${name} (`))).toBe(true);
   expect(labels).toContain('trained: grammar (decoder)');
   await page.waitForFunction(() => document.querySelector('ap-stepper')?.dataset.rendered !== undefined);
   // No model file was read for its header (no byte ranges); the one model the recap uses was fetched whole.
@@ -67,15 +71,29 @@ test('the built page lists its trained models from the build, fetching only the 
 // reserves its height before it draws (lib/reserve.js); a view whose layout changed a lot since
 // tests/tools/reserve.mjs last measured it makes the text below it jump, and this fails.
 async function layoutShift(page) {
-  await page.waitForFunction(() => [...document.querySelectorAll('[data-concept], ap-stepper')]
-    .filter((e) => e.getBoundingClientRect().top < innerHeight).every((e) => e.dataset.rendered !== undefined), null, { timeout: 30_000 });
+  await page.waitForFunction(
+    () =>
+      [...document.querySelectorAll('[data-concept], ap-stepper')]
+        .filter((e) => e.getBoundingClientRect().top < innerHeight)
+        .every((e) => e.dataset.rendered !== undefined),
+    null,
+    { timeout: 30_000 },
+  );
   await page.waitForTimeout(500); // let a second drawing pass (views that finish in two) happen
-  return page.evaluate(() => new Promise((resolve) => {
-    new PerformanceObserver((list) => resolve(list.getEntries().filter((e) => !e.hadRecentInput)
-      .map((e) => ({ value: e.value, nodes: e.sources.map((s) => s.node?.nodeName || '?').join(' ') }))))
-      .observe({ type: 'layout-shift', buffered: true });
-    setTimeout(() => resolve([]), 1000);
-  }));
+  return page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        new PerformanceObserver((list) =>
+          resolve(
+            list
+              .getEntries()
+              .filter((e) => !e.hadRecentInput)
+              .map((e) => ({ value: e.value, nodes: e.sources.map((s) => s.node?.nodeName || '?').join(' ') })),
+          ),
+        ).observe({ type: 'layout-shift', buffered: true });
+        setTimeout(() => resolve([]), 1000);
+      }),
+  );
 }
 
 // A slow network (as Lighthouse's mobile preset has), so the module and the models arrive after the
@@ -85,30 +103,48 @@ async function openSlow(site, path, viewport) {
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (err) => errors.push(`uncaught: ${err.message}`));
-  page.on('console', (msg) => { if (msg.type() === 'error') errors.push(`console error: ${msg.text()}`); });
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') errors.push(`console error: ${msg.text()}`);
+  });
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 750e3 / 8 });
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: 150,
+    downloadThroughput: 1.6e6 / 8,
+    uploadThroughput: 750e3 / 8,
+  });
   await page.goto(new URL(path, site.baseUrl).href);
   return { page, errors };
 }
 
 // The two widths run side by side: each mostly waits for its throttled network (each page has its own).
-for (const [width, height] of [[1350, 940], [412, 823]]) {
-  test.concurrent(`the built page and a course page do not jump while they load (${width} px wide, slow network)`, async ({ expect }) => {
-    requireBundle();
-    const course = await startStaticSite(ROOT); // examples/course.html loads dist/attention-playground.js
-    try {
-      for (const [site, path] of [[playground, '/#chapter=A'], [playground, '/#chapter=recap'], [course, '/examples/course.html']]) {
-        const { page, errors } = await openSlow(site, path, { width, height });
-        const shifts = await layoutShift(page);
-        const total = shifts.reduce((sum, e) => sum + e.value, 0);
-        expect(total, `${path}: ${JSON.stringify(shifts)}`).toBeLessThanOrEqual(0.02);
-        expect(errors).toEqual([]);
-        await page.context().close();
+for (const [width, height] of [
+  [1350, 940],
+  [412, 823],
+]) {
+  test.concurrent(
+    `the built page and a course page do not jump while they load (${width} px wide, slow network)`,
+    async ({ expect }) => {
+      requireBundle();
+      const course = await startStaticSite(ROOT); // examples/course.html loads dist/attention-playground.js
+      try {
+        for (const [site, path] of [
+          [playground, '/#chapter=A'],
+          [playground, '/#chapter=recap'],
+          [course, '/examples/course.html'],
+        ]) {
+          const { page, errors } = await openSlow(site, path, { width, height });
+          const shifts = await layoutShift(page);
+          const total = shifts.reduce((sum, e) => sum + e.value, 0);
+          expect(total, `${path}: ${JSON.stringify(shifts)}`).toBeLessThanOrEqual(0.02);
+          expect(errors).toEqual([]);
+          await page.context().close();
+        }
+      } finally {
+        await course.close();
       }
-    } finally {
-      await course.close();
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 }

@@ -12,20 +12,37 @@ beforeAll(requireBundle);
 const site = useStaticSite(ROOT);
 const open = (path, opts) => site.open(path, opts);
 let ap;
-beforeAll(async () => { ap = await load(); });
+beforeAll(async () => {
+  ap = await load();
+});
 
 // Scrolls every widget into view in turn (they render when visible) and waits for each to draw.
 async function renderAll(page, selector = '*') {
-  const tags = await page.evaluate((sel) => [...document.querySelectorAll(sel)].filter((e) => e.tagName.startsWith('AP-')).map((e, i) => {
-    e.dataset.testIndex = String(i);
-    return i;
-  }), selector);
+  const tags = await page.evaluate(
+    (sel) =>
+      [...document.querySelectorAll(sel)]
+        .filter((e) => e.tagName.startsWith('AP-'))
+        .map((e, i) => {
+          e.dataset.testIndex = String(i);
+          return i;
+        }),
+    selector,
+  );
   for (const i of tags) {
     const w = page.locator(`[data-test-index="${i}"]`);
     await w.scrollIntoViewIfNeeded();
-    await expect.poll(() => w.evaluate((e) => e.dataset.rendered !== undefined || e.dataset.error !== undefined), { timeout: 30_000 }).toBe(true);
+    await expect
+      .poll(() => w.evaluate((e) => e.dataset.rendered !== undefined || e.dataset.error !== undefined), {
+        timeout: 30_000,
+      })
+      .toBe(true);
   }
-  return page.evaluate(() => [...document.querySelectorAll('[data-test-index]')].map((e) => ({ tag: e.tagName.toLowerCase(), error: e.dataset.error || '' })));
+  return page.evaluate(() =>
+    [...document.querySelectorAll('[data-test-index]')].map((e) => ({
+      tag: e.tagName.toLowerCase(),
+      error: e.dataset.error || '',
+    })),
+  );
 }
 
 // Scrolls a widget into view (a view draws when it is seen) and waits until it has drawn.
@@ -36,9 +53,17 @@ async function drawn(widget) {
 
 // The values of the heatmaps in a widget's shadow root: [{ title, rows, cols, values }].
 function heatmaps(locator) {
-  return locator.evaluate((w) => [...w.shadowRoot.querySelectorAll('ap-heatmap')].filter((h) => h.matrix).map((h) => ({
-    title: h.matrix.title || '', rows: h.matrix.rows, cols: h.matrix.cols, rowLabels: h.matrix.rowLabels || [], values: Array.from(h.matrix.values),
-  })));
+  return locator.evaluate((w) =>
+    [...w.shadowRoot.querySelectorAll('ap-heatmap')]
+      .filter((h) => h.matrix)
+      .map((h) => ({
+        title: h.matrix.title || '',
+        rows: h.matrix.rows,
+        cols: h.matrix.cols,
+        rowLabels: h.matrix.rowLabels || [],
+        values: Array.from(h.matrix.values),
+      })),
+  );
 }
 
 // softmax of [112, 96] / sqrt(64): exp(14) / (exp(14) + exp(12)) = 1 / (1 + e^-2), written out.
@@ -68,10 +93,14 @@ describe('the course page (examples/course.html)', () => {
     const soft = page.locator('ap-softmax');
     await drawn(soft);
     await soft.evaluate((w) => w.setAttribute('preset', 'softmax.thinking-machines'));
-    await expect.poll(async () => (await heatmaps(soft)).some((h) => h.cols === 2 && Math.abs(h.values[0] - THINKING) < 1e-5)).toBe(true);
+    await expect
+      .poll(async () => (await heatmaps(soft)).some((h) => h.cols === 2 && Math.abs(h.values[0] - THINKING) < 1e-5))
+      .toBe(true);
     // row="1": the widget explains the query row "Machines" (softmax of [96, 112] / 8 = [12, 14]).
     await soft.evaluate((w) => w.setAttribute('row', '1'));
-    await expect.poll(() => soft.evaluate((w) => w.shadowRoot.querySelector('[data-control="row"] select').value)).toBe('1');
+    await expect
+      .poll(() => soft.evaluate((w) => w.shadowRoot.querySelector('[data-control="row"] select').value))
+      .toBe('1');
     const rowText = await soft.evaluate((w) => w.shadowRoot.textContent);
     expect(rowText).toContain('Row "Machines"');
 
@@ -87,7 +116,9 @@ describe('the course page (examples/course.html)', () => {
     try {
       const s = trace.get('scores', { layer: 0, head: 0 });
       expect(shown.rowLabels).toEqual(['<bos>', 'the', 'cat', 'sat']);
-      shown.values.forEach((v, i) => expect(Math.abs(v - s[i])).toBeLessThanOrEqual(4e-6 * Math.max(1, Math.abs(s[i]))));
+      shown.values.forEach((v, i) =>
+        expect(Math.abs(v - s[i])).toBeLessThanOrEqual(4e-6 * Math.max(1, Math.abs(s[i]))),
+      );
     } finally {
       trace.dispose();
       model.dispose();
@@ -122,32 +153,45 @@ describe('the course page (examples/course.html)', () => {
     // <bos> + "the cat sat on the mat": 7 x 7
     await page.mouse.click(box.x + box.width * (2.5 / 7), box.y + box.height * (1.5 / 7)); // query 1, key 2
     const value = (await heatmaps(scores)).find((h) => h.rows === 7 && h.cols === 7).values[1 * 7 + 2];
-    await expect.poll(() => page.locator('#picked').textContent()).toBe(`You picked the score of query 1 for key 2: ${value.toFixed(3)}.`);
+    await expect
+      .poll(() => page.locator('#picked').textContent())
+      .toBe(`You picked the score of query 1 for key 2: ${value.toFixed(3)}.`);
     expect(errors).toEqual([]);
   });
 
   test('two widgets of the same kind on one page are independent', async () => {
     const { page, errors } = await open('examples/course.html');
     await page.evaluate(() => {
-      for (const [id, preset] of [['one', 'softmax.the-cat-sat'], ['two', 'softmax.clouds']]) {
+      for (const [id, preset] of [
+        ['one', 'softmax.the-cat-sat'],
+        ['two', 'softmax.clouds'],
+      ]) {
         const w = document.createElement('ap-softmax');
         w.id = id;
         w.setAttribute('preset', preset);
         document.body.prepend(w);
       }
     });
-    const one = page.locator('#one'), two = page.locator('#two');
+    const one = page.locator('#one'),
+      two = page.locator('#two');
     // Each keeps the height it will have before it draws, so #one (prepended first, so below #two)
     // starts below the fold: a view draws when it comes into view, as a reader would scroll to it.
     await expect.poll(() => two.getAttribute('data-rendered')).toBeTruthy();
     await one.scrollIntoViewIfNeeded();
-    await expect.poll(async () => Boolean(await one.getAttribute('data-rendered')) && Boolean(await two.getAttribute('data-rendered'))).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          Boolean(await one.getAttribute('data-rendered')) && Boolean(await two.getAttribute('data-rendered')),
+      )
+      .toBe(true);
     const before = await heatmaps(two);
     const renderedTwo = await two.getAttribute('data-rendered');
     // A preset button inside #one (no page handles the request: the widget applies it to itself).
     await one.locator('button[data-preset="softmax.thinking-machines"]').click();
     await expect.poll(() => one.getAttribute('preset')).toBe('softmax.thinking-machines');
-    await expect.poll(async () => (await heatmaps(one)).some((h) => h.cols === 2 && Math.abs(h.values[0] - THINKING) < 1e-5)).toBe(true);
+    await expect
+      .poll(async () => (await heatmaps(one)).some((h) => h.cols === 2 && Math.abs(h.values[0] - THINKING) < 1e-5))
+      .toBe(true);
     expect(await two.getAttribute('preset')).toBe('softmax.clouds');
     expect(await two.getAttribute('data-rendered')).toBe(renderedTwo);
     expect(await heatmaps(two)).toEqual(before);
@@ -163,7 +207,8 @@ describe('the course page (examples/course.html)', () => {
     await drawn(soft);
     await page.evaluate(() => {
       const style = document.createElement('style');
-      style.textContent = '* { color: rgb(255, 0, 0) !important; letter-spacing: 9px !important; } table, canvas, button { display: none !important; } .widget, .formula { border: 7px solid rgb(0, 255, 0) !important; }';
+      style.textContent =
+        '* { color: rgb(255, 0, 0) !important; letter-spacing: 9px !important; } table, canvas, button { display: none !important; } .widget, .formula { border: 7px solid rgb(0, 255, 0) !important; }';
       document.head.append(style);
       const probe = document.createElement('div');
       probe.className = 'widget hm';
@@ -172,7 +217,13 @@ describe('the course page (examples/course.html)', () => {
     });
     const inside = await soft.evaluate((w) => {
       const cs = (sel) => getComputedStyle(w.shadowRoot.querySelector(sel));
-      return { color: cs('.widget').color, border: cs('.widget').borderTopWidth, table: cs('table').display, button: cs('button').display, spacing: cs('.widget').letterSpacing };
+      return {
+        color: cs('.widget').color,
+        border: cs('.widget').borderTopWidth,
+        table: cs('table').display,
+        button: cs('button').display,
+        spacing: cs('.widget').letterSpacing,
+      };
     });
     expect(inside.color).not.toBe('rgb(255, 0, 0)');
     expect(inside.border).toBe('1px');
@@ -180,7 +231,9 @@ describe('the course page (examples/course.html)', () => {
     expect(inside.button).not.toBe('none');
     expect(inside.spacing).toBe('normal');
     // The page's own element named like the widget's classes keeps the page's styles only.
-    const probe = await page.locator('#probe').evaluate((p) => ({ radius: getComputedStyle(p).borderTopLeftRadius, padding: getComputedStyle(p).paddingTop }));
+    const probe = await page
+      .locator('#probe')
+      .evaluate((p) => ({ radius: getComputedStyle(p).borderTopLeftRadius, padding: getComputedStyle(p).paddingTop }));
     expect(probe).toEqual({ radius: '0px', padding: '0px' });
     expect(errors).toEqual([]);
   });
@@ -194,35 +247,51 @@ describe('the course page (examples/course.html)', () => {
     await sin.evaluate((w) => w.setAttribute('theme', 'dark'));
     await expect.poll(bg).toBe('rgb(22, 24, 29)');
     // A heatmap nested in it follows (its canvas text colour is read from the same variables).
-    expect(await sin.evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('ap-heatmap')).getPropertyValue('--_fg').trim())).toBe('#e6e8ec');
+    expect(
+      await sin.evaluate((w) =>
+        getComputedStyle(w.shadowRoot.querySelector('ap-heatmap')).getPropertyValue('--_fg').trim(),
+      ),
+    ).toBe('#e6e8ec');
     // The other widgets and the page are untouched; the page's accent reaches its widgets.
-    expect(await page.locator('ap-scale').evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('.widget')).backgroundColor)).toBe('rgb(255, 255, 255)');
-    expect(await page.locator('ap-scale').evaluate((w) => getComputedStyle(w).getPropertyValue('--_accent').trim())).toBe('#8a3b12');
+    expect(
+      await page
+        .locator('ap-scale')
+        .evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('.widget')).backgroundColor),
+    ).toBe('rgb(255, 255, 255)');
+    expect(
+      await page.locator('ap-scale').evaluate((w) => getComputedStyle(w).getPropertyValue('--_accent').trim()),
+    ).toBe('#8a3b12');
     await site.screenshot(page, 'embed-course-page-dark-widget');
     expect(errors).toEqual([]);
   });
 });
 
 describe('the gallery (examples/gallery.html)', () => {
-  test('lists every widget with its attributes, and each live instance renders without errors', { timeout: 240_000 }, async () => {
-    const { page, errors, requests } = await open('examples/gallery.html');
-    // A string: Vitest would rewrite a dynamic import() inside a function it transforms.
-    const concepts = await page.evaluate("import('../dist/attention-playground.js').then((m) => m.CONCEPTS.map((c) => c.id))");
-    await expect.poll(() => page.locator('section.entry').count()).toBe(concepts.length + 1);
-    for (const id of [...concepts, 'stepper']) {
-      expect(await page.locator(`section.entry[data-widget="${id}"] pre`).textContent()).toContain(`<ap-${id}`);
-    }
-    const widgets = await renderAll(page, 'section.entry > *');
-    expect(widgets.length).toBe(concepts.length + 1);
-    expect(widgets.filter((w) => w.error)).toEqual([]);
-    // Forty-odd widgets, one wasm module: every file (the module, each model) fetched once.
-    expect(requests.filter((u) => /ap_core-[^/]*\.wasm$/.test(u))).toHaveLength(1);
-    const counts = {};
-    for (const u of requests) counts[u] = (counts[u] || 0) + 1;
-    expect(Object.entries(counts).filter(([u, c]) => c > 1 && !u.startsWith('data:'))).toEqual([]);
-    await site.screenshot(page, 'embed-gallery');
-    expect(errors).toEqual([]);
-  });
+  test(
+    'lists every widget with its attributes, and each live instance renders without errors',
+    { timeout: 240_000 },
+    async () => {
+      const { page, errors, requests } = await open('examples/gallery.html');
+      // A string: Vitest would rewrite a dynamic import() inside a function it transforms.
+      const concepts = await page.evaluate(
+        "import('../dist/attention-playground.js').then((m) => m.CONCEPTS.map((c) => c.id))",
+      );
+      await expect.poll(() => page.locator('section.entry').count()).toBe(concepts.length + 1);
+      for (const id of [...concepts, 'stepper']) {
+        expect(await page.locator(`section.entry[data-widget="${id}"] pre`).textContent()).toContain(`<ap-${id}`);
+      }
+      const widgets = await renderAll(page, 'section.entry > *');
+      expect(widgets.length).toBe(concepts.length + 1);
+      expect(widgets.filter((w) => w.error)).toEqual([]);
+      // Forty-odd widgets, one wasm module: every file (the module, each model) fetched once.
+      expect(requests.filter((u) => /ap_core-[^/]*\.wasm$/.test(u))).toHaveLength(1);
+      const counts = {};
+      for (const u of requests) counts[u] = (counts[u] || 0) + 1;
+      expect(Object.entries(counts).filter(([u, c]) => c > 1 && !u.startsWith('data:'))).toEqual([]);
+      await site.screenshot(page, 'embed-gallery');
+      expect(errors).toEqual([]);
+    },
+  );
 });
 
 describe('the iframe embed (embed.html)', () => {
@@ -233,16 +302,24 @@ describe('the iframe embed (embed.html)', () => {
     await expect.poll(() => soft.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
     expect(await soft.getAttribute('preset')).toBe('softmax.thinking-machines');
     expect(await soft.getAttribute('hide')).toBe('text,presets,temperature');
-    expect(await soft.evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('[data-control="temperature"]')).display)).toBe('none');
-    expect(await soft.evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('[data-control="row"]')).display)).not.toBe('none');
+    expect(
+      await soft.evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('[data-control="temperature"]')).display),
+    ).toBe('none');
+    expect(
+      await soft.evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('[data-control="row"]')).display),
+    ).not.toBe('none');
     expect(await soft.evaluate((w) => w.shadowRoot.querySelector('.own-text').hidden)).toBe(true);
     expect(await soft.evaluate((w) => w.shadowRoot.querySelector('.presets').hidden)).toBe(true);
-    await expect.poll(async () => (await heatmaps(soft)).some((h) => h.cols === 2 && Math.abs(h.values[0] - THINKING) < 1e-5)).toBe(true);
+    await expect
+      .poll(async () => (await heatmaps(soft)).some((h) => h.cols === 2 && Math.abs(h.values[0] - THINKING) < 1e-5))
+      .toBe(true);
 
     const causal = frame('frame-causal').locator('ap-causal-mask');
     await drawn(causal);
     expect(await causal.getAttribute('text')).toBe('the cat sat on the mat');
-    expect(await causal.evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('.widget')).backgroundColor)).toBe('rgb(22, 24, 29)');
+    expect(await causal.evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('.widget')).backgroundColor)).toBe(
+      'rgb(22, 24, 29)',
+    );
     // The causal weights: row i has zeros right of the diagonal (<bos> + 6 words).
     const w = (await heatmaps(causal)).find((h) => h.rows === 7 && h.cols === 7 && /weight/i.test(h.title));
     for (let i = 0; i < 7; i++) for (let j = i + 1; j < 7; j++) expect(w.values[i * 7 + j]).toBe(0);
@@ -266,33 +343,47 @@ describe('the iframe embed (embed.html)', () => {
   });
 });
 
-describe('a page under Content-Security-Policy: script-src \'self\' \'wasm-unsafe-eval\'', () => {
-  test('the widgets, the wasm module and the training worker work, with no violation', { timeout: 180_000 }, async () => {
-    const { page, errors } = await open('examples/csp.html');
-    const response = await page.request.get(new URL('examples/csp.html', site.baseUrl).href);
-    expect(response.headers()['content-security-policy']).toBe("script-src 'self' 'wasm-unsafe-eval'");
-    await page.evaluate(() => {
-      window.__violations = [];
-      document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
-    });
-    const widgets = await renderAll(page);
-    expect(widgets.filter((w) => w.error)).toEqual([]);
-    const sky = (await heatmaps(page.locator('#csp-softmax'))).find((h) => h.cols === 5 && h.rows === 5);
-    [0.3, 0.1, 0.1, 0.3, 0.2].forEach((v, j) => expect(sky.values[4 * 5 + j]).toBeCloseTo(v, 5));
-    // An inline script is refused here (so the policy is really in force)...
-    await page.evaluate(() => { const s = document.createElement('script'); s.textContent = 'window.__inline = 1'; document.head.append(s); });
-    expect(await page.evaluate(() => window.__inline)).toBeUndefined();
-    // ...while the module's wasm was compiled and the training worker starts and reports steps.
-    const training = page.locator('#csp-training');
-    const start = training.getByRole('button', { name: /start|train/i }).first();
-    await start.click();
-    await expect.poll(() => training.evaluate((w) => Number(w.dataset.step || 0)), { timeout: 120_000 }).toBeGreaterThan(0);
-    const violations = await page.evaluate(() => window.__violations);
-    expect(violations.filter((v) => !v.startsWith('script-src-elem inline') && !v.includes('inline'))).toEqual([]);
-    await site.screenshot(page, 'embed-csp-page');
-    // The one console error allowed is the refusal of the inline script this test injected.
-    expect(errors.filter((e) => !/Executing inline script violates the following Content Security Policy/.test(e))).toEqual([]);
-  });
+describe("a page under Content-Security-Policy: script-src 'self' 'wasm-unsafe-eval'", () => {
+  test(
+    'the widgets, the wasm module and the training worker work, with no violation',
+    { timeout: 180_000 },
+    async () => {
+      const { page, errors } = await open('examples/csp.html');
+      const response = await page.request.get(new URL('examples/csp.html', site.baseUrl).href);
+      expect(response.headers()['content-security-policy']).toBe("script-src 'self' 'wasm-unsafe-eval'");
+      await page.evaluate(() => {
+        window.__violations = [];
+        document.addEventListener('securitypolicyviolation', (e) =>
+          window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`),
+        );
+      });
+      const widgets = await renderAll(page);
+      expect(widgets.filter((w) => w.error)).toEqual([]);
+      const sky = (await heatmaps(page.locator('#csp-softmax'))).find((h) => h.cols === 5 && h.rows === 5);
+      [0.3, 0.1, 0.1, 0.3, 0.2].forEach((v, j) => expect(sky.values[4 * 5 + j]).toBeCloseTo(v, 5));
+      // An inline script is refused here (so the policy is really in force)...
+      await page.evaluate(() => {
+        const s = document.createElement('script');
+        s.textContent = 'window.__inline = 1';
+        document.head.append(s);
+      });
+      expect(await page.evaluate(() => window.__inline)).toBeUndefined();
+      // ...while the module's wasm was compiled and the training worker starts and reports steps.
+      const training = page.locator('#csp-training');
+      const start = training.getByRole('button', { name: /start|train/i }).first();
+      await start.click();
+      await expect
+        .poll(() => training.evaluate((w) => Number(w.dataset.step || 0)), { timeout: 120_000 })
+        .toBeGreaterThan(0);
+      const violations = await page.evaluate(() => window.__violations);
+      expect(violations.filter((v) => !v.startsWith('script-src-elem inline') && !v.includes('inline'))).toEqual([]);
+      await site.screenshot(page, 'embed-csp-page');
+      // The one console error allowed is the refusal of the inline script this test injected.
+      expect(
+        errors.filter((e) => !/Executing inline script violates the following Content Security Policy/.test(e)),
+      ).toEqual([]);
+    },
+  );
 });
 
 describe('the README snippet', () => {
@@ -308,8 +399,13 @@ describe('the README snippet', () => {
     try {
       cpSync(join(ROOT, 'dist', 'attention-playground.js'), join(host, 'course', 'attention-playground.js'));
       cpSync(join(ROOT, 'dist', 'attention-playground.css'), join(host, 'course', 'attention-playground.css'));
-      cpSync(join(ROOT, 'dist', 'attention-playground'), join(host, 'course', 'attention-playground'), { recursive: true });
-      writeFileSync(join(host, 'course', 'week3.html'), `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Week 3</title></head><body>\n${snippet}\n</body></html>`);
+      cpSync(join(ROOT, 'dist', 'attention-playground'), join(host, 'course', 'attention-playground'), {
+        recursive: true,
+      });
+      writeFileSync(
+        join(host, 'course', 'week3.html'),
+        `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Week 3</title></head><body>\n${snippet}\n</body></html>`,
+      );
       other = await startStaticSite(host);
       const { page, errors } = await other.open('course/week3.html');
       const widgets = await renderAll(page);

@@ -10,9 +10,18 @@ export default async function setup(project) {
   const started = [];
   try {
     const [browserServer, dev, site] = await Promise.all([
-      chromium.launchServer({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }).then((b) => { started.push(() => b.close()); return b; }),
-      startDevServer().then((s) => { started.push(s.close); return s; }),
-      serveStatic(ROOT).then((s) => { started.push(s.close); return s; }),
+      chromium.launchServer({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }).then((b) => {
+        started.push(() => b.close());
+        return b;
+      }),
+      startDevServer().then((s) => {
+        started.push(s.close);
+        return s;
+      }),
+      serveStatic(ROOT).then((s) => {
+        started.push(s.close);
+        return s;
+      }),
     ]);
     project.provide('apBrowser', browserServer.wsEndpoint());
     project.provide('apDevUrl', dev.url);
@@ -21,5 +30,7 @@ export default async function setup(project) {
     await Promise.allSettled(started.map((close) => close()));
     throw err;
   }
-  return async () => { await Promise.allSettled(started.map((close) => close())); };
+  return async () => {
+    await Promise.allSettled(started.map((close) => close()));
+  };
 }

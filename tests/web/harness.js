@@ -24,8 +24,14 @@ const DIST = join(ROOT, 'dist');
 // it cannot reach from here.
 export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 // Vitest's API inside a test file (null outside Vitest, e.g. tests/bench/page-speed.mjs), and what
@@ -57,12 +63,23 @@ async function startBuiltSite() {
   try {
     // Everything of dist/ but the page's own files (index.html, assets/): the widget bundle and its folder.
     for (const name of readdirSync(DIST)) {
-      if (name !== 'index.html' && name !== 'assets') await cp(join(DIST, name), join(outDir, name), { recursive: true });
+      if (name !== 'index.html' && name !== 'assets')
+        await cp(join(DIST, name), join(outDir, name), { recursive: true });
     }
     const { build } = await import('vite');
-    await build({ configFile: join(ROOT, 'web', 'vite.config.js'), logLevel: 'error', build: { outDir, emptyOutDir: false } });
+    await build({
+      configFile: join(ROOT, 'web', 'vite.config.js'),
+      logLevel: 'error',
+      build: { outDir, emptyOutDir: false },
+    });
     const server = await serveStatic(outDir);
-    return { url: server.url, close: async () => { await server.close(); await rm(outDir, { recursive: true, force: true }); } };
+    return {
+      url: server.url,
+      close: async () => {
+        await server.close();
+        await rm(outDir, { recursive: true, force: true });
+      },
+    };
   } catch (err) {
     await rm(outDir, { recursive: true, force: true });
     throw err;
@@ -93,12 +110,21 @@ function useSite(start) {
     if (!site) throw new Error('the site starts in beforeAll: use it in a test or a hook');
     return site;
   };
-  vitest.beforeAll(async () => { site = await start(); });
+  vitest.beforeAll(async () => {
+    site = await start();
+  });
   vitest.afterEach(() => site?.closePages());
-  vitest.afterAll(async () => { await site?.close(); site = null; });
+  vitest.afterAll(async () => {
+    await site?.close();
+    site = null;
+  });
   return {
-    get baseUrl() { return ready().baseUrl; },
-    get browser() { return ready().browser; },
+    get baseUrl() {
+      return ready().baseUrl;
+    },
+    get browser() {
+      return ready().browser;
+    },
     open: (...args) => ready().open(...args),
     openHtml: (...args) => ready().openHtml(...args),
     openAlone: (...args) => ready().openAlone(...args),
@@ -168,8 +194,13 @@ async function withBrowser(server, { httpErrors = false } = {}) {
       page.on('pageerror', (err) => errors.push(`uncaught: ${err.message}`));
       page.on('requestfailed', (req) => errors.push(`request failed: ${req.url()} (${req.failure()?.errorText})`));
       const requests = [];
-      page.on('request', (req) => requests.push(req.headers().range ? `${req.url()} (${req.headers().range})` : req.url()));
-      if (httpErrors) page.on('response', (res) => { if (res.status() >= 400) errors.push(`HTTP ${res.status()}: ${res.url()}`); });
+      page.on('request', (req) =>
+        requests.push(req.headers().range ? `${req.url()} (${req.headers().range})` : req.url()),
+      );
+      if (httpErrors)
+        page.on('response', (res) => {
+          if (res.status() >= 400) errors.push(`HTTP ${res.status()}: ${res.url()}`);
+        });
       await page.goto(new URL(path, baseUrl).href);
       return { page, errors, requests };
     },
@@ -187,7 +218,9 @@ async function withBrowser(server, { httpErrors = false } = {}) {
     // One element alone in a plain page, its own module the only script, once it has drawn
     // (data-rendered). `style` and `head` go into the page's <head>.
     async openAlone(tag, attrs = {}, { style = '', head = '', timeout = 30_000, ...options } = {}) {
-      const attrText = Object.entries(attrs).map(([k, v]) => ` ${k}="${String(v).replace(/"/g, '&quot;')}"`).join('');
+      const attrText = Object.entries(attrs)
+        .map(([k, v]) => ` ${k}="${String(v).replace(/"/g, '&quot;')}"`)
+        .join('');
       const html = `<!doctype html><html lang="en"><head><meta charset="utf-8">${head}<title>${tag}</title><link rel="icon" href="data:,">
 <style>${style}</style>
 <script type="module" src="/components/${tag}.js"></script></head>
@@ -207,7 +240,11 @@ async function withBrowser(server, { httpErrors = false } = {}) {
 
     // Closes every page open() opened so far (a test may have closed some already).
     async closePages() {
-      while (contexts.length) await contexts.pop().close().catch(() => {});
+      while (contexts.length)
+        await contexts
+          .pop()
+          .close()
+          .catch(() => {});
     },
 
     async close() {

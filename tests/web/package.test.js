@@ -12,7 +12,12 @@ let dir;
 let site;
 let tarball;
 
-const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
+const npm = (args, cwd) =>
+  execFileSync('npm', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
+  });
 
 // softmax([112, 96] / sqrt(64)) = softmax([14, 12]): exp(14) / (exp(14) + exp(12)) = 1 / (1 + e^-2).
 const THINKING = 1 / (1 + Math.exp(-2));
@@ -37,22 +42,39 @@ afterAll(async () => {
 
 test('the tarball holds the API, the wasm, the widget bundle and its assets, and nothing of the sources or tests', () => {
   const files = tarball.files.map((f) => f.path);
-  for (const f of ['package.json', 'README.md', 'LICENSE', 'wasm/index.js', 'wasm/index.d.ts', 'wasm/build/ap_core.mjs', 'wasm/build/ap_core.wasm',
-    'wasm/build/ap_train.mjs', 'wasm/build/ap_train.wasm', 'dist/attention-playground.css',
-    'dist/attention-playground.js', 'dist/attention-playground.d.ts', 'dist/embed.html', 'dist/embed.js']) {
+  for (const f of [
+    'package.json',
+    'README.md',
+    'LICENSE',
+    'wasm/index.js',
+    'wasm/index.d.ts',
+    'wasm/build/ap_core.mjs',
+    'wasm/build/ap_core.wasm',
+    'wasm/build/ap_train.mjs',
+    'wasm/build/ap_train.wasm',
+    'dist/attention-playground.css',
+    'dist/attention-playground.js',
+    'dist/attention-playground.d.ts',
+    'dist/embed.html',
+    'dist/embed.js',
+  ]) {
     expect(files, f).toContain(f);
   }
   expect(files.some((f) => /^dist\/attention-playground\/ap_core-.*\.wasm$/.test(f))).toBe(true);
   expect(files.some((f) => /^dist\/attention-playground\/ap_train-.*\.wasm$/.test(f))).toBe(true);
   expect(files.some((f) => /^dist\/attention-playground\/sort-.*\.safetensors$/.test(f))).toBe(true);
   expect(files.filter((f) => /^(cpp|tests|web\/components|web\/lib)\//.test(f))).toEqual([]);
-  const pkg = JSON.parse(readFileSync(join(dir, 'app', 'node_modules', 'attention-playground', 'package.json'), 'utf8'));
+  const pkg = JSON.parse(
+    readFileSync(join(dir, 'app', 'node_modules', 'attention-playground', 'package.json'), 'utf8'),
+  );
   expect(pkg.dependencies ?? {}).toEqual({});
 });
 
 test('installed into an empty folder, it works in Node: import { load } from "attention-playground"', () => {
   const app = join(dir, 'app');
-  writeFileSync(join(app, 'run.mjs'), `
+  writeFileSync(
+    join(app, 'run.mjs'),
+    `
     import { load } from 'attention-playground';
     const ap = await load();
     const t = ap.presets.run('softmax.thinking-machines');
@@ -61,8 +83,11 @@ test('installed into an empty folder, it works in Node: import { load } from "at
     const z = Array.from(ap.kernels.attention({ q: [1, 0], k: [1, 0, 0, 1], v: [1, 2, 3, 4], n: 1, m: 2, dK: 2 }));
     const types = (await import('node:fs')).existsSync(new URL(import.meta.resolve('attention-playground/widgets').replace(/\\.js$/, '.d.ts')));
     console.log(JSON.stringify({ w, z, variant: ap.kernels.info().variant, types, widgets: import.meta.resolve('attention-playground/widgets') }));
-  `);
-  const r = JSON.parse(execFileSync('node', ['run.mjs'], { cwd: app, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+  `,
+  );
+  const r = JSON.parse(
+    execFileSync('node', ['run.mjs'], { cwd: app, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
   expect(r.w[0]).toBeCloseTo(THINKING, 5);
   expect(r.w[1]).toBeCloseTo(1 - THINKING, 5);
   // One query [1, 0] over keys [1, 0] and [0, 1], d_k = 2: scores 1, 0 -> scaled 1/sqrt(2), 0;
@@ -76,14 +101,22 @@ test('installed into an empty folder, it works in Node: import { load } from "at
 
 test('installed into an empty folder, it works in a page: one script tag from node_modules', async () => {
   const app = join(dir, 'app');
-  writeFileSync(join(app, 'index.html'), `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">
+  writeFileSync(
+    join(app, 'index.html'),
+    `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">
     <script type="module" src="./node_modules/attention-playground/dist/attention-playground.js"></script></head>
-    <body><ap-softmax preset="softmax.thinking-machines" hide="text"></ap-softmax></body></html>`);
+    <body><ap-softmax preset="softmax.thinking-machines" hide="text"></ap-softmax></body></html>`,
+  );
   site = await startStaticSite(app);
   const { page, errors } = await site.open('index.html');
   const w = page.locator('ap-softmax');
   await expect.poll(() => w.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
-  const weights = await w.evaluate((el) => [...el.shadowRoot.querySelectorAll('ap-heatmap')].map((h) => h.matrix).find((m) => m && m.rows === 2 && m.cols === 2)?.values[0]);
+  const weights = await w.evaluate(
+    (el) =>
+      [...el.shadowRoot.querySelectorAll('ap-heatmap')]
+        .map((h) => h.matrix)
+        .find((m) => m && m.rows === 2 && m.cols === 2)?.values[0],
+  );
   expect(weights).toBeCloseTo(THINKING, 5);
   await site.screenshot(page, 'package-installed-page');
   expect(errors).toEqual([]);

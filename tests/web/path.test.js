@@ -13,12 +13,16 @@ import { CHAPTERS, CONCEPTS } from '../../web/lib/concepts.js';
 const playground = usePlayground();
 let ap;
 let grammar; // the shipped trained model, loaded in Node from its file
-beforeAll(async () => { ap = await load(); grammar = ap.loadModel(shippedModel('grammar')); });
+beforeAll(async () => {
+  ap = await load();
+  grammar = ap.loadModel(shippedModel('grammar'));
+});
 afterAll(() => grammar?.dispose());
 
 const open = (path, viewport) => playground.open(path, viewport ? { viewport } : undefined);
 
-const rendered = (page, tag) => page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 30000 });
+const rendered = (page, tag) =>
+  page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 30000 });
 
 describe('a new student opens the page', () => {
   test('it opens on chapter A with the course goals, on the trained grammar model, not random weights', async () => {
@@ -27,26 +31,38 @@ describe('a new student opens the page', () => {
     expect(await page.evaluate(() => document.body.dataset.chapter)).toBe('A');
     expect(await page.locator('section.chapter h2').first().textContent()).toBe('A. Why attention');
     // The goals of chapter A and the five goals of the course (notes 000) in the contents.
-    expect(await page.locator('.chapter-head .goals li').allTextContents()).toEqual(['Explain why RNNs struggle with long sequences.']);
+    expect(await page.locator('.chapter-head .goals li').allTextContents()).toEqual([
+      'Explain why RNNs struggle with long sequences.',
+    ]);
     expect(await page.locator('nav.toc li[data-goal]').count()).toBe(5);
     expect(await page.locator('.chapter-head .intro').count()).toBeGreaterThan(0);
     // The model picker says grammar, and the page says what it was trained on.
     await expect.poll(() => page.locator('ap-controls #model').inputValue()).toBe('grammar');
     await expect.poll(() => page.locator('ap-controls .model-note').textContent()).toContain('Trained by this project');
     // No view of chapter A warns about random weights.
-    const warned = await page.evaluate(() => [...document.querySelectorAll('section.chapter [data-concept]')]
-      .filter((w) => w.shadowRoot?.querySelector('.random-note') && !w.shadowRoot.querySelector('.random-note').hidden).map((w) => w.dataset.concept));
+    const warned = await page.evaluate(() =>
+      [...document.querySelectorAll('section.chapter [data-concept]')]
+        .filter(
+          (w) => w.shadowRoot?.querySelector('.random-note') && !w.shadowRoot.querySelector('.random-note').hidden,
+        )
+        .map((w) => w.dataset.concept),
+    );
     expect(warned).toEqual([]);
     // The stepper is not the first thing on the page: it is the recap after chapter B.
     expect(await page.locator('ap-stepper').count()).toBe(0);
     expect(errors).toEqual([]);
   });
 
-  test('the default model is trained: the recap\'s weights are those of web/models/grammar.safetensors run in Node', async () => {
+  test("the default model is trained: the recap's weights are those of web/models/grammar.safetensors run in Node", async () => {
     const { page, errors } = await open('/?step=decoder:0:weights#chapter=recap');
     await page.waitForFunction(() => document.querySelector('ap-stepper')?.dataset.stage === 'weights');
     const out = page.locator('ap-stepper .out ap-heatmap');
-    const shown = await out.evaluate((h) => ({ rows: h.matrix.rows, cols: h.matrix.cols, labels: h.matrix.rowLabels, values: Array.from(h.matrix.values) }));
+    const shown = await out.evaluate((h) => ({
+      rows: h.matrix.rows,
+      cols: h.matrix.cols,
+      labels: h.matrix.rowLabels,
+      values: Array.from(h.matrix.values),
+    }));
     // What the page runs: <bos> then the words (the model was trained on sentences after <bos>).
     const enc = grammar.tokenizer.encode('the cat sat on the mat');
     expect(enc.unknown).toEqual([]);
@@ -58,8 +74,12 @@ describe('a new student opens the page', () => {
       shown.values.forEach((v, i) => expect(Math.abs(v - want[i]), `weights[${i}]`).toBeLessThanOrEqual(1e-5));
       // Trained with its mask on: nothing above the diagonal.
       for (let i = 0; i < 7; i++) for (let j = i + 1; j < 7; j++) expect(shown.values[i * 7 + j]).toBe(0);
-    } finally { t.dispose(); }
-    expect(await page.locator('ap-stepper').evaluate((s) => s.shadowRoot.querySelector('.random-note').hidden)).toBe(true);
+    } finally {
+      t.dispose();
+    }
+    expect(await page.locator('ap-stepper').evaluate((s) => s.shadowRoot.querySelector('.random-note').hidden)).toBe(
+      true,
+    );
     expect(errors).toEqual([]);
   });
 
@@ -70,7 +90,9 @@ describe('a new student opens the page', () => {
     await expect.poll(() => page.locator('ap-controls .model-note').textContent()).toContain('Random weights');
     expect(await page.locator('ap-controls #causal').isChecked()).toBe(true);
     // The masked step: −∞ above the diagonal, i.e. n (n − 1) / 2 = 15 cells for 6 tokens.
-    const masked = await page.locator('ap-stepper .out ap-heatmap').evaluate((h) => Array.from(h.matrix.values).filter((v) => v === -Infinity).length);
+    const masked = await page
+      .locator('ap-stepper .out ap-heatmap')
+      .evaluate((h) => Array.from(h.matrix.values).filter((v) => v === -Infinity).length);
     expect(masked).toBe(15);
     // Switching the architecture to encoder-only removes the mask (an encoder sees both ways).
     await page.locator('ap-controls select').nth(1).selectOption('encoder');
@@ -83,10 +105,16 @@ describe('a new student opens the page', () => {
     const { page, errors } = await open('/?step=probs#chapter=recap');
     await page.waitForFunction(() => document.querySelector('ap-stepper')?.dataset.stage === 'probs');
     expect(await page.locator('ap-stepper .out ap-heatmap').count()).toBe(0);
-    const rows = await page.locator('ap-stepper table.topk tbody tr').evaluateAll((trs) => trs.map((tr) => ({
-      after: tr.querySelector('th').textContent,
-      items: [...tr.querySelectorAll('td')].map((td) => ({ id: Number(td.dataset.id), p: Number(td.dataset.value), piece: td.querySelector('.piece').textContent })),
-    })));
+    const rows = await page.locator('ap-stepper table.topk tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => ({
+        after: tr.querySelector('th').textContent,
+        items: [...tr.querySelectorAll('td')].map((td) => ({
+          id: Number(td.dataset.id),
+          p: Number(td.dataset.value),
+          piece: td.querySelector('.piece').textContent,
+        })),
+      })),
+    );
     const enc = grammar.tokenizer.encode('the cat sat on the mat');
     const t = grammar.forward(Int32Array.from([2, ...enc.ids]));
     try {
@@ -95,7 +123,10 @@ describe('a new student opens the page', () => {
       expect(rows).toHaveLength(7);
       rows.forEach((r, i) => {
         const row = Array.from(probs.slice(i * V, (i + 1) * V));
-        const best = row.map((p, j) => [p, j]).sort((a, b) => b[0] - a[0]).slice(0, 5);
+        const best = row
+          .map((p, j) => [p, j])
+          .sort((a, b) => b[0] - a[0])
+          .slice(0, 5);
         expect(r.items.map((x) => x.id)).toEqual(best.map(([, j]) => j));
         r.items.forEach((x, k) => expect(Math.abs(x.p - best[k][0])).toBeLessThanOrEqual(1e-5));
         expect(r.items[0].piece).toBe(grammar.vocab[best[0][1]]);
@@ -104,7 +135,9 @@ describe('a new student opens the page', () => {
       // over the nouns and adjectives the grammar allows there).
       expect(rows[1].after).toBe('the');
       expect(rows[1].items[0].p).toBeGreaterThan(5 / V);
-    } finally { t.dispose(); }
+    } finally {
+      t.dispose();
+    }
     expect(errors).toEqual([]);
   });
 });
@@ -114,7 +147,10 @@ describe('the learning path', () => {
     const { page, errors } = await open('/');
     // Follow a link with the keyboard: views above the footer still grow as they draw, so a mouse
     // click aimed at the footer can land on whatever moved under it.
-    const follow = async (sel) => { await page.locator(sel).focus(); await page.keyboard.press('Enter'); };
+    const follow = async (sel) => {
+      await page.locator(sel).focus();
+      await page.keyboard.press('Enter');
+    };
     await rendered(page, 'ap-rnn-chain');
     await follow('.chapter-foot a.next');
     await expect.poll(() => page.evaluate(() => document.body.dataset.chapter)).toBe('B');
@@ -139,23 +175,32 @@ describe('the learning path', () => {
     expect(errors).toEqual([]);
   });
 
-  test('the notes\' questions sit right after their concepts, and answering one is remembered', async () => {
+  test("the notes' questions sit right after their concepts, and answering one is remembered", async () => {
     const { page, errors } = await open('/#chapter=B');
     // In document order, the next question after each concept (try-this boxes may sit between).
-    const after = (concept) => page.evaluate((c) => {
-      const nodes = [...document.querySelectorAll('section.chapter > *')];
-      const i = nodes.findIndex((n) => n.dataset?.concept === c && !n.dataset.question);
-      const next = nodes.slice(i + 1).find((n) => n.dataset?.concept);
-      return next?.dataset.question || next?.dataset.concept;
-    }, concept);
+    const after = (concept) =>
+      page.evaluate((c) => {
+        const nodes = [...document.querySelectorAll('section.chapter > *')];
+        const i = nodes.findIndex((n) => n.dataset?.concept === c && !n.dataset.question);
+        const next = nodes.slice(i + 1).find((n) => n.dataset?.concept);
+        return next?.dataset.question || next?.dataset.concept;
+      }, concept);
     expect(await after('softmax')).toBe('thinking-machines');
-    for (const [chapter, concept, question] of [['C', 'reshape', 'dimensions'], ['F', 'causal-mask', 'predict-causal'], ['G', 'comparison', 'transformers-vs-rnns']]) {
-      await page.evaluate((c) => { location.hash = `chapter=${c}`; }, chapter);
+    for (const [chapter, concept, question] of [
+      ['C', 'reshape', 'dimensions'],
+      ['F', 'causal-mask', 'predict-causal'],
+      ['G', 'comparison', 'transformers-vs-rnns'],
+    ]) {
+      await page.evaluate((c) => {
+        location.hash = `chapter=${c}`;
+      }, chapter);
       await expect.poll(() => page.evaluate(() => document.body.dataset.chapter)).toBe(chapter);
       expect(await after(concept), concept).toBe(question);
     }
     // Thinking Machines, answered beside softmax: (c), checked by the core's weights.
-    await page.evaluate(() => { location.hash = 'chapter=B'; });
+    await page.evaluate(() => {
+      location.hash = 'chapter=B';
+    });
     const quiz = page.locator('ap-quiz[data-question="thinking-machines"]');
     await quiz.scrollIntoViewIfNeeded();
     await rendered(page, 'ap-quiz[data-question="thinking-machines"]');
@@ -164,7 +209,9 @@ describe('the learning path', () => {
     await quiz.getByLabel('(c) 0.88 v₁ + 0.12 v₂').check();
     await quiz.getByRole('button', { name: 'Check' }).click();
     await expect.poll(() => quiz.locator('.feedback').first().getAttribute('class')).toContain('ok');
-    expect(JSON.parse(await page.evaluate(() => localStorage.getItem('ap-progress'))).answers).toEqual({ 'thinking-machines': true });
+    expect(JSON.parse(await page.evaluate(() => localStorage.getItem('ap-progress'))).answers).toEqual({
+      'thinking-machines': true,
+    });
     expect(errors).toEqual([]);
   });
 
@@ -174,7 +221,9 @@ describe('the learning path', () => {
     await page.locator('aside.try[data-for="scale"] button').first().click();
     await expect.poll(() => page.locator('ap-controls #model').inputValue()).toBe('preset:scale.d512');
     await page.waitForFunction(() => document.querySelector('ap-scale')?.dataset.preset === 'scale.d512');
-    await page.evaluate(() => { location.hash = 'chapter=F'; });
+    await page.evaluate(() => {
+      location.hash = 'chapter=F';
+    });
     const tries = page.locator('aside.try[data-for="causal-mask"] button');
     await tries.nth(0).click();
     await expect.poll(() => page.url()).toContain('causal=off');
@@ -188,7 +237,9 @@ describe('the learning path', () => {
     const { page, errors } = await open('/#concept=heads');
     await rendered(page, 'ap-heads');
     expect(await page.evaluate(() => document.body.dataset.chapter)).toBe('C');
-    await page.evaluate(() => { location.hash = 'chapter=all'; });
+    await page.evaluate(() => {
+      location.hash = 'chapter=all';
+    });
     await expect.poll(() => page.locator('section.chapter').count()).toBe(CHAPTERS.length + 1);
     // Each concept's view once (the questions placed beside concepts are further <ap-quiz> elements).
     for (const c of CONCEPTS) expect(await page.locator(`ap-${c.id}:not([data-question])`).count(), c.id).toBe(1);
@@ -198,7 +249,7 @@ describe('the learning path', () => {
 });
 
 describe('choosing a model', () => {
-  test('never replaces the student\'s text without saying so, and offers it back', async () => {
+  test("never replaces the student's text without saying so, and offers it back", async () => {
     const { page, errors } = await open('/#chapter=B');
     await page.locator('#text').fill('the dog sat on the rug .');
     // grammar -> random keeps the text (random models take any word).
@@ -230,13 +281,23 @@ describe('each chapter as a student sees it', () => {
     const { writeFile } = await import('node:fs/promises');
     const { SCREENSHOT_DIR } = await import('./harness.js');
     const lengths = {};
-    for (const [size, viewport] of [['desktop', { width: 1366, height: 768 }], ['phone', { width: 375, height: 812 }]]) {
+    for (const [size, viewport] of [
+      ['desktop', { width: 1366, height: 768 }],
+      ['phone', { width: 375, height: 812 }],
+    ]) {
       const { page, errors } = await open('/', viewport);
       for (const id of ['A', 'B', 'recap', 'C', 'D', 'E', 'F', 'G', 'H']) {
-        await page.evaluate((c) => { location.hash = `chapter=${c}`; }, id);
+        await page.evaluate((c) => {
+          location.hash = `chapter=${c}`;
+        }, id);
         await expect.poll(() => page.evaluate(() => document.body.dataset.chapter)).toBe(id);
         // Views draw when they come near the viewport: walk down the chapter.
-        const tags = await page.evaluate(() => [...document.querySelectorAll('section.chapter [data-concept]')].map((w, i) => { w.dataset.shot = String(i); return i; }));
+        const tags = await page.evaluate(() =>
+          [...document.querySelectorAll('section.chapter [data-concept]')].map((w, i) => {
+            w.dataset.shot = String(i);
+            return i;
+          }),
+        );
         for (const i of tags) {
           const sel = `[data-shot="${i}"]`;
           await page.locator(sel).scrollIntoViewIfNeeded();
@@ -244,7 +305,8 @@ describe('each chapter as a student sees it', () => {
           expect(await page.locator(sel).getAttribute('data-error'), `${id} ${sel}`).toBeNull();
         }
         await page.waitForTimeout(200);
-        if (size === 'phone') expect(await page.evaluate(() => document.documentElement.scrollWidth), id).toBeLessThanOrEqual(375);
+        if (size === 'phone')
+          expect(await page.evaluate(() => document.documentElement.scrollWidth), id).toBeLessThanOrEqual(375);
         lengths[`${id}-${size}`] = await page.evaluate(() => document.documentElement.scrollHeight);
         await page.screenshot({ path: join(SCREENSHOT_DIR, `path-${id}-${size}.png`), fullPage: true });
       }
@@ -259,7 +321,13 @@ describe('views whose lesson needs a switch the trained model cannot make', () =
     const { page, errors } = await open('/#concept=permutation');
     await rendered(page, 'ap-permutation');
     // The grammar model learned its positions and cannot switch them off: random weights stand in.
-    const r = await page.locator('ap-permutation').evaluate((w) => ({ d: Number(w.dataset.maxDiff), note: w.shadowRoot.querySelector('.random-note').hidden ? '' : w.shadowRoot.querySelector('.random-note').textContent, verdict: w.shadowRoot.querySelector('.changed').textContent }));
+    const r = await page.locator('ap-permutation').evaluate((w) => ({
+      d: Number(w.dataset.maxDiff),
+      note: w.shadowRoot.querySelector('.random-note').hidden
+        ? ''
+        : w.shadowRoot.querySelector('.random-note').textContent,
+      verdict: w.shadowRoot.querySelector('.changed').textContent,
+    }));
     expect(r.d).toBeLessThan(1e-4);
     expect(r.note).toContain('Random weights');
     expect(r.verdict).toContain('float rounding');

@@ -12,15 +12,25 @@ import { SCREENSHOT_DIR, downloadedBytes, usePlayground } from './harness.js';
 
 const playground = usePlayground();
 let ap;
-beforeAll(async () => { ap = await load(); });
+beforeAll(async () => {
+  ap = await load();
+});
 
 // The page's random-weights model (model=random), written out independently: a word-level
 // decoder with random weights (seed 1), d_model 16, 2 heads, 2 layers, d_ff 64, sinusoidal
 // positions, post-norm, causal mask on as for any decoder (web/lib/models.js randomConfig).
 // The page opens on a trained model; these walks pick random weights to compare with Node.
 const CONFIG = {
-  arch: 'decoder', dModel: 16, nHeads: 2, nLayers: 2, dFf: 64, maxLen: 64, pos: 'sinusoidal',
-  tokenizer: 'word', causal: true, vocab: COMMON_WORDS,
+  arch: 'decoder',
+  dModel: 16,
+  nHeads: 2,
+  nLayers: 2,
+  dFf: 64,
+  maxLen: 64,
+  pos: 'sinusoidal',
+  tokenizer: 'word',
+  causal: true,
+  vocab: COMMON_WORDS,
 };
 // The stepper is the recap chapter of the learning path.
 const RECAP = '/?model=random#chapter=recap';
@@ -32,7 +42,14 @@ const CONCEPTS = CONCEPT_LIST.map((c) => c.id);
 function nodeTrace(text, patch = {}) {
   const model = ap.createModel(CONFIG, { seed: 1 });
   const trace = model.forward(model.tokenizer.encode(text).ids, patch);
-  return { model, trace, dispose() { trace.dispose(); model.dispose(); } };
+  return {
+    model,
+    trace,
+    dispose() {
+      trace.dispose();
+      model.dispose();
+    },
+  };
 }
 
 // The numbers as the page prints them: "−0.123" (minus sign), "0.700".
@@ -41,13 +58,18 @@ const shown = (text) => Number(String(text).trim().replace('−', '-'));
 // Same float32 computation, but Chromium may run the relaxed-SIMD (fused multiply-add) kernels
 // where Node runs plain SIMD: allow a few units in the last place of float32.
 function expectSame(actual, expected, what) {
-  expect(Math.abs(actual - expected), `${what}: ${actual} vs ${expected}`).toBeLessThanOrEqual(4e-6 * Math.max(1, Math.abs(expected)));
+  expect(Math.abs(actual - expected), `${what}: ${actual} vs ${expected}`).toBeLessThanOrEqual(
+    4e-6 * Math.max(1, Math.abs(expected)),
+  );
 }
 
 async function openPage(path = RECAP, viewport, { waitFor = 'ap-stepper' } = {}) {
   const page = await playground.open(path, viewport ? { viewport } : undefined);
   // ap-controls is not a view (no data-rendered): wait until its model picker lists the presets.
-  if (waitFor === 'ap-controls') await page.page.locator('ap-controls #model option[value="preset:softmax.the-cat-sat"]').waitFor({ state: 'attached' });
+  if (waitFor === 'ap-controls')
+    await page.page
+      .locator('ap-controls #model option[value="preset:softmax.the-cat-sat"]')
+      .waitFor({ state: 'attached' });
   else await page.page.waitForFunction((tag) => document.querySelector(tag)?.dataset.rendered, waitFor);
   return page;
 }
@@ -56,18 +78,33 @@ async function openPage(path = RECAP, viewport, { waitFor = 'ap-stepper' } = {})
 function readStep(page) {
   return page.locator('ap-stepper').evaluate((s) => {
     const outs = [...s.shadowRoot.querySelectorAll('.out ap-heatmap')].map((h) => ({
-      name: h.matrix.name, rows: h.matrix.rows, cols: h.matrix.cols, values: Array.from(h.matrix.values, (v) => (v === -Infinity ? '-inf' : v)),
+      name: h.matrix.name,
+      rows: h.matrix.rows,
+      cols: h.matrix.cols,
+      values: Array.from(h.matrix.values, (v) => (v === -Infinity ? '-inf' : v)),
     }));
     const tex = s.shadowRoot.querySelector('.formula annotation')?.textContent || '';
-    return { id: s.dataset.step, stage: s.dataset.stage, layer: s.dataset.layer, head: Number(s.dataset.head), shape: s.dataset.outShape, tex, outs, title: s.shadowRoot.querySelector('.step-title').textContent };
+    return {
+      id: s.dataset.step,
+      stage: s.dataset.stage,
+      layer: s.dataset.layer,
+      head: Number(s.dataset.head),
+      shape: s.dataset.outShape,
+      tex,
+      outs,
+      title: s.shadowRoot.querySelector('.step-title').textContent,
+    };
   });
 }
 
 async function waitForText(page, selector, text) {
-  await page.waitForFunction(([sel, t]) => {
-    const w = document.querySelector(sel);
-    return w && w.dataset.text === t && w.dataset.rendered;
-  }, [selector, text]);
+  await page.waitForFunction(
+    ([sel, t]) => {
+      const w = document.querySelector(sel);
+      return w && w.dataset.text === t && w.dataset.rendered;
+    },
+    [selector, text],
+  );
 }
 
 async function showConcept(page, id) {
@@ -77,19 +114,37 @@ async function showConcept(page, id) {
   return widget;
 }
 
-describe('a student\'s walk through the playground', () => {
+describe("a student's walk through the playground", () => {
   test('every step of layer 0 shows the shapes and numbers of the same model run in Node', async () => {
     const { page, errors } = await openPage();
     const input = page.locator('#text');
     await input.fill('');
-    await input.pressSequentially(SENTENCE);  // real key presses: one recompute per keystroke
+    await input.pressSequentially(SENTENCE); // real key presses: one recompute per keystroke
     await waitForText(page, 'ap-stepper', SENTENCE);
     await expect.poll(() => page.locator('ap-controls .tok').count()).toBe(6);
 
     const node = nodeTrace(SENTENCE);
     try {
-      const expectedLayer0 = ['q', 'k', 'v', 'scores', 'scaled', 'masked', 'weights', 'head_out', 'heads', 'concat',
-        'attn_out', 'resid1', 'norm1', 'ffn_hidden', 'ffn_act', 'ffn_out', 'resid2', 'norm2'];
+      const expectedLayer0 = [
+        'q',
+        'k',
+        'v',
+        'scores',
+        'scaled',
+        'masked',
+        'weights',
+        'head_out',
+        'heads',
+        'concat',
+        'attn_out',
+        'resid1',
+        'norm1',
+        'ffn_hidden',
+        'ffn_act',
+        'ffn_out',
+        'resid2',
+        'norm2',
+      ];
       const seen = [];
       let step = await readStep(page);
       expect(step.stage).toBe('tokens');
@@ -143,7 +198,7 @@ describe('a student\'s walk through the playground', () => {
       const s10 = node.trace.get('scores', { layer: 0, head: 0 })[6];
       const text = await explain.textContent();
       expect(text).toContain(`core: ${s10.toFixed(4).replace('-', '−')}`);
-      expect(text.match(/× /g).length).toBe(8);  // d_k = 16 / 2 = 8 products
+      expect(text.match(/× /g).length).toBe(8); // d_k = 16 / 2 = 8 products
       await playground.screenshot(page, 'playground-walk-explain');
     } finally {
       node.dispose();
@@ -166,9 +221,20 @@ describe('a student\'s walk through the playground', () => {
     const out = page.locator('ap-stepper .out ap-heatmap');
     await out.locator('summary').click();
     await out.locator('td[data-row]').first().waitFor(); // the table is built on the toggle event, after the click
-    const cells = await out.locator('td[data-row]').evaluateAll((tds) => tds.map((td) => ({ i: Number(td.dataset.row), j: Number(td.dataset.col), v: Number(td.dataset.value), text: td.textContent })));
+    const cells = await out.locator('td[data-row]').evaluateAll((tds) =>
+      tds.map((td) => ({
+        i: Number(td.dataset.row),
+        j: Number(td.dataset.col),
+        v: Number(td.dataset.value),
+        text: td.textContent,
+      })),
+    );
     expect(cells).toHaveLength(36);
-    for (const c of cells) if (c.j > c.i) { expect(c.v).toBe(0); expect(c.text).toBe('0.000'); }
+    for (const c of cells)
+      if (c.j > c.i) {
+        expect(c.v).toBe(0);
+        expect(c.text).toBe('0.000');
+      }
     for (let i = 0; i < 6; i++) {
       const sum = cells.filter((c) => c.i === i).reduce((a, c) => a + c.v, 0);
       expect(sum).toBeCloseTo(1, 5);
@@ -195,7 +261,7 @@ describe('a student\'s walk through the playground', () => {
     expect(errors).toEqual([]);
   });
 
-  test('each lecture preset shows the notes\' numbers', async () => {
+  test("each lecture preset shows the notes' numbers", async () => {
     const { page, errors } = await openPage('/?model=random#chapter=all', undefined, { waitFor: 'ap-controls' });
     const pick = async (id) => {
       await page.locator('ap-controls #model').selectOption(`preset:${id}`);
@@ -211,7 +277,9 @@ describe('a student\'s walk through the playground', () => {
     // 000: "the cat sat": .7 .2 .1 / .1 .6 .3 / .2 .3 .5
     await pick('softmax.the-cat-sat');
     let w = await widgetFor('ap-softmax', 'softmax.the-cat-sat');
-    const table = await w.locator('.weights-table td[data-row]').evaluateAll((tds) => tds.map((td) => [td.textContent, Number(td.dataset.value)]));
+    const table = await w
+      .locator('.weights-table td[data-row]')
+      .evaluateAll((tds) => tds.map((td) => [td.textContent, Number(td.dataset.value)]));
     const notes = [0.7, 0.2, 0.1, 0.1, 0.6, 0.3, 0.2, 0.3, 0.5];
     expect(table.map(([t]) => shown(t))).toEqual(notes);
     table.forEach(([, v], k) => expect(v).toBeCloseTo(notes[k], 5));
@@ -220,12 +288,16 @@ describe('a student\'s walk through the playground', () => {
     // 000: z_cat = 0.1 v_the + 0.6 v_cat + 0.3 v_sat
     await pick('weighted-sum.the-cat-sat');
     w = await widgetFor('ap-weighted-sum', 'weighted-sum.the-cat-sat');
-    expect((await w.locator('.sum-line').textContent()).replace(/\s+/g, ' ')).toBe('z_cat = 0.10 v_the + 0.60 v_cat + 0.30 v_sat');
+    expect((await w.locator('.sum-line').textContent()).replace(/\s+/g, ' ')).toBe(
+      'z_cat = 0.10 v_the + 0.60 v_cat + 0.30 v_sat',
+    );
 
     // 003: "Thinking Machines": 112, 96 -> / 8 -> 14, 12 -> 0.88, 0.12
     await pick('softmax.thinking-machines');
     w = await widgetFor('ap-softmax', 'softmax.thinking-machines');
-    const row = await w.locator('.row-table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+    const row = await w
+      .locator('.row-table tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
     expect(shown(row[0][1])).toBe(112);
     expect(shown(row[1][1])).toBe(96);
     expect(shown(row[0][2])).toBe(14);
@@ -244,7 +316,11 @@ describe('a student\'s walk through the playground', () => {
     // 004: look-ahead mask; "across" attends to clouds, drift, across only
     await pick('causal-mask.clouds');
     w = await widgetFor('ap-causal-mask', 'causal-mask.clouds');
-    const across = await w.locator('.changed span[data-col]').evaluateAll((s) => s.map((x) => ({ text: x.textContent, masked: x.dataset.masked === 'true', v: Number(x.dataset.value) })));
+    const across = await w
+      .locator('.changed span[data-col]')
+      .evaluateAll((s) =>
+        s.map((x) => ({ text: x.textContent, masked: x.dataset.masked === 'true', v: Number(x.dataset.value) })),
+      );
     expect(across.map((a) => a.masked)).toEqual([false, false, false, true, true]);
     expect(across.slice(0, 3).every((a) => a.v > 0)).toBe(true);
     expect(across.slice(3).map((a) => a.v)).toEqual([0, 0]);
@@ -254,7 +330,9 @@ describe('a student\'s walk through the playground', () => {
     // 004: PE with d_model = 4: PE(0, *) = 0, 1, 0, 1; PE(1, 0) = 0.84; PE(1, 1) = 0.54
     await pick('sinusoidal.d4');
     w = await widgetFor('ap-sinusoidal', 'sinusoidal.d4');
-    const pe = await w.locator('.pe-readout td[data-pos]').evaluateAll((tds) => tds.map((td) => [Number(td.dataset.pos), Number(td.dataset.dim), td.textContent]));
+    const pe = await w
+      .locator('.pe-readout td[data-pos]')
+      .evaluateAll((tds) => tds.map((td) => [Number(td.dataset.pos), Number(td.dataset.dim), td.textContent]));
     expect(pe.filter(([p]) => p === 0).map(([, , t]) => shown(t))).toEqual([0, 1, 0, 1]);
     expect(shown(pe.find(([p, c]) => p === 1 && c === 0)[2])).toBe(0.84);
     expect(shown(pe.find(([p, c]) => p === 1 && c === 1)[2])).toBe(0.54);
@@ -304,18 +382,26 @@ describe('a student\'s walk through the playground', () => {
   test('token text is shown as text, unknown words are flagged, never dropped', async () => {
     const { page, errors } = await openPage();
     let dialogs = 0;
-    page.on('dialog', (d) => { dialogs++; d.dismiss(); });
+    page.on('dialog', (d) => {
+      dialogs++;
+      d.dismiss();
+    });
     await page.locator('#text').fill('the zebra <img src=x onerror=alert(1)>');
     await waitForText(page, 'ap-stepper', 'the zebra <img src=x onerror=alert(1)>');
     await expect.poll(() => page.locator('#unknown').textContent()).toContain('zebra');
     expect(await page.locator('#unknown').isVisible()).toBe(true);
-    const chips = await page.locator('ap-controls .tok').evaluateAll((t) => t.map((x) => ({ text: x.firstChild.textContent, unknown: x.classList.contains('unknown') })));
+    const chips = await page
+      .locator('ap-controls .tok')
+      .evaluateAll((t) => t.map((x) => ({ text: x.firstChild.textContent, unknown: x.classList.contains('unknown') })));
     expect(chips[1]).toEqual({ text: 'zebra?', unknown: true });
     expect(chips.map((c) => c.text)).toContain('<?');
     // No element was made from the text, in the page or in any widget's shadow root.
     const imgs = await page.evaluate(() => {
       let count = 0;
-      const visit = (root) => { count += root.querySelectorAll('img').length; root.querySelectorAll('*').forEach((n) => n.shadowRoot && visit(n.shadowRoot)); };
+      const visit = (root) => {
+        count += root.querySelectorAll('img').length;
+        root.querySelectorAll('*').forEach((n) => n.shadowRoot && visit(n.shadowRoot));
+      };
       visit(document);
       return count;
     });
@@ -362,14 +448,17 @@ describe('saving and embedding', () => {
     const [png] = await Promise.all([page.waitForEvent('download'), out.getByRole('button', { name: 'PNG' }).click()]);
     const bytes = await downloadedBytes(png);
     expect([...bytes.subarray(1, 4)].map((b) => String.fromCharCode(b)).join('')).toBe('PNG');
-    const width = bytes.readUInt32BE(16), height = bytes.readUInt32BE(20);
+    const width = bytes.readUInt32BE(16),
+      height = bytes.readUInt32BE(20);
     expect(width).toBeGreaterThan(200);
     expect(height).toBeGreaterThan(200);
     expect(errors).toEqual([]);
   });
 
   test('<control>_hide=1 in the URL hides that control and keeps the view', async () => {
-    const { page, errors } = await openPage('/?model=random&text=a%20cat%20ran&text_hide=1&switches_hide=1&nav_hide=1&head_hide=1#chapter=recap');
+    const { page, errors } = await openPage(
+      '/?model=random&text=a%20cat%20ran&text_hide=1&switches_hide=1&nav_hide=1&head_hide=1#chapter=recap',
+    );
     await waitForText(page, 'ap-stepper', 'a cat ran');
     expect(await page.locator('#text').isVisible()).toBe(false);
     expect(await page.locator('ap-controls #causal').isVisible()).toBe(false);
@@ -388,12 +477,19 @@ describe('every concept view', () => {
     await page.locator('ap-controls').screenshot({ path: join(SCREENSHOT_DIR, 'section-controls.png') });
     await page.locator('ap-stepper').screenshot({ path: join(SCREENSHOT_DIR, 'section-stepper.png') });
     for (const id of CONCEPTS) {
-      await page.evaluate((c) => { location.hash = `concept=${c}`; }, id);
+      await page.evaluate((c) => {
+        location.hash = `concept=${c}`;
+      }, id);
       const widget = page.locator(`ap-${id}`);
       expect(await widget.getAttribute('data-concept')).toBe(id);
-      await page.waitForFunction((tag) => document.querySelector(tag)?.dataset.rendered, `ap-${id}`, { timeout: 20000 });
+      await page.waitForFunction((tag) => document.querySelector(tag)?.dataset.rendered, `ap-${id}`, {
+        timeout: 20000,
+      });
       // The link brought the view into the viewport.
-      const inView = await widget.evaluate((el) => { const r = el.getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0; });
+      const inView = await widget.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        return r.top < innerHeight && r.bottom > 0;
+      });
       expect(inView, id).toBe(true);
       expect(await widget.getAttribute('data-error'), id).toBeNull();
       await widget.screenshot({ path: join(SCREENSHOT_DIR, `concept-${id}.png`) });
@@ -402,7 +498,11 @@ describe('every concept view', () => {
   }, 180_000);
 
   test('a deep link opens the view, at phone width and in the dark theme', async () => {
-    const { page, errors } = await openPage('/#concept=causal-mask', { width: 375, height: 800 }, { waitFor: 'ap-causal-mask' });
+    const { page, errors } = await openPage(
+      '/#concept=causal-mask',
+      { width: 375, height: 800 },
+      { waitFor: 'ap-causal-mask' },
+    );
     await page.waitForFunction(() => document.querySelector('ap-causal-mask')?.dataset.rendered);
     const top = await page.locator('ap-causal-mask').evaluate((el) => el.getBoundingClientRect().top);
     expect(Math.abs(top)).toBeLessThan(60);
@@ -411,14 +511,21 @@ describe('every concept view', () => {
     await page.locator('ap-causal-mask').screenshot({ path: join(SCREENSHOT_DIR, 'phone-causal-mask.png') });
     await page.locator('#theme-toggle').click();
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
-    const bg = await page.locator('ap-causal-mask').evaluate((el) => getComputedStyle(el.shadowRoot.querySelector('.widget')).backgroundColor);
+    const bg = await page
+      .locator('ap-causal-mask')
+      .evaluate((el) => getComputedStyle(el.shadowRoot.querySelector('.widget')).backgroundColor);
     expect(bg).toBe('rgb(22, 24, 29)');
     await page.locator('ap-causal-mask').screenshot({ path: join(SCREENSHOT_DIR, 'phone-causal-mask-dark.png') });
-    await page.evaluate(() => { location.hash = 'chapter=all'; });
+    await page.evaluate(() => {
+      location.hash = 'chapter=all';
+    });
     for (const id of ['stepper', 'softmax', 'reshape', 'decoding', 'encoder-decoder']) {
       const w = page.locator(id === 'stepper' ? 'ap-stepper' : `ap-${id}`);
       await w.scrollIntoViewIfNeeded();
-      await page.waitForFunction((tag) => document.querySelector(tag)?.dataset.rendered, id === 'stepper' ? 'ap-stepper' : `ap-${id}`);
+      await page.waitForFunction(
+        (tag) => document.querySelector(tag)?.dataset.rendered,
+        id === 'stepper' ? 'ap-stepper' : `ap-${id}`,
+      );
       await w.screenshot({ path: join(SCREENSHOT_DIR, `phone-${id}.png`) });
     }
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);

@@ -7,7 +7,9 @@ import { usePlayground } from './harness.js';
 
 const playground = usePlayground();
 let ap;
-beforeAll(async () => { ap = await load(); });
+beforeAll(async () => {
+  ap = await load();
+});
 
 // Waits until the stepper shows the weights step for `text`, then reads the labels and cells
 // of its table alternative. On a timeout the error says what went wrong in the page.
@@ -21,18 +23,21 @@ async function readWeightsTable({ page, errors }, text) {
     throw new Error(`no weights step for "${text}": ${err.message}\npage errors: ${JSON.stringify(errors)}`);
   }
   const out = page.locator('ap-stepper .out ap-heatmap');
-  if (await out.locator('details[open]').count() === 0) await out.locator('summary').click();
+  if ((await out.locator('details[open]').count()) === 0) await out.locator('summary').click();
   // the table alternative is built on the details' toggle event, which comes after the click
   // (locators pierce shadow roots, document.querySelector does not)
   await out.locator('table tbody tr').first().waitFor();
   const shown = await out.evaluate((h) => {
     const table = h.shadowRoot.querySelector('table');
     const labels = [...table.tHead.querySelectorAll('th[scope="col"]')].map((th) => ({
-      text: th.textContent, unknown: th.classList.contains('unknown'),
+      text: th.textContent,
+      unknown: th.classList.contains('unknown'),
     }));
     const cells = [...table.querySelectorAll('td[data-row]')].map((td) => ({
-      row: Number(td.dataset.row), col: Number(td.dataset.col),
-      value: Number(td.dataset.value), text: td.textContent,
+      row: Number(td.dataset.row),
+      col: Number(td.dataset.col),
+      value: Number(td.dataset.value),
+      text: td.textContent,
     }));
     return { labels, cells };
   });
@@ -61,12 +66,12 @@ describe('the page in headless Chromium', () => {
   test('typed text gets the same attention weights as the JS API in Node, rows summing to 1', async () => {
     const opened = await playground.open('/?model=random&step=decoder:0:weights#chapter=recap');
     const { page, errors } = opened;
-    await readWeightsTable(opened, 'the cat sat on the mat');  // the default text, computed on load
+    await readWeightsTable(opened, 'the cat sat on the mat'); // the default text, computed on load
 
     const input = page.locator('#text');
     await input.fill('the dog sat on the');
     await input.press('End');
-    await page.keyboard.type(' rug .');  // real key presses, one input event each
+    await page.keyboard.type(' rug .'); // real key presses, one input event each
     const text = 'the dog sat on the rug .';
     const shown = await readWeightsTable(opened, text);
     await playground.screenshot(page, 'smoke-weights');
@@ -108,7 +113,9 @@ describe('the page in headless Chromium', () => {
     await playground.screenshot(page, 'smoke-unknown');
 
     expect(shown.labels).toEqual([
-      { text: 'the', unknown: false }, { text: 'zebra?', unknown: true }, { text: 'sat', unknown: false },
+      { text: 'the', unknown: false },
+      { text: 'zebra?', unknown: true },
+      { text: 'sat', unknown: false },
     ]);
     await expect.poll(() => page.locator('#unknown').textContent()).toContain('zebra');
     expect(await page.locator('#unknown').isVisible()).toBe(true);

@@ -7,7 +7,7 @@ import { usePlayground } from './harness.js';
 
 const playground = usePlayground();
 
-test('a query whose keys are all masked: weights shown as the core\'s zeros, with a message saying they are undefined', async () => {
+test("a query whose keys are all masked: weights shown as the core's zeros, with a message saying they are undefined", async () => {
   const { page, errors } = await playground.open('/#chapter=recap');
   await page.waitForFunction(() => document.querySelector('ap-stepper')?.dataset.rendered);
   // Real core output: 3 tokens, d = 2, identity projections, keys "b" and "c" masked as padding,

@@ -11,15 +11,25 @@ import { SCREENSHOT_DIR, usePlayground } from './harness.js';
 
 const playground = usePlayground();
 let ap;
-beforeAll(async () => { ap = await load(); });
+beforeAll(async () => {
+  ap = await load();
+});
 
 const VIEWS = ['rnn-chain', 'rnn-vanishing', 'bahdanau', 'soft-lookup'];
 
 // The page's default model written out independently (web/lib/models.js randomConfig): a
 // word-level decoder, random weights of seed 1, d_model 16, 2 heads, 2 layers.
 const CONFIG = {
-  arch: 'decoder', dModel: 16, nHeads: 2, nLayers: 2, dFf: 64, maxLen: 64, pos: 'sinusoidal',
-  tokenizer: 'word', causal: false, vocab: COMMON_WORDS,
+  arch: 'decoder',
+  dModel: 16,
+  nHeads: 2,
+  nLayers: 2,
+  dFf: 64,
+  maxLen: 64,
+  pos: 'sinusoidal',
+  tokenizer: 'word',
+  causal: false,
+  vocab: COMMON_WORDS,
 };
 
 /** The embedding rows of `text` in the page's default model, computed here in Node. */
@@ -28,7 +38,10 @@ function embeddings(text) {
   const trace = model.forward(model.tokenizer.encode(text).ids);
   try {
     return { x: trace.get('embed'), n: trace.shape('embed')[0], d: trace.shape('embed')[1] };
-  } finally { trace.dispose(); model.dispose(); }
+  } finally {
+    trace.dispose();
+    model.dispose();
+  }
 }
 
 /** Rows of x (n x d) in reverse order (written out here, independent of web/lib/rnn-view.js). */
@@ -48,41 +61,62 @@ function bahdanauInNode(text) {
   const { x, n, d } = embeddings(text);
   const states = (xs, dHidden, seed) => {
     const r = ap.rnn({ x: xs, n, dIn: d, dHidden, spectralRadius: 0.9, seed });
-    try { return r.get('rnn_h'); } finally { r.dispose(); }
+    try {
+      return r.get('rnn_h');
+    } finally {
+      r.dispose();
+    }
   };
-  const fwd = states(x, 4, 11), bwd = reversed(states(reversed(x, n, d), 4, 12), n, 4);
+  const fwd = states(x, 4, 11),
+    bwd = reversed(states(reversed(x, n, d), 4, 12), n, 4);
   const h = new Float32Array(n * 8);
-  for (let j = 0; j < n; j++) { h.set(fwd.subarray(j * 4, j * 4 + 4), j * 8); h.set(bwd.subarray(j * 4, j * 4 + 4), j * 8 + 4); }
+  for (let j = 0; j < n; j++) {
+    h.set(fwd.subarray(j * 4, j * 4 + 4), j * 8);
+    h.set(bwd.subarray(j * 4, j * 4 + 4), j * 8 + 4);
+  }
   const s = new Float32Array(n * 8);
   s.set(states(x, 8, 13).subarray(0, (n - 1) * 8), 8);
   const tr = ap.additiveAttention({ s, n, dS: 8, h, m: n, dH: 8, dA: 8, seed: 17 });
   try {
-    return Object.fromEntries(['add_s', 'add_h', 'add_v', 'add_tanh', 'add_scores', 'add_weights', 'add_context'].map((k) => [k, tr.get(k)]));
-  } finally { tr.dispose(); }
+    return Object.fromEntries(
+      ['add_s', 'add_h', 'add_v', 'add_tanh', 'add_scores', 'add_weights', 'add_context'].map((k) => [k, tr.get(k)]),
+    );
+  } finally {
+    tr.dispose();
+  }
 }
 
 // Float32 in Chromium (perhaps the relaxed-SIMD kernels) against Node: a few ulps apart.
-const near = (a, b, what) => expect(Math.abs(a - b), `${what}: ${a} vs ${b}`).toBeLessThanOrEqual(2e-5 * Math.max(1, Math.abs(b)));
+const near = (a, b, what) =>
+  expect(Math.abs(a - b), `${what}: ${a} vs ${b}`).toBeLessThanOrEqual(2e-5 * Math.max(1, Math.abs(b)));
 
 async function open(path, waitFor) {
   const p = await playground.open(path);
-  if (waitFor) await p.page.waitForFunction((tag) => document.querySelector(tag)?.dataset.rendered, waitFor, { timeout: 30000 });
+  if (waitFor)
+    await p.page.waitForFunction((tag) => document.querySelector(tag)?.dataset.rendered, waitFor, { timeout: 30000 });
   return p;
 }
 
 /** A plain page (served by the same dev server) holding only `html` and the widget modules. */
 function openStandalone(html) {
-  return playground.openHtml(`<!doctype html><html><head><meta charset="utf-8"><title>standalone</title>
+  return playground.openHtml(
+    `<!doctype html><html><head><meta charset="utf-8"><title>standalone</title>
       ${VIEWS.map((id) => `<script type="module" src="/components/ap-${id}.js"></script>`).join('\n')}
-      </head><body style="margin:16px;max-width:1000px">${html}</body></html>`, { path: '/standalone-a.html' });
+      </head><body style="margin:16px;max-width:1000px">${html}</body></html>`,
+    { path: '/standalone-a.html' },
+  );
 }
 
 /** Waits until `tag` has rendered with data-rendered different from `before`. */
 async function rendered(page, tag, before = null) {
-  await page.waitForFunction(([t, b]) => {
-    const w = document.querySelector(t);
-    return w?.dataset.rendered && w.dataset.rendered !== b;
-  }, [tag, before], { timeout: 30000 });
+  await page.waitForFunction(
+    ([t, b]) => {
+      const w = document.querySelector(t);
+      return w?.dataset.rendered && w.dataset.rendered !== b;
+    },
+    [tag, before],
+    { timeout: 30000 },
+  );
 }
 
 /** A widget's data-* attribute (parsed as JSON when `json`). */
@@ -92,10 +126,12 @@ async function data(page, tag, name, json = false) {
 }
 
 describe('on the playground page', () => {
-  test('each view opens at #concept=<id>, renders the core\'s numbers with no console errors, light and dark', async () => {
+  test("each view opens at #concept=<id>, renders the core's numbers with no console errors, light and dark", async () => {
     const { page, errors } = await open('/#chapter=all', 'ap-rnn-chain');
     for (const id of VIEWS) {
-      await page.evaluate((c) => { location.hash = `concept=${c}`; }, id);
+      await page.evaluate((c) => {
+        location.hash = `concept=${c}`;
+      }, id);
       const tag = `ap-${id}`;
       await page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 30000 });
       expect(await page.locator(tag).getAttribute('data-error'), id).toBeNull();
@@ -142,11 +178,17 @@ describe('on the playground page', () => {
     expect(shown).toHaveLength(8);
     shown.forEach((v, c) => near(v, h[8 + c], `h_2[${c}]`));
     // The chain marks steps 1 done, 2 current, 3 and 4 waiting.
-    const states = await page.locator('ap-rnn-chain').evaluate((w) => [...w.shadowRoot.querySelectorAll('svg.rnn-chain [data-step]')].map((g) => g.dataset.state));
+    const states = await page
+      .locator('ap-rnn-chain')
+      .evaluate((w) => [...w.shadowRoot.querySelectorAll('svg.rnn-chain [data-step]')].map((g) => g.dataset.state));
     expect(states).toEqual(['done', 'current', 'waiting', 'waiting']);
     // One hop: an arc from "cat" to each token it may read. The page's decoder has its causal
     // mask on, so "cat" (the 2nd token) reads "the" and itself: 2 arcs, whatever the distance.
-    expect(await page.locator('ap-rnn-chain').evaluate((w) => w.shadowRoot.querySelectorAll('svg.attn-hops path[data-key]').length)).toBe(2);
+    expect(
+      await page
+        .locator('ap-rnn-chain')
+        .evaluate((w) => w.shadowRoot.querySelectorAll('svg.attn-hops path[data-key]').length),
+    ).toBe(2);
     await page.locator('ap-rnn-chain').screenshot({ path: join(SCREENSHOT_DIR, 'view-rnn-chain-cat-sat-down.png') });
     expect(errors).toEqual([]);
   }, 60_000);
@@ -154,7 +196,9 @@ describe('on the playground page', () => {
     const p = await playground.open('/#concept=rnn-chain', { viewport: { width: 375, height: 800 } });
     const { page, errors } = p;
     for (const id of VIEWS) {
-      await page.evaluate((c) => { location.hash = `concept=${c}`; }, id);
+      await page.evaluate((c) => {
+        location.hash = `concept=${c}`;
+      }, id);
       await page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, `ap-${id}`, { timeout: 30000 });
       expect(await page.evaluate(() => document.documentElement.scrollWidth), id).toBeLessThanOrEqual(375);
     }
@@ -192,7 +236,7 @@ describe('standalone, in a plain page', () => {
     // rnn-vanishing: radius 0.6 over the text repeated to 20 tokens, the same norms as Node's.
     expect(await data(page, 'ap-rnn-vanishing', 'radius')).toBe('0.6');
     const xs = new Float32Array(20 * d);
-    for (let i = 0; i < 20; i++) xs.set(x.subarray((i % n) * d, (i % n + 1) * d), i * d);
+    for (let i = 0; i < 20; i++) xs.set(x.subarray((i % n) * d, ((i % n) + 1) * d), i * d);
     const g = ap.rnn({ x: xs, n: 20, dIn: d, dHidden: 8, spectralRadius: 0.6, seed: 1 });
     const want = g.get('rnn_grad_norm');
     g.dispose();
@@ -219,14 +263,18 @@ describe('controls', () => {
     const { page, errors } = await openStandalone('<ap-rnn-vanishing text="the cat sat down"></ap-rnn-vanishing>');
     await rendered(page, 'ap-rnn-vanishing');
     const before = await data(page, 'ap-rnn-vanishing', 'gradNorms', true);
-    const plotBefore = await page.locator('ap-rnn-vanishing').evaluate((w) => w.shadowRoot.querySelector('svg.plot polyline').getAttribute('points'));
+    const plotBefore = await page
+      .locator('ap-rnn-vanishing')
+      .evaluate((w) => w.shadowRoot.querySelector('svg.plot polyline').getAttribute('points'));
     const slider = page.locator('ap-rnn-vanishing input[data-control="radius"]');
     const key = await data(page, 'ap-rnn-vanishing', 'rendered');
     await slider.fill('1.5');
     await rendered(page, 'ap-rnn-vanishing', key);
     expect(await data(page, 'ap-rnn-vanishing', 'radius')).toBe('1.5');
     const after = await data(page, 'ap-rnn-vanishing', 'gradNorms', true);
-    const plotAfter = await page.locator('ap-rnn-vanishing').evaluate((w) => w.shadowRoot.querySelector('svg.plot polyline').getAttribute('points'));
+    const plotAfter = await page
+      .locator('ap-rnn-vanishing')
+      .evaluate((w) => w.shadowRoot.querySelector('svg.plot polyline').getAttribute('points'));
     expect(plotAfter).not.toBe(plotBefore);
     expect(after).toHaveLength(before.length);
     expect(after[0]).toBeGreaterThan(before[0] * 10); // 31 steps back
@@ -272,20 +320,32 @@ describe('controls', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
-  test('bahdanau: every step of e_tj = vᵀ tanh(W_s s_{t-1} + W_h h_j) for t is the core\'s; a clicked tanh cell is explained', async () => {
-    const { page, errors } = await openStandalone('<ap-bahdanau model="random" weights="random" text="the cat sat down" t="3"></ap-bahdanau>');
+  test("bahdanau: every step of e_tj = vᵀ tanh(W_s s_{t-1} + W_h h_j) for t is the core's; a clicked tanh cell is explained", async () => {
+    const { page, errors } = await openStandalone(
+      '<ap-bahdanau model="random" weights="random" text="the cat sat down" t="3"></ap-bahdanau>',
+    );
     const tag = 'ap-bahdanau';
     await rendered(page, tag);
     expect(await page.locator(tag).getAttribute('data-error')).toBeNull();
     expect(await data(page, tag, 't')).toBe('3');
     const want = bahdanauInNode('the cat sat down');
-    const n = 4, dA = 8, i = 2; // t = 3: decoder state s_2
-    const shown = (name) => page.locator(`${tag} ap-heatmap[data-name="${name}"]`).evaluate((h) => ({ rows: h.matrix.rows, cols: h.matrix.cols, values: Array.from(h.matrix.values) }));
+    const n = 4,
+      dA = 8,
+      i = 2; // t = 3: decoder state s_2
+    const shown = (name) =>
+      page
+        .locator(`${tag} ap-heatmap[data-name="${name}"]`)
+        .evaluate((h) => ({ rows: h.matrix.rows, cols: h.matrix.cols, values: Array.from(h.matrix.values) }));
     // The tanh layer for t = 3: n x d_a, the core's add_tanh[2] (all 32 cells, a few by name).
     const th = await shown('add-tanh');
     expect([th.rows, th.cols]).toEqual([n, dA]);
     th.values.forEach((v, k) => near(v, want.add_tanh[i * n * dA + k], `tanh[t=3][${Math.floor(k / dA)}, ${k % dA}]`));
-    for (const [j, c] of [[0, 0], [1, 5], [3, 7]]) near(th.values[j * dA + c], want.add_tanh[(i * n + j) * dA + c], `tanh[t=3, j=${j}, c=${c}]`);
+    for (const [j, c] of [
+      [0, 0],
+      [1, 5],
+      [3, 7],
+    ])
+      near(th.values[j * dA + c], want.add_tanh[(i * n + j) * dA + c], `tanh[t=3, j=${j}, c=${c}]`);
     expect(th.values.every((v) => v > -1 && v < 1)).toBe(true);
     expect(new Set(th.values.map((v) => v.toFixed(3))).size).toBeGreaterThan(16); // not a constant layer
     // The other stages of step t: W_s s_2 (1 x 8), W_h h_j (4 x 8), v, scores, weights, context.
@@ -304,10 +364,22 @@ describe('controls', () => {
       m.values.forEach((v, k) => near(v, values[k], `${name}[${k}]`));
     }
     // Every step has its formula (KaTeX) and a one-line caption, in order.
-    const steps = await page.locator(tag).evaluate((w) => [...w.shadowRoot.querySelectorAll('.add-step')].map((s) => ({
-      name: s.dataset.step, katex: !!s.querySelector('.katex'), caption: s.querySelector('p.note')?.textContent ?? '',
-    })));
-    expect(steps.map((s) => s.name)).toEqual(['add-ws', 'add-wh', 'add-tanh', 'add-v', 'add-e', 'add-alpha', 'add-context']);
+    const steps = await page.locator(tag).evaluate((w) =>
+      [...w.shadowRoot.querySelectorAll('.add-step')].map((s) => ({
+        name: s.dataset.step,
+        katex: !!s.querySelector('.katex'),
+        caption: s.querySelector('p.note')?.textContent ?? '',
+      })),
+    );
+    expect(steps.map((s) => s.name)).toEqual([
+      'add-ws',
+      'add-wh',
+      'add-tanh',
+      'add-v',
+      'add-e',
+      'add-alpha',
+      'add-context',
+    ]);
     for (const s of steps) {
       expect(s.katex, s.name).toBe(true);
       expect(s.caption.length, s.name).toBeGreaterThan(20);
@@ -327,7 +399,13 @@ describe('controls', () => {
     expect(text).toContain('"cat"');
     const terms = await explain.locator('.terms div').allTextContents();
     // (shown to 4 decimals)
-    const term = (line) => Number(line.replace(/^\s*\+?\s*/, '').split(/\s+/)[0].replace('−', '-'));
+    const term = (line) =>
+      Number(
+        line
+          .replace(/^\s*\+?\s*/, '')
+          .split(/\s+/)[0]
+          .replace('−', '-'),
+      );
     expect(Math.abs(term(terms[0]) - want.add_s[i * dA + 5]), '(W_s s_2)[5] in the explanation').toBeLessThan(1e-4);
     expect(Math.abs(term(terms[1]) - want.add_h[1 * dA + 5]), '(W_h h_2)[5] in the explanation').toBeLessThan(1e-4);
     await page.locator(tag).screenshot({ path: join(SCREENSHOT_DIR, 'view-bahdanau-explain.png') });
@@ -346,7 +424,9 @@ describe('controls', () => {
   }, 60_000);
 
   test('bahdanau: clicking a row of the alignment matrix chooses the decoder step', async () => {
-    const { page, errors } = await openStandalone('<ap-bahdanau model="random" weights="random" text="the cat sat down"></ap-bahdanau>');
+    const { page, errors } = await openStandalone(
+      '<ap-bahdanau model="random" weights="random" text="the cat sat down"></ap-bahdanau>',
+    );
     await rendered(page, 'ap-bahdanau');
     expect(await data(page, 'ap-bahdanau', 't')).toBe('4');
     const key = await data(page, 'ap-bahdanau', 'rendered');

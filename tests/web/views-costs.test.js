@@ -10,25 +10,36 @@ import { SCREENSHOT_DIR, usePlayground } from './harness.js';
 const VIEWS = ['model-sizes', 'rnn-cost', 'head-cost', 'scale'];
 const playground = usePlayground();
 let ap;
-beforeAll(async () => { ap = await load(); });
+beforeAll(async () => {
+  ap = await load();
+});
 const open = (path) => playground.open(path);
 
 // A plain page (no playground controller) holding only `body`: the widget files loaded as a
 // course page would load them, served through the dev server so their imports resolve.
 // Starts from about:blank (the page at / would start loading models, and leaving it aborts those requests).
 function openAlone(body, scripts) {
-  return playground.openHtml(`<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>alone</title></head><body>${body}` +
-    scripts.map((s) => `<script type="module" src="/components/${s}.js"></script>`).join('') + '</body></html>', { path: '/standalone-costs.html' });
+  return playground.openHtml(
+    `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>alone</title></head><body>${body}` +
+      scripts.map((s) => `<script type="module" src="/components/${s}.js"></script>`).join('') +
+      '</body></html>',
+    { path: '/standalone-costs.html' },
+  );
 }
 
-const rendered = (page, selector) => page.waitForFunction((sel) => document.querySelector(sel)?.dataset.rendered !== undefined, selector, { timeout: 20000 });
+const rendered = (page, selector) =>
+  page.waitForFunction((sel) => document.querySelector(sel)?.dataset.rendered !== undefined, selector, {
+    timeout: 20000,
+  });
 
 describe('on the playground page', () => {
   test('each view renders from its #concept link with no console errors (screenshots)', async () => {
     const { page, errors } = await open('/#chapter=all');
     await page.locator('ap-controls #model option[value="grammar"]').waitFor({ state: 'attached' });
     for (const id of VIEWS) {
-      await page.evaluate((c) => { location.hash = `concept=${c}`; }, id);
+      await page.evaluate((c) => {
+        location.hash = `concept=${c}`;
+      }, id);
       const w = page.locator(`ap-${id}`);
       await w.scrollIntoViewIfNeeded();
       await rendered(page, `ap-${id}`);
@@ -56,7 +67,7 @@ describe('on the playground page', () => {
     // GPT-3 by hand: per layer the FFN has 8d² weights, attention 4d² (+ biases).
     expect(Number(await w.getAttribute('data-ffn-share'))).toBeCloseTo(0.664, 3);
     expect(Number(await w.getAttribute('data-attention-share'))).toBeCloseTo(0.332, 3);
-    expect(await w.locator('.ms-stack i').count()).toBe(4);  // embeddings, attention, FFN, norms (LM head tied)
+    expect(await w.locator('.ms-stack i').count()).toBe(4); // embeddings, attention, FFN, norms (LM head tied)
     await w.screenshot({ path: join(SCREENSHOT_DIR, 'view-model-sizes-gpt3.png') });
     // BERT-base: 109.48M, 0.47% under 110M.
     await w.locator('button[data-preset="bert-base"]').click();
@@ -64,11 +75,20 @@ describe('on the playground page', () => {
     // Editing an input recounts and drops the published comparison; a bad value is named.
     const dModel = w.locator('input[data-input="dModel"]');
     await dModel.fill('770');
-    await expect.poll(() => w.locator('.ms-error').textContent()).toMatch(/d_model \(\d+\) is not divisible by n_heads/);
+    await expect
+      .poll(() => w.locator('.ms-error').textContent())
+      .toMatch(/d_model \(\d+\) is not divisible by n_heads/);
     await dModel.fill('1536');
-    await expect.poll(() => w.getAttribute('data-total')).toBe(String(ap.parameterCount({
-      preset: 'bert-base', dModel: 1536,
-    }).total));
+    await expect
+      .poll(() => w.getAttribute('data-total'))
+      .toBe(
+        String(
+          ap.parameterCount({
+            preset: 'bert-base',
+            dModel: 1536,
+          }).total,
+        ),
+      );
     expect(await w.getAttribute('data-published')).toBeNull();
     expect(errors).toEqual([]);
   });
@@ -81,16 +101,16 @@ describe('on the playground page', () => {
     await expect.poll(() => w.getAttribute('data-dk')).toBe('64');
     const before = await w.locator('.scale-exp table').textContent();
     const slider = w.locator('input[aria-label="d_k"]');
-    await slider.fill('9');  // DKS[9] = 512
+    await slider.fill('9'); // DKS[9] = 512
     await expect.poll(() => w.getAttribute('data-dk')).toBe('512');
     const after = await w.locator('.scale-exp table').textContent();
     expect(after).not.toBe(before);
     // The table shows the core's draws: the same call in Node gives the same numbers.
     const s = ap.scaleStats({ dK: 512, n: 8, draws: 200, seed: 1 });
     expect(await w.locator('td.unscaled-std').textContent()).toBe(s.unscaled.std.toFixed(1));
-    expect(Math.abs(s.unscaled.std - 22.6)).toBeLessThan(1.2);  // 200 draws: sampling error ~0.25
+    expect(Math.abs(s.unscaled.std - 22.6)).toBeLessThan(1.2); // 200 draws: sampling error ~0.25
     expect(Number(await w.locator('td.scaled-std').textContent())).toBeCloseTo(s.scaled.std, 2);
-    await slider.fill('0');  // d_k = 1
+    await slider.fill('0'); // d_k = 1
     await expect.poll(() => w.getAttribute('data-dk')).toBe('1');
     expect(Number(await w.getAttribute('data-unscaled-std'))).toBeLessThan(1.2);
     await slider.fill('9');
@@ -103,8 +123,9 @@ describe('alone in a plain page', () => {
   test('<ap-model-sizes preset="gpt3"> shows ~175B; the others render with their attributes', async () => {
     const { page, errors } = await openAlone(
       '<ap-model-sizes preset="gpt3"></ap-model-sizes><ap-rnn-cost n="1024" d="256"></ap-rnn-cost>' +
-      '<ap-head-cost n="256" d="512" h="16"></ap-head-cost><ap-scale dk="512"></ap-scale>',
-      ['ap-model-sizes', 'ap-rnn-cost', 'ap-head-cost', 'ap-scale']);
+        '<ap-head-cost n="256" d="512" h="16"></ap-head-cost><ap-scale dk="512"></ap-scale>',
+      ['ap-model-sizes', 'ap-rnn-cost', 'ap-head-cost', 'ap-scale'],
+    );
     for (const id of VIEWS) {
       const w = page.locator(`ap-${id}`);
       await w.scrollIntoViewIfNeeded();

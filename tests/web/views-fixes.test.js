@@ -14,7 +14,9 @@ import { ROOT, SCREENSHOT_DIR, usePlayground } from './harness.js';
 
 const playground = usePlayground();
 let ap;
-beforeAll(async () => { ap = await load(); });
+beforeAll(async () => {
+  ap = await load();
+});
 
 const TEXT = 'the cat sat on the mat';
 const WIDTHS = { wide: { width: 1366, height: 768 }, phone: { width: 375, height: 812 } };
@@ -32,7 +34,8 @@ const page4 = (body) => `<!doctype html>
   </script>
 </body></html>`;
 
-const openAlone = (body, viewport = WIDTHS.wide) => playground.openHtml(page4(body), { path: '/views-fixes.html', viewport });
+const openAlone = (body, viewport = WIDTHS.wide) =>
+  playground.openHtml(page4(body), { path: '/views-fixes.html', viewport });
 
 async function rendered(page, selector) {
   await page.locator(selector).scrollIntoViewIfNeeded();
@@ -42,10 +45,13 @@ async function rendered(page, selector) {
 const shot = (locator, name) => locator.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`) });
 
 const mean = (a) => a.reduce((x, y) => x + y, 0) / a.length;
-const std = (a) => { const m = mean(a); return Math.sqrt(mean(a.map((v) => (v - m) ** 2))); };
+const std = (a) => {
+  const m = mean(a);
+  return Math.sqrt(mean(a.map((v) => (v - m) ** 2)));
+};
 const rowMaxes = (w, n) => Array.from({ length: n }, (_, i) => Math.max(...w.slice(i * n, i * n + n)));
 
-describe('scale: the notes\' case d_k = 512', () => {
+describe("scale: the notes' case d_k = 512", () => {
   test('unscaled largest weight > 0.9, scaled < 0.6, the spread of q.k near sqrt(512); the same numbers as the core in Node', async () => {
     const { page, errors } = await openAlone('<ap-scale></ap-scale>');
     await rendered(page, 'ap-scale');
@@ -65,16 +71,31 @@ describe('scale: the notes\' case d_k = 512', () => {
     const s = Array.from(t.get('scores'));
     t.dispose();
     expect(Number(d.notesScoreStd)).toBeCloseTo(std(s), 2);
-    const softmax = (row, k) => { const m = Math.max(...row.map((v) => v / k)); const e = row.map((v) => Math.exp(v / k - m)); const z = mean(e) * e.length; return e.map((v) => v / z); };
+    const softmax = (row, k) => {
+      const m = Math.max(...row.map((v) => v / k));
+      const e = row.map((v) => Math.exp(v / k - m));
+      const z = mean(e) * e.length;
+      return e.map((v) => v / z);
+    };
     const rows = [0, 1, 2, 3, 4].map((i) => s.slice(i * 5, i * 5 + 5));
     const hand = (k) => mean(rows.map((r) => Math.max(...softmax(r, k))));
     expect(Number(d.notesUnscaledMax)).toBeCloseTo(hand(1), 3);
     expect(Number(d.notesScaledMax)).toBeCloseTo(hand(Math.sqrt(inp.dModel)), 3);
     // What the student reads: the two means, side by side, unscaled first.
-    const shown = await w.evaluate((x) => [...x.shadowRoot.querySelectorAll('.scale-notes b')].map((b) => b.textContent));
+    const shown = await w.evaluate((x) =>
+      [...x.shadowRoot.querySelectorAll('.scale-notes b')].map((b) => b.textContent),
+    );
     expect(shown).toEqual([hand(1).toFixed(2), hand(Math.sqrt(512)).toFixed(2)]);
-    const maps = await w.evaluate((x) => [...x.shadowRoot.querySelectorAll('.scale-notes ap-heatmap')].map((h) => ({ rows: h.matrix.rows, domain: h.matrix.domain })));
-    expect(maps).toEqual([{ rows: 5, domain: [0, 1] }, { rows: 5, domain: [0, 1] }]);
+    const maps = await w.evaluate((x) =>
+      [...x.shadowRoot.querySelectorAll('.scale-notes ap-heatmap')].map((h) => ({
+        rows: h.matrix.rows,
+        domain: h.matrix.domain,
+      })),
+    );
+    expect(maps).toEqual([
+      { rows: 5, domain: [0, 1] },
+      { rows: 5, domain: [0, 1] },
+    ]);
     expect(await w.locator('.scale-verdict').textContent()).toMatch(/extremely peaked/);
     for (const [k, vp] of Object.entries(WIDTHS)) {
       await page.setViewportSize(vp);
@@ -89,7 +110,9 @@ describe('scale: the notes\' case d_k = 512', () => {
     const w = page.locator('ap-scale');
     expect(await w.locator('.sqrt-dk').textContent()).toBe('22.6');
     // the lower side by side: unscaled then scaled, both from the preset
-    const tops = await w.evaluate((x) => [...x.shadowRoot.querySelectorAll('.col2:not(.scale-notes) ap-heatmap')].map((h) => h.matrix.title));
+    const tops = await w.evaluate((x) =>
+      [...x.shadowRoot.querySelectorAll('.col2:not(.scale-notes) ap-heatmap')].map((h) => h.matrix.title),
+    );
     expect(tops[0]).toMatch(/not scaled/);
     expect(tops[1]).toMatch(/scaled by √512/);
     expect(errors).toEqual([]);
@@ -98,14 +121,24 @@ describe('scale: the notes\' case d_k = 512', () => {
 
 describe('heads on the trained grammar model', () => {
   /** The view's maps (values, labels, masks) as the page drew them. */
-  const readHeads = (w) => w.evaluate((x) => [...x.shadowRoot.querySelectorAll('.head-card')].map((c) => {
-    const m = c.querySelector('ap-heatmap').matrix;
-    return {
-      head: Number(c.dataset.head), pattern: c.dataset.pattern, line: c.querySelector('.head-pattern').textContent,
-      values: Array.from(m.values), rows: m.rows, cols: m.cols, labels: m.colLabels, masked: m.masked ? Array.from(m.masked) : null,
-      domain: m.domain, drawn: c.querySelector('ap-heatmap')._scale?.domain ?? null,
-    };
-  }));
+  const readHeads = (w) =>
+    w.evaluate((x) =>
+      [...x.shadowRoot.querySelectorAll('.head-card')].map((c) => {
+        const m = c.querySelector('ap-heatmap').matrix;
+        return {
+          head: Number(c.dataset.head),
+          pattern: c.dataset.pattern,
+          line: c.querySelector('.head-pattern').textContent,
+          values: Array.from(m.values),
+          rows: m.rows,
+          cols: m.cols,
+          labels: m.colLabels,
+          masked: m.masked ? Array.from(m.masked) : null,
+          domain: m.domain,
+          drawn: c.querySelector('ap-heatmap')._scale?.domain ?? null,
+        };
+      }),
+    );
 
   test('one colour domain for all heads by default; the switch gives each head its own', async () => {
     const { page, errors } = await openAlone(`<ap-heads model="grammar" text="${TEXT}"></ap-heads>`);
@@ -151,11 +184,14 @@ describe('heads on the trained grammar model', () => {
         const ref = trace.get('weights', { layer: 0, head: h.head });
         h.values.forEach((v, k) => expect(Math.abs(v - ref[k])).toBeLessThan(1e-5));
       }
-    } finally { trace.dispose(); model.dispose(); }
+    } finally {
+      trace.dispose();
+      model.dispose();
+    }
     // Previous-token weight by hand: mean over rows 1..n-1 of w[i][i-1] (row 0 sees only itself).
     const prev = heads.map((h) => mean(Array.from({ length: n - 1 }, (_, k) => h.values[(k + 1) * n + k])));
     const best = prev.indexOf(Math.max(...prev));
-    expect(prev[best]).toBeGreaterThan(0.5);  // a real previous-token head in this trained model
+    expect(prev[best]).toBeGreaterThan(0.5); // a real previous-token head in this trained model
     expect(heads[best].pattern).toBe('previous');
     expect(heads[best].line).toContain(`previous token: ${prev[best].toFixed(2)} of the weight on average`);
     // ... and what evenly spread weights would give there: mean of 1/(i+1) over the same rows
@@ -165,20 +201,31 @@ describe('heads on the trained grammar model', () => {
     for (const h of heads) expect(h.line.length).toBeGreaterThan(10);
     expect(await w.locator('.head-card .head-pattern').count()).toBe(heads.length);
     // Readable: at 1366 px a map's cells are large enough for the numbers, labels are in HTML
-    await expect.poll(() => w.evaluate((x) => x.shadowRoot.querySelector('.head-card ap-heatmap')._cellW)).toBeGreaterThanOrEqual(28);
+    await expect
+      .poll(() => w.evaluate((x) => x.shadowRoot.querySelector('.head-card ap-heatmap')._cellW))
+      .toBeGreaterThanOrEqual(28);
     await shot(w, 'fixes-heads-wide');
     await page.setViewportSize(WIDTHS.phone);
     // at 375 px one map per row, as wide as the view allows
-    await expect.poll(() => w.evaluate((x) => {
-      const r = x.shadowRoot;
-      return r.querySelector('.head-card').getBoundingClientRect().width / r.querySelector('.heads-grid').getBoundingClientRect().width;
-    })).toBeGreaterThan(0.95);
+    await expect
+      .poll(() =>
+        w.evaluate((x) => {
+          const r = x.shadowRoot;
+          return (
+            r.querySelector('.head-card').getBoundingClientRect().width /
+            r.querySelector('.heads-grid').getBoundingClientRect().width
+          );
+        }),
+      )
+      .toBeGreaterThan(0.95);
     await shot(w, 'fixes-heads-phone');
     expect(errors).toEqual([]);
   });
 
   test('on the char models (reverse, sort) every head still gets a line and a shared scale', async () => {
-    const { page, errors } = await openAlone('<ap-heads model="reverse" text="abcdef"></ap-heads><ap-heads model="sort" text="dcba97"></ap-heads>');
+    const { page, errors } = await openAlone(
+      '<ap-heads model="reverse" text="abcdef"></ap-heads><ap-heads model="sort" text="dcba97"></ap-heads>',
+    );
     for (const sel of ['ap-heads[model="reverse"]', 'ap-heads[model="sort"]']) {
       await rendered(page, sel);
       const w = page.locator(sel);
@@ -196,15 +243,27 @@ describe('heads on the trained grammar model', () => {
 });
 
 describe('block: the block as the notes draw it', () => {
-  const readBlock = (w) => w.evaluate((x) => {
-    const r = x.shadowRoot;
-    return {
-      boxes: [...r.querySelectorAll('svg .box')].map((g) => ({ id: g.dataset.box, role: g.getAttribute('role'), name: g.getAttribute('aria-label'), pressed: g.getAttribute('aria-pressed') })),
-      residuals: [...r.querySelectorAll('svg path.residual')].map((p) => ({ from: p.dataset.from, to: p.dataset.to, skips: p.dataset.skips, d: p.getAttribute('d') })),
-      stage: x.dataset.stage, step: r.querySelector('.block-stage').dataset.step,
-      outName: r.querySelector('.block-stage .out ap-heatmap')?.matrix?.name ?? null,
-    };
-  });
+  const readBlock = (w) =>
+    w.evaluate((x) => {
+      const r = x.shadowRoot;
+      return {
+        boxes: [...r.querySelectorAll('svg .box')].map((g) => ({
+          id: g.dataset.box,
+          role: g.getAttribute('role'),
+          name: g.getAttribute('aria-label'),
+          pressed: g.getAttribute('aria-pressed'),
+        })),
+        residuals: [...r.querySelectorAll('svg path.residual')].map((p) => ({
+          from: p.dataset.from,
+          to: p.dataset.to,
+          skips: p.dataset.skips,
+          d: p.getAttribute('d'),
+        })),
+        stage: x.dataset.stage,
+        step: r.querySelector('.block-stage').dataset.step,
+        outName: r.querySelector('.block-stage .out ap-heatmap')?.matrix?.name ?? null,
+      };
+    });
 
   test('post-norm: X -> attention -> Add & Norm -> FFN -> Add & Norm, two residual paths that skip the sublayers', async () => {
     const { page, errors } = await openAlone(`<ap-block model="grammar" text="${TEXT}"></ap-block>`);
@@ -213,7 +272,10 @@ describe('block: the block as the notes draw it', () => {
     const b = await readBlock(w);
     expect(b.boxes.map((x) => x.id)).toEqual(['input', 'attn', 'add1', 'ffn', 'add2', 'output']);
     expect(b.boxes.find((x) => x.id === 'attn').name).toMatch(/Multi-Head Attention/);
-    expect(b.boxes.filter((x) => x.id.startsWith('add')).map((x) => x.name.split(':')[0])).toEqual(['Add & Norm', 'Add & Norm']);
+    expect(b.boxes.filter((x) => x.id.startsWith('add')).map((x) => x.name.split(':')[0])).toEqual([
+      'Add & Norm',
+      'Add & Norm',
+    ]);
     // Two residual paths: around the attention from X into the first Add & Norm, around the FFN
     // from the first Add & Norm into the second.
     expect(b.residuals.map(({ from, to, skips }) => ({ from, to, skips }))).toEqual([
@@ -246,10 +308,15 @@ describe('block: the block as the notes draw it', () => {
     const trace = model.forward(Int32Array.from([2, ...model.tokenizer.encode(TEXT).ids]));
     try {
       const ref = trace.get('ffn_hidden', { layer: 0 });
-      const shown = await w.evaluate((x) => Array.from(x.shadowRoot.querySelector('.block-stage .out ap-heatmap').matrix.values));
+      const shown = await w.evaluate((x) =>
+        Array.from(x.shadowRoot.querySelector('.block-stage .out ap-heatmap').matrix.values),
+      );
       expect(shown.length).toBe(ref.length);
       shown.forEach((v, k) => expect(Math.abs(v - ref[k])).toBeLessThan(1e-4 * Math.max(1, Math.abs(ref[k]))));
-    } finally { trace.dispose(); model.dispose(); }
+    } finally {
+      trace.dispose();
+      model.dispose();
+    }
     // keyboard: focus the second Add & Norm and press Enter; then its norm step
     await w.locator('svg .box[data-box="add2"]').focus();
     await page.keyboard.press('Enter');
@@ -257,10 +324,13 @@ describe('block: the block as the notes draw it', () => {
     await w.locator('.block-substeps button[data-step="decoder:0:norm2"]').click();
     await expect.poll(async () => (await readBlock(w)).outName).toBe('norm2');
     // the walk-through link dispatches ap-goto-step with the step id
-    const step = await w.evaluate((x) => new Promise((resolve) => {
-      x.addEventListener('ap-goto-step', (e) => resolve(e.detail.step), { once: true });
-      x.shadowRoot.querySelector('.goto-step').click();
-    }));
+    const step = await w.evaluate(
+      (x) =>
+        new Promise((resolve) => {
+          x.addEventListener('ap-goto-step', (e) => resolve(e.detail.step), { once: true });
+          x.shadowRoot.querySelector('.goto-step').click();
+        }),
+    );
     expect(step).toBe('decoder:0:norm2');
     expect(errors).toEqual([]);
   });
@@ -273,19 +343,34 @@ describe('block: the block as the notes draw it', () => {
     await expect.poll(() => w.getAttribute('data-norm')).toBe('pre');
     let b = await readBlock(w);
     expect(b.boxes.map((x) => x.id)).toEqual(['input', 'norm1', 'attn', 'add1', 'norm2', 'ffn', 'add2', 'output']);
-    expect(b.residuals.map(({ from, to }) => [from, to])).toEqual([['input', 'add1'], ['add1', 'add2']]);
+    expect(b.residuals.map(({ from, to }) => [from, to])).toEqual([
+      ['input', 'add1'],
+      ['add1', 'add2'],
+    ]);
     // the last layer ends with the final LayerNorm
     await w.locator('button[aria-label="layer 1"]').click();
     await expect.poll(() => w.getAttribute('data-layer')).toBe('1');
     b = await readBlock(w);
-    expect(b.boxes.map((x) => x.id)).toEqual(['input', 'norm1', 'attn', 'add1', 'norm2', 'ffn', 'add2', 'final', 'output']);
+    expect(b.boxes.map((x) => x.id)).toEqual([
+      'input',
+      'norm1',
+      'attn',
+      'add1',
+      'norm2',
+      'ffn',
+      'add2',
+      'final',
+      'output',
+    ]);
     expect(b.boxes[0].name).toMatch(/output of layer 0/);
     await shot(w, 'fixes-block-pre-wide');
     await page.setViewportSize(WIDTHS.phone);
     await w.locator('button[data-norm="post"]').click();
     await expect.poll(() => w.getAttribute('data-norm')).toBe('post');
     // at 375 px the diagram fits the screen
-    const width = await w.evaluate((x) => x.shadowRoot.querySelector('.block-diagram svg').getBoundingClientRect().right);
+    const width = await w.evaluate(
+      (x) => x.shadowRoot.querySelector('.block-diagram svg').getBoundingClientRect().right,
+    );
     expect(width).toBeLessThanOrEqual(375);
     await shot(w, 'fixes-block-post-phone');
     expect(errors).toEqual([]);
@@ -297,7 +382,11 @@ describe('block: the block as the notes draw it', () => {
     expect(await w.getAttribute('data-error')).toBeNull();
     const b = await readBlock(w);
     expect(b.boxes.map((x) => x.id)).toEqual(['input', 'attn', 'add1', 'cross', 'addc', 'ffn', 'add2', 'output']);
-    expect(b.residuals.map(({ from, to, skips }) => [from, to, skips])).toEqual([['input', 'add1', 'attn'], ['add1', 'addc', 'cross'], ['addc', 'add2', 'ffn']]);
+    expect(b.residuals.map(({ from, to, skips }) => [from, to, skips])).toEqual([
+      ['input', 'add1', 'attn'],
+      ['add1', 'addc', 'cross'],
+      ['addc', 'add2', 'ffn'],
+    ]);
     await w.locator('svg .box[data-box="cross"]').click();
     await expect.poll(async () => (await readBlock(w)).outName).toBe('cross_weights');
     await shot(w, 'fixes-block-dates-wide');

@@ -22,10 +22,13 @@ const playground = usePlayground();
 
 // A plain page with one element and nothing else: the module of the view is the only script
 // (served through the dev server like any of the page's modules), in the dark theme if asked.
-const openAlone = (tag, attrs = {}, { dark = false, width = 1100 } = {}) => playground.openAlone(tag, attrs, {
-  viewport: { width, height: 900 }, colorScheme: dark ? 'dark' : undefined,
-  style: 'body { margin: 16px; font-family: sans-serif; } @media (prefers-color-scheme: dark) { body { background: #0f1115; color: #ddd; } }',
-});
+const openAlone = (tag, attrs = {}, { dark = false, width = 1100 } = {}) =>
+  playground.openAlone(tag, attrs, {
+    viewport: { width, height: 900 },
+    colorScheme: dark ? 'dark' : undefined,
+    style:
+      'body { margin: 16px; font-family: sans-serif; } @media (prefers-color-scheme: dark) { body { background: #0f1115; color: #ddd; } }',
+  });
 
 const data = (widget, key) => widget.evaluate((w, k) => w.dataset[k], key);
 
@@ -33,10 +36,15 @@ describe('training: a tiny transformer learns in the page', () => {
   test('nothing trains on load; Train trains in a worker: within 800 steps accuracy rises and loss falls', async () => {
     const { page, errors, widget } = await openAlone('ap-training');
     // Not started by loading the page.
-    expect(await widget.evaluate((w) => ({ worker: !!w.worker, step: w.dataset.step ?? null }))).toEqual({ worker: false, step: null });
+    expect(await widget.evaluate((w) => ({ worker: !!w.worker, step: w.dataset.step ?? null }))).toEqual({
+      worker: false,
+      step: null,
+    });
     await expect(widget.locator('.train').textContent()).resolves.toMatch(/Train/);
     await widget.locator('.train').click();
-    await page.waitForFunction(() => Number(document.querySelector('ap-training').dataset.step) >= 800, null, { timeout: 240_000 });
+    await page.waitForFunction(() => Number(document.querySelector('ap-training').dataset.step) >= 800, null, {
+      timeout: 240_000,
+    });
     await widget.locator('.train').click(); // pause
     const h = await widget.evaluate((w) => w.history.map((x) => ({ ...x })));
     expect(h[0].step).toBe(0);
@@ -48,31 +56,49 @@ describe('training: a tiny transformer learns in the page', () => {
     expect(at800.accuracy).toBeGreaterThan(h[0].accuracy);
     expect(at800.loss).toBeLessThan(firstLoss.loss / 2);
     // The heatmaps show every layer and head on the held-out example "<bos> 81r9c7hd = dh7c9r18".
-    const maps = await widget.evaluate((w) => [...w.shadowRoot.querySelectorAll('.heads ap-heatmap')].map((m) => ({
-      title: m.matrix.title, rows: m.matrix.rows, cols: m.matrix.cols, rowLabels: m.matrix.rowLabels.join(''),
-      drawn: !!m.shadowRoot && m.shadowRoot.querySelector('canvas').getBoundingClientRect().width > 100,
-    })));
-    expect(maps.map((m) => m.title)).toEqual(['layer 0, head 0', 'layer 0, head 1', 'layer 1, head 0', 'layer 1, head 1']);
-    for (const m of maps) expect(m).toMatchObject({ rows: 18, cols: 18, rowLabels: '<bos>81r9c7hd=dh7c9r18', drawn: true });
+    const maps = await widget.evaluate((w) =>
+      [...w.shadowRoot.querySelectorAll('.heads ap-heatmap')].map((m) => ({
+        title: m.matrix.title,
+        rows: m.matrix.rows,
+        cols: m.matrix.cols,
+        rowLabels: m.matrix.rowLabels.join(''),
+        drawn: !!m.shadowRoot && m.shadowRoot.querySelector('canvas').getBoundingClientRect().width > 100,
+      })),
+    );
+    expect(maps.map((m) => m.title)).toEqual([
+      'layer 0, head 0',
+      'layer 0, head 1',
+      'layer 1, head 0',
+      'layer 1, head 1',
+    ]);
+    for (const m of maps)
+      expect(m).toMatchObject({ rows: 18, cols: 18, rowLabels: '<bos>81r9c7hd=dh7c9r18', drawn: true });
     await widget.screenshot({ path: join(SCREENSHOT_DIR, 'view-training.png') });
-    console.log(`training view: step 0 accuracy ${h[0].accuracy}, step ${at800.step}: loss ${firstLoss.loss.toFixed(3)} -> ${at800.loss.toFixed(3)}, accuracy ${at800.accuracy}`);
+    console.log(
+      `training view: step 0 accuracy ${h[0].accuracy}, step ${at800.step}: loss ${firstLoss.loss.toFixed(3)} -> ${at800.loss.toFixed(3)}, accuracy ${at800.accuracy}`,
+    );
     expect(errors).toEqual([]);
   }, 300_000);
 
-  test('each task\'s fixed example is held out from training, and its expected answer is right', async () => {
+  test("each task's fixed example is held out from training, and its expected answer is right", async () => {
     const { page, errors } = await openAlone('ap-training');
     // (a string, so Vitest does not rewrite the browser's dynamic import)
-    const tasks = await page.evaluate("import('/components/ap-training.js').then((m) => JSON.parse(JSON.stringify(m.TRAINING_TASKS)))");
+    const tasks = await page.evaluate(
+      "import('/components/ap-training.js').then((m) => JSON.parse(JSON.stringify(m.TRAINING_TASKS)))",
+    );
     // cpp/train/rng.hpp hash_string: FNV-1a 64 then a splitmix64 finish; tasks.cpp holds out a key
     // when hash % 20 == 0 (sort, reverse: the input), dates.cpp and grammar.cpp when hash % 10 == 0
     // (the ISO date; the subject phrase).
     const M = (1n << 64n) - 1n;
     const hash = (s) => {
-      let h = 0xCBF29CE484222325n;
-      for (const b of Buffer.from(s)) { h ^= BigInt(b); h = (h * 0x100000001B3n) & M; }
-      let z = (h + 0x9E3779B97F4A7C15n) & M;
-      z = ((z ^ (z >> 30n)) * 0xBF58476D1CE4E5B9n) & M;
-      z = ((z ^ (z >> 27n)) * 0x94D049BB133111EBn) & M;
+      let h = 0xcbf29ce484222325n;
+      for (const b of Buffer.from(s)) {
+        h ^= BigInt(b);
+        h = (h * 0x100000001b3n) & M;
+      }
+      let z = (h + 0x9e3779b97f4a7c15n) & M;
+      z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & M;
+      z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & M;
       return z ^ (z >> 31n);
     };
     expect(Object.keys(tasks)).toEqual(['reverse', 'sort', 'dates', 'grammar']);
@@ -83,16 +109,23 @@ describe('training: a tiny transformer learns in the page', () => {
     expect(hash(tasks.dates.example.tgt) % 10n).toBe(0n);
     expect(tasks.dates.example).toEqual({ src: '9 November 1985', tgt: '1985-11-09' });
     expect(hash(tasks.grammar.example.prompt) % 10n).toBe(0n);
-    expect(tasks.grammar.example.tgt.startsWith(`${tasks.grammar.example.prompt} ${tasks.grammar.example.good} `)).toBe(true);
+    expect(tasks.grammar.example.tgt.startsWith(`${tasks.grammar.example.prompt} ${tasks.grammar.example.good} `)).toBe(
+      true,
+    );
     expect(errors).toEqual([]);
   });
 
   test('pause stops progress; Step advances exactly one chunk; the same seed gives the same first losses', async () => {
     const { page, errors, widget } = await openAlone('ap-training', { 'train-seed': 7 });
-    const waitStep = (n) => page.waitForFunction((k) => document.querySelector('ap-training').dataset.step === String(k), n, { timeout: 120_000 });
+    const waitStep = (n) =>
+      page.waitForFunction((k) => document.querySelector('ap-training').dataset.step === String(k), n, {
+        timeout: 120_000,
+      });
     // Train, then pause: the worker acknowledges at step S and nothing moves after that.
     await widget.locator('.train').click();
-    await page.waitForFunction(() => Number(document.querySelector('ap-training').dataset.step) >= 50, null, { timeout: 120_000 });
+    await page.waitForFunction(() => Number(document.querySelector('ap-training').dataset.step) >= 50, null, {
+      timeout: 120_000,
+    });
     await widget.locator('.train').click();
     await page.waitForFunction(() => document.querySelector('ap-training').dataset.pausedAt !== undefined);
     const paused = Number(await data(widget, 'pausedAt'));
@@ -127,13 +160,18 @@ describe('training: a tiny transformer learns in the page', () => {
     await widget.locator('.reset').click();
     expect(await data(widget, 'error')).toMatch(/seed must be a whole number/);
     // Removing the element terminates the worker.
-    const gone = await widget.evaluate(async (w) => { w.remove(); await Promise.resolve(); await Promise.resolve(); return w.worker === null; });
+    const gone = await widget.evaluate(async (w) => {
+      w.remove();
+      await Promise.resolve();
+      await Promise.resolve();
+      return w.worker === null;
+    });
     expect(gone).toBe(true);
     expect(errors).toEqual([]);
   }, 300_000);
 });
 
-describe('quiz: the notes\' questions, answered by the core', () => {
+describe("quiz: the notes' questions, answered by the core", () => {
   test('right and wrong answers get the right feedback; predictions reveal their view', async () => {
     const { page, errors, widget } = await openAlone('ap-quiz');
     expect(JSON.parse(await data(widget, 'answers'))).toEqual({ tm: 'c', rnn: ['b'], p1: 2, p2: 3 });
@@ -151,14 +189,18 @@ describe('quiz: the notes\' questions, answered by the core', () => {
     await q('thinking-machines').locator('input[value=a]').check();
     await q('thinking-machines').locator('.check').click();
     expect(await result('thinking-machines')).toBe('wrong');
-    await expect(q('thinking-machines').locator('.feedback').textContent()).resolves.toMatch(/you chose \(a\).*give \(c\)/);
+    await expect(q('thinking-machines').locator('.feedback').textContent()).resolves.toMatch(
+      /you chose \(a\).*give \(c\)/,
+    );
 
     // "Transformers vs RNNs": (b) right, (d) wrong.
     await q('transformers-vs-rnns').locator('input[value=d]').check();
     await q('transformers-vs-rnns').locator('.check').click();
     expect(await result('transformers-vs-rnns')).toBe('wrong');
     await expect(q('transformers-vs-rnns').locator('.feedback').textContent()).resolves.toMatch(/holds is \(b\)/);
-    await expect(q('transformers-vs-rnns').locator('[data-option=d] .fails').textContent()).resolves.toBe('does not hold');
+    await expect(q('transformers-vs-rnns').locator('[data-option=d] .fails').textContent()).resolves.toBe(
+      'does not hold',
+    );
     await q('transformers-vs-rnns').locator('.again').click();
     await q('transformers-vs-rnns').locator('input[value=b]').check();
     await q('transformers-vs-rnns').locator('.check').click();
@@ -170,7 +212,11 @@ describe('quiz: the notes\' questions, answered by the core', () => {
       await dims.locator(`[data-shape="${key}"] input`).nth(0).fill(String(r));
       await dims.locator(`[data-shape="${key}"] input`).nth(1).fill(String(c));
     };
-    await fill('Q', 6, 4); await fill('A', 6, 6); await fill('O', 6, 4); await fill('concat', 6, 12); await fill('out', 6, 4);
+    await fill('Q', 6, 4);
+    await fill('A', 6, 6);
+    await fill('O', 6, 4);
+    await fill('concat', 6, 12);
+    await fill('out', 6, 4);
     await dims.locator('.check').click();
     expect(await result('dimensions')).toBe('wrong');
     await expect(dims.locator('[data-shape=out] .mark').textContent()).resolves.toBe('✗ the core: 6 × 12');
@@ -186,7 +232,11 @@ describe('quiz: the notes\' questions, answered by the core', () => {
     await dims.locator('input[aria-label=h]').fill('4');
     await dims.locator('input[aria-label=h]').dispatchEvent('change');
     expect(await result('dimensions')).toBe('unanswered');
-    await fill('Q', 5, 4); await fill('A', 5, 5); await fill('O', 5, 4); await fill('concat', 5, 16); await fill('out', 5, 16);
+    await fill('Q', 5, 4);
+    await fill('A', 5, 5);
+    await fill('O', 5, 4);
+    await fill('concat', 5, 16);
+    await fill('out', 5, 16);
     await dims.locator('.check').click();
     expect(await result('dimensions')).toBe('correct');
     // d not divisible by h: a clear message, no check possible.
@@ -207,7 +257,9 @@ describe('quiz: the notes\' questions, answered by the core', () => {
     await p2.locator('input[type=number]').fill('2');
     await p2.locator('.check').click();
     expect(await result('predict-causal')).toBe('wrong');
-    await expect(p2.locator('.feedback').textContent()).resolves.toMatch(/leaves 3 scores finite: clouds, drift, across/);
+    await expect(p2.locator('.feedback').textContent()).resolves.toMatch(
+      /leaves 3 scores finite: clouds, drift, across/,
+    );
     await p2.locator('.reveal ap-causal-mask[data-rendered]').waitFor();
     // The live question on the sentence: its answer is the revealed view's own numbers.
     const p3 = q('predict-live');
@@ -242,10 +294,15 @@ function mlmInNode(text, at) {
   const best = p.indexOf(Math.max(...p));
   return { p, top: mlm.vocab[best], topP: p[best] };
 }
-const bertShown = (widget) => widget.evaluate((w) => {
-  const d = w.shadowRoot.querySelector('[data-model=bert] .dist');
-  return { top: d.dataset.top, topP: Number(d.dataset.topP), truthP: Number(d.querySelector('.truth').dataset.value) };
-});
+const bertShown = (widget) =>
+  widget.evaluate((w) => {
+    const d = w.shadowRoot.querySelector('[data-model=bert] .dist');
+    return {
+      top: d.dataset.top,
+      topP: Number(d.dataset.topP),
+      truthP: Number(d.querySelector('.truth').dataset.value),
+    };
+  });
 
 describe('bert-gpt: the same sentence, two masks, two objectives', () => {
   beforeAll(async () => {
@@ -253,12 +310,17 @@ describe('bert-gpt: the same sentence, two masks, two objectives', () => {
     mlm = ap.loadModel(readFileSync(fileURLToPath(new URL('../../web/models/mlm.safetensors', import.meta.url))));
   });
 
-  test('BERT\'s mask blocks nothing, GPT\'s blocks the future; [MASK] moves; who sees the last word', async () => {
+  test("BERT's mask blocks nothing, GPT's blocks the future; [MASK] moves; who sees the last word", async () => {
     const { page, errors, widget } = await openAlone('ap-bert-gpt', { text: 'the cat sat on the mat' });
-    const masks = () => widget.evaluate((w) => Object.fromEntries(['bert', 'gpt'].map((k) => {
-      const m = w.shadowRoot.querySelector(`[data-model=${k}] ap-heatmap[data-role=mask]`).matrix;
-      return [k, { rows: m.rows, cols: m.cols, values: Array.from(m.values), labels: m.colLabels }];
-    })));
+    const masks = () =>
+      widget.evaluate((w) =>
+        Object.fromEntries(
+          ['bert', 'gpt'].map((k) => {
+            const m = w.shadowRoot.querySelector(`[data-model=${k}] ap-heatmap[data-role=mask]`).matrix;
+            return [k, { rows: m.rows, cols: m.cols, values: Array.from(m.values), labels: m.colLabels }];
+          }),
+        ),
+      );
     let m = await masks();
     // By hand: bidirectional = nothing blocked (6 x 6); causal over "<bos> the cat sat on the mat"
     // (7 x 7) = blocked exactly where key j > query i.
@@ -286,7 +348,11 @@ describe('bert-gpt: the same sentence, two masks, two objectives', () => {
     m = await masks();
     expect(m.bert.labels).toEqual(['the', 'cat', 'sat', 'on', '[MASK]', 'mat']);
     // Changing the last word moves BERT's earlier outputs and none of GPT's.
-    const cells = await widget.evaluate((w) => [...w.shadowRoot.querySelectorAll('table.who-sees tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value))));
+    const cells = await widget.evaluate((w) =>
+      [...w.shadowRoot.querySelectorAll('table.who-sees tbody tr')].map((tr) =>
+        [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value)),
+      ),
+    );
     expect(cells).toHaveLength(6);
     for (const [bert, gpt] of cells.slice(0, -1)) {
       expect(bert).toBeGreaterThan(1e-4);
@@ -301,7 +367,26 @@ describe('bert-gpt: the same sentence, two masks, two objectives', () => {
   test('the trained masked LM gives a hidden verb the number of its subject, across a noun of the other number', async () => {
     // By hand: "the dogs near the cat [MASK] on the mat": the subject is "dogs" (plural), the
     // nearest noun "cat" is singular; the verb forms below are the singular present ones.
-    const SINGULAR = ['is', 'was', 'sits', 'sleeps', 'stands', 'runs', 'walks', 'jumps', 'laughs', 'plays', 'waits', 'rests', 'hides', 'works', 'dances', 'swims', 'sings', 'smiles'];
+    const SINGULAR = [
+      'is',
+      'was',
+      'sits',
+      'sleeps',
+      'stands',
+      'runs',
+      'walks',
+      'jumps',
+      'laughs',
+      'plays',
+      'waits',
+      'rests',
+      'hides',
+      'works',
+      'dances',
+      'swims',
+      'sings',
+      'smiles',
+    ];
     const text = 'the dogs near the cat sleep on the mat';
     const { errors, widget } = await openAlone('ap-bert-gpt', { text, mask: 5 });
     expect(await data(widget, 'bertTrained')).toBe('true');
@@ -310,13 +395,14 @@ describe('bert-gpt: the same sentence, two masks, two objectives', () => {
     expect(shown.top).toBe(node.top);
     expect(shown.topP).toBeCloseTo(node.topP, 5);
     expect(SINGULAR).not.toContain(shown.top);
-    const plural = node.p[mlm.vocab.indexOf('sleep')], singular = node.p[mlm.vocab.indexOf('sleeps')];
+    const plural = node.p[mlm.vocab.indexOf('sleep')],
+      singular = node.p[mlm.vocab.indexOf('sleeps')];
     expect(plural).toBeGreaterThan(singular);
     expect(shown.truthP).toBeCloseTo(plural, 5);
     expect(errors).toEqual([]);
   }, 120_000);
 
-  test('a word outside the masked LM\'s vocabulary is named, and BERT falls back to random weights (said)', async () => {
+  test("a word outside the masked LM's vocabulary is named, and BERT falls back to random weights (said)", async () => {
     const { errors, widget } = await openAlone('ap-bert-gpt', { text: 'the cat sat on the futon' });
     expect(await data(widget, 'bertTrained')).toBe('false');
     await expect(widget.locator('[data-model=bert] .untrained').textContent()).resolves.toMatch(/"futon"/);
@@ -329,7 +415,9 @@ describe('on the playground page and in the dark theme', () => {
   test('the three views render in their sections with no console errors', async () => {
     const { page, errors } = await playground.open('/#concept=bert-gpt', { viewport: { width: 1100, height: 900 } });
     for (const id of ['bert-gpt', 'training', 'quiz']) {
-      await page.evaluate((c) => { location.hash = `concept=${c}`; }, id);
+      await page.evaluate((c) => {
+        location.hash = `concept=${c}`;
+      }, id);
       await page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, `ap-${id}`, { timeout: 30_000 });
       expect(await page.locator(`ap-${id}`).getAttribute('data-error'), id).toBeNull();
     }
@@ -343,7 +431,9 @@ describe('on the playground page and in the dark theme', () => {
       const { page, errors, widget } = await openAlone(tag, {}, { dark: true });
       if (tag === 'ap-training') {
         await widget.locator('.step').click();
-        await page.waitForFunction(() => document.querySelector('ap-training').dataset.step === '25', null, { timeout: 120_000 });
+        await page.waitForFunction(() => document.querySelector('ap-training').dataset.step === '25', null, {
+          timeout: 120_000,
+        });
       }
       await widget.screenshot({ path: join(SCREENSHOT_DIR, `view-${tag.slice(3)}-dark.png`) });
       expect(errors, tag).toEqual([]);

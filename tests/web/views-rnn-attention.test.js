@@ -12,7 +12,10 @@ import { NOTES_EN, NOTES_FR, shippedModel } from './lib/models.js';
 
 const playground = usePlayground();
 let ap, model;
-beforeAll(async () => { ap = await load(); model = ap.loadRnnAttention(shippedModel('translate-rnn')); });
+beforeAll(async () => {
+  ap = await load();
+  model = ap.loadRnnAttention(shippedModel('translate-rnn'));
+});
 afterAll(() => model?.dispose());
 
 async function open(path, tag, viewport) {
@@ -22,17 +25,21 @@ async function open(path, tag, viewport) {
 }
 
 async function rendered(page, tag, before) {
-  await page.waitForFunction(([t, b]) => {
-    const w = document.querySelector(t);
-    return w?.dataset.rendered && w.dataset.rendered !== b;
-  }, [tag, before], { timeout: 30000 });
+  await page.waitForFunction(
+    ([t, b]) => {
+      const w = document.querySelector(t);
+      return w?.dataset.rendered && w.dataset.rendered !== b;
+    },
+    [tag, before],
+    { timeout: 30000 },
+  );
 }
 
 const data = (page, tag, name) => page.locator(tag).evaluate((w, n) => w.dataset[n], name);
 const json = async (page, tag, name) => JSON.parse(await data(page, tag, name));
 
 describe('bahdanau on the trained translation model', () => {
-  test('opens on the notes\' sentence: the exact translation and the notes\' three alignments', async () => {
+  test("opens on the notes' sentence: the exact translation and the notes' three alignments", async () => {
     const { page, errors } = await open('/#concept=bahdanau', 'ap-bahdanau');
     const tag = 'ap-bahdanau';
     expect(await page.locator(tag).getAttribute('data-error')).toBeNull();
@@ -59,7 +66,7 @@ describe('bahdanau on the trained translation model', () => {
     expect(errors).toEqual([]);
   }, 90_000);
 
-  test('a clicked score cell is explained term by term with the core\'s number', async () => {
+  test("a clicked score cell is explained term by term with the core's number", async () => {
     const { page, errors } = await open('/#concept=bahdanau', 'ap-bahdanau');
     const tag = 'ap-bahdanau';
     const canvas = page.locator(`${tag} ap-heatmap[data-name="add-e"] .hm-plot canvas`);
@@ -84,7 +91,9 @@ describe('bahdanau on the trained translation model', () => {
     const { page, errors } = await open('/#concept=bahdanau', 'ap-bahdanau');
     const tag = 'ap-bahdanau';
     const before = await data(page, tag, 'rendered');
-    await page.locator(tag).evaluate((w) => w.setAttribute('source', 'The zorblax on the European Area was signed in May 1990.'));
+    await page
+      .locator(tag)
+      .evaluate((w) => w.setAttribute('source', 'The zorblax on the European Area was signed in May 1990.'));
     await rendered(page, tag, before);
     expect(await page.locator(tag).getAttribute('data-error')).toBeNull();
     const note = await page.locator(`${tag} .unknown-note`).textContent();
@@ -95,7 +104,7 @@ describe('bahdanau on the trained translation model', () => {
 });
 
 describe('birnn', () => {
-  test('changing a later word moves the earlier states only in their backward half (the core\'s numbers)', async () => {
+  test("changing a later word moves the earlier states only in their backward half (the core's numbers)", async () => {
     const { page, errors } = await open('/#concept=birnn', 'ap-birnn');
     const tag = 'ap-birnn';
     expect(await page.locator(tag).getAttribute('data-error')).toBeNull();
@@ -103,15 +112,19 @@ describe('birnn', () => {
     const at = Number(await data(page, tag, 'at'));
     expect(words[at - 1]).toBe('signed');
     expect((await json(page, tag, 'other'))[at - 1]).toBe('ratified');
-    const fwd = await json(page, tag, 'fwdDiff'), bwd = await json(page, tag, 'bwdDiff');
+    const fwd = await json(page, tag, 'fwdDiff'),
+      bwd = await json(page, tag, 'bwdDiff');
     for (let j = 0; j < at - 1; j++) {
       expect(fwd[j], `forward half of word ${j + 1}`).toBe(0);
       expect(bwd[j], `backward half of word ${j + 1}`).toBeGreaterThan(0);
     }
     expect(fwd[at - 1]).toBeGreaterThan(0); // the changed word itself: both halves read it
     // The same distances from the core in Node.
-    const a = model.encode(NOTES_EN), b = model.encode(NOTES_EN.replace('signed', 'ratified'));
-    const H = a.shape('enc_bwd')[1], ba = a.get('enc_bwd'), bb = b.get('enc_bwd');
+    const a = model.encode(NOTES_EN),
+      b = model.encode(NOTES_EN.replace('signed', 'ratified'));
+    const H = a.shape('enc_bwd')[1],
+      ba = a.get('enc_bwd'),
+      bb = b.get('enc_bwd');
     a.dispose();
     b.dispose();
     for (let j = 0; j < words.length; j++) {
@@ -137,7 +150,10 @@ describe('birnn', () => {
 
 describe('small and large screens', () => {
   test('both views at 1366x768 and 375x812 render with no console errors', async () => {
-    for (const [w, h] of [[1366, 768], [375, 812]]) {
+    for (const [w, h] of [
+      [1366, 768],
+      [375, 812],
+    ]) {
       for (const id of ['birnn', 'bahdanau']) {
         const { page, errors } = await open(`/#concept=${id}`, `ap-${id}`, { width: w, height: h });
         expect(await page.locator(`ap-${id}`).getAttribute('data-error')).toBeNull();

@@ -29,12 +29,17 @@ const STANDALONE = `<!doctype html>
 </body></html>`;
 
 function openStandalone(colorScheme) {
-  return playground.openHtml(STANDALONE, { path: '/standalone-scale.html', viewport: { width: 1000, height: 900 }, colorScheme });
+  return playground.openHtml(STANDALONE, {
+    path: '/standalone-scale.html',
+    viewport: { width: 1000, height: 900 },
+    colorScheme,
+  });
 }
 
 const openPage = (hash) => playground.open(`/${hash}`);
 
-const rendered = (page, selector) => page.waitForFunction((s) => document.querySelector(s)?.dataset.rendered, selector, { timeout: 30_000 });
+const rendered = (page, selector) =>
+  page.waitForFunction((s) => document.querySelector(s)?.dataset.rendered, selector, { timeout: 30_000 });
 
 // What the quadratic view shows: the notes' table (from the core), the fit, the plots.
 function readQuadratic(page, selector = 'ap-quadratic') {
@@ -47,7 +52,11 @@ function readQuadratic(page, selector = 'ap-quadratic') {
       refusal: r.querySelector('.refusal')?.textContent || '',
       exponent: w.dataset.exponent === undefined ? null : Number(w.dataset.exponent),
       memoryExponent: w.dataset.memoryExponent === undefined ? null : Number(w.dataset.memoryExponent),
-      plots: [...r.querySelectorAll('.q-plots svg')].map((svg) => ({ label: svg.getAttribute('aria-label'), lines: svg.querySelectorAll('polyline').length, points: svg.querySelectorAll('circle').length })),
+      plots: [...r.querySelectorAll('.q-plots svg')].map((svg) => ({
+        label: svg.getAttribute('aria-label'),
+        lines: svg.querySelectorAll('polyline').length,
+        points: svg.querySelectorAll('circle').length,
+      })),
       fitTex: [...r.querySelectorAll('.q-fit annotation')].map((a) => a.textContent),
       resultRows: r.querySelectorAll('.q-plots ~ div table tbody tr').length,
       error: w.dataset.error ?? null,
@@ -57,20 +66,29 @@ function readQuadratic(page, selector = 'ap-quadratic') {
 
 async function measure(page, selector = 'ap-quadratic') {
   await page.locator(selector).evaluate((w) => w.shadowRoot.querySelector('button.measure').click());
-  await page.waitForFunction((s) => document.querySelector(s)?.dataset.measured === 'done', selector, { timeout: 90_000 });
+  await page.waitForFunction((s) => document.querySelector(s)?.dataset.measured === 'done', selector, {
+    timeout: 90_000,
+  });
 }
 
 function expectNotesNumbers(q) {
   // Notes 004: 100 / 1000 / 10000 tokens -> 10^4 / 10^6 / 10^8 scores, the 4096-token context;
   // 002: GPT-2's 1,024; n = 50,000.
-  expect(q.scores).toEqual([[100, 1e4], [1000, 1e6], [1024, 1024 * 1024], [4096, 4096 * 4096], [10000, 1e8], [50000, 2.5e9]]);
+  expect(q.scores).toEqual([
+    [100, 1e4],
+    [1000, 1e6],
+    [1024, 1024 * 1024],
+    [4096, 4096 * 4096],
+    [10000, 1e8],
+    [50000, 2.5e9],
+  ]);
   expect(q.bytes).toEqual([4e4, 4e6, 4 * 1024 * 1024, 4 * 4096 * 4096, 4e8, 1e10]); // 4 bytes per float32 score
   expect(q.longBytes).toBe(1e10); // 10 GB
   expect(q.refusal).toMatch(/n\*m = 2500000000 exceeds the limit of 16777216 scores/);
 }
 
 describe('on the playground page', () => {
-  test('quadratic: the notes\' numbers, then a live measurement with fits and a fitted exponent', async () => {
+  test("quadratic: the notes' numbers, then a live measurement with fits and a fitted exponent", async () => {
     const { page, errors } = await openPage('#concept=quadratic');
     await rendered(page, 'ap-quadratic');
     let q = await readQuadratic(page);
@@ -96,14 +114,18 @@ describe('on the playground page', () => {
     expect(errors).toEqual([]);
   }, 120_000);
 
-  test('long-context: the online kernel equals the full one for the student\'s n; the worked example', async () => {
+  test("long-context: the online kernel equals the full one for the student's n; the worked example", async () => {
     const { page, errors } = await openPage('#concept=long-context');
     await rendered(page, 'ap-long-context');
-    const read = () => page.locator('ap-long-context').evaluate((w) => ({
-      n: Number(w.dataset.n), maxDiff: Number(w.dataset.maxDiff), out: (w.dataset.exampleOut || '').split(',').map(Number),
-      bytes: [...w.shadowRoot.querySelectorAll('td[data-bytes]')].map((td) => Number(td.dataset.bytes)),
-      tiles: w.shadowRoot.querySelectorAll('.lc-example ~ div table tbody tr').length, error: w.dataset.error ?? null,
-    }));
+    const read = () =>
+      page.locator('ap-long-context').evaluate((w) => ({
+        n: Number(w.dataset.n),
+        maxDiff: Number(w.dataset.maxDiff),
+        out: (w.dataset.exampleOut || '').split(',').map(Number),
+        bytes: [...w.shadowRoot.querySelectorAll('td[data-bytes]')].map((td) => Number(td.dataset.bytes)),
+        tiles: w.shadowRoot.querySelectorAll('.lc-example ~ div table tbody tr').length,
+        error: w.dataset.error ?? null,
+      }));
     let r = await read();
     expect(r.error).toBeNull();
     expect(r.n).toBe(1000);
@@ -117,7 +139,8 @@ describe('on the playground page', () => {
     expect(r.bytes[3]).toBe(0);
     // The worked example (scores 1, 3, 0, 2, 4 in tiles of 2): z = sum_j e^(s_j - 4) v_j / sum_j e^(s_j - 4)
     // with v = (1,0), (0,1), (1,1), (2,0), (0,2), written out by hand.
-    const w = [1, 3, 0, 2, 4].map((s) => Math.exp(s - 4)), l = w.reduce((a, b) => a + b);
+    const w = [1, 3, 0, 2, 4].map((s) => Math.exp(s - 4)),
+      l = w.reduce((a, b) => a + b);
     expect(r.tiles).toBe(3);
     expect(r.out[0]).toBeCloseTo((w[0] + w[2] + 2 * w[3]) / l, 5);
     expect(r.out[1]).toBeCloseTo((w[1] + w[2] + 2 * w[4]) / l, 5);
@@ -139,15 +162,24 @@ describe('on the playground page', () => {
     expect(errors).toEqual([]);
   }, 90_000);
 
-  test('comparison: the notes\' table, every cell a #concept= link to a view on the page', async () => {
+  test("comparison: the notes' table, every cell a #concept= link to a view on the page", async () => {
     // The one-page view, so every linked view is on the page at once (the path opens its chapter).
     const { page, errors } = await openPage('#chapter=all');
-    await page.evaluate(() => { location.hash = 'concept=comparison'; });
+    await page.evaluate(() => {
+      location.hash = 'concept=comparison';
+    });
     await rendered(page, 'ap-comparison');
     const t = await page.locator('ap-comparison').evaluate((w) => ({
       header: [...w.shadowRoot.querySelectorAll('thead th')].map((th) => th.textContent),
-      rows: [...w.shadowRoot.querySelectorAll('tbody tr')].map((tr) => [tr.querySelector('th').textContent, ...[...tr.querySelectorAll('td a')].map((a) => a.textContent)]),
-      links: [...w.shadowRoot.querySelectorAll('a[data-concept-link]')].map((a) => ({ id: a.dataset.conceptLink, href: a.getAttribute('href'), onPage: !!document.getElementById(`concept-${a.dataset.conceptLink}`) })),
+      rows: [...w.shadowRoot.querySelectorAll('tbody tr')].map((tr) => [
+        tr.querySelector('th').textContent,
+        ...[...tr.querySelectorAll('td a')].map((a) => a.textContent),
+      ]),
+      links: [...w.shadowRoot.querySelectorAll('a[data-concept-link]')].map((a) => ({
+        id: a.dataset.conceptLink,
+        href: a.getAttribute('href'),
+        onPage: !!document.getElementById(`concept-${a.dataset.conceptLink}`),
+      })),
     }));
     // Notes 004, Table 1.
     expect(t.header).toEqual(['Feature', 'RNN/LSTM', 'RNN + Attention', 'Transformer']);
@@ -168,10 +200,15 @@ describe('on the playground page', () => {
     }
     await page.locator('ap-comparison').screenshot({ path: join(SCREENSHOT_DIR, 'view-comparison.png') });
     // Following a link brings its view on screen.
-    await page.locator('ap-comparison').evaluate((w) => w.shadowRoot.querySelector('a[data-concept-link="sinusoidal"]').click());
+    await page
+      .locator('ap-comparison')
+      .evaluate((w) => w.shadowRoot.querySelector('a[data-concept-link="sinusoidal"]').click());
     await page.waitForFunction(() => location.hash.includes('concept=sinusoidal'));
     await rendered(page, 'ap-sinusoidal');
-    await page.waitForFunction(() => { const r = document.querySelector('ap-sinusoidal').getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0; });
+    await page.waitForFunction(() => {
+      const r = document.querySelector('ap-sinusoidal').getBoundingClientRect();
+      return r.top < innerHeight && r.bottom > 0;
+    });
     expect(errors).toEqual([]);
   }, 60_000);
 });
@@ -192,15 +229,25 @@ describe('alone in a plain page', () => {
     expect(Number.isFinite(q.exponent)).toBe(true);
     expect(q.plots.map((p) => p.label)).toEqual(['Time per call (ms), d_k = 32', 'Memory the call holds (MB)']);
     expect(q.resultRows).toBe(3);
-    const lc = await page.locator('ap-long-context').evaluate((w) => ({ n: Number(w.dataset.n), maxDiff: Number(w.dataset.maxDiff), out: w.dataset.exampleOut.split(',').map(Number) }));
+    const lc = await page.locator('ap-long-context').evaluate((w) => ({
+      n: Number(w.dataset.n),
+      maxDiff: Number(w.dataset.maxDiff),
+      out: w.dataset.exampleOut.split(',').map(Number),
+    }));
     expect(lc.n).toBe(77);
     expect(lc.maxDiff).toBeLessThanOrEqual(1e-5);
     // scores 2, -1, 5 with v = (1,0), (0,1), (1,1): z = (e^-3 + 1, e^-6 + 1) / (e^-3 + e^-6 + 1)
     const l = Math.exp(-3) + Math.exp(-6) + 1;
     expect(lc.out[0]).toBeCloseTo((Math.exp(-3) + 1) / l, 5);
     expect(lc.out[1]).toBeCloseTo((Math.exp(-6) + 1) / l, 5);
-    const links = await page.evaluate(() => ['#here', '#elsewhere'].map((s) =>
-      [...document.querySelector(s).shadowRoot.querySelectorAll('a[data-concept-link]')].map((a) => ({ id: a.dataset.conceptLink, href: a.href }))));
+    const links = await page.evaluate(() =>
+      ['#here', '#elsewhere'].map((s) =>
+        [...document.querySelector(s).shadowRoot.querySelectorAll('a[data-concept-link]')].map((a) => ({
+          id: a.dataset.conceptLink,
+          href: a.href,
+        })),
+      ),
+    );
     for (const l0 of links[0]) {
       expect(IDS.has(l0.id)).toBe(true);
       expect(l0.href).toBe(new URL(`/#concept=${l0.id}`, playground.baseUrl).href); // the playground page (web/index.html)
@@ -215,13 +262,18 @@ describe('alone in a plain page', () => {
     for (const tag of ['ap-quadratic', 'ap-long-context', '#here']) {
       await page.locator(tag).scrollIntoViewIfNeeded();
       await rendered(page, tag);
-      const bg = await page.locator(tag).evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('.widget')).backgroundColor);
+      const bg = await page
+        .locator(tag)
+        .evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('.widget')).backgroundColor);
       expect(bg).toBe('rgb(22, 24, 29)');
     }
     await page.locator('ap-quadratic').scrollIntoViewIfNeeded();
     await measure(page);
     for (const id of ['quadratic', 'long-context', 'comparison']) {
-      await page.locator(`ap-${id}`).first().screenshot({ path: join(SCREENSHOT_DIR, `view-${id}-dark.png`) });
+      await page
+        .locator(`ap-${id}`)
+        .first()
+        .screenshot({ path: join(SCREENSHOT_DIR, `view-${id}-dark.png`) });
     }
     expect(errors).toEqual([]);
   }, 120_000);
@@ -231,20 +283,36 @@ describe('alone in a plain page', () => {
     await rendered(page, 'ap-quadratic');
     await page.locator('ap-quadratic').evaluate((w) => w.setAttribute('sizes', '64, 99999'));
     await page.waitForFunction(() => document.querySelector('ap-quadratic').dataset.error);
-    expect(await page.locator('ap-quadratic').getAttribute('data-error')).toBe('sizes: each n must be an integer from 1 to 4096, got 99999');
+    expect(await page.locator('ap-quadratic').getAttribute('data-error')).toBe(
+      'sizes: each n must be an integer from 1 to 4096, got 99999',
+    );
     await page.locator('ap-quadratic').evaluate((w) => w.setAttribute('sizes', '32, 64'));
     await page.waitForFunction(() => !document.querySelector('ap-quadratic').dataset.error);
     await page.locator('ap-long-context').scrollIntoViewIfNeeded();
     await rendered(page, 'ap-long-context');
     await page.locator('ap-long-context').evaluate((w) => w.setAttribute('n', '0'));
     await page.waitForFunction(() => document.querySelector('ap-long-context').dataset.error);
-    expect(await page.locator('ap-long-context').getAttribute('data-error')).toBe('n must be an integer from 1 to 4096, got 0');
+    expect(await page.locator('ap-long-context').getAttribute('data-error')).toBe(
+      'n must be an integer from 1 to 4096, got 0',
+    );
     await page.locator('ap-long-context').evaluate((w) => w.setAttribute('n', '5'));
-    await page.waitForFunction(() => document.querySelector('ap-long-context').dataset.n === '5' && !document.querySelector('ap-long-context').dataset.error);
+    await page.waitForFunction(
+      () =>
+        document.querySelector('ap-long-context').dataset.n === '5' &&
+        !document.querySelector('ap-long-context').dataset.error,
+    );
     // hide="example" leaves the worked example out, the rest stays.
     await page.locator('ap-long-context').evaluate((w) => w.setAttribute('hide', 'example'));
-    await page.waitForFunction(() => getComputedStyle(document.querySelector('ap-long-context').shadowRoot.querySelector('[data-control=example]')).display === 'none');
-    expect(await page.locator('ap-long-context').evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('[data-control=compare]')).display)).not.toBe('none');
+    await page.waitForFunction(
+      () =>
+        getComputedStyle(document.querySelector('ap-long-context').shadowRoot.querySelector('[data-control=example]'))
+          .display === 'none',
+    );
+    expect(
+      await page
+        .locator('ap-long-context')
+        .evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('[data-control=compare]')).display),
+    ).not.toBe('none');
     expect(errors).toEqual([]);
   }, 60_000);
 });

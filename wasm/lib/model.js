@@ -109,7 +109,9 @@ export class Model {
       a = this._ids(input, 'input');
       b = { ids: new Int32Array(0) };
     }
-    const handle = this._ap._withHeap([a.ids, b.ids], (p) => h.forward(p[0], a.ids.length, p[1], b.ids.length, switches));
+    const handle = this._ap._withHeap([a.ids, b.ids], (p) =>
+      h.forward(p[0], a.ids.length, p[1], b.ids.length, switches),
+    );
     if (!handle) this._ap._fail('forward');
     const mainStack = this.config.arch === 'encoder' ? 'encoder' : 'decoder';
     const tokens = encdec ? { src: a.pieces, tgt: b.pieces } : a.pieces;

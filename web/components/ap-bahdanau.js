@@ -22,10 +22,22 @@ import { lookupStages } from '../lib/lookup-view.js';
 import { NOTES_SENTENCE, stagesOf, translationRnn, unknownNote } from '../lib/rnn-attention.js';
 
 // Random weights (weights="random"):
-const D_HALF = 4;          // each direction of the encoder
-const D = 2 * D_HALF;      // encoder and decoder state width (equal, so s . h is defined)
-const D_A = 8;             // width of the additive score's hidden layer
-const TRAINED_STAGES = ['dec_s', 'enc_h', 'add_ws', 'add_wh', 'add_v', 'add_s', 'add_h', 'add_tanh', 'add_scores', 'add_weights', 'add_context'];
+const D_HALF = 4; // each direction of the encoder
+const D = 2 * D_HALF; // encoder and decoder state width (equal, so s . h is defined)
+const D_A = 8; // width of the additive score's hidden layer
+const TRAINED_STAGES = [
+  'dec_s',
+  'enc_h',
+  'add_ws',
+  'add_wh',
+  'add_v',
+  'add_s',
+  'add_h',
+  'add_tanh',
+  'add_scores',
+  'add_weights',
+  'add_context',
+];
 const SEEDS = { encoder: 11, decoder: 13, additive: 17 };
 const m = (source) => tex(source, { className: 'math' });
 const tokenLabel = (piece) => tokenText(piece);
@@ -50,7 +62,9 @@ export class ApBahdanau extends ApWidget {
   static extraAttributes = ['t', 'weights', 'source'];
 
   /** Trained unless weights="random"; the trained model reads its own English sentence. */
-  get trained() { return this.getAttribute('weights') !== 'random'; }
+  get trained() {
+    return this.getAttribute('weights') !== 'random';
+  }
 
   compute(state) {
     if (!this.trained) return super.compute(state);
@@ -61,15 +75,51 @@ export class ApBahdanau extends ApWidget {
     this.stepper = stepControls('decoder step t', (t) => this.setAttribute('t', String(t)));
     let timer = null;
     this.sourceInput = el('input', {
-      type: 'text', spellcheck: false, maxLength: 300, attrs: { 'aria-label': 'English sentence to translate' },
-      on: { input: () => { clearTimeout(timer); timer = setTimeout(() => { this.removeAttribute('t'); this.setAttribute('source', this.sourceInput.value); }, 250); } },
+      type: 'text',
+      spellcheck: false,
+      maxLength: 300,
+      attrs: { 'aria-label': 'English sentence to translate' },
+      on: {
+        input: () => {
+          clearTimeout(timer);
+          timer = setTimeout(() => {
+            this.removeAttribute('t');
+            this.setAttribute('source', this.sourceInput.value);
+          }, 250);
+        },
+      },
     });
-    this.weightsSelect = el('select', { attrs: { 'aria-label': 'weights' }, on: { change: () => { this.removeAttribute('t'); this.setAttribute('weights', this.weightsSelect.value); } } },
+    this.weightsSelect = el(
+      'select',
+      {
+        attrs: { 'aria-label': 'weights' },
+        on: {
+          change: () => {
+            this.removeAttribute('t');
+            this.setAttribute('weights', this.weightsSelect.value);
+          },
+        },
+      },
       el('option', { value: 'trained', text: 'trained English→French model' }),
-      el('option', { value: 'random', text: 'random weights, the page’s text (no meaning)' }));
-    this.sourceField = el('label', { className: 'field', dataset: { control: 'source' }, style: { flex: '1 1 320px' } }, el('span', { text: 'English sentence' }), this.sourceInput);
-    this.controlsRow = el('div', { className: 'controls' }, this.sourceField,
-      el('label', { className: 'field inline', dataset: { control: 'weights' } }, el('span', { text: 'Weights' }), this.weightsSelect));
+      el('option', { value: 'random', text: 'random weights, the page’s text (no meaning)' }),
+    );
+    this.sourceField = el(
+      'label',
+      { className: 'field', dataset: { control: 'source' }, style: { flex: '1 1 320px' } },
+      el('span', { text: 'English sentence' }),
+      this.sourceInput,
+    );
+    this.controlsRow = el(
+      'div',
+      { className: 'controls' },
+      this.sourceField,
+      el(
+        'label',
+        { className: 'field inline', dataset: { control: 'weights' } },
+        el('span', { text: 'Weights' }),
+        this.weightsSelect,
+      ),
+    );
     this.translation = el('p', { className: 'translation', style: { margin: '4px 0', fontSize: '1.05em' } });
     this.unknownLine = el('p', { className: 'note unknown-note' });
     this.formula = el('div', { className: 'formula' });
@@ -83,8 +133,14 @@ export class ApBahdanau extends ApWidget {
         slot: el('div'),
         explain: el('div'),
       };
-      s.node = el('div', { className: 'add-step', dataset: { step: name } },
-        el('div', { style: { fontWeight: '600' } }, `${k + 1}. `, s.formula), s.caption, s.slot, s.explain);
+      s.node = el(
+        'div',
+        { className: 'add-step', dataset: { step: name } },
+        el('div', { style: { fontWeight: '600' } }, `${k + 1}. `, s.formula),
+        s.caption,
+        s.slot,
+        s.explain,
+      );
       this.steps.set(name, s);
       this.add.append(s.node);
     }
@@ -97,22 +153,52 @@ export class ApBahdanau extends ApWidget {
     this.maps = el('div', { className: 'col2' });
     this.maps.addEventListener('ap-cell-select', (e) => this.setAttribute('t', String(e.detail.row + 1)));
     this.body.append(
-      el('p', { className: 'lead' }, 'Instead of compressing the whole input into one fixed-size vector, the decoder looks at all encoder states at every output step. For output position t, an alignment function (a small neural network) scores how well the previous decoder state ', m('s_{t-1}'),
-        ' matches each encoder state ', m('h_j'), '; a softmax turns the scores into weights ', m('\\alpha_{tj}'), ', and the context vector ', m('C_t'),
-        ' is the weighted sum of the encoder states. The α are not learnable parameters: they are computed from the input, for inputs of any length.'),
-      this.controlsRow, this.translation, this.unknownLine, this.formula, this.setup,
+      el(
+        'p',
+        { className: 'lead' },
+        'Instead of compressing the whole input into one fixed-size vector, the decoder looks at all encoder states at every output step. For output position t, an alignment function (a small neural network) scores how well the previous decoder state ',
+        m('s_{t-1}'),
+        ' matches each encoder state ',
+        m('h_j'),
+        '; a softmax turns the scores into weights ',
+        m('\\alpha_{tj}'),
+        ', and the context vector ',
+        m('C_t'),
+        ' is the weighted sum of the encoder states. The α are not learnable parameters: they are computed from the input, for inputs of any length.',
+      ),
+      this.controlsRow,
+      this.translation,
+      this.unknownLine,
+      this.formula,
+      this.setup,
       // The alignment first: the picture the notes draw; the steps below explain one row of it.
-      el('h4', { text: 'Alignment matrices (rows: output steps t, columns: source words j; bright = large α_tj; click a row to choose t)' }), this.maps,
+      el('h4', {
+        text: 'Alignment matrices (rows: output steps t, columns: source words j; bright = large α_tj; click a row to choose t)',
+      }),
+      this.maps,
       this.stepper.node,
-      el('div', { className: 'col2' },
-        el('div', { className: 'panel' }, el('h4', { text: 'Additive (Bahdanau), step by step for the chosen t' }),
-          el('p', { className: 'note', text: 'Click a cell of any step to see how the core’s number was made.' }), this.add),
-        el('div', { className: 'panel' }, el('h4', { text: 'Scaled dot product, same states' }), this.dot)));
+      el(
+        'div',
+        { className: 'col2' },
+        el(
+          'div',
+          { className: 'panel' },
+          el('h4', { text: 'Additive (Bahdanau), step by step for the chosen t' }),
+          el('p', { className: 'note', text: 'Click a cell of any step to see how the core’s number was made.' }),
+          this.add,
+        ),
+        el('div', { className: 'panel' }, el('h4', { text: 'Scaled dot product, same states' }), this.dot),
+      ),
+    );
   }
 
-  renderKey(state) { return `${super.renderKey(state)}|t=${this.getAttribute('t') ?? ''}|w=${this.trained ? 'trained' : 'random'}|s=${this.source}`; }
+  renderKey(state) {
+    return `${super.renderKey(state)}|t=${this.getAttribute('t') ?? ''}|w=${this.trained ? 'trained' : 'random'}|s=${this.source}`;
+  }
 
-  get source() { return this.getAttribute('source') ?? NOTES_SENTENCE; }
+  get source() {
+    return this.getAttribute('source') ?? NOTES_SENTENCE;
+  }
 
   render(run) {
     const ap = playgroundNow();
@@ -126,7 +212,11 @@ export class ApBahdanau extends ApWidget {
     const t = raw === null || raw === '' ? d.defaultT : stepOf(this, T);
     this.stepper.set(t, T);
     this.stepper.out.textContent = `t = ${t} of ${T}: producing "${outs[t - 1]}" from s_${t - 1}`;
-    renderTex(this.formula, 'e_{tj} = v^\\top \\tanh\\big(W_s\\, s_{t-1} + W_h\\, h_j\\big), \\quad \\alpha_{tj} = \\frac{\\exp(e_{tj})}{\\sum_{k} \\exp(e_{tk})}, \\quad C_t = \\sum_j \\alpha_{tj}\\, h_j \\qquad \\text{vs.}\\quad e_{tj} = \\frac{s_{t-1} \\cdot h_j}{\\sqrt{d}}', { display: true });
+    renderTex(
+      this.formula,
+      'e_{tj} = v^\\top \\tanh\\big(W_s\\, s_{t-1} + W_h\\, h_j\\big), \\quad \\alpha_{tj} = \\frac{\\exp(e_{tj})}{\\sum_{k} \\exp(e_{tk})}, \\quad C_t = \\sum_j \\alpha_{tj}\\, h_j \\qquad \\text{vs.}\\quad e_{tj} = \\frac{s_{t-1} \\cdot h_j}{\\sqrt{d}}',
+      { display: true },
+    );
     this.setup.textContent = d.setup;
     this.translation.hidden = !d.trained;
     this.translation.textContent = d.trained ? `The trained model translates it as: “${d.text}”` : '';
@@ -134,13 +224,35 @@ export class ApBahdanau extends ApWidget {
     this.unknownLine.hidden = !d.unknown;
 
     // Both sides need s_{t-1} and h_j of the same width for the dot product.
-    const B = dS === dH ? lookupStages(ap, { Q: { values: S, rows: T, cols: dS }, K: { values: H, rows: m, cols: dH }, V: { values: H, rows: m, cols: dH }, score: 'scaled' }) : null;
+    const B =
+      dS === dH
+        ? lookupStages(ap, {
+            Q: { values: S, rows: T, cols: dS },
+            K: { values: H, rows: m, cols: dH },
+            V: { values: H, rows: m, cols: dH },
+            score: 'scaled',
+          })
+        : null;
 
     const steps = outs.map((l, k) => `${k + 1} ${l}`);
     const i = t - 1;
     const p = t - 1; // the decoder state's index: s_{t-1}
     const units = null; // the heatmap numbers its columns itself (every 4th when they are many)
-    this._cur = { t, T, m, dS, dH, dA, labels: src, outs, H, s: S.slice(i * dS, (i + 1) * dS), A, tanh: A.tanh.slice(i * m * dA, (i + 1) * m * dA), trained: d.trained };
+    this._cur = {
+      t,
+      T,
+      m,
+      dS,
+      dH,
+      dA,
+      labels: src,
+      outs,
+      H,
+      s: S.slice(i * dS, (i + 1) * dS),
+      A,
+      tanh: A.tanh.slice(i * m * dA, (i + 1) * m * dA),
+      trained: d.trained,
+    };
 
     // The additive side: each stage for step t, from the core's trace.
     const one = (values, cols, at) => values.slice(at * cols, (at + 1) * cols);
@@ -150,52 +262,177 @@ export class ApBahdanau extends ApWidget {
       st.caption.textContent = caption;
       this.place(st.slot, this.hm(name, mat));
     };
-    const s0 = d.trained ? ' (s_0 is made from the backward state of the first word, which has read the whole sentence)' : ' (= 0 at the start, so this row is 0)';
-    show('add-ws', `W_s\\, s_{${p}}`,
+    const s0 = d.trained
+      ? ' (s_0 is made from the backward state of the first word, which has read the whole sentence)'
+      : ' (= 0 at the start, so this row is 0)';
+    show(
+      'add-ws',
+      `W_s\\, s_{${p}}`,
       `The previous decoder state s_${p}${t === 1 ? s0 : ''} through W_s (${dS}×${dA}): ${dA} numbers, made once for step ${t}.`,
-      matrix({ name: 'add-ws', title: `W_s s_${p}`, values: one(A.ws, dA, i), rows: 1, cols: dA, rowLabels: [`s${p}`], colLabels: units, kind: 'div' }));
-    show('add-wh', 'W_h\\, h_j \\quad (j = 1, \\dots, n)',
+      matrix({
+        name: 'add-ws',
+        title: `W_s s_${p}`,
+        values: one(A.ws, dA, i),
+        rows: 1,
+        cols: dA,
+        rowLabels: [`s${p}`],
+        colLabels: units,
+        kind: 'div',
+      }),
+    );
+    show(
+      'add-wh',
+      'W_h\\, h_j \\quad (j = 1, \\dots, n)',
       `Every encoder state through W_h (${dH}×${dA}): one row per source word, made once and reused at every decoder step.`,
-      matrix({ name: 'add-wh', title: 'W_h h_j', values: A.wh, rows: m, cols: dA, rowLabels: src, colLabels: units, rowAxis: 'source j', kind: 'div' }));
-    show('add-tanh', `\\tanh\\big(W_s\\, s_{${p}} + W_h\\, h_j\\big)`,
+      matrix({
+        name: 'add-wh',
+        title: 'W_h h_j',
+        values: A.wh,
+        rows: m,
+        cols: dA,
+        rowLabels: src,
+        colLabels: units,
+        rowAxis: 'source j',
+        kind: 'div',
+      }),
+    );
+    show(
+      'add-tanh',
+      `\\tanh\\big(W_s\\, s_{${p}} + W_h\\, h_j\\big)`,
       `Row 1 added to every row of 2, squashed by tanh into (−1, 1): the alignment network's hidden layer for step ${t}, one row per source word.`,
-      matrix({ name: 'add-tanh', title: `tanh layer, t = ${t}`, values: this._cur.tanh, rows: m, cols: dA, rowLabels: src, colLabels: units, rowAxis: 'source j', kind: 'div', domain: [-1, 1] }));
-    show('add-v', 'v',
+      matrix({
+        name: 'add-tanh',
+        title: `tanh layer, t = ${t}`,
+        values: this._cur.tanh,
+        rows: m,
+        cols: dA,
+        rowLabels: src,
+        colLabels: units,
+        rowAxis: 'source j',
+        kind: 'div',
+        domain: [-1, 1],
+      }),
+    );
+    show(
+      'add-v',
+      'v',
       `The output weights (${dA} numbers): they turn each row of 3 into one number. The notes' eq. (6) stops at the tanh vector; v is the network's last layer.`,
-      matrix({ name: 'add-v', title: 'v', values: A.v, rows: 1, cols: dA, rowLabels: ['v'], colLabels: units, kind: 'div' }));
-    show('add-e', `e_{${t}j} = v^\\top \\tanh\\big(W_s\\, s_{${p}} + W_h\\, h_j\\big)`,
+      matrix({
+        name: 'add-v',
+        title: 'v',
+        values: A.v,
+        rows: 1,
+        cols: dA,
+        rowLabels: ['v'],
+        colLabels: units,
+        kind: 'div',
+      }),
+    );
+    show(
+      'add-e',
+      `e_{${t}j} = v^\\top \\tanh\\big(W_s\\, s_{${p}} + W_h\\, h_j\\big)`,
       'Each row of 3 dotted with v: one score per source word (any real number).',
-      matrix({ name: 'add-e', title: `scores e_${t}j`, values: one(A.e, m, i), rows: 1, cols: m, rowLabels: [`t=${t}`], colLabels: src, kind: 'div' }));
-    show('add-alpha', `\\alpha_{${t}j} = \\exp(e_{${t}j}) \\,/\\, \\textstyle\\sum_k \\exp(e_{${t}k})`,
+      matrix({
+        name: 'add-e',
+        title: `scores e_${t}j`,
+        values: one(A.e, m, i),
+        rows: 1,
+        cols: m,
+        rowLabels: [`t=${t}`],
+        colLabels: src,
+        kind: 'div',
+      }),
+    );
+    show(
+      'add-alpha',
+      `\\alpha_{${t}j} = \\exp(e_{${t}j}) \\,/\\, \\textstyle\\sum_k \\exp(e_{${t}k})`,
       'The softmax over the source words: positive weights that sum to 1.',
-      matrix({ name: 'add-alpha', title: `weights α_${t}j`, values: one(A.alpha, m, i), rows: 1, cols: m, rowLabels: [`t=${t}`], colLabels: src, kind: 'prob' }));
-    show('add-context', `C_{${t}} = \\sum_j \\alpha_{${t}j}\\, h_j`,
+      matrix({
+        name: 'add-alpha',
+        title: `weights α_${t}j`,
+        values: one(A.alpha, m, i),
+        rows: 1,
+        cols: m,
+        rowLabels: [`t=${t}`],
+        colLabels: src,
+        kind: 'prob',
+      }),
+    );
+    show(
+      'add-context',
+      `C_{${t}} = \\sum_j \\alpha_{${t}j}\\, h_j`,
       `The encoder states averaged with those weights: the ${dH} numbers the decoder reads at step ${t}.`,
-      matrix({ name: 'add-context', title: `context C_${t}`, values: one(A.c, dH, i), rows: 1, cols: dH, rowLabels: [`t=${t}`], kind: 'div' }));
+      matrix({
+        name: 'add-context',
+        title: `context C_${t}`,
+        values: one(A.c, dH, i),
+        rows: 1,
+        cols: dH,
+        rowLabels: [`t=${t}`],
+        kind: 'div',
+      }),
+    );
 
     // The dot-product side, on the same states.
     if (B) {
-      const mat = (name, title, values, rows, cols, extra = {}) => matrix({ name, title, values, rows, cols, kind: 'div', ...extra });
+      const mat = (name, title, values, rows, cols, extra = {}) =>
+        matrix({ name, title, values, rows, cols, kind: 'div', ...extra });
       const Hm = mat('h', 'encoder states h_j', H, m, dH, { rowLabels: src, rowAxis: 'source j' });
       const Sm = mat('s', 's_{t−1}', S, T, dS, { rowLabels: steps.map((_, k) => `s${k}`) });
-      const rowM = (name, title, values, cols, kind, colLabels = null) => matrix({ name, title, values: one(values, cols, i), rows: 1, cols, rowLabels: [`t=${t}`], colLabels, kind });
-      this.place(this.dot,
-        d.trained ? el('p', { className: 'note', text: 'The model was trained with the additive score only: this is what a plain dot product of the same trained states would give, for comparison.' }) : null,
-        this.hm('d-s', rowOf(Sm, i, { title: `1. decoder state s_${p}${t === 1 && !d.trained ? ' = 0 (start)' : ''}` })),
+      const rowM = (name, title, values, cols, kind, colLabels = null) =>
+        matrix({ name, title, values: one(values, cols, i), rows: 1, cols, rowLabels: [`t=${t}`], colLabels, kind });
+      this.place(
+        this.dot,
+        d.trained
+          ? el('p', {
+              className: 'note',
+              text: 'The model was trained with the additive score only: this is what a plain dot product of the same trained states would give, for comparison.',
+            })
+          : null,
+        this.hm(
+          'd-s',
+          rowOf(Sm, i, { title: `1. decoder state s_${p}${t === 1 && !d.trained ? ' = 0 (start)' : ''}` }),
+        ),
         this.hm('d-h', matrix({ ...Hm, title: '2. encoder states h_j (keys and values)' })),
         this.hm('d-e', rowM('e', `3. scores e_${t}j = s_${p}·h_j / √${dH}`, B.scores, m, 'div', src)),
         this.hm('d-alpha', rowM('alpha', `4. weights α_${t}j = softmax`, B.weights, m, 'prob', src)),
-        this.hm('d-c', rowM('context', `5. context C_${t} = Σ_j α_${t}j h_j`, B.out, dH, 'div')));
+        this.hm('d-c', rowM('context', `5. context C_${t} = Σ_j α_${t}j h_j`, B.out, dH, 'div')),
+      );
     } else {
-      this.place(this.dot, el('p', { className: 'note', text: 'The decoder and encoder states have different widths here, so no dot product.' }));
+      this.place(
+        this.dot,
+        el('p', {
+          className: 'note',
+          text: 'The decoder and encoder states have different widths here, so no dot product.',
+        }),
+      );
     }
 
     const align = (name, title, values) => {
-      const h = this.hm(name, matrix({ name, title, values, rows: T, cols: m, rowLabels: steps, colLabels: src, kind: 'prob', corner: 't \\ j', rowAxis: 'output step t', colAxis: 'source j' }));
+      const h = this.hm(
+        name,
+        matrix({
+          name,
+          title,
+          values,
+          rows: T,
+          cols: m,
+          rowLabels: steps,
+          colLabels: src,
+          kind: 'prob',
+          corner: 't \\ j',
+          rowAxis: 'output step t',
+          colAxis: 'source j',
+        }),
+      );
       h.highlightRow = i;
       return h;
     };
-    this.place(this.maps, align('align-add', d.trained ? 'additive (trained): α_tj' : 'additive: α_tj', A.alpha), B ? align('align-dot', 'scaled dot product: α_tj', B.weights) : null);
+    this.place(
+      this.maps,
+      align('align-add', d.trained ? 'additive (trained): α_tj' : 'additive: α_tj', A.alpha),
+      B ? align('align-dot', 'scaled dot product: α_tj', B.weights) : null,
+    );
 
     // A picked cell stays explained (with the new step's numbers) while it exists.
     const pk = this._picked;
@@ -210,11 +447,13 @@ export class ApBahdanau extends ApWidget {
     this.dataset.source = JSON.stringify(src);
     this.dataset.output = JSON.stringify(outs);
     // For each output word, the source word of largest weight (what the alignment matrix shows).
-    this.dataset.alignment = JSON.stringify(outs.map((o, k) => {
-      let best = 0;
-      for (let j = 1; j < m; j++) if (A.alpha[k * m + j] > A.alpha[k * m + best]) best = j;
-      return [o, src[best], A.alpha[k * m + best]];
-    }));
+    this.dataset.alignment = JSON.stringify(
+      outs.map((o, k) => {
+        let best = 0;
+        for (let j = 1; j < m; j++) if (A.alpha[k * m + j] > A.alpha[k * m + best]) best = j;
+        return [o, src[best], A.alpha[k * m + best]];
+      }),
+    );
     this.dataset.addScores = JSON.stringify(Array.from(one(A.e, m, i)));
     this.dataset.dotScores = B ? JSON.stringify(Array.from(B.scores.slice(i * m, (i + 1) * m))) : '[]';
   }
@@ -225,15 +464,35 @@ export class ApBahdanau extends ApWidget {
     if (!text) throw new Error('Type an English sentence for the model to translate.');
     const r = stagesOf(model.translate(text), TRAINED_STAGES);
     const [, T, m] = r.shape.add_scores;
-    const dS = r.shape.dec_s[1], dH = r.shape.enc_h[1], dA = r.shape.add_v[1];
+    const dS = r.shape.dec_s[1],
+      dH = r.shape.enc_h[1],
+      dA = r.shape.add_v[1];
     const src = r.tokens.map(tokenLabel);
     const outs = r.output.map(tokenLabel);
     const zone = outs.indexOf('zone');
     return {
-      trained: true, T, m, dS, dH, dA, src, outs, text: r.text,
+      trained: true,
+      T,
+      m,
+      dS,
+      dH,
+      dA,
+      src,
+      outs,
+      text: r.text,
       S: r.dec_s.slice(0, T * dS), // rows s_0 .. s_{T-1}: the state each step t starts from
       H: r.enc_h,
-      A: { Ws: r.add_ws, Wh: r.add_wh, v: r.add_v, ws: r.add_s, wh: r.add_h, tanh: r.add_tanh, e: r.add_scores, alpha: r.add_weights, c: r.add_context },
+      A: {
+        Ws: r.add_ws,
+        Wh: r.add_wh,
+        v: r.add_v,
+        ws: r.add_s,
+        wh: r.add_h,
+        tanh: r.add_tanh,
+        e: r.add_scores,
+        alpha: r.add_weights,
+        c: r.add_context,
+      },
       defaultT: zone >= 0 ? zone + 1 : T,
       unknown: unknownNote(r.tokens, r.unknown, model.vocab.length),
       setup: `A trained RNN encoder-decoder (web/models/translate-rnn.safetensors, the project's toy English→French task). Encoder: a bidirectional RNN over your ${m} words, h_j = [→h_j; ←h_j] (${dH / 2} + ${dH / 2} numbers). Decoder: s_t = tanh(W_y y_{t−1} + W_c C_t + W_ss s_{t−1} + b), reading the word it wrote before and the context; ${T} steps until <eos>. W_s, W_h and v were learned with the rest by backpropagation; the α are computed from them for this sentence.`,
@@ -245,21 +504,39 @@ export class ApBahdanau extends ApWidget {
     const { x, n, d, labels } = tokenRows(run);
     const H = bidirectionalStates(ap, { x, n, dIn: d, dHalf: D_HALF, seed: SEEDS.encoder });
     const dec = rnnStates(ap, { x, n, dIn: d, dHidden: D, seed: SEEDS.decoder });
-    const S = new Float32Array(n * D);     // row t-1 = s_{t-1}: s_0 = 0, then s_1 .. s_{n-1}
+    const S = new Float32Array(n * D); // row t-1 = s_{t-1}: s_0 = 0, then s_1 .. s_{n-1}
     S.set(dec.h.subarray(0, (n - 1) * D), D);
     const tr = ap.additiveAttention({ s: S, n, dS: D, h: H, m: n, dH: D, dA: D_A, seed: SEEDS.additive });
     let A;
     try {
       A = {
-        Ws: tr.get('add_ws'), Wh: tr.get('add_wh'), v: tr.get('add_v'),
-        ws: tr.get('add_s'), wh: tr.get('add_h'), tanh: tr.get('add_tanh'),
-        e: tr.get('add_scores'), alpha: tr.get('add_weights'), c: tr.get('add_context'),
+        Ws: tr.get('add_ws'),
+        Wh: tr.get('add_wh'),
+        v: tr.get('add_v'),
+        ws: tr.get('add_s'),
+        wh: tr.get('add_h'),
+        tanh: tr.get('add_tanh'),
+        e: tr.get('add_scores'),
+        alpha: tr.get('add_weights'),
+        c: tr.get('add_context'),
       };
     } finally {
       tr.dispose();
     }
     return {
-      trained: false, T: n, m: n, dS: D, dH: D, dA: D_A, src: labels, outs: labels, S, H, A, defaultT: n, unknown: '',
+      trained: false,
+      T: n,
+      m: n,
+      dS: D,
+      dH: D,
+      dA: D_A,
+      src: labels,
+      outs: labels,
+      S,
+      H,
+      A,
+      defaultT: n,
+      unknown: '',
       setup: `Random weights (untrained): encoder a bidirectional RNN over your ${n} tokens, h_j = [→h_j; ←h_j] (${D} numbers); decoder an RNN reading the same tokens (a copy task), s_0 = 0. W_s, W_h, v and the RNNs have random seeded weights: this shows how the alignment is computed, not what a trained model learns (choose the trained model for that).`,
     };
   }
@@ -267,7 +544,8 @@ export class ApBahdanau extends ApWidget {
   /** The picked cell of the additive side, term by term (the result is always the core's). */
   _explain() {
     for (const s of this.steps.values()) s.explain.replaceChildren();
-    const pk = this._picked, cur = this._cur;
+    const pk = this._picked,
+      cur = this._cur;
     if (!pk || !cur) return;
     const x = this._terms(pk.name, pk.row, pk.col);
     if (!x) return;
@@ -279,42 +557,90 @@ export class ApBahdanau extends ApWidget {
 
   _terms(name, row, col) {
     const { t, m: n, dS, dH, dA, labels, H, s, A, tanh, trained } = this._cur;
-    const p = t - 1, i = t - 1;
-    const j = row, c = col;
+    const p = t - 1,
+      i = t - 1;
+    const j = row,
+      c = col;
     const src = (k) => `"${labels[k]}"`;
     const core = (v) => `core: ${f(v)}`;
     if (name === 'add-ws') {
       const { lines, sum } = productLines(s, colAt(A.Ws, dS, dA, c), (k) => `s_${p}[${k}] · W_s[${k},${c}]`);
-      return { title: `(W_s s_${p})[${c}]`, formula: `(W_s\\, s_{${p}})_{${c}} = \\sum_k s_{${p},k}\\, W_s[k, ${c}]`, lines, result: `Σ = ${f(sum)}   ${core(A.ws[i * dA + c])}` };
+      return {
+        title: `(W_s s_${p})[${c}]`,
+        formula: `(W_s\\, s_{${p}})_{${c}} = \\sum_k s_{${p},k}\\, W_s[k, ${c}]`,
+        lines,
+        result: `Σ = ${f(sum)}   ${core(A.ws[i * dA + c])}`,
+      };
     }
     if (name === 'add-wh') {
-      const { lines, sum } = productLines(rowAt(H, dH, j), colAt(A.Wh, dH, dA, c), (k) => `h_${j + 1}[${k}] · W_h[${k},${c}]`);
-      return { title: `(W_h h_${j + 1})[${c}], source ${src(j)}`, formula: `(W_h\\, h_{${j + 1}})_{${c}} = \\sum_k h_{${j + 1},k}\\, W_h[k, ${c}]`, lines, result: `Σ = ${f(sum)}   ${core(A.wh[j * dA + c])}` };
+      const { lines, sum } = productLines(
+        rowAt(H, dH, j),
+        colAt(A.Wh, dH, dA, c),
+        (k) => `h_${j + 1}[${k}] · W_h[${k},${c}]`,
+      );
+      return {
+        title: `(W_h h_${j + 1})[${c}], source ${src(j)}`,
+        formula: `(W_h\\, h_{${j + 1}})_{${c}} = \\sum_k h_{${j + 1},k}\\, W_h[k, ${c}]`,
+        lines,
+        result: `Σ = ${f(sum)}   ${core(A.wh[j * dA + c])}`,
+      };
     }
     if (name === 'add-tanh') {
-      const a = A.ws[i * dA + c], b = A.wh[j * dA + c];
+      const a = A.ws[i * dA + c],
+        b = A.wh[j * dA + c];
       return {
         title: `tanh layer [${src(j)}, ${c}] at t = ${t}`,
         formula: `\\tanh\\big((W_s\\, s_{${p}})_{${c}} + (W_h\\, h_{${j + 1}})_{${c}}\\big)`,
-        lines: [`  ${f(a).padStart(8)}   (W_s s_${p})[${c}], step 1`, `+ ${f(b).padStart(8)}   (W_h h_${j + 1})[${c}], step 2 row ${src(j)}`, `= ${f(a + b).padStart(8)}   then tanh`],
+        lines: [
+          `  ${f(a).padStart(8)}   (W_s s_${p})[${c}], step 1`,
+          `+ ${f(b).padStart(8)}   (W_h h_${j + 1})[${c}], step 2 row ${src(j)}`,
+          `= ${f(a + b).padStart(8)}   then tanh`,
+        ],
         result: `tanh(${f(a + b)}) = ${f(Math.tanh(a + b))}   ${core(tanh[j * dA + c])}`,
       };
     }
     if (name === 'add-v') {
-      return { title: `v[${c}]`, lines: [trained ? 'A parameter of the alignment network, learned by backpropagation with the rest of the model.' : 'A parameter of the alignment network (seeded random here; learned in a trained model).'], result: `= ${f(A.v[c])}` };
+      return {
+        title: `v[${c}]`,
+        lines: [
+          trained
+            ? 'A parameter of the alignment network, learned by backpropagation with the rest of the model.'
+            : 'A parameter of the alignment network (seeded random here; learned in a trained model).',
+        ],
+        result: `= ${f(A.v[c])}`,
+      };
     }
     if (name === 'add-e') {
       const { lines, sum } = productLines(A.v, rowAt(tanh, dA, col), (k) => `v[${k}] · tanh[${k}]`);
-      return { title: `e_${t},${col + 1}: step ${t}, source ${src(col)}`, formula: `e_{${t},${col + 1}} = \\sum_c v_c \\tanh\\big(W_s\\, s_{${p}} + W_h\\, h_{${col + 1}}\\big)_c`, lines, result: `Σ = ${f(sum)}   ${core(A.e[i * n + col])}` };
+      return {
+        title: `e_${t},${col + 1}: step ${t}, source ${src(col)}`,
+        formula: `e_{${t},${col + 1}} = \\sum_c v_c \\tanh\\big(W_s\\, s_{${p}} + W_h\\, h_{${col + 1}}\\big)_c`,
+        lines,
+        result: `Σ = ${f(sum)}   ${core(A.e[i * n + col])}`,
+      };
     }
     if (name === 'add-alpha') {
       const row = rowAt(A.e, n, i);
       const sm = softmaxTerms(row, col, labels);
-      return { title: `α_${t},${col + 1}: step ${t}, source ${src(col)}`, formula: `\\alpha_{${t},${col + 1}} = \\frac{\\exp(e_{${t},${col + 1}})}{\\sum_k \\exp(e_{${t}k})}`, lines: sm.lines, result: `${f(sm.exps[col])} / ${f(sm.total)} = ${f(sm.value)}   ${core(A.alpha[i * n + col])}` };
+      return {
+        title: `α_${t},${col + 1}: step ${t}, source ${src(col)}`,
+        formula: `\\alpha_{${t},${col + 1}} = \\frac{\\exp(e_{${t},${col + 1}})}{\\sum_k \\exp(e_{${t}k})}`,
+        lines: sm.lines,
+        result: `${f(sm.exps[col])} / ${f(sm.total)} = ${f(sm.value)}   ${core(A.alpha[i * n + col])}`,
+      };
     }
     if (name === 'add-context') {
-      const { lines, sum } = productLines(rowAt(A.alpha, n, i), colAt(H, n, dH, c), (k) => `α_${t},${k + 1} · h_${k + 1}[${c}], ${src(k)}`);
-      return { title: `C_${t}[${c}]`, formula: `C_{${t}}[${c}] = \\sum_j \\alpha_{${t}j}\\, h_j[${c}]`, lines, result: `Σ = ${f(sum)}   ${core(A.c[i * dH + c])}` };
+      const { lines, sum } = productLines(
+        rowAt(A.alpha, n, i),
+        colAt(H, n, dH, c),
+        (k) => `α_${t},${k + 1} · h_${k + 1}[${c}], ${src(k)}`,
+      );
+      return {
+        title: `C_${t}[${c}]`,
+        formula: `C_{${t}}[${c}] = \\sum_j \\alpha_{${t}j}\\, h_j[${c}]`,
+        lines,
+        result: `Σ = ${f(sum)}   ${core(A.c[i * dH + c])}`,
+      };
     }
     return null;
   }

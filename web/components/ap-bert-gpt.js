@@ -37,10 +37,20 @@ function mlmEntry(ap, seed, dModel) {
   const key = `bert-gpt:mlm:${seed}:${dModel}`;
   let entry = mlmCache.get(key);
   if (!entry) {
-    const model = ap.createModel({
-      arch: 'encoder', tokenizer: 'word', vocab: [...COMMON_WORDS, MASK_PIECE],
-      dModel, nHeads: 2, nLayers: 1, dFf: 4 * dModel, maxLen: 64, pos: 'sinusoidal',
-    }, { seed });
+    const model = ap.createModel(
+      {
+        arch: 'encoder',
+        tokenizer: 'word',
+        vocab: [...COMMON_WORDS, MASK_PIECE],
+        dModel,
+        nHeads: 2,
+        nLayers: 1,
+        dFf: 4 * dModel,
+        maxLen: 64,
+        pos: 'sinusoidal',
+      },
+      { seed },
+    );
     entry = { key, model, base: { ...model.config }, metadata: {}, applied: null, kind: 'random' };
     mlmCache.set(key, entry);
   }
@@ -62,16 +72,30 @@ export class ApBertGpt extends ApWidget {
   static extraAttributes = ['mask'];
 
   build() {
-    this.maskSel = el('select', { attrs: { 'aria-label': 'Word to mask' }, on: { change: () => this.requestMask(this.maskSel.value) } });
+    this.maskSel = el('select', {
+      attrs: { 'aria-label': 'Word to mask' },
+      on: { change: () => this.requestMask(this.maskSel.value) },
+    });
     this.cols = el('div', { className: 'col2' });
     this.test = el('div');
     this.body.append(
-      el('p', { className: 'lead', text: 'BERT uses only the encoder: it is bidirectional, it can see both past and future context, and (notes 004) it is pre-trained on two objectives: a masked language model (hide a word, predict it from both sides) plus next sentence prediction (given two sentences, does the second follow the first?). GPT uses only the decoder: it is unidirectional, it can only see past context (it uses the mask), and it is pre-trained on next-token prediction, which is what lets it generate. The same sentence through both:' }),
-      this.maskField = el('div', { className: 'controls' },
-        el('label', { className: 'field' }, el('span', { text: 'Word to hide from BERT / to predict' }), this.maskSel)),
+      el('p', {
+        className: 'lead',
+        text: 'BERT uses only the encoder: it is bidirectional, it can see both past and future context, and (notes 004) it is pre-trained on two objectives: a masked language model (hide a word, predict it from both sides) plus next sentence prediction (given two sentences, does the second follow the first?). GPT uses only the decoder: it is unidirectional, it can only see past context (it uses the mask), and it is pre-trained on next-token prediction, which is what lets it generate. The same sentence through both:',
+      }),
+      (this.maskField = el(
+        'div',
+        { className: 'controls' },
+        el('label', { className: 'field' }, el('span', { text: 'Word to hide from BERT / to predict' }), this.maskSel),
+      )),
       this.cols,
-      el('p', { className: 'note nsp', text: 'Objectives compared. BERT: masked LM + next sentence prediction (NSP). GPT: next-token prediction only. Only the masked LM is shown on the BERT side: this project\'s trained encoder (web/models/mlm.safetensors) learned from single sentences and has no NSP head, so there is no NSP prediction to show.' }),
-      el('h4', { text: 'Who sees what: change the last word' }), this.test);
+      el('p', {
+        className: 'note nsp',
+        text: "Objectives compared. BERT: masked LM + next sentence prediction (NSP). GPT: next-token prediction only. Only the masked LM is shown on the BERT side: this project's trained encoder (web/models/mlm.safetensors) learned from single sentences and has no NSP head, so there is no NSP prediction to show.",
+      }),
+      el('h4', { text: 'Who sees what: change the last word' }),
+      this.test,
+    );
   }
 
   requestMask(v) {
@@ -88,10 +112,15 @@ export class ApBertGpt extends ApWidget {
   compute(state) {
     const text = textFor(state);
     const spec = { tokenizer: 'word', seed: state.seed, dModel: state.dmodel, nHeads: 2, nLayers: 1 };
-    const encKey = randomKey({ ...spec, arch: 'encoder' }), decKey = randomKey({ ...spec, arch: 'decoder' });
-    const parts = [playgroundNow() || getPlayground(), entryOf(encKey), entryOf(decKey),
+    const encKey = randomKey({ ...spec, arch: 'encoder' }),
+      decKey = randomKey({ ...spec, arch: 'decoder' });
+    const parts = [
+      playgroundNow() || getPlayground(),
+      entryOf(encKey),
+      entryOf(decKey),
       trainedFiles().includes('grammar') ? entryOf('trained:grammar', true) : null,
-      hasModelFile('mlm') ? entryOf('trained:mlm', true) : null];
+      hasModelFile('mlm') ? entryOf('trained:mlm', true) : null,
+    ];
     if (parts.some(isPromise)) return Promise.all(parts).then((p) => this._compute(state, text, ...p));
     return this._compute(state, text, ...parts);
   }
@@ -106,11 +135,16 @@ export class ApBertGpt extends ApWidget {
 
     // BERT: the masked-LM encoder on the sentence with word `at` replaced by [MASK]: the trained
     // one if it knows every word (and the sentence fits), else random weights.
-    let mlm = null, bertTrained = false, bertUnknown = [];
+    let mlm = null,
+      bertTrained = false,
+      bertUnknown = [];
     if (trainedMlm) {
       const m = trainedMlm.model.tokenizer.encode(text);
       bertUnknown = m.unknown.map((i) => m.pieces[i]);
-      if (m.unknown.length === 0 && m.ids.length <= trainedMlm.base.maxLen) { mlm = trainedMlm; bertTrained = true; }
+      if (m.unknown.length === 0 && m.ids.length <= trainedMlm.base.maxLen) {
+        mlm = trainedMlm;
+        bertTrained = true;
+      }
     }
     if (!mlm) mlm = mlmEntry(ap, state.seed, state.dmodel);
     const mtok = mlm.model.tokenizer.encode(text);
@@ -123,26 +157,44 @@ export class ApBertGpt extends ApWidget {
 
     // GPT: the trained grammar language model if it knows every word (and the sentence fits),
     // else the random decoder. "<bos> w0 ... w(n-1)": row i of its probabilities predicts w(i).
-    let gptEntry = dec, trained = false;
+    let gptEntry = dec,
+      trained = false;
     if (grammar) {
       const g = grammar.model.tokenizer.encode(text);
-      if (g.unknown.length === 0 && g.ids.length + 1 <= grammar.base.maxLen) { gptEntry = grammar; trained = true; }
+      if (g.unknown.length === 0 && g.ids.length + 1 <= grammar.base.maxLen) {
+        gptEntry = grammar;
+        trained = true;
+      }
     }
     const gtok = gptEntry.model.prompt(text); // <bos> and the words, as the core formats a prompt
     const gpt = runIds(gptEntry, gtok.ids, { causal: true }, gtok.pieces.map(tokenText));
 
     // The same sentence with its last word replaced ("the" <-> "a"): who sees the change?
     const alt = ids.slice();
-    const the = enc.model.tokenizer.encode('the').ids[0], a = enc.model.tokenizer.encode('a').ids[0];
+    const the = enc.model.tokenizer.encode('the').ids[0],
+      a = enc.model.tokenizer.encode('a').ids[0];
     alt[alt.length - 1] = alt[alt.length - 1] === the ? a : the;
     const altLabels = [...labels.slice(0, -1), tokenText(enc.model.vocab[alt[alt.length - 1]])];
     return {
-      labels, altLabels, at, truth, truthPiece: labels[at], gptTruth: gtok.ids[at + 1], trained,
-      bertTrained, bertUnknown, mlmMissing: !trainedMlm,
-      bertName: bertTrained ? `a masked language model (encoder-only: ${mlm.base.nLayers} layers, ${mlm.base.nHeads} heads, d_model ${mlm.base.dModel}) trained on the same kind of sentences as the grammar model` : null,
-      gptName: trained ? `the trained grammar model (a next-word language model: ${grammar.base.nLayers} layers, ${grammar.base.nHeads} heads, d_model ${grammar.base.dModel})` : null,
+      labels,
+      altLabels,
+      at,
+      truth,
+      truthPiece: labels[at],
+      gptTruth: gtok.ids[at + 1],
+      trained,
+      bertTrained,
+      bertUnknown,
+      mlmMissing: !trainedMlm,
+      bertName: bertTrained
+        ? `a masked language model (encoder-only: ${mlm.base.nLayers} layers, ${mlm.base.nHeads} heads, d_model ${mlm.base.dModel}) trained on the same kind of sentences as the grammar model`
+        : null,
+      gptName: trained
+        ? `the trained grammar model (a next-word language model: ${grammar.base.nLayers} layers, ${grammar.base.nHeads} heads, d_model ${grammar.base.dModel})`
+        : null,
       unknownForGrammar: grammar && !trained,
-      bert, gpt,
+      bert,
+      gpt,
       bertEnc: runIds(enc, Int32Array.from(ids), { causal: false }, labels),
       gptDec: runIds(dec, Int32Array.from(ids), { causal: true }, labels),
       bert2: runIds(enc, Int32Array.from(alt), { causal: false }, altLabels),
@@ -151,7 +203,11 @@ export class ApBertGpt extends ApWidget {
   }
 
   render(r) {
-    if (r.empty) { this.cols.replaceChildren(el('p', { text: 'Type some text.' })); this.test.replaceChildren(); return; }
+    if (r.empty) {
+      this.cols.replaceChildren(el('p', { text: 'Type some text.' }));
+      this.test.replaceChildren();
+      return;
+    }
     for (const run of [r.bert, r.gpt, r.bertEnc, r.gptDec, r.bert2, r.gpt2]) if (run.error) throw run.error;
     // The mask choice.
     const opts = r.labels.map((l, i) => el('option', { value: String(i), text: `${i}: ${l}` }));
@@ -161,7 +217,8 @@ export class ApBertGpt extends ApWidget {
     this.dataset.mask = String(r.at);
 
     const side = (run, key, name, objective, { row, truth, dist }) => {
-      const layer = 0, head = 0;
+      const layer = 0,
+        head = 0;
       const M = stepView(run, 'masked', { layer, head }).view.output;
       const A = stepView(run, 'weights', { layer, head }).view.output;
       const blocked = new Float32Array(M.values.length);
@@ -170,13 +227,25 @@ export class ApBertGpt extends ApWidget {
       if (!this.panels[key]) {
         this.panels[key] = {
           node: el('div', { className: 'panel', dataset: { model: key } }),
-          head: el('h4', { text: name }), note: el('p', { className: 'note' }), model: el('div', { className: 'note model' }),
+          head: el('h4', { text: name }),
+          note: el('p', { className: 'note' }),
+          model: el('div', { className: 'note model' }),
           dist: el('div', { className: 'dist' }),
         };
       }
       const p = this.panels[key];
       p.note.textContent = objective;
-      const maskM = matrix({ name: `${key}-mask`, title: 'mask (1 = blocked)', values: blocked, rows: M.rows, cols: M.cols, rowLabels: M.rowLabels, colLabels: M.colLabels, kind: 'ids', corner: 'q \\ k' });
+      const maskM = matrix({
+        name: `${key}-mask`,
+        title: 'mask (1 = blocked)',
+        values: blocked,
+        rows: M.rows,
+        cols: M.cols,
+        rowLabels: M.rowLabels,
+        colLabels: M.colLabels,
+        kind: 'ids',
+        corner: 'q \\ k',
+      });
       A.title = `weights, layer ${layer}, head ${head}`;
       const hmMask = this.hm(`${key}-mask`, maskM, { 'max-cell': '30' });
       hmMask.dataset.role = 'mask';
@@ -187,59 +256,107 @@ export class ApBertGpt extends ApWidget {
       const probs = run.get('probs');
       const V = probs.length / run.shape('probs')[0];
       const rowP = probs.subarray(row * V, (row + 1) * V);
-      const order = Array.from(rowP.keys()).sort((x, y) => rowP[y] - rowP[x]).slice(0, TOP);
+      const order = Array.from(rowP.keys())
+        .sort((x, y) => rowP[y] - rowP[x])
+        .slice(0, TOP);
       const vocab = run.model.vocab;
       const items = order.map((id) => ({ label: tokenText(vocab[id]), value: rowP[id], chosen: id === truth }));
-      if (!order.includes(truth)) items.push({ label: `${tokenText(vocab[truth])} (hidden)`, value: rowP[truth], chosen: true });
+      if (!order.includes(truth))
+        items.push({ label: `${tokenText(vocab[truth])} (hidden)`, value: rowP[truth], chosen: true });
       const bars = barList({ title: dist, items, valueName: 'probability', digits: 4 });
       bars.dataset.truthP = num(rowP[truth]);
       p.dist.dataset.top = vocab[order[0]];
       p.dist.dataset.topP = num(rowP[order[0]]);
-      p.dist.replaceChildren(bars,
-        el('p', { className: 'truth', dataset: { value: num(rowP[truth]) }, text: `p("${tokenText(vocab[truth])}") = ${fmt(rowP[truth], 4)}: training pushes this up (the loss here is −log p).` }));
+      p.dist.replaceChildren(
+        bars,
+        el('p', {
+          className: 'truth',
+          dataset: { value: num(rowP[truth]) },
+          text: `p("${tokenText(vocab[truth])}") = ${fmt(rowP[truth], 4)}: training pushes this up (the loss here is −log p).`,
+        }),
+      );
       this.place(p.node, p.head, p.model, p.note, hmMask, hmW, p.dist);
       return p;
     };
 
     const word = r.truthPiece;
-    const b = side(r.bert, 'bert', 'BERT (encoder-only): masked LM (+ NSP, not trained here)',
+    const b = side(
+      r.bert,
+      'bert',
+      'BERT (encoder-only): masked LM (+ NSP, not trained here)',
       `Bidirectional: no mask, every token sees every other. Input: the sentence with "${word}" replaced by ${MASK_PIECE}. Objective: predict the hidden word at the ${MASK_PIECE} position, from both sides.`,
-      { row: r.at, truth: r.truth, dist: `BERT: P(word at ${MASK_PIECE} | all other words), top ${TOP}` });
-    const why = r.mlmMissing ? 'the trained masked-language model (web/models/mlm.safetensors) is not available'
+      { row: r.at, truth: r.truth, dist: `BERT: P(word at ${MASK_PIECE} | all other words), top ${TOP}` },
+    );
+    const why = r.mlmMissing
+      ? 'the trained masked-language model (web/models/mlm.safetensors) is not available'
       : `the trained masked-language model does not know every word of this sentence (${r.bertUnknown.length ? r.bertUnknown.map((w) => `"${w}"`).join(', ') : 'it is too long'})`;
-    b.model.replaceChildren(r.bertTrained
-      ? el('span', { className: 'trained', text: `Trained: ${r.bertName}, loaded from web/models/mlm.safetensors. Its guess for ${MASK_PIECE} uses the words on both sides.` })
-      : el('p', { className: 'warn untrained', text: `Untrained: ${why}, so this encoder has random weights (seed ${this.state.seed}) and its guess means nothing. What is real is where the objective is read: the ${MASK_PIECE} row, which sees both sides.` }));
+    b.model.replaceChildren(
+      r.bertTrained
+        ? el('span', {
+            className: 'trained',
+            text: `Trained: ${r.bertName}, loaded from web/models/mlm.safetensors. Its guess for ${MASK_PIECE} uses the words on both sides.`,
+          })
+        : el('p', {
+            className: 'warn untrained',
+            text: `Untrained: ${why}, so this encoder has random weights (seed ${this.state.seed}) and its guess means nothing. What is real is where the objective is read: the ${MASK_PIECE} row, which sees both sides.`,
+          }),
+    );
     this.dataset.bertTrained = String(r.bertTrained);
-    const g = side(r.gpt, 'gpt', 'GPT (decoder-only): next-token prediction',
+    const g = side(
+      r.gpt,
+      'gpt',
+      'GPT (decoder-only): next-token prediction',
       `Causal: each token sees itself and the past only (hatched cells are masked). Input: "<bos>" + the sentence. Objective: at every position, predict the next word; the highlighted row (the word before "${word}") predicts "${word}" from the left only.`,
-      { row: r.at, truth: r.gptTruth, dist: `GPT: P(next word | words before "${word}"), top ${TOP}` });
-    g.model.replaceChildren(r.trained
-      ? el('span', { className: 'trained', text: `Trained: ${r.gptName}, loaded from web/models/grammar.safetensors.` })
-      : el('p', { className: 'warn untrained', text: `Untrained: a decoder with random weights (seed ${this.state.seed})${r.unknownForGrammar ? ': the trained grammar model does not know every word of this sentence' : ''}.` }));
+      { row: r.at, truth: r.gptTruth, dist: `GPT: P(next word | words before "${word}"), top ${TOP}` },
+    );
+    g.model.replaceChildren(
+      r.trained
+        ? el('span', {
+            className: 'trained',
+            text: `Trained: ${r.gptName}, loaded from web/models/grammar.safetensors.`,
+          })
+        : el('p', {
+            className: 'warn untrained',
+            text: `Untrained: a decoder with random weights (seed ${this.state.seed})${r.unknownForGrammar ? ': the trained grammar model does not know every word of this sentence' : ''}.`,
+          }),
+    );
     this.dataset.gptTrained = String(r.trained);
     this.place(this.cols, b.node, g.node);
 
     // Outputs of layer 0 for each position, before and after changing the last word.
     const moved = (x, y) => {
-      const X = x.get('resid2', { layer: 0 }), Y = y.get('resid2', { layer: 0 });
-      const d = x.config.dModel, n = X.length / d;
+      const X = x.get('resid2', { layer: 0 }),
+        Y = y.get('resid2', { layer: 0 });
+      const d = x.config.dModel,
+        n = X.length / d;
       return Array.from({ length: n }, (_, i) => {
         let m = 0;
         for (let c = 0; c < d; c++) m = Math.max(m, Math.abs(X[i * d + c] - Y[i * d + c]));
         return m;
       });
     };
-    const mb = moved(r.bertEnc, r.bert2), mg = moved(r.gptDec, r.gpt2);
+    const mb = moved(r.bertEnc, r.bert2),
+      mg = moved(r.gptDec, r.gpt2);
     const n = r.labels.length;
     this.test.replaceChildren(
-      el('p', { className: 'note', text: `"${r.labels.join(' ')}" vs "${r.altLabels.join(' ')}": how much each position's output (layer 0) changes, for an encoder and a decoder with the same sizes and seed (random weights; without [MASK]).` }),
+      el('p', {
+        className: 'note',
+        text: `"${r.labels.join(' ')}" vs "${r.altLabels.join(' ')}": how much each position's output (layer 0) changes, for an encoder and a decoder with the same sizes and seed (random weights; without [MASK]).`,
+      }),
       numsTable({
         header: ['position', 'BERT: max change', 'GPT: max change'],
-        rows: r.labels.map((l, i) => [`${i}: ${l}${i === n - 1 ? ' (changed)' : ''}`, { text: fmt(mb[i], 4), data: { value: String(mb[i]) } }, { text: fmt(mg[i], 4), data: { value: String(mg[i]) } }]),
+        rows: r.labels.map((l, i) => [
+          `${i}: ${l}${i === n - 1 ? ' (changed)' : ''}`,
+          { text: fmt(mb[i], 4), data: { value: String(mb[i]) } },
+          { text: fmt(mg[i], 4), data: { value: String(mg[i]) } },
+        ]),
         className: 'nums who-sees',
       }),
-      el('p', { className: 'changed', text: `Earlier positions: BERT's outputs change (up to ${fmt(Math.max(0, ...mb.slice(0, -1)), 3)}), because every token sees the last word; GPT's do not (${fmt(Math.max(0, ...mg.slice(0, -1)), 3)}), because no token sees the future. That is why GPT can be trained at every position at once, and why BERT has to hide the words it predicts.` }));
+      el('p', {
+        className: 'changed',
+        text: `Earlier positions: BERT's outputs change (up to ${fmt(Math.max(0, ...mb.slice(0, -1)), 3)}), because every token sees the last word; GPT's do not (${fmt(Math.max(0, ...mg.slice(0, -1)), 3)}), because no token sees the future. That is why GPT can be trained at every position at once, and why BERT has to hide the words it predicts.`,
+      }),
+    );
   }
 
   renderKey(state) {

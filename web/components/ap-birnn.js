@@ -28,16 +28,41 @@ export class ApBirnn extends ApWidget {
   static textInput = false; // it reads its own English sentence (the trained model's language)
   static extraAttributes = ['source', 'at', 'word'];
 
-  get source() { return this.getAttribute('source') ?? NOTES_SENTENCE; }
+  get source() {
+    return this.getAttribute('source') ?? NOTES_SENTENCE;
+  }
 
   build() {
     let timer = null;
-    const later = (fn) => { clearTimeout(timer); timer = setTimeout(fn, 250); };
-    this.sourceInput = el('input', { type: 'text', spellcheck: false, maxLength: 300, attrs: { 'aria-label': 'English sentence' },
-      on: { input: () => later(() => { this.removeAttribute('at'); this.setAttribute('source', this.sourceInput.value); }) } });
-    this.atSelect = el('select', { attrs: { 'aria-label': 'word to change' }, on: { change: () => this.setAttribute('at', this.atSelect.value) } });
-    this.wordInput = el('input', { type: 'text', spellcheck: false, maxLength: 40, size: 12, attrs: { 'aria-label': 'replacement word' },
-      on: { input: () => later(() => this.setAttribute('word', this.wordInput.value)) } });
+    const later = (fn) => {
+      clearTimeout(timer);
+      timer = setTimeout(fn, 250);
+    };
+    this.sourceInput = el('input', {
+      type: 'text',
+      spellcheck: false,
+      maxLength: 300,
+      attrs: { 'aria-label': 'English sentence' },
+      on: {
+        input: () =>
+          later(() => {
+            this.removeAttribute('at');
+            this.setAttribute('source', this.sourceInput.value);
+          }),
+      },
+    });
+    this.atSelect = el('select', {
+      attrs: { 'aria-label': 'word to change' },
+      on: { change: () => this.setAttribute('at', this.atSelect.value) },
+    });
+    this.wordInput = el('input', {
+      type: 'text',
+      spellcheck: false,
+      maxLength: 40,
+      size: 12,
+      attrs: { 'aria-label': 'replacement word' },
+      on: { input: () => later(() => this.setAttribute('word', this.wordInput.value)) },
+    });
     this.formula = el('div', { className: 'formula' });
     this.note = el('p', { className: 'note' });
     this.unknownLine = el('p', { className: 'note unknown-note' });
@@ -47,16 +72,38 @@ export class ApBirnn extends ApWidget {
     this.diff = el('div', { className: 'birnn-diff', style: { overflowX: 'auto' } });
     this.lesson = el('p', { className: 'lesson' });
     this.body.append(
-      el('p', { className: 'lead' }, 'A plain RNN state ', tex('h_t', { className: 'math' }), ' has read words 1 to t only: it cannot know what comes later. A bidirectional RNN runs a second RNN from the last word back to the first and puts both states side by side, so every position carries the words before it and the words after it.'),
+      el(
+        'p',
+        { className: 'lead' },
+        'A plain RNN state ',
+        tex('h_t', { className: 'math' }),
+        ' has read words 1 to t only: it cannot know what comes later. A bidirectional RNN runs a second RNN from the last word back to the first and puts both states side by side, so every position carries the words before it and the words after it.',
+      ),
       this.formula,
-      el('div', { className: 'controls' },
-        el('label', { className: 'field', dataset: { control: 'source' }, style: { flex: '1 1 320px' } }, el('span', { text: 'English sentence' }), this.sourceInput)),
-      this.unknownLine, this.note, this.maps, this.concat,
+      el(
+        'div',
+        { className: 'controls' },
+        el(
+          'label',
+          { className: 'field', dataset: { control: 'source' }, style: { flex: '1 1 320px' } },
+          el('span', { text: 'English sentence' }),
+          this.sourceInput,
+        ),
+      ),
+      this.unknownLine,
+      this.note,
+      this.maps,
+      this.concat,
       this.diffTitle,
-      el('div', { className: 'controls', dataset: { control: 'change' } },
+      el(
+        'div',
+        { className: 'controls', dataset: { control: 'change' } },
         el('label', { className: 'field inline' }, el('span', { text: 'Change word' }), this.atSelect),
-        el('label', { className: 'field inline' }, el('span', { text: 'to' }), this.wordInput)),
-      this.diff, this.lesson);
+        el('label', { className: 'field inline' }, el('span', { text: 'to' }), this.wordInput),
+      ),
+      this.diff,
+      this.lesson,
+    );
   }
 
   renderKey(state) {
@@ -72,58 +119,134 @@ export class ApBirnn extends ApWidget {
     const text = this.source.trim();
     if (!text) throw new Error('Type an English sentence for the encoder to read.');
     if (this.shadowRoot.activeElement !== this.sourceInput) this.sourceInput.value = this.source;
-    renderTex(this.formula, '\\overrightarrow{h}_j = \\text{forward RNN}(x_1, \\dots, x_j), \\quad \\overleftarrow{h}_j = \\text{backward RNN}(x_n, \\dots, x_j), \\quad h_j = [\\overrightarrow{h}_j ; \\overleftarrow{h}_j]', { display: true });
+    renderTex(
+      this.formula,
+      '\\overrightarrow{h}_j = \\text{forward RNN}(x_1, \\dots, x_j), \\quad \\overleftarrow{h}_j = \\text{backward RNN}(x_n, \\dots, x_j), \\quad h_j = [\\overrightarrow{h}_j ; \\overleftarrow{h}_j]',
+      { display: true },
+    );
 
     const a = stagesOf(model.encode(text), ENC);
-    const n = a.shape.enc_fwd[0], H = a.shape.enc_fwd[1];
+    const n = a.shape.enc_fwd[0],
+      H = a.shape.enc_fwd[1];
     const words = a.tokens.map(tokenText);
     this.unknownLine.textContent = unknownNote(a.tokens, a.unknown, model.vocab.length);
     this.unknownLine.hidden = !this.unknownLine.textContent;
     this.note.textContent = `The encoder of the trained English→French model (web/models/translate-rnn.safetensors) on your ${n} words: each direction has ${H} numbers per word, h_j has ${2 * H}. Rows are words; colour is the value of each state unit.`;
 
-    const hmap = (name, title, values, cols, extra = {}) => this.hm(name, matrix({ name, title, values, rows: n, cols, rowLabels: words, rowAxis: 'word j', colAxis: 'unit', kind: 'div', domain: [-1, 1], ...extra }));
-    this.place(this.maps,
+    const hmap = (name, title, values, cols, extra = {}) =>
+      this.hm(
+        name,
+        matrix({
+          name,
+          title,
+          values,
+          rows: n,
+          cols,
+          rowLabels: words,
+          rowAxis: 'word j',
+          colAxis: 'unit',
+          kind: 'div',
+          domain: [-1, 1],
+          ...extra,
+        }),
+      );
+    this.place(
+      this.maps,
       el('div', { className: 'panel' }, hmap('fwd', `forward states →h_j (reads left to right)`, a.enc_fwd, H)),
-      el('div', { className: 'panel' }, hmap('bwd', `backward states ←h_j (reads right to left)`, a.enc_bwd, H)));
-    this.place(this.concat, hmap('h', `h_j = [→h_j ; ←h_j]: ${H} + ${H} numbers, what the decoder's attention reads`, a.enc_h, 2 * H));
+      el('div', { className: 'panel' }, hmap('bwd', `backward states ←h_j (reads right to left)`, a.enc_bwd, H)),
+    );
+    this.place(
+      this.concat,
+      hmap('h', `h_j = [→h_j ; ←h_j]: ${H} + ${H} numbers, what the decoder's attention reads`, a.enc_h, 2 * H),
+    );
 
     // The second sentence: one word changed.
     const rawAt = this.getAttribute('at');
     let at = rawAt === null || rawAt === '' ? words.indexOf(DEFAULT_CHANGE.from) + 1 : Math.round(Number(rawAt));
     if (!(at >= 1 && at <= n)) at = Math.max(1, Math.min(n, Math.ceil((2 * n) / 3)));
-    const replacement = (this.getAttribute('word') ?? (words[at - 1] === DEFAULT_CHANGE.from ? DEFAULT_CHANGE.to : '')).trim() || (words[at - 1] === 'the' ? 'a' : 'the');
-    this.atSelect.replaceChildren(...words.map((w, j) => el('option', { value: String(j + 1), text: `${j + 1}. ${w}` })));
+    const replacement =
+      (this.getAttribute('word') ?? (words[at - 1] === DEFAULT_CHANGE.from ? DEFAULT_CHANGE.to : '')).trim() ||
+      (words[at - 1] === 'the' ? 'a' : 'the');
+    this.atSelect.replaceChildren(
+      ...words.map((w, j) => el('option', { value: String(j + 1), text: `${j + 1}. ${w}` })),
+    );
     this.atSelect.value = String(at);
     if (this.shadowRoot.activeElement !== this.wordInput) this.wordInput.value = replacement;
     const pieces = [...a.tokens];
     pieces[at - 1] = replacement;
     const b = stagesOf(model.encode(pieces.join(' ')), ENC);
-    if (b.shape.enc_fwd[0] !== n) throw new Error(`"${replacement}" is not one word for this model's tokenizer: type a single word.`);
+    if (b.shape.enc_fwd[0] !== n)
+      throw new Error(`"${replacement}" is not one word for this model's tokenizer: type a single word.`);
     const other = b.tokens.map(tokenText);
 
-    const fwdDiff = [], bwdDiff = [];
+    const fwdDiff = [],
+      bwdDiff = [];
     for (let j = 0; j < n; j++) {
       fwdDiff.push(rowDistance(a.enc_fwd, b.enc_fwd, H, j));
       bwdDiff.push(rowDistance(a.enc_bwd, b.enc_bwd, H, j));
     }
     this.diffTitle.textContent = `How far each half of h_j moves when word ${at} “${words[at - 1]}” becomes “${other[at - 1]}” (the core ran both sentences)`;
     const max = Math.max(...fwdDiff, ...bwdDiff, 1e-9);
-    const bar = (v, cls) => el('div', { className: 'bar-cell' },
-      el('span', { className: `bar ${cls}`, style: { display: 'inline-block', height: '10px', width: `${v === 0 ? 0 : Math.max(2, Math.round(120 * Math.sqrt(v / max)))}px`, background: cls === 'fwd' ? 'var(--_accent)' : 'var(--_warn, #d55e00)', verticalAlign: 'middle', marginRight: '6px' } }),
-      el('span', { className: 'mono', text: v === 0 ? '0 (unchanged)' : fmt(v, 3) }));
-    const rows = words.map((w, j) => el('tr', { dataset: { pos: String(j + 1) }, className: j + 1 === at ? 'changed' : '' },
-      el('td', { className: 'mono', text: `${j + 1}` }),
-      el('td', { text: j + 1 === at ? `${w} → ${other[j]}` : w, style: { fontWeight: j + 1 === at ? '700' : '400' } }),
-      el('td', {}, bar(fwdDiff[j], 'fwd')), el('td', {}, bar(bwdDiff[j], 'bwd'))));
-    this.place(this.diff, el('table', { className: 'birnn-table', attrs: { 'aria-label': 'distance moved by each half of every state' } },
-      el('thead', {}, el('tr', {}, el('th', { text: 'j' }), el('th', { text: 'word' }), el('th', { text: '|Δ →h_j| forward half' }), el('th', { text: '|Δ ←h_j| backward half' }))),
-      el('tbody', {}, ...rows)),
-      el('p', { className: 'note', text: 'Bar length grows with the square root of the distance, so small moves stay visible; 0 means the same numbers to the last bit.' }));
+    const bar = (v, cls) =>
+      el(
+        'div',
+        { className: 'bar-cell' },
+        el('span', {
+          className: `bar ${cls}`,
+          style: {
+            display: 'inline-block',
+            height: '10px',
+            width: `${v === 0 ? 0 : Math.max(2, Math.round(120 * Math.sqrt(v / max)))}px`,
+            background: cls === 'fwd' ? 'var(--_accent)' : 'var(--_warn, #d55e00)',
+            verticalAlign: 'middle',
+            marginRight: '6px',
+          },
+        }),
+        el('span', { className: 'mono', text: v === 0 ? '0 (unchanged)' : fmt(v, 3) }),
+      );
+    const rows = words.map((w, j) =>
+      el(
+        'tr',
+        { dataset: { pos: String(j + 1) }, className: j + 1 === at ? 'changed' : '' },
+        el('td', { className: 'mono', text: `${j + 1}` }),
+        el('td', {
+          text: j + 1 === at ? `${w} → ${other[j]}` : w,
+          style: { fontWeight: j + 1 === at ? '700' : '400' },
+        }),
+        el('td', {}, bar(fwdDiff[j], 'fwd')),
+        el('td', {}, bar(bwdDiff[j], 'bwd')),
+      ),
+    );
+    this.place(
+      this.diff,
+      el(
+        'table',
+        { className: 'birnn-table', attrs: { 'aria-label': 'distance moved by each half of every state' } },
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            el('th', { text: 'j' }),
+            el('th', { text: 'word' }),
+            el('th', { text: '|Δ →h_j| forward half' }),
+            el('th', { text: '|Δ ←h_j| backward half' }),
+          ),
+        ),
+        el('tbody', {}, ...rows),
+      ),
+      el('p', {
+        className: 'note',
+        text: 'Bar length grows with the square root of the distance, so small moves stay visible; 0 means the same numbers to the last bit.',
+      }),
+    );
     const unchanged = fwdDiff.slice(0, at - 1).every((v) => v === 0);
     const moved = bwdDiff.slice(0, at - 1).filter((v) => v > 0).length;
-    this.lesson.textContent = at === 1
-      ? 'You changed the first word: every forward state after it moves, and only the backward state of word 1 has read it. Change a later word to see the backward half carry it to the words before.'
-      : `Words 1 to ${at - 1} come before the change. Their forward halves ${unchanged ? 'are exactly the same numbers (distance 0): a forward RNN has not read word ' + at + ' yet when it reaches them' : 'moved (unexpected)'}; their backward halves moved (${moved} of ${at - 1}), because the backward RNN reads word ${at} before them. So h_j = [→h_j ; ←h_j] at every position depends on the words after it too.`;
+    this.lesson.textContent =
+      at === 1
+        ? 'You changed the first word: every forward state after it moves, and only the backward state of word 1 has read it. Change a later word to see the backward half carry it to the words before.'
+        : `Words 1 to ${at - 1} come before the change. Their forward halves ${unchanged ? 'are exactly the same numbers (distance 0): a forward RNN has not read word ' + at + ' yet when it reaches them' : 'moved (unexpected)'}; their backward halves moved (${moved} of ${at - 1}), because the backward RNN reads word ${at} before them. So h_j = [→h_j ; ←h_j] at every position depends on the words after it too.`;
 
     this.dataset.at = String(at);
     this.dataset.words = JSON.stringify(words);

@@ -12,9 +12,15 @@ export class ApConcatWo extends ApWidget {
     this.concat = new StepPanel();
     this.wo = new StepPanel();
     this.body.append(
-      el('p', { className: 'lead', text: 'Each head returns n × d_k numbers. Concatenating the h heads gives n × d again (nothing is computed, only arranged); W_O then mixes information across heads. Click a cell of an output to see its sum.' }),
-      el('h4', { text: '1. Concatenate' }), this.concat.node,
-      el('h4', { text: '2. Multiply by W_O' }), this.wo.node);
+      el('p', {
+        className: 'lead',
+        text: 'Each head returns n × d_k numbers. Concatenating the h heads gives n × d again (nothing is computed, only arranged); W_O then mixes information across heads. Click a cell of an output to see its sum.',
+      }),
+      el('h4', { text: '1. Concatenate' }),
+      this.concat.node,
+      el('h4', { text: '2. Multiply by W_O' }),
+      this.wo.node,
+    );
   }
 
   render(run, state) {

@@ -22,8 +22,18 @@ export class ApContextEmbeddings extends ApWidget {
     const box = (attr, label, value) => {
       let timer = null;
       const input = el('input', {
-        type: 'text', spellcheck: false, maxLength: 200, style: { width: '100%', boxSizing: 'border-box', font: 'inherit', padding: '4px 6px' }, value, attrs: { 'aria-label': label },
-        on: { input: () => { clearTimeout(timer); timer = setTimeout(() => this.setAttribute(attr, input.value), 250); } },
+        type: 'text',
+        spellcheck: false,
+        maxLength: 200,
+        style: { width: '100%', boxSizing: 'border-box', font: 'inherit', padding: '4px 6px' },
+        value,
+        attrs: { 'aria-label': label },
+        on: {
+          input: () => {
+            clearTimeout(timer);
+            timer = setTimeout(() => this.setAttribute(attr, input.value), 250);
+          },
+        },
       });
       return input;
     };
@@ -34,21 +44,54 @@ export class ApContextEmbeddings extends ApWidget {
     this.moved = el('div', { className: 'moved', style: { display: 'flex', flexWrap: 'wrap', gap: '8px 24px' } });
     this.french = el('p', { className: 'note' });
     this.body.append(
-      el('p', { className: 'lead', text: 'A static embedding (Word2Vec, GloVe, or a transformer\'s own embedding table) gives "bank" the same vector in every sentence. Each attention layer then mixes in the other words of the sentence, so after the layers the vector of "bank" depends on its context: money or river.' }),
-      el('div', { className: 'controls' },
-        el('label', { className: 'field wide', style: { flex: '1 1 20em', minWidth: '0', maxWidth: '40em' } }, el('span', { text: 'Sentence A' }), this.inA),
-        el('label', { className: 'field wide', style: { flex: '1 1 20em', minWidth: '0', maxWidth: '40em' } }, el('span', { text: 'Sentence B' }), this.inB),
-        el('label', { className: 'field' }, el('span', { text: 'Word' }), this.inWord)),
-      el('h4', { text: 'How alike are the two vectors of the word? (cosine similarity, 1 = same direction)' }), el('div', { style: { overflowX: 'auto', maxWidth: '100%' } }, this.table),
-      el('h4', { text: 'Which words moved it: the weights of the word on its sentence in each encoder layer (mean of the heads)' }), this.moved,
+      el('p', {
+        className: 'lead',
+        text: 'A static embedding (Word2Vec, GloVe, or a transformer\'s own embedding table) gives "bank" the same vector in every sentence. Each attention layer then mixes in the other words of the sentence, so after the layers the vector of "bank" depends on its context: money or river.',
+      }),
+      el(
+        'div',
+        { className: 'controls' },
+        el(
+          'label',
+          { className: 'field wide', style: { flex: '1 1 20em', minWidth: '0', maxWidth: '40em' } },
+          el('span', { text: 'Sentence A' }),
+          this.inA,
+        ),
+        el(
+          'label',
+          { className: 'field wide', style: { flex: '1 1 20em', minWidth: '0', maxWidth: '40em' } },
+          el('span', { text: 'Sentence B' }),
+          this.inB,
+        ),
+        el('label', { className: 'field' }, el('span', { text: 'Word' }), this.inWord),
+      ),
+      el('h4', { text: 'How alike are the two vectors of the word? (cosine similarity, 1 = same direction)' }),
+      el('div', { style: { overflowX: 'auto', maxWidth: '100%' } }, this.table),
+      el('h4', {
+        text: 'Which words moved it: the weights of the word on its sentence in each encoder layer (mean of the heads)',
+      }),
+      this.moved,
       this.french,
-      el('p', { className: 'note', text: 'The model: the encoder of this project\'s trained English-to-French translation transformer (2 layers, d_model = 48). To translate "bank" it must choose "banque" or "rive", so its encoder learned to separate the two.' }));
+      el('p', {
+        className: 'note',
+        text: 'The model: the encoder of this project\'s trained English-to-French translation transformer (2 layers, d_model = 48). To translate "bank" it must choose "banque" or "rive", so its encoder learned to separate the two.',
+      }),
+    );
   }
 
-  renderKey(state) { return JSON.stringify([super.renderKey(state), this.getAttribute('a'), this.getAttribute('b'), this.getAttribute('word')]); }
+  renderKey(state) {
+    return JSON.stringify([
+      super.renderKey(state),
+      this.getAttribute('a'),
+      this.getAttribute('b'),
+      this.getAttribute('word'),
+    ]);
+  }
 
   get texts() {
-    const a = this.getAttribute('a'), b = this.getAttribute('b'), w = this.getAttribute('word');
+    const a = this.getAttribute('a'),
+      b = this.getAttribute('b'),
+      w = this.getAttribute('word');
     return { a: a ?? BANK_MONEY, b: b ?? BANK_RIVER, word: (w ?? 'bank').trim().toLowerCase() };
   }
 
@@ -61,21 +104,29 @@ export class ApContextEmbeddings extends ApWidget {
 
   _compute(model) {
     const { a, b, word } = this.texts;
-    const d = model.config.dModel, L = model.config.nLayers, H = model.config.nHeads;
+    const d = model.config.dModel,
+      L = model.config.nLayers,
+      H = model.config.nHeads;
     const side = (text, name) => {
       const enc = encodeSource(model, text);
       const at = enc.pieces.indexOf(word);
       if (!word) throw new Error('Type the word to follow (for example bank).');
       if (at < 0) throw new Error(`Sentence ${name} has no word "${word}" (its words: ${enc.pieces.join(' ')}).`);
-      if (enc.unknown.includes(at)) throw new Error(`"${word}" is not in the model's vocabulary, so it has no embedding of its own.`);
+      if (enc.unknown.includes(at))
+        throw new Error(`"${word}" is not in the model's vocabulary, so it has no embedding of its own.`);
       const tr = model.forward({ src: enc.ids, tgt: model.prompt(text).ids }); // the decoder side: <bos> alone
       try {
         const n = enc.ids.length;
-        const vec = (stage, layer) => tr.get(stage, layer == null ? { stack: 'encoder' } : { layer, stack: 'encoder' }).slice(at * d, (at + 1) * d);
+        const vec = (stage, layer) =>
+          tr.get(stage, layer == null ? { stack: 'encoder' } : { layer, stack: 'encoder' }).slice(at * d, (at + 1) * d);
         const vectors = [vec('embed'), ...Array.from({ length: L }, (_, l) => vec('norm2', l))];
         const moved = Array.from({ length: L }, (_, l) => {
           const w = tr.get('weights', { layer: l, stack: 'encoder' });
-          return enc.pieces.map((p, j) => { let s = 0; for (let h = 0; h < H; h++) s += w[(h * n + at) * n + j] / H; return s; });
+          return enc.pieces.map((p, j) => {
+            let s = 0;
+            for (let h = 0; h < H; h++) s += w[(h * n + at) * n + j] / H;
+            return s;
+          });
         });
         const g = model.generate(text, { maxTokens: model.config.maxLen - 1 });
         const french = g.text;
@@ -85,29 +136,75 @@ export class ApContextEmbeddings extends ApWidget {
         tr.dispose();
       }
     };
-    const A = side(a, 'A'), B = side(b, 'B');
+    const A = side(a, 'A'),
+      B = side(b, 'B');
     const sims = A.vectors.map((v, k) => cosine(v, B.vectors[k]));
     return { A, B, sims, word, L };
   }
 
   render(r) {
-    const sync = (input, v) => { if (this.shadowRoot.activeElement !== input && input.value !== v) input.value = v; };
+    const sync = (input, v) => {
+      if (this.shadowRoot.activeElement !== input && input.value !== v) input.value = v;
+    };
     const { a, b, word } = this.texts;
-    sync(this.inA, a); sync(this.inB, b); sync(this.inWord, this.getAttribute('word') ?? 'bank');
-    const names = ['embedding (before any attention)', ...Array.from({ length: r.L }, (_, l) => `after encoder layer ${l + 1}`)];
-    const rows = r.sims.map((s, k) => el('tr', { dataset: { sim: String(s) } },
-      el('th', { text: names[k] }),
-      el('td', { className: 'num', text: fmt(s, 3) }),
-      el('td', {}, el('span', { className: 'simbar', style: { display: 'inline-block', height: '0.8em', width: `${Math.max(0, s) * 10}em`, background: 'currentColor', opacity: 0.5 } }))));
-    this.table.replaceChildren(el('thead', {}, el('tr', {}, el('th', { text: `"${word}" in A vs B` }), el('th', { text: 'cosine' }), el('td'))), el('tbody', {}, ...rows));
+    sync(this.inA, a);
+    sync(this.inB, b);
+    sync(this.inWord, this.getAttribute('word') ?? 'bank');
+    const names = [
+      'embedding (before any attention)',
+      ...Array.from({ length: r.L }, (_, l) => `after encoder layer ${l + 1}`),
+    ];
+    const rows = r.sims.map((s, k) =>
+      el(
+        'tr',
+        { dataset: { sim: String(s) } },
+        el('th', { text: names[k] }),
+        el('td', { className: 'num', text: fmt(s, 3) }),
+        el(
+          'td',
+          {},
+          el('span', {
+            className: 'simbar',
+            style: {
+              display: 'inline-block',
+              height: '0.8em',
+              width: `${Math.max(0, s) * 10}em`,
+              background: 'currentColor',
+              opacity: 0.5,
+            },
+          }),
+        ),
+      ),
+    );
+    this.table.replaceChildren(
+      el('thead', {}, el('tr', {}, el('th', { text: `"${word}" in A vs B` }), el('th', { text: 'cosine' }), el('td'))),
+      el('tbody', {}, ...rows),
+    );
     this.dataset.sims = JSON.stringify(r.sims.map((s) => Number(s.toFixed(6))));
-    const lists = (S, name) => el('div', { style: { flex: '1 1 17em', minWidth: '0' } }, el('p', { className: 'note', text: `Sentence ${name}: ${S.pieces.join(' ')}` }),
-      ...S.moved.map((w, l) => barList({
-        title: `layer ${l + 1}: where "${word}" looks`, digits: 2,
-        items: S.pieces.map((p, j) => ({ label: j === S.at ? `${p} (itself)` : p, value: w[j], chosen: j === S.at })),
-      })));
+    const lists = (S, name) =>
+      el(
+        'div',
+        { style: { flex: '1 1 17em', minWidth: '0' } },
+        el('p', { className: 'note', text: `Sentence ${name}: ${S.pieces.join(' ')}` }),
+        ...S.moved.map((w, l) =>
+          barList({
+            title: `layer ${l + 1}: where "${word}" looks`,
+            digits: 2,
+            items: S.pieces.map((p, j) => ({
+              label: j === S.at ? `${p} (itself)` : p,
+              value: w[j],
+              chosen: j === S.at,
+            })),
+          }),
+        ),
+      );
     this.moved.replaceChildren(lists(r.A, 'A'), lists(r.B, 'B'));
-    const top = (S, l) => { const w = S.moved[l]; let j0 = -1; for (let j = 0; j < w.length; j++) if (j !== S.at && (j0 < 0 || w[j] > w[j0])) j0 = j; return `"${S.pieces[j0]}" (${fmt(w[j0], 2)})`; };
+    const top = (S, l) => {
+      const w = S.moved[l];
+      let j0 = -1;
+      for (let j = 0; j < w.length; j++) if (j !== S.at && (j0 < 0 || w[j] > w[j0])) j0 = j;
+      return `"${S.pieces[j0]}" (${fmt(w[j0], 2)})`;
+    };
     const per = r.A.moved.map((_, l) => `layer ${l + 1}: A ${top(r.A, l)}, B ${top(r.B, l)}`).join('; ');
     this.french.textContent = `Besides itself, "${word}" reads most: ${per}. These are this small model's cues, learned from its grammar, not necessarily the ones a person would use. What it does with them: A → "${r.A.french}", B → "${r.B.french}".`;
   }

@@ -13,7 +13,9 @@ import { conceptById } from '../lib/concepts.js';
 const D_MODELS = [4, 8, 16, 32, 64];
 
 export class ApControls extends HTMLElement {
-  static get observedAttributes() { return [...STATE_KEYS, 'hide']; }
+  static get observedAttributes() {
+    return [...STATE_KEYS, 'hide'];
+  }
 
   constructor() {
     super();
@@ -25,16 +27,29 @@ export class ApControls extends HTMLElement {
 
   connectedCallback() {
     this._update();
-    getPlayground().then(() => { this._fillModels(); this._update(); }, (err) => this._fail(err));
+    getPlayground().then(
+      () => {
+        this._fillModels();
+        this._update();
+      },
+      (err) => this._fail(err),
+    );
     // The list comes from the build (no download), so it is there at once.
-    availableTrainedModels().then((list) => { this._trained = list; this._fillModels(); this._update(); });
+    availableTrainedModels().then((list) => {
+      this._trained = list;
+      this._fillModels();
+      this._update();
+    });
   }
 
   // Many attributes change at once (the page sets them all): update once, in a microtask.
   attributeChangedCallback(name, oldValue, newValue) {
     if (!this._built || oldValue === newValue || this._queued) return;
     this._queued = true;
-    queueMicrotask(() => { this._queued = false; this._update(); });
+    queueMicrotask(() => {
+      this._queued = false;
+      this._update();
+    });
   }
 
   get state() {
@@ -43,16 +58,22 @@ export class ApControls extends HTMLElement {
     return parseState(raw);
   }
 
-  hides(name) { return (this.getAttribute('hide') || '').split(/[\s,]+/).includes(name); }
+  hides(name) {
+    return (this.getAttribute('hide') || '').split(/[\s,]+/).includes(name);
+  }
 
   _emit(patch) {
     this.dispatchEvent(new CustomEvent('ap-state-change', { detail: { patch }, bubbles: true, composed: true }));
   }
 
   _build() {
-    const field = (label, control, cls = 'field') => el('label', { className: cls }, el('span', { text: label }), control);
+    const field = (label, control, cls = 'field') =>
+      el('label', { className: cls }, el('span', { text: label }), control);
     this._text = el('input', {
-      id: 'text', type: 'text', autocomplete: 'off', spellcheck: false,
+      id: 'text',
+      type: 'text',
+      autocomplete: 'off',
+      spellcheck: false,
       attrs: { 'aria-describedby': 'tokens unknown' },
       on: { input: () => this._emit({ text: this._text.value }) },
     });
@@ -63,39 +84,100 @@ export class ApControls extends HTMLElement {
     this._modelNote = el('p', { className: 'note model-note', attrs: { role: 'status' } });
     this._model = el('select', { id: 'model', on: { change: () => this._pickModel(this._model.value) } });
     this._arch = el('select', { on: { change: () => this._emit({ arch: this._arch.value, step: '' }) } });
-    fillSelect(this._arch, [{ value: 'decoder', label: 'decoder-only (GPT-like)' }, { value: 'encoder', label: 'encoder-only (BERT-like)' }, { value: 'encoder-decoder', label: 'encoder-decoder' }]);
+    fillSelect(this._arch, [
+      { value: 'decoder', label: 'decoder-only (GPT-like)' },
+      { value: 'encoder', label: 'encoder-only (BERT-like)' },
+      { value: 'encoder-decoder', label: 'encoder-decoder' },
+    ]);
     this._tokenizer = el('select', { on: { change: () => this._emit({ tokenizer: this._tokenizer.value }) } });
-    fillSelect(this._tokenizer, [{ value: 'word', label: 'words' }, { value: 'char', label: 'characters' }]);
-    this._seed = el('input', { type: 'number', min: 0, step: 1, on: { change: () => this._emit({ seed: this._seed.value }) } });
+    fillSelect(this._tokenizer, [
+      { value: 'word', label: 'words' },
+      { value: 'char', label: 'characters' },
+    ]);
+    this._seed = el('input', {
+      type: 'number',
+      min: 0,
+      step: 1,
+      on: { change: () => this._emit({ seed: this._seed.value }) },
+    });
     this._dmodel = el('select', { on: { change: () => this._emit({ dmodel: this._dmodel.value, heads: '' }) } });
-    fillSelect(this._dmodel, D_MODELS.map((d) => ({ value: d, label: String(d) })));
+    fillSelect(
+      this._dmodel,
+      D_MODELS.map((d) => ({ value: d, label: String(d) })),
+    );
     this._layers = el('select', { on: { change: () => this._emit({ layers: this._layers.value, layer: 0 }) } });
-    fillSelect(this._layers, [1, 2, 3, 4].map((d) => ({ value: d, label: String(d) })));
-    this._random = el('div', { className: 'controls random' },
-      field('Architecture', this._arch), field('Tokens', this._tokenizer), field('Seed', this._seed),
-      field('d_model', this._dmodel), field('Layers', this._layers));
+    fillSelect(
+      this._layers,
+      [1, 2, 3, 4].map((d) => ({ value: d, label: String(d) })),
+    );
+    this._random = el(
+      'div',
+      { className: 'controls random' },
+      field('Architecture', this._arch),
+      field('Tokens', this._tokenizer),
+      field('Seed', this._seed),
+      field('d_model', this._dmodel),
+      field('Layers', this._layers),
+    );
 
-    this._causal = el('input', { type: 'checkbox', id: 'causal', on: { change: () => this._emit({ causal: this._causal.checked ? 'on' : 'off' }) } });
-    this._scale = el('input', { type: 'checkbox', id: 'scale', on: { change: () => this._emit({ scale: this._scale.checked ? 'on' : 'off' }) } });
-    this._heads = el('select', { id: 'heads', on: { change: () => this._emit({ heads: this._heads.value, head: 0 }) } });
+    this._causal = el('input', {
+      type: 'checkbox',
+      id: 'causal',
+      on: { change: () => this._emit({ causal: this._causal.checked ? 'on' : 'off' }) },
+    });
+    this._scale = el('input', {
+      type: 'checkbox',
+      id: 'scale',
+      on: { change: () => this._emit({ scale: this._scale.checked ? 'on' : 'off' }) },
+    });
+    this._heads = el('select', {
+      id: 'heads',
+      on: { change: () => this._emit({ heads: this._heads.value, head: 0 }) },
+    });
     this._pos = el('select', { id: 'pos', on: { change: () => this._emit({ pos: this._pos.value }) } });
     this._norm = el('select', { id: 'norm', on: { change: () => this._emit({ norm: this._norm.value }) } });
-    fillSelect(this._norm, [{ value: 'post', label: 'post-norm (as in the notes)' }, { value: 'pre', label: 'pre-norm' }]);
+    fillSelect(this._norm, [
+      { value: 'post', label: 'post-norm (as in the notes)' },
+      { value: 'pre', label: 'pre-norm' },
+    ]);
     this._causalField = el('label', { className: 'switch' }, this._causal, el('span', { text: 'causal mask' }));
     this._scaleField = el('label', { className: 'switch' }, this._scale, el('span', { text: 'divide by √d_k' }));
     this._headsField = field('Heads', this._heads);
     this._posField = field('Positions', this._pos);
     this._normField = field('Norm', this._norm);
-    this._switches = el('div', { className: 'controls switches', attrs: { role: 'group', 'aria-label': 'Switches' } },
-      this._causalField, this._scaleField, this._headsField, this._posField, this._normField);
-    this._textField = el('div', { className: 'textfield' },
-      el('label', { htmlFor: 'text', text: 'Your text', className: 'field-label' }), this._text, this._tokens, this._unknown, this._textNote, this._presetNote);
+    this._switches = el(
+      'div',
+      { className: 'controls switches', attrs: { role: 'group', 'aria-label': 'Switches' } },
+      this._causalField,
+      this._scaleField,
+      this._headsField,
+      this._posField,
+      this._normField,
+    );
+    this._textField = el(
+      'div',
+      { className: 'textfield' },
+      el('label', { htmlFor: 'text', text: 'Your text', className: 'field-label' }),
+      this._text,
+      this._tokens,
+      this._unknown,
+      this._textNote,
+      this._presetNote,
+    );
     this._modelField = field('Model', this._model);
     this._status = el('p', { className: 'note', attrs: { role: 'status' } });
-    this.shadowRoot.append(el('div', { className: 'panel controls-panel', part: 'panel' },
-      this._textField,
-      el('div', { className: 'controls' }, this._modelField), this._modelNote,
-      this._random, this._switches, this._status));
+    this.shadowRoot.append(
+      el(
+        'div',
+        { className: 'panel controls-panel', part: 'panel' },
+        this._textField,
+        el('div', { className: 'controls' }, this._modelField),
+        this._modelNote,
+        this._random,
+        this._switches,
+        this._status,
+      ),
+    );
     const style = new CSSStyleSheet();
     style.replaceSync(`
       .controls-panel { padding: 12px 14px; }
@@ -122,7 +204,11 @@ export class ApControls extends HTMLElement {
     const ap = playgroundNow();
     if (!ap) return;
     const models = [{ value: 'random', label: 'random weights (your text)' }];
-    for (const t of this._trained) models.push({ value: t.name, label: `trained: ${t.name} (${t.arch}${t.task && t.task !== t.name ? `, ${t.task}` : ''})` });
+    for (const t of this._trained)
+      models.push({
+        value: t.name,
+        label: `trained: ${t.name} (${t.arch}${t.task && t.task !== t.name ? `, ${t.task}` : ''})`,
+      });
     const groups = new Map();
     for (const p of ap.presets.list()) {
       const c = p.concepts[0];
@@ -130,39 +216,85 @@ export class ApControls extends HTMLElement {
       groups.get(c).push({ value: `preset:${p.id}`, label: `${p.title} (notes ${p.source})` });
     }
     const options = [{ group: 'Models (type your own text)', options: models }];
-    for (const [c, opts] of groups) options.push({ group: `Lecture preset: ${conceptById(c)?.title || c}`, options: opts });
+    for (const [c, opts] of groups)
+      options.push({ group: `Lecture preset: ${conceptById(c)?.title || c}`, options: opts });
     fillSelect(this._model, options);
   }
 
   _pickModel(value) {
-    if (value.startsWith('preset:')) { this._emit({ preset: value.slice(7), step: '' }); return; }
+    if (value.startsWith('preset:')) {
+      this._emit({ preset: value.slice(7), step: '' });
+      return;
+    }
     const s = this.state;
-    const patch = { preset: '', model: value, step: '', layer: 0, head: 0, heads: '', pos: '', norm: '', causal: '', scale: '' };
-    if (value === s.model || value === 'random') { this._setTextNote(null); this._emit(patch); return; }
+    const patch = {
+      preset: '',
+      model: value,
+      step: '',
+      layer: 0,
+      head: 0,
+      heads: '',
+      pos: '',
+      norm: '',
+      causal: '',
+      scale: '',
+    };
+    if (value === s.model || value === 'random') {
+      this._setTextNote(null);
+      this._emit(patch);
+      return;
+    }
     // A trained model knows only its own alphabet or words. The student's text stays when the
     // model knows every piece of it; otherwise the model's own example replaces it, and the
     // page says so, with a button to keep the student's text anyway.
-    getModel(modelKeyOf({ ...s, ...patch })).then((entry) => {
-      const enc = entry.model.tokenizer.encode(s.text);
-      const example = TRAINED_EXAMPLES[value];
-      if ((enc.ids.length > 0 && enc.unknown.length === 0) || !example || example === s.text) {
-        this._setTextNote(null);
-      } else {
-        patch.text = example;
-        this._text.value = example; // shown at once, even while the text box has focus
-        this._setTextNote({ model: value, old: s.text, unknown: enc.unknown.map((i) => enc.pieces[i]) });
-      }
-      this._emit(patch);
-    }, (err) => { this._status.textContent = err.message; });
+    getModel(modelKeyOf({ ...s, ...patch })).then(
+      (entry) => {
+        const enc = entry.model.tokenizer.encode(s.text);
+        const example = TRAINED_EXAMPLES[value];
+        if ((enc.ids.length > 0 && enc.unknown.length === 0) || !example || example === s.text) {
+          this._setTextNote(null);
+        } else {
+          patch.text = example;
+          this._text.value = example; // shown at once, even while the text box has focus
+          this._setTextNote({ model: value, old: s.text, unknown: enc.unknown.map((i) => enc.pieces[i]) });
+        }
+        this._emit(patch);
+      },
+      (err) => {
+        this._status.textContent = err.message;
+      },
+    );
   }
 
   // "Your text was replaced": what was replaced, why, and a way back.
   _setTextNote(info) {
-    if (!info) { this._textNote.hidden = true; this._textNote.replaceChildren(); return; }
-    const shown = info.unknown.slice(0, 6).map((u) => `"${u}"`).join(', ') + (info.unknown.length > 6 ? '…' : '');
+    if (!info) {
+      this._textNote.hidden = true;
+      this._textNote.replaceChildren();
+      return;
+    }
+    const shown =
+      info.unknown
+        .slice(0, 6)
+        .map((u) => `"${u}"`)
+        .join(', ') + (info.unknown.length > 6 ? '…' : '');
     this._textNote.replaceChildren(
-      el('span', { text: `The ${info.model} model does not know ${shown}, so your text "${info.old.slice(0, 60)}" was replaced by an example it knows. ` }),
-      el('button', { type: 'button', className: 'small', text: 'Use my text anyway', on: { click: () => { this._setTextNote(null); this._text.value = info.old; this._emit({ text: info.old }); } } }));
+      el('span', {
+        text: `The ${info.model} model does not know ${shown}, so your text "${info.old.slice(0, 60)}" was replaced by an example it knows. `,
+      }),
+      el('button', {
+        type: 'button',
+        className: 'small',
+        text: 'Use my text anyway',
+        on: {
+          click: () => {
+            this._setTextNote(null);
+            this._text.value = info.old;
+            this._emit({ text: info.old });
+          },
+        },
+      }),
+    );
     this._textNote.hidden = false;
   }
 
@@ -201,7 +333,19 @@ export class ApControls extends HTMLElement {
       this._presetNote.hidden = false;
       this._presetNote.textContent = `Preset from the notes (${p.source}): ${p.claim}. Its tokens and weights are fixed; the switches still apply.`;
       this._modelNote.textContent = '';
-      this._setSwitches({ causal: p.causal, scale: p.scale, nHeads: p.nHeads, dModel: p.dModel, pos: p.pos, norm: 'post', arch: 'attention' }, s, { nHeads: p.headChoices, pos: [p.pos] });
+      this._setSwitches(
+        {
+          causal: p.causal,
+          scale: p.scale,
+          nHeads: p.nHeads,
+          dModel: p.dModel,
+          pos: p.pos,
+          norm: 'post',
+          arch: 'attention',
+        },
+        s,
+        { nHeads: p.headChoices, pos: [p.pos] },
+      );
       return;
     }
     this._text.disabled = false;
@@ -212,7 +356,12 @@ export class ApControls extends HTMLElement {
       // What the model is, from the state and the build's list of model headers, while its
       // weights load: the note takes its place now instead of pushing the views down later.
       this._modelNote.textContent = modelNoteBefore(s, this._trained);
-      getModel(key).then(() => this._update(), (err) => { this._status.textContent = err.message; });
+      getModel(key).then(
+        () => this._update(),
+        (err) => {
+          this._status.textContent = err.message;
+        },
+      );
       return;
     }
     this._status.textContent = '';
@@ -224,10 +373,19 @@ export class ApControls extends HTMLElement {
 
   _showTokens(pieces, unknown, ids) {
     const unk = new Set(unknown);
-    this._tokens.replaceChildren(...pieces.map((p, i) => el('span', {
-      className: `tok${unk.has(i) ? ' unknown' : ''}`,
-      title: unk.has(i) ? `"${p}" is not in the vocabulary: the model sees <unk>` : ids ? `id ${ids[i]}` : '',
-    }, tokenText(p) + (unk.has(i) ? '?' : ''), ids ? el('small', { text: String(ids[i]) }) : null)));
+    this._tokens.replaceChildren(
+      ...pieces.map((p, i) =>
+        el(
+          'span',
+          {
+            className: `tok${unk.has(i) ? ' unknown' : ''}`,
+            title: unk.has(i) ? `"${p}" is not in the vocabulary: the model sees <unk>` : ids ? `id ${ids[i]}` : '',
+          },
+          tokenText(p) + (unk.has(i) ? '?' : ''),
+          ids ? el('small', { text: String(ids[i]) }) : null,
+        ),
+      ),
+    );
     if (unk.size) {
       this._unknown.hidden = false;
       this._unknown.textContent = `Not in the vocabulary (the model sees <unk> instead): ${[...unk].map((i) => pieces[i]).join(', ')}`;
@@ -242,9 +400,17 @@ export class ApControls extends HTMLElement {
     this._causalField.title = encoderOnly ? 'An encoder is bidirectional: it has no causal mask' : '';
     this._scale.checked = s.scale ? s.scale === 'on' : !!base.scale;
     const heads = choices.nHeads;
-    fillSelect(this._heads, heads.map((h) => ({ value: h, label: `${h} (d_k = ${base.dModel / h})` })), s.heads || base.nHeads);
+    fillSelect(
+      this._heads,
+      heads.map((h) => ({ value: h, label: `${h} (d_k = ${base.dModel / h})` })),
+      s.heads || base.nHeads,
+    );
     const kinds = ['none', 'sinusoidal', 'rope', 'learned', 'relative'];
-    fillSelect(this._pos, kinds.map((k) => ({ value: k, label: k, disabled: !choices.pos.includes(k) })), choices.pos.includes(s.pos) ? s.pos : base.pos);
+    fillSelect(
+      this._pos,
+      kinds.map((k) => ({ value: k, label: k, disabled: !choices.pos.includes(k) })),
+      choices.pos.includes(s.pos) ? s.pos : base.pos,
+    );
     this._pos.disabled = base.arch === 'attention';
     this._norm.value = s.norm || base.norm;
     this._norm.disabled = base.arch === 'attention';
@@ -254,11 +420,17 @@ export class ApControls extends HTMLElement {
 /** One line about the model the views run: what it was trained on, or that its weights are random; and the mask when switched off. */
 function modelNoteOf(entry, s) {
   const lines = [];
-  if (entry.kind === 'random') lines.push(`Random weights (seed ${entry.spec.seed}): nothing here was learned, so the patterns mean nothing yet. Pick a trained model to see learned structure.`);
-  else if (entry.metadata.task) lines.push(TRAINED_ABOUT[entry.name] || `Trained by this project on the task "${entry.metadata.task}".`);
+  if (entry.kind === 'random')
+    lines.push(
+      `Random weights (seed ${entry.spec.seed}): nothing here was learned, so the patterns mean nothing yet. Pick a trained model to see learned structure.`,
+    );
+  else if (entry.metadata.task)
+    lines.push(TRAINED_ABOUT[entry.name] || `Trained by this project on the task "${entry.metadata.task}".`);
   const decoder = entry.base.arch !== 'encoder';
   if (decoder && s.causal === 'off') {
-    lines.push('Causal mask off: every word also sees the words after it. A decoder that predicts the next word would see the answer, and generation (which has no future words) would not match training; switch it back on to see the model as it was trained.');
+    lines.push(
+      'Causal mask off: every word also sees the words after it. A decoder that predicts the next word would see the answer, and generation (which has no future words) would not match training; switch it back on to see the model as it was trained.',
+    );
   }
   return lines.join(' ');
 }
@@ -267,14 +439,23 @@ function modelNoteOf(entry, s) {
 // headers: it takes its place at once instead of pushing the views down when the weights arrive.
 function modelNoteBefore(s, trained) {
   const header = trained.find((t) => t.name === s.model);
-  return modelNoteOf(s.model === 'random'
-    ? { kind: 'random', spec: { seed: s.seed }, base: { arch: s.arch } }
-    : { kind: 'trained', name: s.model, metadata: { task: header?.task || s.model }, base: { arch: header?.arch || 'decoder' } }, s);
+  return modelNoteOf(
+    s.model === 'random'
+      ? { kind: 'random', spec: { seed: s.seed }, base: { arch: s.arch } }
+      : {
+          kind: 'trained',
+          name: s.model,
+          metadata: { task: header?.task || s.model },
+          base: { arch: header?.arch || 'decoder' },
+        },
+    s,
+  );
 }
 
 // What each shipped model learned, in one line for the student.
 const TRAINED_ABOUT = {
-  grammar: 'Trained by this project: a 2-layer decoder that predicts the next word of sentences from a small English grammar (agreement, "bank" of a river or of money). The causal mask is on, as in GPT.',
+  grammar:
+    'Trained by this project: a 2-layer decoder that predicts the next word of sentences from a small English grammar (agreement, "bank" of a river or of money). The causal mask is on, as in GPT.',
   sort: 'Trained by this project: a decoder that writes the sorted characters after "=".',
   reverse: 'Trained by this project: a decoder that writes the characters in reverse after "=".',
   dates: 'Trained by this project: an encoder-decoder that rewrites a date such as "3 March 1999" as 1999-03-03.',

@@ -16,17 +16,54 @@ export class ApCrossAttention extends ApWidget {
   build() {
     this.note = el('p', { className: 'note' });
     // Its own layer and head (the page's are for its model; this view may run the translator).
-    this.layerSel = el('select', { attrs: { 'aria-label': 'Decoder layer' }, on: { change: () => { this._layer = Number(this.layerSel.value); this.update(); } } });
-    this.headSel = el('select', { attrs: { 'aria-label': 'Head' }, on: { change: () => { this._head = Number(this.headSel.value); this.update(); } } });
-    this.pickers = el('div', { className: 'controls' },
-      el('label', { className: 'field inline', dataset: { control: 'layer' } }, el('span', { text: 'Decoder layer' }), this.layerSel),
-      el('label', { className: 'field inline', dataset: { control: 'head' } }, el('span', { text: 'Head' }), this.headSel));
+    this.layerSel = el('select', {
+      attrs: { 'aria-label': 'Decoder layer' },
+      on: {
+        change: () => {
+          this._layer = Number(this.layerSel.value);
+          this.update();
+        },
+      },
+    });
+    this.headSel = el('select', {
+      attrs: { 'aria-label': 'Head' },
+      on: {
+        change: () => {
+          this._head = Number(this.headSel.value);
+          this.update();
+        },
+      },
+    });
+    this.pickers = el(
+      'div',
+      { className: 'controls' },
+      el(
+        'label',
+        { className: 'field inline', dataset: { control: 'layer' } },
+        el('span', { text: 'Decoder layer' }),
+        this.layerSel,
+      ),
+      el(
+        'label',
+        { className: 'field inline', dataset: { control: 'head' } },
+        el('span', { text: 'Head' }),
+        this.headSel,
+      ),
+    );
     this.align = new StepPanel();
     this.scores = new StepPanel();
     this.body.append(
-      el('p', { className: 'lead', text: 'In cross-attention the queries come from the decoder and the keys and values from the encoder\'s output. Each row of weights says which source tokens the decoder reads while writing that output token: an alignment between output and input.' }),
-      this.note, this.pickers, el('h4', { text: 'Alignment: cross-attention weights' }), this.align.node,
-      el('h4', { text: 'Where they come from: decoder queries against encoder keys' }), this.scores.node);
+      el('p', {
+        className: 'lead',
+        text: "In cross-attention the queries come from the decoder and the keys and values from the encoder's output. Each row of weights says which source tokens the decoder reads while writing that output token: an alignment between output and input.",
+      }),
+      this.note,
+      this.pickers,
+      el('h4', { text: 'Alignment: cross-attention weights' }),
+      this.align.node,
+      el('h4', { text: 'Where they come from: decoder queries against encoder keys' }),
+      this.scores.node,
+    );
   }
 
   compute(state) {
@@ -34,12 +71,28 @@ export class ApCrossAttention extends ApWidget {
     // Unless the student picked an encoder-decoder model, the trained translation model on the
     // notes' sentence (004): its alignment is the one the notes draw.
     if (!choice.trained || choice.key === 'trained:dates') {
-      if (hasModelFile('translate') && !state.preset && !(state.model === 'random' && state.arch === 'encoder-decoder')) {
-        choice = { key: TRANSLATE_KEY, text: NOTES_EN, trained: true, note: 'The trained translation model on the notes\' sentence (004): the decoder input is its own greedy French, so the row of each French word is the step that wrote the next one. It opens on the last decoder layer, where the notes\' alignment forms (zone reads area, signé reads signed); layer 1 has not aligned yet. The translation view shows it averaged over the heads.' };
+      if (
+        hasModelFile('translate') &&
+        !state.preset &&
+        !(state.model === 'random' && state.arch === 'encoder-decoder')
+      ) {
+        choice = {
+          key: TRANSLATE_KEY,
+          text: NOTES_EN,
+          trained: true,
+          note: "The trained translation model on the notes' sentence (004): the decoder input is its own greedy French, so the row of each French word is the step that wrote the next one. It opens on the last decoder layer, where the notes' alignment forms (zone reads area, signé reads signed); layer 1 has not aligned yet. The translation view shows it averaged over the heads.",
+        };
       }
     }
     this._choice = choice;
-    return withEntry(choice.key, () => runFor({ preset: '', modelKey: choice.key, text: choice.text, switches: { ...switchesOf(state), causal: undefined, pos: undefined } }));
+    return withEntry(choice.key, () =>
+      runFor({
+        preset: '',
+        modelKey: choice.key,
+        text: choice.text,
+        switches: { ...switchesOf(state), causal: undefined, pos: undefined },
+      }),
+    );
   }
 
   // The head whose strongest source word per row agrees most with the mean over heads (the
@@ -50,11 +103,16 @@ export class ApCrossAttention extends ApWidget {
     const [n, m] = run.shape('cross_weights', { layer, head: 0, stack: 'decoder' }).slice(-2);
     const argmax = (row) => row.indexOf(Math.max(...row));
     const mean = (i) => Array.from({ length: m }, (_, j) => maps.reduce((a, w) => a + w[i * m + j], 0) / H);
-    let best = 0, bestAgree = -1;
+    let best = 0,
+      bestAgree = -1;
     for (let h = 0; h < H; h++) {
       let agree = 0;
-      for (let i = 0; i < n; i++) if (argmax(Array.from(maps[h].slice(i * m, (i + 1) * m))) === argmax(mean(i))) agree++;
-      if (agree > bestAgree) { best = h; bestAgree = agree; }
+      for (let i = 0; i < n; i++)
+        if (argmax(Array.from(maps[h].slice(i * m, (i + 1) * m))) === argmax(mean(i))) agree++;
+      if (agree > bestAgree) {
+        best = h;
+        bestAgree = agree;
+      }
     }
     return best;
   }
@@ -64,12 +122,21 @@ export class ApCrossAttention extends ApWidget {
     if (run.empty) return;
     // The translator opens on its last decoder layer (its first has not aligned yet); another
     // model follows the page's layer and head until the student picks here.
-    const L = run.config.nLayers, H = run.config.nHeads;
+    const L = run.config.nLayers,
+      H = run.config.nHeads;
     const own = this._choice.key === TRANSLATE_KEY;
     const layer = Math.min(this._layer ?? (own ? L - 1 : layerFor(run, state)), L - 1);
     const head = Math.min(this._head ?? (own ? this.alignedHead(run, layer) : headFor(run, state)), H - 1);
-    fillSelect(this.layerSel, Array.from({ length: L }, (_, l) => ({ value: l, label: `${l + 1} of ${L}` })), layer);
-    fillSelect(this.headSel, Array.from({ length: H }, (_, h) => ({ value: h, label: `${h + 1} of ${H}` })), head);
+    fillSelect(
+      this.layerSel,
+      Array.from({ length: L }, (_, l) => ({ value: l, label: `${l + 1} of ${L}` })),
+      layer,
+    );
+    fillSelect(
+      this.headSel,
+      Array.from({ length: H }, (_, h) => ({ value: h, label: `${h + 1} of ${H}` })),
+      head,
+    );
     this.dataset.layer = String(layer);
     this.dataset.head = String(head);
     const w = stepView(run, 'cross_weights', { layer, head, stack: 'decoder' }).view;

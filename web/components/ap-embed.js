@@ -9,7 +9,10 @@ export class ApEmbed extends ApWidget {
   static concept = 'embed';
 
   build() {
-    this.lead = el('p', { className: 'lead', text: 'Each token is looked up in the vocabulary (its id) and replaced by one row of the embedding table E. Stacked, these rows are X: one row per token, d numbers per row. Click a cell to see which row of E it came from.' });
+    this.lead = el('p', {
+      className: 'lead',
+      text: 'Each token is looked up in the vocabulary (its id) and replaced by one row of the embedding table E. Stacked, these rows are X: one row per token, d numbers per row. Click a cell to see which row of E it came from.',
+    });
     this.tokens = el('div', { className: 'tokens' });
     this.panel = new StepPanel();
     this.claim = el('div');
@@ -19,8 +22,16 @@ export class ApEmbed extends ApWidget {
   render(run, state) {
     this.claim.replaceChildren(...[claimBox(run.preset)].filter(Boolean));
     const ids = run.kind === 'model' ? run.get('tokens') : null;
-    this.tokens.replaceChildren(...run.tokens.map((p, i) => el('span', { className: `tok${run.unknown.has(i) ? ' unknown' : ''}` },
-      tokenText(p) + (run.unknown.has(i) ? '?' : ''), ids ? el('small', { text: `→ ${ids[i]}` }) : null)));
+    this.tokens.replaceChildren(
+      ...run.tokens.map((p, i) =>
+        el(
+          'span',
+          { className: `tok${run.unknown.has(i) ? ' unknown' : ''}` },
+          tokenText(p) + (run.unknown.has(i) ? '?' : ''),
+          ids ? el('small', { text: `→ ${ids[i]}` }) : null,
+        ),
+      ),
+    );
     const { view } = stepView(run, 'embed');
     this.panel.show(view, { explainCell: { row: Math.min(1, view.output.rows - 1), col: 0 } });
     const [n, d] = [view.output.rows, view.output.cols];

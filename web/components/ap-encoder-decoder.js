@@ -19,25 +19,44 @@ export class ApEncoderDecoder extends ApWidget {
     this.maps = el('div', { className: 'col3' });
     this.blocks = el('div', { className: 'col2' });
     this.body.append(
-      el('p', { className: 'lead', text: 'The encoder turns the source into one vector per token, every token seeing every other. The decoder writes the output one token at a time: it attends to its own past (masked), then to the encoder\'s vectors (cross-attention: queries from the decoder, keys and values from the encoder), then applies its FFN.' }),
+      el('p', {
+        className: 'lead',
+        text: "The encoder turns the source into one vector per token, every token seeing every other. The decoder writes the output one token at a time: it attends to its own past (masked), then to the encoder's vectors (cross-attention: queries from the decoder, keys and values from the encoder), then applies its FFN.",
+      }),
       this.note,
-      el('div', { className: 'row' }, el('div', { className: 'grow' }, el('b', { text: 'Source (encoder input)' }), this.src), el('div', { className: 'grow' }, el('b', { text: 'Target (decoder input)' }), this.tgt)),
-      this.maps, this.blocks);
+      el(
+        'div',
+        { className: 'row' },
+        el('div', { className: 'grow' }, el('b', { text: 'Source (encoder input)' }), this.src),
+        el('div', { className: 'grow' }, el('b', { text: 'Target (decoder input)' }), this.tgt),
+      ),
+      this.maps,
+      this.blocks,
+    );
   }
 
   compute(state) {
     const choice = encoderDecoderChoice(state);
     this._choice = choice;
-    return withEntry(choice.key, () => runFor({ preset: '', modelKey: choice.key, text: choice.text, switches: { ...switchesOf(state), causal: undefined, pos: undefined } }));
+    return withEntry(choice.key, () =>
+      runFor({
+        preset: '',
+        modelKey: choice.key,
+        text: choice.text,
+        switches: { ...switchesOf(state), causal: undefined, pos: undefined },
+      }),
+    );
   }
 
   render(run, state) {
     this.note.textContent = this._choice.note;
     if (run.empty) return;
-    const chips = (labels, flags) => labels.map((p, i) => el('span', { className: `tok${flags?.has(i) ? ' unknown' : ''}`, text: tokenText(p) }));
+    const chips = (labels, flags) =>
+      labels.map((p, i) => el('span', { className: `tok${flags?.has(i) ? ' unknown' : ''}`, text: tokenText(p) }));
     this.src.replaceChildren(...chips(run.srcTokens, run.srcUnknown));
     this.tgt.replaceChildren(...chips(run.tokens));
-    const layer = layerFor(run, state), head = headFor(run, state);
+    const layer = layerFor(run, state),
+      head = headFor(run, state);
     const enc = stepView(run, 'weights', { layer, head, stack: 'encoder' }).view.output;
     const dec = stepView(run, 'weights', { layer, head, stack: 'decoder' }).view.output;
     const cross = stepView(run, 'cross_weights', { layer, head, stack: 'decoder' }).view.output;
@@ -45,10 +64,29 @@ export class ApEncoderDecoder extends ApWidget {
     dec.title = `decoder self-attention (masked), layer ${layer}, head ${head}`;
     cross.title = `cross-attention: decoder → encoder, layer ${layer}, head ${head}`;
     this.place(this.maps, this.hm('enc', enc), this.hm('dec', dec), this.hm('cross', cross));
-    const list = (stack) => [...new Set(run.stages().filter((s) => s.stack === stack && s.layer === layer && !s.name.endsWith('_stats')).map((s) => s.name))].join(' → ');
+    const list = (stack) =>
+      [
+        ...new Set(
+          run
+            .stages()
+            .filter((s) => s.stack === stack && s.layer === layer && !s.name.endsWith('_stats'))
+            .map((s) => s.name),
+        ),
+      ].join(' → ');
     this.blocks.replaceChildren(
-      el('div', { className: 'panel' }, el('b', { text: `Encoder layer ${layer}: ` }), el('span', { className: 'mono', text: list('encoder') })),
-      el('div', { className: 'panel' }, el('b', { text: `Decoder layer ${layer}: ` }), el('span', { className: 'mono', text: list('decoder') })));
+      el(
+        'div',
+        { className: 'panel' },
+        el('b', { text: `Encoder layer ${layer}: ` }),
+        el('span', { className: 'mono', text: list('encoder') }),
+      ),
+      el(
+        'div',
+        { className: 'panel' },
+        el('b', { text: `Decoder layer ${layer}: ` }),
+        el('span', { className: 'mono', text: list('decoder') }),
+      ),
+    );
   }
 }
 

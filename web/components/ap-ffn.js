@@ -27,19 +27,52 @@ export class ApFfn extends ApWidget {
     this.out = new StepPanel();
     this.params = el('div');
     this.body.append(
-      el('p', { className: 'lead', text: 'After attention mixes information between tokens, a two-layer MLP processes each token separately: up to d_ff hidden units (4d in the notes and the paper), a nonlinearity (ReLU in the notes; GELU in GPT-style models), back down to d. Most of a transformer\'s parameters live here.' }),
-      el('h4', { text: '1. Up to d_ff' }), this.hidden1.node,
-      this.actTitle = el('h4', { text: '2. The nonlinearity: which hidden units pass' }), this.mask,
-      el('h4', { text: '3. Back down to d' }), this.out.node,
-      el('h4', { text: 'Where the parameters are' }), this.params);
+      el('p', {
+        className: 'lead',
+        text: "After attention mixes information between tokens, a two-layer MLP processes each token separately: up to d_ff hidden units (4d in the notes and the paper), a nonlinearity (ReLU in the notes; GELU in GPT-style models), back down to d. Most of a transformer's parameters live here.",
+      }),
+      el('h4', { text: '1. Up to d_ff' }),
+      this.hidden1.node,
+      (this.actTitle = el('h4', { text: '2. The nonlinearity: which hidden units pass' })),
+      this.mask,
+      el('h4', { text: '3. Back down to d' }),
+      this.out.node,
+      el('h4', { text: 'Where the parameters are' }),
+      this.params,
+    );
     this.buildWhy();
   }
 
   buildWhy() {
     this.why = { layer: 0, residual: true };
-    const seg = (label, key, choices) => el('span', { className: 'seg', dataset: { control: `why-${key}` }, attrs: { role: 'group', 'aria-label': label } },
-      ...choices.map(([text, value]) => el('button', { type: 'button', text, dataset: { value: String(value) }, on: { click: () => { this.why[key] = value; this.renderWhy(); } } })));
-    this.whySegs = [seg('Which trained block', 'layer', [['block 0', 0], ['block 1', 1]]), seg('Residual paths', 'residual', [['with residual paths', true], ['without', false]])];
+    const seg = (label, key, choices) =>
+      el(
+        'span',
+        { className: 'seg', dataset: { control: `why-${key}` }, attrs: { role: 'group', 'aria-label': label } },
+        ...choices.map(([text, value]) =>
+          el('button', {
+            type: 'button',
+            text,
+            dataset: { value: String(value) },
+            on: {
+              click: () => {
+                this.why[key] = value;
+                this.renderWhy();
+              },
+            },
+          }),
+        ),
+      );
+    this.whySegs = [
+      seg('Which trained block', 'layer', [
+        ['block 0', 0],
+        ['block 1', 1],
+      ]),
+      seg('Residual paths', 'residual', [
+        ['with residual paths', true],
+        ['without', false],
+      ]),
+    ];
     this.whyText = el('p', { className: 'note' });
     this.whyPlot = el('div', { className: 'why-plot' });
     this.whyTable = el('div');
@@ -47,9 +80,21 @@ export class ApFfn extends ApWidget {
     this.whyVerdict = el('p', { className: 'changed why-verdict' });
     this.body.append(
       el('h4', { text: 'Why an FFN at all? Attention alone only re-averages' }),
-      el('p', { className: 'lead', text: 'The notes (003): "there are no elementwise nonlinearities in self-attention; stacking more self-attention layers just re-averages value vectors." Every attention output row is a weighted average of value rows (weights ≥ 0, summing to 1), so attention applied again and again pulls the tokens\' vectors together. The core takes one trained block of the masked LM (web/models/mlm.safetensors, bidirectional) and applies it 6 times: once as attention only (with its Add & Norm), once with the block\'s FFN after each attention. The measure is the mean cosine similarity over all pairs of token rows: 1 means every token\'s vector points the same way and the tokens can no longer be told apart.' }),
-      el('div', { className: 'controls' }, ...this.whySegs), this.whyText, this.whyVerdict, this.whyPlot, this.whyTable, this.whyMaps,
-      el('p', { className: 'note why-honest', text: 'Honestly: no trained model repeats one block 6 times, so with enough repetitions both stacks converge; the FFN changes how fast, and by how much depends on the sentence and the block (on "the teachers who the girl likes are happy ." block 0 shows almost no difference). Without residual paths both collapse within 3 or 4 applications: in a real transformer the residual path, the FFN and the norm together keep the tokens apart. In the trained 2-layer grammar model (causal) the comparison shows little difference, which is why this view uses the masked LM.' }));
+      el('p', {
+        className: 'lead',
+        text: "The notes (003): \"there are no elementwise nonlinearities in self-attention; stacking more self-attention layers just re-averages value vectors.\" Every attention output row is a weighted average of value rows (weights ≥ 0, summing to 1), so attention applied again and again pulls the tokens' vectors together. The core takes one trained block of the masked LM (web/models/mlm.safetensors, bidirectional) and applies it 6 times: once as attention only (with its Add & Norm), once with the block's FFN after each attention. The measure is the mean cosine similarity over all pairs of token rows: 1 means every token's vector points the same way and the tokens can no longer be told apart.",
+      }),
+      el('div', { className: 'controls' }, ...this.whySegs),
+      this.whyText,
+      this.whyVerdict,
+      this.whyPlot,
+      this.whyTable,
+      this.whyMaps,
+      el('p', {
+        className: 'note why-honest',
+        text: 'Honestly: no trained model repeats one block 6 times, so with enough repetitions both stacks converge; the FFN changes how fast, and by how much depends on the sentence and the block (on "the teachers who the girl likes are happy ." block 0 shows almost no difference). Without residual paths both collapse within 3 or 4 applications: in a real transformer the residual path, the FFN and the norm together keep the tokens apart. In the trained 2-layer grammar model (causal) the comparison shows little difference, which is why this view uses the masked LM.',
+      }),
+    );
   }
 
   renderWhy() {
@@ -58,7 +103,10 @@ export class ApFfn extends ApWidget {
       for (const b of sg.children) b.setAttribute('aria-pressed', String(b.dataset.value === String(this.why[key])));
     }
     const out = withEntry(WHY_MODEL, (entry) => this.drawWhy(entry));
-    if (out && typeof out.then === 'function') out.catch((err) => { this.whyText.textContent = `The masked LM could not be loaded: ${err.message}`; });
+    if (out && typeof out.then === 'function')
+      out.catch((err) => {
+        this.whyText.textContent = `The masked LM could not be loaded: ${err.message}`;
+      });
   }
 
   drawWhy(entry) {
@@ -66,9 +114,18 @@ export class ApFfn extends ApWidget {
     const wanted = (this.state && textFor(this.state)) || WHY_TEXT;
     const known = model.tokenizer.encode(wanted);
     const text = known.ids.length >= 2 && known.ids.length <= 24 && known.unknown.length === 0 ? wanted : WHY_TEXT;
-    this.whyText.textContent = text === wanted ? `Sentence: "${text}".` : `Sentence: "${text}" (the masked LM does not know every word of "${wanted}", so its own example is used).`;
-    const t = model.attentionStacks(text, { layer: this.why.layer, depth: WHY_DEPTH, residual: this.why.residual, causal: false });
-    const series = {}, finalCos = {};
+    this.whyText.textContent =
+      text === wanted
+        ? `Sentence: "${text}".`
+        : `Sentence: "${text}" (the masked LM does not know every word of "${wanted}", so its own example is used).`;
+    const t = model.attentionStacks(text, {
+      layer: this.why.layer,
+      depth: WHY_DEPTH,
+      residual: this.why.residual,
+      causal: false,
+    });
+    const series = {},
+      finalCos = {};
     try {
       for (const stack of ['attention_only', 'with_ffn']) {
         series[stack] = [];
@@ -80,25 +137,71 @@ export class ApFfn extends ApWidget {
     }
     const labels = known.unknown.length === 0 && text === wanted ? known.pieces : model.tokenizer.encode(text).pieces;
     const n = labels.length;
-    const a = series.attention_only[WHY_DEPTH][1], f = series.with_ffn[WHY_DEPTH][1];
+    const a = series.attention_only[WHY_DEPTH][1],
+      f = series.with_ffn[WHY_DEPTH][1];
     this.dataset.whyText = text;
     this.dataset.whyAttentionOnly = JSON.stringify(series.attention_only.map((p) => p[1]));
     this.dataset.whyWithFfn = JSON.stringify(series.with_ffn.map((p) => p[1]));
-    const a3 = series.attention_only[3][1], f3 = series.with_ffn[3][1];
-    this.whyVerdict.textContent = `Mean cosine between token rows, starting at ${fmt(series.attention_only[0][1], 3)}: after 3 layers attention only ${fmt(a3, 3)}, with FFNs ${fmt(f3, 3)}; after ${WHY_DEPTH} layers attention only ${fmt(a, 3)}, with FFNs ${fmt(f, 3)}. ${a3 - f3 > 0.05 ? 'The attention-only rows merge faster: re-averaging pulls the tokens together, the FFN\'s per-token nonlinearity slows that down.' : 'On this sentence and block the difference is small.'}`;
-    this.whyPlot.replaceChildren(linePlot({
-      title: 'Mean cosine similarity of token rows per layer', xLabel: 'layers applied', yLabel: 'mean cosine', yMin: Math.min(0, ...series.attention_only.map((p) => p[1]), ...series.with_ffn.map((p) => p[1])), yMax: 1,
-      series: [{ name: 'attention only', points: series.attention_only }, { name: 'attention + FFN', points: series.with_ffn }],
-    }), el('p', { className: 'note', text: 'solid: attention only · dashed: attention + FFN' }));
-    this.whyTable.replaceChildren(numsTable({
-      caption: `Mean cosine similarity of the ${n} token rows after each layer (block ${this.why.layer}, ${this.why.residual ? 'with' : 'without'} residual paths)`,
-      header: ['layers applied', 'attention only', 'attention + FFN'],
-      rows: series.attention_only.map(([l, v], i) => [String(l), { text: fmt(v, 3), data: { value: String(v) } }, { text: fmt(series.with_ffn[i][1], 3), data: { value: String(series.with_ffn[i][1]) } }]),
-      className: 'nums why-table',
-    }));
-    this.place(this.whyMaps,
-      this.hm('why-a', matrix({ name: 'row_cosine_attention_only', title: `cos(row i, row j) after ${WHY_DEPTH}: attention only`, values: finalCos.attention_only, rows: n, cols: n, rowLabels: labels, colLabels: labels, kind: 'div', domain: [-1, 1] })),
-      this.hm('why-f', matrix({ name: 'row_cosine_with_ffn', title: `cos(row i, row j) after ${WHY_DEPTH}: with FFN`, values: finalCos.with_ffn, rows: n, cols: n, rowLabels: labels, colLabels: labels, kind: 'div', domain: [-1, 1] })));
+    const a3 = series.attention_only[3][1],
+      f3 = series.with_ffn[3][1];
+    this.whyVerdict.textContent = `Mean cosine between token rows, starting at ${fmt(series.attention_only[0][1], 3)}: after 3 layers attention only ${fmt(a3, 3)}, with FFNs ${fmt(f3, 3)}; after ${WHY_DEPTH} layers attention only ${fmt(a, 3)}, with FFNs ${fmt(f, 3)}. ${a3 - f3 > 0.05 ? "The attention-only rows merge faster: re-averaging pulls the tokens together, the FFN's per-token nonlinearity slows that down." : 'On this sentence and block the difference is small.'}`;
+    this.whyPlot.replaceChildren(
+      linePlot({
+        title: 'Mean cosine similarity of token rows per layer',
+        xLabel: 'layers applied',
+        yLabel: 'mean cosine',
+        yMin: Math.min(0, ...series.attention_only.map((p) => p[1]), ...series.with_ffn.map((p) => p[1])),
+        yMax: 1,
+        series: [
+          { name: 'attention only', points: series.attention_only },
+          { name: 'attention + FFN', points: series.with_ffn },
+        ],
+      }),
+      el('p', { className: 'note', text: 'solid: attention only · dashed: attention + FFN' }),
+    );
+    this.whyTable.replaceChildren(
+      numsTable({
+        caption: `Mean cosine similarity of the ${n} token rows after each layer (block ${this.why.layer}, ${this.why.residual ? 'with' : 'without'} residual paths)`,
+        header: ['layers applied', 'attention only', 'attention + FFN'],
+        rows: series.attention_only.map(([l, v], i) => [
+          String(l),
+          { text: fmt(v, 3), data: { value: String(v) } },
+          { text: fmt(series.with_ffn[i][1], 3), data: { value: String(series.with_ffn[i][1]) } },
+        ]),
+        className: 'nums why-table',
+      }),
+    );
+    this.place(
+      this.whyMaps,
+      this.hm(
+        'why-a',
+        matrix({
+          name: 'row_cosine_attention_only',
+          title: `cos(row i, row j) after ${WHY_DEPTH}: attention only`,
+          values: finalCos.attention_only,
+          rows: n,
+          cols: n,
+          rowLabels: labels,
+          colLabels: labels,
+          kind: 'div',
+          domain: [-1, 1],
+        }),
+      ),
+      this.hm(
+        'why-f',
+        matrix({
+          name: 'row_cosine_with_ffn',
+          title: `cos(row i, row j) after ${WHY_DEPTH}: with FFN`,
+          values: finalCos.with_ffn,
+          rows: n,
+          cols: n,
+          rowLabels: labels,
+          colLabels: labels,
+          kind: 'div',
+          domain: [-1, 1],
+        }),
+      ),
+    );
   }
 
   compute(state) {
@@ -116,35 +219,66 @@ export class ApFfn extends ApWidget {
     // The ReLU mask is a reading of the core's activations: 1 where the unit passed, 0 where it was cut.
     const on = new Float32Array(A.values.length);
     let count = 0;
-    for (let k = 0; k < on.length; k++) { on[k] = A.values[k] > 0 ? 1 : 0; count += on[k]; }
+    for (let k = 0; k < on.length; k++) {
+      on[k] = A.values[k] > 0 ? 1 : 0;
+      count += on[k];
+    }
     // The model's own activation and width, named as they are (this small model may differ from the notes).
     const actName = run.config.act === 'gelu' ? 'GELU' : 'ReLU';
     this.actTitle.textContent = `2. ${actName}: which hidden units pass (d_ff = ${run.config.dFf} = ${run.config.dFf / run.config.dModel}·d in this model; the notes use 4d)`;
     this.maskNote.textContent = act.changed;
-    this.place(this.mask, this.maskNote,
-      this.hm('mask', matrix({ name: 'relu_mask', title: `${actName}: units with a positive output (1): ${count} of ${on.length}`, values: on, rows: A.rows, cols: A.cols, rowLabels: A.rowLabels, kind: 'seq', domain: [0, 1] })));
+    this.place(
+      this.mask,
+      this.maskNote,
+      this.hm(
+        'mask',
+        matrix({
+          name: 'relu_mask',
+          title: `${actName}: units with a positive output (1): ${count} of ${on.length}`,
+          values: on,
+          rows: A.rows,
+          cols: A.cols,
+          rowLabels: A.rowLabels,
+          kind: 'seq',
+          domain: [0, 1],
+        }),
+      ),
+    );
     this.out.show(stepView(run, 'ffn_out', { layer }).view, { slot: 'o' });
     // Parameter counts from the tensors' shapes.
-    const size = (name) => run.model.tensors().find((t) => t.name === name)?.shape.reduce((a, b) => a * b, 1) || 0;
+    const size = (name) =>
+      run.model
+        .tensors()
+        .find((t) => t.name === name)
+        ?.shape.reduce((a, b) => a * b, 1) || 0;
     const p = `${stack}.${layer}.`;
     const attn = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'].reduce((s, w) => s + size(`${p}self_attn.${w}`), 0);
     const cross = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'].reduce((s, w) => s + size(`${p}cross_attn.${w}`), 0);
     const ffn = ['w1', 'b1', 'w2', 'b2'].reduce((s, w) => s + size(`${p}ffn.${w}`), 0);
-    const norms = ['norm1', 'norm2', 'norm_cross'].reduce((s, nn) => s + size(`${p}${nn}.gamma`) + size(`${p}${nn}.beta`), 0);
+    const norms = ['norm1', 'norm2', 'norm_cross'].reduce(
+      (s, nn) => s + size(`${p}${nn}.gamma`) + size(`${p}${nn}.beta`),
+      0,
+    );
     const total = attn + cross + ffn + norms;
     const pct = (x) => `${fmt((100 * x) / total, 1)}%`;
     const c = run.config;
-    this.params.replaceChildren(numsTable({
-      caption: `Layer ${layer}: d = ${c.dModel}, d_ff = ${c.dFf} (${c.dFf / c.dModel}·d)`,
-      header: ['part', 'parameters', 'share'],
-      rows: [
-        ['self-attention (W_Q, W_K, W_V, W_O + biases): 4d² + 4d', String(attn), pct(attn)],
-        ...(cross ? [['cross-attention', String(cross), pct(cross)]] : []),
-        ['FFN (W_1, W_2 + biases): 2·d·d_ff + d_ff + d', { text: String(ffn), className: 'ffn-params' }, { text: pct(ffn), className: 'ffn-share' }],
-        ['layer norms (γ, β)', String(norms), pct(norms)],
-        ['block total', String(total), '100%'],
-      ],
-    }));
+    this.params.replaceChildren(
+      numsTable({
+        caption: `Layer ${layer}: d = ${c.dModel}, d_ff = ${c.dFf} (${c.dFf / c.dModel}·d)`,
+        header: ['part', 'parameters', 'share'],
+        rows: [
+          ['self-attention (W_Q, W_K, W_V, W_O + biases): 4d² + 4d', String(attn), pct(attn)],
+          ...(cross ? [['cross-attention', String(cross), pct(cross)]] : []),
+          [
+            'FFN (W_1, W_2 + biases): 2·d·d_ff + d_ff + d',
+            { text: String(ffn), className: 'ffn-params' },
+            { text: pct(ffn), className: 'ffn-share' },
+          ],
+          ['layer norms (γ, β)', String(norms), pct(norms)],
+          ['block total', String(total), '100%'],
+        ],
+      }),
+    );
   }
 }
 

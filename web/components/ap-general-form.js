@@ -17,16 +17,41 @@ export class ApGeneralForm extends ApWidget {
   build() {
     this.score = scoreOf(this.getAttribute('score'));
     this.hard = false;
-    this.switch = scoreSwitch((g) => { this.score = g; this.update(); });
+    this.switch = scoreSwitch((g) => {
+      this.score = g;
+      this.update();
+    });
     this.switch.node.dataset.control = 'score';
-    this.hardBox = el('input', { type: 'checkbox', on: { change: () => { this.hard = this.hardBox.checked; this.update(); } } });
+    this.hardBox = el('input', {
+      type: 'checkbox',
+      on: {
+        change: () => {
+          this.hard = this.hardBox.checked;
+          this.update();
+        },
+      },
+    });
     this.formula = el('div', { className: 'formula' });
     this.out = el('div', { className: 'col3' });
     this.body.append(
-      el('p', { className: 'lead', text: 'Attention in general: score each key against the query with some function g, turn the scores into weights with a softmax, and average the values. Only g changes between dot-product and additive attention; a hard lookup keeps just the best key.' }),
-      el('div', { className: 'controls' }, this.switch.node,
-        el('label', { className: 'switch', dataset: { control: 'hard' } }, this.hardBox, el('span', { text: 'hard lookup (argmax)' }))),
-      this.formula, this.out);
+      el('p', {
+        className: 'lead',
+        text: 'Attention in general: score each key against the query with some function g, turn the scores into weights with a softmax, and average the values. Only g changes between dot-product and additive attention; a hard lookup keeps just the best key.',
+      }),
+      el(
+        'div',
+        { className: 'controls' },
+        this.switch.node,
+        el(
+          'label',
+          { className: 'switch', dataset: { control: 'hard' } },
+          this.hardBox,
+          el('span', { text: 'hard lookup (argmax)' }),
+        ),
+      ),
+      this.formula,
+      this.out,
+    );
   }
 
   attributeChangedCallback(name, oldValue, newValue) {
@@ -37,12 +62,44 @@ export class ApGeneralForm extends ApWidget {
   render(run, state) {
     const ap = playgroundNow();
     this.switch.set(this.score);
-    renderTex(this.formula, `${SCORE_FNS[this.score].tex}, \\quad \\alpha_i = ${this.hard ? '\\mathbb{1}[j = \\arg\\max_k e_{ik}]' : '\\operatorname{softmax}_j(e_{ij})'}, \\quad a_i = \\sum_j \\alpha_{ij} v_j`, { display: true });
+    renderTex(
+      this.formula,
+      `${SCORE_FNS[this.score].tex}, \\quad \\alpha_i = ${this.hard ? '\\mathbb{1}[j = \\arg\\max_k e_{ik}]' : '\\operatorname{softmax}_j(e_{ij})'}, \\quad a_i = \\sum_j \\alpha_{ij} v_j`,
+      { display: true },
+    );
     const { Q, K, V } = headQKV(run, { layer: layerFor(run, state), head: headFor(run, state) });
     const t = lookupStages(ap, { Q, K, V, score: this.score, hard: this.hard });
-    const e = matrix({ name: 'e', title: `scores e = g(q, k): ${this.score}`, values: t.scores, rows: Q.rows, cols: K.rows, rowLabels: Q.rowLabels, colLabels: K.rowLabels, kind: 'div', corner: 'q \\ k' });
-    const a = matrix({ name: 'alpha', title: this.hard ? 'weights (one-hot argmax)' : 'weights α = softmax(e)', values: t.weights, rows: Q.rows, cols: K.rows, rowLabels: Q.rowLabels, colLabels: K.rowLabels, kind: 'prob', corner: 'q \\ k' });
-    const o = matrix({ name: 'out', title: 'output a = Σ α v', values: t.out, rows: Q.rows, cols: V.cols, rowLabels: Q.rowLabels, kind: 'div' });
+    const e = matrix({
+      name: 'e',
+      title: `scores e = g(q, k): ${this.score}`,
+      values: t.scores,
+      rows: Q.rows,
+      cols: K.rows,
+      rowLabels: Q.rowLabels,
+      colLabels: K.rowLabels,
+      kind: 'div',
+      corner: 'q \\ k',
+    });
+    const a = matrix({
+      name: 'alpha',
+      title: this.hard ? 'weights (one-hot argmax)' : 'weights α = softmax(e)',
+      values: t.weights,
+      rows: Q.rows,
+      cols: K.rows,
+      rowLabels: Q.rowLabels,
+      colLabels: K.rowLabels,
+      kind: 'prob',
+      corner: 'q \\ k',
+    });
+    const o = matrix({
+      name: 'out',
+      title: 'output a = Σ α v',
+      values: t.out,
+      rows: Q.rows,
+      cols: V.cols,
+      rowLabels: Q.rowLabels,
+      kind: 'div',
+    });
     this.place(this.out, this.hm('e', e), this.hm('a', a), this.hm('o', o));
   }
 }

@@ -39,25 +39,52 @@ export class ApHeads extends ApWidget {
     this.buttons = el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Number of heads' } });
     this.layers = el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Layer' } });
     this.layerBox = el('span', { className: 'field inline' }, el('span', { text: 'Layer:' }), this.layers);
-    this.shared = el('input', { type: 'checkbox', checked: true, attrs: { 'data-input': 'shared-scale' }, on: { change: () => this.setAttribute('colors', this.shared.checked ? 'shared' : 'per-head') } });
+    this.shared = el('input', {
+      type: 'checkbox',
+      checked: true,
+      attrs: { 'data-input': 'shared-scale' },
+      on: { change: () => this.setAttribute('colors', this.shared.checked ? 'shared' : 'per-head') },
+    });
     this.scaleNote = el('span', { className: 'note' });
     this.formula = el('div', { className: 'formula' });
     this.grid = el('div', { className: 'heads-grid' });
     this.note = el('p', { className: 'note' });
     this.body.append(
-      el('p', { className: 'lead', text: 'One attention pattern can only express one kind of relation at a time. Multi-head attention runs h attentions in parallel, each on its own d_k = d/h columns of Q, K and V, and so learns h different patterns (typical models use h = 8 or 16). Under each map: what that head does, read from its weights.' }),
-      el('div', { className: 'controls', dataset: { control: 'heads' } },
-        el('span', { className: 'field inline' }, el('span', { text: 'Heads:' }), this.buttons), this.layerBox),
-      el('div', { className: 'controls', dataset: { control: 'colors' } },
-        el('label', { className: 'switch' }, this.shared, el('span', { text: 'one colour scale for all heads (0 … 1); off: each head its own' })), this.scaleNote),
-      this.formula, this.grid, this.note);
+      el('p', {
+        className: 'lead',
+        text: 'One attention pattern can only express one kind of relation at a time. Multi-head attention runs h attentions in parallel, each on its own d_k = d/h columns of Q, K and V, and so learns h different patterns (typical models use h = 8 or 16). Under each map: what that head does, read from its weights.',
+      }),
+      el(
+        'div',
+        { className: 'controls', dataset: { control: 'heads' } },
+        el('span', { className: 'field inline' }, el('span', { text: 'Heads:' }), this.buttons),
+        this.layerBox,
+      ),
+      el(
+        'div',
+        { className: 'controls', dataset: { control: 'colors' } },
+        el(
+          'label',
+          { className: 'switch' },
+          this.shared,
+          el('span', { text: 'one colour scale for all heads (0 … 1); off: each head its own' }),
+        ),
+        this.scaleNote,
+      ),
+      this.formula,
+      this.grid,
+      this.note,
+    );
     this.cards = new Map();
   }
 
-  renderKey(state) { return `${super.renderKey(state)}|${this.getAttribute('colors') || 'shared'}`; }
+  renderKey(state) {
+    return `${super.renderKey(state)}|${this.getAttribute('colors') || 'shared'}`;
+  }
 
   render(run, state) {
-    const h = run.config.nHeads, d = run.config.dModel;
+    const h = run.config.nHeads,
+      d = run.config.dModel;
     const perHead = this.getAttribute('colors') === 'per-head';
     this.shared.checked = !perHead;
     this.dataset.colors = perHead ? 'per-head' : 'shared';
@@ -65,18 +92,36 @@ export class ApHeads extends ApWidget {
       ? 'Each head has its own scale (0 … its largest weight): small differences look large, so a nearly uniform head can look structured. Compare with the shared scale.'
       : 'Dark purple is 0 and yellow is 1 in every map, so heads compare fairly.';
     const choices = run.kind === 'model' ? run.model.switchChoices.nHeads : run.preset.headChoices;
-    this.buttons.replaceChildren(...choices.map((k) => el('button', {
-      type: 'button', className: 'small', text: String(k), attrs: { 'aria-pressed': String(k === h), 'aria-label': `${k} head${k > 1 ? 's' : ''}` },
-      on: { click: () => this.requestState({ heads: k, head: 0 }) },
-    })));
+    this.buttons.replaceChildren(
+      ...choices.map((k) =>
+        el('button', {
+          type: 'button',
+          className: 'small',
+          text: String(k),
+          attrs: { 'aria-pressed': String(k === h), 'aria-label': `${k} head${k > 1 ? 's' : ''}` },
+          on: { click: () => this.requestState({ heads: k, head: 0 }) },
+        }),
+      ),
+    );
     const layer = layerFor(run, state);
     const nLayers = run.kind === 'model' ? run.config.nLayers : 1;
     this.layerBox.hidden = nLayers < 2;
-    this.layers.replaceChildren(...Array.from({ length: nLayers }, (_, l) => el('button', {
-      type: 'button', className: 'small', text: String(l), attrs: { 'aria-pressed': String(l === (layer ?? 0)), 'aria-label': `layer ${l}` },
-      on: { click: () => this.requestState({ layer: l }) },
-    })));
-    renderTex(this.formula, `\\text{head}_i = \\operatorname{Attention}(X W_Q^{(i)}, X W_K^{(i)}, X W_V^{(i)}),\\quad i = 0..${h - 1},\\quad d_k = ${d}/${h} = ${d / h}`, { display: true });
+    this.layers.replaceChildren(
+      ...Array.from({ length: nLayers }, (_, l) =>
+        el('button', {
+          type: 'button',
+          className: 'small',
+          text: String(l),
+          attrs: { 'aria-pressed': String(l === (layer ?? 0)), 'aria-label': `layer ${l}` },
+          on: { click: () => this.requestState({ layer: l }) },
+        }),
+      ),
+    );
+    renderTex(
+      this.formula,
+      `\\text{head}_i = \\operatorname{Attention}(X W_Q^{(i)}, X W_K^{(i)}, X W_V^{(i)}),\\quad i = 0..${h - 1},\\quad d_k = ${d}/${h} = ${d / h}`,
+      { display: true },
+    );
     const { view } = stepView(run, 'heads', { layer });
     const maps = view.inputs;
     const cards = [];
@@ -95,8 +140,15 @@ export class ApHeads extends ApWidget {
       const [what, figure] = patternParts(p, (x) => fmt(x, 2));
       c.line.replaceChildren(el('b', { className: 'pattern-name', text: what }), `: ${figure}`);
       // readable by tests and by a screen reader's table of contents
-      Object.assign(c.node.dataset, { head: String(i), pattern: p.key, score: String(p.score), even: String(p.even), domain: perHead ? `0,${p.freeMax}` : '0,1' });
-      if (p.word) c.node.dataset.word = p.word; else delete c.node.dataset.word;
+      Object.assign(c.node.dataset, {
+        head: String(i),
+        pattern: p.key,
+        score: String(p.score),
+        even: String(p.even),
+        domain: perHead ? `0,${p.freeMax}` : '0,1',
+      });
+      if (p.word) c.node.dataset.word = p.word;
+      else delete c.node.dataset.word;
       this.place(c.node, hm, c.line);
       cards.push(c.node);
     });

@@ -12,12 +12,17 @@ import { canvasToPng, download, downloadCsv, fileName, matrixToCsv } from '../li
 const LABEL_FONT = '12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 let measureCtx = null;
 function textWidth(text) {
-  if (!measureCtx) { measureCtx = document.createElement('canvas').getContext('2d'); measureCtx.font = LABEL_FONT; }
+  if (!measureCtx) {
+    measureCtx = document.createElement('canvas').getContext('2d');
+    measureCtx.font = LABEL_FONT;
+  }
   return measureCtx.measureText(text).width;
 }
 
 export class ApHeatmap extends HTMLElement {
-  static get observedAttributes() { return ['max-cell', 'compact', 'no-numbers']; }
+  static get observedAttributes() {
+    return ['max-cell', 'compact', 'no-numbers'];
+  }
 
   constructor() {
     super();
@@ -29,25 +34,58 @@ export class ApHeatmap extends HTMLElement {
     adoptStyles(root);
     this._title = el('span', { className: 'hm-title' });
     this._shape = el('span', { className: 'hm-shape' });
-    this._png = el('button', { className: 'small', type: 'button', text: 'PNG', title: 'Save as PNG image', on: { click: () => this.savePng() } });
-    this._csv = el('button', { className: 'small', type: 'button', text: 'CSV', title: 'Save the numbers as CSV', on: { click: () => this.saveCsv() } });
+    this._png = el('button', {
+      className: 'small',
+      type: 'button',
+      text: 'PNG',
+      title: 'Save as PNG image',
+      on: { click: () => this.savePng() },
+    });
+    this._csv = el('button', {
+      className: 'small',
+      type: 'button',
+      text: 'CSV',
+      title: 'Save the numbers as CSV',
+      on: { click: () => this.saveCsv() },
+    });
     this._corner = el('div', { className: 'hm-corner' });
     this._cols = el('div', { className: 'hm-cols', attrs: { 'aria-hidden': 'true' } });
     this._rows = el('div', { className: 'hm-rows', attrs: { 'aria-hidden': 'true' } });
     this._canvas = el('canvas', { attrs: { 'aria-hidden': 'true' } });
     this._tip = el('div', { className: 'hm-tip', hidden: true });
-    this._plot = el('div', {
-      className: 'hm-plot',
-      attrs: { tabindex: '0', role: 'img' },
-      on: {
-        pointermove: (e) => this._hover(e),
-        pointerleave: () => { this._tip.hidden = true; },
-        click: (e) => { const c = this._cellAt(e); if (c) this._select(c); },
-        keydown: (e) => this._key(e),
-        focus: () => { if (!this._cursor && this._m) { this._cursor = { row: 0, col: 0 }; this._announce(); } },
-        blur: () => { this._tip.hidden = true; if (this._keyboard) { this._keyboard = false; this._redraw(); } },
+    this._plot = el(
+      'div',
+      {
+        className: 'hm-plot',
+        attrs: { tabindex: '0', role: 'img' },
+        on: {
+          pointermove: (e) => this._hover(e),
+          pointerleave: () => {
+            this._tip.hidden = true;
+          },
+          click: (e) => {
+            const c = this._cellAt(e);
+            if (c) this._select(c);
+          },
+          keydown: (e) => this._key(e),
+          focus: () => {
+            if (!this._cursor && this._m) {
+              this._cursor = { row: 0, col: 0 };
+              this._announce();
+            }
+          },
+          blur: () => {
+            this._tip.hidden = true;
+            if (this._keyboard) {
+              this._keyboard = false;
+              this._redraw();
+            }
+          },
+        },
       },
-    }, this._canvas, this._tip);
+      this._canvas,
+      this._tip,
+    );
     this._legendCanvas = el('canvas', { width: 110, height: 8 });
     this._legendLo = el('span');
     this._legendHi = el('span');
@@ -56,16 +94,44 @@ export class ApHeatmap extends HTMLElement {
     // computation) the heatmap says so in words, not just with a strange number.
     this._undefined = el('p', { className: 'warn hm-undefined', hidden: true, attrs: { role: 'note' } });
     this._tableHolder = el('div', { className: 'scroll-x' });
-    this._details = el('details', { on: { toggle: () => this._renderTable() } },
-      el('summary', { text: 'Numbers as a table' }), this._tableHolder);
+    this._details = el(
+      'details',
+      { on: { toggle: () => this._renderTable() } },
+      el('summary', { text: 'Numbers as a table' }),
+      this._tableHolder,
+    );
     this._live = el('div', { className: 'sr-only', attrs: { 'aria-live': 'polite' } });
-    root.append(el('div', { className: 'hm', part: 'heatmap' },
-      el('div', { className: 'hm-head' }, this._title, this._shape, el('span', { className: 'hm-tools' }, this._png, this._csv)),
-      el('div', { className: 'hm-body' },
-        el('div', { className: 'hm-side' }, this._corner, this._rows),
-        el('div', { className: 'hm-plotwrap' }, this._cols, this._plot)),
-      el('div', { className: 'hm-legend' }, this._legendCanvas, this._legendLo, el('span', { text: '…' }), this._legendHi, this._maskKey),
-      this._undefined, this._details, this._live));
+    root.append(
+      el(
+        'div',
+        { className: 'hm', part: 'heatmap' },
+        el(
+          'div',
+          { className: 'hm-head' },
+          this._title,
+          this._shape,
+          el('span', { className: 'hm-tools' }, this._png, this._csv),
+        ),
+        el(
+          'div',
+          { className: 'hm-body' },
+          el('div', { className: 'hm-side' }, this._corner, this._rows),
+          el('div', { className: 'hm-plotwrap' }, this._cols, this._plot),
+        ),
+        el(
+          'div',
+          { className: 'hm-legend' },
+          this._legendCanvas,
+          this._legendLo,
+          el('span', { text: '…' }),
+          this._legendHi,
+          this._maskKey,
+        ),
+        this._undefined,
+        this._details,
+        this._live,
+      ),
+    );
     // The width comes from the ResizeObserver and is cached: reading clientWidth on every
     // update would force a layout of the whole page each time.
     this._width = 0;
@@ -86,27 +152,46 @@ export class ApHeatmap extends HTMLElement {
     if (!this._width) this._width = this.clientWidth; // once, before the first observation
     return this._width || 320;
   }
-  disconnectedCallback() { this._resize.disconnect(); }
-  attributeChangedCallback() { if (this._m) this._layout(); }
+  disconnectedCallback() {
+    this._resize.disconnect();
+  }
+  attributeChangedCallback() {
+    if (this._m) this._layout();
+  }
 
   /** The matrix shown (lib/heatmap.js matrix()). Setting it redraws at once. */
-  get matrix() { return this._m; }
+  get matrix() {
+    return this._m;
+  }
   set matrix(m) {
     const sameShape = this._m && m && this._m.rows === m.rows && this._m.cols === m.cols;
     this._m = m;
-    if (!sameShape) { this._selected = null; this._cursor = null; }
+    if (!sameShape) {
+      this._selected = null;
+      this._cursor = null;
+    }
     this._layout();
   }
 
   /** Selected cell { row, col } or null (drawn with the accent outline). */
-  get selected() { return this._selected; }
-  set selected(c) { this._selected = c; this._redraw(); }
+  get selected() {
+    return this._selected;
+  }
+  set selected(c) {
+    this._selected = c;
+    this._redraw();
+  }
 
   /** A row to outline (e.g. the query row being explained), or -1. */
-  set highlightRow(i) { this._highlightRow = i; this._redraw(); }
+  set highlightRow(i) {
+    this._highlightRow = i;
+    this._redraw();
+  }
 
   /** The value at (row, col), as the core computed it. */
-  valueAt(row, col) { return this._m.values[row * this._m.cols + col]; }
+  valueAt(row, col) {
+    return this._m.values[row * this._m.cols + col];
+  }
 
   // ---- layout and drawing -------------------------------------------------------------
 
@@ -130,14 +215,27 @@ export class ApHeatmap extends HTMLElement {
     // Wide matrices (logits over a vocabulary) get fractional cells so they fit the width.
     let cellW = avail / m.cols >= 8 ? clamp(Math.floor(avail / m.cols), 2, maxCell) : Math.max(0.5, avail / m.cols);
     if (m.cols === 1) cellW = Math.min(maxCell, 48);
-    let cellH = m.rows * cellW > 520 && cellW > 10 ? Math.max(10, Math.floor(520 / m.rows)) : clamp(cellW, compact ? 4 : 12, maxCell);
+    let cellH =
+      m.rows * cellW > 520 && cellW > 10
+        ? Math.max(10, Math.floor(520 / m.rows))
+        : clamp(cellW, compact ? 4 : 12, maxCell);
     if (cellW < 10 && !compact) cellH = clamp(Math.floor(360 / m.rows), 12, 24);
     this._cellW = cellW;
     this._cellH = cellH;
     this._numbers = !compact && !this.hasAttribute('no-numbers') && numbersFit(m, cellW, cellH);
     this._scale = scaleFor(m.kind, m.values, m.domain ? { domain: m.domain } : {});
     this._theme = themeOf(this);
-    const labelKey = [m.rows, m.cols, cellW, cellH, labelW, m.rowLabels?.join('\u0001'), m.colLabels?.join('\u0001'), [...(m.rowFlags || [])].join(), [...(m.colFlags || [])].join()].join('|');
+    const labelKey = [
+      m.rows,
+      m.cols,
+      cellW,
+      cellH,
+      labelW,
+      m.rowLabels?.join('\u0001'),
+      m.colLabels?.join('\u0001'),
+      [...(m.rowFlags || [])].join(),
+      [...(m.colFlags || [])].join(),
+    ].join('|');
     const sameLabels = labelKey === this._labelKey;
     this._labelKey = labelKey;
 
@@ -148,7 +246,10 @@ export class ApHeatmap extends HTMLElement {
     if (this._legendKind !== m.kind) {
       this._legendKind = m.kind;
       const lg = this._legendCanvas.getContext('2d');
-      for (let x = 0; x < 110; x++) { lg.fillStyle = this._scale.gradient(x / 109); lg.fillRect(x, 0, 1, 8); }
+      for (let x = 0; x < 110; x++) {
+        lg.fillStyle = this._scale.gradient(x / 109);
+        lg.fillRect(x, 0, 1, 8);
+      }
     }
     this._legendLo.textContent = fmt(this._scale.domain[0]);
     this._legendHi.textContent = fmt(this._scale.domain[1]);
@@ -159,7 +260,10 @@ export class ApHeatmap extends HTMLElement {
     this._legendCanvas.parentElement.hidden = m.kind === 'ids';
 
     const what = `${m.title}: ${m.rows} by ${m.cols}${masked ? `, ${masked} masked cells` : ''}.`;
-    this._plot.setAttribute('aria-label', `${what} Arrow keys move between cells, Enter explains a cell; the table below lists every number.`);
+    this._plot.setAttribute(
+      'aria-label',
+      `${what} Arrow keys move between cells, Enter explains a cell; the table below lists every number.`,
+    );
     this._redraw();
     if (this._details.open) this._renderTable();
   }
@@ -180,10 +284,19 @@ export class ApHeatmap extends HTMLElement {
     }
     const parts = [];
     if (deadRows.length) {
-      const names = deadRows.slice(0, 4).map((r) => `"${r}"`).join(', ') + (deadRows.length > 4 ? ` and ${deadRows.length - 4} more` : '');
-      parts.push(`${deadRows.length === 1 ? 'Row' : 'Rows'} ${names}: every key is masked, so the softmax has nothing to spread over and the weights are undefined (0 / 0). The core returns 0 for each of them by definition, so the output of that row is 0.`);
+      const names =
+        deadRows
+          .slice(0, 4)
+          .map((r) => `"${r}"`)
+          .join(', ') + (deadRows.length > 4 ? ` and ${deadRows.length - 4} more` : '');
+      parts.push(
+        `${deadRows.length === 1 ? 'Row' : 'Rows'} ${names}: every key is masked, so the softmax has nothing to spread over and the weights are undefined (0 / 0). The core returns 0 for each of them by definition, so the output of that row is 0.`,
+      );
     }
-    if (bad) parts.push(`${bad} ${bad === 1 ? 'value is' : 'values are'} undefined (not a number or +∞), drawn hatched with "?": check the inputs of this step.`);
+    if (bad)
+      parts.push(
+        `${bad} ${bad === 1 ? 'value is' : 'values are'} undefined (not a number or +∞), drawn hatched with "?": check the inputs of this step.`,
+      );
     this._undefined.textContent = parts.join(' ');
     this._undefined.hidden = parts.length === 0;
     this.dataset.undefined = String(deadRows.length + bad);
@@ -195,7 +308,10 @@ export class ApHeatmap extends HTMLElement {
     const rowStep = cellH >= 11 ? 1 : Math.ceil(11 / cellH);
     for (let i = 0; i < m.rows; i += rowStep) {
       const flagged = m.rowFlags?.has(i);
-      const node = el('span', { className: `hm-label${flagged ? ' unknown' : ''}${m.rowLabels ? '' : ' tick'}`, text: flagged ? `${rowText(i)}?` : rowText(i) });
+      const node = el('span', {
+        className: `hm-label${flagged ? ' unknown' : ''}${m.rowLabels ? '' : ' tick'}`,
+        text: flagged ? `${rowText(i)}?` : rowText(i),
+      });
       node.style.top = `${i * cellH + cellH / 2}px`;
       if (flagged) node.title = 'not in the vocabulary: the model sees <unk>';
       rowNodes.push(node);
@@ -212,7 +328,10 @@ export class ApHeatmap extends HTMLElement {
       colH = rotate ? Math.min(80, Math.ceil(longest * 0.72) + 10) : 18;
       m.colLabels.forEach((label, j) => {
         const flagged = m.colFlags?.has(j);
-        const node = el('span', { className: `hm-label${flagged ? ' unknown' : ''}`, text: flagged ? `${label}?` : label });
+        const node = el('span', {
+          className: `hm-label${flagged ? ' unknown' : ''}`,
+          text: flagged ? `${label}?` : label,
+        });
         if (rotate) {
           node.style.left = `${j * cellW + cellW / 2 - 2}px`;
           node.style.transform = 'rotate(-45deg)';
@@ -225,10 +344,14 @@ export class ApHeatmap extends HTMLElement {
     } else {
       // Too narrow for every label: every k-th one (indices, or rotated tokens).
       const every = Math.max(1, Math.ceil((m.colLabels ? 16 : 24) / cellW));
-      const nice = [1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 50, 64, 100, 128, 200, 256, 500].find((k) => k >= every) || every;
+      const nice =
+        [1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 50, 64, 100, 128, 200, 256, 500].find((k) => k >= every) || every;
       if (m.colLabels) colH = 60;
       for (let j = 0; j < m.cols; j += nice) {
-        const node = el('span', { className: `hm-label tick${m.colFlags?.has(j) ? ' unknown' : ''}`, text: m.colLabels ? m.colLabels[j].slice(0, 8) : String(j) });
+        const node = el('span', {
+          className: `hm-label tick${m.colFlags?.has(j) ? ' unknown' : ''}`,
+          text: m.colLabels ? m.colLabels[j].slice(0, 8) : String(j),
+        });
         node.style.left = `${j * cellW + cellW / 2 - (m.colLabels ? 2 : 0)}px`;
         node.style.transform = m.colLabels ? 'rotate(-45deg)' : 'translateX(-50%)';
         colNodes.push(node);
@@ -244,8 +367,14 @@ export class ApHeatmap extends HTMLElement {
   _redraw() {
     if (!this._m || !this._scale) return; // not laid out yet
     drawMatrix(this._canvas, this._m, {
-      cellW: this._cellW, cellH: this._cellH, scale: this._scale, theme: this._theme, numbers: this._numbers,
-      selected: this._selected, cursor: this._keyboard ? this._cursor : null, highlightRow: this._highlightRow,
+      cellW: this._cellW,
+      cellH: this._cellH,
+      scale: this._scale,
+      theme: this._theme,
+      numbers: this._numbers,
+      selected: this._selected,
+      cursor: this._keyboard ? this._cursor : null,
+      highlightRow: this._highlightRow,
     });
   }
 
@@ -253,22 +382,42 @@ export class ApHeatmap extends HTMLElement {
     if (!this._details.open || !this._m) return;
     const m = this._m;
     const table = el('table', { className: 'nums' });
-    table.append(el('caption', { text: `${m.title} (${m.rows}×${m.cols})${m.rowAxis ? `: rows are ${m.rowAxis}` : ''}${m.colAxis ? `, columns are ${m.colAxis}` : ''}` }));
+    table.append(
+      el('caption', {
+        text: `${m.title} (${m.rows}×${m.cols})${m.rowAxis ? `: rows are ${m.rowAxis}` : ''}${m.colAxis ? `, columns are ${m.colAxis}` : ''}`,
+      }),
+    );
     const head = table.createTHead().insertRow();
     head.append(m.corner ? el('th', { text: m.corner }) : el('td')); // no empty header cell
     for (let j = 0; j < m.cols; j++) {
       const flagged = m.colFlags?.has(j);
-      head.append(el('th', { attrs: { scope: 'col' }, className: flagged ? 'unknown' : '', text: `${m.colLabels ? m.colLabels[j] : String(j)}${flagged ? '?' : ''}` }));
+      head.append(
+        el('th', {
+          attrs: { scope: 'col' },
+          className: flagged ? 'unknown' : '',
+          text: `${m.colLabels ? m.colLabels[j] : String(j)}${flagged ? '?' : ''}`,
+        }),
+      );
     }
     const body = table.createTBody();
     for (let i = 0; i < m.rows; i++) {
       const tr = body.insertRow();
       const flagged = m.rowFlags?.has(i);
-      tr.append(el('th', { attrs: { scope: 'row' }, className: flagged ? 'unknown' : '', text: `${m.rowLabels ? m.rowLabels[i] : String(i)}${flagged ? '?' : ''}` }));
+      tr.append(
+        el('th', {
+          attrs: { scope: 'row' },
+          className: flagged ? 'unknown' : '',
+          text: `${m.rowLabels ? m.rowLabels[i] : String(i)}${flagged ? '?' : ''}`,
+        }),
+      );
       for (let j = 0; j < m.cols; j++) {
         const v = m.values[i * m.cols + j];
         const wasMasked = v === -Infinity || (m.masked && m.masked[i * m.cols + j]);
-        const td = el('td', { text: m.kind === 'ids' ? String(v) : fmt(v), className: wasMasked ? 'masked' : '', title: wasMasked ? 'masked: a future key' : '' });
+        const td = el('td', {
+          text: m.kind === 'ids' ? String(v) : fmt(v),
+          className: wasMasked ? 'masked' : '',
+          title: wasMasked ? 'masked: a future key' : '',
+        });
         td.dataset.row = i;
         td.dataset.col = j;
         td.dataset.value = num(v);
@@ -299,7 +448,10 @@ export class ApHeatmap extends HTMLElement {
 
   _hover(e) {
     const c = this._cellAt(e);
-    if (!c) { this._tip.hidden = true; return; }
+    if (!c) {
+      this._tip.hidden = true;
+      return;
+    }
     this._tip.textContent = this._describe(c);
     this._tip.style.left = `${c.col * this._cellW + this._cellW / 2}px`;
     this._tip.style.top = `${c.row * this._cellH}px`;
@@ -326,9 +478,12 @@ export class ApHeatmap extends HTMLElement {
       this._cursor = { row: clamp(c.row + dr, 0, this._m.rows - 1), col: clamp(c.col + dc, 0, this._m.cols - 1) };
     } else if (e.key === 'Home') this._cursor = { row: c.row, col: 0 };
     else if (e.key === 'End') this._cursor = { row: c.row, col: this._m.cols - 1 };
-    else if (e.key === 'Enter' || e.key === ' ') { this._select(c); }
-    else if (e.key === 'Escape') { this._tip.hidden = true; return; }
-    else return;
+    else if (e.key === 'Enter' || e.key === ' ') {
+      this._select(c);
+    } else if (e.key === 'Escape') {
+      this._tip.hidden = true;
+      return;
+    } else return;
     e.preventDefault();
     e.stopPropagation(); // arrows here move the cell, not the stepper
     this._redraw();

@@ -14,16 +14,38 @@ export class ApLayernorm extends ApWidget {
   build() {
     this.which = 'norm1';
     this.row = 0;
-    this.sel = el('select', { on: { change: () => { this.which = this.sel.value; this.update(); } } });
-    this.rowSel = el('select', { on: { change: () => { this.row = Number(this.rowSel.value); this.update(); } } });
+    this.sel = el('select', {
+      on: {
+        change: () => {
+          this.which = this.sel.value;
+          this.update();
+        },
+      },
+    });
+    this.rowSel = el('select', {
+      on: {
+        change: () => {
+          this.row = Number(this.rowSel.value);
+          this.update();
+        },
+      },
+    });
     this.stats = el('div');
     this.panel = new StepPanel();
     this.body.append(
-      el('p', { className: 'lead', text: 'Layer normalisation rescales each token\'s vector on its own: subtract the row\'s mean μ, divide by its standard deviation σ, then apply a learned gain γ and bias β per dimension. It keeps activations at a steady scale from layer to layer.' }),
-      el('div', { className: 'controls' },
+      el('p', {
+        className: 'lead',
+        text: "Layer normalisation rescales each token's vector on its own: subtract the row's mean μ, divide by its standard deviation σ, then apply a learned gain γ and bias β per dimension. It keeps activations at a steady scale from layer to layer.",
+      }),
+      el(
+        'div',
+        { className: 'controls' },
         el('label', { className: 'field inline' }, el('span', { text: 'Which norm' }), this.sel),
-        el('label', { className: 'field inline' }, el('span', { text: 'Row' }), this.rowSel)),
-      this.stats, this.panel.node);
+        el('label', { className: 'field inline' }, el('span', { text: 'Row' }), this.rowSel),
+      ),
+      this.stats,
+      this.panel.node,
+    );
   }
 
   compute(state) {
@@ -34,28 +56,58 @@ export class ApLayernorm extends ApWidget {
   render(run, state) {
     if (run.empty) return;
     const layer = layerFor(run, state);
-    const names = run.stages().filter((s) => s.layer === layer && /^(norm1|norm2|cross_norm)$/.test(s.name) && s.stack === run.mainStack).map((s) => s.name);
+    const names = run
+      .stages()
+      .filter((s) => s.layer === layer && /^(norm1|norm2|cross_norm)$/.test(s.name) && s.stack === run.mainStack)
+      .map((s) => s.name);
     if (run.stages().some((s) => s.name === 'final_norm')) names.push('final_norm');
     if (!names.includes(this.which)) this.which = names[0];
-    fillSelect(this.sel, names.map((n) => ({ value: n, label: n === 'norm1' ? 'after attention (norm1)' : n === 'norm2' ? 'after the FFN (norm2)' : n === 'cross_norm' ? 'after cross-attention' : 'final norm' })), this.which);
+    fillSelect(
+      this.sel,
+      names.map((n) => ({
+        value: n,
+        label:
+          n === 'norm1'
+            ? 'after attention (norm1)'
+            : n === 'norm2'
+              ? 'after the FFN (norm2)'
+              : n === 'cross_norm'
+                ? 'after cross-attention'
+                : 'final norm',
+      })),
+      this.which,
+    );
     const { view } = stepView(run, this.which, { layer: this.which === 'final_norm' ? null : layer });
     const [X, S, gamma, beta] = view.inputs;
     const i = clamp(this.row, 0, X.rows - 1);
-    fillSelect(this.rowSel, X.rowLabels.map((l, r) => ({ value: r, label: `${r}: ${l}` })), i);
-    const mu = S.values[i * 2], sigma = S.values[i * 2 + 1];
+    fillSelect(
+      this.rowSel,
+      X.rowLabels.map((l, r) => ({ value: r, label: `${r}: ${l}` })),
+      i,
+    );
+    const mu = S.values[i * 2],
+      sigma = S.values[i * 2 + 1];
     const out = Array.from(view.output.values.slice(i * view.output.cols, (i + 1) * view.output.cols));
     const m = out.reduce((a, b) => a + b, 0) / out.length;
-    this.stats.replaceChildren(numsTable({
-      caption: `Row "${X.rowLabels[i]}" (μ and σ from the core)`,
-      header: ['quantity', 'value'],
-      rows: [
-        ['μ (mean of the input row)', { text: fmt(mu, 4), className: 'mu', data: { value: String(mu) } }],
-        ['σ = √(var + ε)', { text: fmt(sigma, 4), className: 'sigma', data: { value: String(sigma) } }],
-        ['γ (first dims)', Array.from(gamma.values.slice(0, 4), (v) => fmt(v, 3)).join(', ') + (gamma.cols > 4 ? ', …' : '')],
-        ['β (first dims)', Array.from(beta.values.slice(0, 4), (v) => fmt(v, 3)).join(', ') + (beta.cols > 4 ? ', …' : '')],
-        ['mean of the output row', fmt(m, 4)],
-      ],
-    }));
+    this.stats.replaceChildren(
+      numsTable({
+        caption: `Row "${X.rowLabels[i]}" (μ and σ from the core)`,
+        header: ['quantity', 'value'],
+        rows: [
+          ['μ (mean of the input row)', { text: fmt(mu, 4), className: 'mu', data: { value: String(mu) } }],
+          ['σ = √(var + ε)', { text: fmt(sigma, 4), className: 'sigma', data: { value: String(sigma) } }],
+          [
+            'γ (first dims)',
+            Array.from(gamma.values.slice(0, 4), (v) => fmt(v, 3)).join(', ') + (gamma.cols > 4 ? ', …' : ''),
+          ],
+          [
+            'β (first dims)',
+            Array.from(beta.values.slice(0, 4), (v) => fmt(v, 3)).join(', ') + (beta.cols > 4 ? ', …' : ''),
+          ],
+          ['mean of the output row', fmt(m, 4)],
+        ],
+      }),
+    );
     this.panel.show(view, { explainCell: { row: i, col: 0 } });
   }
 }

@@ -13,25 +13,55 @@ export class ApLearnedPos extends ApWidget {
 
   build() {
     this.choice = null;
-    this.sel = el('select', { on: { change: () => { this.choice = this.sel.value; this.update(); } } });
+    this.sel = el('select', {
+      on: {
+        change: () => {
+          this.choice = this.sel.value;
+          this.update();
+        },
+      },
+    });
     this.note = el('p', { className: 'note' });
     this.map = el('div');
     this.extra = el('p', { className: 'changed' });
     this.body.append(
-      el('p', { className: 'lead', text: 'Instead of a formula, a model can learn one vector per position, like a second embedding table indexed by position. Each position fits the data, but a table of L rows has nothing to add at position L: the model cannot go past its maximum length.' }),
-      el('div', { className: 'controls' }, el('label', { className: 'field inline' }, el('span', { text: 'Model' }), this.sel)),
-      this.note, this.map, this.extra);
+      el('p', {
+        className: 'lead',
+        text: 'Instead of a formula, a model can learn one vector per position, like a second embedding table indexed by position. Each position fits the data, but a table of L rows has nothing to add at position L: the model cannot go past its maximum length.',
+      }),
+      el(
+        'div',
+        { className: 'controls' },
+        el('label', { className: 'field inline' }, el('span', { text: 'Model' }), this.sel),
+      ),
+      this.note,
+      this.map,
+      this.extra,
+    );
   }
 
   async _candidates() {
     // From the files' headers: only the chosen model's weights are downloaded.
     const heads = await availableTrainedModels();
-    return heads.filter((h) => h.tensors.includes('pos_emb')).map((h) => ({ key: `trained:${h.name}`, label: `trained: ${h.name}` }));
+    return heads
+      .filter((h) => h.tensors.includes('pos_emb'))
+      .map((h) => ({ key: `trained:${h.name}`, label: `trained: ${h.name}` }));
   }
 
   compute(state) {
     return this._candidates().then((cands) => {
-      const fallback = { key: randomKey({ arch: 'decoder', tokenizer: 'word', seed: state.seed, dModel: 16, nHeads: 2, nLayers: 1, pos: 'learned' }), label: 'random weights, learned positions (untrained)' };
+      const fallback = {
+        key: randomKey({
+          arch: 'decoder',
+          tokenizer: 'word',
+          seed: state.seed,
+          dModel: 16,
+          nHeads: 2,
+          nLayers: 1,
+          pos: 'learned',
+        }),
+        label: 'random weights, learned positions (untrained)',
+      };
       const all = [...cands, fallback];
       const pick = all.find((c) => c.key === this.choice) || all[0];
       return getModel(pick.key).then((entry) => ({ entry, all, pick, trained: cands.length > 0 }));
@@ -39,10 +69,22 @@ export class ApLearnedPos extends ApWidget {
   }
 
   render({ entry, all, pick, trained }) {
-    fillSelect(this.sel, all.map((c) => ({ value: c.key, label: c.label })), pick.key);
+    fillSelect(
+      this.sel,
+      all.map((c) => ({ value: c.key, label: c.label })),
+      pick.key,
+    );
     const t = entry.model.tensors().find((x) => x.name === 'pos_emb');
     const [L, d] = t.shape;
-    const P = matrix({ name: 'pos_emb', title: `learned position table P (${pick.label})`, values: entry.model.getTensor('pos_emb'), rows: L, cols: d, rowLabels: Array.from({ length: L }, (_, i) => String(i)), kind: 'div' });
+    const P = matrix({
+      name: 'pos_emb',
+      title: `learned position table P (${pick.label})`,
+      values: entry.model.getTensor('pos_emb'),
+      rows: L,
+      cols: d,
+      rowLabels: Array.from({ length: L }, (_, i) => String(i)),
+      kind: 'div',
+    });
     this.place(this.map, this.hm('p', P, { 'max-cell': '22' }));
     this.note.textContent = trained
       ? `Each row was learned with the rest of the model (L = ${L} positions, d = ${d}).`
@@ -50,7 +92,10 @@ export class ApLearnedPos extends ApWidget {
     // Past L: ask the core for L + 1 tokens.
     try {
       const ids = new Int32Array(L + 1).fill(entry.model.vocab.length > 4 ? 4 : 1);
-      const tr = entry.model.arch === 'encoder-decoder' || entry.base.arch === 'encoder-decoder' ? entry.model.forward({ src: ids, tgt: Int32Array.of(playgroundNow().specialTokens.bos) }) : entry.model.forward(ids);
+      const tr =
+        entry.model.arch === 'encoder-decoder' || entry.base.arch === 'encoder-decoder'
+          ? entry.model.forward({ src: ids, tgt: Int32Array.of(playgroundNow().specialTokens.bos) })
+          : entry.model.forward(ids);
       tr.dispose();
       this.extra.textContent = `The core accepted ${L + 1} tokens.`;
     } catch (err) {

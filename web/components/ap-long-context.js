@@ -18,7 +18,16 @@ const D_K = 64;
 const LONG_N = 50000;
 // The worked example: one query q = (1, 0), keys k_j = (s_j, 0), so q·k_j = s_j (no scaling);
 // value rows in 2-d, one per key.
-const VALUES = [[1, 0], [0, 1], [1, 1], [2, 0], [0, 2], [1, 2], [2, 1], [2, 2]];
+const VALUES = [
+  [1, 0],
+  [0, 1],
+  [1, 1],
+  [2, 0],
+  [0, 2],
+  [1, 2],
+  [2, 1],
+  [2, 2],
+];
 const MAX_KEYS = VALUES.length;
 
 let sheet = null;
@@ -45,13 +54,33 @@ export class ApLongContext extends ApWidget {
 
   build() {
     this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, styles()];
-    this.nInput = el('input', { type: 'number', min: 1, max: MAX_N, step: 1, value: this.getAttribute('n') || 1000, attrs: { 'aria-label': 'n (tokens)' }, on: { change: () => this.update() } });
-    this.causal = el('input', { type: 'checkbox', attrs: { 'aria-label': 'causal mask' }, on: { change: () => this.update() } });
+    this.nInput = el('input', {
+      type: 'number',
+      min: 1,
+      max: MAX_N,
+      step: 1,
+      value: this.getAttribute('n') || 1000,
+      attrs: { 'aria-label': 'n (tokens)' },
+      on: { change: () => this.update() },
+    });
+    this.causal = el('input', {
+      type: 'checkbox',
+      attrs: { 'aria-label': 'causal mask' },
+      on: { change: () => this.update() },
+    });
     this.diff = el('p', { className: 'lc-diff', attrs: { 'aria-live': 'polite' } });
     this.memTable = el('div');
-    this.scoresInput = el('input', { type: 'text', value: this.getAttribute('scores') || '1, 3, 0, 2, 4', attrs: { 'aria-label': 'scores of the keys' }, on: { change: () => this.update() } });
-    this.tileSelect = el('select', { attrs: { 'aria-label': 'keys per tile' }, on: { change: () => this.update() } },
-      ...[1, 2, 3, 4, 5, 8].map((t) => el('option', { value: t, text: String(t) })));
+    this.scoresInput = el('input', {
+      type: 'text',
+      value: this.getAttribute('scores') || '1, 3, 0, 2, 4',
+      attrs: { 'aria-label': 'scores of the keys' },
+      on: { change: () => this.update() },
+    });
+    this.tileSelect = el(
+      'select',
+      { attrs: { 'aria-label': 'keys per tile' }, on: { change: () => this.update() } },
+      ...[1, 2, 3, 4, 5, 8].map((t) => el('option', { value: t, text: String(t) })),
+    );
     this.tileSelect.value = this.getAttribute('tile') || '2';
     this.exampleSetup = el('p', { className: 'note' });
     this.exampleTable = el('div');
@@ -59,25 +88,50 @@ export class ApLongContext extends ApWidget {
     this.exampleError = el('p', { className: 'error', hidden: true });
     this.finalTex = el('span');
     this.body.append(
-      el('p', { className: 'lead', text: 'The n × n score matrix is never needed all at once. Go through the keys a tile at a time and keep, for each query, the largest score so far (a running max m), the sum of exponentials so far (a running sum ℓ) and the weighted sum of values so far (o). When a tile brings a bigger score, everything summed so far is rescaled by e^(m_old − m_new). At the end o / ℓ is exactly softmax(QKᵀ/√d_k) V, and only one tile of scores ever existed: memory O(n) instead of O(n²). The time is still O(n² d).' }),
-      tex('m\' = \\max\\big(m,\\ \\max_{j \\in \\text{tile}} s_j\\big),\\quad \\ell\' = \\ell\\, e^{m - m\'} + \\sum_{j \\in \\text{tile}} e^{s_j - m\'},\\quad o\' = o\\, e^{m - m\'} + \\sum_{j \\in \\text{tile}} e^{s_j - m\'}\\, v_j,\\qquad z = o / \\ell', { display: true }),
+      el('p', {
+        className: 'lead',
+        text: 'The n × n score matrix is never needed all at once. Go through the keys a tile at a time and keep, for each query, the largest score so far (a running max m), the sum of exponentials so far (a running sum ℓ) and the weighted sum of values so far (o). When a tile brings a bigger score, everything summed so far is rescaled by e^(m_old − m_new). At the end o / ℓ is exactly softmax(QKᵀ/√d_k) V, and only one tile of scores ever existed: memory O(n) instead of O(n²). The time is still O(n² d).',
+      }),
+      tex(
+        "m' = \\max\\big(m,\\ \\max_{j \\in \\text{tile}} s_j\\big),\\quad \\ell' = \\ell\\, e^{m - m'} + \\sum_{j \\in \\text{tile}} e^{s_j - m'},\\quad o' = o\\, e^{m - m'} + \\sum_{j \\in \\text{tile}} e^{s_j - m'}\\, v_j,\\qquad z = o / \\ell",
+        { display: true },
+      ),
       // hide="compare" or "example" leaves that part out.
-      el('div', { dataset: { control: 'compare' } },
+      el(
+        'div',
+        { dataset: { control: 'compare' } },
         el('h4', { text: 'Your n: the same output, with and without the n × n matrix' }),
-        el('div', { className: 'controls' },
+        el(
+          'div',
+          { className: 'controls' },
           el('label', { className: 'field inline' }, el('span', { text: 'n (tokens)' }), this.nInput),
           el('label', { className: 'field inline' }, this.causal, el('span', { text: 'causal mask' })),
-          el('span', { className: 'note', text: `d_k = ${D_K}, random queries, keys and values` })),
-        this.diff, this.memTable),
-      el('div', { dataset: { control: 'example' } },
+          el('span', { className: 'note', text: `d_k = ${D_K}, random queries, keys and values` }),
+        ),
+        this.diff,
+        this.memTable,
+      ),
+      el(
+        'div',
+        { dataset: { control: 'example' } },
         el('h4', { text: 'Online softmax by hand: one query, a few keys, a tile at a time' }),
-        el('div', { className: 'controls lc-example' },
+        el(
+          'div',
+          { className: 'controls lc-example' },
           el('label', { className: 'field inline' }, el('span', { text: 'scores s_j' }), this.scoresInput),
-          el('label', { className: 'field inline' }, el('span', { text: 'keys per tile' }), this.tileSelect)),
-        this.exampleError, this.exampleSetup, this.exampleTable, this.exampleFinal));
+          el('label', { className: 'field inline' }, el('span', { text: 'keys per tile' }), this.tileSelect),
+        ),
+        this.exampleError,
+        this.exampleSetup,
+        this.exampleTable,
+        this.exampleFinal,
+      ),
+    );
   }
 
-  compute() { return playgroundNow() || getPlayground(); }
+  compute() {
+    return playgroundNow() || getPlayground();
+  }
 
   render(ap) {
     this._syncAttributes();
@@ -88,7 +142,11 @@ export class ApLongContext extends ApWidget {
   /** n, scores and tile attributes set after the view was built move its controls. */
   _syncAttributes() {
     this._seen = this._seen || {};
-    for (const [name, input] of [['n', this.nInput], ['scores', this.scoresInput], ['tile', this.tileSelect]]) {
+    for (const [name, input] of [
+      ['n', this.nInput],
+      ['scores', this.scoresInput],
+      ['tile', this.tileSelect],
+    ]) {
       const v = this.getAttribute(name);
       if (v !== null && v !== this._seen[name]) input.value = v;
       this._seen[name] = v;
@@ -97,13 +155,15 @@ export class ApLongContext extends ApWidget {
 
   _n() {
     const n = Number(this.nInput.value);
-    if (!Number.isInteger(n) || n < 1 || n > MAX_N) throw new Error(`n must be an integer from 1 to ${MAX_N}, got ${this.nInput.value}`);
+    if (!Number.isInteger(n) || n < 1 || n > MAX_N)
+      throw new Error(`n must be an integer from 1 to ${MAX_N}, got ${this.nInput.value}`);
     return n;
   }
 
   /** Full and online kernels on the same random inputs: difference, memory, time. */
   _compare(ap) {
-    const n = this._n(), causal = this.causal.checked;
+    const n = this._n(),
+      causal = this.causal.checked;
     const key = `${n}/${causal}`;
     if (this._compared === key) return;
     const opts = { q: normals(n * D_K, 101), k: normals(n * D_K, 202), v: normals(n * D_K, 303), n, dK: D_K, causal };
@@ -114,27 +174,44 @@ export class ApLongContext extends ApWidget {
     this._compared = key;
     this.dataset.n = String(n);
     this.dataset.maxDiff = String(worst);
-    this.diff.replaceChildren(`n = ${fmtInt(n)}${causal ? ', causal' : ''}: max |full − online| over all ${fmtInt(n * D_K)} outputs = `,
+    this.diff.replaceChildren(
+      `n = ${fmtInt(n)}${causal ? ', causal' : ''}: max |full − online| over all ${fmtInt(n * D_K)} outputs = `,
       el('b', { className: 'max-diff', text: worst === 0 ? '0' : worst.toExponential(1).replace('-', '−') }),
-      worst <= 1e-5 ? ' (float32 rounding: the same numbers, summed in a different order)' : '');
-    const mFull = ap.kernels.memory({ n, dK: D_K, full: true }), mOnline = ap.kernels.memory({ n, dK: D_K });
-    const lFull = ap.kernels.memory({ n: LONG_N, dK: D_K, full: true }), lOnline = ap.kernels.memory({ n: LONG_N, dK: D_K });
-    this.memTable.replaceChildren(numsTable({
-      caption: 'Memory of each path (sizes from the core; heap measured by the core’s allocator during the call)',
-      header: ['memory', 'full kernel (n × n scores)', 'online kernel (tiles)'],
-      rows: [
-        ['scores held at once', fmtInt(mFull.scoresHeld), `${fmtInt(mOnline.scoresHeld)} (one 32 × 64 tile)`],
-        ['working memory', { text: fmtBytes(mFull.scratchBytes), data: { bytes: String(mFull.scratchBytes) } }, { text: fmtBytes(mOnline.scratchBytes), data: { bytes: String(mOnline.scratchBytes) } }],
-        ['heap held during the call (measured)', { text: fmtBytes(full.heapBytes), data: { bytes: String(full.heapBytes) } }, { text: fmtBytes(online.heapBytes), data: { bytes: String(online.heapBytes) } }],
-        ['q, k, v and the output (both)', fmtBytes(mFull.ioBytes), fmtBytes(mOnline.ioBytes)],
-        [`working memory at n = ${fmtInt(LONG_N)}`, fmtBytes(lFull.scratchBytes), fmtBytes(lOnline.scratchBytes)],
-      ],
-    }));
+      worst <= 1e-5 ? ' (float32 rounding: the same numbers, summed in a different order)' : '',
+    );
+    const mFull = ap.kernels.memory({ n, dK: D_K, full: true }),
+      mOnline = ap.kernels.memory({ n, dK: D_K });
+    const lFull = ap.kernels.memory({ n: LONG_N, dK: D_K, full: true }),
+      lOnline = ap.kernels.memory({ n: LONG_N, dK: D_K });
+    this.memTable.replaceChildren(
+      numsTable({
+        caption: 'Memory of each path (sizes from the core; heap measured by the core’s allocator during the call)',
+        header: ['memory', 'full kernel (n × n scores)', 'online kernel (tiles)'],
+        rows: [
+          ['scores held at once', fmtInt(mFull.scoresHeld), `${fmtInt(mOnline.scoresHeld)} (one 32 × 64 tile)`],
+          [
+            'working memory',
+            { text: fmtBytes(mFull.scratchBytes), data: { bytes: String(mFull.scratchBytes) } },
+            { text: fmtBytes(mOnline.scratchBytes), data: { bytes: String(mOnline.scratchBytes) } },
+          ],
+          [
+            'heap held during the call (measured)',
+            { text: fmtBytes(full.heapBytes), data: { bytes: String(full.heapBytes) } },
+            { text: fmtBytes(online.heapBytes), data: { bytes: String(online.heapBytes) } },
+          ],
+          ['q, k, v and the output (both)', fmtBytes(mFull.ioBytes), fmtBytes(mOnline.ioBytes)],
+          [`working memory at n = ${fmtInt(LONG_N)}`, fmtBytes(lFull.scratchBytes), fmtBytes(lOnline.scratchBytes)],
+        ],
+      }),
+    );
   }
 
   /** The worked example: the core's online softmax of one query, tile by tile. */
   _example(ap) {
-    const scores = this.scoresInput.value.split(/[\s,;]+/).filter(Boolean).map(Number);
+    const scores = this.scoresInput.value
+      .split(/[\s,;]+/)
+      .filter(Boolean)
+      .map(Number);
     this.exampleError.textContent = '';
     this.exampleError.hidden = true;
     if (scores.length < 1 || scores.length > MAX_KEYS || scores.some((s) => !Number.isFinite(s) || Math.abs(s) > 50)) {
@@ -142,11 +219,18 @@ export class ApLongContext extends ApWidget {
       this.exampleError.hidden = false;
       return;
     }
-    const m = scores.length, tile = Number(this.tileSelect.value);
-    const k = scores.flatMap((s) => [s, 0]), v = VALUES.slice(0, m).flat();
+    const m = scores.length,
+      tile = Number(this.tileSelect.value);
+    const k = scores.flatMap((s) => [s, 0]),
+      v = VALUES.slice(0, m).flat();
     const r = ap.kernels.onlineSoftmaxSteps({ q: [1, 0], k, v, m, dK: 2, tile, scale: false });
     const full = ap.kernels.attention({ q: [1, 0], k, v, n: 1, m, dK: 2, scale: false, full: true });
-    this.exampleSetup.textContent = `One query q = (1, 0) and keys k_j = (s_j, 0), so q·k_j = s_j (no scaling here): scores ${vec(r.scores, 2)}. Values v_j: ${VALUES.slice(0, m).map((x) => `(${x.join(', ')})`).join(', ')}. Tiles of ${tile} key${tile > 1 ? 's' : ''}.`;
+    this.exampleSetup.textContent = `One query q = (1, 0) and keys k_j = (s_j, 0), so q·k_j = s_j (no scaling here): scores ${vec(r.scores, 2)}. Values v_j: ${VALUES.slice(
+      0,
+      m,
+    )
+      .map((x) => `(${x.join(', ')})`)
+      .join(', ')}. Tiles of ${tile} key${tile > 1 ? 's' : ''}.`;
     const rows = r.tiles.map((t, b) => {
       const prev = b ? r.tiles[b - 1].max : -Infinity;
       return [
@@ -159,18 +243,30 @@ export class ApLongContext extends ApWidget {
         vec(t.o, 4),
       ];
     });
-    this.exampleTable.replaceChildren(numsTable({
-      caption: 'After each tile, as the core computed it (a rise of the running max in colour: what was summed before is rescaled)',
-      header: ['tile', 'scores', 'tile max', 'max m', 'e^(m_old − m)', 'sum ℓ', 'o (not yet ÷ ℓ)'],
-      rows,
-    }));
+    this.exampleTable.replaceChildren(
+      numsTable({
+        caption:
+          'After each tile, as the core computed it (a rise of the running max in colour: what was summed before is rescaled)',
+        header: ['tile', 'scores', 'tile max', 'max m', 'e^(m_old − m)', 'sum ℓ', 'o (not yet ÷ ℓ)'],
+        rows,
+      }),
+    );
     let worst = 0;
     for (let c = 0; c < 2; c++) worst = Math.max(worst, Math.abs(r.out[c] - full[c]));
     const last = r.tiles[r.tiles.length - 1];
-    renderTex(this.finalTex, `z = o / \\ell = ${vec(last.o, 4).replace(/−/g, '-')} / ${fmt(last.sum, 4).replace('−', '-')}`);
-    this.exampleFinal.replaceChildren(this.finalTex, ' = ', el('b', { className: 'online-out', text: vec(r.out, 4) }),
-      el('br'), 'The full kernel, softmax over all the scores at once: ', el('b', { className: 'full-out', text: vec(full, 4) }),
-      ` (difference ${worst === 0 ? '0' : worst.toExponential(1)}).`);
+    renderTex(
+      this.finalTex,
+      `z = o / \\ell = ${vec(last.o, 4).replace(/−/g, '-')} / ${fmt(last.sum, 4).replace('−', '-')}`,
+    );
+    this.exampleFinal.replaceChildren(
+      this.finalTex,
+      ' = ',
+      el('b', { className: 'online-out', text: vec(r.out, 4) }),
+      el('br'),
+      'The full kernel, softmax over all the scores at once: ',
+      el('b', { className: 'full-out', text: vec(full, 4) }),
+      ` (difference ${worst === 0 ? '0' : worst.toExponential(1)}).`,
+    );
     this.dataset.exampleOut = Array.from(r.out).join(',');
   }
 }

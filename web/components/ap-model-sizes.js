@@ -16,7 +16,12 @@ import { numsTable } from '../lib/view.js';
 import { getPlayground, playgroundNow } from '../lib/playground.js';
 
 const ATTRS = ['kind', 'd-model', 'n-layers', 'n-heads', 'd-ff', 'vocab', 'max-len'];
-const SHORT = { original: 'Original (512/6/8)', 'original-big': 'Original big (1024/6/16)', 'bert-base': 'BERT-base (768/12/12)', gpt3: 'GPT-3 (12288/96/96)' };
+const SHORT = {
+  original: 'Original (512/6/8)',
+  'original-big': 'Original big (1024/6/16)',
+  'bert-base': 'BERT-base (768/12/12)',
+  gpt3: 'GPT-3 (12288/96/96)',
+};
 // Okabe-Ito colours: distinguishable with colour-blindness, readable on light and dark.
 const PARTS = [
   { key: 'embeddings', label: 'embeddings', color: '#56B4E9' },
@@ -37,7 +42,9 @@ export function bigCount(x) {
 const exact = (x) => x.toLocaleString('en-US');
 // Where a published total comes from, in short: the core's source text up to its first
 // " (" or ":" ("Vaswani et al. 2017", "Devlin et al. 2018", "Notes 004").
-export function citation(source) { return source.split(/ \(|:/)[0].trim(); }
+export function citation(source) {
+  return source.split(/ \(|:/)[0].trim();
+}
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 let sheet = null;
@@ -73,30 +80,56 @@ export class ApModelSizes extends ApWidget {
 
   build() {
     this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, styles()];
-    this.current = 'original';  // the preset the inputs came from ('' once edited away from it)
+    this.current = 'original'; // the preset the inputs came from ('' once edited away from it)
     this.appliedKey = null;
-    this.presetBox = el('div', { className: 'controls presets', attrs: { role: 'group', 'aria-label': 'Published models' } });
+    this.presetBox = el('div', {
+      className: 'controls presets',
+      attrs: { role: 'group', 'aria-label': 'Published models' },
+    });
     const num = (label, name, min = 1) => {
-      const input = el('input', { type: 'number', min, step: 1, attrs: { 'aria-label': label, 'data-input': name }, on: { input: () => this._edited() } });
+      const input = el('input', {
+        type: 'number',
+        min,
+        step: 1,
+        attrs: { 'aria-label': label, 'data-input': name },
+        on: { input: () => this._edited() },
+      });
       return { input, node: el('label', { className: 'field' }, el('span', { text: label }), input) };
     };
     const sel = (label, name, options) => {
-      const input = el('select', { attrs: { 'aria-label': label, 'data-input': name }, on: { change: () => this._edited() } },
-        ...options.map(([v, t]) => el('option', { value: v, text: t })));
+      const input = el(
+        'select',
+        { attrs: { 'aria-label': label, 'data-input': name }, on: { change: () => this._edited() } },
+        ...options.map(([v, t]) => el('option', { value: v, text: t })),
+      );
       return { input, node: el('label', { className: 'field' }, el('span', { text: label }), input) };
     };
     const check = (label, name) => {
-      const input = el('input', { type: 'checkbox', attrs: { 'data-input': name }, on: { change: () => this._edited() } });
+      const input = el('input', {
+        type: 'checkbox',
+        attrs: { 'data-input': name },
+        on: { change: () => this._edited() },
+      });
       return { input, node: el('label', { className: 'switch' }, input, el('span', { text: label })) };
     };
     this.in = {
-      arch: sel('architecture', 'arch', [['encoder-decoder', 'encoder-decoder'], ['encoder', 'encoder-only'], ['decoder', 'decoder-only']]),
+      arch: sel('architecture', 'arch', [
+        ['encoder-decoder', 'encoder-decoder'],
+        ['encoder', 'encoder-only'],
+        ['decoder', 'decoder-only'],
+      ]),
       dModel: num('d_model', 'dModel'),
       nLayers: num('layers (per stack)', 'nLayers'),
       nHeads: num('heads', 'nHeads'),
       dFf: num('d_ff', 'dFf'),
       vocabSize: num('vocabulary', 'vocabSize'),
-      pos: sel('positions', 'pos', [['sinusoidal', 'sinusoidal'], ['learned', 'learned'], ['rope', 'RoPE'], ['relative', 'relative bias'], ['none', 'none']]),
+      pos: sel('positions', 'pos', [
+        ['sinusoidal', 'sinusoidal'],
+        ['learned', 'learned'],
+        ['rope', 'RoPE'],
+        ['relative', 'relative bias'],
+        ['none', 'none'],
+      ]),
       maxLen: num('max positions', 'maxLen'),
       tie: check('output layer shares the token table', 'tieEmbeddings'),
       share: check('encoder and decoder share it', 'shareEmbeddings'),
@@ -104,9 +137,16 @@ export class ApModelSizes extends ApWidget {
       pre: check('pre-norm (+ final LayerNorm)', 'pre'),
       bert: check('BERT extras: segments, embedding LayerNorm, pooler', 'bert'),
     };
-    this.inputs = el('div', {},
-      el('div', { className: 'ms-inputs' }, ...['arch', 'dModel', 'nLayers', 'nHeads', 'dFf', 'vocabSize', 'pos', 'maxLen'].map((k) => this.in[k].node)),
-      el('div', { className: 'ms-switches' }, ...['tie', 'share', 'biases', 'pre', 'bert'].map((k) => this.in[k].node)));
+    this.inputs = el(
+      'div',
+      {},
+      el(
+        'div',
+        { className: 'ms-inputs' },
+        ...['arch', 'dModel', 'nLayers', 'nHeads', 'dFf', 'vocabSize', 'pos', 'maxLen'].map((k) => this.in[k].node),
+      ),
+      el('div', { className: 'ms-switches' }, ...['tie', 'share', 'biases', 'pre', 'bert'].map((k) => this.in[k].node)),
+    );
     this.error = el('p', { className: 'error ms-error', attrs: { role: 'alert' } });
     this.total = el('p', { className: 'ms-total' });
     this.published = el('div', { className: 'ms-published' });
@@ -116,17 +156,33 @@ export class ApModelSizes extends ApWidget {
     this.table = el('div');
     this.results = el('div', {}, this.total, this.published, this.stack, this.legend, this.ratio, this.table);
     this.body.append(
-      el('p', { className: 'lead ms-lead' },
+      el(
+        'p',
+        { className: 'lead ms-lead' },
         'Typical Transformer sizes (notes 004): the original Transformer, d_model = 512, 6 layers, 8 heads; BERT-base, d_model = 768, 12 layers, 12 heads; GPT-3, d_model = 12288, 96 layers, 96 heads, ',
-        el('b', { text: '175B parameters' }), ' (the only total the notes give). The other totals come from the papers: ',
-        el('b', { text: '65M' }), ' (base) and ', el('b', { text: '213M' }), ' (big) from Vaswani et al. 2017, ',
-        el('b', { text: '110M' }), ' (BERT-base) from Devlin et al. 2018. Each layer has four d × d attention matrices and an FFN with d_ff = 4d (003): 8d² weights against attention’s 4d², so most parameters live in the FFN.'),
-      this.presetBox, this.inputs, this.error, this.results);
+        el('b', { text: '175B parameters' }),
+        ' (the only total the notes give). The other totals come from the papers: ',
+        el('b', { text: '65M' }),
+        ' (base) and ',
+        el('b', { text: '213M' }),
+        ' (big) from Vaswani et al. 2017, ',
+        el('b', { text: '110M' }),
+        ' (BERT-base) from Devlin et al. 2018. Each layer has four d × d attention matrices and an FFN with d_ff = 4d (003): 8d² weights against attention’s 4d², so most parameters live in the FFN.',
+      ),
+      this.presetBox,
+      this.inputs,
+      this.error,
+      this.results,
+    );
   }
 
-  compute() { return playgroundNow() || getPlayground(); }
+  compute() {
+    return playgroundNow() || getPlayground();
+  }
 
-  renderKey(state) { return `${super.renderKey(state)}|${this._attrKey()}|${this.current}`; }
+  renderKey(state) {
+    return `${super.renderKey(state)}|${this._attrKey()}|${this.current}`;
+  }
 
   _attrKey() {
     // Only this view's preset ids count: on the playground page `preset` also carries the
@@ -164,10 +220,21 @@ export class ApModelSizes extends ApWidget {
     const int = (x) => (x.input.value.trim() === '' ? NaN : Number(x.input.value));
     const bert = i.bert.input.checked;
     return {
-      arch: i.arch.input.value, dModel: int(i.dModel), nLayers: int(i.nLayers), nHeads: int(i.nHeads),
-      dFf: int(i.dFf), vocabSize: int(i.vocabSize), pos: i.pos.input.value, maxLen: int(i.maxLen),
-      tieEmbeddings: i.tie.input.checked, shareEmbeddings: i.share.input.checked, biases: i.biases.input.checked,
-      norm: i.pre.input.checked ? 'pre' : 'post', segments: bert ? 2 : 0, embedNorm: bert, pooler: bert,
+      arch: i.arch.input.value,
+      dModel: int(i.dModel),
+      nLayers: int(i.nLayers),
+      nHeads: int(i.nHeads),
+      dFf: int(i.dFf),
+      vocabSize: int(i.vocabSize),
+      pos: i.pos.input.value,
+      maxLen: int(i.maxLen),
+      tieEmbeddings: i.tie.input.checked,
+      shareEmbeddings: i.share.input.checked,
+      biases: i.biases.input.checked,
+      norm: i.pre.input.checked ? 'pre' : 'post',
+      segments: bert ? 2 : 0,
+      embedNorm: bert,
+      pooler: bert,
     };
   }
 
@@ -184,7 +251,7 @@ export class ApModelSizes extends ApWidget {
 
   _choose(id) {
     this.current = id;
-    this.appliedKey = this._attrKey();  // a click wins over the attributes until they change
+    this.appliedKey = this._attrKey(); // a click wins over the attributes until they change
     const ap = playgroundNow();
     if (ap) this._load(ap, id);
     this.update();
@@ -197,28 +264,42 @@ export class ApModelSizes extends ApWidget {
       // Attributes changed (or first render): preset, then the size attributes over it.
       this.appliedKey = key;
       const want = this.getAttribute('preset');
-      const id = presets.some((p) => p.id === want) ? want : (this.current || 'original');
+      const id = presets.some((p) => p.id === want) ? want : this.current || 'original';
       const o = {};
-      const intAttr = (a) => { const v = Number(this.getAttribute(a)); return this.hasAttribute(a) && Number.isInteger(v) && v > 0 ? v : undefined; };
-      if (['encoder', 'decoder', 'encoder-decoder'].includes(this.getAttribute('kind'))) o.arch = this.getAttribute('kind');
-      o.dModel = intAttr('d-model'); o.nLayers = intAttr('n-layers'); o.nHeads = intAttr('n-heads');
-      o.dFf = intAttr('d-ff'); o.vocabSize = intAttr('vocab'); o.maxLen = intAttr('max-len');
+      const intAttr = (a) => {
+        const v = Number(this.getAttribute(a));
+        return this.hasAttribute(a) && Number.isInteger(v) && v > 0 ? v : undefined;
+      };
+      if (['encoder', 'decoder', 'encoder-decoder'].includes(this.getAttribute('kind')))
+        o.arch = this.getAttribute('kind');
+      o.dModel = intAttr('d-model');
+      o.nLayers = intAttr('n-layers');
+      o.nHeads = intAttr('n-heads');
+      o.dFf = intAttr('d-ff');
+      o.vocabSize = intAttr('vocab');
+      o.maxLen = intAttr('max-len');
       const overridden = Object.values(o).some((v) => v !== undefined);
       try {
         this._load(ap, id, o);
       } catch {
-        this._load(ap, id);  // bad attributes: the preset as published (the inputs show the error on edit)
+        this._load(ap, id); // bad attributes: the preset as published (the inputs show the error on edit)
       }
       if (overridden) this.current = '';
     }
     this.presetBox.hidden = this.hides('presets');
     this.inputs.hidden = this.hides('inputs');
-    this.presetBox.replaceChildren(el('span', { className: 'note', text: 'Published models:' }),
-      ...presets.map((p) => el('button', {
-        type: 'button', className: 'small', text: SHORT[p.id] || p.title,
-        attrs: { 'aria-pressed': String(this.current === p.id), 'data-preset': p.id },
-        on: { click: () => this._choose(p.id) },
-      })));
+    this.presetBox.replaceChildren(
+      el('span', { className: 'note', text: 'Published models:' }),
+      ...presets.map((p) =>
+        el('button', {
+          type: 'button',
+          className: 'small',
+          text: SHORT[p.id] || p.title,
+          attrs: { 'aria-pressed': String(this.current === p.id), 'data-preset': p.id },
+          on: { click: () => this._choose(p.id) },
+        }),
+      ),
+    );
     const c = this._read();
     this.in.share.input.disabled = c.arch !== 'encoder-decoder';
     this.in.maxLen.input.disabled = c.pos !== 'learned';
@@ -233,13 +314,20 @@ export class ApModelSizes extends ApWidget {
     }
     this.error.textContent = '';
     this.results.hidden = false;
-    this._show(count, presets.find((p) => p.id === this.current));
+    this._show(
+      count,
+      presets.find((p) => p.id === this.current),
+    );
   }
 
   _show(p, preset) {
     const c = p.config;
     this.dataset.total = String(p.total);
-    this.total.replaceChildren('Total: ', el('b', { className: 'total', text: `${bigCount(p.total)} parameters` }), el('span', { className: 'note', text: ` (${exact(p.total)})` }));
+    this.total.replaceChildren(
+      'Total: ',
+      el('b', { className: 'total', text: `${bigCount(p.total)} parameters` }),
+      el('span', { className: 'note', text: ` (${exact(p.total)})` }),
+    );
 
     // Published beside computed, for an unedited preset.
     if (preset) {
@@ -247,53 +335,122 @@ export class ApModelSizes extends ApWidget {
       this.dataset.published = String(preset.published);
       this.dataset.diff = String(diff);
       this.dataset.source = citation(preset.source);
-      this.published.replaceChildren(el('p', { className: 'note ms-source' }, el('b', { text: `${preset.title}. ` }), `Published total: ${preset.source}`), numsTable({
-        header: ['total', 'parameters'],
-        rows: [
-          ['computed here (the core)', exact(p.total)],
-          [{ text: `published (${citation(preset.source)})`, className: 'ms-cite' }, exact(preset.published)],
-          ['difference', { text: `${diff >= 0 ? '+' : '−'}${(100 * Math.abs(diff)).toFixed(2)}%`, className: 'ms-diff' }],
-        ],
-      }), el('p', { className: Math.abs(diff) > 0.01 ? 'warn' : 'note', text: preset.note }));
+      this.published.replaceChildren(
+        el(
+          'p',
+          { className: 'note ms-source' },
+          el('b', { text: `${preset.title}. ` }),
+          `Published total: ${preset.source}`,
+        ),
+        numsTable({
+          header: ['total', 'parameters'],
+          rows: [
+            ['computed here (the core)', exact(p.total)],
+            [{ text: `published (${citation(preset.source)})`, className: 'ms-cite' }, exact(preset.published)],
+            [
+              'difference',
+              { text: `${diff >= 0 ? '+' : '−'}${(100 * Math.abs(diff)).toFixed(2)}%`, className: 'ms-diff' },
+            ],
+          ],
+        }),
+        el('p', { className: Math.abs(diff) > 0.01 ? 'warn' : 'note', text: preset.note }),
+      );
     } else {
       delete this.dataset.published;
       delete this.dataset.diff;
       delete this.dataset.source;
-      this.published.replaceChildren(el('p', { className: 'note', text: 'Your own configuration: no published total to compare with. Pick a published model above to compare.' }));
+      this.published.replaceChildren(
+        el('p', {
+          className: 'note',
+          text: 'Your own configuration: no published total to compare with. Pick a published model above to compare.',
+        }),
+      );
     }
 
     // The shares as one stacked bar.
     const parts = PARTS.filter((q) => p[q.key] > 0);
     this.stack.setAttribute('aria-label', parts.map((q) => `${q.label} ${pct(p[q.key] / p.total)}`).join(', '));
-    this.stack.replaceChildren(...parts.map((q) => el('i', { style: { width: `${(100 * p[q.key]) / p.total}%`, background: q.color }, title: `${q.label}: ${pct(p[q.key] / p.total)}` })));
-    this.legend.replaceChildren(...parts.map((q) => el('span', {}, el('i', { style: { background: q.color } }), `${q.label} ${pct(p[q.key] / p.total)}`)));
+    this.stack.replaceChildren(
+      ...parts.map((q) =>
+        el('i', {
+          style: { width: `${(100 * p[q.key]) / p.total}%`, background: q.color },
+          title: `${q.label}: ${pct(p[q.key] / p.total)}`,
+        }),
+      ),
+    );
+    this.legend.replaceChildren(
+      ...parts.map((q) =>
+        el('span', {}, el('i', { style: { background: q.color } }), `${q.label} ${pct(p[q.key] / p.total)}`),
+      ),
+    );
     this.dataset.ffnShare = String(p.ffn / p.total);
     this.dataset.attentionShare = String(p.attention / p.total);
     this.ratio.replaceChildren(
-      'FFN ', el('b', { text: pct(p.ffn / p.total) }), ' of all parameters, attention ', el('b', { text: pct(p.attention / p.total) }),
+      'FFN ',
+      el('b', { text: pct(p.ffn / p.total) }),
+      ' of all parameters, attention ',
+      el('b', { text: pct(p.attention / p.total) }),
       `. In a layer the FFN has 2 · d · d_ff = ${exact(2 * c.dModel * c.dFf)} weights, an attention block 4 · d² = ${exact(4 * c.dModel * c.dModel)}`,
-      c.arch === 'encoder-decoder' ? ' (a decoder layer has two: self- and cross-attention).' : '.');
+      c.arch === 'encoder-decoder' ? ' (a decoder layer has two: self- and cross-attention).' : '.',
+    );
     // The breakdown, with the formula of each line.
-    const d = c.dModel, V = c.vocabSize;
-    const enc = p.encoderLayers, dec = p.decoderLayers;
+    const d = c.dModel,
+      V = c.vocabSize;
+    const enc = p.encoderLayers,
+      dec = p.decoderLayers;
     const stacks = [enc ? `${enc} encoder` : '', dec ? `${dec} decoder` : ''].filter(Boolean).join(' + ');
     const b = c.biases ? ' + biases' : '';
     const embedParts = [`${exact(p.tokenEmbeddings / d)} × ${d} tokens`];
-    if (p.positionEmbeddings) embedParts.push(c.pos === 'learned' ? `${c.maxLen} × ${d} positions` : `${exact(p.positionEmbeddings)} relative biases`);
+    if (p.positionEmbeddings)
+      embedParts.push(
+        c.pos === 'learned' ? `${c.maxLen} × ${d} positions` : `${exact(p.positionEmbeddings)} relative biases`,
+      );
     if (p.segmentEmbeddings) embedParts.push(`${c.segments} × ${d} segments`);
     const f = (text) => ({ text, className: 'ms-formula' });
     const rows = [
       ['embeddings', exact(p.embeddings), pct(p.embeddings / p.total), f(embedParts.join(' + '))],
-      ['attention', exact(p.attention), pct(p.attention / p.total), f(`${stacks} layers; 4 · ${d}²${b} per attention block${enc && dec ? ' (decoder: self + cross)' : ''}`)],
+      [
+        'attention',
+        exact(p.attention),
+        pct(p.attention / p.total),
+        f(`${stacks} layers; 4 · ${d}²${b} per attention block${enc && dec ? ' (decoder: self + cross)' : ''}`),
+      ],
       ['FFN', exact(p.ffn), pct(p.ffn / p.total), f(`${stacks} layers × (2 · ${d} · ${c.dFf}${b})`)],
-      ['LayerNorms', exact(p.norms), pct(p.norms / p.total), f(`γ and β (2 · ${d}) per Add & Norm${c.norm === 'pre' ? ', + a final one per stack' : ''}${c.embedNorm ? ', + one on the embeddings' : ''}`)],
-      ['LM head', exact(p.lmHead), pct(p.lmHead / p.total), f(c.tieEmbeddings ? `tied to the token table${c.lmHeadBias ? `; bias ${V}` : ': no new weights'}` : `${d} × ${exact(V)}${c.lmHeadBias ? ' + bias' : ''}`)],
+      [
+        'LayerNorms',
+        exact(p.norms),
+        pct(p.norms / p.total),
+        f(
+          `γ and β (2 · ${d}) per Add & Norm${c.norm === 'pre' ? ', + a final one per stack' : ''}${c.embedNorm ? ', + one on the embeddings' : ''}`,
+        ),
+      ],
+      [
+        'LM head',
+        exact(p.lmHead),
+        pct(p.lmHead / p.total),
+        f(
+          c.tieEmbeddings
+            ? `tied to the token table${c.lmHeadBias ? `; bias ${V}` : ': no new weights'}`
+            : `${d} × ${exact(V)}${c.lmHeadBias ? ' + bias' : ''}`,
+        ),
+      ],
     ];
     if (p.pooler) rows.push(['pooler', exact(p.pooler), pct(p.pooler / p.total), f(`${d} × ${d} + bias`)]);
     rows.push([{ text: 'total' }, { text: exact(p.total) }, '100%', '']);
-    const perLayer = [enc ? `encoder layer ${exact(p.encoderLayer.total)}` : '', dec ? `decoder layer ${exact(p.decoderLayer.total)}` : ''].filter(Boolean).join(', ');
-    this.table.replaceChildren(numsTable({ caption: 'Where the parameters are (counted by the core)', header: ['part', 'parameters', 'share', 'made of'], rows }),
-      el('p', { className: 'note', text: `One layer: ${perLayer} parameters.` }));
+    const perLayer = [
+      enc ? `encoder layer ${exact(p.encoderLayer.total)}` : '',
+      dec ? `decoder layer ${exact(p.decoderLayer.total)}` : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
+    this.table.replaceChildren(
+      numsTable({
+        caption: 'Where the parameters are (counted by the core)',
+        header: ['part', 'parameters', 'share', 'made of'],
+        rows,
+      }),
+      el('p', { className: 'note', text: `One layer: ${perLayer} parameters.` }),
+    );
   }
 }
 

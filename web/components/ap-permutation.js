@@ -14,50 +14,90 @@ export class ApPermutation extends ApWidget {
 
   build() {
     this.seed = 0; // 0 = reverse, as in the notes
-    this.reverse = el('button', { type: 'button', text: 'reverse the order', on: { click: () => { this.seed = 0; this.update(); } } });
-    this.shuffle = el('button', { type: 'button', text: 'shuffle', on: { click: () => { this.seed += 1; this.update(); } } });
+    this.reverse = el('button', {
+      type: 'button',
+      text: 'reverse the order',
+      on: {
+        click: () => {
+          this.seed = 0;
+          this.update();
+        },
+      },
+    });
+    this.shuffle = el('button', {
+      type: 'button',
+      text: 'shuffle',
+      on: {
+        click: () => {
+          this.seed += 1;
+          this.update();
+        },
+      },
+    });
     this.orders = el('div', { className: 'panel mono' });
     this.verdict = el('p', { className: 'changed' });
     this.maps = el('div', { className: 'col2' });
     this.table = el('div');
     this.withPos = el('p', { className: 'note' });
     this.body.append(
-      el('p', { className: 'lead', text: 'Attention is a weighted sum over a set: nothing in it knows where a token sits. Feed the same tokens in another order and, without positional encodings, every token gets exactly the same output vector as before, just in another row.' }),
-      el('div', { className: 'controls' }, this.reverse, this.shuffle), this.orders, this.verdict, this.maps, this.table, this.withPos);
+      el('p', {
+        className: 'lead',
+        text: 'Attention is a weighted sum over a set: nothing in it knows where a token sits. Feed the same tokens in another order and, without positional encodings, every token gets exactly the same output vector as before, just in another row.',
+      }),
+      el('div', { className: 'controls' }, this.reverse, this.shuffle),
+      this.orders,
+      this.verdict,
+      this.maps,
+      this.table,
+      this.withPos,
+    );
   }
 
   compute(state) {
     // Positions must switch off: a model with learned positions cannot, so random weights stand in.
-    return withModelFor(state, (b, entry) => b.arch !== 'encoder-decoder' && entry.model.switchChoices.pos.includes('none'), (entry) => {
-      const enc = entry.model.tokenizer.encode(textFor(state));
-      const ids = Array.from(enc.ids);
-      const n = ids.length;
-      const perm = this.seed === 0 ? ids.map((_, i) => n - 1 - i) : permutation(n, this.seed);
-      const pIds = perm.map((p) => ids[p]);
-      const labels = enc.pieces.map(tokenText);
-      const pLabels = perm.map((p) => labels[p]);
-      const off = { pos: 'none', causal: false };
-      const on = { pos: entry.base.pos === 'none' ? 'sinusoidal' : entry.base.pos, causal: false };
-      const out = { n, perm, labels, pLabels, entry };
-      if (!n) return out;
-      out.a = runIds(entry, Int32Array.from(ids), off, labels);
-      out.b = runIds(entry, Int32Array.from(pIds), off, pLabels);
-      out.pa = runIds(entry, Int32Array.from(ids), on, labels);
-      out.pb = runIds(entry, Int32Array.from(pIds), on, pLabels);
-      return out;
-    });
+    return withModelFor(
+      state,
+      (b, entry) => b.arch !== 'encoder-decoder' && entry.model.switchChoices.pos.includes('none'),
+      (entry) => {
+        const enc = entry.model.tokenizer.encode(textFor(state));
+        const ids = Array.from(enc.ids);
+        const n = ids.length;
+        const perm = this.seed === 0 ? ids.map((_, i) => n - 1 - i) : permutation(n, this.seed);
+        const pIds = perm.map((p) => ids[p]);
+        const labels = enc.pieces.map(tokenText);
+        const pLabels = perm.map((p) => labels[p]);
+        const off = { pos: 'none', causal: false };
+        const on = { pos: entry.base.pos === 'none' ? 'sinusoidal' : entry.base.pos, causal: false };
+        const out = { n, perm, labels, pLabels, entry };
+        if (!n) return out;
+        out.a = runIds(entry, Int32Array.from(ids), off, labels);
+        out.b = runIds(entry, Int32Array.from(pIds), off, pLabels);
+        out.pa = runIds(entry, Int32Array.from(ids), on, labels);
+        out.pb = runIds(entry, Int32Array.from(pIds), on, pLabels);
+        return out;
+      },
+    );
   }
 
   render(r) {
-    if (!r.n) { this.verdict.textContent = 'Type some text.'; return; }
+    if (!r.n) {
+      this.verdict.textContent = 'Type some text.';
+      return;
+    }
     const { a, b, perm, labels, pLabels } = r;
     if (a.error || b.error) throw a.error || b.error;
-    const stack = a.mainStack, L = a.config.nLayers - 1;
+    const stack = a.mainStack,
+      L = a.config.nLayers - 1;
     const outName = a.config.norm === 'pre' ? 'final_norm' : 'norm2';
     const opts = outName === 'norm2' ? { layer: L, stack } : { stack };
-    const Z = a.get(outName, opts), Zp = b.get(outName, opts);
-    const d = a.config.dModel, n = r.n;
-    this.orders.replaceChildren(el('div', { text: `original: ${labels.join(' ')}` }), el('div', { text: `permuted: ${pLabels.join(' ')}` }));
+    const Z = a.get(outName, opts),
+      Zp = b.get(outName, opts);
+    const d = a.config.dModel,
+      n = r.n;
+    this.orders.replaceChildren(
+      el('div', { text: `original: ${labels.join(' ')}` }),
+      el('div', { text: `permuted: ${pLabels.join(' ')}` }),
+    );
     // Row k of the permuted run is token perm[k] of the original: compare those rows.
     let worst = 0;
     const rows = [];
@@ -68,19 +108,52 @@ export class ApPermutation extends ApWidget {
       rows.push([pLabels[k], String(k), String(perm[k]), fmt(diff, 7)]);
     }
     // Float32 rounding differs with the order of the sums; anything larger would be a real difference.
-    this.verdict.textContent = worst < 1e-4
-      ? `Positions off, no mask: the largest difference between a token's output in the two orders is ${worst.toExponential(1)} (float rounding): the same vectors, permuted.`
-      : `Positions off, no mask: the largest difference is ${worst.toExponential(1)}, more than float rounding: something still sees the order.`;
+    this.verdict.textContent =
+      worst < 1e-4
+        ? `Positions off, no mask: the largest difference between a token's output in the two orders is ${worst.toExponential(1)} (float rounding): the same vectors, permuted.`
+        : `Positions off, no mask: the largest difference is ${worst.toExponential(1)}, more than float rounding: something still sees the order.`;
     this.dataset.maxDiff = String(worst);
     const title = `output of the last layer (${outName})`;
-    this.place(this.maps,
-      this.hm('z', matrix({ name: 'z', title: `${title}, original order`, values: Z, rows: n, cols: d, rowLabels: labels, kind: 'div' })),
-      this.hm('zp', matrix({ name: 'zp', title: `${title}, permuted order`, values: Zp, rows: n, cols: d, rowLabels: pLabels, kind: 'div' })));
-    this.table.replaceChildren(numsTable({ caption: 'Row k of the permuted output against row perm(k) of the original', header: ['token', 'row in permuted', 'row in original', 'max |difference|'], rows }));
+    this.place(
+      this.maps,
+      this.hm(
+        'z',
+        matrix({
+          name: 'z',
+          title: `${title}, original order`,
+          values: Z,
+          rows: n,
+          cols: d,
+          rowLabels: labels,
+          kind: 'div',
+        }),
+      ),
+      this.hm(
+        'zp',
+        matrix({
+          name: 'zp',
+          title: `${title}, permuted order`,
+          values: Zp,
+          rows: n,
+          cols: d,
+          rowLabels: pLabels,
+          kind: 'div',
+        }),
+      ),
+    );
+    this.table.replaceChildren(
+      numsTable({
+        caption: 'Row k of the permuted output against row perm(k) of the original',
+        header: ['token', 'row in permuted', 'row in original', 'max |difference|'],
+        rows,
+      }),
+    );
     if (r.pa && !r.pa.error) {
-      const P = r.pa.get(outName, opts), Pp = r.pb.get(outName, opts);
+      const P = r.pa.get(outName, opts),
+        Pp = r.pb.get(outName, opts);
       let worstPos = 0;
-      for (let k = 0; k < n; k++) for (let c = 0; c < d; c++) worstPos = Math.max(worstPos, Math.abs(Pp[k * d + c] - P[perm[k] * d + c]));
+      for (let k = 0; k < n; k++)
+        for (let c = 0; c < d; c++) worstPos = Math.max(worstPos, Math.abs(Pp[k * d + c] - P[perm[k] * d + c]));
       this.withPos.textContent = `With ${r.pa.config.pos} positions the same comparison gives a largest difference of ${fmt(worstPos, 3)}: now the order changes the vectors.`;
       this.dataset.maxDiffWithPositions = String(worstPos);
     }

@@ -11,7 +11,19 @@ import { linePlot } from '../lib/plot.js';
 import { getModel } from '../lib/models.js';
 
 const EXAMPLE = { src: 'hello42', tgt: '24olleh' };
-const BASE = { task: 'reverse', seed: 3, lr: 2e-3, warmupSteps: 15, batch: 32, every: 25, evalN: 100, evalSeed: 777, evalEvery: 1, answerTokens: 10, example: EXAMPLE };
+const BASE = {
+  task: 'reverse',
+  seed: 3,
+  lr: 2e-3,
+  warmupSteps: 15,
+  batch: 32,
+  every: 25,
+  evalN: 100,
+  evalSeed: 777,
+  evalEvery: 1,
+  answerTokens: 10,
+  example: EXAMPLE,
+};
 const SIZES = { dModel: 64, nHeads: 4, nLayers: 2, dFf: 256, pos: 'learned', act: 'gelu', norm: 'post' };
 
 export class ApPretrainFinetune extends ApWidget {
@@ -22,39 +34,74 @@ export class ApPretrainFinetune extends ApWidget {
   build() {
     this.runs = {};
     this.gen = 0;
-    this.startBtn = el('button', { type: 'button', className: 'primary start', text: 'Train both', on: { click: () => this.start() } });
+    this.startBtn = el('button', {
+      type: 'button',
+      className: 'primary start',
+      text: 'Train both',
+      on: { click: () => this.start() },
+    });
     this.stopBtn = el('button', { type: 'button', text: 'Stop', disabled: true, on: { click: () => this.stop() } });
     this.cols = el('div', { className: 'col2' });
     this.plot = el('div', { className: 'col2' });
     this.verdict = el('p', { className: 'changed pf-verdict', attrs: { 'aria-live': 'polite' } });
     this.panels = {};
     for (const [key, title, what] of [
-      ['finetuned', 'Pre-trained, then fine-tuned', 'Starts from the model trained on sorting strings (web/models/sort.safetensors: same vocabulary, same sizes). It already reads the input and writes characters after "="; it must learn a new order.'],
-      ['scratch', 'From scratch', 'The same architecture (d_model 64, 4 heads, 2 layers, d_ff 256) from random weights (seed 3): it must learn everything from the reverse examples alone.'],
+      [
+        'finetuned',
+        'Pre-trained, then fine-tuned',
+        'Starts from the model trained on sorting strings (web/models/sort.safetensors: same vocabulary, same sizes). It already reads the input and writes characters after "="; it must learn a new order.',
+      ],
+      [
+        'scratch',
+        'From scratch',
+        'The same architecture (d_model 64, 4 heads, 2 layers, d_ff 256) from random weights (seed 3): it must learn everything from the reverse examples alone.',
+      ],
     ]) {
       const readout = el('p', { className: 'readout', text: 'not started' });
       const answer = el('p', { className: 'note answer' });
-      this.panels[key] = { readout, answer, node: el('div', { className: 'panel', dataset: { run: key } }, el('h4', { text: title }), el('p', { className: 'note', text: what }), readout, answer) };
+      this.panels[key] = {
+        readout,
+        answer,
+        node: el(
+          'div',
+          { className: 'panel', dataset: { run: key } },
+          el('h4', { text: title }),
+          el('p', { className: 'note', text: what }),
+          readout,
+          answer,
+        ),
+      };
       this.cols.append(this.panels[key].node);
     }
     this.body.append(
-      el('p', { className: 'lead', text: 'The notes (004): pre-train once on a lot of data, then fine-tune on a specific task; the expensive pre-training is done once, fine-tuning is fast and cheap, because what the model learned transfers. Here the task is reversing a string ("hello42" → "24olleh"). Both models below get exactly the same budget: the same steps, batch of 32 examples, learning rate and training examples. Only the starting weights differ.' }),
+      el('p', {
+        className: 'lead',
+        text: 'The notes (004): pre-train once on a lot of data, then fine-tune on a specific task; the expensive pre-training is done once, fine-tuning is fast and cheap, because what the model learned transfers. Here the task is reversing a string ("hello42" → "24olleh"). Both models below get exactly the same budget: the same steps, batch of 32 examples, learning rate and training examples. Only the starting weights differ.',
+      }),
       el('div', { className: 'controls' }, this.startBtn, this.stopBtn),
-      this.verdict, this.cols, this.plot);
+      this.verdict,
+      this.cols,
+      this.plot,
+    );
   }
 
-  compute() { return null; }
+  compute() {
+    return null;
+  }
   render() {}
 
   disconnectedCallback() {
     super.disconnectedCallback();
-    queueMicrotask(() => { if (!this.isConnected) this.stop(); });
+    queueMicrotask(() => {
+      if (!this.isConnected) this.stop();
+    });
   }
 
   steps() {
     const raw = this.getAttribute('steps');
     const n = raw === null ? 300 : Number(raw);
-    if (!Number.isInteger(n) || n < 25 || n > 5000) throw new Error(`steps must be an integer from 25 to 5000, got ${raw}`);
+    if (!Number.isInteger(n) || n < 25 || n > 5000)
+      throw new Error(`steps must be an integer from 25 to 5000, got ${raw}`);
     return n;
   }
 
@@ -62,7 +109,12 @@ export class ApPretrainFinetune extends ApWidget {
     this.stop();
     const gen = ++this.gen;
     let totalSteps;
-    try { totalSteps = this.steps(); } catch (err) { this.verdict.textContent = err.message; return; }
+    try {
+      totalSteps = this.steps();
+    } catch (err) {
+      this.verdict.textContent = err.message;
+      return;
+    }
     this.startBtn.disabled = true;
     this.stopBtn.disabled = false;
     this.verdict.textContent = 'Loading the pre-trained model…';
@@ -88,8 +140,12 @@ export class ApPretrainFinetune extends ApWidget {
     for (const key of Object.keys(specs)) {
       const worker = new Worker(new URL('../lib/training-worker.js', import.meta.url), { type: 'module' });
       this.runs[key] = { worker, done: false };
-      worker.onmessage = (e) => { if (gen === this.gen) this.message(key, e.data, totalSteps); };
-      worker.onerror = (e) => { if (gen === this.gen) this.failRun(key, new Error(e.message || 'the training worker failed')); };
+      worker.onmessage = (e) => {
+        if (gen === this.gen) this.message(key, e.data, totalSteps);
+      };
+      worker.onerror = (e) => {
+        if (gen === this.gen) this.failRun(key, new Error(e.message || 'the training worker failed'));
+      };
       worker.postMessage({ type: 'init', gen: 1, spec: specs[key], run: true });
     }
   }
@@ -108,7 +164,10 @@ export class ApPretrainFinetune extends ApWidget {
   }
 
   message(key, msg, totalSteps) {
-    if (msg.type === 'error') { this.failRun(key, new Error(msg.message)); return; }
+    if (msg.type === 'error') {
+      this.failRun(key, new Error(msg.message));
+      return;
+    }
     if (msg.type === 'done') {
       this.runs[key].done = true;
       this.runs[key].worker.terminate();
@@ -130,30 +189,49 @@ export class ApPretrainFinetune extends ApWidget {
   drawPlot(totalSteps) {
     const pts = (key) => this.history[key].map((r) => [r.step, 100 * r.accuracy]);
     const losses = (key) => this.history[key].filter((r) => r.loss !== null).map((r) => [r.step, r.loss]);
-    this.plot.replaceChildren(linePlot({
-      title: 'Training loss (mean of each chunk of 25 steps): exact match stays near 0 until the loss is low', xLabel: 'training steps', yLabel: 'loss', yMin: 0,
-      yMax: Math.max(1, ...losses('finetuned').map((p) => p[1]), ...losses('scratch').map((p) => p[1])),
-      series: [{ name: 'pre-trained on sort, fine-tuned', points: losses('finetuned') }, { name: 'from scratch', points: losses('scratch') }],
-      xTickFormat: (x) => (x % 50 === 0 || x === totalSteps ? String(x) : ''),
-    }), linePlot({
-      title: 'Held-out exact match (%) on reverse, by training step', xLabel: 'training steps', yLabel: 'exact match %', yMin: 0, yMax: 100,
-      series: [{ name: 'pre-trained on sort, fine-tuned', points: pts('finetuned') }, { name: 'from scratch', points: pts('scratch') }],
-      xTickFormat: (x) => (x % 50 === 0 || x === totalSteps ? String(x) : ''),
-    }));
+    this.plot.replaceChildren(
+      linePlot({
+        title: 'Training loss (mean of each chunk of 25 steps): exact match stays near 0 until the loss is low',
+        xLabel: 'training steps',
+        yLabel: 'loss',
+        yMin: 0,
+        yMax: Math.max(1, ...losses('finetuned').map((p) => p[1]), ...losses('scratch').map((p) => p[1])),
+        series: [
+          { name: 'pre-trained on sort, fine-tuned', points: losses('finetuned') },
+          { name: 'from scratch', points: losses('scratch') },
+        ],
+        xTickFormat: (x) => (x % 50 === 0 || x === totalSteps ? String(x) : ''),
+      }),
+      linePlot({
+        title: 'Held-out exact match (%) on reverse, by training step',
+        xLabel: 'training steps',
+        yLabel: 'exact match %',
+        yMin: 0,
+        yMax: 100,
+        series: [
+          { name: 'pre-trained on sort, fine-tuned', points: pts('finetuned') },
+          { name: 'from scratch', points: pts('scratch') },
+        ],
+        xTickFormat: (x) => (x % 50 === 0 || x === totalSteps ? String(x) : ''),
+      }),
+    );
   }
 
   finish(totalSteps) {
     const last = (key) => this.history[key][this.history[key].length - 1];
-    const f = last('finetuned'), s = last('scratch');
+    const f = last('finetuned'),
+      s = last('scratch');
     this.dataset.finetunedAccuracy = String(f.accuracy);
     this.dataset.scratchAccuracy = String(s.accuracy);
     this.dataset.state = 'done';
     this.startBtn.disabled = false;
     this.stopBtn.disabled = true;
     this.runs = {};
-    this.verdict.textContent = `After the same ${totalSteps} steps: fine-tuned ${fmt(100 * f.accuracy, 1)}% exact match, from scratch ${fmt(100 * s.accuracy, 1)}%. ${f.accuracy > s.accuracy
-      ? 'The pre-trained start got further with the same budget: what it learned while sorting (read the input, copy characters after "=") transferred.'
-      : 'This time the pre-trained start did not help.'}`;
+    this.verdict.textContent = `After the same ${totalSteps} steps: fine-tuned ${fmt(100 * f.accuracy, 1)}% exact match, from scratch ${fmt(100 * s.accuracy, 1)}%. ${
+      f.accuracy > s.accuracy
+        ? 'The pre-trained start got further with the same budget: what it learned while sorting (read the input, copy characters after "=") transferred.'
+        : 'This time the pre-trained start did not help.'
+    }`;
   }
 }
 

@@ -10,15 +10,32 @@ export class ApQkv extends ApWidget {
 
   build() {
     this.which = 'q';
-    this.buttons = ['q', 'k', 'v'].map((w) => el('button', {
-      type: 'button', text: w.toUpperCase(), attrs: { 'aria-pressed': String(w === this.which) },
-      on: { click: () => { this.which = w; this.update(); } },
-    }));
+    this.buttons = ['q', 'k', 'v'].map((w) =>
+      el('button', {
+        type: 'button',
+        text: w.toUpperCase(),
+        attrs: { 'aria-pressed': String(w === this.which) },
+        on: {
+          click: () => {
+            this.which = w;
+            this.update();
+          },
+        },
+      }),
+    );
     this.panel = new StepPanel();
     this.body.append(
-      el('p', { className: 'lead', text: 'Three learned matrices turn every row of X into a query ("what am I looking for?"), a key ("what do I offer?") and a value ("what I pass on"). Same X, three different products.' }),
-      el('div', { className: 'controls' }, el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Projection' } }, ...this.buttons)),
-      this.panel.node);
+      el('p', {
+        className: 'lead',
+        text: 'Three learned matrices turn every row of X into a query ("what am I looking for?"), a key ("what do I offer?") and a value ("what I pass on"). Same X, three different products.',
+      }),
+      el(
+        'div',
+        { className: 'controls' },
+        el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Projection' } }, ...this.buttons),
+      ),
+      this.panel.node,
+    );
   }
 
   render(run, state) {

@@ -21,7 +21,10 @@ const NOTES_ROWS = [
   { n: 100, note: '10,000 attention scores (notes 004)' },
   { n: 1000, note: '1,000,000 attention scores (004)' },
   { n: 1024, note: 'max sequence length = 1,024 in GPT-2 (002)' },
-  { n: 4096, note: 'why models like GPT have maximum context lengths (e.g. 4096 tokens) (004); also the largest n this page\'s full kernel builds' },
+  {
+    n: 4096,
+    note: "why models like GPT have maximum context lengths (e.g. 4096 tokens) (004); also the largest n this page's full kernel builds",
+  },
   { n: 10000, note: '100,000,000 attention scores! (004)' },
   { n: 50000, note: 'what if we want to scale n ≥ 50,000? (002)' },
 ];
@@ -31,7 +34,12 @@ const SUP = { 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶',
 /** "10⁴" when v is a power of ten, else "". */
 function powerOfTen(v) {
   const e = Math.round(Math.log10(v));
-  return e > 0 && 10 ** e === v ? `10${String(e).split('').map((d) => SUP[d]).join('')}` : '';
+  return e > 0 && 10 ** e === v
+    ? `10${String(e)
+        .split('')
+        .map((d) => SUP[d])
+        .join('')}`
+    : '';
 }
 
 let sheet = null;
@@ -59,37 +67,66 @@ export class ApQuadratic extends ApWidget {
 
   build() {
     this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, styles()];
-    this.formula = tex('S = QK^{\\top} \\in \\mathbb{R}^{n\\times n}:\\quad \\text{time } O(n^2 d_k),\\quad \\text{memory } O(n^2)', { display: true });
+    this.formula = tex(
+      'S = QK^{\\top} \\in \\mathbb{R}^{n\\times n}:\\quad \\text{time } O(n^2 d_k),\\quad \\text{memory } O(n^2)',
+      { display: true },
+    );
     this.notesTable = el('div');
     this.question = el('div', { className: 'panel' });
-    this.measureBtn = el('button', { type: 'button', className: 'measure', text: 'Measure in this browser', on: { click: () => this._toggle() } });
+    this.measureBtn = el('button', {
+      type: 'button',
+      className: 'measure',
+      text: 'Measure in this browser',
+      on: { click: () => this._toggle() },
+    });
     this.rangeNote = el('span', { className: 'note' });
     this.progress = el('p', { className: 'note q-progress', attrs: { 'aria-live': 'polite' } });
     this.fit = el('div', { className: 'q-fit' });
     this.plots = el('div', { className: 'col2 q-plots' });
     this.results = el('div');
     this.body.append(
-      el('p', { className: 'lead', text: 'Every token attends to every token → the score matrix QKᵀ is n × n. Cost is O(n²d) — quadratic in sequence length n. For sequence length n, self-attention requires O(n²) computation and memory (notes 000, 004).' }),
+      el('p', {
+        className: 'lead',
+        text: 'Every token attends to every token → the score matrix QKᵀ is n × n. Cost is O(n²d) — quadratic in sequence length n. For sequence length n, self-attention requires O(n²) computation and memory (notes 000, 004).',
+      }),
       this.formula,
       // hide="notes", "question" or "measure" leaves that part out.
-      el('div', { dataset: { control: 'notes' } },
+      el(
+        'div',
+        { dataset: { control: 'notes' } },
         el('h4', { text: 'The notes’ numbers, as the core sizes them' }),
-        this.notesTable),
+        this.notesTable,
+      ),
       el('div', { dataset: { control: 'question' } }, this.question),
-      el('div', { dataset: { control: 'measure' } },
+      el(
+        'div',
+        { dataset: { control: 'measure' } },
         el('h4', { text: 'Measured here: the wasm kernel as n grows' }),
-        el('p', { className: 'note', text: 'Random queries, keys and values (d_k = 64 unless set), one head. The full kernel builds the n × n matrix; the online kernel (next view) never does. Each size is timed call by call, with the page free to respond between calls.' }),
+        el('p', {
+          className: 'note',
+          text: 'Random queries, keys and values (d_k = 64 unless set), one head. The full kernel builds the n × n matrix; the online kernel (next view) never does. Each size is timed call by call, with the page free to respond between calls.',
+        }),
         el('div', { className: 'controls' }, this.measureBtn, this.rangeNote),
-        this.progress, this.fit, this.plots, this.results));
+        this.progress,
+        this.fit,
+        this.plots,
+        this.results,
+      ),
+    );
   }
 
-  compute() { return playgroundNow() || getPlayground(); }
+  compute() {
+    return playgroundNow() || getPlayground();
+  }
 
   /** The n to time: the sizes attribute, else 64..2048. */
   _sizes() {
     const raw = this.getAttribute('sizes');
     if (!raw) return DEFAULT_SIZES;
-    const list = raw.split(/[\s,]+/).filter(Boolean).map(Number);
+    const list = raw
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .map(Number);
     const bad = list.find((n) => !Number.isInteger(n) || n < 1 || n > MAX_N);
     if (bad !== undefined) throw new Error(`sizes: each n must be an integer from 1 to ${MAX_N}, got ${bad}`);
     if (list.length < 2) throw new Error('sizes: give at least two values of n to fit a line through');
@@ -105,7 +142,8 @@ export class ApQuadratic extends ApWidget {
   }
 
   render(ap) {
-    const dK = this._dk(), sizes = this._sizes();
+    const dK = this._dk(),
+      sizes = this._sizes();
     if (this.hasAttribute('autorun') && !this._started) this._toggle();
     // Nothing here depends on the page's text or model: draw once per d_k and range.
     const key = `${dK}/${sizes.join(',')}`;
@@ -114,17 +152,26 @@ export class ApQuadratic extends ApWidget {
     this.rangeNote.textContent = `n = ${sizes.join(', ')}; d_k = ${dK}`;
     // Every size and byte count below is the core's (kernels.memory); JS only formats them.
     const online = ap.kernels.memory({ n: 1000, dK });
-    this.notesTable.replaceChildren(numsTable({
-      className: 'nums q-notes',
-      caption: `Scores held at once by one head of one layer, 4 bytes per float32 score (every head of every layer has its own n × n matrix); the online kernel holds ${fmtBytes(online.scratchBytes)} of tiles at any n`,
-      header: ['n (tokens)', 'scores n × n', 'memory per head and layer (float32)', 'from the notes'],
-      rows: NOTES_ROWS.map(({ n, note }) => {
-        const m = ap.kernels.memory({ n, dK, full: true });
-        const p = powerOfTen(m.scoresHeld);
-        return [fmtInt(n), { text: `${fmtInt(m.scoresHeld)}${p ? ` = ${p}` : ''}`, data: { scores: String(m.scoresHeld), n: String(n) } },
-          { text: fmtBytes(m.scratchBytes), data: { bytes: String(m.scratchBytes) } }, note];
+    this.notesTable.replaceChildren(
+      numsTable({
+        className: 'nums q-notes',
+        caption: `Scores held at once by one head of one layer, 4 bytes per float32 score (every head of every layer has its own n × n matrix); the online kernel holds ${fmtBytes(online.scratchBytes)} of tiles at any n`,
+        header: ['n (tokens)', 'scores n × n', 'memory per head and layer (float32)', 'from the notes'],
+        rows: NOTES_ROWS.map(({ n, note }) => {
+          const m = ap.kernels.memory({ n, dK, full: true });
+          const p = powerOfTen(m.scoresHeld);
+          return [
+            fmtInt(n),
+            {
+              text: `${fmtInt(m.scoresHeld)}${p ? ` = ${p}` : ''}`,
+              data: { scores: String(m.scoresHeld), n: String(n) },
+            },
+            { text: fmtBytes(m.scratchBytes), data: { bytes: String(m.scratchBytes) } },
+            note,
+          ];
+        }),
       }),
-    }));
+    );
     this._question(ap, dK);
   }
 
@@ -142,33 +189,69 @@ export class ApQuadratic extends ApWidget {
     }
     const device = navigator.deviceMemory; // Chromium: RAM in GB, rounded (at most 8)
     const items = [
-      el('li', {}, `A 32-bit WebAssembly module can address at most 4 GiB (4.29 GB): the matrix alone is ${fmt(full.scratchBytes / 2 ** 32, 2)}× that.`),
+      el(
+        'li',
+        {},
+        `A 32-bit WebAssembly module can address at most 4 GiB (4.29 GB): the matrix alone is ${fmt(full.scratchBytes / 2 ** 32, 2)}× that.`,
+      ),
       el('li', {}, `This page’s WebAssembly memory right now: ${fmtBytes(ap.memoryBytes())}.`),
       device ? el('li', {}, `This device reports about ${device} GB of RAM (navigator.deviceMemory, rounded).`) : null,
-      refusal ? el('li', {}, 'Asked to build it, the core refuses: ', el('code', { className: 'refusal', text: refusal })) : null,
+      refusal
+        ? el('li', {}, 'Asked to build it, the core refuses: ', el('code', { className: 'refusal', text: refusal }))
+        : null,
     ];
     this.longTime = this.longTime || el('p', { className: 'note', attrs: { 'aria-live': 'polite' } });
-    this.longBtn = this.longBtn || el('button', { type: 'button', className: 'small', text: `Time the online kernel on ${fmtInt(LONG_N)} keys`, on: { click: () => this._timeLong() } });
+    this.longBtn =
+      this.longBtn ||
+      el('button', {
+        type: 'button',
+        className: 'small',
+        text: `Time the online kernel on ${fmtInt(LONG_N)} keys`,
+        on: { click: () => this._timeLong() },
+      });
     this.question.replaceChildren(
-      el('p', { className: 'q-big' }, el('b', { text: 'What if we want to scale n ≥ 50,000? ' }), 'For example, to work on long documents? (notes 002)'),
-      el('p', {}, `At n = ${fmtInt(LONG_N)} the n × n matrix holds ${fmtInt(full.scoresHeld)} scores: `,
-        el('b', { className: 'long-bytes', text: fmtBytes(full.scratchBytes) }), ' at float32, for one head of one layer.'),
+      el(
+        'p',
+        { className: 'q-big' },
+        el('b', { text: 'What if we want to scale n ≥ 50,000? ' }),
+        'For example, to work on long documents? (notes 002)',
+      ),
+      el(
+        'p',
+        {},
+        `At n = ${fmtInt(LONG_N)} the n × n matrix holds ${fmtInt(full.scoresHeld)} scores: `,
+        el('b', { className: 'long-bytes', text: fmtBytes(full.scratchBytes) }),
+        ' at float32, for one head of one layer.',
+      ),
       el('ul', { className: 'q-compare' }, ...items.filter(Boolean)),
-      el('p', {}, `The online-softmax kernel (next view) gives the same output holding ${fmtBytes(online.scratchBytes)} of tiles, plus ${fmtBytes(online.ioBytes)} for q, k, v and the output: memory O(n). Its time is still O(n² d).`),
-      el('div', { className: 'controls' }, this.longBtn), this.longTime);
+      el(
+        'p',
+        {},
+        `The online-softmax kernel (next view) gives the same output holding ${fmtBytes(online.scratchBytes)} of tiles, plus ${fmtBytes(online.ioBytes)} for q, k, v and the output: memory O(n). Its time is still O(n² d).`,
+      ),
+      el('div', { className: 'controls' }, this.longBtn),
+      this.longTime,
+    );
     this.dataset.longBytes = String(full.scratchBytes);
   }
 
   /** One block of 32 queries against 50,000 keys with the online kernel, scaled to 50,000 queries. */
   async _timeLong() {
     const ap = await getPlayground();
-    const dK = this._dk(), n = 32;
+    const dK = this._dk(),
+      n = 32;
     this.longBtn.disabled = true;
     this.longTime.textContent = 'Timing…';
     try {
       await yieldToBrowser();
-      const q = normals(n * dK, 5), k = normals(LONG_N * dK, 6), v = normals(LONG_N * dK, 7);
-      const ms = await timeCall(() => ap.kernels.attention({ q, k, v, n, m: LONG_N, dK }), { budgetMs: 200, minReps: 2, maxReps: 5 });
+      const q = normals(n * dK, 5),
+        k = normals(LONG_N * dK, 6),
+        v = normals(LONG_N * dK, 7);
+      const ms = await timeCall(() => ap.kernels.attention({ q, k, v, n, m: LONG_N, dK }), {
+        budgetMs: 200,
+        minReps: 2,
+        maxReps: 5,
+      });
       this.longTime.textContent = `Online kernel, ${n} queries × ${fmtInt(LONG_N)} keys (d_k = ${dK}): ${fmt(ms, 1)} ms here. All ${fmtInt(LONG_N)} queries would take about ${fmt((ms * LONG_N) / n / 1000, 1)} s per head and layer: the memory problem is solved, the n² time is not.`;
     } catch (err) {
       this.longTime.textContent = `Could not time it: ${err.message}`;
@@ -178,14 +261,18 @@ export class ApQuadratic extends ApWidget {
   }
 
   _toggle() {
-    if (this._running) { this._stop = true; return; }
+    if (this._running) {
+      this._stop = true;
+      return;
+    }
     this._started = true;
     this._run().catch((err) => this.fail(err));
   }
 
   async _run() {
     const ap = await getPlayground();
-    const sizes = this._sizes(), dK = this._dk();
+    const sizes = this._sizes(),
+      dK = this._dk();
     this._running = true;
     this._stop = false;
     this.measureBtn.textContent = 'Stop';
@@ -221,7 +308,8 @@ export class ApQuadratic extends ApWidget {
 
   _drawResults(rows, dK) {
     const time = rows.map((r) => [r.n, r.fullMs]);
-    const c2 = fitFixedPower(time, 2), c1 = fitFixedPower(time, 1);
+    const c2 = fitFixedPower(time, 2),
+      c1 = fitFixedPower(time, 1);
     // The exponent from the larger sizes: at small n a call's fixed cost (copying the inputs in and
     // the output out, O(n d)) hides the n² term.
     const top = rows[rows.length - 1].n;
@@ -230,13 +318,26 @@ export class ApQuadratic extends ApWidget {
     const fitO = fitPowerLaw(rows.map((r) => [r.n, r.onlineMs]).filter(([n]) => n >= top / 8));
     const fitM = fitPowerLaw(rows.map((r) => [r.n, r.fullHeap]));
     const mb = (b) => b / 1e6;
-    const c2m = fitFixedPower(rows.map((r) => [r.n, mb(r.fullHeap)]), 2);
+    const c2m = fitFixedPower(
+      rows.map((r) => [r.n, mb(r.fullHeap)]),
+      2,
+    );
     if (rows.length >= 2) {
       this.fit.replaceChildren(
         el('b', { text: 'Fitted exponents:' }),
-        el('span', {}, 'full kernel time ', tex(`t \\propto n^{${fitT.p.toFixed(2)}}`), el('span', { className: 'note', text: ` (least squares on log t vs log n, n ≥ ${Math.min(...(large.length >= 2 ? large : time).map(([n]) => n))})` })),
+        el(
+          'span',
+          {},
+          'full kernel time ',
+          tex(`t \\propto n^{${fitT.p.toFixed(2)}}`),
+          el('span', {
+            className: 'note',
+            text: ` (least squares on log t vs log n, n ≥ ${Math.min(...(large.length >= 2 ? large : time).map(([n]) => n))})`,
+          }),
+        ),
         fitO ? el('span', {}, 'online kernel ', tex(`t \\propto n^{${fitO.p.toFixed(2)}}`)) : null,
-        fitM ? el('span', {}, 'full kernel memory ', tex(`\\propto n^{${fitM.p.toFixed(2)}}`)) : null);
+        fitM ? el('span', {}, 'full kernel memory ', tex(`\\propto n^{${fitM.p.toFixed(2)}}`)) : null,
+      );
       this.dataset.exponent = String(fitT.p);
       if (fitM) this.dataset.memoryExponent = String(fitM.p);
     }
@@ -249,7 +350,10 @@ export class ApQuadratic extends ApWidget {
           { name: 'c·n² least-squares fit', points: rows.map((r) => [r.n, c2 * r.n ** 2]) },
           { name: 'c·n least-squares fit', points: rows.map((r) => [r.n, c1 * r.n]) },
         ],
-        xLabel: 'n (tokens, log scale)', yLabel: 'ms', logX: true, yMin: 0,
+        xLabel: 'n (tokens, log scale)',
+        yLabel: 'ms',
+        logX: true,
+        yMin: 0,
       }),
       linePlot({
         title: 'Memory the call holds (MB)',
@@ -259,13 +363,34 @@ export class ApQuadratic extends ApWidget {
           { name: 'c·n² least-squares fit', points: rows.map((r) => [r.n, c2m * r.n ** 2]) },
           { name: 'q, k, v and output (both kernels), ∝ n', points: rows.map((r) => [r.n, mb(r.io)]) },
         ],
-        xLabel: 'n (tokens, log scale)', yLabel: 'MB', logX: true, yMin: 0,
-      }));
-    this.results.replaceChildren(numsTable({
-      caption: 'Measured in this browser (median of several calls; heap = the core allocator’s bytes in use at the call’s peak, minus before)',
-      header: ['n', 'full kernel (ms)', 'online kernel (ms)', 'full: heap held', 'online: heap held', 'online: stack tiles'],
-      rows: rows.map((r) => [String(r.n), fmt(r.fullMs, 3), fmt(r.onlineMs, 3), fmtBytes(r.fullHeap), fmtBytes(r.onlineHeap), fmtBytes(r.tiles)]),
-    }));
+        xLabel: 'n (tokens, log scale)',
+        yLabel: 'MB',
+        logX: true,
+        yMin: 0,
+      }),
+    );
+    this.results.replaceChildren(
+      numsTable({
+        caption:
+          'Measured in this browser (median of several calls; heap = the core allocator’s bytes in use at the call’s peak, minus before)',
+        header: [
+          'n',
+          'full kernel (ms)',
+          'online kernel (ms)',
+          'full: heap held',
+          'online: heap held',
+          'online: stack tiles',
+        ],
+        rows: rows.map((r) => [
+          String(r.n),
+          fmt(r.fullMs, 3),
+          fmt(r.onlineMs, 3),
+          fmtBytes(r.fullHeap),
+          fmtBytes(r.onlineHeap),
+          fmtBytes(r.tiles),
+        ]),
+      }),
+    );
   }
 }
 

@@ -18,14 +18,29 @@ export class ApRelative extends ApWidget {
     this.bias = new StepPanel();
     this.scaled = new StepPanel();
     this.body.append(
-      el('p', { className: 'lead', text: 'Relative position methods ask "how far apart are i and j?" instead of "where is i?". Here each head learns one number per offset j − i, added to the score: the same bias for every pair at the same distance, wherever they are.' }),
-      this.table, el('h4', { text: 'The bias added to the scores (this head)' }), this.bias.node,
-      el('h4', { text: 'Scores, scaled, plus the bias' }), this.scaled.node);
+      el('p', {
+        className: 'lead',
+        text: 'Relative position methods ask "how far apart are i and j?" instead of "where is i?". Here each head learns one number per offset j − i, added to the score: the same bias for every pair at the same distance, wherever they are.',
+      }),
+      this.table,
+      el('h4', { text: 'The bias added to the scores (this head)' }),
+      this.bias.node,
+      el('h4', { text: 'Scores, scaled, plus the bias' }),
+      this.scaled.node,
+    );
   }
 
   compute(state) {
     const tokenizer = state.model === 'random' ? state.tokenizer : 'word';
-    const key = randomKey({ arch: 'decoder', tokenizer, seed: state.seed, dModel: state.dmodel, nHeads: 2, nLayers: 1, pos: 'relative' });
+    const key = randomKey({
+      arch: 'decoder',
+      tokenizer,
+      seed: state.seed,
+      dModel: state.dmodel,
+      nHeads: 2,
+      nLayers: 1,
+      pos: 'relative',
+    });
     return withEntry(key, (entry) => {
       const enc = entry.model.tokenizer.encode(textFor(state));
       return runIds(entry, enc.ids, { causal: false }, enc.pieces.map(tokenText));
@@ -37,14 +52,28 @@ export class ApRelative extends ApWidget {
     const head = headFor(run, state);
     const rel = run.tensor('rel_bias');
     const clip = run.config.relClip;
-    this.place(this.table, this.hm('rel', matrix({
-      name: 'rel_bias', title: `learned bias b[j − i] per head (offsets −${clip}…${clip})`,
-      values: rel.data, rows: rel.shape[0], cols: rel.shape[1],
-      rowLabels: Array.from({ length: rel.shape[0] }, (_, h) => `head ${h}`),
-      colLabels: Array.from({ length: rel.shape[1] }, (_, k) => String(k - clip)), kind: 'div',
-    }), { 'max-cell': '30' }));
+    this.place(
+      this.table,
+      this.hm(
+        'rel',
+        matrix({
+          name: 'rel_bias',
+          title: `learned bias b[j − i] per head (offsets −${clip}…${clip})`,
+          values: rel.data,
+          rows: rel.shape[0],
+          cols: rel.shape[1],
+          rowLabels: Array.from({ length: rel.shape[0] }, (_, h) => `head ${h}`),
+          colLabels: Array.from({ length: rel.shape[1] }, (_, k) => String(k - clip)),
+          kind: 'div',
+        }),
+        { 'max-cell': '30' },
+      ),
+    );
     this.bias.show(stepView(run, 'pos_bias', { layer: 0, head }).view, { slot: 'b', showInputs: false });
-    this.scaled.show(stepView(run, 'scaled', { layer: 0, head }).view, { slot: 's', explainCell: { row: Math.min(2, run.tokens.length - 1), col: 0 } });
+    this.scaled.show(stepView(run, 'scaled', { layer: 0, head }).view, {
+      slot: 's',
+      explainCell: { row: Math.min(2, run.tokens.length - 1), col: 0 },
+    });
   }
 }
 

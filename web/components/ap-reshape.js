@@ -16,16 +16,29 @@ export class ApReshape extends ApWidget {
 
   build() {
     this.layout = 0;
-    this.buttons = LAYOUTS.map((label, k) => el('button', { type: 'button', text: label, on: { click: () => this.setLayout(k) } }));
+    this.buttons = LAYOUTS.map((label, k) =>
+      el('button', { type: 'button', text: label, on: { click: () => this.setLayout(k) } }),
+    );
     this.animate = el('button', { type: 'button', text: '▶ Animate', on: { click: () => this.play() } });
     this.formula = el('div', { className: 'formula' });
     this.stage = el('div', { className: 'reshape-stage', attrs: { role: 'img' } });
     this.stage.style.cssText = 'position:relative;margin:8px 0;overflow:hidden;';
     this.quiz = el('div');
     this.body.append(
-      el('p', { className: 'lead', text: 'Computing h heads costs no more than one: project once to Q (n × d), reshape to (n, h, d/h), and transpose to (h, n, d/h). Now the head axis works like a batch axis, and attention runs on every head at once. Watch the same numbers move.' }),
-      el('div', { className: 'controls' }, el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Layout' } }, ...this.buttons), this.animate),
-      this.formula, this.stage, this.quiz);
+      el('p', {
+        className: 'lead',
+        text: 'Computing h heads costs no more than one: project once to Q (n × d), reshape to (n, h, d/h), and transpose to (h, n, d/h). Now the head axis works like a batch axis, and attention runs on every head at once. Watch the same numbers move.',
+      }),
+      el(
+        'div',
+        { className: 'controls' },
+        el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Layout' } }, ...this.buttons),
+        this.animate,
+      ),
+      this.formula,
+      this.stage,
+      this.quiz,
+    );
   }
 
   setLayout(k) {
@@ -37,14 +50,20 @@ export class ApReshape extends ApWidget {
   play() {
     clearTimeout(this._timer);
     this.setLayout(0);
-    this._timer = setTimeout(() => { this.setLayout(1); this._timer = setTimeout(() => this.setLayout(2), 1100); }, 700);
+    this._timer = setTimeout(() => {
+      this.setLayout(1);
+      this._timer = setTimeout(() => this.setLayout(2), 1100);
+    }, 700);
   }
 
   render(run, state) {
     const layer = layerFor(run, state);
     const { view } = stepView(run, 'q', { layer });
     const Q = view.output;
-    const n = Q.rows, d = Q.cols, h = run.config.nHeads, dK = d / h;
+    const n = Q.rows,
+      d = Q.cols,
+      h = run.config.nHeads,
+      dK = d / h;
     this._dims = { n, d, h, dK };
     const avail = Math.max(200, (this.body.clientWidth || 600) - 90);
     const cs = Math.max(4, Math.min(26, Math.floor(avail / (d + (h - 1) * 1.2)), Math.floor(300 / n)));
@@ -56,7 +75,9 @@ export class ApReshape extends ApWidget {
       for (let i = 0; i < n; i++) {
         for (let c = 0; c < d; c++) {
           const v = Q.values[i * d + c];
-          const div = el('div', { title: `Q[${i}, ${c}] = ${fmt(v, 4)} (head ${Math.floor(c / dK)}, column ${c % dK})` });
+          const div = el('div', {
+            title: `Q[${i}, ${c}] = ${fmt(v, 4)} (head ${Math.floor(c / dK)}, column ${c % dK})`,
+          });
           div.style.cssText = `position:absolute;left:0;top:0;width:${cs - 1}px;height:${cs - 1}px;background:${scale.fill(v)};${reduce ? '' : 'transition:transform 0.9s ease-in-out;'}`;
           div._ic = [i, c];
           cells.push(div);
@@ -80,7 +101,10 @@ export class ApReshape extends ApWidget {
     }
     this._labelNodes = labels;
     this.stage.replaceChildren(...cells, ...labels);
-    this.stage.setAttribute('aria-label', `Q of layer ${layer ?? 0}: ${n} tokens by ${d} dimensions, cut into ${h} heads of ${dK}`);
+    this.stage.setAttribute(
+      'aria-label',
+      `Q of layer ${layer ?? 0}: ${n} tokens by ${d} dimensions, cut into ${h} heads of ${dK}`,
+    );
     this.setLayout(this.layout);
     this._quiz(run, layer);
   }
@@ -88,19 +112,33 @@ export class ApReshape extends ApWidget {
   _place() {
     if (!this._dims) return;
     const { n, d, h, dK } = this._dims;
-    const cs = this._cs, gap = Math.max(10, cs), left = 66, top = 16;
+    const cs = this._cs,
+      gap = Math.max(10, cs),
+      left = 66,
+      top = 16;
     const k = this.layout;
-    let W = 0, H = 0;
+    let W = 0,
+      H = 0;
     for (const div of this._cells) {
       const [i, c] = div._ic;
-      const g = Math.floor(c / dK), cc = c % dK;
+      const g = Math.floor(c / dK),
+        cc = c % dK;
       let x, y;
-      if (k === 0) { x = c * cs; y = i * cs; }
-      else if (k === 1) { x = g * (dK * cs + gap) + cc * cs; y = i * cs; }
-      else { x = cc * cs; y = g * (n * cs + gap + top) + i * cs; }
-      x += left; y += top;
+      if (k === 0) {
+        x = c * cs;
+        y = i * cs;
+      } else if (k === 1) {
+        x = g * (dK * cs + gap) + cc * cs;
+        y = i * cs;
+      } else {
+        x = cc * cs;
+        y = g * (n * cs + gap + top) + i * cs;
+      }
+      x += left;
+      y += top;
       div.style.transform = `translate(${x}px, ${y}px)`;
-      W = Math.max(W, x + cs); H = Math.max(H, y + cs);
+      W = Math.max(W, x + cs);
+      H = Math.max(H, y + cs);
     }
     for (const lab of this._labelNodes) {
       if (lab._gi) {
@@ -132,7 +170,10 @@ export class ApReshape extends ApWidget {
     const sh = (name, extra = {}) => run.shape(name, { ...opts, ...extra }).join(' × ');
     const wo = run.tensor(run.kind === 'model' ? `${run.mainStack}.${layer}.self_attn.wo` : 'wo');
     const items = [
-      ['X (input)', run.shape(layer ? (c.norm === 'pre' ? 'resid2' : 'norm2') : 'x', layer ? { layer: layer - 1 } : {}).join(' × ')],
+      [
+        'X (input)',
+        run.shape(layer ? (c.norm === 'pre' ? 'resid2' : 'norm2') : 'x', layer ? { layer: layer - 1 } : {}).join(' × '),
+      ],
       ['Q = X W_Q', sh('q')],
       [`Q of one head (h = ${c.nHeads})`, `${run.shape('q', opts)[0]} × ${c.dK}`],
       ['scores, all heads', sh('scores')],
@@ -140,11 +181,30 @@ export class ApReshape extends ApWidget {
       ['W_O', wo ? wo.shape.join(' × ') : '?'],
       ['O (attention output)', sh('attn_out')],
     ];
-    const table = el('table', { className: 'nums quiz' }, el('caption', { text: 'Dimensions? The quiz of notes 002, answered by the shapes of this model\'s trace' }));
+    const table = el(
+      'table',
+      { className: 'nums quiz' },
+      el('caption', { text: "Dimensions? The quiz of notes 002, answered by the shapes of this model's trace" }),
+    );
     const body = table.createTBody();
     for (const [q, a] of items) {
-      body.append(el('tr', {}, el('th', { attrs: { scope: 'row' }, text: q }),
-        el('td', {}, el('details', { className: 'answer' }, el('summary', { text: 'show' }), el('span', { className: 'mono', text: a })))));
+      body.append(
+        el(
+          'tr',
+          {},
+          el('th', { attrs: { scope: 'row' }, text: q }),
+          el(
+            'td',
+            {},
+            el(
+              'details',
+              { className: 'answer' },
+              el('summary', { text: 'show' }),
+              el('span', { className: 'mono', text: a }),
+            ),
+          ),
+        ),
+      );
     }
     this.quiz.replaceChildren(table);
   }

@@ -10,7 +10,17 @@ import { stepView } from '../lib/steps.js';
 import { matrix, rowOf } from '../lib/heatmap.js';
 import { playgroundNow } from '../lib/playground.js';
 import { renderTex, tex } from '../lib/katex.js';
-import { CAT_SAT_DOWN, RNN, chainSvg, hopsSvg, rnnStates, scrollToColumn, stepControls, stepOf, tokenRows } from '../lib/rnn-view.js';
+import {
+  CAT_SAT_DOWN,
+  RNN,
+  chainSvg,
+  hopsSvg,
+  rnnStates,
+  scrollToColumn,
+  stepControls,
+  stepOf,
+  tokenRows,
+} from '../lib/rnn-view.js';
 
 const m = (source) => tex(source, { className: 'math' });
 
@@ -20,10 +30,18 @@ export class ApRnnChain extends ApWidget {
 
   build() {
     this.example = el('button', {
-      type: 'button', className: 'small', text: `"${CAT_SAT_DOWN}" (000)`, attrs: { 'data-example': 'cat-sat-down' },
+      type: 'button',
+      className: 'small',
+      text: `"${CAT_SAT_DOWN}" (000)`,
+      attrs: { 'data-example': 'cat-sat-down' },
       on: { click: () => this.requestState({ text: CAT_SAT_DOWN, preset: '' }) },
     });
-    this.examples = el('div', { className: 'controls presets' }, el('span', { className: 'note', text: 'Example from the notes:' }), this.example);
+    this.examples = el(
+      'div',
+      { className: 'controls presets' },
+      el('span', { className: 'note', text: 'Example from the notes:' }),
+      this.example,
+    );
     this.stepper = stepControls('step t', (t) => this.setAttribute('t', String(t)));
     this.formula = el('div', { className: 'formula' });
     this.chain = el('div', { className: 'scroll-x' });
@@ -34,16 +52,32 @@ export class ApRnnChain extends ApWidget {
     this.tables = el('div', { style: { display: 'grid', gap: '6px', alignContent: 'start' } });
     this.summary = el('p', { className: 'panel summary' });
     this.body.append(
-      el('p', { className: 'lead' }, 'An RNN processes a sequence step by step: the state ', m('h_t = f(h_{t-1}, x_t)'),
-        ' carries information forward, one step at a time. Step t waits for step t−1 (sequential); the signal of a far-back token fades as it passes every state in between (long-range); and everything must squeeze through one fixed-size state (bottleneck). Attention replaces the chain with direct connections: any token reaches any other in one hop, and all positions are computed in parallel.'),
-      this.examples, this.formula, this.stepper.node,
+      el(
+        'p',
+        { className: 'lead' },
+        'An RNN processes a sequence step by step: the state ',
+        m('h_t = f(h_{t-1}, x_t)'),
+        ' carries information forward, one step at a time. Step t waits for step t−1 (sequential); the signal of a far-back token fades as it passes every state in between (long-range); and everything must squeeze through one fixed-size state (bottleneck). Attention replaces the chain with direct connections: any token reaches any other in one hop, and all positions are computed in parallel.',
+      ),
+      this.examples,
+      this.formula,
+      this.stepper.node,
       el('div', { className: 'panel' }, el('h4', { text: 'RNN: one state, passed along' }), this.chain, this.chainNote),
-      el('div', { className: 'panel', style: { marginTop: '10px' } }, el('h4', { text: 'Self-attention on the same tokens: every token one hop away' }), this.hops, this.attnNote),
+      el(
+        'div',
+        { className: 'panel', style: { marginTop: '10px' } },
+        el('h4', { text: 'Self-attention on the same tokens: every token one hop away' }),
+        this.hops,
+        this.attnNote,
+      ),
       el('div', { className: 'col2', style: { marginTop: '10px' } }, this.detail, this.tables),
-      this.summary);
+      this.summary,
+    );
   }
 
-  renderKey(state) { return `${super.renderKey(state)}|t=${this.getAttribute('t') ?? ''}`; }
+  renderKey(state) {
+    return `${super.renderKey(state)}|t=${this.getAttribute('t') ?? ''}`;
+  }
 
   render(run, state) {
     const ap = playgroundNow();
@@ -56,12 +90,17 @@ export class ApRnnChain extends ApWidget {
     const t = stepOf(this, n);
     this.stepper.set(t, n);
     this.stepper.out.textContent = `t = ${t} of ${n}: "${labels[t - 1]}"`;
-    renderTex(this.formula, `h_t = \\tanh\\big(x_t W_{xh} + h_{t-1} W_{hh} + b\\big), \\quad h_0 = 0 \\qquad (x_t \\in \\mathbb{R}^{${d}},\\ h_t \\in \\mathbb{R}^{${dH}})`, { display: true });
+    renderTex(
+      this.formula,
+      `h_t = \\tanh\\big(x_t W_{xh} + h_{t-1} W_{hh} + b\\big), \\quad h_0 = 0 \\qquad (x_t \\in \\mathbb{R}^{${d}},\\ h_t \\in \\mathbb{R}^{${dH}})`,
+      { display: true },
+    );
 
     // The two pictures, columns aligned: the chain up to step t, and attention's arcs from token t.
     this.place(this.chain, chainSvg({ labels, t }));
     this.chainNote.textContent = `${n} steps, one after the other: h_${t} exists only once h_${t - 1} does. States after step ${t} are still waiting (dashed).`;
-    const layer = layerFor(run, state), head = headFor(run, state);
+    const layer = layerFor(run, state),
+      head = headFor(run, state);
     const A = stepView(run, 'weights', { layer, head }).view.output;
     const row = A.values.slice((t - 1) * A.cols, t * A.cols);
     this.place(this.hops, hopsSvg({ labels, weights: row, t }));
@@ -71,29 +110,79 @@ export class ApRnnChain extends ApWidget {
     scrollToColumn(this.hops, t - 1);
 
     // Step t in numbers: h_{t-1} and x_t go in, pre_t and h_t come out (all from the core).
-    const H = matrix({ name: 'rnn_h', title: `states h_1 … h_${n} (computed in order, one row per step)`, values: rnn.h, rows: n, cols: dH, rowLabels: labels.map((l, i) => `h${i + 1} ${l}`), kind: 'div', rowAxis: 'steps', colAxis: 'hidden units' });
-    const pre = matrix({ name: 'rnn_pre', title: 'pre', values: rnn.pre, rows: n, cols: dH, rowLabels: labels, kind: 'div' });
+    const H = matrix({
+      name: 'rnn_h',
+      title: `states h_1 … h_${n} (computed in order, one row per step)`,
+      values: rnn.h,
+      rows: n,
+      cols: dH,
+      rowLabels: labels.map((l, i) => `h${i + 1} ${l}`),
+      kind: 'div',
+      rowAxis: 'steps',
+      colAxis: 'hidden units',
+    });
+    const pre = matrix({
+      name: 'rnn_pre',
+      title: 'pre',
+      values: rnn.pre,
+      rows: n,
+      cols: dH,
+      rowLabels: labels,
+      kind: 'div',
+    });
     const X = matrix({ name: stage, title: 'x', values: x, rows: n, cols: d, rowLabels: labels, kind: 'div' });
-    const prev = t === 1
-      ? matrix({ name: 'h0', title: 'h_0 = 0 (nothing read yet)', values: new Float32Array(dH), rows: 1, cols: dH, rowLabels: ['h0'], kind: 'div', domain: [-1, 1] })
-      : rowOf(H, t - 2, { title: `h_${t - 1}: the state after "${labels[t - 2]}"`, rowLabels: [`h${t - 1}`], domain: [-1, 1] });
-    this.place(this.detail,
+    const prev =
+      t === 1
+        ? matrix({
+            name: 'h0',
+            title: 'h_0 = 0 (nothing read yet)',
+            values: new Float32Array(dH),
+            rows: 1,
+            cols: dH,
+            rowLabels: ['h0'],
+            kind: 'div',
+            domain: [-1, 1],
+          })
+        : rowOf(H, t - 2, {
+            title: `h_${t - 1}: the state after "${labels[t - 2]}"`,
+            rowLabels: [`h${t - 1}`],
+            domain: [-1, 1],
+          });
+    this.place(
+      this.detail,
       el('h4', { text: `Step ${t}: h_${t - 1} and x_${t} in, h_${t} out` }),
       this.hm('prev', prev),
-      this.hm('x', rowOf(X, t - 1, { title: `x_${t}: the ${stage === 'embed' ? 'embedding' : 'input row'} of "${labels[t - 1]}"`, rowLabels: [`x${t}`] })),
+      this.hm(
+        'x',
+        rowOf(X, t - 1, {
+          title: `x_${t}: the ${stage === 'embed' ? 'embedding' : 'input row'} of "${labels[t - 1]}"`,
+          rowLabels: [`x${t}`],
+        }),
+      ),
       this.hm('pre', rowOf(pre, t - 1, { title: `x_${t} W_xh + h_${t - 1} W_hh + b`, rowLabels: [`pre${t}`] })),
-      this.hm('h', rowOf(H, t - 1, { title: `h_${t} = tanh(…): all the RNN knows after "${labels[t - 1]}"`, rowLabels: [`h${t}`], domain: [-1, 1] })));
+      this.hm(
+        'h',
+        rowOf(H, t - 1, {
+          title: `h_${t} = tanh(…): all the RNN knows after "${labels[t - 1]}"`,
+          rowLabels: [`h${t}`],
+          domain: [-1, 1],
+        }),
+      ),
+    );
     const hH = this.hm('states', H);
     hH.highlightRow = t - 1;
     const hA = this.hm('weights', A);
     hA.highlightRow = t - 1;
     this.place(this.tables, hH, hA);
 
-    const first = labels[0], cur = labels[t - 1];
+    const first = labels[0],
+      cur = labels[t - 1];
     const path = t === 2 ? 'h₁ → h₂' : `h₁ → … → h${t}`;
-    this.summary.replaceChildren(t === 1
-      ? `Step 1 starts the chain from h₀ = 0. Move t to see how far "${first}" has to travel.`
-      : `"${first}" reaches step ${t} ("${cur}") in the RNN only through ${t - 1} step${t > 2 ? 's' : ''} (${path}), squeezed each time into the same ${dH} numbers. In attention "${cur}" reads "${first}" directly, with weight ${fmt(row[0], 3)}: one hop, whatever the distance.`);
+    this.summary.replaceChildren(
+      t === 1
+        ? `Step 1 starts the chain from h₀ = 0. Move t to see how far "${first}" has to travel.`
+        : `"${first}" reaches step ${t} ("${cur}") in the RNN only through ${t - 1} step${t > 2 ? 's' : ''} (${path}), squeezed each time into the same ${dH} numbers. In attention "${cur}" reads "${first}" directly, with weight ${fmt(row[0], 3)}: one hop, whatever the distance.`,
+    );
     this.dataset.t = String(t);
     this.dataset.n = String(n);
     this.dataset.state = JSON.stringify(Array.from(rnn.h.slice((t - 1) * dH, t * dH)));

@@ -30,7 +30,15 @@ export class ApRnnVanishing extends ApWidget {
 
   build() {
     const slider = (label, range, attr, value) => {
-      const input = el('input', { type: 'range', min: range.min, max: range.max, step: range.step || 1, value, attrs: { 'aria-label': label, 'data-control': attr }, on: { input: () => this.setAttribute(attr, input.value) } });
+      const input = el('input', {
+        type: 'range',
+        min: range.min,
+        max: range.max,
+        step: range.step || 1,
+        value,
+        attrs: { 'aria-label': label, 'data-control': attr },
+        on: { input: () => this.setAttribute(attr, input.value) },
+      });
       const out = el('span', { className: 'mono' });
       return { input, out, node: el('label', { className: 'field inline' }, el('span', { text: label }), input, out) };
     };
@@ -41,15 +49,28 @@ export class ApRnnVanishing extends ApWidget {
     this.table = el('div');
     this.summary = el('p', { className: 'panel summary' });
     this.body.append(
-      el('p', { className: 'lead' }, 'As sequences get longer, gradients that flow backward through time become increasingly small, which makes long-range dependencies very hard to learn: like a message passed through a long chain of people, each garbling it slightly. The signal from step t reaches the last state ', m('h_T'),
-        ' only through every step in between; in attention, token T reads token t directly, one step away.'),
+      el(
+        'p',
+        { className: 'lead' },
+        'As sequences get longer, gradients that flow backward through time become increasingly small, which makes long-range dependencies very hard to learn: like a message passed through a long chain of people, each garbling it slightly. The signal from step t reaches the last state ',
+        m('h_T'),
+        ' only through every step in between; in attention, token T reads token t directly, one step away.',
+      ),
       this.formula,
       el('div', { className: 'controls' }, this.radius.node, this.length.node),
-      el('p', { className: 'note', text: `The RNN of the chain view (tanh, ${RNN.dHidden} hidden units, same seed) reads your tokens again and again up to T; at T = the number of tokens it is exactly that view's RNN. ρ is the largest |eigenvalue| of W_hh: below 1, multiplying by W_hh again and again shrinks any vector towards 0 (tanh' ≤ 1 damps it further).` }),
-      this.plots, this.summary, this.table);
+      el('p', {
+        className: 'note',
+        text: `The RNN of the chain view (tanh, ${RNN.dHidden} hidden units, same seed) reads your tokens again and again up to T; at T = the number of tokens it is exactly that view's RNN. ρ is the largest |eigenvalue| of W_hh: below 1, multiplying by W_hh again and again shrinks any vector towards 0 (tanh' ≤ 1 damps it further).`,
+      }),
+      this.plots,
+      this.summary,
+      this.table,
+    );
   }
 
-  renderKey(state) { return `${super.renderKey(state)}|${this.getAttribute('radius') ?? ''}|${this.getAttribute('length') ?? ''}`; }
+  renderKey(state) {
+    return `${super.renderKey(state)}|${this.getAttribute('radius') ?? ''}|${this.getAttribute('length') ?? ''}`;
+  }
 
   render(run) {
     const ap = playgroundNow();
@@ -65,20 +86,34 @@ export class ApRnnVanishing extends ApWidget {
     const xs = repeatRows(x, n, d, T);
     const { grad } = rnnStates(ap, { x: xs, n: T, dIn: d, radius });
     const ref = radius === 1 ? grad : rnnStates(ap, { x: xs, n: T, dIn: d, radius: 1 }).grad;
-    renderTex(this.formula, '\\frac{\\partial h_T}{\\partial h_t} = \\prod_{k=t+1}^{T} \\operatorname{diag}\\!\\big(1 - h_k^2\\big)\\, W_{hh}^{\\top} \\qquad \\text{vs. attention: } z_T = \\sum_j \\alpha_{Tj}\\, v_j \\ \\text{(one hop from every } t\\text{)}', { display: true });
+    renderTex(
+      this.formula,
+      '\\frac{\\partial h_T}{\\partial h_t} = \\prod_{k=t+1}^{T} \\operatorname{diag}\\!\\big(1 - h_k^2\\big)\\, W_{hh}^{\\top} \\qquad \\text{vs. attention: } z_T = \\sum_j \\alpha_{Tj}\\, v_j \\ \\text{(one hop from every } t\\text{)}',
+      { display: true },
+    );
 
     // Distance T - t for t = T, T-1, ..., 1 (0-based index i: distance T - 1 - i).
-    const points = (g) => Array.from(g, (v, i) => [T - 1 - i, Math.log10(v)]).filter((p) => Number.isFinite(p[1]) && p[1] >= FLOOR).reverse();
-    const cur = points(grad), one = points(ref);
+    const points = (g) =>
+      Array.from(g, (v, i) => [T - 1 - i, Math.log10(v)])
+        .filter((p) => Number.isFinite(p[1]) && p[1] >= FLOOR)
+        .reverse();
+    const cur = points(grad),
+      one = points(ref);
     const ys = [...cur, ...one].map((p) => p[1]);
-    const yMin = Math.max(FLOOR, Math.floor(Math.min(...ys))), yMax = Math.max(1, Math.ceil(Math.max(...ys)));
+    const yMin = Math.max(FLOOR, Math.floor(Math.min(...ys))),
+      yMax = Math.max(1, Math.ceil(Math.max(...ys)));
     const every = T > 40 ? 10 : T > 16 ? 5 : T > 8 ? 2 : 1;
     const tick = (v) => (v % every === 0 ? String(v) : '');
     const series = [{ name: `RNN, ρ = ${fmt(radius, 2)}`, points: cur }];
     if (radius !== 1) series.push({ name: 'RNN, ρ = 1 (reference)', points: one, color: '#868e96' });
     const normPlot = linePlot({
       title: 'log₁₀ ‖∂h_T / ∂h_t‖ against the distance T − t (computed by the core)',
-      series, xLabel: 'distance T − t (steps back)', yLabel: 'log₁₀ ‖∂h_T/∂h_t‖', yMin, yMax, xTickFormat: tick,
+      series,
+      xLabel: 'distance T − t (steps back)',
+      yLabel: 'log₁₀ ‖∂h_T/∂h_t‖',
+      yMin,
+      yMax,
+      xTickFormat: tick,
     });
     const dist = Array.from({ length: T }, (_, k) => k);
     const hopPlot = linePlot({
@@ -87,23 +122,38 @@ export class ApRnnVanishing extends ApWidget {
         { name: 'RNN: T − t steps', points: dist.map((k) => [k, k]) },
         { name: 'attention: 1 hop', points: dist.map((k) => [k, k === 0 ? 0 : 1]) },
       ],
-      xLabel: 'distance T − t', yLabel: 'steps on the path', yMin: 0, yMax: T, xTickFormat: tick,
+      xLabel: 'distance T − t',
+      yLabel: 'steps on the path',
+      yMin: 0,
+      yMax: T,
+      xTickFormat: tick,
     });
     this.place(this.plots, normPlot, hopPlot);
 
     const at = (k) => grad[T - 1 - k];
     const shown = [1, 2, 3, 5, 10, 20, 30, 50].filter((k) => k < T);
-    this.table.replaceChildren(numsTable({
-      caption: `‖∂h_T/∂h_t‖ at ρ = ${fmt(radius, 2)}, T = ${T} (tokens: ${labels.join(' ')} …)`,
-      header: ['steps back T − t', '‖∂h_T/∂h_t‖', 'RNN path', 'attention path'],
-      rows: shown.map((k) => [String(k), { text: small(at(k)), data: { value: String(at(k)) } }, String(k), '1']),
-      className: 'nums grad-norms',
-    }));
+    this.table.replaceChildren(
+      numsTable({
+        caption: `‖∂h_T/∂h_t‖ at ρ = ${fmt(radius, 2)}, T = ${T} (tokens: ${labels.join(' ')} …)`,
+        header: ['steps back T − t', '‖∂h_T/∂h_t‖', 'RNN path', 'attention path'],
+        rows: shown.map((k) => [String(k), { text: small(at(k)), data: { value: String(at(k)) } }, String(k), '1']),
+        className: 'nums grad-norms',
+      }),
+    );
     const k = Math.min(10, T - 1);
     const perStep = Math.pow(at(k) / at(0), 1 / k);
-    this.summary.replaceChildren(`With ρ = ${fmt(radius, 2)}, the gradient from ${k} steps back has norm ${small(at(k))} (about ×${fmt(perStep, 2)} per step): `,
-      el('b', { text: at(k) < 1e-2 ? 'it has all but vanished.' : at(k) > 1 ? 'it has grown: the RNN is not contractive here (and tanh saturation will stop it).' : 'it is fading.' }),
-      ` The RNN's path from the ${T}-token input's first token to its last is ${T - 1} steps; attention's is 1.`);
+    this.summary.replaceChildren(
+      `With ρ = ${fmt(radius, 2)}, the gradient from ${k} steps back has norm ${small(at(k))} (about ×${fmt(perStep, 2)} per step): `,
+      el('b', {
+        text:
+          at(k) < 1e-2
+            ? 'it has all but vanished.'
+            : at(k) > 1
+              ? 'it has grown: the RNN is not contractive here (and tanh saturation will stop it).'
+              : 'it is fading.',
+      }),
+      ` The RNN's path from the ${T}-token input's first token to its last is ${T - 1} steps; attention's is 1.`,
+    );
     this.dataset.radius = String(radius);
     this.dataset.length = String(T);
     this.dataset.gradNorms = JSON.stringify(Array.from(grad));

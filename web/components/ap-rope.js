@@ -14,12 +14,14 @@ const N = 8;
 function diagonals(S) {
   const out = [];
   for (let off = -(S.rows - 1); off <= S.cols - 1; off++) {
-    let lo = Infinity, hi = -Infinity;
+    let lo = Infinity,
+      hi = -Infinity;
     for (let i = 0; i < S.rows; i++) {
       const j = i + off;
       if (j < 0 || j >= S.cols) continue;
       const v = S.values[i * S.cols + j];
-      lo = Math.min(lo, v); hi = Math.max(hi, v);
+      lo = Math.min(lo, v);
+      hi = Math.max(hi, v);
     }
     out.push({ off, lo, hi });
   }
@@ -36,12 +38,29 @@ export class ApRope extends ApWidget {
     this.verdict = el('p', { className: 'changed' });
     this.rot = new StepPanel();
     this.body.append(
-      el('p', { className: 'lead', text: 'RoPE does not add anything to X. It rotates every pair of dimensions of each query and key by an angle m·θ_i that grows with the position m. A dot product of two rotated vectors only sees the difference of their angles: the score depends on the offset j − i, not on where the pair sits.' }),
-      this.text, this.verdict, this.maps, this.table, el('h4', { text: 'The rotation of Q' }), this.rot.node);
+      el('p', {
+        className: 'lead',
+        text: 'RoPE does not add anything to X. It rotates every pair of dimensions of each query and key by an angle m·θ_i that grows with the position m. A dot product of two rotated vectors only sees the difference of their angles: the score depends on the offset j − i, not on where the pair sits.',
+      }),
+      this.text,
+      this.verdict,
+      this.maps,
+      this.table,
+      el('h4', { text: 'The rotation of Q' }),
+      this.rot.node,
+    );
   }
 
   compute(state) {
-    const key = randomKey({ arch: 'decoder', tokenizer: 'word', seed: state.seed, dModel: state.dmodel, nHeads: 2, nLayers: 1, pos: 'rope' });
+    const key = randomKey({
+      arch: 'decoder',
+      tokenizer: 'word',
+      seed: state.seed,
+      dModel: state.dmodel,
+      nHeads: 2,
+      nLayers: 1,
+      pos: 'rope',
+    });
     return withEntry(key, (entry) => {
       const id = entry.model.tokenizer.encode('the').ids[0];
       const ids = new Int32Array(N).fill(id);
@@ -61,16 +80,20 @@ export class ApRope extends ApWidget {
     S.title = `scores with RoPE (head ${head})`;
     T.title = `scores with sinusoidal positions added (head ${head})`;
     this.place(this.maps, this.hm('rope', S, { 'max-cell': '34' }), this.hm('sin', T, { 'max-cell': '34' }));
-    const a = diagonals(S), b = diagonals(T);
-    const spreadA = Math.max(...a.map((x) => x.hi - x.lo)), spreadB = Math.max(...b.map((x) => x.hi - x.lo));
+    const a = diagonals(S),
+      b = diagonals(T);
+    const spreadA = Math.max(...a.map((x) => x.hi - x.lo)),
+      spreadB = Math.max(...b.map((x) => x.hi - x.lo));
     this.verdict.textContent = `Along each diagonal (fixed j − i) the RoPE scores vary by at most ${spreadA.toExponential(1)}; with added sinusoidal positions they vary by up to ${fmt(spreadB, 3)}.`;
     this.dataset.ropeSpread = String(spreadA);
     this.dataset.sinSpread = String(spreadB);
-    this.table.replaceChildren(numsTable({
-      caption: 'Each diagonal j − i: smallest and largest score on it (RoPE | sinusoidal)',
-      header: ['j − i', 'RoPE min', 'RoPE max', 'sin. min', 'sin. max'],
-      rows: a.map((x, k) => [String(x.off), fmt(x.lo, 4), fmt(x.hi, 4), fmt(b[k].lo, 4), fmt(b[k].hi, 4)]),
-    }));
+    this.table.replaceChildren(
+      numsTable({
+        caption: 'Each diagonal j − i: smallest and largest score on it (RoPE | sinusoidal)',
+        header: ['j − i', 'RoPE min', 'RoPE max', 'sin. min', 'sin. max'],
+        rows: a.map((x, k) => [String(x.off), fmt(x.lo, 4), fmt(x.hi, 4), fmt(b[k].lo, 4), fmt(b[k].hi, 4)]),
+      }),
+    );
     this.rot.show(stepView(rope, 'q_rot', { layer: 0 }).view, { slot: 'r' });
   }
 }

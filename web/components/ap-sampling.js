@@ -18,47 +18,136 @@ export class ApSampling extends GenerationWidget {
   }
 
   build() {
-    this.t = 1; this.k = 0; this.p = 1; this.seed = 1;
+    this.t = 1;
+    this.k = 0;
+    this.p = 1;
+    this.seed = 1;
     const knob = (label, attrs, get, set) => {
-      const input = el('input', { type: 'range', ...attrs, attrs: { 'aria-label': label }, on: { input: () => { set(Number(input.value)); out.textContent = get(); this.step = 0; this.update(); } } });
+      const input = el('input', {
+        type: 'range',
+        ...attrs,
+        attrs: { 'aria-label': label },
+        on: {
+          input: () => {
+            set(Number(input.value));
+            out.textContent = get();
+            this.step = 0;
+            this.update();
+          },
+        },
+      });
       const out = el('span', { className: 'mono', text: get() });
       return el('label', { className: 'field inline' }, el('span', { text: label }), input, out);
     };
-    this.greedy = el('button', { type: 'button', text: 'greedy', on: { click: () => { this._set(0, 0, 1); } } });
-    this.knobs = el('div', { className: 'controls' },
-      knob('temperature', { min: 0, max: 2, step: 0.1, value: 1 }, () => (this.t === 0 ? '0 (greedy)' : fmt(this.t, 1)), (v) => { this.t = v; }),
-      knob('top-k', { min: 0, max: 20, step: 1, value: 0 }, () => (this.k === 0 ? 'off' : String(this.k)), (v) => { this.k = v; }),
-      knob('top-p', { min: 0.05, max: 1, step: 0.05, value: 1 }, () => fmt(this.p, 2), (v) => { this.p = v; }),
-      el('button', { type: 'button', text: 'new seed', on: { click: () => { this.seed += 1; this.update(); } } }));
+    this.greedy = el('button', {
+      type: 'button',
+      text: 'greedy',
+      on: {
+        click: () => {
+          this._set(0, 0, 1);
+        },
+      },
+    });
+    this.knobs = el(
+      'div',
+      { className: 'controls' },
+      knob(
+        'temperature',
+        { min: 0, max: 2, step: 0.1, value: 1 },
+        () => (this.t === 0 ? '0 (greedy)' : fmt(this.t, 1)),
+        (v) => {
+          this.t = v;
+        },
+      ),
+      knob(
+        'top-k',
+        { min: 0, max: 20, step: 1, value: 0 },
+        () => (this.k === 0 ? 'off' : String(this.k)),
+        (v) => {
+          this.k = v;
+        },
+      ),
+      knob(
+        'top-p',
+        { min: 0.05, max: 1, step: 0.05, value: 1 },
+        () => fmt(this.p, 2),
+        (v) => {
+          this.p = v;
+        },
+      ),
+      el('button', {
+        type: 'button',
+        text: 'new seed',
+        on: {
+          click: () => {
+            this.seed += 1;
+            this.update();
+          },
+        },
+      }),
+    );
     this.formula = el('div', { className: 'formula' });
-    renderTex(this.formula, 'q_i \\propto \\exp(\\ell_i / T) \\text{ over the top-}k \\text{ tokens and the smallest set with } \\textstyle\\sum p \\ge p_{\\text{top}}', { display: true });
+    renderTex(
+      this.formula,
+      'q_i \\propto \\exp(\\ell_i / T) \\text{ over the top-}k \\text{ tokens and the smallest set with } \\textstyle\\sum p \\ge p_{\\text{top}}',
+      { display: true },
+    );
     this.chosen = el('p', { className: 'changed' });
     this.bars = el('div');
     this.body.append(
-      el('p', { className: 'lead', text: 'Greedy decoding always takes the most probable token. Sampling draws from the distribution instead: a temperature T < 1 sharpens it, T > 1 flattens it; top-k keeps only the k most probable tokens, top-p the smallest set whose probability reaches p. The grey bars are the model\'s probabilities, the blue ones what is actually sampled from.' }),
-      this.knobs, this.buildGeneration(), this.formula, this.chosen, this.bars);
+      el('p', {
+        className: 'lead',
+        text: "Greedy decoding always takes the most probable token. Sampling draws from the distribution instead: a temperature T < 1 sharpens it, T > 1 flattens it; top-k keeps only the k most probable tokens, top-p the smallest set whose probability reaches p. The grey bars are the model's probabilities, the blue ones what is actually sampled from.",
+      }),
+      this.knobs,
+      this.buildGeneration(),
+      this.formula,
+      this.chosen,
+      this.bars,
+    );
   }
 
-  _set(t, k, p) { this.t = t; this.k = k; this.p = p; this.update(); }
+  _set(t, k, p) {
+    this.t = t;
+    this.k = k;
+    this.p = p;
+    this.update();
+  }
 
   renderStep(step) {
     const vocab = this.entry.model.vocab.map(tokenText);
     const probs = step.get('probs', { stack: '' });
-    const V = vocab.length, last = probs.length / V - 1;
+    const V = vocab.length,
+      last = probs.length / V - 1;
     const dist = step.distribution;
-    const ids = Array.from({ length: V }, (_, j) => j).sort((a, b) => probs[last * V + b] - probs[last * V + a]).slice(0, 15);
+    const ids = Array.from({ length: V }, (_, j) => j)
+      .sort((a, b) => probs[last * V + b] - probs[last * V + a])
+      .slice(0, 15);
     if (!ids.includes(step.token)) ids.push(step.token);
     let kept = 0;
     for (const q of dist) if (q > 0) kept++;
-    this.chosen.replaceChildren(el('span', { text: 'Drawn: ' }), el('b', { className: 'chosen-token', text: tokenText(step.piece) }),
-      el('span', { text: ` (p = ${fmt(probs[last * V + step.token], 3)} under the model, q = ${fmt(dist[step.token], 3)} in the sampling distribution; ${kept} token(s) can be drawn)` }));
+    this.chosen.replaceChildren(
+      el('span', { text: 'Drawn: ' }),
+      el('b', { className: 'chosen-token', text: tokenText(step.piece) }),
+      el('span', {
+        text: ` (p = ${fmt(probs[last * V + step.token], 3)} under the model, q = ${fmt(dist[step.token], 3)} in the sampling distribution; ${kept} token(s) can be drawn)`,
+      }),
+    );
     this.dataset.chosen = step.piece;
     this.dataset.kept = String(kept);
-    this.bars.replaceChildren(barList({
-      title: 'sampling distribution q (blue) over the model\'s probabilities p (grey)',
-      items: ids.map((j) => ({ label: vocab[j], value: dist[j], raw: probs[last * V + j], chosen: j === step.token })),
-      rawName: 'p (model)', valueName: 'q (sampled from)',
-    }));
+    this.bars.replaceChildren(
+      barList({
+        title: "sampling distribution q (blue) over the model's probabilities p (grey)",
+        items: ids.map((j) => ({
+          label: vocab[j],
+          value: dist[j],
+          raw: probs[last * V + j],
+          chosen: j === step.token,
+        })),
+        rawName: 'p (model)',
+        valueName: 'q (sampled from)',
+      }),
+    );
   }
 }
 

@@ -20,8 +20,8 @@ import { playgroundNow } from '../lib/playground.js';
 import { linePlot } from '../lib/plot.js';
 
 const DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
-const N = 8;         // keys per softmax row (and queries per draw)
-const DRAWS = 200;   // draws per d_k: 1,600 softmax rows, 12,800 scores
+const N = 8; // keys per softmax row (and queries per draw)
+const DRAWS = 200; // draws per d_k: 1,600 softmax rows, 12,800 scores
 const SEED = 1;
 const NOTES_PRESET = 'scale.d512';
 
@@ -45,26 +45,63 @@ export class ApScale extends ApWidget {
     this.notesText = el('p', { className: 'note' });
     this.notesSide = el('div', { className: 'col2 scale-notes' });
     this.notesVerdict = el('p', { className: 'panel scale-verdict' });
-    this.notes = el('section', { className: 'scale-notes-case', attrs: { 'aria-label': 'The notes’ case, d_k = 512' } },
-      this.notesHead, this.notesText, this.notesSide, this.notesVerdict);
+    this.notes = el(
+      'section',
+      { className: 'scale-notes-case', attrs: { 'aria-label': 'The notes’ case, d_k = 512' } },
+      this.notesHead,
+      this.notesText,
+      this.notesSide,
+      this.notesVerdict,
+    );
     this.yoursHead = el('h4');
     this.claim = el('div');
     this.ratio = el('div');
     this.side = el('div', { className: 'col2' });
-    this.dk = el('input', { type: 'range', min: 0, max: DKS.length - 1, step: 1, value: 6, attrs: { 'aria-label': 'd_k' }, on: { input: () => this._experiment() } });
+    this.dk = el('input', {
+      type: 'range',
+      min: 0,
+      max: DKS.length - 1,
+      step: 1,
+      value: 6,
+      attrs: { 'aria-label': 'd_k' },
+      on: { input: () => this._experiment() },
+    });
     this.dkLabel = el('span', { className: 'mono' });
     this.appliedDk = null;
     this.expTable = el('div', { className: 'scale-exp' });
     this.notesCase = el('p', { className: 'panel' });
     this.plots = el('div', { className: 'col2' });
-    this.experiment = el('div', {},
+    this.experiment = el(
+      'div',
+      {},
       el('h4', { text: 'Try it: random queries and keys of dimension d_k' }),
-      el('p', { className: 'note', text: `The core draws ${DRAWS} times ${N} queries and ${N} keys with independent N(0, 1) entries (seeded), scores every pair, and applies the softmax over the ${N} keys of each query, with and without dividing by √d_k.` }),
-      el('div', { className: 'controls' }, el('label', { className: 'field inline' }, el('span', { text: 'd_k' }), this.dk), this.dkLabel),
-      this.expTable, this.notesCase, this.plots);
+      el('p', {
+        className: 'note',
+        text: `The core draws ${DRAWS} times ${N} queries and ${N} keys with independent N(0, 1) entries (seeded), scores every pair, and applies the softmax over the ${N} keys of each query, with and without dividing by √d_k.`,
+      }),
+      el(
+        'div',
+        { className: 'controls' },
+        el('label', { className: 'field inline' }, el('span', { text: 'd_k' }), this.dk),
+        this.dkLabel,
+      ),
+      this.expTable,
+      this.notesCase,
+      this.plots,
+    );
     this.body.append(
-      el('p', { className: 'lead', text: 'Why √d_k? Dot products grow with dimension; scaling keeps softmax out of its saturated, tiny-gradient regime (notes 000). For high-dimensional vectors, dot products can become very large. If d_k = 512, the expected magnitude of a dot product is ≈ √512 ≈ 22.6; softmax of large values → extremely peaked distribution → near-zero gradients → no learning! Dividing by √d_k normalizes the variance back to 1 (004).' }),
-      this.notes, this.yoursHead, this.presets.node, this.claim, this.ratio, this.side, this.experiment);
+      el('p', {
+        className: 'lead',
+        text: 'Why √d_k? Dot products grow with dimension; scaling keeps softmax out of its saturated, tiny-gradient regime (notes 000). For high-dimensional vectors, dot products can become very large. If d_k = 512, the expected magnitude of a dot product is ≈ √512 ≈ 22.6; softmax of large values → extremely peaked distribution → near-zero gradients → no learning! Dividing by √d_k normalizes the variance back to 1 (004).',
+      }),
+      this.notes,
+      this.yoursHead,
+      this.presets.node,
+      this.claim,
+      this.ratio,
+      this.side,
+      this.experiment,
+    );
   }
 
   compute(state) {
@@ -78,22 +115,32 @@ export class ApScale extends ApWidget {
     this.presets.refresh();
     this._notesCase(notesOn, notesOff);
     const onNotes = state.preset === NOTES_PRESET;
-    this.yoursHead.textContent = onNotes ? 'The same case step by step' : `Your text on the current model (d_k = ${scaled.config.dK})`;
+    this.yoursHead.textContent = onNotes
+      ? 'The same case step by step'
+      : `Your text on the current model (d_k = ${scaled.config.dK})`;
     this.claim.replaceChildren(...[claimBox(scaled.preset)].filter(Boolean));
-    const layer = layerFor(scaled, state), head = headFor(scaled, state);
+    const layer = layerFor(scaled, state),
+      head = headFor(scaled, state);
     const S = stepView(scaled, 'scaled', { layer, head }).view;
     const a = stepView(scaled, 'weights', { layer, head }).view.output;
     const b = stepView(unscaled, 'weights', { layer, head }).view.output;
     // √d_k as the core applied it: a raw score divided by its scaled value.
-    const raw = S.inputs[0].values, sc = S.output.values;
+    const raw = S.inputs[0].values,
+      sc = S.output.values;
     let k = 0;
     while (k < raw.length && !(Math.abs(raw[k]) > 1e-3)) k++;
     const dK = scaled.config.dK;
     if (k < raw.length) {
       const r = raw[k] / sc[k];
-      this.ratio.replaceChildren(el('p', { className: 'panel ratio', dataset: { sqrtDk: String(r) } },
-        `d_k = ${dK}: a score s = ${fmt(raw[k], 3)} becomes s / √d_k = ${fmt(sc[k], 3)}, so the core divided by `,
-        el('b', { className: 'sqrt-dk', text: fmt(r, 2) }), ` (= √${dK}).`));
+      this.ratio.replaceChildren(
+        el(
+          'p',
+          { className: 'panel ratio', dataset: { sqrtDk: String(r) } },
+          `d_k = ${dK}: a score s = ${fmt(raw[k], 3)} becomes s / √d_k = ${fmt(sc[k], 3)}, so the core divided by `,
+          el('b', { className: 'sqrt-dk', text: fmt(r, 2) }),
+          ` (= √${dK}).`,
+        ),
+      );
     }
     a.title = `weights, scaled by √${dK}`;
     b.title = 'weights, not scaled';
@@ -109,8 +156,14 @@ export class ApScale extends ApWidget {
     const raw = Array.from(on.get('scores', { head: 0 }));
     const dK = on.config.dK;
     const spread = std(raw);
-    const max0 = rowMax(w0.values, w0.rows, w0.cols), max1 = rowMax(w1.values, w1.rows, w1.cols);
-    Object.assign(this.dataset, { notesUnscaledMax: String(mean(max0)), notesScaledMax: String(mean(max1)), notesScoreStd: String(spread), notesDk: String(dK) });
+    const max0 = rowMax(w0.values, w0.rows, w0.cols),
+      max1 = rowMax(w1.values, w1.rows, w1.cols);
+    Object.assign(this.dataset, {
+      notesUnscaledMax: String(mean(max0)),
+      notesScaledMax: String(mean(max1)),
+      notesScoreStd: String(spread),
+      notesDk: String(dK),
+    });
     this.notesText.textContent = `The core draws ${w1.rows} query and ${w1.cols} key vectors of ${dK} numbers, each N(0, 1) (seeded). Their ${raw.length} dot products q·k spread by ${fmt(spread, 3)} (standard deviation): close to √${dK} = ${fmt(Math.sqrt(dK), 3)}, because Var(q·k) = d_k.`;
     const card = (slot, m, title, maxes, cls) => {
       if (!this._notesCards) this._notesCards = {};
@@ -121,17 +174,27 @@ export class ApScale extends ApWidget {
         this._notesCards[slot] = c;
       }
       c.title.textContent = title;
-      c.line.replaceChildren('Largest weight in each row: ', el('span', { className: 'mono', text: maxes.map((v) => fmt(v, 2)).join(', ') }),
-        '; mean ', el('b', { className: `${cls}-mean`, text: fmt(mean(maxes), 2) }), '.');
+      c.line.replaceChildren(
+        'Largest weight in each row: ',
+        el('span', { className: 'mono', text: maxes.map((v) => fmt(v, 2)).join(', ') }),
+        '; mean ',
+        el('b', { className: `${cls}-mean`, text: fmt(mean(maxes), 2) }),
+        '.',
+      );
       this.place(c.node, c.title, this.hm(`notes-${slot}`, { ...m, title: '', domain: [0, 1] }), c.line);
       return c.node;
     };
-    this.place(this.notesSide,
+    this.place(
+      this.notesSide,
       card('off', w0, 'softmax(q·k): not scaled', max0, 'notes-unscaled'),
-      card('on', w1, `softmax(q·k / √${dK}): scaled`, max1, 'notes-scaled'));
+      card('on', w1, `softmax(q·k / √${dK}): scaled`, max1, 'notes-scaled'),
+    );
     this.notesVerdict.replaceChildren(
-      el('b', { text: 'Not scaled: ' }), `scores of size ±${fmt(spread, 2)} make the softmax extremely peaked: on average ${fmt(100 * mean(max0), 0)}% of a row's weight goes to one key, so the gradient through the others is almost 0. `,
-      el('b', { text: `Divided by √${dK}: ` }), `the scores spread by ${fmt(spread / Math.sqrt(dK), 2)}, and the largest weight is ${fmt(100 * mean(max1), 0)}% on average: every key still gets some weight, and learning can move them.`);
+      el('b', { text: 'Not scaled: ' }),
+      `scores of size ±${fmt(spread, 2)} make the softmax extremely peaked: on average ${fmt(100 * mean(max0), 0)}% of a row's weight goes to one key, so the gradient through the others is almost 0. `,
+      el('b', { text: `Divided by √${dK}: ` }),
+      `the scores spread by ${fmt(spread / Math.sqrt(dK), 2)}, and the largest weight is ${fmt(100 * mean(max1), 0)}% on average: every key still gets some weight, and learning can move them.`,
+    );
   }
 
   _experiment() {
@@ -139,7 +202,8 @@ export class ApScale extends ApWidget {
     if (!ap) return;
     this.experiment.hidden = this.hides('experiment');
     const attr = this.getAttribute('dk');
-    if (attr !== this.appliedDk) {  // the dk attribute moves the slider (then the slider is free)
+    if (attr !== this.appliedDk) {
+      // the dk attribute moves the slider (then the slider is free)
       this.appliedDk = attr;
       const i = DKS.indexOf(Number(attr));
       if (i >= 0) this.dk.value = String(i);
@@ -151,18 +215,30 @@ export class ApScale extends ApWidget {
     this.dataset.dk = String(c.dK);
     this.dataset.unscaledStd = String(c.unscaled.std);
     this.dataset.scaledStd = String(c.scaled.std);
-    this.expTable.replaceChildren(numsTable({
-      caption: `d_k = ${c.dK}: ${c.draws} draws of ${c.n} queries × ${c.n} keys (computed by the core)`,
-      header: ['measure', 'q·k', 'q·k / √d_k'],
-      rows: [
-        ['spread (std)', { text: fmt(c.unscaled.std, 2), className: 'unscaled-std' }, { text: fmt(c.scaled.std, 2), className: 'scaled-std' }],
-        [`entropy (nats; max ln ${c.n} = ${fmt(c.maxEntropy, 2)})`, fmt(c.unscaled.entropy, 2), fmt(c.scaled.entropy, 2)],
-        [`largest weight (min 1/${c.n})`, fmt(c.unscaled.maxWeight, 2), fmt(c.scaled.maxWeight, 2)],
-      ],
-    }));
+    this.expTable.replaceChildren(
+      numsTable({
+        caption: `d_k = ${c.dK}: ${c.draws} draws of ${c.n} queries × ${c.n} keys (computed by the core)`,
+        header: ['measure', 'q·k', 'q·k / √d_k'],
+        rows: [
+          [
+            'spread (std)',
+            { text: fmt(c.unscaled.std, 2), className: 'unscaled-std' },
+            { text: fmt(c.scaled.std, 2), className: 'scaled-std' },
+          ],
+          [
+            `entropy (nats; max ln ${c.n} = ${fmt(c.maxEntropy, 2)})`,
+            fmt(c.unscaled.entropy, 2),
+            fmt(c.scaled.entropy, 2),
+          ],
+          [`largest weight (min 1/${c.n})`, fmt(c.unscaled.maxWeight, 2), fmt(c.scaled.maxWeight, 2)],
+        ],
+      }),
+    );
     const n512 = this._curve[DKS.indexOf(512)];
-    this.notesCase.replaceChildren(el('b', { text: 'Averaged over many draws at d_k = 512: ' }),
-      `√512 = ${fmt(n512.sqrtDk, 2)}; the core’s random dot products spread by ${fmt(n512.unscaled.std, 2)} and put ${fmt(100 * n512.unscaled.maxWeight, 0)}% of a row’s weight on one key (entropy ${fmt(n512.unscaled.entropy, 2)} of ${fmt(n512.maxEntropy, 2)}). Divided by √512 they spread by ${fmt(n512.scaled.std, 2)}, and the largest weight is ${fmt(100 * n512.scaled.maxWeight, 0)}%.`);
+    this.notesCase.replaceChildren(
+      el('b', { text: 'Averaged over many draws at d_k = 512: ' }),
+      `√512 = ${fmt(n512.sqrtDk, 2)}; the core’s random dot products spread by ${fmt(n512.unscaled.std, 2)} and put ${fmt(100 * n512.unscaled.maxWeight, 0)}% of a row’s weight on one key (entropy ${fmt(n512.unscaled.entropy, 2)} of ${fmt(n512.maxEntropy, 2)}). Divided by √512 they spread by ${fmt(n512.scaled.std, 2)}, and the largest weight is ${fmt(100 * n512.scaled.maxWeight, 0)}%.`,
+    );
     if (!this._plotsDrawn) {
       this._plotsDrawn = true;
       const tick = (x) => String(x);
@@ -174,7 +250,11 @@ export class ApScale extends ApWidget {
             { name: 'scaled q·k / √d_k', points: this._curve.map((s) => [s.dK, s.scaled.std]) },
             { name: '√d_k', points: this._curve.map((s) => [s.dK, s.sqrtDk]), color: '#888888' },
           ],
-          xLabel: 'd_k', yLabel: 'std of scores', logX: true, yMin: 0, xTickFormat: tick,
+          xLabel: 'd_k',
+          yLabel: 'std of scores',
+          logX: true,
+          yMin: 0,
+          xTickFormat: tick,
         }),
         linePlot({
           title: 'Largest softmax weight per row (mean)',
@@ -182,8 +262,14 @@ export class ApScale extends ApWidget {
             { name: 'unscaled q·k', points: this._curve.map((s) => [s.dK, s.unscaled.maxWeight]) },
             { name: 'scaled q·k / √d_k', points: this._curve.map((s) => [s.dK, s.scaled.maxWeight]) },
           ],
-          xLabel: 'd_k', yLabel: 'max weight', logX: true, yMin: 0, yMax: 1, xTickFormat: tick,
-        }));
+          xLabel: 'd_k',
+          yLabel: 'max weight',
+          logX: true,
+          yMin: 0,
+          yMax: 1,
+          xTickFormat: tick,
+        }),
+      );
     }
   }
 }

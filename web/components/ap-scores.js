@@ -13,8 +13,14 @@ export class ApScores extends ApWidget {
     this.presets = presetButtons(this, 'softmax');
     this.claim = el('div');
     this.body.append(
-      el('p', { className: 'lead', text: 'Every query is compared with every key by a dot product. Row i holds how well token i\'s query matches each key; the numbers can be any size or sign. Click a cell for its dot product term by term.' }),
-      this.presets.node, this.claim, this.panel.node);
+      el('p', {
+        className: 'lead',
+        text: "Every query is compared with every key by a dot product. Row i holds how well token i's query matches each key; the numbers can be any size or sign. Click a cell for its dot product term by term.",
+      }),
+      this.presets.node,
+      this.claim,
+      this.panel.node,
+    );
   }
 
   render(run, state) {

@@ -21,22 +21,63 @@ export class ApSinusoidal extends ApWidget {
     this.n = 32;
     this.presets = presetButtons(this, 'sinusoidal');
     this.claim = el('div');
-    this.dSel = el('select', { on: { change: () => { this.d = Number(this.dSel.value); this.update(); } } });
-    fillSelect(this.dSel, DS.map((d) => ({ value: d, label: String(d) })), this.d);
-    this.nIn = el('input', { type: 'range', min: 2, max: 64, value: this.n, attrs: { 'aria-label': 'positions' }, on: { input: () => { this.n = Number(this.nIn.value); this.update(); } } });
+    this.dSel = el('select', {
+      on: {
+        change: () => {
+          this.d = Number(this.dSel.value);
+          this.update();
+        },
+      },
+    });
+    fillSelect(
+      this.dSel,
+      DS.map((d) => ({ value: d, label: String(d) })),
+      this.d,
+    );
+    this.nIn = el('input', {
+      type: 'range',
+      min: 2,
+      max: 64,
+      value: this.n,
+      attrs: { 'aria-label': 'positions' },
+      on: {
+        input: () => {
+          this.n = Number(this.nIn.value);
+          this.update();
+        },
+      },
+    });
     this.nOut = el('span', { className: 'mono' });
-    this.sizes = el('div', { className: 'controls' },
+    this.sizes = el(
+      'div',
+      { className: 'controls' },
       el('label', { className: 'field inline' }, el('span', { text: 'd_model' }), this.dSel),
-      el('label', { className: 'field inline' }, el('span', { text: 'positions' }), this.nIn), this.nOut);
+      el('label', { className: 'field inline' }, el('span', { text: 'positions' }), this.nIn),
+      this.nOut,
+    );
     this.formula = el('div', { className: 'formula' });
-    renderTex(this.formula, 'PE_{(pos,\\,2i)} = \\sin\\!\\left(\\frac{pos}{10000^{2i/d}}\\right), \\qquad PE_{(pos,\\,2i+1)} = \\cos\\!\\left(\\frac{pos}{10000^{2i/d}}\\right)', { display: true });
+    renderTex(
+      this.formula,
+      'PE_{(pos,\\,2i)} = \\sin\\!\\left(\\frac{pos}{10000^{2i/d}}\\right), \\qquad PE_{(pos,\\,2i+1)} = \\cos\\!\\left(\\frac{pos}{10000^{2i/d}}\\right)',
+      { display: true },
+    );
     this.readout = el('div');
     this.panel = new StepPanel();
     this.added = new StepPanel();
     this.addedBox = el('div', {}, el('h4', { text: 'Added to the embeddings of your text' }), this.added.node);
     this.body.append(
-      el('p', { className: 'lead', text: 'Each position gets a fixed vector of sines and cosines whose wavelengths grow geometrically along the dimensions: early columns change fast with position, late ones slowly. Every position gets a unique pattern, and any position can be computed, even beyond the training length.' }),
-      this.presets.node, this.claim, this.sizes, this.formula, this.readout, this.panel.node, this.addedBox);
+      el('p', {
+        className: 'lead',
+        text: 'Each position gets a fixed vector of sines and cosines whose wavelengths grow geometrically along the dimensions: early columns change fast with position, late ones slowly. Every position gets a unique pattern, and any position can be computed, even beyond the training length.',
+      }),
+      this.presets.node,
+      this.claim,
+      this.sizes,
+      this.formula,
+      this.readout,
+      this.panel.node,
+      this.addedBox,
+    );
   }
 
   compute(state) {
@@ -44,9 +85,22 @@ export class ApSinusoidal extends ApWidget {
       const r = runFor(runSpec(state));
       return typeof r.then === 'function' ? r.then((p) => ({ preset: p })) : { preset: r };
     }
-    const key = randomKey({ arch: 'decoder', tokenizer: 'char', seed: 1, dModel: this.d, nHeads: 1, nLayers: 1, pos: 'sinusoidal' });
+    const key = randomKey({
+      arch: 'decoder',
+      tokenizer: 'char',
+      seed: 1,
+      dModel: this.d,
+      nHeads: 1,
+      nLayers: 1,
+      pos: 'sinusoidal',
+    });
     return withEntry(key, (entry) => {
-      const table = runIds(entry, new Int32Array(this.n).fill(4), {}, Array.from({ length: this.n }, (_, i) => `pos ${i}`));
+      const table = runIds(
+        entry,
+        new Int32Array(this.n).fill(4),
+        {},
+        Array.from({ length: this.n }, (_, i) => `pos ${i}`),
+      );
       const page = state.preset ? null : runFor(runSpec(state));
       return { table, page: page && typeof page.then !== 'function' ? page : null };
     });
@@ -67,13 +121,20 @@ export class ApSinusoidal extends ApWidget {
       view.inputs = [];
     }
     // The cells the notes quote: PE(0, 0..3), PE(1, 0), PE(1, 1).
-    const cell = (p, c) => ({ text: fmt(P.values[p * P.cols + c], 2), data: { pos: String(p), dim: String(c), value: num(P.values[p * P.cols + c]) } });
-    this.readout.replaceChildren(numsTable({
-      caption: 'The first two positions (computed by the core)',
-      header: ['position', 'dim 0 (sin)', 'dim 1 (cos)', 'dim 2 (sin)', 'dim 3 (cos)'],
-      rows: [0, 1].filter((p) => p < P.rows).map((p) => [`PE(${p}, ·)`, ...[0, 1, 2, 3].filter((c) => c < P.cols).map((c) => cell(p, c))]),
-      className: 'nums pe-readout',
-    }));
+    const cell = (p, c) => ({
+      text: fmt(P.values[p * P.cols + c], 2),
+      data: { pos: String(p), dim: String(c), value: num(P.values[p * P.cols + c]) },
+    });
+    this.readout.replaceChildren(
+      numsTable({
+        caption: 'The first two positions (computed by the core)',
+        header: ['position', 'dim 0 (sin)', 'dim 1 (cos)', 'dim 2 (sin)', 'dim 3 (cos)'],
+        rows: [0, 1]
+          .filter((p) => p < P.rows)
+          .map((p) => [`PE(${p}, ·)`, ...[0, 1, 2, 3].filter((c) => c < P.cols).map((c) => cell(p, c))]),
+        className: 'nums pe-readout',
+      }),
+    );
     this.panel.show(view, { explainCell: { row: Math.min(1, P.rows - 1), col: 0 } });
     const page = r.page;
     const hasPos = page && !page.error && !page.empty && page.stages().some((s) => s.name === 'pos');

@@ -8,19 +8,38 @@ import { claimBox, headFor, layerFor, numsTable, presetButtons } from '../lib/vi
 import { stepView } from '../lib/steps.js';
 import { playgroundNow } from '../lib/playground.js';
 
-const DEFAULT_ROW = { 'softmax.clouds': 4, 'softmax.the-cat-sat': 1, 'weighted-sum.the-cat-sat': 1, 'causal-mask.clouds': 2 };
+const DEFAULT_ROW = {
+  'softmax.clouds': 4,
+  'softmax.the-cat-sat': 1,
+  'weighted-sum.the-cat-sat': 1,
+  'causal-mask.clouds': 2,
+};
 
 /** softmax(row / T) by the core: ap.lookup with a 1-d query 1/T against keys = the scores. */
 export function coreSoftmax(ap, row, T) {
   const keep = [];
-  row.forEach((v, j) => { if (v !== -Infinity) keep.push(j); });
+  row.forEach((v, j) => {
+    if (v !== -Infinity) keep.push(j);
+  });
   const out = new Float32Array(row.length);
   if (!keep.length) return out;
-  const t = ap.lookup({ q: [1 / T], k: keep.map((j) => row[j]), v: keep.map(() => 0), n: 1, m: keep.length, d: 1, score: 'dot' });
+  const t = ap.lookup({
+    q: [1 / T],
+    k: keep.map((j) => row[j]),
+    v: keep.map(() => 0),
+    n: 1,
+    m: keep.length,
+    d: 1,
+    score: 'dot',
+  });
   try {
     const w = t.get('weights');
-    keep.forEach((j, i) => { out[j] = w[i]; });
-  } finally { t.dispose(); }
+    keep.forEach((j, i) => {
+      out[j] = w[i];
+    });
+  } finally {
+    t.dispose();
+  }
   return out;
 }
 
@@ -32,25 +51,61 @@ export class ApSoftmax extends ApWidget {
   build() {
     this.presets = presetButtons(this, 'softmax');
     this.claim = el('div');
-    this.rowSel = el('select', { on: { change: () => { this.row = Number(this.rowSel.value); this.update(); } } });
-    this.temp = el('input', { type: 'range', min: -2, max: 2, step: 0.25, value: 0, attrs: { 'aria-label': 'temperature (log2)' }, on: { input: () => this.update() } });
+    this.rowSel = el('select', {
+      on: {
+        change: () => {
+          this.row = Number(this.rowSel.value);
+          this.update();
+        },
+      },
+    });
+    this.temp = el('input', {
+      type: 'range',
+      min: -2,
+      max: 2,
+      step: 0.25,
+      value: 0,
+      attrs: { 'aria-label': 'temperature (log2)' },
+      on: { input: () => this.update() },
+    });
     this.tempLabel = el('span', { className: 'mono' });
     this.rowTable = el('div');
     this.matrix = el('div');
     this.weightsTable = el('div');
     this.body.append(
-      el('p', { className: 'lead', text: 'Softmax turns a row of scores into weights: exponentiate (after subtracting the row\'s maximum, only for numerical stability), then divide by the row\'s sum. Every weight is positive and each row sums to 1. A temperature T divides the scores first: small T sharpens, large T flattens.' }),
-      this.presets.node, this.claim,
-      el('div', { className: 'controls' },
-        el('label', { className: 'field inline', dataset: { control: 'row' } }, el('span', { text: 'Query row' }), this.rowSel),
-        el('label', { className: 'field inline', dataset: { control: 'temperature' } }, el('span', { text: 'Temperature' }), this.temp, this.tempLabel)),
-      this.rowTable, el('div', { className: 'col2' }, this.weightsTable, this.matrix));
+      el('p', {
+        className: 'lead',
+        text: "Softmax turns a row of scores into weights: exponentiate (after subtracting the row's maximum, only for numerical stability), then divide by the row's sum. Every weight is positive and each row sums to 1. A temperature T divides the scores first: small T sharpens, large T flattens.",
+      }),
+      this.presets.node,
+      this.claim,
+      el(
+        'div',
+        { className: 'controls' },
+        el(
+          'label',
+          { className: 'field inline', dataset: { control: 'row' } },
+          el('span', { text: 'Query row' }),
+          this.rowSel,
+        ),
+        el(
+          'label',
+          { className: 'field inline', dataset: { control: 'temperature' } },
+          el('span', { text: 'Temperature' }),
+          this.temp,
+          this.tempLabel,
+        ),
+      ),
+      this.rowTable,
+      el('div', { className: 'col2' }, this.weightsTable, this.matrix),
+    );
   }
 
   render(run, state) {
     this.presets.refresh();
     this.claim.replaceChildren(...[claimBox(run.preset)].filter(Boolean));
-    const layer = layerFor(run, state), head = headFor(run, state);
+    const layer = layerFor(run, state),
+      head = headFor(run, state);
     const A = stepView(run, 'weights', { layer, head }).view.output;
     const S = stepView(run, 'scaled', { layer, head }).view;
     const M = stepView(run, 'masked', { layer, head }).view.output;
@@ -62,11 +117,21 @@ export class ApSoftmax extends ApWidget {
       this.row = clamp(Number(rowAttr), 0, n - 1); // the attribute changed: it wins
       this._lastPreset = presetKey;
     } else if (presetKey !== this._lastPreset || this.row === undefined || this.row >= n) {
-      this.row = clamp(rowAttr !== null && Number.isInteger(Number(rowAttr)) ? Number(rowAttr) : DEFAULT_ROW[presetKey] ?? (presetKey ? 0 : n - 1), 0, n - 1); // a model's last row: its first (<bos>) is trivially 1 on itself
+      this.row = clamp(
+        rowAttr !== null && Number.isInteger(Number(rowAttr))
+          ? Number(rowAttr)
+          : (DEFAULT_ROW[presetKey] ?? (presetKey ? 0 : n - 1)),
+        0,
+        n - 1,
+      ); // a model's last row: its first (<bos>) is trivially 1 on itself
       this._lastPreset = presetKey;
     }
     this._lastRowAttr = rowAttr;
-    fillSelect(this.rowSel, A.rowLabels.map((l, i) => ({ value: i, label: `${i}: ${l}` })), this.row);
+    fillSelect(
+      this.rowSel,
+      A.rowLabels.map((l, i) => ({ value: i, label: `${i}: ${l}` })),
+      this.row,
+    );
     const T = 2 ** Number(this.temp.value);
     this.tempLabel.textContent = `T = ${fmt(T, 2)}`;
     const i = this.row;
@@ -81,22 +146,61 @@ export class ApSoftmax extends ApWidget {
     if (tempered) header.push(`weight at T = ${fmt(T, 2)} (core)`);
     const rows = A.colLabels.map((label, j) => {
       const w = A.values[i * A.cols + j];
-      const r = [label, fmt(raw.values[i * raw.cols + j]), fmt(srow[j]), fmt(exps[j], 4),
-        { text: fmt(w, 3), data: { col: String(j), value: num(w) }, className: 'weight' }];
-      if (tempered) r.push({ text: fmt(tempered[j], 3), data: { col: String(j), value: num(tempered[j]) }, className: 'tempered' });
+      const r = [
+        label,
+        fmt(raw.values[i * raw.cols + j]),
+        fmt(srow[j]),
+        fmt(exps[j], 4),
+        { text: fmt(w, 3), data: { col: String(j), value: num(w) }, className: 'weight' },
+      ];
+      if (tempered)
+        r.push({ text: fmt(tempered[j], 3), data: { col: String(j), value: num(tempered[j]) }, className: 'tempered' });
       return r;
     });
-    rows.push(['sum', '', '', fmt(sum, 4), fmt(Array.from(A.values.slice(i * A.cols, (i + 1) * A.cols)).reduce((x, y) => x + y, 0), 3), ...(tempered ? [fmt(tempered.reduce((x, y) => x + y, 0), 3)] : [])]);
-    this.rowTable.replaceChildren(numsTable({ caption: `Row "${A.rowLabels[i]}": each weight = exp(s̃ − max) / sum`, header, rows, className: 'nums row-table' }));
+    rows.push([
+      'sum',
+      '',
+      '',
+      fmt(sum, 4),
+      fmt(
+        Array.from(A.values.slice(i * A.cols, (i + 1) * A.cols)).reduce((x, y) => x + y, 0),
+        3,
+      ),
+      ...(tempered
+        ? [
+            fmt(
+              tempered.reduce((x, y) => x + y, 0),
+              3,
+            ),
+          ]
+        : []),
+    ]);
+    this.rowTable.replaceChildren(
+      numsTable({
+        caption: `Row "${A.rowLabels[i]}": each weight = exp(s̃ − max) / sum`,
+        header,
+        rows,
+        className: 'nums row-table',
+      }),
+    );
     this.rowTable.querySelector('table').dataset.row = String(i);
     // The whole matrix, as in the notes' table (small inputs) and as a heatmap.
     if (n <= 12) {
-      this.weightsTable.replaceChildren(numsTable({
-        caption: 'All weights (rows: queries, columns: keys; each row sums to 1)',
-        header: ['query \\ key', ...A.colLabels],
-        rows: A.rowLabels.map((l, r) => [l, ...A.colLabels.map((_, c) => ({ text: fmt(A.values[r * A.cols + c], 2), data: { row: String(r), col: String(c), value: num(A.values[r * A.cols + c]) }, className: r === i ? 'hl' : '' }))]),
-        className: 'nums weights-table',
-      }));
+      this.weightsTable.replaceChildren(
+        numsTable({
+          caption: 'All weights (rows: queries, columns: keys; each row sums to 1)',
+          header: ['query \\ key', ...A.colLabels],
+          rows: A.rowLabels.map((l, r) => [
+            l,
+            ...A.colLabels.map((_, c) => ({
+              text: fmt(A.values[r * A.cols + c], 2),
+              data: { row: String(r), col: String(c), value: num(A.values[r * A.cols + c]) },
+              className: r === i ? 'hl' : '',
+            })),
+          ]),
+          className: 'nums weights-table',
+        }),
+      );
     } else this.weightsTable.replaceChildren();
     A.title = `weights A, head ${head}`;
     const h = this.hm('weights', A);

@@ -24,13 +24,47 @@ export class ApStepper extends ApWidget {
     this._steps = [];
     this._timer = null;
     this._head = null;
-    this._prev = el('button', { type: 'button', text: '◀ Prev', attrs: { 'aria-keyshortcuts': 'ArrowLeft' }, on: { click: () => this.go(this._index - 1) } });
-    this._next = el('button', { type: 'button', text: 'Next ▶', attrs: { 'aria-keyshortcuts': 'ArrowRight' }, on: { click: () => this.go(this._index + 1) } });
-    this._play = el('button', { type: 'button', text: '▶ Play', attrs: { 'aria-pressed': 'false' }, on: { click: () => this.togglePlay() } });
-    this._scrub = el('input', { type: 'range', min: 0, max: 0, value: 0, attrs: { 'aria-label': 'Step' }, on: { input: () => this.go(Number(this._scrub.value)) } });
+    this._prev = el('button', {
+      type: 'button',
+      text: '◀ Prev',
+      attrs: { 'aria-keyshortcuts': 'ArrowLeft' },
+      on: { click: () => this.go(this._index - 1) },
+    });
+    this._next = el('button', {
+      type: 'button',
+      text: 'Next ▶',
+      attrs: { 'aria-keyshortcuts': 'ArrowRight' },
+      on: { click: () => this.go(this._index + 1) },
+    });
+    this._play = el('button', {
+      type: 'button',
+      text: '▶ Play',
+      attrs: { 'aria-pressed': 'false' },
+      on: { click: () => this.togglePlay() },
+    });
+    this._scrub = el('input', {
+      type: 'range',
+      min: 0,
+      max: 0,
+      value: 0,
+      attrs: { 'aria-label': 'Step' },
+      on: { input: () => this.go(Number(this._scrub.value)) },
+    });
     this._count = el('span', { className: 'mono', attrs: { 'aria-live': 'polite' } });
-    this._layerSel = el('select', { id: 'step-layer', on: { change: () => this._jumpLayer(Number(this._layerSel.value)) } });
-    this._headSel = el('select', { id: 'step-head', on: { change: () => { this._head = Number(this._headSel.value); this._renderStep(); this._emitChange(); } } });
+    this._layerSel = el('select', {
+      id: 'step-layer',
+      on: { change: () => this._jumpLayer(Number(this._layerSel.value)) },
+    });
+    this._headSel = el('select', {
+      id: 'step-head',
+      on: {
+        change: () => {
+          this._head = Number(this._headSel.value);
+          this._renderStep();
+          this._emitChange();
+        },
+      },
+    });
     this._layerField = el('label', { className: 'field inline' }, el('span', { text: 'Layer' }), this._layerSel);
     this._headField = el('label', { className: 'field inline' }, el('span', { text: 'Head' }), this._headSel);
     this._list = el('div', { className: 'steplist' });
@@ -43,11 +77,19 @@ export class ApStepper extends ApWidget {
     this._table = el('div', { className: 'scroll-x' });
     this._heatmaps = [];
     this.body.append(
-      el('p', { className: 'lead', text: 'Every operation of the model on your text, in order. Use the buttons, the arrow keys or the slider; click any cell of the output to see how it was computed.' }),
+      el('p', {
+        className: 'lead',
+        text: 'Every operation of the model on your text, in order. Use the buttons, the arrow keys or the slider; click any cell of the output to see how it was computed.',
+      }),
       el('div', { className: 'stepnav' }, this._prev, this._play, this._next, this._scrub, this._count),
       el('div', { className: 'controls' }, this._layerField, this._headField),
       el('details', { className: 'steps-details', open: true }, el('summary', { text: 'All steps' }), this._list),
-      this._title, this._formula, this._changed, this._io, this._table, this._explain,
+      this._title,
+      this._formula,
+      this._changed,
+      this._io,
+      this._table,
+      this._explain,
     );
     this.root.addEventListener('keydown', (e) => this._key(e));
     this.root.addEventListener('ap-cell-select', (e) => this._cell(e));
@@ -60,7 +102,8 @@ export class ApStepper extends ApWidget {
   render(run, state) {
     this._run = run;
     // The recipe of a random-weights model, so anyone (a test, a student) can rebuild it.
-    if (run.entry?.kind === 'random') this.dataset.model = JSON.stringify({ config: randomConfig(run.entry.spec), seed: run.entry.spec.seed });
+    if (run.entry?.kind === 'random')
+      this.dataset.model = JSON.stringify({ config: randomConfig(run.entry.spec), seed: run.entry.spec.seed });
     else delete this.dataset.model;
     const prevId = this._steps[this._index]?.id;
     this._steps = run.empty ? [] : buildSteps(run);
@@ -86,7 +129,11 @@ export class ApStepper extends ApWidget {
     }
     if (idx < 0 && !prevId && state.layer > 0) idx = this._steps.findIndex((s) => s.layer === state.layer);
     // The page's layer changed (another view picked one): go to that layer's first step.
-    if (this._appliedLayer !== undefined && state.layer !== this._appliedLayer && this._steps[idx < 0 ? 0 : idx]?.layer !== state.layer) {
+    if (
+      this._appliedLayer !== undefined &&
+      state.layer !== this._appliedLayer &&
+      this._steps[idx < 0 ? 0 : idx]?.layer !== state.layer
+    ) {
       const first = this._steps.findIndex((s) => s.layer === state.layer);
       if (first >= 0) idx = first;
     }
@@ -96,14 +143,24 @@ export class ApStepper extends ApWidget {
     if (this._head === null || state.head !== this._lastHeadAttr) this._head = state.head;
     this._lastHeadAttr = state.head;
     this._head = clamp(this._head, 0, h - 1);
-    if (this._headSel.options.length !== h) fillSelect(this._headSel, Array.from({ length: h }, (_, i) => ({ value: i, label: String(i) })));
+    if (this._headSel.options.length !== h)
+      fillSelect(
+        this._headSel,
+        Array.from({ length: h }, (_, i) => ({ value: i, label: String(i) })),
+      );
     this._headSel.value = String(this._head);
     const layers = [...new Set(this._steps.map((s) => `${s.stack}|${s.layer}`).filter((k) => !k.endsWith('|null')))];
     if (layers.join() !== (this._layerKeys || []).join()) {
-      fillSelect(this._layerSel, layers.map((k) => {
-        const [stack, layer] = k.split('|');
-        return { value: layers.indexOf(k), label: `${run.config.arch === 'encoder-decoder' ? `${stack} ` : ''}${layer}` };
-      }));
+      fillSelect(
+        this._layerSel,
+        layers.map((k) => {
+          const [stack, layer] = k.split('|');
+          return {
+            value: layers.indexOf(k),
+            label: `${run.config.arch === 'encoder-decoder' ? `${stack} ` : ''}${layer}`,
+          };
+        }),
+      );
     }
     this._layerKeys = layers;
     this._layerField.hidden = this.hides('layer') || layers.length === 0;
@@ -125,11 +182,30 @@ export class ApStepper extends ApWidget {
       const g = `${s.stack}|${s.layer}`;
       if (g !== group) {
         group = g;
-        const label = s.layer === null ? (s.stack && this._run.config.arch === 'encoder-decoder' ? s.stack : s.stack === '' && i > 0 ? 'output' : 'input') : `${this._run.config.arch === 'encoder-decoder' ? `${s.stack} ` : ''}layer ${s.layer}`;
+        const label =
+          s.layer === null
+            ? s.stack && this._run.config.arch === 'encoder-decoder'
+              ? s.stack
+              : s.stack === '' && i > 0
+                ? 'output'
+                : 'input'
+            : `${this._run.config.arch === 'encoder-decoder' ? `${s.stack} ` : ''}layer ${s.layer}`;
         list = el('ul', { attrs: { role: 'list', 'aria-label': `${label} steps` } });
-        nodes.push(el('div', { className: 'step-group' }, el('span', { className: 'layer-tag', text: `${label}:`, attrs: { 'aria-hidden': 'true' } }), list));
+        nodes.push(
+          el(
+            'div',
+            { className: 'step-group' },
+            el('span', { className: 'layer-tag', text: `${label}:`, attrs: { 'aria-hidden': 'true' } }),
+            list,
+          ),
+        );
       }
-      const b = el('button', { type: 'button', text: s.short, attrs: { 'data-step': s.id }, on: { click: () => this.go(i) } });
+      const b = el('button', {
+        type: 'button',
+        text: s.short,
+        attrs: { 'data-step': s.id },
+        on: { click: () => this.go(i) },
+      });
       list.append(el('li', {}, b));
       return b;
     });
@@ -183,10 +259,16 @@ export class ApStepper extends ApWidget {
 
   _key(e) {
     const t = e.composedPath()[0];
-    if (t && (t.tagName === 'INPUT' && t.type !== 'range') || t?.tagName === 'SELECT' || t?.tagName === 'TEXTAREA') return;
+    if ((t && t.tagName === 'INPUT' && t.type !== 'range') || t?.tagName === 'SELECT' || t?.tagName === 'TEXTAREA')
+      return;
     if (t && t.tagName === 'INPUT' && t.type === 'range') return; // the slider handles its own arrows
-    if (e.key === 'ArrowRight' || e.key === 'PageDown') { this.go(this._index + 1); e.preventDefault(); }
-    else if (e.key === 'ArrowLeft' || e.key === 'PageUp') { this.go(this._index - 1); e.preventDefault(); }
+    if (e.key === 'ArrowRight' || e.key === 'PageDown') {
+      this.go(this._index + 1);
+      e.preventDefault();
+    } else if (e.key === 'ArrowLeft' || e.key === 'PageUp') {
+      this.go(this._index - 1);
+      e.preventDefault();
+    }
   }
 
   _heatmap(i) {
@@ -213,7 +295,10 @@ export class ApStepper extends ApWidget {
     this._next.disabled = this._index === this._steps.length - 1;
     this._scrub.value = String(this._index);
     this._count.textContent = `step ${this._index + 1} of ${this._steps.length}`;
-    this._listButtons.forEach((b, i) => { if (i === this._index) b.setAttribute('aria-current', 'step'); else b.removeAttribute('aria-current'); });
+    this._listButtons.forEach((b, i) => {
+      if (i === this._index) b.setAttribute('aria-current', 'step');
+      else b.removeAttribute('aria-current');
+    });
     const layerKey = this._layerKeys.indexOf(`${step.stack}|${step.layer}`);
     if (layerKey >= 0) this._layerSel.value = String(layerKey);
     this._headSel.disabled = !(step.perHead || step.name.endsWith('heads'));
@@ -223,20 +308,38 @@ export class ApStepper extends ApWidget {
 
     // Inputs, an arrow, the output (or, for the heads step, every head's output).
     // Inputs use slots 0.., outputs slots 100..: an element keeps its role, so it stays put.
-    const ins = view.inputs.map((m, k) => { const h = this._heatmap(k); h.matrix = m; return h; });
-    const outs = view.topk ? [] : (view.outputs || [view.output]).filter(Boolean).map((m, k) => { const h = this._heatmap(100 + k); h.matrix = m; h.classList.add('out'); return h; });
+    const ins = view.inputs.map((m, k) => {
+      const h = this._heatmap(k);
+      h.matrix = m;
+      return h;
+    });
+    const outs = view.topk
+      ? []
+      : (view.outputs || [view.output]).filter(Boolean).map((m, k) => {
+          const h = this._heatmap(100 + k);
+          h.matrix = m;
+          h.classList.add('out');
+          return h;
+        });
     // The boxes stay in the page; their children change only when the set of matrices does
     // (moving an element out and back in would lay it out again).
     if (!this._inBox) {
       this._inBox = el('div', { className: 'ins' });
       this._outBox = el('div', { className: 'out' });
       this._arrow = el('span', { className: 'arrow', text: '→', attrs: { 'aria-hidden': 'true' } });
-      for (const b of [this._inBox, this._outBox]) { b.style.display = 'grid'; b.style.gap = '12px'; }
+      for (const b of [this._inBox, this._outBox]) {
+        b.style.display = 'grid';
+        b.style.gap = '12px';
+      }
       this._io.replaceChildren(this._inBox, this._arrow, this._outBox);
     }
     const same = (box, list) => box.children.length === list.length && list.every((h, i) => box.children[i] === h);
-    this._inBox.style.gridTemplateColumns = ins.length > 1 && view.inputs.every((m) => m.cols <= 24) ? 'repeat(auto-fit, minmax(min(100%, 200px), 1fr))' : '1fr';
-    this._outBox.style.gridTemplateColumns = outs.length > 1 ? 'repeat(auto-fit, minmax(min(100%, 200px), 1fr))' : '1fr';
+    this._inBox.style.gridTemplateColumns =
+      ins.length > 1 && view.inputs.every((m) => m.cols <= 24)
+        ? 'repeat(auto-fit, minmax(min(100%, 200px), 1fr))'
+        : '1fr';
+    this._outBox.style.gridTemplateColumns =
+      outs.length > 1 ? 'repeat(auto-fit, minmax(min(100%, 200px), 1fr))' : '1fr';
     if (!same(this._inBox, ins)) this._inBox.replaceChildren(...ins);
     if (!same(this._outBox, outs)) this._outBox.replaceChildren(...outs);
     this._inBox.hidden = this._arrow.hidden = ins.length === 0;
@@ -245,9 +348,19 @@ export class ApStepper extends ApWidget {
     if (view.topk) this._table.append(this._topkTable(view));
     if (view.table) {
       const t = el('table', { className: 'nums' }, el('caption', { text: view.table.caption }));
-      t.createTHead().append(el('tr', {}, ...view.table.header.map((h) => el('th', { attrs: { scope: 'col' }, text: h }))));
+      t.createTHead().append(
+        el('tr', {}, ...view.table.header.map((h) => el('th', { attrs: { scope: 'col' }, text: h }))),
+      );
       const body = t.createTBody();
-      for (const r of view.table.rows) body.append(el('tr', {}, el('th', { attrs: { scope: 'row' }, text: r[0] }), ...r.slice(1).map((c) => el('td', { text: c }))));
+      for (const r of view.table.rows)
+        body.append(
+          el(
+            'tr',
+            {},
+            el('th', { attrs: { scope: 'row' }, text: r[0] }),
+            ...r.slice(1).map((c) => el('td', { text: c })),
+          ),
+        );
       this._table.append(t);
     }
 
@@ -265,18 +378,51 @@ export class ApStepper extends ApWidget {
   _topkTable(view) {
     const { caption, kind, rows } = view.topk;
     const t = el('table', { className: 'nums topk' }, el('caption', { text: caption }));
-    t.createTHead().append(el('tr', {}, el('th', { attrs: { scope: 'col' }, text: 'after' }),
-      ...['1st', '2nd', '3rd', '4th', '5th'].map((h) => el('th', { attrs: { scope: 'col' }, text: h }))));
+    t.createTHead().append(
+      el(
+        'tr',
+        {},
+        el('th', { attrs: { scope: 'col' }, text: 'after' }),
+        ...['1st', '2nd', '3rd', '4th', '5th'].map((h) => el('th', { attrs: { scope: 'col' }, text: h })),
+      ),
+    );
     const body = t.createTBody();
     for (const r of rows) {
-      body.append(el('tr', { dataset: { row: r.row } }, el('th', { attrs: { scope: 'row' }, text: tokenText(r.label) }),
-        ...r.items.map((it) => el('td', { dataset: { id: it.id, value: it.value } },
-          el('button', {
-            type: 'button', className: 'topk-item', attrs: { 'aria-label': `${it.piece}: ${fmt(it.value, 3)}, explain` },
-            on: { click: () => { if (view.explain) this._explain.replaceChildren(explainBox(view.explain(r.row, it.id))); } },
-          },
-          el('span', { className: 'piece', text: tokenText(it.piece) }), el('span', { className: 'val', text: ` ${fmt(it.value, 3)}` }),
-          kind === 'probs' ? el('span', { className: 'bar', style: { width: `${Math.max(1, Math.round(it.value * 100))}%` }, attrs: { 'aria-hidden': 'true' } }) : null)))));
+      body.append(
+        el(
+          'tr',
+          { dataset: { row: r.row } },
+          el('th', { attrs: { scope: 'row' }, text: tokenText(r.label) }),
+          ...r.items.map((it) =>
+            el(
+              'td',
+              { dataset: { id: it.id, value: it.value } },
+              el(
+                'button',
+                {
+                  type: 'button',
+                  className: 'topk-item',
+                  attrs: { 'aria-label': `${it.piece}: ${fmt(it.value, 3)}, explain` },
+                  on: {
+                    click: () => {
+                      if (view.explain) this._explain.replaceChildren(explainBox(view.explain(r.row, it.id)));
+                    },
+                  },
+                },
+                el('span', { className: 'piece', text: tokenText(it.piece) }),
+                el('span', { className: 'val', text: ` ${fmt(it.value, 3)}` }),
+                kind === 'probs'
+                  ? el('span', {
+                      className: 'bar',
+                      style: { width: `${Math.max(1, Math.round(it.value * 100))}%` },
+                      attrs: { 'aria-hidden': 'true' },
+                    })
+                  : null,
+              ),
+            ),
+          ),
+        ),
+      );
     }
     return t;
   }
@@ -292,8 +438,18 @@ export class ApStepper extends ApWidget {
     }
     // An input cell: where it came from.
     const target = this._steps.findIndex((s) => s.name === name && s.layer === this._steps[this._index].layer);
-    const box = explainBox({ title: `${name}[${row}, ${col}] = ${value === -Infinity ? '−∞' : value.toFixed(4)}`, note: 'An input of this step.' });
-    if (target >= 0 && target !== this._index) box.append(el('button', { type: 'button', text: `Go to the step that computed ${name}`, on: { click: () => this.go(target) } }));
+    const box = explainBox({
+      title: `${name}[${row}, ${col}] = ${value === -Infinity ? '−∞' : value.toFixed(4)}`,
+      note: 'An input of this step.',
+    });
+    if (target >= 0 && target !== this._index)
+      box.append(
+        el('button', {
+          type: 'button',
+          text: `Go to the step that computed ${name}`,
+          on: { click: () => this.go(target) },
+        }),
+      );
     this._explain.replaceChildren(box);
   }
 }

@@ -20,24 +20,68 @@ import { linePlot } from '../lib/plot.js';
 const SMALL = { dModel: 32, nHeads: 2, nLayers: 2, dFf: 64, pos: 'learned' };
 export const TRAINING_TASKS = {
   reverse: {
-    label: 'reverse a string', config: SMALL, lr: 3e-3, warmupSteps: 50, totalSteps: 2000, batch: 16, evalN: 100, evalEvery: 1,
-    example: { src: '81r9c7hd', tgt: 'dh7c9r18' }, metric: 'exact match',
-    about: 'Input "<bos> 81r9c7hd =", output the characters in reverse order. Output position t must look at input position n − 1 − t: an anti-diagonal pattern.',
+    label: 'reverse a string',
+    config: SMALL,
+    lr: 3e-3,
+    warmupSteps: 50,
+    totalSteps: 2000,
+    batch: 16,
+    evalN: 100,
+    evalEvery: 1,
+    example: { src: '81r9c7hd', tgt: 'dh7c9r18' },
+    metric: 'exact match',
+    about:
+      'Input "<bos> 81r9c7hd =", output the characters in reverse order. Output position t must look at input position n − 1 − t: an anti-diagonal pattern.',
   },
   sort: {
-    label: 'sort the characters', config: SMALL, lr: 3e-3, warmupSteps: 50, totalSteps: 3000, batch: 16, evalN: 100, evalEvery: 1,
-    example: { src: '81r9c7hd', tgt: '1789cdhr' }, metric: 'exact match',
-    about: 'Input "<bos> 81r9c7hd =", output its characters in sorted order (digits before letters). Each output must find the next-smallest input character: a content-based pattern, not a fixed position.',
+    label: 'sort the characters',
+    config: SMALL,
+    lr: 3e-3,
+    warmupSteps: 50,
+    totalSteps: 3000,
+    batch: 16,
+    evalN: 100,
+    evalEvery: 1,
+    example: { src: '81r9c7hd', tgt: '1789cdhr' },
+    metric: 'exact match',
+    about:
+      'Input "<bos> 81r9c7hd =", output its characters in sorted order (digits before letters). Each output must find the next-smallest input character: a content-based pattern, not a fixed position.',
   },
   dates: {
-    label: 'normalise a date (encoder-decoder)', config: SMALL, lr: 3e-3, warmupSteps: 50, totalSteps: 2000, batch: 16, evalN: 50, evalEvery: 4,
-    example: { src: '9 November 1985', tgt: '1985-11-09' }, metric: 'exact match', answerTokens: 12,
-    about: 'The encoder reads a date as written, the decoder writes it as YYYY-MM-DD. The heatmaps are cross-attention: which source character each output character reads.',
+    label: 'normalise a date (encoder-decoder)',
+    config: SMALL,
+    lr: 3e-3,
+    warmupSteps: 50,
+    totalSteps: 2000,
+    batch: 16,
+    evalN: 50,
+    evalEvery: 4,
+    example: { src: '9 November 1985', tgt: '1985-11-09' },
+    metric: 'exact match',
+    answerTokens: 12,
+    about:
+      'The encoder reads a date as written, the decoder writes it as YYYY-MM-DD. The heatmaps are cross-attention: which source character each output character reads.',
   },
   grammar: {
-    label: 'language model (agreement)', config: SMALL, lr: 3e-3, warmupSteps: 50, totalSteps: 3000, batch: 16, evalN: 200, evalEvery: 1,
-    example: { src: '', tgt: 'the bird near the boxes sings .', prompt: 'the bird near the boxes', good: 'sings', bad: 'sing' }, metric: 'agreement pairs won', answerTokens: 6,
-    about: 'Next-word prediction on a small English. Accuracy: on held-out subjects, how often the verb that agrees with the subject ("sings" after "the bird near the boxes") is more probable than the one that does not (chance is 50%).',
+    label: 'language model (agreement)',
+    config: SMALL,
+    lr: 3e-3,
+    warmupSteps: 50,
+    totalSteps: 3000,
+    batch: 16,
+    evalN: 200,
+    evalEvery: 1,
+    example: {
+      src: '',
+      tgt: 'the bird near the boxes sings .',
+      prompt: 'the bird near the boxes',
+      good: 'sings',
+      bad: 'sing',
+    },
+    metric: 'agreement pairs won',
+    answerTokens: 6,
+    about:
+      'Next-word prediction on a small English. Accuracy: on held-out subjects, how often the verb that agrees with the subject ("sings" after "the bird near the boxes") is more probable than the one that does not (chance is 50%).',
   },
 };
 const TASK_IDS = Object.keys(TRAINING_TASKS);
@@ -69,13 +113,38 @@ export class ApTraining extends ApWidget {
 
   build() {
     this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, ownSheet()];
-    this.taskSel = el('select', { attrs: { 'aria-label': 'Task' }, on: { change: () => this.reset() } },
-      ...TASK_IDS.map((id) => el('option', { value: id, text: `${id}: ${TRAINING_TASKS[id].label}` })));
+    this.taskSel = el(
+      'select',
+      { attrs: { 'aria-label': 'Task' }, on: { change: () => this.reset() } },
+      ...TASK_IDS.map((id) => el('option', { value: id, text: `${id}: ${TRAINING_TASKS[id].label}` })),
+    );
     this.taskSel.value = this._taskAttr();
-    this.seedIn = el('input', { type: 'number', min: 0, max: 1_000_000, step: 1, value: this._seedAttr(), attrs: { 'aria-label': 'Seed' } });
-    this.runBtn = el('button', { type: 'button', className: 'train', text: '▶ Train', on: { click: () => this.toggle() } });
-    this.stepBtn = el('button', { type: 'button', className: 'step', text: 'Step', on: { click: () => this.stepOnce() } });
-    this.resetBtn = el('button', { type: 'button', className: 'reset', text: 'Reset with seed', on: { click: () => this.reset() } });
+    this.seedIn = el('input', {
+      type: 'number',
+      min: 0,
+      max: 1_000_000,
+      step: 1,
+      value: this._seedAttr(),
+      attrs: { 'aria-label': 'Seed' },
+    });
+    this.runBtn = el('button', {
+      type: 'button',
+      className: 'train',
+      text: '▶ Train',
+      on: { click: () => this.toggle() },
+    });
+    this.stepBtn = el('button', {
+      type: 'button',
+      className: 'step',
+      text: 'Step',
+      on: { click: () => this.stepOnce() },
+    });
+    this.resetBtn = el('button', {
+      type: 'button',
+      className: 'reset',
+      text: 'Reset with seed',
+      on: { click: () => this.reset() },
+    });
     this.about = el('p', { className: 'note about' });
     this.readout = el('p', { className: 'readout mono', attrs: { 'aria-live': 'polite' } });
     this.answer = el('p', { className: 'answer' });
@@ -83,12 +152,26 @@ export class ApTraining extends ApWidget {
     this.heads = el('div', { className: 'col2 heads' });
     this.headsTitle = el('h4', { text: 'Attention of every layer and head on the held-out example' });
     this.body.append(
-      el('p', { className: 'lead', text: 'Attention weights α are computed, not learned parameters: they come from the input every time. What is learned, by backpropagation, are the three linear projections that produce a query, key and value for every token, Q = XW_Q, K = XW_K, V = XW_V (and the rest of the model); each head learns a different relation. Train a tiny transformer here, in your browser, and watch the loss fall, the held-out accuracy rise, and the attention patterns form.' }),
-      el('div', { className: 'controls' },
-        this.taskField = el('label', { className: 'field' }, el('span', { text: 'Task' }), this.taskSel),
-        this.seedField = el('label', { className: 'field' }, el('span', { text: 'Seed' }), this.seedIn),
-        this.runBtn, this.stepBtn, this.resetBtn),
-      this.about, this.readout, this.answer, this.plots, this.headsTitle, this.heads);
+      el('p', {
+        className: 'lead',
+        text: 'Attention weights α are computed, not learned parameters: they come from the input every time. What is learned, by backpropagation, are the three linear projections that produce a query, key and value for every token, Q = XW_Q, K = XW_K, V = XW_V (and the rest of the model); each head learns a different relation. Train a tiny transformer here, in your browser, and watch the loss fall, the held-out accuracy rise, and the attention patterns form.',
+      }),
+      el(
+        'div',
+        { className: 'controls' },
+        (this.taskField = el('label', { className: 'field' }, el('span', { text: 'Task' }), this.taskSel)),
+        (this.seedField = el('label', { className: 'field' }, el('span', { text: 'Seed' }), this.seedIn)),
+        this.runBtn,
+        this.stepBtn,
+        this.resetBtn,
+      ),
+      this.about,
+      this.readout,
+      this.answer,
+      this.plots,
+      this.headsTitle,
+      this.heads,
+    );
     this._clear();
   }
 
@@ -112,8 +195,15 @@ export class ApTraining extends ApWidget {
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue) return;
     if (!this._built) return super.attributeChangedCallback(name, oldValue, newValue);
-    if (name === 'task') { this.taskSel.value = this._taskAttr(); this.reset(); return; }
-    if (name === 'train-seed') { this.seedIn.value = String(this._seedAttr()); return; }
+    if (name === 'task') {
+      this.taskSel.value = this._taskAttr();
+      this.reset();
+      return;
+    }
+    if (name === 'train-seed') {
+      this.seedIn.value = String(this._seedAttr());
+      return;
+    }
     if (name === 'autostart' || name === 'every') return;
     // The page's shared state (text, model...) does not change what trains here.
     if (['theme', 'height', 'hide'].includes(name)) super.attributeChangedCallback(name, oldValue, newValue);
@@ -122,10 +212,14 @@ export class ApTraining extends ApWidget {
   disconnectedCallback() {
     super.disconnectedCallback();
     // Removed (not just moved): stop the worker and free the trainer.
-    queueMicrotask(() => { if (!this.isConnected) this._terminate(); });
+    queueMicrotask(() => {
+      if (!this.isConnected) this._terminate();
+    });
   }
 
-  compute() { return null; }
+  compute() {
+    return null;
+  }
 
   render() {
     this.stepBtn.textContent = `Step +${this._every()}`;
@@ -137,7 +231,9 @@ export class ApTraining extends ApWidget {
     }
   }
 
-  renderKey() { return 'training'; }
+  renderKey() {
+    return 'training';
+  }
 
   // ---- the worker -------------------------------------------------------------------------
 
@@ -149,8 +245,19 @@ export class ApTraining extends ApWidget {
       throw new Error(`the seed must be a whole number from 0 to 1000000, got "${this.seedIn.value}"`);
     }
     return {
-      task, config: t.config, seed, lr: t.lr, warmupSteps: t.warmupSteps, totalSteps: t.totalSteps, batch: t.batch,
-      every: this._every(), evalN: t.evalN, evalSeed: 777, evalEvery: t.evalEvery, example: t.example, answerTokens: t.answerTokens,
+      task,
+      config: t.config,
+      seed,
+      lr: t.lr,
+      warmupSteps: t.warmupSteps,
+      totalSteps: t.totalSteps,
+      batch: t.batch,
+      every: this._every(),
+      evalN: t.evalN,
+      evalSeed: 777,
+      evalEvery: t.evalEvery,
+      example: t.example,
+      answerTokens: t.answerTokens,
     };
   }
 
@@ -162,7 +269,8 @@ export class ApTraining extends ApWidget {
         e.preventDefault();
         this._showError(new Error(`the training worker failed: ${e.message || 'the module could not be loaded'}`));
       };
-      this.worker.onmessageerror = () => this._showError(new Error('the training worker sent a message that could not be read'));
+      this.worker.onmessageerror = () =>
+        this._showError(new Error('the training worker sent a message that could not be read'));
     }
     return this.worker;
   }
@@ -179,7 +287,12 @@ export class ApTraining extends ApWidget {
   /** A fresh trainer with the task and seed of the controls (also when paused: step 0 shown). */
   _init(run) {
     let spec;
-    try { spec = this._spec(); } catch (err) { this._showError(err); return false; }
+    try {
+      spec = this._spec();
+    } catch (err) {
+      this._showError(err);
+      return false;
+    }
     this.gen = (this.gen || 0) + 1;
     this._clear();
     this._running = run;
@@ -193,7 +306,10 @@ export class ApTraining extends ApWidget {
   /** Train until paused (starts a trainer on first use). */
   start() {
     if (this._running) return;
-    if (!this._initialised) { this._init(true); return; }
+    if (!this._initialised) {
+      this._init(true);
+      return;
+    }
     this._running = true;
     this.worker.postMessage({ type: 'run' });
     this._setButtons();
@@ -206,24 +322,33 @@ export class ApTraining extends ApWidget {
     this._setButtons();
   }
 
-  toggle() { if (this._running) this.pause(); else this.start(); }
+  toggle() {
+    if (this._running) this.pause();
+    else this.start();
+  }
 
   /** One report's worth of steps, when paused. */
   stepOnce() {
     if (this._running) return;
-    if (!this._initialised) { if (!this._init(false)) return; }
+    if (!this._initialised) {
+      if (!this._init(false)) return;
+    }
     this.worker.postMessage({ type: 'step' });
   }
 
   /** Back to step 0 with the seed of the seed box (and the chosen task). Does not start. */
   reset() {
     if (!this._built) return;
-    if (!this.worker) { this._clear(); this._setButtons(); return; }
+    if (!this.worker) {
+      this._clear();
+      this._setButtons();
+      return;
+    }
     this._init(false);
   }
 
   _setButtons() {
-    this.runBtn.textContent = this._running ? '❚❚ Pause' : (this.history.length > 1 ? '▶ Continue' : '▶ Train');
+    this.runBtn.textContent = this._running ? '❚❚ Pause' : this.history.length > 1 ? '▶ Continue' : '▶ Train';
     this.runBtn.setAttribute('aria-pressed', String(!!this._running));
     this.stepBtn.disabled = !!this._running;
     this.dataset.running = String(!!this._running);
@@ -237,14 +362,20 @@ export class ApTraining extends ApWidget {
 
   _message(msg) {
     if (!msg || msg.gen !== this.gen) return; // from before a reset
-    if (msg.type === 'error') { this._showError(new Error(msg.message)); return; }
+    if (msg.type === 'error') {
+      this._showError(new Error(msg.message));
+      return;
+    }
     if (msg.type === 'done') {
       this._running = false;
       this.readout.append(el('span', { className: 'note', text: `  Finished: ${this.spec.totalSteps} steps.` }));
       this._setButtons();
       return;
     }
-    if (msg.type === 'paused') { this.dataset.pausedAt = String(msg.step); return; }
+    if (msg.type === 'paused') {
+      this.dataset.pausedAt = String(msg.step);
+      return;
+    }
     if (msg.type !== 'ready' && msg.type !== 'progress') return;
     this.history.push({ step: msg.step, loss: msg.loss, accuracy: msg.accuracy, lr: msg.lr });
     this.last = msg;
@@ -252,10 +383,16 @@ export class ApTraining extends ApWidget {
     if (msg.loss !== null) this.dataset.loss = String(msg.loss);
     this.dataset.accuracy = String(msg.accuracy);
     if (this.history.length === 2) this._setButtons(); // "Train" becomes "Continue"
-    if (this.status.querySelector('.error')) { this.status.textContent = ''; delete this.dataset.error; }
+    if (this.status.querySelector('.error')) {
+      this.status.textContent = '';
+      delete this.dataset.error;
+    }
     // Draw at most once per frame, the newest report.
     if (!this._frame) {
-      this._frame = requestAnimationFrame(() => { this._frame = 0; this._drawProgress(); });
+      this._frame = requestAnimationFrame(() => {
+        this._frame = 0;
+        this._drawProgress();
+      });
     }
     emit(this, 'ap-training-progress', { step: msg.step, loss: msg.loss, accuracy: msg.accuracy });
   }
@@ -271,7 +408,8 @@ export class ApTraining extends ApWidget {
     delete this.dataset.pausedAt;
     const t = TRAINING_TASKS[this.taskSel.value];
     this.about.textContent = `${t.about} Model: d_model ${t.config.dModel}, ${t.config.nHeads} heads, ${t.config.nLayers} layers, d_ff ${t.config.dFf}, learned positions; AdamW, lr ${t.lr}, batch ${t.batch}, ${t.totalSteps} steps.`;
-    this.readout.textContent = 'Press Train: the model starts from random weights (loss near ln(vocabulary size), accuracy near zero).';
+    this.readout.textContent =
+      'Press Train: the model starts from random weights (loss near ln(vocabulary size), accuracy near zero).';
     this.answer.replaceChildren();
     this.plots.replaceChildren();
     this.heads.replaceChildren();
@@ -292,42 +430,71 @@ export class ApTraining extends ApWidget {
         // The language model: does the verb that agrees beat the one that does not?
         const ok = a.pGood > a.pBad;
         this.answer.replaceChildren(
-          el('span', { text: `Held-out subject: "${a.prompt} …" → p(${t.example.good}) = ${fmt(a.pGood, 4)}, p(${t.example.bad}) = ${fmt(a.pBad, 4)} ` }),
+          el('span', {
+            text: `Held-out subject: "${a.prompt} …" → p(${t.example.good}) = ${fmt(a.pGood, 4)}, p(${t.example.bad}) = ${fmt(a.pBad, 4)} `,
+          }),
           el('span', { className: ok ? 'ok' : 'no', text: ok ? '✓ agrees' : '✗ does not agree yet' }),
-          el('span', { className: 'note', text: ` · greedy continuation: "${got}"` }));
+          el('span', { className: 'note', text: ` · greedy continuation: "${got}"` }),
+        );
         this.answer.dataset.correct = String(ok);
       } else {
         const ok = got === a.expected;
         this.answer.replaceChildren(
           el('span', { text: `Held-out example: ${a.prompt} → the model now writes ` }),
           el('b', { className: 'mono', text: got || '(nothing)' }),
-          el('span', { className: ok ? 'ok' : 'no', text: ok ? ` ✓ (correct: ${a.expected})` : ` ✗ (correct: ${a.expected})` }));
+          el('span', {
+            className: ok ? 'ok' : 'no',
+            text: ok ? ` ✓ (correct: ${a.expected})` : ` ✗ (correct: ${a.expected})`,
+          }),
+        );
         this.answer.dataset.correct = String(ok);
       }
     }
     // Loss and accuracy against steps.
     const ticks = (x) => (x % 500 === 0 ? String(x) : '');
-    const lossPlot = losses.length ? linePlot({
-      title: 'training loss (mean over each chunk of steps)', xLabel: 'step', yLabel: 'cross-entropy',
-      series: [{ name: 'loss', points: losses.map((h) => [h.step, h.loss]) }], xTickFormat: ticks, width: 440, height: 220,
-    }) : el('p', { className: 'note', text: 'The loss appears after the first steps.' });
+    const lossPlot = losses.length
+      ? linePlot({
+          title: 'training loss (mean over each chunk of steps)',
+          xLabel: 'step',
+          yLabel: 'cross-entropy',
+          series: [{ name: 'loss', points: losses.map((h) => [h.step, h.loss]) }],
+          xTickFormat: ticks,
+          width: 440,
+          height: 220,
+        })
+      : el('p', { className: 'note', text: 'The loss appears after the first steps.' });
     const accPlot = linePlot({
-      title: `held-out ${t.metric} (${msg.total} examples the trainer never sees)`, xLabel: 'step', yLabel: 'accuracy',
+      title: `held-out ${t.metric} (${msg.total} examples the trainer never sees)`,
+      xLabel: 'step',
+      yLabel: 'accuracy',
       series: [{ name: t.metric, points: this.history.map((h) => [h.step, h.accuracy]), color: '#2b8a3e' }],
-      xTickFormat: ticks, width: 440, height: 220, yMin: 0, yMax: 1,
+      xTickFormat: ticks,
+      width: 440,
+      height: 220,
+      yMin: 0,
+      yMax: 1,
     });
     this.plots.replaceChildren(lossPlot, accPlot);
     // Attention patterns.
     const at = msg.attention;
     this.headsTitle.hidden = false;
-    this.headsTitle.textContent = at.stage === 'cross_weights'
-      ? `Cross-attention of every layer and head on the held-out example (rows: output characters, columns: the source), step ${msg.step}`
-      : `Attention of every layer and head on the held-out example (rows: queries, columns: keys; hatched: masked future), step ${msg.step}`;
+    this.headsTitle.textContent =
+      at.stage === 'cross_weights'
+        ? `Cross-attention of every layer and head on the held-out example (rows: output characters, columns: the source), step ${msg.step}`
+        : `Attention of every layer and head on the held-out example (rows: queries, columns: keys; hatched: masked future), step ${msg.step}`;
     const maps = at.heads.map((h) => {
       const m = matrix({
-        name: `l${h.layer}h${h.head}`, title: `layer ${h.layer}, head ${h.head}`, values: h.values,
-        rows: at.rowLabels.length, cols: at.colLabels.length, rowLabels: at.rowLabels, colLabels: at.colLabels,
-        kind: 'prob', domain: [0, 1], masked: h.masked, corner: 'q \\ k',
+        name: `l${h.layer}h${h.head}`,
+        title: `layer ${h.layer}, head ${h.head}`,
+        values: h.values,
+        rows: at.rowLabels.length,
+        cols: at.colLabels.length,
+        rowLabels: at.rowLabels,
+        colLabels: at.colLabels,
+        kind: 'prob',
+        domain: [0, 1],
+        masked: h.masked,
+        corner: 'q \\ k',
       });
       return this.hm(`l${h.layer}h${h.head}`, m, { 'max-cell': '22', 'no-numbers': '' });
     });

@@ -13,20 +13,38 @@ export class ApWeightedSum extends ApWidget {
   build() {
     this.presets = presetButtons(this, 'weighted-sum');
     this.claim = el('div');
-    this.rowSel = el('select', { on: { change: () => { this.row = Number(this.rowSel.value); this.update(); } } });
+    this.rowSel = el('select', {
+      on: {
+        change: () => {
+          this.row = Number(this.rowSel.value);
+          this.update();
+        },
+      },
+    });
     this.sentence = el('p', { className: 'panel mono sum-line' });
     this.panel = new StepPanel();
     this.body.append(
-      el('p', { className: 'lead', text: 'The new vector of token i is a weighted average of all the value vectors, with token i\'s attention weights as coefficients. Nothing is learned here: the weights come from the input.' }),
-      this.presets.node, this.claim,
-      el('div', { className: 'controls' }, el('label', { className: 'field inline' }, el('span', { text: 'Output row' }), this.rowSel)),
-      this.sentence, this.panel.node);
+      el('p', {
+        className: 'lead',
+        text: "The new vector of token i is a weighted average of all the value vectors, with token i's attention weights as coefficients. Nothing is learned here: the weights come from the input.",
+      }),
+      this.presets.node,
+      this.claim,
+      el(
+        'div',
+        { className: 'controls' },
+        el('label', { className: 'field inline' }, el('span', { text: 'Output row' }), this.rowSel),
+      ),
+      this.sentence,
+      this.panel.node,
+    );
   }
 
   render(run, state) {
     this.presets.refresh();
     this.claim.replaceChildren(...[claimBox(run.preset)].filter(Boolean));
-    const layer = layerFor(run, state), head = headFor(run, state);
+    const layer = layerFor(run, state),
+      head = headFor(run, state);
     const { view } = stepView(run, 'head_out', { layer, head });
     const [A, V] = view.inputs;
     const key = run.preset?.id || '';
@@ -35,14 +53,21 @@ export class ApWeightedSum extends ApWidget {
       this._lastPreset = key;
     }
     const i = clamp(this.row, 0, A.rows - 1);
-    fillSelect(this.rowSel, A.rowLabels.map((l, r) => ({ value: r, label: `${r}: ${l}` })), i);
+    fillSelect(
+      this.rowSel,
+      A.rowLabels.map((l, r) => ({ value: r, label: `${r}: ${l}` })),
+      i,
+    );
     // z_i = 0.10 v_the + 0.60 v_cat + ...: token labels as text, numbers from the core.
     const parts = [`z_${A.rowLabels[i]} = `];
     const nodes = [el('span', { text: parts[0] })];
     for (let j = 0; j < A.cols; j++) {
       const w = A.values[i * A.cols + j];
       if (j) nodes.push(el('span', { text: ' + ' }));
-      nodes.push(el('b', { className: 'coef', text: fmt(w, 2), dataset: { col: String(j), value: num(w) } }), el('span', { text: ` v_${A.colLabels[j]}` }));
+      nodes.push(
+        el('b', { className: 'coef', text: fmt(w, 2), dataset: { col: String(j), value: num(w) } }),
+        el('span', { text: ` v_${A.colLabels[j]}` }),
+      );
     }
     this.sentence.replaceChildren(...nodes);
     this.sentence.dataset.row = String(i);

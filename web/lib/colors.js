@@ -13,7 +13,9 @@ function lut(interpolate) {
   for (let i = 0; i < LUT_SIZE; i++) {
     const c = parseRgb(interpolate(i / (LUT_SIZE - 1)));
     fills[i] = `rgb(${Math.round(c.r)},${Math.round(c.g)},${Math.round(c.b)})`;
-    rgb[3 * i] = c.r; rgb[3 * i + 1] = c.g; rgb[3 * i + 2] = c.b;
+    rgb[3 * i] = c.r;
+    rgb[3 * i + 1] = c.g;
+    rgb[3 * i + 2] = c.b;
     // Relative luminance decides black or white numbers on the cell.
     const lum = 0.2126 * lin(c.r) + 0.7152 * lin(c.g) + 0.0722 * lin(c.b);
     inks[i] = lum > 0.36 ? '#111' : '#fff';
@@ -45,20 +47,25 @@ const DIVERGING = lut((t) => interpolateRdBu(1 - t)); // negative blue, positive
  * Infinite values (masked scores) are ignored for the domain.
  */
 export function scaleFor(kind, values, { domain } = {}) {
-  let lo = Infinity, hi = -Infinity;
+  let lo = Infinity,
+    hi = -Infinity;
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
     if (!Number.isFinite(v)) continue;
     if (v < lo) lo = v;
     if (v > hi) hi = v;
   }
-  if (lo === Infinity) { lo = 0; hi = 1; }
+  if (lo === Infinity) {
+    lo = 0;
+    hi = 1;
+  }
   let d;
   if (domain) d = domain;
   else if (kind === 'div') {
     const a = Math.max(Math.abs(lo), Math.abs(hi)) || 1;
     d = [-a, a];
-  } else if (kind === 'prob') d = [0, hi > 0 ? hi : 1]; // 0 is always the darkest
+  } else if (kind === 'prob')
+    d = [0, hi > 0 ? hi : 1]; // 0 is always the darkest
   else d = [Math.min(0, lo), hi > Math.min(0, lo) ? hi : Math.min(0, lo) + 1];
   const table = kind === 'div' ? DIVERGING : SEQUENTIAL;
   const span = d[1] - d[0] || 1;

@@ -10,7 +10,10 @@ export function el(tag, props = {}, ...children) {
   for (const [key, value] of Object.entries(props || {})) {
     if (value === undefined || value === null) continue;
     if (key === 'dataset') Object.assign(node.dataset, value);
-    else if (key === 'attrs') for (const [a, v] of Object.entries(value)) { if (v !== undefined && v !== null && v !== false) node.setAttribute(a, v === true ? '' : String(v)); }
+    else if (key === 'attrs')
+      for (const [a, v] of Object.entries(value)) {
+        if (v !== undefined && v !== null && v !== false) node.setAttribute(a, v === true ? '' : String(v));
+      }
     else if (key === 'on') for (const [ev, fn] of Object.entries(value)) node.addEventListener(ev, fn);
     else if (key === 'text') node.textContent = value;
     else if (key === 'style' && typeof value === 'object') Object.assign(node.style, value);
@@ -47,7 +50,14 @@ export function fmt(v, digits = 3) {
 export function fmtCell(v, digits = 2) {
   if (!Number.isFinite(v)) return fmt(v);
   const a = Math.abs(v);
-  let s = a >= 1000 ? v.toPrecision(2).replace('e+', 'e') : a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(Math.max(0, digits - 1)) : v.toFixed(digits);
+  let s =
+    a >= 1000
+      ? v.toPrecision(2).replace('e+', 'e')
+      : a >= 100
+        ? v.toFixed(0)
+        : a >= 10
+          ? v.toFixed(Math.max(0, digits - 1))
+          : v.toFixed(digits);
   if (/^-0\.?0*$/.test(s)) s = s.slice(1);
   return s.replace('-', '−');
 }
@@ -122,7 +132,10 @@ export function keyboardScrollable(root) {
     new MutationObserver(() => {
       if (pending) return;
       pending = true;
-      requestAnimationFrame(() => { pending = false; markScrollable(root); });
+      requestAnimationFrame(() => {
+        pending = false;
+        markScrollable(root);
+      });
     }).observe(root, { childList: true, subtree: true });
   }
   markScrollable(root);
@@ -133,11 +146,17 @@ function markScrollable(root) {
     let scrolls = false;
     if (n.scrollWidth > n.clientWidth + 1 || n.scrollHeight > n.clientHeight + 1) {
       const cs = getComputedStyle(n);
-      scrolls = (n.scrollWidth > n.clientWidth + 1 && /auto|scroll/.test(cs.overflowX))
-        || (n.scrollHeight > n.clientHeight + 1 && /auto|scroll/.test(cs.overflowY));
+      scrolls =
+        (n.scrollWidth > n.clientWidth + 1 && /auto|scroll/.test(cs.overflowX)) ||
+        (n.scrollHeight > n.clientHeight + 1 && /auto|scroll/.test(cs.overflowY));
     }
     const want = scrolls && !n.querySelector(FOCUSABLE);
-    if (want && !n.hasAttribute('tabindex')) { n.tabIndex = 0; n.dataset.scrollFocus = ''; }
-    else if (!want && 'scrollFocus' in n.dataset) { n.removeAttribute('tabindex'); delete n.dataset.scrollFocus; }
+    if (want && !n.hasAttribute('tabindex')) {
+      n.tabIndex = 0;
+      n.dataset.scrollFocus = '';
+    } else if (!want && 'scrollFocus' in n.dataset) {
+      n.removeAttribute('tabindex');
+      delete n.dataset.scrollFocus;
+    }
   }
 }

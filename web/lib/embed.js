@@ -18,15 +18,23 @@ export function embeddableWidgets() {
  * Reads `search` (default location.search) and mounts the widget it names in `root`.
  * Returns the element, or null after showing a message that names the problem.
  */
-export function mountEmbed({ root = document.getElementById('ap-embed') || document.body, search = location.search } = {}) {
+export function mountEmbed({
+  root = document.getElementById('ap-embed') || document.body,
+  search = location.search,
+} = {}) {
   const params = new URLSearchParams(search);
   const id = (params.get('widget') || '').trim();
   const known = embeddableWidgets();
   if (!known.includes(id)) {
     const why = id ? `There is no widget "${id}".` : 'The URL does not name a widget (add ?widget=<id>).';
-    root.replaceChildren(el('div', { className: 'ap-embed-error', attrs: { role: 'alert' } },
-      el('p', { text: `${why} Known widgets: ${known.join(', ')}.` }),
-      el('p', { text: 'Example: embed.html?widget=softmax&preset=softmax.the-cat-sat&text_hide=1' })));
+    root.replaceChildren(
+      el(
+        'div',
+        { className: 'ap-embed-error', attrs: { role: 'alert' } },
+        el('p', { text: `${why} Known widgets: ${known.join(', ')}.` }),
+        el('p', { text: 'Example: embed.html?widget=softmax&preset=softmax.the-cat-sat&text_hide=1' }),
+      ),
+    );
     return null;
   }
   const tag = `ap-${id}`;
@@ -36,8 +44,17 @@ export function mountEmbed({ root = document.getElementById('ap-embed') || docum
   const hide = readUrl(new URL(`?${search.replace(/^\?/, '')}`, location.href).href).hide;
   for (const [key, value] of params) {
     if (key === 'widget' || key.endsWith('_hide')) continue;
-    if (key === 'hide') { hide.push(...value.split(/[\s,]+/).filter(Boolean)); continue; }
-    if (key === 'theme') { if (value === 'light' || value === 'dark') { node.setAttribute('theme', value); document.documentElement.style.colorScheme = value; } continue; }
+    if (key === 'hide') {
+      hide.push(...value.split(/[\s,]+/).filter(Boolean));
+      continue;
+    }
+    if (key === 'theme') {
+      if (value === 'light' || value === 'dark') {
+        node.setAttribute('theme', value);
+        document.documentElement.style.colorScheme = value;
+      }
+      continue;
+    }
     if (observed.has(key)) node.setAttribute(key, value);
   }
   if (hide.length) node.setAttribute('hide', [...new Set(hide)].join(','));

@@ -6,7 +6,9 @@ import { tex } from './katex.js';
 
 const MAX_TERMS = 16;
 
-function f(v) { return fmt(v, 4); }
+function f(v) {
+  return fmt(v, 4);
+}
 
 /** Term lines, eliding the middle of long sums. */
 function termLines(terms) {
@@ -21,7 +23,8 @@ export function explainBox({ title, formula, lines = [], result, note }) {
   const box = el('div', { className: 'explain', attrs: { role: 'region', 'aria-label': `How ${title} was computed` } });
   box.append(el('h4', { text: title }));
   if (formula) box.append(tex(formula, { display: true }));
-  if (lines.length) box.append(el('div', { className: 'terms' }, ...termLines(lines).map((l) => el('div', { text: l }))));
+  if (lines.length)
+    box.append(el('div', { className: 'terms' }, ...termLines(lines).map((l) => el('div', { text: l }))));
   if (result) box.append(el('div', { className: 'result', text: result }));
   if (note) box.append(el('p', { className: 'note', text: note }));
   return box;
@@ -34,7 +37,9 @@ export function dotTerms(a, b, { aName = 'a', bName = 'b', bias = null } = {}) {
   for (let c = 0; c < a.length; c++) {
     const p = a[c] * b[c];
     sum += p;
-    lines.push(`${c === 0 ? '  ' : '+ '}${f(a[c]).padStart(8)} × ${f(b[c]).padStart(8)}   (${aName}[${c}]·${bName}[${c}] = ${f(p)})`);
+    lines.push(
+      `${c === 0 ? '  ' : '+ '}${f(a[c]).padStart(8)} × ${f(b[c]).padStart(8)}   (${aName}[${c}]·${bName}[${c}] = ${f(p)})`,
+    );
   }
   if (bias !== null) {
     sum += bias;

@@ -17,7 +17,10 @@ export function download(blob, filename) {
 /** canvas -> PNG Blob. */
 export function canvasToPng(canvas) {
   return new Promise((resolve, reject) => {
-    canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('the browser could not encode the PNG'))), 'image/png');
+    canvas.toBlob(
+      (blob) => (blob ? resolve(blob) : reject(new Error('the browser could not encode the PNG'))),
+      'image/png',
+    );
   });
 }
 
@@ -64,6 +67,10 @@ export function downloadCsv(text, filename) {
 
 /** A file name from free text: letters, digits, dashes. */
 export function fileName(base, ext) {
-  const clean = String(base || 'attention').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
+  const clean = String(base || 'attention')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60);
   return `${clean || 'attention'}.${ext}`;
 }

@@ -17,33 +17,97 @@ export class GenerationWidget extends ApWidget {
   static prefer = ['grammar', 'sort', 'reverse', 'dates', 'random'];
 
   /** Sampling options of this view ({ temperature, topK, topP, seed }). */
-  options() { return { temperature: 0, topK: 0, topP: 1, seed: 1 }; }
+  options() {
+    return { temperature: 0, topK: 0, topP: 1, seed: 1 };
+  }
 
   buildGeneration() {
     this.modelChoice = '';
     this.step = 0;
     this.promptEdited = null;
-    this.modelSel = el('select', { on: { change: () => { this.modelChoice = this.modelSel.value; this.promptEdited = null; this.step = 0; this.update(); } } });
-    this.promptIn = el('input', { type: 'text', spellcheck: false, autocomplete: 'off', attrs: { 'aria-label': 'Prompt' }, on: { change: () => { this.promptEdited = this.promptIn.value; this.step = 0; this.update(); } } });
-    this.stepIn = el('input', { type: 'range', min: 0, max: 0, value: 0, attrs: { 'aria-label': 'Generated token' }, on: { input: () => { this.step = Number(this.stepIn.value); this._renderStep(); } } });
-    this.prevB = el('button', { type: 'button', className: 'small', text: '◀', attrs: { 'aria-label': 'previous token' }, on: { click: () => { this.step = Math.max(0, this.step - 1); this._renderStep(); } } });
-    this.nextB = el('button', { type: 'button', className: 'small', text: '▶', attrs: { 'aria-label': 'next token' }, on: { click: () => { this.step += 1; this._renderStep(); } } });
+    this.modelSel = el('select', {
+      on: {
+        change: () => {
+          this.modelChoice = this.modelSel.value;
+          this.promptEdited = null;
+          this.step = 0;
+          this.update();
+        },
+      },
+    });
+    this.promptIn = el('input', {
+      type: 'text',
+      spellcheck: false,
+      autocomplete: 'off',
+      attrs: { 'aria-label': 'Prompt' },
+      on: {
+        change: () => {
+          this.promptEdited = this.promptIn.value;
+          this.step = 0;
+          this.update();
+        },
+      },
+    });
+    this.stepIn = el('input', {
+      type: 'range',
+      min: 0,
+      max: 0,
+      value: 0,
+      attrs: { 'aria-label': 'Generated token' },
+      on: {
+        input: () => {
+          this.step = Number(this.stepIn.value);
+          this._renderStep();
+        },
+      },
+    });
+    this.prevB = el('button', {
+      type: 'button',
+      className: 'small',
+      text: '◀',
+      attrs: { 'aria-label': 'previous token' },
+      on: {
+        click: () => {
+          this.step = Math.max(0, this.step - 1);
+          this._renderStep();
+        },
+      },
+    });
+    this.nextB = el('button', {
+      type: 'button',
+      className: 'small',
+      text: '▶',
+      attrs: { 'aria-label': 'next token' },
+      on: {
+        click: () => {
+          this.step += 1;
+          this._renderStep();
+        },
+      },
+    });
     this.stepLabel = el('span', { className: 'mono' });
     this.modelNote = el('p', { className: 'note' });
     this.strip = el('div', { className: 'tokens gen-strip', attrs: { 'aria-live': 'polite' } });
-    return el('div', {},
-      el('div', { className: 'controls' },
+    return el(
+      'div',
+      {},
+      el(
+        'div',
+        { className: 'controls' },
         el('label', { className: 'field' }, el('span', { text: 'Model' }), this.modelSel),
-        el('label', { className: 'field grow' }, el('span', { text: 'Prompt' }), this.promptIn)),
+        el('label', { className: 'field grow' }, el('span', { text: 'Prompt' }), this.promptIn),
+      ),
       this.modelNote,
       el('div', { className: 'stepnav' }, this.prevB, this.stepIn, this.nextB, this.stepLabel),
-      this.strip);
+      this.strip,
+    );
   }
 
   _choices(state) {
     const out = [];
     const pageKey = modelKeyOf(state);
-    for (const name of trainedFiles().filter((n) => GENERATIVE.includes(n))) out.push({ key: `trained:${name}`, label: `trained: ${name}`, name });
+    for (const name of trainedFiles().filter((n) => GENERATIVE.includes(n)))
+      out.push({ key: `trained:${name}`, label: `trained: ${name}`, name });
     const pageArch = state.model === 'random' ? state.arch : null;
     const randomKey = pageArch && pageArch !== 'encoder' ? pageKey : modelKeyOf({ ...DEFAULTS, seed: state.seed });
     out.push({ key: randomKey, label: 'random weights (page settings)', name: 'random' });
@@ -56,7 +120,10 @@ export class GenerationWidget extends ApWidget {
     if (!pick) {
       const page = !state.preset && state.model !== 'random' ? choices.find((c) => c.name === state.model) : null;
       // A trained model generates something meaningful: usually preferred over random weights.
-      pick = page || this.constructor.prefer.map((n) => choices.find((c) => c.name === n)).find(Boolean) || choices[choices.length - 1];
+      pick =
+        page ||
+        this.constructor.prefer.map((n) => choices.find((c) => c.name === n)).find(Boolean) ||
+        choices[choices.length - 1];
     }
     this._pick = pick;
     this._choiceList = choices;
@@ -77,14 +144,19 @@ export class GenerationWidget extends ApWidget {
   }
 
   render(r) {
-    fillSelect(this.modelSel, this._choiceList.map((c) => ({ value: c.key, label: c.label })), this._pick.key);
+    fillSelect(
+      this.modelSel,
+      this._choiceList.map((c) => ({ value: c.key, label: c.label })),
+      this._pick.key,
+    );
     this.promptIn.value = r.prompt;
     this.gen = r.gen;
     this.entry = r.entry;
     if (r.gen.error) throw r.gen.error;
     const arch = r.entry.base.arch;
     this.modelNote.textContent = `${this._pick.label}${r.entry.metadata.task ? ` (task: ${r.entry.metadata.task})` : ''}, ${arch}. Generated ${r.gen.steps.length} token(s), stopped by ${r.gen.stop === 'eos' ? 'the end token <eos>' : 'the length limit'}: "${r.gen.text}".`;
-    if (r.gen.unknown?.length) this.modelNote.textContent += ' Some prompt words are not in this model\'s vocabulary (<unk>).';
+    if (r.gen.unknown?.length)
+      this.modelNote.textContent += " Some prompt words are not in this model's vocabulary (<unk>).";
     this.stepIn.max = String(Math.max(0, r.gen.steps.length - 1));
     this._renderStep();
   }
@@ -100,7 +172,12 @@ export class GenerationWidget extends ApWidget {
     const vocab = this.entry.model.vocab;
     const chips = g.prompt.map((id) => el('span', { className: 'tok', text: tokenText(vocab[id]) }));
     for (let t = 0; t <= this.step; t++) {
-      chips.push(el('span', { className: `tok${t === this.step ? ' chosen new' : ''}`, text: tokenText(vocab[g.steps[t].token]) }));
+      chips.push(
+        el('span', {
+          className: `tok${t === this.step ? ' chosen new' : ''}`,
+          text: tokenText(vocab[g.steps[t].token]),
+        }),
+      );
     }
     this.strip.replaceChildren(...chips);
     this.dataset.step = String(this.step);

@@ -30,7 +30,8 @@ export function headPattern(w, rows, cols, { labels = null, masked = null } = {}
   const mean = (list) => (list.length ? list.reduce((a, b) => a + b, 0) / list.length : 0);
   const candidate = (key, name, cells) => {
     // cells(i) -> list of key columns of the pattern for query row i ([] if not applicable)
-    const got = [], even = [];
+    const got = [],
+      even = [];
     for (const i of free) {
       const js = cells(i).filter((j) => vis(i, j));
       if (!js.length) continue;
@@ -47,13 +48,20 @@ export function headPattern(w, rows, cols, { labels = null, masked = null } = {}
   const cands = [
     candidate('previous', 'previous token', (i) => (i >= 1 ? [i - 1] : [])),
     candidate('same', 'same token (itself)', (i) => (i < cols ? [i] : [])),
-    candidate('first', isBos ? `first token (${first})` : `first token${first !== undefined ? ` ("${first}")` : ''}`, (i) => (i >= 1 ? [0] : [])),
+    candidate(
+      'first',
+      isBos ? `first token (${first})` : `first token${first !== undefined ? ` ("${first}")` : ''}`,
+      (i) => (i >= 1 ? [0] : []),
+    ),
     candidate('next', 'next token', (i) => [i + 1]),
   ];
   // One word wherever it occurs (a word only at position 0 is the first-token pattern).
   if (labels && rows === cols) {
     const where = new Map();
-    labels.slice(0, cols).forEach((t, j) => { if (!where.has(t)) where.set(t, []); where.get(t).push(j); });
+    labels.slice(0, cols).forEach((t, j) => {
+      if (!where.has(t)) where.set(t, []);
+      where.get(t).push(j);
+    });
     for (const [t, js] of where) {
       if (js.length === 1 && js[0] === 0) continue;
       const c = candidate('word', `the word "${t}"`, () => js);
@@ -65,9 +73,13 @@ export function headPattern(w, rows, cols, { labels = null, masked = null } = {}
   const need = Math.max(2, Math.ceil(free.length / 2));
   const usable = cands.filter((c) => c.rows >= need || (c.rows >= 1 && free.length < 2));
 
-  let maxSum = 0, entSum = 0, evenMaxSum = 0, freeMax = 0;
+  let maxSum = 0,
+    entSum = 0,
+    evenMaxSum = 0,
+    freeMax = 0;
   for (const i of free) {
-    let mx = 0, h = 0;
+    let mx = 0,
+      h = 0;
     for (let j = 0; j < cols; j++) {
       if (!vis(i, j)) continue;
       const p = w[i * cols + j];
@@ -86,11 +98,23 @@ export function headPattern(w, rows, cols, { labels = null, masked = null } = {}
   // give it; the head is named by the one that holds with the most weight (positional patterns
   // first on ties), and a second one that holds is named too (small models' heads often mix two).
   const clearOf = (c) => c && c.score >= 0.3 && c.score >= 1.5 * c.even;
-  let best = null, also = null;
+  let best = null,
+    also = null;
   for (const c of usable) if (clearOf(c) && (!best || c.score > best.score + 1e-9)) best = c;
   const clear = !!best;
-  for (const c of usable) if (c !== best && c.key !== best?.key && clearOf(c) && (!also || c.score > also.score + 1e-9)) also = c;
-  if (!clear) return { key: 'broad', name: stats.entropy > 0.9 ? 'broad (nearly uniform)' : 'broad', score: stats.maxWeight, even: stats.evenMax, rows: free.length, ...stats, candidates: cands, best };
+  for (const c of usable)
+    if (c !== best && c.key !== best?.key && clearOf(c) && (!also || c.score > also.score + 1e-9)) also = c;
+  if (!clear)
+    return {
+      key: 'broad',
+      name: stats.entropy > 0.9 ? 'broad (nearly uniform)' : 'broad',
+      score: stats.maxWeight,
+      even: stats.evenMax,
+      rows: free.length,
+      ...stats,
+      candidates: cands,
+      best,
+    };
   return { ...best, ...stats, candidates: cands, best, also };
 }
 
@@ -100,11 +124,19 @@ export function headPattern(w, rows, cols, { labels = null, masked = null } = {}
  */
 export function patternParts(p, fmt = (x) => x.toFixed(2)) {
   if (p.key === 'broad') {
-    return [p.name, `no single place gets most of the weight; the largest weight in a row is ${fmt(p.maxWeight)} on average (${fmt(p.evenMax)} if spread evenly)`];
+    return [
+      p.name,
+      `no single place gets most of the weight; the largest weight in a row is ${fmt(p.maxWeight)} on average (${fmt(p.evenMax)} if spread evenly)`,
+    ];
   }
   const whose = (c) => (c.key === 'word' ? `of the ${c.rows} rows that can see it ` : '');
   const alsoText = p.also ? `; also ${p.also.name}: ${fmt(p.also.score)}` : '';
-  return [`${p.score >= 0.5 ? '' : 'leans to '}${p.name}`, `${fmt(p.score)} of the weight ${whose(p)}on average (${fmt(p.even)} if spread evenly)${alsoText}`];
+  return [
+    `${p.score >= 0.5 ? '' : 'leans to '}${p.name}`,
+    `${fmt(p.score)} of the weight ${whose(p)}on average (${fmt(p.even)} if spread evenly)${alsoText}`,
+  ];
 }
 
-export function patternLine(p, fmt) { return patternParts(p, fmt).join(': '); }
+export function patternLine(p, fmt) {
+  return patternParts(p, fmt).join(': ');
+}

@@ -8,18 +8,53 @@ import { scaleFor } from './colors.js';
 /** A matrix ready to draw: values are row-major rows x cols. */
 // masked: optional Uint8Array (rows x cols), 1 where the cell was masked before the softmax
 // (its weight is exactly 0): drawn hatched like the -inf it came from, never like a plain 0.
-export function matrix({ name, title, values, rows, cols, rowLabels = null, colLabels = null,
-  rowFlags = null, colFlags = null, kind = 'div', domain = null, rowAxis = '', colAxis = '', corner = '', masked = null }) {
+export function matrix({
+  name,
+  title,
+  values,
+  rows,
+  cols,
+  rowLabels = null,
+  colLabels = null,
+  rowFlags = null,
+  colFlags = null,
+  kind = 'div',
+  domain = null,
+  rowAxis = '',
+  colAxis = '',
+  corner = '',
+  masked = null,
+}) {
   if (values.length !== rows * cols) throw new Error(`matrix ${name}: ${values.length} values for ${rows}×${cols}`);
-  return { name, title: title || name, values, rows, cols, rowLabels, colLabels, rowFlags, colFlags, kind, domain, rowAxis, colAxis, corner, masked };
+  return {
+    name,
+    title: title || name,
+    values,
+    rows,
+    cols,
+    rowLabels,
+    colLabels,
+    rowFlags,
+    colFlags,
+    kind,
+    domain,
+    rowAxis,
+    colAxis,
+    corner,
+    masked,
+  };
 }
 
 /** Row `i` of an (rows x cols) array as a 1 x cols matrix. */
 export function rowOf(m, i, extra = {}) {
   return matrix({
-    ...m, ...extra, rows: 1, values: m.values.slice(i * m.cols, (i + 1) * m.cols),
+    ...m,
+    ...extra,
+    rows: 1,
+    values: m.values.slice(i * m.cols, (i + 1) * m.cols),
     masked: m.masked ? m.masked.slice(i * m.cols, (i + 1) * m.cols) : null,
-    rowLabels: m.rowLabels ? [m.rowLabels[i]] : [String(i)], rowFlags: null,
+    rowLabels: m.rowLabels ? [m.rowLabels[i]] : [String(i)],
+    rowFlags: null,
   });
 }
 
@@ -39,9 +74,12 @@ function hatch(ctx, base, line) {
     g.strokeStyle = line;
     g.lineWidth = 1.2;
     g.beginPath();
-    g.moveTo(0, 8); g.lineTo(8, 0);
-    g.moveTo(-2, 2); g.lineTo(2, -2);
-    g.moveTo(6, 10); g.lineTo(10, 6);
+    g.moveTo(0, 8);
+    g.lineTo(8, 0);
+    g.moveTo(-2, 2);
+    g.lineTo(2, -2);
+    g.moveTo(6, 10);
+    g.lineTo(10, 6);
     g.stroke();
     hatchSources.set(key, c);
   }
@@ -68,8 +106,11 @@ function pixels(cols, rows) {
 // because each widget can have its own theme or --ap-* colours.
 let themeVersion = 0;
 const themeCache = new WeakMap();
-export function resetTheme() { themeVersion++; }
-if (typeof matchMedia === 'function') matchMedia('(prefers-color-scheme: dark)').addEventListener?.('change', resetTheme);
+export function resetTheme() {
+  themeVersion++;
+}
+if (typeof matchMedia === 'function')
+  matchMedia('(prefers-color-scheme: dark)').addEventListener?.('change', resetTheme);
 
 /** Theme colours for canvas drawing, read from CSS custom properties of `host`. */
 export function themeOf(host) {
@@ -144,11 +185,15 @@ function paintCells(ctx, m, { x0, y0, cellW, cellH, scale, theme, numbers }) {
     ctx.fillRect(x0, y0, cols * cellW, rows * cellH);
   } else {
     const img = new ImageData(cols, rows);
-    const d = img.data, rgb = scale.rgb;
+    const d = img.data,
+      rgb = scale.rgb;
     for (let k = 0; k < values.length; k++) {
       if (isMasked(k) || !(Math.abs(values[k]) < Infinity)) continue; // transparent: hatched below
       const c = 3 * scale.index(values[k]);
-      d[4 * k] = rgb[c]; d[4 * k + 1] = rgb[c + 1]; d[4 * k + 2] = rgb[c + 2]; d[4 * k + 3] = 255;
+      d[4 * k] = rgb[c];
+      d[4 * k + 1] = rgb[c + 1];
+      d[4 * k + 2] = rgb[c + 2];
+      d[4 * k + 3] = 255;
     }
     const px = pixels(cols, rows);
     const pctx = px.getContext('2d');
@@ -165,7 +210,8 @@ function paintCells(ctx, m, { x0, y0, cellW, cellH, scale, theme, numbers }) {
     for (let j = 0; j < cols; j++) {
       const k = i * cols + j;
       const v = values[k];
-      const x = x0 + j * cellW, y = y0 + i * cellH;
+      const x = x0 + j * cellW,
+        y = y0 + i * cellH;
       if (isMasked(k)) {
         ctx.fillStyle = pattern || (pattern = hatch(ctx, theme.masked, theme.maskedLine));
         ctx.fillRect(x, y, cellW, cellH);
@@ -183,7 +229,11 @@ function paintCells(ctx, m, { x0, y0, cellW, cellH, scale, theme, numbers }) {
         }
       } else if (numbers) {
         ctx.fillStyle = m.kind === 'ids' ? theme.fg : scale.ink(v);
-        ctx.fillText(m.kind === 'ids' ? String(v) : fmtCell(v, cellW >= 44 ? 3 : 2), x + cellW / 2, y + cellH / 2 + 0.5);
+        ctx.fillText(
+          m.kind === 'ids' ? String(v) : fmtCell(v, cellW >= 44 ? 3 : 2),
+          x + cellW / 2,
+          y + cellH / 2 + 0.5,
+        );
       }
     }
   }
@@ -191,8 +241,14 @@ function paintCells(ctx, m, { x0, y0, cellW, cellH, scale, theme, numbers }) {
     ctx.strokeStyle = theme.grid;
     ctx.lineWidth = 0.5;
     ctx.beginPath();
-    for (let i = 0; i <= rows; i++) { ctx.moveTo(x0, y0 + i * cellH); ctx.lineTo(x0 + cols * cellW, y0 + i * cellH); }
-    for (let j = 0; j <= cols; j++) { ctx.moveTo(x0 + j * cellW, y0); ctx.lineTo(x0 + j * cellW, y0 + rows * cellH); }
+    for (let i = 0; i <= rows; i++) {
+      ctx.moveTo(x0, y0 + i * cellH);
+      ctx.lineTo(x0 + cols * cellW, y0 + i * cellH);
+    }
+    for (let j = 0; j <= cols; j++) {
+      ctx.moveTo(x0 + j * cellW, y0);
+      ctx.lineTo(x0 + j * cellW, y0 + rows * cellH);
+    }
     ctx.stroke();
   }
 }
@@ -214,8 +270,13 @@ export function renderForExport(m, theme) {
   const probe = document.createElement('canvas').getContext('2d');
   probe.font = `13px ${theme.font}`;
   const labelW = m.rowLabels ? Math.min(160, Math.max(...m.rowLabels.map((l) => probe.measureText(l).width)) + 12) : 36;
-  const colLabelH = m.colLabels && m.cols <= 60 ? Math.min(110, Math.max(...m.colLabels.map((l) => probe.measureText(l).width)) * 0.75 + 16) : 20;
-  const titleH = 30, legendH = 36, pad = 12;
+  const colLabelH =
+    m.colLabels && m.cols <= 60
+      ? Math.min(110, Math.max(...m.colLabels.map((l) => probe.measureText(l).width)) * 0.75 + 16)
+      : 20;
+  const titleH = 30,
+    legendH = 36,
+    pad = 12;
   const W = Math.ceil(pad * 2 + labelW + m.cols * cell);
   const H = Math.ceil(pad + titleH + colLabelH + m.rows * cellH + legendH + pad);
   const canvas = document.createElement('canvas');
@@ -230,7 +291,8 @@ export function renderForExport(m, theme) {
   ctx.font = `bold 15px ${theme.font}`;
   ctx.textBaseline = 'middle';
   ctx.fillText(`${m.title} (${m.rows}×${m.cols})`, pad, pad + titleH / 2);
-  const x0 = pad + labelW, y0 = pad + titleH + colLabelH;
+  const x0 = pad + labelW,
+    y0 = pad + titleH + colLabelH;
   ctx.font = `13px ${theme.font}`;
   if (m.colLabels && m.cols <= 60) {
     for (let j = 0; j < m.cols; j++) {
@@ -250,9 +312,13 @@ export function renderForExport(m, theme) {
   }
   paintCells(ctx, m, { x0, y0, cellW: cell, cellH, scale, theme, numbers });
   // legend
-  const ly = y0 + m.rows * cellH + 14, lw = Math.min(220, m.cols * cell);
+  const ly = y0 + m.rows * cellH + 14,
+    lw = Math.min(220, m.cols * cell);
   if (m.kind !== 'ids') {
-    for (let x = 0; x < lw; x++) { ctx.fillStyle = scale.gradient(x / (lw - 1)); ctx.fillRect(x0 + x, ly, 1, 10); }
+    for (let x = 0; x < lw; x++) {
+      ctx.fillStyle = scale.gradient(x / (lw - 1));
+      ctx.fillRect(x0 + x, ly, 1, 10);
+    }
     ctx.fillStyle = theme.fg;
     ctx.textAlign = 'left';
     ctx.font = `11px ${theme.font}`;

@@ -16,7 +16,13 @@ export function renderTex(node, tex, { display = false } = {}) {
   let source = rendered.get(key);
   if (!source) {
     source = document.createElement('div');
-    katex.render(tex, source, { displayMode: display, throwOnError: false, trust: false, strict: 'ignore', output: 'htmlAndMathml' });
+    katex.render(tex, source, {
+      displayMode: display,
+      throwOnError: false,
+      trust: false,
+      strict: 'ignore',
+      output: 'htmlAndMathml',
+    });
     rendered.set(key, source);
     if (rendered.size > MAX_RENDERED) rendered.delete(rendered.keys().next().value);
   }

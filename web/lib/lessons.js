@@ -37,14 +37,37 @@ export const LESSONS = {
       'The translation views run two small English-to-French translators trained by this project on the notes\' "European Economic Area" sentence and its kin: an RNN encoder-decoder with additive attention and a transformer. Their alignments were learned, not drawn.',
     ],
     extras: {
-      'rnn-chain': [{ try: 'Move to the last word: its state is the only thing a plain RNN passes on. Attention\'s arcs reach every earlier word in one hop.', attrs: { t: '99' } }],
+      'rnn-chain': [
+        {
+          try: "Move to the last word: its state is the only thing a plain RNN passes on. Attention's arcs reach every earlier word in one hop.",
+          attrs: { t: '99' },
+        },
+      ],
       'rnn-vanishing': [
-        { try: 'Set the spectral radius ρ to 1.5: now the gradient explodes instead of fading. Either way, a signal 30 steps back is unusable.', attrs: { radius: '1.5' } },
+        {
+          try: 'Set the spectral radius ρ to 1.5: now the gradient explodes instead of fading. Either way, a signal 30 steps back is unusable.',
+          attrs: { radius: '1.5' },
+        },
         { try: 'Back to ρ = 0.9.', attrs: { radius: '0.9' } },
       ],
-      'rnn-cost': [{ try: 'Set n to 1024 tokens: attention\'s n² d now costs more multiply-adds than the RNN\'s n d², yet it is one parallel step instead of 1024 sequential ones.', attrs: { n: '1024' } }],
-      translation: [{ try: 'Change the date: "The agreement on the European Economic Area was signed in March 2005." The French month and year move, and their rows of the alignment still find "march" and "2005".', attrs: { source: 'The agreement on the European Economic Area was signed in March 2005.' } }],
-      'soft-lookup': [{ try: 'Switch the score to additive (Bahdanau\'s g): the same lookup, another way to compare a query with a key.', attrs: { score: 'additive' } }],
+      'rnn-cost': [
+        {
+          try: "Set n to 1024 tokens: attention's n² d now costs more multiply-adds than the RNN's n d², yet it is one parallel step instead of 1024 sequential ones.",
+          attrs: { n: '1024' },
+        },
+      ],
+      translation: [
+        {
+          try: 'Change the date: "The agreement on the European Economic Area was signed in March 2005." The French month and year move, and their rows of the alignment still find "march" and "2005".',
+          attrs: { source: 'The agreement on the European Economic Area was signed in March 2005.' },
+        },
+      ],
+      'soft-lookup': [
+        {
+          try: "Switch the score to additive (Bahdanau's g): the same lookup, another way to compare a query with a key.",
+          attrs: { score: 'additive' },
+        },
+      ],
     },
   },
   B: {
@@ -52,20 +75,44 @@ export const LESSONS = {
     intro: [
       'Each token becomes a row of a matrix X. Three learned matrices turn each row into a query ("what am I looking for?"), a key ("what do I offer?") and a value ("what I pass on if attended to"). A score is a query times a key; scores are divided by √d_k, each row goes through softmax to become weights that sum to 1, and each output row is the weights\' mix of value rows:',
       'Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V.',
-      'The views run a small decoder trained by this project on a synthetic English grammar (64 dimensions, 4 heads, 2 layers), so the weights you see were learned, not random. Change the sentence at the top and every number recomputes; the notes\' own worked examples are one click away.',
+      "The views run a small decoder trained by this project on a synthetic English grammar (64 dimensions, 4 heads, 2 layers), so the weights you see were learned, not random. Change the sentence at the top and every number recomputes; the notes' own worked examples are one click away.",
     ],
     extras: {
-      'context-embeddings': [{ try: 'Follow "the" instead of "bank": even a word with one meaning gets a different vector in each sentence once attention has mixed in its neighbours.', attrs: { word: 'the' } }],
-      scores: [{ try: 'Try a sentence with agreement: "the dogs near the cat sleep ." and look at the row of "sleep".', patch: { text: 'the dogs near the cat sleep .', preset: '' } }],
-      scale: [{ try: 'Open the notes\' case: d_k = 512 with random queries and keys. Unscaled, softmax picks one key; scaled, the weights spread.', patch: { preset: 'scale.d512' } }],
+      'context-embeddings': [
+        {
+          try: 'Follow "the" instead of "bank": even a word with one meaning gets a different vector in each sentence once attention has mixed in its neighbours.',
+          attrs: { word: 'the' },
+        },
+      ],
+      scores: [
+        {
+          try: 'Try a sentence with agreement: "the dogs near the cat sleep ." and look at the row of "sleep".',
+          patch: { text: 'the dogs near the cat sleep .', preset: '' },
+        },
+      ],
+      scale: [
+        {
+          try: "Open the notes' case: d_k = 512 with random queries and keys. Unscaled, softmax picks one key; scaled, the weights spread.",
+          patch: { preset: 'scale.d512' },
+        },
+      ],
       softmax: [
-        { try: 'Open the notes\' "the cat sat" table (000): .7 .2 .1 / .1 .6 .3 / .2 .3 .5.', patch: { preset: 'softmax.the-cat-sat' } },
-        { try: 'Open "Clouds drift across blue sky" (004): the weights of "sky".', patch: { preset: 'softmax.clouds' } },
+        {
+          try: 'Open the notes\' "the cat sat" table (000): .7 .2 .1 / .1 .6 .3 / .2 .3 .5.',
+          patch: { preset: 'softmax.the-cat-sat' },
+        },
+        {
+          try: 'Open "Clouds drift across blue sky" (004): the weights of "sky".',
+          patch: { preset: 'softmax.clouds' },
+        },
         { question: 'thinking-machines' },
         { question: 'predict-cat-sat' },
       ],
       'weighted-sum': [
-        { try: 'Open the notes\' z_cat = 0.1 v_the + 0.6 v_cat + 0.3 v_sat (000).', patch: { preset: 'weighted-sum.the-cat-sat' } },
+        {
+          try: "Open the notes' z_cat = 0.1 v_the + 0.6 v_cat + 0.3 v_sat (000).",
+          patch: { preset: 'weighted-sum.the-cat-sat' },
+        },
         { try: 'Back to your sentence on the trained model.', patch: { preset: '' } },
         { question: 'predict-live' },
       ],
@@ -78,9 +125,19 @@ export const LESSONS = {
       'The notes also show that heads are just a reshape: (n, d) → (n, h, d/h) → (h, n, d/h), so the head axis works like a batch axis and h heads cost about as much as one.',
     ],
     extras: {
-      heads: [{ try: 'Try agreement across a phrase: in "the dogs near the cat sleep ." which head links "sleep" back to "dogs"?', patch: { text: 'the dogs near the cat sleep .', preset: '' } }],
+      heads: [
+        {
+          try: 'Try agreement across a phrase: in "the dogs near the cat sleep ." which head links "sleep" back to "dogs"?',
+          patch: { text: 'the dogs near the cat sleep .', preset: '' },
+        },
+      ],
       reshape: [{ question: 'dimensions' }],
-      'head-cost': [{ try: 'Use 16 heads: the multiply-adds stay the same; what grows is the number of score matrices kept.', attrs: { h: '16' } }],
+      'head-cost': [
+        {
+          try: 'Use 16 heads: the multiply-adds stay the same; what grows is the number of score matrices kept.',
+          attrs: { h: '16' },
+        },
+      ],
     },
   },
   D: {
@@ -90,7 +147,10 @@ export const LESSONS = {
     ],
     extras: {
       sinusoidal: [
-        { try: 'Open the notes\' d_model = 4 example (004): PE(1, 0) = sin 1 = 0.84, PE(1, 1) = cos 1 = 0.54.', patch: { preset: 'sinusoidal.d4' } },
+        {
+          try: "Open the notes' d_model = 4 example (004): PE(1, 0) = sin 1 = 0.84, PE(1, 1) = cos 1 = 0.54.",
+          patch: { preset: 'sinusoidal.d4' },
+        },
         { try: 'Back to your sentence on the trained model.', patch: { preset: '' } },
       ],
     },
@@ -103,7 +163,10 @@ export const LESSONS = {
     ],
     extras: {
       block: [
-        { try: 'Switch to pre-norm and watch the diagram redraw. (This model was trained post-norm, so its numbers change too: it was never trained this way.)', patch: { norm: 'pre', preset: '' } },
+        {
+          try: 'Switch to pre-norm and watch the diagram redraw. (This model was trained post-norm, so its numbers change too: it was never trained this way.)',
+          patch: { norm: 'pre', preset: '' },
+        },
         { try: 'Back to post-norm, as trained.', patch: { norm: '', preset: '' } },
       ],
     },
@@ -111,12 +174,15 @@ export const LESSONS = {
   F: {
     goals: ['enc-dec'],
     intro: [
-      'An encoder lets every token see every other: it reads the whole sentence at once (BERT). A decoder that generates text left to right must not see the future, so before softmax its scores above the diagonal are set to −∞ and their weights become 0 (GPT). An encoder-decoder (the original transformer, for translation) adds cross-attention: the decoder\'s queries read the encoder\'s keys and values.',
+      "An encoder lets every token see every other: it reads the whole sentence at once (BERT). A decoder that generates text left to right must not see the future, so before softmax its scores above the diagonal are set to −∞ and their weights become 0 (GPT). An encoder-decoder (the original transformer, for translation) adds cross-attention: the decoder's queries read the encoder's keys and values.",
       'Generation then feeds each chosen token back in, one at a time; the KV cache keeps the keys and values already computed.',
     ],
     extras: {
       'causal-mask': [
-        { try: 'Switch the mask off on this decoder: each word now sees the words after it. A model trained to predict the next word could then simply copy it, which is why training keeps the mask on.', patch: { causal: 'off', preset: '' } },
+        {
+          try: 'Switch the mask off on this decoder: each word now sees the words after it. A model trained to predict the next word could then simply copy it, which is why training keeps the mask on.',
+          patch: { causal: 'off', preset: '' },
+        },
         { try: 'Switch it back on.', patch: { causal: '', preset: '' } },
         { question: 'predict-causal' },
       ],
@@ -125,7 +191,7 @@ export const LESSONS = {
   G: {
     goals: [],
     intro: [
-      'Attention\'s strength is also its cost: every head of every layer computes an n × n matrix of scores, so time grows as n² d and memory as n². Here you measure it on this machine, see how long contexts avoid storing the matrix, and count where a model\'s parameters are.',
+      "Attention's strength is also its cost: every head of every layer computes an n × n matrix of scores, so time grows as n² d and memory as n². Here you measure it on this machine, see how long contexts avoid storing the matrix, and count where a model's parameters are.",
     ],
     extras: {
       comparison: [{ question: 'transformers-vs-rnns' }],
@@ -134,7 +200,7 @@ export const LESSONS = {
   H: {
     goals: [],
     intro: [
-      'The attention weights are not learned: they are computed from the input every time. What is learned are W_Q, W_K, W_V (and the rest) by backpropagation. Train a tiny transformer in your browser and watch its attention patterns form, then answer the notes\' questions once more.',
+      "The attention weights are not learned: they are computed from the input every time. What is learned are W_Q, W_K, W_V (and the rest) by backpropagation. Train a tiny transformer in your browser and watch its attention patterns form, then answer the notes' questions once more.",
     ],
     extras: {},
   },
@@ -158,14 +224,22 @@ const KEY = 'ap-progress';
 export function loadProgress() {
   try {
     const p = JSON.parse(localStorage.getItem(KEY) || '{}');
-    return { done: p.done && typeof p.done === 'object' ? p.done : {}, last: typeof p.last === 'string' ? p.last : '', answers: p.answers && typeof p.answers === 'object' ? p.answers : {} };
+    return {
+      done: p.done && typeof p.done === 'object' ? p.done : {},
+      last: typeof p.last === 'string' ? p.last : '',
+      answers: p.answers && typeof p.answers === 'object' ? p.answers : {},
+    };
   } catch {
     return { done: {}, last: '', answers: {} }; // storage blocked (a sandboxed frame): progress lives for this visit
   }
 }
 
 export function saveProgress(p) {
-  try { localStorage.setItem(KEY, JSON.stringify(p)); } catch { /* storage blocked */ }
+  try {
+    localStorage.setItem(KEY, JSON.stringify(p));
+  } catch {
+    /* storage blocked */
+  }
 }
 
 /** Is a goal met: every chapter that teaches it marked done? */

@@ -18,11 +18,21 @@ export function scoreOf(value, fallback = 'scaled') {
 
 /** A segmented switch of the score functions; onPick(name). set(name) marks the current one. */
 export function scoreSwitch(onPick) {
-  const buttons = Object.entries(SCORE_FNS).map(([g, f]) => el('button', {
-    type: 'button', text: f.label, dataset: { score: g }, on: { click: () => onPick(g) },
-  }));
+  const buttons = Object.entries(SCORE_FNS).map(([g, f]) =>
+    el('button', {
+      type: 'button',
+      text: f.label,
+      dataset: { score: g },
+      on: { click: () => onPick(g) },
+    }),
+  );
   const node = el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Score function g' } }, ...buttons);
-  return { node, set(score) { for (const b of buttons) b.setAttribute('aria-pressed', String(b.dataset.score === score)); } };
+  return {
+    node,
+    set(score) {
+      for (const b of buttons) b.setAttribute('aria-pressed', String(b.dataset.score === score));
+    },
+  };
 }
 
 /** Queries, keys and values (matrices of lib/heatmap.js) of one head of a run. */
@@ -34,7 +44,17 @@ export function headQKV(run, { layer, head }) {
 
 /** The core's lookup of Q against K, V: { scores, weights, out } (copies; the trace is freed). */
 export function lookupStages(ap, { Q, K, V, score, hard = false }) {
-  const t = ap.lookup({ q: Q.values, k: K.values, v: V.values, n: Q.rows, m: K.rows, d: Q.cols, dV: V.cols, score, hard });
+  const t = ap.lookup({
+    q: Q.values,
+    k: K.values,
+    v: V.values,
+    n: Q.rows,
+    m: K.rows,
+    d: Q.cols,
+    dV: V.cols,
+    score,
+    hard,
+  });
   try {
     return { scores: t.get('scores'), weights: t.get('weights'), out: t.get('out') };
   } finally {

@@ -17,7 +17,9 @@ export const VIEW_MODEL_NAMES = ['mlm', 'translate'];
 // Vite lists the files present when the page is served or built; absent files are simply
 // not listed, so the page never requests a model that is not there.
 const FILES = import.meta.glob('../models/*.safetensors', { query: '?url', import: 'default', eager: true });
-const TRAINED_URLS = Object.fromEntries(Object.entries(FILES).map(([path, url]) => [path.replace(/^.*\/|\.safetensors$/g, ''), url]));
+const TRAINED_URLS = Object.fromEntries(
+  Object.entries(FILES).map(([path, url]) => [path.replace(/^.*\/|\.safetensors$/g, ''), url]),
+);
 
 /** Names of trained model files that exist (they may still fail to load). */
 export function trainedFiles() {
@@ -31,15 +33,41 @@ export function hasModelFile(name) {
 
 /** What the page types by default into each trained model, in its own alphabet. */
 export const TRAINED_EXAMPLES = {
-  sort: 'd3a91c7', reverse: 'hello42', dates: '3 March 1999', grammar: 'the cat near the dogs sleeps .',
+  sort: 'd3a91c7',
+  reverse: 'hello42',
+  dates: '3 March 1999',
+  grammar: 'the cat near the dogs sleeps .',
 };
 
-export const RANDOM_DEFAULTS = { arch: 'decoder', tokenizer: 'word', seed: 1, dModel: 16, nHeads: 2, nLayers: 2, pos: 'sinusoidal' };
+export const RANDOM_DEFAULTS = {
+  arch: 'decoder',
+  tokenizer: 'word',
+  seed: 1,
+  dModel: 16,
+  nHeads: 2,
+  nLayers: 2,
+  pos: 'sinusoidal',
+};
 
 /** The createModel() config of a random-weights model. */
-export function randomConfig({ arch = 'decoder', tokenizer = 'word', dModel = 16, nHeads = 2, nLayers = 2, pos = 'sinusoidal', maxLen = 64 } = {}) {
+export function randomConfig({
+  arch = 'decoder',
+  tokenizer = 'word',
+  dModel = 16,
+  nHeads = 2,
+  nLayers = 2,
+  pos = 'sinusoidal',
+  maxLen = 64,
+} = {}) {
   const config = {
-    arch, dModel, nHeads, nLayers, dFf: 4 * dModel, maxLen, pos, tokenizer,
+    arch,
+    dModel,
+    nHeads,
+    nLayers,
+    dFf: 4 * dModel,
+    maxLen,
+    pos,
+    tokenizer,
     // No causal flag: the core's default masks a decoder (decoder-only, or the decoder of an
     // encoder-decoder), as GPT is; an encoder has no mask. The student may switch it off.
   };
@@ -55,7 +83,15 @@ export function randomKey(spec = {}) {
 
 function parseRandomKey(key) {
   const [, arch, tokenizer, seed, dModel, nHeads, nLayers, pos] = key.split('|')[0].split(':');
-  return { arch, tokenizer, seed: Number(seed), dModel: Number(dModel), nHeads: Number(nHeads), nLayers: Number(nLayers), pos };
+  return {
+    arch,
+    tokenizer,
+    seed: Number(seed),
+    dModel: Number(dModel),
+    nHeads: Number(nHeads),
+    nLayers: Number(nLayers),
+    pos,
+  };
 }
 
 // key -> { promise, entry }
@@ -66,17 +102,30 @@ function fetchBytes(name) {
   if (!bytesCache.has(name)) {
     const url = TRAINED_URLS[name];
     if (!url) return Promise.reject(new Error(`no model file web/models/${name}.safetensors`));
-    bytesCache.set(name, fetch(url).then((r) => {
-      if (!r.ok) throw new Error(`could not fetch ${name}.safetensors (HTTP ${r.status})`);
-      return r.arrayBuffer();
-    }).then((b) => new Uint8Array(b)).catch((err) => { bytesCache.delete(name); throw err; }));
+    bytesCache.set(
+      name,
+      fetch(url)
+        .then((r) => {
+          if (!r.ok) throw new Error(`could not fetch ${name}.safetensors (HTTP ${r.status})`);
+          return r.arrayBuffer();
+        })
+        .then((b) => new Uint8Array(b))
+        .catch((err) => {
+          bytesCache.delete(name);
+          throw err;
+        }),
+    );
   }
   return bytesCache.get(name);
 }
 
 function makeEntry(key, model, extra = {}) {
   let metadata = {};
-  try { metadata = model.metadata || {}; } catch { metadata = {}; }
+  try {
+    metadata = model.metadata || {};
+  } catch {
+    metadata = {};
+  }
   return { key, model, base: { ...model.config }, metadata, ...extra };
 }
 
@@ -118,7 +167,17 @@ export function getModel(key) {
   let slot = cache.get(key);
   if (!slot) {
     slot = { entry: null, promise: null, error: null };
-    slot.promise = create(key).then((entry) => { slot.entry = entry; return entry; }, (err) => { slot.error = err; cache.delete(key); throw err; });
+    slot.promise = create(key).then(
+      (entry) => {
+        slot.entry = entry;
+        return entry;
+      },
+      (err) => {
+        slot.error = err;
+        cache.delete(key);
+        throw err;
+      },
+    );
     cache.set(key, slot);
   }
   return slot.promise;
@@ -150,7 +209,11 @@ let trainedList = null;
  * here; the weights load when a model is used.
  */
 export function availableTrainedModels() {
-  trainedList ??= Promise.resolve(trainedFiles().filter((name) => MODEL_HEADERS[name]).map((name) => ({ name, ...MODEL_HEADERS[name] })));
+  trainedList ??= Promise.resolve(
+    trainedFiles()
+      .filter((name) => MODEL_HEADERS[name])
+      .map((name) => ({ name, ...MODEL_HEADERS[name] })),
+  );
   return trainedList;
 }
 

@@ -18,7 +18,8 @@ export function normals(n, seed) {
   const r = rng(seed);
   const out = new Float32Array(n);
   for (let i = 0; i < n; i += 2) {
-    const u = Math.max(r(), 1e-12), v = r();
+    const u = Math.max(r(), 1e-12),
+      v = r();
     const m = Math.sqrt(-2 * Math.log(u));
     out[i] = m * Math.cos(2 * Math.PI * v);
     if (i + 1 < n) out[i + 1] = m * Math.sin(2 * Math.PI * v);

@@ -8,7 +8,11 @@ import { getPlayground } from './playground.js';
 export const NOTES_SENTENCE = 'The agreement on the European Economic Area was signed in August 1992.';
 
 // Vite lists the file if it exists (an absent file is simply not listed).
-const FILES = import.meta.glob('../models/translate-rnn.safetensors', { query: '?url', import: 'default', eager: true });
+const FILES = import.meta.glob('../models/translate-rnn.safetensors', {
+  query: '?url',
+  import: 'default',
+  eager: true,
+});
 const URL_OF = Object.values(FILES)[0];
 
 let promise = null;
@@ -22,7 +26,10 @@ export function translationRnn() {
       const r = await fetch(URL_OF);
       if (!r.ok) throw new Error(`could not fetch translate-rnn.safetensors (HTTP ${r.status})`);
       return ap.loadRnnAttention(new Uint8Array(await r.arrayBuffer()));
-    })().catch((err) => { promise = null; throw err; });
+    })().catch((err) => {
+      promise = null;
+      throw err;
+    });
   }
   return promise;
 }

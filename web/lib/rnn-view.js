@@ -31,7 +31,15 @@ export function tokenRows(run) {
 export function rnnStates(ap, { x, n, dIn, dHidden = RNN.dHidden, radius = RNN.radius, seed = RNN.seed }) {
   const t = ap.rnn({ x, n, dIn, dHidden, spectralRadius: radius, seed });
   try {
-    return { n, dHidden, h: t.get('rnn_h'), pre: t.get('rnn_pre'), grad: t.get('rnn_grad_norm'), wxh: t.get('rnn_wxh'), whh: t.get('rnn_whh') };
+    return {
+      n,
+      dHidden,
+      h: t.get('rnn_h'),
+      pre: t.get('rnn_pre'),
+      grad: t.get('rnn_grad_norm'),
+      wxh: t.get('rnn_wxh'),
+      whh: t.get('rnn_whh'),
+    };
   } finally {
     t.dispose();
   }
@@ -40,7 +48,7 @@ export function rnnStates(ap, { x, n, dIn, dHidden = RNN.dHidden, radius = RNN.r
 /** Rows of x (n x d) cycled to `length` rows: the text read again and again. */
 export function repeatRows(x, n, d, length) {
   const out = new Float32Array(length * d);
-  for (let i = 0; i < length; i++) out.set(x.subarray((i % n) * d, (i % n + 1) * d), i * d);
+  for (let i = 0; i < length; i++) out.set(x.subarray((i % n) * d, ((i % n) + 1) * d), i * d);
   return out;
 }
 
@@ -91,30 +99,68 @@ const short = (label, k = 9) => (label.length > k ? `${label.slice(0, k - 1)}…
 /** An arrow from (x1, y1) to (x2, y2) in `color` (a CSS value). */
 function arrow(x1, y1, x2, y2, color, { width = 1.6, dash = '' } = {}) {
   const g = s('g');
-  const a = Math.atan2(y2 - y1, x2 - x1), L = 7;
-  const bx = x2 - L * Math.cos(a), by = y2 - L * Math.sin(a);
-  g.append(s('line', { x1, y1, x2: bx, y2: by, 'stroke-width': width, 'stroke-dasharray': dash, style: { stroke: color } }));
-  g.append(s('polygon', {
-    points: `${x2},${y2} ${bx + 4 * Math.sin(a)},${by - 4 * Math.cos(a)} ${bx - 4 * Math.sin(a)},${by + 4 * Math.cos(a)}`,
-    style: { fill: color },
-  }));
+  const a = Math.atan2(y2 - y1, x2 - x1),
+    L = 7;
+  const bx = x2 - L * Math.cos(a),
+    by = y2 - L * Math.sin(a);
+  g.append(
+    s('line', { x1, y1, x2: bx, y2: by, 'stroke-width': width, 'stroke-dasharray': dash, style: { stroke: color } }),
+  );
+  g.append(
+    s('polygon', {
+      points: `${x2},${y2} ${bx + 4 * Math.sin(a)},${by - 4 * Math.cos(a)} ${bx - 4 * Math.sin(a)},${by + 4 * Math.cos(a)}`,
+      style: { fill: color },
+    }),
+  );
   return g;
 }
 
 function box(x, y, w, h, label, { stroke, fill = 'var(--_panel)', dash = '', bold = false, opacity = 1 } = {}) {
   const g = s('g', { opacity });
-  g.append(s('rect', { x, y, width: w, height: h, rx: 6, 'stroke-width': bold ? 2.5 : 1.2, 'stroke-dasharray': dash, style: { stroke, fill } }));
-  g.append(s('text', { x: x + w / 2, y: y + h / 2 + 4, 'text-anchor': 'middle', 'font-size': 12, 'font-weight': bold ? 700 : 400, style: { fill: 'var(--_fg)', 'font-family': 'var(--_mono)' } }, label));
+  g.append(
+    s('rect', {
+      x,
+      y,
+      width: w,
+      height: h,
+      rx: 6,
+      'stroke-width': bold ? 2.5 : 1.2,
+      'stroke-dasharray': dash,
+      style: { stroke, fill },
+    }),
+  );
+  g.append(
+    s(
+      'text',
+      {
+        x: x + w / 2,
+        y: y + h / 2 + 4,
+        'text-anchor': 'middle',
+        'font-size': 12,
+        'font-weight': bold ? 700 : 400,
+        style: { fill: 'var(--_fg)', 'font-family': 'var(--_mono)' },
+      },
+      label,
+    ),
+  );
   return g;
 }
 
 // Both pictures share their columns, so a token's box in one sits above its box in the other.
-const COL = 92, LEFT = 70;
+const COL = 92,
+  LEFT = 70;
 const colX = (i) => LEFT + i * COL + COL / 2;
 
 function svgFor(n, height, label, cls) {
   const width = LEFT + n * COL + 8;
-  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', class: cls, 'aria-label': label });
+  const svg = s('svg', {
+    viewBox: `0 0 ${width} ${height}`,
+    width,
+    height,
+    role: 'img',
+    class: cls,
+    'aria-label': label,
+  });
   svg.style.maxWidth = 'none';
   svg.style.display = 'block';
   return svg;
@@ -133,7 +179,9 @@ export function scrollToColumn(box, i) {
 export function chainSvg({ labels, t }) {
   const n = labels.length;
   const svg = svgFor(n, 150, `RNN chain over ${n} tokens, step ${t} of ${n}`, 'rnn-chain');
-  const muted = 'var(--_muted)', accent = 'var(--_accent)', fg = 'var(--_fg)';
+  const muted = 'var(--_muted)',
+    accent = 'var(--_accent)',
+    fg = 'var(--_fg)';
   svg.append(box(8, 32, 50, 30, 'h₀=0', { stroke: muted }));
   for (let i = 0; i < n; i++) {
     const cx = colX(i);
@@ -142,13 +190,26 @@ export function chainSvg({ labels, t }) {
     const dash = state === 'waiting' ? '4 3' : '';
     const opacity = state === 'waiting' ? 0.55 : 1;
     const g = s('g', { 'data-step': i + 1, 'data-state': state });
-    g.append(box(cx - 30, 32, 60, 30, `h${sub(i + 1)}`, { stroke, dash, bold: state === 'current', opacity, fill: state === 'current' ? 'var(--_accent-bg)' : 'var(--_panel)' }));
+    g.append(
+      box(cx - 30, 32, 60, 30, `h${sub(i + 1)}`, {
+        stroke,
+        dash,
+        bold: state === 'current',
+        opacity,
+        fill: state === 'current' ? 'var(--_accent-bg)' : 'var(--_panel)',
+      }),
+    );
     g.append(box(cx - 40, 110, 80, 26, short(labels[i]), { stroke, dash, opacity }));
-    g.append(s('text', { x: cx, y: 148, 'text-anchor': 'middle', 'font-size': 10, style: { fill: muted } }, `x${sub(i + 1)}`));
+    g.append(
+      s('text', { x: cx, y: 148, 'text-anchor': 'middle', 'font-size': 10, style: { fill: muted } }, `x${sub(i + 1)}`),
+    );
     g.append(arrow(cx, 110, cx, 63, stroke, { dash }));
     const from = i === 0 ? 58 : cx - COL + 30;
     g.append(arrow(from, 47, cx - 31, 47, stroke, { dash, width: state === 'current' ? 2.4 : 1.6 }));
-    if (state === 'current') g.append(s('text', { x: cx, y: 22, 'text-anchor': 'middle', 'font-size': 11, style: { fill: accent } }, `step ${t}`));
+    if (state === 'current')
+      g.append(
+        s('text', { x: cx, y: 22, 'text-anchor': 'middle', 'font-size': 11, style: { fill: accent } }, `step ${t}`),
+      );
     svg.append(g);
   }
   return svg;
@@ -159,7 +220,9 @@ export function chainSvg({ labels, t }) {
  * weights[j] (the core's softmax row). Masked (future) keys have weight 0 and get no arc.
  */
 export function hopsSvg({ labels, weights, t }) {
-  const n = labels.length, base = 136, top = 8;
+  const n = labels.length,
+    base = 136,
+    top = 8;
   const svg = svgFor(n, base + 30, `Self-attention from token ${t}: one hop to each of ${n} tokens`, 'attn-hops');
   const q = colX(t - 1);
   let max = 0;
@@ -168,39 +231,88 @@ export function hopsSvg({ labels, weights, t }) {
   for (let j = 0; j < n; j++) {
     const w = weights[j];
     if (!(w > 0)) continue;
-    const x = colX(j), dist = Math.abs(j - (t - 1));
+    const x = colX(j),
+      dist = Math.abs(j - (t - 1));
     const rel = max > 0 ? w / max : 0;
     const style = { stroke: 'var(--_accent)', fill: 'none', opacity: String(0.3 + 0.7 * rel) };
     let path, lx, ly;
-    if (dist === 0) { // a small loop: the token attends to itself
+    if (dist === 0) {
+      // a small loop: the token attends to itself
       path = `M ${x - 12} ${base} C ${x - 30} ${base - 40}, ${x + 30} ${base - 40}, ${x + 12} ${base}`;
-      lx = x; ly = base - 34;
-    } else { // higher arcs for farther tokens; the apex of a quadratic curve is at half the control height
+      lx = x;
+      ly = base - 34;
+    } else {
+      // higher arcs for farther tokens; the apex of a quadratic curve is at half the control height
       const h = 48 + (base - top - 58) * (n > 2 ? (dist - 1) / (n - 2) : 0);
       path = `M ${q + (j < t - 1 ? -14 : 14)} ${base} Q ${(q + x) / 2} ${base - 2 * h} ${x} ${base}`;
-      lx = (q + x) / 2; ly = base - h - 5;
+      lx = (q + x) / 2;
+      ly = base - h - 5;
     }
     svg.append(s('path', { d: path, 'stroke-width': 1 + 6 * rel, style, 'data-key': j, 'data-weight': String(w) }));
-    labelsLayer.append(s('text', { x: lx, y: ly, 'text-anchor': 'middle', 'font-size': 11, style: { fill: 'var(--_fg)', 'paint-order': 'stroke', stroke: 'var(--_bg)', 'stroke-width': '3px' } }, fmt(w, 2)));
+    labelsLayer.append(
+      s(
+        'text',
+        {
+          x: lx,
+          y: ly,
+          'text-anchor': 'middle',
+          'font-size': 11,
+          style: { fill: 'var(--_fg)', 'paint-order': 'stroke', stroke: 'var(--_bg)', 'stroke-width': '3px' },
+        },
+        fmt(w, 2),
+      ),
+    );
   }
   svg.append(labelsLayer);
   for (let j = 0; j < n; j++) {
     const x = colX(j);
     const cur = j === t - 1;
-    svg.append(box(x - 40, base, 80, 26, short(labels[j]), { stroke: cur ? 'var(--_accent)' : 'var(--_fg)', bold: cur, fill: cur ? 'var(--_accent-bg)' : 'var(--_panel)' }));
+    svg.append(
+      box(x - 40, base, 80, 26, short(labels[j]), {
+        stroke: cur ? 'var(--_accent)' : 'var(--_fg)',
+        bold: cur,
+        fill: cur ? 'var(--_accent-bg)' : 'var(--_panel)',
+      }),
+    );
   }
   return svg;
 }
 
 /** A stepper over t = 1..n: ◀, a slider, ▶ and a label; onChange(t). */
 export function stepControls(label, onChange) {
-  const range = el('input', { type: 'range', min: 1, max: 1, step: 1, value: 1, attrs: { 'aria-label': label }, on: { input: () => onChange(Number(range.value)) } });
-  const prev = el('button', { type: 'button', className: 'small', text: '◀', attrs: { 'aria-label': 'previous step' }, on: { click: () => onChange(Number(range.value) - 1) } });
-  const next = el('button', { type: 'button', className: 'small', text: '▶', attrs: { 'aria-label': 'next step' }, on: { click: () => onChange(Number(range.value) + 1) } });
+  const range = el('input', {
+    type: 'range',
+    min: 1,
+    max: 1,
+    step: 1,
+    value: 1,
+    attrs: { 'aria-label': label },
+    on: { input: () => onChange(Number(range.value)) },
+  });
+  const prev = el('button', {
+    type: 'button',
+    className: 'small',
+    text: '◀',
+    attrs: { 'aria-label': 'previous step' },
+    on: { click: () => onChange(Number(range.value) - 1) },
+  });
+  const next = el('button', {
+    type: 'button',
+    className: 'small',
+    text: '▶',
+    attrs: { 'aria-label': 'next step' },
+    on: { click: () => onChange(Number(range.value) + 1) },
+  });
   const out = el('span', { className: 'mono' });
-  const node = el('div', { className: 'controls' }, el('label', { className: 'field inline' }, el('span', { text: label }), prev, range, next), out);
+  const node = el(
+    'div',
+    { className: 'controls' },
+    el('label', { className: 'field inline' }, el('span', { text: label }), prev, range, next),
+    out,
+  );
   return {
-    node, out,
+    node,
+    out,
     set(t, n) {
       range.max = String(n);
       range.value = String(t);

@@ -18,7 +18,10 @@ function touch(key, run) {
   }
   let live = 0;
   for (const r of [...runs.values()].reverse()) {
-    if (r._trace) { live++; if (live > TRACE_LRU) r._drop(); }
+    if (r._trace) {
+      live++;
+      if (live > TRACE_LRU) r._drop();
+    }
   }
 }
 
@@ -28,16 +31,31 @@ function piecesOf(model, ids) {
 }
 
 export class Run {
-  constructor(key, { kind, compute, tokens, srcTokens = null, unknown = new Set(), srcUnknown = new Set(), config, tensor, model = null, entry = null, preset = null }) {
+  constructor(
+    key,
+    {
+      kind,
+      compute,
+      tokens,
+      srcTokens = null,
+      unknown = new Set(),
+      srcUnknown = new Set(),
+      config,
+      tensor,
+      model = null,
+      entry = null,
+      preset = null,
+    },
+  ) {
     this.key = key;
-    this.kind = kind;             // 'model' | 'preset' | 'attention'
-    this._compute = compute;      // () => Trace
-    this.tokens = tokens;         // labels of the main stack's positions
-    this.srcTokens = srcTokens;   // encoder positions (encoder-decoder)
-    this.unknown = unknown;       // positions (main stack) not in the vocabulary
+    this.kind = kind; // 'model' | 'preset' | 'attention'
+    this._compute = compute; // () => Trace
+    this.tokens = tokens; // labels of the main stack's positions
+    this.srcTokens = srcTokens; // encoder positions (encoder-decoder)
+    this.unknown = unknown; // positions (main stack) not in the vocabulary
     this.srcUnknown = srcUnknown;
-    this.config = config;         // { arch, dModel, nHeads, dK, nLayers, dFf, pos, causal, scale, norm, act }
-    this._tensor = tensor;        // name -> { data, shape } | null
+    this.config = config; // { arch, dModel, nHeads, dK, nLayers, dFf, pos, causal, scale, norm, act }
+    this._tensor = tensor; // name -> { data, shape } | null
     this.model = model;
     this.entry = entry;
     this.preset = preset;
@@ -57,7 +75,10 @@ export class Run {
   }
 
   _drop() {
-    if (this._trace) { this._trace.dispose(); this._trace = null; }
+    if (this._trace) {
+      this._trace.dispose();
+      this._trace = null;
+    }
   }
 
   /** [{ name, stack, layer, shape }] in computation order. */
@@ -69,7 +90,12 @@ export class Run {
   /** Is there such a stage (for this layer / stack)? */
   has(name, { layer = null, stack } = {}) {
     const st = stack ?? this.mainStack;
-    return this.stages().some((s) => s.name === name && (layer == null || s.layer === layer || s.layer === null) && (st == null || s.stack === st || s.stack === ''));
+    return this.stages().some(
+      (s) =>
+        s.name === name &&
+        (layer == null || s.layer === layer || s.layer === null) &&
+        (st == null || s.stack === st || s.stack === ''),
+    );
   }
 
   get mainStack() {
@@ -139,7 +165,10 @@ function presetRun(ap, state) {
   const own = causal === meta.causal && scale === meta.scale && nHeads === meta.nHeads;
   const key = `preset:${id}:${causal}:${scale}:${nHeads}`;
   const cached = runs.get(key);
-  if (cached) { touch(key, cached); return cached; }
+  if (cached) {
+    touch(key, cached);
+    return cached;
+  }
   const inputs = ap.presets.get(id);
   let compute;
   if (own) compute = () => ap.presets.run(id);
@@ -149,8 +178,23 @@ function presetRun(ap, state) {
     compute = () => {
       const base = ap.presets.run(id);
       let x;
-      try { x = base.get('x'); } finally { base.dispose(); }
-      return ap.attention({ x, wq: inputs.wq, wk: inputs.wk, wv: inputs.wv, wo: inputs.wo, n: inputs.n, dModel: meta.dModel, nHeads, causal, scale });
+      try {
+        x = base.get('x');
+      } finally {
+        base.dispose();
+      }
+      return ap.attention({
+        x,
+        wq: inputs.wq,
+        wk: inputs.wk,
+        wv: inputs.wv,
+        wo: inputs.wo,
+        n: inputs.n,
+        dModel: meta.dModel,
+        nHeads,
+        causal,
+        scale,
+      });
     };
   }
   const tensors = { wq: inputs.wq, wk: inputs.wk, wv: inputs.wv, wo: inputs.wo };
@@ -159,7 +203,18 @@ function presetRun(ap, state) {
     kind: 'preset',
     compute,
     tokens: meta.tokens,
-    config: configOf({ arch: 'attention', dModel: d, nHeads, nLayers: 1, dFf: 0, pos: meta.pos, causal, scale, norm: 'post', act: 'relu' }),
+    config: configOf({
+      arch: 'attention',
+      dModel: d,
+      nHeads,
+      nLayers: 1,
+      dFf: 0,
+      pos: meta.pos,
+      causal,
+      scale,
+      norm: 'post',
+      act: 'relu',
+    }),
     tensor: (name) => (tensors[name] ? { data: tensors[name], shape: [d, d] } : null),
     preset: meta,
   });
@@ -180,25 +235,40 @@ function inputFor(entry, text) {
       // The decoder side shows the model's own greedy answer, so cross-attention aligns
       // the source with what the model actually writes.
       const g = model.generate(enc.ids, { maxTokens: Math.min(16, entry.base.maxLen - 1) });
-      try { tgt = g.sequence; } finally { g.dispose(); }
+      try {
+        tgt = g.sequence;
+      } finally {
+        g.dispose();
+      }
     } else if (enc.ids.length > 0) {
       tgt = Int32Array.from([bos, ...Array.from(enc.ids).slice(0, Math.max(1, enc.ids.length - 1))]);
     }
     return {
       input: { src: enc.ids, tgt },
-      tokens: piecesOf(model, tgt), srcTokens: enc.pieces,
-      unknown: new Set(), srcUnknown: new Set(enc.unknown),
+      tokens: piecesOf(model, tgt),
+      srcTokens: enc.pieces,
+      unknown: new Set(),
+      srcUnknown: new Set(enc.unknown),
     };
   }
   if (entry.kind === 'trained' && entry.metadata.task) {
-    if (model.tokenizer.encode(text).ids.length === 0) return { input: new Int32Array(0), tokens: [], unknown: new Set() };
+    if (model.tokenizer.encode(text).ids.length === 0)
+      return { input: new Int32Array(0), tokens: [], unknown: new Set() };
     const p = model.prompt(text);
     let ids = p.ids;
     if (entry.metadata.separator) {
       const g = model.generate(ids, { maxTokens: Math.max(1, Math.min(16, entry.base.maxLen - ids.length)) });
-      try { ids = g.sequence; } finally { g.dispose(); }
+      try {
+        ids = g.sequence;
+      } finally {
+        g.dispose();
+      }
     }
-    return { input: ids, tokens: [...p.pieces, ...piecesOf(model, ids.slice(p.pieces.length))], unknown: new Set(p.unknown) };
+    return {
+      input: ids,
+      tokens: [...p.pieces, ...piecesOf(model, ids.slice(p.pieces.length))],
+      unknown: new Set(p.unknown),
+    };
   }
   const enc = model.tokenizer.encode(text);
   return { input: enc.ids, tokens: enc.pieces, unknown: new Set(enc.unknown) };
@@ -208,24 +278,35 @@ function modelRun(entry, state) {
   const switches = switchesFor(entry, state.switches);
   const key = `model:${entry.key}:${JSON.stringify(switches)}:${state.text}`;
   const cached = runs.get(key);
-  if (cached) { touch(key, cached); return cached; }
+  if (cached) {
+    touch(key, cached);
+    return cached;
+  }
   const model = entry.model;
   const { input, tokens, srcTokens = null, unknown, srcUnknown = new Set() } = inputFor(entry, state.text);
   const n = input.src ? input.src.length : input.length;
   const run = new Run(key, {
     kind: 'model',
     compute: () => model.forward(input, switches),
-    tokens, srcTokens, unknown, srcUnknown,
+    tokens,
+    srcTokens,
+    unknown,
+    srcUnknown,
     config: configOf(model.configFor(switches)),
     tensor: (name) => {
       const t = model.tensors().find((x) => x.name === name);
       return t ? { data: model.getTensor(name), shape: t.shape } : null;
     },
-    model, entry,
+    model,
+    entry,
   });
   run.empty = n === 0;
   if (!run.empty) {
-    try { run._t(); } catch (err) { run.error = err; }
+    try {
+      run._t();
+    } catch (err) {
+      run.error = err;
+    }
   }
   touch(key, run);
   return run;
@@ -236,7 +317,10 @@ export function runIds(entry, ids, switches = {}, labels = null) {
   const sw = switchesFor(entry, switches);
   const key = `ids:${entry.key}:${JSON.stringify(sw)}:${Array.from(ids).join(',')}`;
   const cached = runs.get(key);
-  if (cached) { touch(key, cached); return cached; }
+  if (cached) {
+    touch(key, cached);
+    return cached;
+  }
   const run = new Run(key, {
     kind: 'model',
     compute: () => entry.model.forward(ids, sw),
@@ -246,9 +330,14 @@ export function runIds(entry, ids, switches = {}, labels = null) {
       const t = entry.model.tensors().find((x) => x.name === name);
       return t ? { data: entry.model.getTensor(name), shape: t.shape } : null;
     },
-    model: entry.model, entry,
+    model: entry.model,
+    entry,
   });
-  try { run._t(); } catch (err) { run.error = err; }
+  try {
+    run._t();
+  } catch (err) {
+    run.error = err;
+  }
   touch(key, run);
   return run;
 }
@@ -275,11 +364,18 @@ export function generationFor(entry, prompt, options, switches = {}) {
   try {
     const g = entry.model.generate(prompt, { ...options, switches: sw });
     out = {
-      prompt: Array.from(g.prompt), tokens: Array.from(g.tokens), text: g.text, stop: g.stop, unknown: g.unknown,
+      prompt: Array.from(g.prompt),
+      tokens: Array.from(g.tokens),
+      text: g.text,
+      stop: g.stop,
+      unknown: g.unknown,
       steps: g.steps.map((s) => {
         const copies = new Map();
         return {
-          token: s.token, piece: s.piece, cacheLen: s.cacheLen, distribution: s.distribution,
+          token: s.token,
+          piece: s.piece,
+          cacheLen: s.cacheLen,
+          distribution: s.distribution,
           stages: s.trace.stages(),
           get(name, opts = {}) {
             const k = `${name}|${opts.layer ?? ''}|${opts.head ?? ''}|${opts.stack ?? ''}`;

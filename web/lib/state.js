@@ -22,11 +22,11 @@ export const DEFAULTS = {
   layer: 0,
   head: 0,
   step: '',
-  causal: '',  // '' = the model's own setting, 'on' / 'off'
+  causal: '', // '' = the model's own setting, 'on' / 'off'
   scale: '',
-  heads: '',   // '' = the model's own number of heads
-  pos: '',     // '' | none | sinusoidal | rope
-  norm: '',    // '' | post | pre
+  heads: '', // '' = the model's own number of heads
+  pos: '', // '' | none | sinusoidal | rope
+  norm: '', // '' | post | pre
 };
 
 /** Names of state fields (attributes and URL parameters). */
@@ -99,7 +99,9 @@ export function readUrl(href) {
   const raw = {};
   const hide = [];
   for (const [k, v] of url.searchParams) {
-    if (k.endsWith('_hide')) { if (v !== '0') hide.push(k.slice(0, -5)); } else if (STATE_KEYS.includes(k)) raw[k] = v;
+    if (k.endsWith('_hide')) {
+      if (v !== '0') hide.push(k.slice(0, -5));
+    } else if (STATE_KEYS.includes(k)) raw[k] = v;
   }
   const hash = new URLSearchParams(url.hash.replace(/^#/, ''));
   return { raw, state: parseState(raw), hide, concept: hash.get('concept') || '', chapter: hash.get('chapter') || '' };

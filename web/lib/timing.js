@@ -16,7 +16,10 @@ export function yieldToBrowser() {
  * `cancelled()` is polled between samples; when it turns true the promise rejects with an Error
  * whose `cancelled` is true.
  */
-export async function timeCall(fn, { budgetMs = 80, minReps = 3, maxReps = 40, sampleMs = 4, cancelled = () => false } = {}) {
+export async function timeCall(
+  fn,
+  { budgetMs = 80, minReps = 3, maxReps = 40, sampleMs = 4, cancelled = () => false } = {},
+) {
   const check = async () => {
     await yieldToBrowser();
     if (cancelled()) throw Object.assign(new Error('measurement stopped'), { cancelled: true });
@@ -54,10 +57,16 @@ export async function timeCall(fn, { budgetMs = 80, minReps = 3, maxReps = 40, s
 export function fitPowerLaw(points) {
   const pts = points.filter(([x, y]) => x > 0 && y > 0);
   if (pts.length < 2) return null;
-  const lx = pts.map(([x]) => Math.log(x)), ly = pts.map(([, y]) => Math.log(y));
-  const mx = mean(lx), my = mean(ly);
-  let sxy = 0, sxx = 0;
-  for (let i = 0; i < pts.length; i++) { sxy += (lx[i] - mx) * (ly[i] - my); sxx += (lx[i] - mx) ** 2; }
+  const lx = pts.map(([x]) => Math.log(x)),
+    ly = pts.map(([, y]) => Math.log(y));
+  const mx = mean(lx),
+    my = mean(ly);
+  let sxy = 0,
+    sxx = 0;
+  for (let i = 0; i < pts.length; i++) {
+    sxy += (lx[i] - mx) * (ly[i] - my);
+    sxx += (lx[i] - mx) ** 2;
+  }
   if (sxx === 0) return null;
   const p = sxy / sxx;
   return { p, c: Math.exp(my - p * mx), points: pts.length };
@@ -68,8 +77,13 @@ export function fitPowerLaw(points) {
  * so the largest, slowest sizes weigh most): c = Σ y x^p / Σ x^2p.
  */
 export function fitFixedPower(points, p) {
-  let num = 0, den = 0;
-  for (const [x, y] of points) { const xp = x ** p; num += y * xp; den += xp * xp; }
+  let num = 0,
+    den = 0;
+  for (const [x, y] of points) {
+    const xp = x ** p;
+    num += y * xp;
+    den += xp * xp;
+  }
   return den > 0 ? num / den : 0;
 }
 
@@ -80,7 +94,12 @@ function mean(a) {
 /** Bytes as people say them, in powers of 1000 as the notes do (10 GB): "4.19 MB". */
 export function fmtBytes(b) {
   if (!Number.isFinite(b)) return String(b);
-  const units = [[1e12, 'TB'], [1e9, 'GB'], [1e6, 'MB'], [1e3, 'KB']];
+  const units = [
+    [1e12, 'TB'],
+    [1e9, 'GB'],
+    [1e6, 'MB'],
+    [1e3, 'KB'],
+  ];
   for (const [size, unit] of units) {
     if (Math.abs(b) >= size) {
       const v = b / size;

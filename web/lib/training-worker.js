@@ -39,7 +39,10 @@ function fail(err) {
 }
 
 function disposeTrainer() {
-  if (trainer) { trainer.dispose(); trainer = null; }
+  if (trainer) {
+    trainer.dispose();
+    trainer = null;
+  }
 }
 
 // Token ids of the fixed example, as the task's model reads it (tasks.hpp): decoder-only seq2seq
@@ -59,8 +62,15 @@ function exampleInput(model) {
     return Array.from(p.ids);
   };
   if (model.config.arch === 'encoder-decoder') {
-    const s = encode(src), t = [...prompt(src), ...encode(tgt)]; // the decoder: <bos> tgt
-    return { input: { src: Int32Array.from(s), tgt: Int32Array.from(t) }, rows: t, cols: s, stage: 'cross_weights', maskStage: null };
+    const s = encode(src),
+      t = [...prompt(src), ...encode(tgt)]; // the decoder: <bos> tgt
+    return {
+      input: { src: Int32Array.from(s), tgt: Int32Array.from(t) },
+      rows: t,
+      cols: s,
+      stage: 'cross_weights',
+      maskStage: null,
+    };
   }
   const ids = src ? [...prompt(src), ...encode(tgt)] : prompt(tgt);
   return { input: Int32Array.from(ids), rows: ids, cols: ids, stage: 'weights', maskStage: 'masked' };
@@ -109,7 +119,8 @@ function look(model) {
     const t = model.forward(Int32Array.from(ids));
     try {
       const probs = t.get('probs');
-      const V = model.vocab.length, row = (ids.length - 1) * V;
+      const V = model.vocab.length,
+        row = (ids.length - 1) * V;
       const id = (w) => model.vocab.indexOf(w);
       answer.pGood = probs[row + id(spec.example.good)];
       answer.pBad = probs[row + id(spec.example.bad)];
@@ -118,8 +129,16 @@ function look(model) {
     }
   }
   return {
-    attention: { stage: ex.stage, rowLabels: ex.rows.map(piece), colLabels: ex.cols.map(piece), heads, nLayers, nHeads },
-    answer, transfer,
+    attention: {
+      stage: ex.stage,
+      rowLabels: ex.rows.map(piece),
+      colLabels: ex.cols.map(piece),
+      heads,
+      nLayers,
+      nHeads,
+    },
+    answer,
+    transfer,
   };
 }
 
@@ -130,12 +149,26 @@ function report(type, loss) {
   }
   const model = trainer.snapshot();
   let seen;
-  try { seen = look(model); } finally { model.dispose(); }
-  post({
-    type, step: info.steps, loss, lr: info.lr, gradNorm: info.gradNorm,
-    accuracy: lastEval.accuracy, correct: lastEval.correct, total: lastEval.total,
-    attention: seen.attention, answer: seen.answer,
-  }, seen.transfer);
+  try {
+    seen = look(model);
+  } finally {
+    model.dispose();
+  }
+  post(
+    {
+      type,
+      step: info.steps,
+      loss,
+      lr: info.lr,
+      gradNorm: info.gradNorm,
+      accuracy: lastEval.accuracy,
+      correct: lastEval.correct,
+      total: lastEval.total,
+      attention: seen.attention,
+      answer: seen.answer,
+    },
+    seen.transfer,
+  );
 }
 
 function chunk() {
@@ -194,17 +227,29 @@ self.onmessage = async (e) => {
       let created;
       try {
         created = await ap.createTrainer({
-          task: spec.task, config: spec.config, from, seed: spec.seed, lr: spec.lr,
-          warmupSteps: spec.warmupSteps, totalSteps: spec.totalSteps, batch: spec.batch,
+          task: spec.task,
+          config: spec.config,
+          from,
+          seed: spec.seed,
+          lr: spec.lr,
+          warmupSteps: spec.warmupSteps,
+          totalSteps: spec.totalSteps,
+          batch: spec.batch,
         });
       } finally {
         from?.dispose();
       }
-      if (gen !== msg.gen) { created.dispose(); return; } // superseded meanwhile
+      if (gen !== msg.gen) {
+        created.dispose();
+        return;
+      } // superseded meanwhile
       trainer = created;
       report('ready', null);
       if (running) loop();
-      else if (pendingStep) { pendingStep = false; stepOnce(); }
+      else if (pendingStep) {
+        pendingStep = false;
+        stepOnce();
+      }
     } else if (msg.type === 'run') {
       running = true; // (a run that arrives while 'init' is loading starts once it is ready)
       if (trainer) loop();
@@ -213,7 +258,10 @@ self.onmessage = async (e) => {
       if (trainer) post({ type: 'paused', step: trainer.info().steps });
     } else if (msg.type === 'step') {
       if (running) return;
-      if (!trainer) { pendingStep = true; return; }
+      if (!trainer) {
+        pendingStep = true;
+        return;
+      }
       stepOnce();
     } else if (msg.type === 'dispose') {
       running = false;

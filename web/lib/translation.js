@@ -21,7 +21,8 @@ export function translationEntry() {
 export function encodeSource(model, text) {
   const enc = model.tokenizer.encode(text);
   if (enc.ids.length === 0) throw new Error('Type an English sentence for the model to translate.');
-  if (enc.ids.length > model.config.maxLen) throw new Error(`The sentence has ${enc.ids.length} words; this model reads at most ${model.config.maxLen}.`);
+  if (enc.ids.length > model.config.maxLen)
+    throw new Error(`The sentence has ${enc.ids.length} words; this model reads at most ${model.config.maxLen}.`);
   return enc;
 }
 
@@ -40,12 +41,16 @@ export function translateWithAlignment(model, text) {
   const result = g.text;
   g.dispose();
   const tr = model.forward({ src: enc.ids, tgt });
-  const H = model.config.nHeads, n = tgt.length, m = enc.ids.length, rows = outIds.length;
+  const H = model.config.nHeads,
+    n = tgt.length,
+    m = enc.ids.length,
+    rows = outIds.length;
   const layers = [];
   try {
     for (let layer = 0; layer < model.config.nLayers; layer++) {
       const w = tr.get('cross_weights', { layer, stack: 'decoder' });
-      const heads = [], mean = new Float32Array(rows * m);
+      const heads = [],
+        mean = new Float32Array(rows * m);
       for (let h = 0; h < H; h++) {
         const hw = w.slice(h * n * m, h * n * m + rows * m); // rows 0..rows-1 wrote the output words
         heads.push(hw);
@@ -56,7 +61,13 @@ export function translateWithAlignment(model, text) {
   } finally {
     tr.dispose();
   }
-  return { src: enc.pieces, unknown: enc.unknown.map((i) => enc.pieces[i]), out: outIds.map((id) => model.vocab[id]), text: result, layers };
+  return {
+    src: enc.pieces,
+    unknown: enc.unknown.map((i) => enc.pieces[i]),
+    out: outIds.map((id) => model.vocab[id]),
+    text: result,
+    layers,
+  };
 }
 
 /** For each row of a rows x cols matrix, the column of the largest value and that value. */
@@ -72,7 +83,13 @@ export function argmaxRows(values, rows, cols) {
 
 /** Cosine similarity of two vectors. */
 export function cosine(a, b) {
-  let s = 0, na = 0, nb = 0;
-  for (let k = 0; k < a.length; k++) { s += a[k] * b[k]; na += a[k] * a[k]; nb += b[k] * b[k]; }
+  let s = 0,
+    na = 0,
+    nb = 0;
+  for (let k = 0; k < a.length; k++) {
+    s += a[k] * b[k];
+    na += a[k] * a[k];
+    nb += b[k] * b[k];
+  }
   return s / Math.sqrt(na * nb);
 }

@@ -18,7 +18,9 @@ export function heatmap(m, attrs = {}) {
 
 /** Reuses heatmap elements by slot (no re-creation on every keystroke). */
 export class HeatmapPool {
-  constructor() { this.slots = new Map(); }
+  constructor() {
+    this.slots = new Map();
+  }
   get(slot, m, attrs = {}) {
     let h = this.slots.get(slot);
     if (!h) {
@@ -117,7 +119,10 @@ export function headFor(run, state) {
  * (or the widget itself, standalone) to show that preset.
  */
 export function presetButtons(widget, concept) {
-  const box = el('div', { className: 'controls presets', attrs: { role: 'group', 'aria-label': 'Examples from the notes' } });
+  const box = el('div', {
+    className: 'controls presets',
+    attrs: { role: 'group', 'aria-label': 'Examples from the notes' },
+  });
   const refresh = () => {
     const ap = playgroundNow();
     if (!ap) return;
@@ -127,13 +132,28 @@ export function presetButtons(widget, concept) {
     const presets = [...own, ...all.filter((p) => !own.some((o) => o.title === p.title))];
     const current = widget.state.preset;
     box.hidden = presets.length === 0 || widget.hides('presets');
-    box.replaceChildren(el('span', { className: 'note', text: 'Example from the notes:' }),
-      ...presets.map((p) => el('button', {
-        type: 'button', className: 'small', text: `${p.title.replace(/:.*$/, '')} (${p.source})`,
-        attrs: { 'aria-pressed': String(current === p.id), 'data-preset': p.id },
-        on: { click: () => widget.requestState({ preset: current === p.id ? '' : p.id, step: '' }) },
-      })),
-      ...(current ? [el('button', { type: 'button', className: 'small', text: 'back to your text', on: { click: () => widget.requestState({ preset: '' }) } })] : []));
+    box.replaceChildren(
+      el('span', { className: 'note', text: 'Example from the notes:' }),
+      ...presets.map((p) =>
+        el('button', {
+          type: 'button',
+          className: 'small',
+          text: `${p.title.replace(/:.*$/, '')} (${p.source})`,
+          attrs: { 'aria-pressed': String(current === p.id), 'data-preset': p.id },
+          on: { click: () => widget.requestState({ preset: current === p.id ? '' : p.id, step: '' }) },
+        }),
+      ),
+      ...(current
+        ? [
+            el('button', {
+              type: 'button',
+              className: 'small',
+              text: 'back to your text',
+              on: { click: () => widget.requestState({ preset: '' }) },
+            }),
+          ]
+        : []),
+    );
   };
   return { node: box, refresh };
 }
@@ -148,13 +168,20 @@ export function claimBox(preset) {
 export function numsTable({ caption, header, rows, className = 'nums' }) {
   const t = el('table', { className });
   if (caption) t.append(el('caption', { text: caption }));
-  if (header) t.createTHead().append(el('tr', {}, ...header.map((h) => (h === '' ? el('td') : el('th', { attrs: { scope: 'col' }, text: h })))));
+  if (header)
+    t.createTHead().append(
+      el('tr', {}, ...header.map((h) => (h === '' ? el('td') : el('th', { attrs: { scope: 'col' }, text: h })))),
+    );
   const body = t.createTBody();
   for (const r of rows) {
     const tr = el('tr');
     r.forEach((c, i) => {
       const cell = typeof c === 'object' && c !== null ? c : { text: String(c) };
-      const node = el(i === 0 ? 'th' : 'td', { text: cell.text, className: cell.className || '', attrs: i === 0 ? { scope: 'row' } : {} });
+      const node = el(i === 0 ? 'th' : 'td', {
+        text: cell.text,
+        className: cell.className || '',
+        attrs: i === 0 ? { scope: 'row' } : {},
+      });
       if (cell.data) Object.assign(node.dataset, cell.data);
       tr.append(node);
     });
@@ -184,7 +211,9 @@ export function withModelFor(state, ok, fn) {
 /** Text to run a model-only view on: the page's text, or a preset's tokens. */
 export function textFor(state) {
   if (!state.preset) return state.text;
-  const p = playgroundNow()?.presets.list().find((x) => x.id === state.preset);
+  const p = playgroundNow()
+    ?.presets.list()
+    .find((x) => x.id === state.preset);
   return p ? p.tokens.join(' ') : state.text;
 }
 
@@ -197,11 +226,24 @@ export function encoderDecoderChoice(state) {
     return { key: modelKeyOf(state), text: state.text, trained: true, note: '' };
   }
   if (!state.preset && state.model === 'random' && state.arch === 'encoder-decoder') {
-    return { key: modelKeyOf(state), text: state.text, trained: false, note: 'Random weights: the decoder input is the source shifted by one (there is no trained answer).' };
+    return {
+      key: modelKeyOf(state),
+      text: state.text,
+      trained: false,
+      note: 'Random weights: the decoder input is the source shifted by one (there is no trained answer).',
+    };
   }
-  if (trainedFiles().includes('dates')) return { key: 'trained:dates', text: TRAINED_EXAMPLES.dates, trained: true, note: 'The trained dates model: it reads a date as written and writes it as YYYY-MM-DD; the decoder side is its own greedy answer.' };
+  if (trainedFiles().includes('dates'))
+    return {
+      key: 'trained:dates',
+      text: TRAINED_EXAMPLES.dates,
+      trained: true,
+      note: 'The trained dates model: it reads a date as written and writes it as YYYY-MM-DD; the decoder side is its own greedy answer.',
+    };
   return {
-    key: modelKeyOf({ ...DEFAULTS, arch: 'encoder-decoder', tokenizer: 'word', seed: state.seed }), text: textFor(state), trained: false,
+    key: modelKeyOf({ ...DEFAULTS, arch: 'encoder-decoder', tokenizer: 'word', seed: state.seed }),
+    text: textFor(state),
+    trained: false,
     note: 'No trained encoder-decoder model file is present, so this is random weights; the decoder input is the source shifted by one.',
   };
 }

@@ -24,7 +24,9 @@ export class ApWidget extends HTMLElement {
   /** Does the widget show the state's text (and so offer its own text box, hide="text")? */
   static textInput = true;
 
-  static get observedAttributes() { return [...BASE_ATTRS, ...this.extraAttributes]; }
+  static get observedAttributes() {
+    return [...BASE_ATTRS, ...this.extraAttributes];
+  }
 
   constructor() {
     super();
@@ -36,13 +38,16 @@ export class ApWidget extends HTMLElement {
     this._dirty = true;
     this._renderedKey = null;
     this._ioSeen = false;
-    this._vis = new IntersectionObserver((entries) => {
-      this._ioSeen = true;
-      this._visible = entries[entries.length - 1].isIntersecting;
-      // Drawn and out of sight: the view takes its own height now (nothing the reader sees moves).
-      if (!this._visible && this._draws > 0 && this.body) this.body.style.minHeight = '';
-      if (this._visible && this._dirty) this.schedule();
-    }, { rootMargin: '100px 0px' });
+    this._vis = new IntersectionObserver(
+      (entries) => {
+        this._ioSeen = true;
+        this._visible = entries[entries.length - 1].isIntersecting;
+        // Drawn and out of sight: the view takes its own height now (nothing the reader sees moves).
+        if (!this._visible && this._draws > 0 && this.body) this.body.style.minHeight = '';
+        if (this._visible && this._dirty) this.schedule();
+      },
+      { rootMargin: '100px 0px' },
+    );
     // A box that overflows can be scrolled with the keyboard: checked when the widget's size
     // changes (new content, a narrower window) and after each draw.
     // Until it draws, the view keeps the space it will take (lib/reserve.js), so that nothing
@@ -68,17 +73,36 @@ export class ApWidget extends HTMLElement {
       if (this.constructor.textInput) {
         let timer = null;
         this.textInputNode = el('input', {
-          type: 'text', spellcheck: false, maxLength: 400, attrs: { 'aria-label': 'Text to run the model on' },
-          on: { input: () => { clearTimeout(timer); timer = setTimeout(() => this.requestState({ text: this.textInputNode.value, preset: '' }), 250); } },
+          type: 'text',
+          spellcheck: false,
+          maxLength: 400,
+          attrs: { 'aria-label': 'Text to run the model on' },
+          on: {
+            input: () => {
+              clearTimeout(timer);
+              timer = setTimeout(() => this.requestState({ text: this.textInputNode.value, preset: '' }), 250);
+            },
+          },
         });
-        this.textField = el('label', { className: 'field own-text' }, el('span', { text: 'Your text' }), this.textInputNode);
+        this.textField = el(
+          'label',
+          { className: 'field own-text' },
+          el('span', { text: 'Your text' }),
+          this.textInputNode,
+        );
       }
       this.status = el('p', { className: 'note', attrs: { role: 'status' } });
       // One line when the view runs on random weights: its patterns were not learned.
       this.randomNote = el('p', { className: 'random-note', hidden: true });
-      this.root = el('section', { className: 'widget', part: 'widget' },
+      this.root = el(
+        'section',
+        { className: 'widget', part: 'widget' },
         el('header', {}, this.titleNode, concept ? el('span', { className: 'concept-id', text: `#${concept}` }) : null),
-        this.textField, this.randomNote, this.body, this.status);
+        this.textField,
+        this.randomNote,
+        this.body,
+        this.status,
+      );
       if (concept) this.root.dataset.concept = concept;
       this.shadowRoot.append(this.root);
       this.build();
@@ -91,7 +115,9 @@ export class ApWidget extends HTMLElement {
   }
 
   /** Which measured view of lib/reserve.js this element's height follows (null: none). */
-  reserveKey() { return this.localName; }
+  reserveKey() {
+    return this.localName;
+  }
 
   // Reserves the height this view will have at content width `width` until it first draws.
   _reserve(width) {
@@ -100,7 +126,10 @@ export class ApWidget extends HTMLElement {
     this.body.style.minHeight = h ? `${h}px` : '';
   }
 
-  disconnectedCallback() { this._vis.disconnect(); this._size.disconnect(); }
+  disconnectedCallback() {
+    this._vis.disconnect();
+    this._size.disconnect();
+  }
 
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue) return;
@@ -128,8 +157,10 @@ export class ApWidget extends HTMLElement {
   applyHides() {
     if (this.textField) this.textField.hidden = this.hides('text');
     const all = this.hides('controls');
-    for (const node of this.shadowRoot.querySelectorAll('.controls:not(.presets)')) node.classList.toggle('ap-hide', all);
-    for (const node of this.shadowRoot.querySelectorAll('[data-control]')) node.classList.toggle('ap-hide', this.hides(node.dataset.control));
+    for (const node of this.shadowRoot.querySelectorAll('.controls:not(.presets)'))
+      node.classList.toggle('ap-hide', all);
+    for (const node of this.shadowRoot.querySelectorAll('[data-control]'))
+      node.classList.toggle('ap-hide', this.hides(node.dataset.control));
   }
 
   /** Is control `name` hidden (hide="text,model" attribute)? */
@@ -142,7 +173,12 @@ export class ApWidget extends HTMLElement {
    * to every widget; a widget on its own (no page handling the event) applies it to itself.
    */
   requestState(patch) {
-    const ev = new CustomEvent('ap-state-change', { detail: { patch }, bubbles: true, composed: true, cancelable: true });
+    const ev = new CustomEvent('ap-state-change', {
+      detail: { patch },
+      bubbles: true,
+      composed: true,
+      cancelable: true,
+    });
     if (this.dispatchEvent(ev)) {
       for (const [k, v] of Object.entries(patch)) this.setAttribute(k, String(v));
     }
@@ -195,7 +231,8 @@ export class ApWidget extends HTMLElement {
     this.applyHides();
     if (this.textField) {
       const shown = state.preset ? '' : state.text;
-      if (this.textInputNode.value !== shown && this.shadowRoot.activeElement !== this.textInputNode) this.textInputNode.value = shown;
+      if (this.textInputNode.value !== shown && this.shadowRoot.activeElement !== this.textInputNode)
+        this.textInputNode.value = shown;
       this.textInputNode.placeholder = state.preset ? `preset: ${state.preset}` : '';
     }
     let result;
@@ -208,7 +245,14 @@ export class ApWidget extends HTMLElement {
     if (result && typeof result.then === 'function') {
       this.status.textContent = 'Loading…';
       const token = (this._token = {});
-      result.then((r) => { if (this._token === token) this.#draw(r, state); }, (err) => { if (this._token === token) this.fail(err); });
+      result.then(
+        (r) => {
+          if (this._token === token) this.#draw(r, state);
+        },
+        (err) => {
+          if (this._token === token) this.fail(err);
+        },
+      );
     } else {
       this._token = null;
       this.#draw(result, state);
@@ -229,12 +273,16 @@ export class ApWidget extends HTMLElement {
       if (++this._draws === 2 || !this._visible) this.body.style.minHeight = '';
       const random = run?.entry?.kind === 'random' ? run.entry : null;
       this.randomNote.hidden = !random;
-      if (random) this.randomNote.textContent = `Random weights (seed ${random.spec.seed}): nothing here was learned, so these patterns mean nothing yet.`;
+      if (random)
+        this.randomNote.textContent = `Random weights (seed ${random.spec.seed}): nothing here was learned, so these patterns mean nothing yet.`;
       this.applyHides();
       this.dataset.text = state.preset ? '' : state.text;
       this.dataset.preset = state.preset;
       this.dataset.rendered = this.renderKey(state);
-      if (!firstRender) { firstRender = true; performance.mark?.('ap:first-render'); } // for the page benchmark
+      if (!firstRender) {
+        firstRender = true;
+        performance.mark?.('ap:first-render');
+      } // for the page benchmark
       emit(this, 'ap-rendered', { concept: this.constructor.concept });
       requestAnimationFrame(() => keyboardScrollable(this.shadowRoot));
     } catch (err) {
@@ -253,7 +301,18 @@ export class ApWidget extends HTMLElement {
 
   /** A string that changes whenever what is shown changes (tests wait for it). */
   renderKey(state) {
-    return JSON.stringify([state.preset, state.model, state.text, state.causal, state.scale, state.heads, state.pos, state.norm, state.layer, state.head]);
+    return JSON.stringify([
+      state.preset,
+      state.model,
+      state.text,
+      state.causal,
+      state.scale,
+      state.heads,
+      state.pos,
+      state.norm,
+      state.layer,
+      state.head,
+    ]);
   }
 
   /** The default computation: the run of the widget's state (lib/runs.js). */
@@ -275,7 +334,8 @@ export function reservedHeight(tag, width) {
   const ws = RESERVE_WIDTHS;
   if (width <= ws[0]) return hs[0];
   for (let i = 1; i < ws.length; i++) {
-    if (width <= ws[i]) return Math.round(hs[i - 1] + ((hs[i] - hs[i - 1]) * (width - ws[i - 1])) / (ws[i] - ws[i - 1]));
+    if (width <= ws[i])
+      return Math.round(hs[i - 1] + ((hs[i] - hs[i - 1]) * (width - ws[i - 1])) / (ws[i] - ws[i - 1]));
   }
   return hs[hs.length - 1];
 }

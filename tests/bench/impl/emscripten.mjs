@@ -8,7 +8,7 @@ export async function create(env, { file, cases = ['attn', 'long', 'model'] }) {
   const factory = (await env.importModule(`build/bench/${file}.mjs`)).default;
   const M = await factory();
   const variant = M.UTF8ToString(M._bench_variant());
-  const heap = () => M.HEAPU8.buffer;  // re-read: memory growth replaces the buffer
+  const heap = () => M.HEAPU8.buffer; // re-read: memory growth replaces the buffer
   const put = (array) => {
     const p = M._malloc(array.byteLength);
     if (!p) throw new Error('out of wasm memory');
@@ -16,7 +16,7 @@ export async function create(env, { file, cases = ['attn', 'long', 'model'] }) {
     return p;
   };
 
-  const models = new Map();  // one model per config, created once
+  const models = new Map(); // one model per config, created once
   let state = null;
   const call = () => {
     const s = state;
@@ -54,7 +54,7 @@ export async function create(env, { file, cases = ['attn', 'long', 'model'] }) {
       }
       const { q, k, v } = attentionInputs(c);
       state = { c, pq: put(q), pk: put(k), pv: put(v), po: put(new Float32Array(q.length)), size: q.length };
-      if (c.kind === 'long') return { checksum: null };  // one call is the measurement
+      if (c.kind === 'long') return { checksum: null }; // one call is the measurement
       call();
       return { checksum: checksum(new Float32Array(heap(), state.po, state.size)) };
     },

@@ -27,7 +27,8 @@ export async function create(env) {
       await this.release();
       const { n, h, dK: d, causal } = c;
       const session = await ort.InferenceSession.create(attentionModel({ n, h, d, causal }), {
-        executionProviders: ['wasm'], graphOptimizationLevel: 'all',
+        executionProviders: ['wasm'],
+        graphOptimizationLevel: 'all',
       });
       const dims = h === 1 ? [n, d] : [h, n, d];
       const { q, k, v } = attentionInputs(c);

@@ -7,12 +7,13 @@ export function attentionPlain(out, q, k, v, n, h, d, causal) {
   const ld = h * d;
   const alpha = 1 / Math.sqrt(d);
   const scores = new Float32Array(n);
-  const qi = new Float32Array(d), acc = new Float64Array(d);
+  const qi = new Float32Array(d),
+    acc = new Float64Array(d);
   for (let hd = 0; hd < h; hd++) {
     const col = hd * d;
     for (let i = 0; i < n; i++) {
       for (let t = 0; t < d; t++) qi[t] = q[i * ld + col + t] * alpha;
-      const end = causal ? i + 1 : n;  // keys this query may see
+      const end = causal ? i + 1 : n; // keys this query may see
       let max = -Infinity;
       for (let j = 0; j < end; j++) {
         const kj = j * ld + col;
@@ -24,7 +25,7 @@ export function attentionPlain(out, q, k, v, n, h, d, causal) {
       acc.fill(0);
       let sum = 0;
       for (let j = 0; j < end; j++) {
-        const p = Math.exp(scores[j] - max);  // subtract the max so exp never overflows
+        const p = Math.exp(scores[j] - max); // subtract the max so exp never overflows
         sum += p;
         const vj = j * ld + col;
         for (let t = 0; t < d; t++) acc[t] += p * v[vj + t];

@@ -34,7 +34,7 @@ export async function create(env, { file }) {
   let top = heapStart;
   const alloc = (floats) => {
     const p = top;
-    top += ((floats * 4 + 15) & ~15);
+    top += (floats * 4 + 15) & ~15;
     const need = Math.ceil(top / PAGE) - memory.buffer.byteLength / PAGE;
     if (need > 0) memory.grow(need);
     return p;
@@ -57,12 +57,14 @@ export async function create(env, { file }) {
       return c.kind === 'attn' || c.kind === 'long' ? true : 'the standalone module has the kernels only';
     },
     prepare(c) {
-      top = heapStart;  // the previous case's arrays are dead
+      top = heapStart; // the previous case's arrays are dead
       const { q, k, v } = attentionInputs(c);
-      const pq = put(q), pk = put(k), pv = put(v);
+      const pq = put(q),
+        pk = put(k),
+        pv = put(v);
       const po = alloc(q.length);
       state = { c, pq, pk, pv, po, size: q.length };
-      if (c.kind === 'long') return { checksum: null };  // one call is the measurement
+      if (c.kind === 'long') return { checksum: null }; // one call is the measurement
       call();
       return { checksum: checksum(output()) };
     },

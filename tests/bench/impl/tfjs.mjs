@@ -21,17 +21,19 @@ export async function create(env) {
     const { Q, K, V, mask, alpha } = state;
     const out = tf.tidy(() => {
       const heads = Q.map((q, i) => {
-        const scores = tf.matMul(tf.mul(q, alpha), tf.transpose(K[i]));  // (n, n)
-        return tf.matMul(tf.softmax(mask ? tf.add(scores, mask) : scores), V[i]);  // (n, d_k)
+        const scores = tf.matMul(tf.mul(q, alpha), tf.transpose(K[i])); // (n, n)
+        return tf.matMul(tf.softmax(mask ? tf.add(scores, mask) : scores), V[i]); // (n, d_k)
       });
-      return heads.length === 1 ? heads[0] : tf.concat(heads, 1);  // (n, h*d_k)
+      return heads.length === 1 ? heads[0] : tf.concat(heads, 1); // (n, h*d_k)
     });
     const data = out.dataSync();
     out.dispose();
     return data;
   };
   return {
-    info: { variant: `tfjs ${tf.version_core} wasm backend (simd ${simd}, ${threads} thread${threads === 1 ? '' : 's'})` },
+    info: {
+      variant: `tfjs ${tf.version_core} wasm backend (simd ${simd}, ${threads} thread${threads === 1 ? '' : 's'})`,
+    },
     supports(c) {
       return c.kind === 'attn' ? true : 'attention only';
     },
@@ -40,7 +42,7 @@ export async function create(env) {
       const { n, h, dK: d, causal } = c;
       const { q, k, v } = attentionInputs(c);
       const perHead = (x) => {
-        const all = toHeadMajor(x, n, h, d);  // (h, n, d_k)
+        const all = toHeadMajor(x, n, h, d); // (h, n, d_k)
         return Array.from({ length: h }, (_, i) => tf.tensor2d(all.subarray(i * n * d, (i + 1) * n * d), [n, d]));
       };
       let mask = null;
@@ -50,8 +52,11 @@ export async function create(env) {
         mask = tf.tensor2d(m, [n, n]);
       }
       state = {
-        c, mask,
-        Q: perHead(q), K: perHead(k), V: perHead(v),
+        c,
+        mask,
+        Q: perHead(q),
+        K: perHead(k),
+        V: perHead(v),
         alpha: tf.scalar(1 / Math.sqrt(d)),
       };
       return { checksum: checksum(call()) };

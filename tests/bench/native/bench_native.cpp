@@ -7,11 +7,11 @@
 #include <Eigen/Dense>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <ctime>
-#include <algorithm>
 #include <iostream>
 #include <limits>
 #include <string>
@@ -80,19 +80,23 @@ struct EigenAttention {
   void softmax_rows(int rows, int keys, int first, bool causal) {
     if (causal)
       for (int r = 0; r < rows; ++r)
-        if (first + r + 1 < keys) scores.row(r).segment(first + r + 1, keys - first - r - 1).setConstant(-std::numeric_limits<float>::infinity());
+        if (first + r + 1 < keys)
+          scores.row(r)
+              .segment(first + r + 1, keys - first - r - 1)
+              .setConstant(-std::numeric_limits<float>::infinity());
     Eigen::VectorXf mx = scores.topLeftCorner(rows, keys).rowwise().maxCoeff();
-    scores.topLeftCorner(rows, keys) = (scores.topLeftCorner(rows, keys).colwise() - mx).array().exp().matrix();  // never overflows
+    scores.topLeftCorner(rows, keys) =
+        (scores.topLeftCorner(rows, keys).colwise() - mx).array().exp().matrix();  // never overflows
     Eigen::VectorXf sum = scores.topLeftCorner(rows, keys).rowwise().sum();
     scores.topLeftCorner(rows, keys).array().colwise() /= sum.array();
   }
 
-  void operator()(float* out, const float* q, const float* k, const float* v, int n, int d_k, int h,
-                  bool causal) {
+  void operator()(float* out, const float* q, const float* k, const float* v, int n, int d_k, int h, bool causal) {
     const int ld = h * d_k;
     const float alpha = 1.0f / std::sqrt(static_cast<float>(d_k));
     for (int hd = 0; hd < h; ++hd) {
-      CHeadMap Q(q + hd * d_k, n, d_k, Stride(ld)), K(k + hd * d_k, n, d_k, Stride(ld)), V(v + hd * d_k, n, d_k, Stride(ld));
+      CHeadMap Q(q + hd * d_k, n, d_k, Stride(ld)), K(k + hd * d_k, n, d_k, Stride(ld)),
+          V(v + hd * d_k, n, d_k, Stride(ld));
       HeadMap O(out + hd * d_k, n, d_k, Stride(ld));
       q_scaled.noalias() = Q * alpha;
       if (!causal) {
@@ -105,7 +109,8 @@ struct EigenAttention {
       scores.resize(std::min(n, kBlock), n);
       for (int i0 = 0; i0 < n; i0 += kBlock) {
         const int rows = std::min(kBlock, n - i0), keys = i0 + rows;  // keys this block can see
-        scores.topLeftCorner(rows, keys).noalias() = q_scaled.middleRows(i0, rows) * K.topRows(keys).transpose();  // (rows, keys)
+        scores.topLeftCorner(rows, keys).noalias() =
+            q_scaled.middleRows(i0, rows) * K.topRows(keys).transpose();  // (rows, keys)
         softmax_rows(rows, keys, i0, true);
         O.middleRows(i0, rows).noalias() = scores.topLeftCorner(rows, keys) * V.topRows(keys);  // (rows, d_k)
       }
@@ -134,8 +139,8 @@ struct Runner {
     return {{"variant", std::string(ap::kernels::variant()) + " kernels, g++ native"}};
 #else
     std::string isa = Eigen::SimdInstructionSetsInUse();
-    return {{"variant", "Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
-                            std::to_string(EIGEN_MINOR_VERSION) + " (" + isa + ")"}};
+    return {{"variant", "Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) +
+                            "." + std::to_string(EIGEN_MINOR_VERSION) + " (" + isa + ")"}};
 #endif
   }
 
@@ -193,15 +198,21 @@ int main() {
         x.causal = j.value("causal", false);
         return x;
       };
-      if (op == "init") reply = {{"ok", true}, {"result", runner.info()}};
-      else if (op == "supports") reply = {{"ok", true}, {"result", runner.supports(read_case())}};
-      else if (op == "prepare") reply = {{"ok", true}, {"result", runner.prepare(read_case())}};
-      else if (op == "run") reply = {{"ok", true}, {"result", runner.run(msg.at("reps"))}};
+      if (op == "init")
+        reply = {{"ok", true}, {"result", runner.info()}};
+      else if (op == "supports")
+        reply = {{"ok", true}, {"result", runner.supports(read_case())}};
+      else if (op == "prepare")
+        reply = {{"ok", true}, {"result", runner.prepare(read_case())}};
+      else if (op == "run")
+        reply = {{"ok", true}, {"result", runner.run(msg.at("reps"))}};
       else if (op == "release") {
         runner.q = runner.k = runner.v = runner.out = {};
         reply = {{"ok", true}, {"result", nullptr}};
-      } else if (op == "quit") break;
-      else reply = {{"ok", false}, {"error", "unknown op " + op}};
+      } else if (op == "quit")
+        break;
+      else
+        reply = {{"ok", false}, {"error", "unknown op " + op}};
     } catch (const std::exception& e) {
       reply = {{"ok", false}, {"error", e.what()}};
     }

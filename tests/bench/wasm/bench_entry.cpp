@@ -24,16 +24,16 @@ extern "C" {
 EMSCRIPTEN_KEEPALIVE const char* bench_variant() { return ap::kernels::variant(); }
 
 // out (n, h*d_k) = multi-head attention of q (n, h*d_k), k, v (m, h*d_k), scaled by 1/sqrt(d_k).
-EMSCRIPTEN_KEEPALIVE void bench_attention(float* out, const float* q, const float* k, const float* v,
-                                          int n, int m, int d_k, int n_heads, int causal) {
+EMSCRIPTEN_KEEPALIVE void bench_attention(float* out, const float* q, const float* k, const float* v, int n, int m,
+                                          int d_k, int n_heads, int causal) {
   ap::kernels::attention_forward(out, q, k, v, n, m, d_k, n_heads, causal != 0, true);
 }
 
 #if !defined(AP_BENCH_NO_MODEL)
 // A decoder-only character model with seeded random weights; printable ASCII vocabulary as
 // createModel() in wasm/index.js builds it. Returns an owning pointer (0 on error).
-EMSCRIPTEN_KEEPALIVE ap::Model* bench_model_create(int d_model, int n_heads, int n_layers, int d_ff,
-                                                   int max_len, int seed) {
+EMSCRIPTEN_KEEPALIVE ap::Model* bench_model_create(int d_model, int n_heads, int n_layers, int d_ff, int max_len,
+                                                   int seed) {
   try {
     ap::ModelConfig cfg;
     cfg.arch = ap::Arch::DecoderOnly;

@@ -28,19 +28,20 @@ void gemm(float* c, const float* a, const float* b, const float* bias, int m, in
   if (bias) C.rowwise() += Eigen::Map<const Vec>(bias, n);
 }
 
-void gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb,
-                const float* bias, int m, int k, int n, bool accumulate) {
+void gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int m, int k,
+                int n, bool accumulate) {
   StridedMap C(c, m, n, Stride(ldc));
   CStridedMap A(a, m, k, Stride(lda)), B(b, k, n, Stride(ldb));
-  if (accumulate) C.noalias() += A * B;  // (m, n) += (m, k)(k, n)
+  if (accumulate)
+    C.noalias() += A * B;  // (m, n) += (m, k)(k, n)
   else {
     C.noalias() = A * B;
     if (bias) C.rowwise() += Eigen::Map<const Vec>(bias, n);
   }
 }
 
-void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n,
-               int m, int d_k, float alpha) {
+void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
+               float alpha) {
   StridedMap S(scores, n, m, Stride(ld_s));
   S.noalias() = CStridedMap(q, n, d_k, Stride(ld_q)) * CStridedMap(k, m, d_k, Stride(ld_k)).transpose();  // (n, m)
   if (alpha != 1.0f) S *= alpha;
@@ -49,7 +50,8 @@ void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k
 void mask_causal(float* scores, int ld_s, int n, int m) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
   for (int i = 0; i < n; ++i)
-    for (int j = i + (m - n) + 1 < 0 ? 0 : i + (m - n) + 1; j < m; ++j) scores[static_cast<long>(i) * ld_s + j] = neg_inf;
+    for (int j = i + (m - n) + 1 < 0 ? 0 : i + (m - n) + 1; j < m; ++j)
+      scores[static_cast<long>(i) * ld_s + j] = neg_inf;
 }
 
 void softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int m) {
@@ -67,8 +69,8 @@ void softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int
   }
 }
 
-void weights_v(float* out, int ld_out, const float* weights, int ld_w, const float* v, int ld_v,
-               int n, int m, int d_k) {
+void weights_v(float* out, int ld_out, const float* weights, int ld_w, const float* v, int ld_v, int n, int m,
+               int d_k) {
   StridedMap(out, n, d_k, Stride(ld_out)).noalias() =
       CStridedMap(weights, n, m, Stride(ld_w)) * CStridedMap(v, m, d_k, Stride(ld_v));  // (n, d_k)
 }
@@ -77,8 +79,8 @@ void exp_vec(float* out, const float* in, int n) {
   for (int i = 0; i < n; ++i) out[i] = std::exp(in[i]);
 }
 
-void attention_forward_full(float* out, const float* q, const float* k, const float* v, int n,
-                            int m, int d_k, int n_heads, bool causal, bool scale) {
+void attention_forward_full(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k,
+                            int n_heads, bool causal, bool scale) {
   const int ld = n_heads * d_k;
   const float alpha = scale ? 1.0f / std::sqrt(static_cast<float>(d_k)) : 1.0f;
   std::vector<float> s(static_cast<size_t>(n) * m);  // (n, m) scores, then weights
@@ -91,8 +93,8 @@ void attention_forward_full(float* out, const float* q, const float* k, const fl
 }
 
 // Eigen has no online-softmax formulation: the Eigen build answers with the full matrix.
-void attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m,
-                       int d_k, int n_heads, bool causal, bool scale) {
+void attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k, int n_heads,
+                       bool causal, bool scale) {
   attention_forward_full(out, q, k, v, n, m, d_k, n_heads, causal, scale);
 }
 

@@ -24,13 +24,19 @@ let axeSource = null;
 export async function runAxe(page, { context = null, options = {} } = {}) {
   axeSource ??= await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
   if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axeSource);
-  return page.evaluate(async ([ctx, opts]) => {
-    const result = await window.axe.run(ctx || document, { resultTypes: ['violations'], ...opts });
-    return result.violations.map((v) => ({
-      id: v.id, impact: v.impact, help: v.help, helpUrl: v.helpUrl,
-      nodes: v.nodes.map((n) => ({ target: n.target.map(String), html: n.html, summary: n.failureSummary || '' })),
-    }));
-  }, [context, options]);
+  return page.evaluate(
+    async ([ctx, opts]) => {
+      const result = await window.axe.run(ctx || document, { resultTypes: ['violations'], ...opts });
+      return result.violations.map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        help: v.help,
+        helpUrl: v.helpUrl,
+        nodes: v.nodes.map((n) => ({ target: n.target.map(String), html: n.html, summary: n.failureSummary || '' })),
+      }));
+    },
+    [context, options],
+  );
 }
 
 /**
@@ -40,7 +46,9 @@ export async function runAxe(page, { context = null, options = {} } = {}) {
  */
 export function formatViolations(violations, { label = '', perRule = 8 } = {}) {
   if (!violations.length) return `${label ? `${label}: ` : ''}no axe violations`;
-  const lines = [`${label ? `${label}: ` : ''}${violations.length} axe rule(s) violated on ${violations.reduce((s, v) => s + v.nodes.length, 0)} element(s)`];
+  const lines = [
+    `${label ? `${label}: ` : ''}${violations.length} axe rule(s) violated on ${violations.reduce((s, v) => s + v.nodes.length, 0)} element(s)`,
+  ];
   for (const v of violations) {
     lines.push(`- ${v.id} (${v.impact}) x${v.nodes.length}: ${v.help} [${v.helpUrl}]`);
     for (const n of v.nodes.slice(0, perRule)) {
@@ -65,23 +73,33 @@ export function countViolations(violations) {
  */
 export async function renderViews(page, { selector = '*', timeout = 30_000 } = {}) {
   const count = await page.evaluate((sel) => {
-    const all = [...document.querySelectorAll(sel)].filter((e) => e.tagName.startsWith('AP-') && e.tagName !== 'AP-CONTROLS' && !e.closest('[hidden]'));
-    all.forEach((e, i) => { e.dataset.axeIndex = String(i); });
+    const all = [...document.querySelectorAll(sel)].filter(
+      (e) => e.tagName.startsWith('AP-') && e.tagName !== 'AP-CONTROLS' && !e.closest('[hidden]'),
+    );
+    all.forEach((e, i) => {
+      e.dataset.axeIndex = String(i);
+    });
     return all.length;
   }, selector);
   for (let i = 0; i < count; i++) {
     const sel = `[data-axe-index="${i}"]`;
     await page.locator(sel).scrollIntoViewIfNeeded();
-    await page.waitForFunction((s) => {
-      const e = document.querySelector(s);
-      return !e || e.dataset.rendered !== undefined || e.dataset.error !== undefined;
-    }, sel, { timeout });
+    await page.waitForFunction(
+      (s) => {
+        const e = document.querySelector(s);
+        return !e || e.dataset.rendered !== undefined || e.dataset.error !== undefined;
+      },
+      sel,
+      { timeout },
+    );
   }
-  const views = await page.evaluate(() => [...document.querySelectorAll('[data-axe-index]')].map((e) => {
-    const out = { tag: e.tagName.toLowerCase(), error: e.dataset.error || '' };
-    delete e.dataset.axeIndex;
-    return out;
-  }));
+  const views = await page.evaluate(() =>
+    [...document.querySelectorAll('[data-axe-index]')].map((e) => {
+      const out = { tag: e.tagName.toLowerCase(), error: e.dataset.error || '' };
+      delete e.dataset.axeIndex;
+      return out;
+    }),
+  );
   await page.evaluate(() => window.scrollTo(0, 0));
   return views;
 }

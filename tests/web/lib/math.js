@@ -2,7 +2,8 @@
 
 /** Mean of cos(x_i, x_j) over the pairs i < j of the n rows of x (n x d, row-major). */
 export function meanCosine(x, n, d) {
-  let sum = 0, pairs = 0;
+  let sum = 0,
+    pairs = 0;
   const norm = (i) => Math.hypot(...x.subarray(i * d, (i + 1) * d));
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
