@@ -8,8 +8,19 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
-  ROOT, NATIVE_DIR, WASM_DIR, TEST_PACKAGES, StepError, buildNative, buildWasm, buildWidgets,
-  ensureDebianPackages, ensureNodeModules, main, run, step,
+  ROOT,
+  NATIVE_DIR,
+  WASM_DIR,
+  TEST_PACKAGES,
+  StepError,
+  buildNative,
+  buildWasm,
+  buildWidgets,
+  ensureDebianPackages,
+  ensureNodeModules,
+  main,
+  run,
+  step,
 } from './lib/setup.mjs';
 
 const force = process.argv.includes('--force');
@@ -47,7 +58,9 @@ function gtestCounts(output) {
         }
       }
       reported.add(file.replace(/\.json$/, ''));
-    } catch { /* a half-written report: its executable failed, counted below */ }
+    } catch {
+      /* a half-written report: its executable failed, counted below */
+    }
   }
   // "  3 - test_costs (Failed)" in ctest's list of failed tests
   const failedExes = [...stripAnsi(output).matchAll(/^\s*\d+ - (\S+) \(/gm)].map((m) => m[1]);
@@ -57,7 +70,10 @@ function gtestCounts(output) {
 
 // "      Tests  1 failed | 12 passed | 2 skipped (15)"
 function vitestCounts(output) {
-  const line = stripAnsi(output).split('\n').reverse().find((l) => /^\s*Tests\s+\d/.test(l));
+  const line = stripAnsi(output)
+    .split('\n')
+    .reverse()
+    .find((l) => /^\s*Tests\s+\d/.test(l));
   if (!line) return null;
   const count = (word) => Number(line.match(new RegExp(`(\\d+) ${word}`))?.[1] ?? 0);
   return { passed: count('passed'), failed: count('failed'), skipped: count('skipped') + count('todo') };
@@ -65,19 +81,32 @@ function vitestCounts(output) {
 
 const suites = [
   {
+    // One check: every C++ file clang-format-clean and every JS file Prettier-clean (npm run format fixes them).
+    name: 'Formatting (clang-format, Prettier)',
+    cmd: process.execPath,
+    args: [join(ROOT, 'tests', 'tools', 'format.mjs'), '--check'],
+    counts: (output) => (/^formatted: /m.test(output) ? { passed: 1, failed: 0, skipped: 0 } : null),
+  },
+  {
     name: 'C++ tests, native (ctest)',
-    cmd: 'ctest', args: ['--test-dir', NATIVE_DIR, '--output-on-failure', '--no-tests=error', '-j', '2'],
+    cmd: 'ctest',
+    args: ['--test-dir', NATIVE_DIR, '--output-on-failure', '--no-tests=error', '-j', '2'],
     counts: ctestCounts,
   },
   {
     name: 'C++ tests, wasm under Node (ctest)',
-    cmd: 'ctest', args: ['--test-dir', WASM_DIR, '--output-on-failure', '--no-tests=error', '-j', '2'],
-    before: () => { rmSync(GTEST_RESULTS, { recursive: true, force: true }); mkdirSync(GTEST_RESULTS, { recursive: true }); },
+    cmd: 'ctest',
+    args: ['--test-dir', WASM_DIR, '--output-on-failure', '--no-tests=error', '-j', '2'],
+    before: () => {
+      rmSync(GTEST_RESULTS, { recursive: true, force: true });
+      mkdirSync(GTEST_RESULTS, { recursive: true });
+    },
     counts: gtestCounts,
   },
   {
     name: 'Vitest (tests/wasm in Node, tests/web in Chromium)',
-    cmd: join(ROOT, 'node_modules', '.bin', 'vitest'), args: ['run', '--config', join(ROOT, 'tests', 'vitest.config.js'), ...vitestArgs],
+    cmd: join(ROOT, 'node_modules', '.bin', 'vitest'),
+    args: ['run', '--config', join(ROOT, 'tests', 'vitest.config.js'), ...vitestArgs],
     counts: vitestCounts,
   },
 ];
@@ -92,11 +121,19 @@ const GREEN = join(ROOT, 'build', 'npm-test-green.json');
 
 function sourcesHash() {
   const hash = createHash('sha256');
-  const r = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   if (r.status !== 0) return null; // not a git checkout: no record, every run runs
   for (const file of [...new Set(r.stdout.split('\0').filter(Boolean))].sort()) {
     let content;
-    try { content = readFileSync(join(ROOT, file)); } catch { content = '(missing)'; }
+    try {
+      content = readFileSync(join(ROOT, file));
+    } catch {
+      content = '(missing)';
+    }
     hash.update(`${file}\0${createHash('sha256').update(content).digest('hex')}\0`);
   }
   return hash.digest('hex');
@@ -106,7 +143,12 @@ function artifactsHash() {
   const hash = createHash('sha256');
   const visit = (path) => {
     let st;
-    try { st = statSync(path); } catch { hash.update(`${path}\0(missing)\0`); return; }
+    try {
+      st = statSync(path);
+    } catch {
+      hash.update(`${path}\0(missing)\0`);
+      return;
+    }
     if (st.isDirectory()) {
       for (const name of readdirSync(path).sort()) visit(join(path, name));
     } else {
@@ -133,7 +175,11 @@ const inputsHash = () => {
 };
 
 function readGreen() {
-  try { return JSON.parse(readFileSync(GREEN, 'utf8')); } catch { return null; }
+  try {
+    return JSON.parse(readFileSync(GREEN, 'utf8'));
+  } catch {
+    return null;
+  }
 }
 
 const seconds = (t0) => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
@@ -146,7 +192,9 @@ main(async () => {
   if (fullRun && !force) {
     const green = readGreen();
     if (green && green.hash === inputsHash()) {
-      console.log(`\n==> Nothing changed since the green run of ${green.date} (${green.tests} tests passed): not rerun.`);
+      console.log(
+        `\n==> Nothing changed since the green run of ${green.date} (${green.tests} tests passed): not rerun.`,
+      );
       console.log('    `npm test -- --force` reruns everything.');
       return;
     }
@@ -195,6 +243,9 @@ main(async () => {
   // Recorded only for a green run of everything whose inputs did not change while it ran.
   if (tested && inputsHash() === tested) {
     mkdirSync(dirname(GREEN), { recursive: true });
-    writeFileSync(GREEN, `${JSON.stringify({ hash: tested, date: new Date().toISOString(), tests: total('passed') }, null, 1)}\n`);
+    writeFileSync(
+      GREEN,
+      `${JSON.stringify({ hash: tested, date: new Date().toISOString(), tests: total('passed') }, null, 1)}\n`,
+    );
   }
 });

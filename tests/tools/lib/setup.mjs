@@ -9,11 +9,20 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const NATIVE_DIR = 'build/native';
 export const WASM_DIR = 'build/wasm';
-const JOBS = '2';  // the machines this runs on have two shared cores
+const JOBS = '2'; // the machines this runs on have two shared cores
 
 // Everything the C++ and wasm builds need; chromium only for the browser tests.
-export const BUILD_PACKAGES = ['cmake', 'g++', 'emscripten', 'libeigen3-dev', 'libgtest-dev', 'nlohmann-json3-dev', 'clang-16', 'lld-16'];
-export const TEST_PACKAGES = [...BUILD_PACKAGES, 'chromium'];
+export const BUILD_PACKAGES = [
+  'cmake',
+  'g++',
+  'emscripten',
+  'libeigen3-dev',
+  'libgtest-dev',
+  'nlohmann-json3-dev',
+  'clang-16',
+  'lld-16',
+];
+export const TEST_PACKAGES = [...BUILD_PACKAGES, 'chromium', 'clang-format'];
 
 // Debian's emscripten 3.1.6 finds its JS optimizer's dependencies (acorn) only through NODE_PATH.
 const EMSCRIPTEN_ENV = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
@@ -36,8 +45,14 @@ export function run(cmd, args, { env, capture = false } = {}) {
     });
     let output = '';
     if (capture) {
-      child.stdout.on('data', (chunk) => { output += chunk; process.stdout.write(chunk); });
-      child.stderr.on('data', (chunk) => { output += chunk; process.stderr.write(chunk); });
+      child.stdout.on('data', (chunk) => {
+        output += chunk;
+        process.stdout.write(chunk);
+      });
+      child.stderr.on('data', (chunk) => {
+        output += chunk;
+        process.stderr.write(chunk);
+      });
     }
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
@@ -56,7 +71,8 @@ function missingPackages(pkgs) {
   const r = spawnSync('dpkg-query', ['-W', '-f=${Package} ${Status}\\n', ...pkgs], { encoding: 'utf8' });
   if (r.error) throw new StepError(`cannot run dpkg-query (${r.error.message}): this needs a Debian system`);
   const installed = new Set(
-    r.stdout.split('\n')
+    r.stdout
+      .split('\n')
       .filter((line) => line.endsWith(' install ok installed'))
       .map((line) => line.split(' ')[0]),
   );
@@ -82,7 +98,7 @@ export async function ensureDebianPackages(pkgs) {
   if (process.getuid?.() !== 0) {
     throw new StepError(
       `missing Debian packages: ${missing.join(' ')}\n` +
-      `Install them with:\n\n    sudo apt-get update && sudo ${install}\n\nthen run this command again.`,
+        `Install them with:\n\n    sudo apt-get update && sudo ${install}\n\nthen run this command again.`,
     );
   }
   console.log(`missing: ${missing.join(' ')}; installing them (running as root)`);
@@ -115,9 +131,7 @@ export async function ensureNodeModules() {
   }
   const { code } = await run('npm', ['ci', '--no-audit', '--no-fund']);
   if (code !== 0) {
-    throw new StepError(
-      '`npm ci` failed. If you edited package.json, run `npm install` to update package-lock.json.',
-    );
+    throw new StepError('`npm ci` failed. If you edited package.json, run `npm install` to update package-lock.json.');
   }
 }
 
@@ -135,10 +149,19 @@ export async function buildNative() {
 export async function buildWasm({ target } = {}) {
   step(`wasm build (${WASM_DIR})${target ? `, target ${target}` : ''}`);
   if (!existsSync(join(ROOT, WASM_DIR, 'CMakeCache.txt'))) {
-    await mustRun('emcmake', [
-      'cmake', '-S', '.', '-B', WASM_DIR, '-DCMAKE_BUILD_TYPE=Release',
-      '-DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node',
-    ], { env: EMSCRIPTEN_ENV });
+    await mustRun(
+      'emcmake',
+      [
+        'cmake',
+        '-S',
+        '.',
+        '-B',
+        WASM_DIR,
+        '-DCMAKE_BUILD_TYPE=Release',
+        '-DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node',
+      ],
+      { env: EMSCRIPTEN_ENV },
+    );
   }
   // The wasm tests are CommonJS .js glue that ctest runs with node; without this marker
   // Node would take them for ES modules because the repo's package.json says "type": "module".
@@ -149,7 +172,12 @@ export async function buildWasm({ target } = {}) {
   }
   const targetArgs = target ? ['--target', target] : [];
   await mustRun('cmake', ['--build', WASM_DIR, '-j', JOBS, ...targetArgs], { env: EMSCRIPTEN_ENV });
-  for (const file of ['wasm/build/ap_core.mjs', 'wasm/build/ap_core.wasm', 'wasm/build/ap_train.mjs', 'wasm/build/ap_train.wasm']) {
+  for (const file of [
+    'wasm/build/ap_core.mjs',
+    'wasm/build/ap_core.wasm',
+    'wasm/build/ap_train.mjs',
+    'wasm/build/ap_train.wasm',
+  ]) {
     if (!existsSync(join(ROOT, file))) throw new StepError(`the wasm build did not produce ${file}`);
   }
 }
@@ -168,9 +196,12 @@ export async function buildWidgets({ force = false } = {}) {
     }
     return t;
   };
-  const sources = Math.max(newest(join(ROOT, 'web')), mtime(join(ROOT, 'wasm', 'index.js')),
+  const sources = Math.max(
+    newest(join(ROOT, 'web')),
+    mtime(join(ROOT, 'wasm', 'index.js')),
     ...['ap_core.wasm', 'ap_train.wasm', 'kernels_relaxed.wasm'].map((f) => mtime(join(ROOT, 'wasm', 'build', f))),
-    mtime(join(ROOT, 'package-lock.json')));
+    mtime(join(ROOT, 'package-lock.json')),
+  );
   if (!force && mtime(out) >= sources) {
     console.log('dist/attention-playground.js is up to date');
     return;
