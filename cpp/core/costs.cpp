@@ -83,6 +83,20 @@ ParamCount count_parameters(const SizeConfig& c) {
   return p;
 }
 
+SizeConfig size_config(Arch arch, int64_t d_model, int64_t n_heads, int64_t layers, int64_t d_ff, int64_t vocab_size,
+                       PosKind pos, int64_t max_len) {
+  SizeConfig c;
+  c.arch = arch;
+  c.d_model = d_model;
+  c.n_heads = n_heads;
+  c.enc_layers = c.dec_layers = layers;
+  c.d_ff = d_ff;
+  c.vocab_size = vocab_size;
+  c.pos = pos;
+  c.max_len = max_len;
+  return c;
+}
+
 const std::vector<SizePreset>& size_presets() {
   static const std::vector<SizePreset> presets = [] {
     std::vector<SizePreset> v;
@@ -102,15 +116,7 @@ const std::vector<SizePreset>& size_presets() {
     v.push_back({"original-big", "Original Transformer (big)",
                  "Vaswani et al. 2017 (Attention Is All You Need, Table 3, big): 213M. Not in the notes.", 213000000,
                  "Same vocabulary and sharing as base; within 1% of the published 213M.", c});
-    SizeConfig b;
-    b.arch = Arch::EncoderOnly;
-    b.d_model = 768;
-    b.n_heads = 12;
-    b.enc_layers = 12;
-    b.d_ff = 3072;
-    b.vocab_size = 30522;
-    b.max_len = 512;
-    b.pos = PosKind::Learned;
+    SizeConfig b = size_config(Arch::EncoderOnly, 768, 12, 12, 3072, 30522, PosKind::Learned, 512);
     b.segments = 2;
     b.embed_norm = true;
     b.pooler = true;
@@ -121,15 +127,7 @@ const std::vector<SizePreset>& size_presets() {
                  "Token, position (512) and segment (2) embeddings with a LayerNorm, 12 encoder layers and the "
                  "pooler; the masked-LM output layer reuses the token table.",
                  b});
-    SizeConfig g;
-    g.arch = Arch::DecoderOnly;
-    g.d_model = 12288;
-    g.n_heads = 96;
-    g.dec_layers = 96;
-    g.d_ff = 4 * 12288;
-    g.vocab_size = 50257;
-    g.max_len = 2048;
-    g.pos = PosKind::Learned;
+    SizeConfig g = size_config(Arch::DecoderOnly, 12288, 96, 96, 4 * 12288, 50257, PosKind::Learned, 2048);
     g.norm = NormPlace::Pre;
     v.push_back({"gpt3", "GPT-3 175B",
                  "Notes 004: 175B parameters (d_model = 12288, 96 layers, 96 heads), as in Brown et al. 2020 "

@@ -50,6 +50,10 @@ struct SizeConfig {
   void validate() const;
 };
 
+// A config from the numbers a paper states (layers: each stack of the arch); the rest at defaults.
+SizeConfig size_config(Arch arch, int64_t d_model, int64_t n_heads, int64_t layers, int64_t d_ff, int64_t vocab_size,
+                       PosKind pos, int64_t max_len);
+
 // One layer's parameters by kind.
 struct LayerParams {
   int64_t attention = 0;  // self (and cross) attention: W_Q, W_K, W_V, W_O (d x d) and biases

@@ -11,19 +11,6 @@
 
 namespace ap::train {
 
-namespace {
-
-template <typename T>
-using MatT = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename T>
-using RowT = Eigen::Matrix<T, 1, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename T>
-using MapT = Eigen::Map<MatT<T>>;
-template <typename T>
-using CMapT = Eigen::Map<const MatT<T>>;
-
-}  // namespace
-
 // ---- embeddings and positions ------------------------------------------------------------
 
 template <typename T>

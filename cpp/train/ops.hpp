@@ -9,8 +9,19 @@
 // C input channels, OC output channels, d model width, NH heads, V vocabulary, L max length.
 // Every buffer is row-major.
 #pragma once
+#include <Eigen/Dense>
 
 namespace ap::train {
+
+// Row-major Eigen views of the trainer's flat buffers, for the files that implement the layers.
+template <typename T>
+using MatT = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename T>
+using RowT = Eigen::Matrix<T, 1, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename T>
+using MapT = Eigen::Map<MatT<T>>;
+template <typename T>
+using CMapT = Eigen::Map<const MatT<T>>;
 
 // out (B*T, d) = tok_emb[ids] + pos, pos = pos_emb[t] (learned), PE(t) (sinusoidal, pe given)
 // or 0 (pos_emb = pe = nullptr). ids (B*T).

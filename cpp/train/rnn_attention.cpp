@@ -17,14 +17,6 @@ namespace ap::train {
 namespace {
 
 template <typename T>
-using MatT = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename T>
-using RowT = Eigen::Matrix<T, 1, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename T>
-using MapT = Eigen::Map<MatT<T>>;
-template <typename T>
-using CMapT = Eigen::Map<const MatT<T>>;
-template <typename T>
 using RMapT = Eigen::Map<RowT<T>>;
 template <typename T>
 using CRMapT = Eigen::Map<const RowT<T>>;

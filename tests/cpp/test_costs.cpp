@@ -76,15 +76,7 @@ TEST(ParamCount, EqualsTheTensorsAModelAllocates) {
 
 TEST(ParamCount, SmallDecoderByHand) {
   // d 8, h 2, 2 layers, d_ff 32, V 20, learned positions L 16, biases, untied LM head with bias, post-norm.
-  ap::SizeConfig c;
-  c.arch = ap::Arch::DecoderOnly;
-  c.d_model = 8;
-  c.n_heads = 2;
-  c.dec_layers = 2;
-  c.d_ff = 32;
-  c.vocab_size = 20;
-  c.max_len = 16;
-  c.pos = ap::PosKind::Learned;
+  ap::SizeConfig c = ap::size_config(ap::Arch::DecoderOnly, 8, 2, 2, 32, 20, ap::PosKind::Learned, 16);
   c.tie_lm_head = false;
   c.lm_head_bias = true;
   const ap::ParamCount p = ap::count_parameters(c);
@@ -99,14 +91,7 @@ TEST(ParamCount, SmallDecoderByHand) {
 // a shared source-target BPE vocabulary of "about 37000 tokens", one matrix shared by both
 // embeddings and the pre-softmax layer, sinusoidal positions. Table 3 lists 65 x 10^6 parameters.
 ap::SizeConfig original_base(int64_t vocab = 37000) {
-  ap::SizeConfig c;
-  c.arch = ap::Arch::EncoderDecoder;
-  c.d_model = 512;
-  c.n_heads = 8;
-  c.enc_layers = c.dec_layers = 6;
-  c.d_ff = 2048;
-  c.vocab_size = vocab;
-  c.pos = ap::PosKind::Sinusoidal;
+  ap::SizeConfig c = ap::size_config(ap::Arch::EncoderDecoder, 512, 8, 6, 2048, vocab, ap::PosKind::Sinusoidal, 512);
   c.share_embeddings = true;
   c.tie_lm_head = true;
   return c;
@@ -161,15 +146,7 @@ TEST(ParamCount, BertBase) {
   // BERT-base: 12 layers, d 768, 12 heads, d_ff 3072, WordPiece vocabulary 30522, 512 learned
   // positions, 2 segment embeddings, LayerNorm on the embeddings, the pooler; the MLM output
   // layer reuses the token table. Published: 110M.
-  ap::SizeConfig c;
-  c.arch = ap::Arch::EncoderOnly;
-  c.d_model = 768;
-  c.n_heads = 12;
-  c.enc_layers = 12;
-  c.d_ff = 3072;
-  c.vocab_size = 30522;
-  c.max_len = 512;
-  c.pos = ap::PosKind::Learned;
+  ap::SizeConfig c = ap::size_config(ap::Arch::EncoderOnly, 768, 12, 12, 3072, 30522, ap::PosKind::Learned, 512);
   c.segments = 2;
   c.embed_norm = true;
   c.pooler = true;
@@ -183,15 +160,8 @@ TEST(ParamCount, BertBase) {
 TEST(ParamCount, Gpt3) {
   // GPT-3 175B: 96 layers, d 12288, 96 heads of 128, d_ff 4d, BPE vocabulary 50257, context 2048
   // (learned positions), pre-norm with a final LayerNorm, tied input and output embeddings.
-  ap::SizeConfig c;
-  c.arch = ap::Arch::DecoderOnly;
-  c.d_model = 12288;
-  c.n_heads = 96;
-  c.dec_layers = 96;
-  c.d_ff = 4 * 12288;
-  c.vocab_size = 50257;
-  c.max_len = 2048;
-  c.pos = ap::PosKind::Learned;
+  ap::SizeConfig c =
+      ap::size_config(ap::Arch::DecoderOnly, 12288, 96, 96, 4 * 12288, 50257, ap::PosKind::Learned, 2048);
   c.norm = ap::NormPlace::Pre;
   const ap::ParamCount p = ap::count_parameters(c);
   EXPECT_EQ(p.total, 174604259328);
