@@ -149,7 +149,8 @@ async function buildEmscripten(name, { simd, defines = [], kernels }) {
   ];
   const objects = await compileAll(name, 'em++', flags, sources, EMSCRIPTEN_ENV);
   const target = join(OUT, `${name}.mjs`);
-  const pre = join(ROOT, 'tests/bench/wasm/pre.js');
+  // The same --pre-js as ap_core: in Node only, `require`, `__dirname` and the .wasm beside the glue.
+  const pre = join(ROOT, 'wasm/node-pre.js');
   await link(
     target,
     [...objects, pre],

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createImpl } from './impl/index.mjs';
+import { createHandler, failure } from './protocol.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(join(ROOT, 'package.json'));
@@ -26,48 +26,34 @@ const env = {
 };
 
 const [name] = process.argv.slice(2);
-let impl = null;
 const reply = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
 // Peers may log to stdout (tfjs prints a banner): only protocol lines go there.
 console.log = console.info = console.warn = (...a) => process.stderr.write(`${a.join(' ')}\n`);
+
+const handle = createHandler({
+  name,
+  env,
+  engine: () => `Node ${process.versions.node} (V8 ${process.versions.v8})`,
+  async run(impl, reps) {
+    // CPU time of this process (user + system) beside the wall time the implementation took:
+    // on this shared machine the wall clock also counts the time other users' work held the core.
+    const before = process.cpuUsage();
+    const result = await impl.run(reps);
+    const used = process.cpuUsage(before);
+    result.cpuSeconds = (used.user + used.system) / 1e6;
+    return result;
+  },
+});
 
 const lines = createInterface({ input: process.stdin });
 for await (const line of lines) {
   let msg;
   try {
     msg = JSON.parse(line);
-    let result = null;
-    switch (msg.op) {
-      case 'init':
-        impl = await createImpl(name, env);
-        result = { ...impl.info, engine: `Node ${process.versions.node} (V8 ${process.versions.v8})` };
-        break;
-      case 'supports':
-        result = impl.supports(msg.case);
-        break;
-      case 'prepare':
-        result = await impl.prepare(msg.case);
-        break;
-      case 'run': {
-        // CPU time of this process (user + system) beside the wall time the implementation took:
-        // on this shared machine the wall clock also counts the time other users' work held the core.
-        const before = process.cpuUsage();
-        result = await impl.run(msg.reps);
-        const used = process.cpuUsage(before);
-        result.cpuSeconds = (used.user + used.system) / 1e6;
-        break;
-      }
-      case 'release':
-        await impl.release();
-        break;
-      case 'quit':
-        process.exit(0);
-        break;
-      default:
-        throw new Error(`unknown op ${msg.op}`);
-    }
-    reply({ ok: true, result });
   } catch (err) {
-    reply({ ok: false, error: String(err && err.stack ? err.stack : err) });
+    reply(failure(err));
+    continue;
   }
+  if (msg.op === 'quit') process.exit(0);
+  reply(await handle(msg));
 }

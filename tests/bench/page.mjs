@@ -2,7 +2,7 @@
 // in its own browser context, so its own renderer process). The driver calls
 // window.benchHandle(request) with the runner protocol's requests and reads the same answers.
 // Files are served from the repository root by the driver (page.route), so paths are root-relative.
-import { createImpl } from './impl/index.mjs';
+import { createHandler } from './protocol.mjs';
 
 function loadScript(src) {
   return new Promise((resolve, reject) => {
@@ -37,36 +37,12 @@ const env = {
   },
 };
 
-let impl = null;
-window.benchHandle = async (msg) => {
-  try {
-    let result = null;
-    switch (msg.op) {
-      case 'init': {
-        const name = new URL(location.href).searchParams.get('impl');
-        impl = await createImpl(name, env);
-        const brand = navigator.userAgentData?.brands?.find((b) => /Chrom/.test(b.brand));
-        result = { ...impl.info, engine: `Chromium ${brand ? brand.version : navigator.userAgent}` };
-        break;
-      }
-      case 'supports':
-        result = impl.supports(msg.case);
-        break;
-      case 'prepare':
-        result = await impl.prepare(msg.case);
-        break;
-      case 'run':
-        result = await impl.run(msg.reps);
-        break;
-      case 'release':
-        await impl.release();
-        break;
-      default:
-        throw new Error(`unknown op ${msg.op}`);
-    }
-    return { ok: true, result };
-  } catch (err) {
-    return { ok: false, error: String(err && err.stack ? err.stack : err) };
-  }
-};
+window.benchHandle = createHandler({
+  name: new URL(location.href).searchParams.get('impl'),
+  env,
+  engine() {
+    const brand = navigator.userAgentData?.brands?.find((b) => /Chrom/.test(b.brand));
+    return `Chromium ${brand ? brand.version : navigator.userAgent}`;
+  },
+});
 window.benchReady = true;

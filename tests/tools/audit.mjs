@@ -15,17 +15,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROOT, StepError, ensureDebianPackages, ensureNodeModules, main, step, run } from './lib/setup.mjs';
 import { serveStatic } from './lib/static-server.mjs';
+import { CHROMIUM, CHROMIUM_ARGS } from './lib/chromium.mjs';
 
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const CHAPTER_IDS = ['A', 'B', 'recap', 'C', 'D', 'E', 'F', 'G', 'H'];
 
 function parseArgs(argv) {
@@ -101,7 +92,7 @@ async function runLighthouse(pages, opts) {
       const results = [];
       for (let r = 0; r < opts.runs; r++) {
         // A fresh browser per run: no warm cache, no leftover service state between runs.
-        const chrome = await chromeLauncher.launch({ chromePath: '/usr/bin/chromium', chromeFlags: CHROMIUM_FLAGS });
+        const chrome = await chromeLauncher.launch({ chromePath: CHROMIUM, chromeFlags: CHROMIUM_ARGS });
         try {
           results.push(await lighthouseRun(url, preset, chrome.port));
         } finally {
@@ -147,7 +138,7 @@ function lighthouseTable(rows) {
 async function runAxeAll(pageUrl, siteUrl) {
   const { chromium } = await import('playwright-core');
   const { runAxe, renderViews, countViolations, formatViolations } = await import('../web/lib/axe.js');
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const targets = [
     ...CHAPTER_IDS.map((c) => ({ name: `chapter ${c}`, url: `${pageUrl}#chapter=${c}` })),
     { name: 'every view (#chapter=all)', url: `${pageUrl}#chapter=all` },

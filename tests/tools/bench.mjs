@@ -24,18 +24,9 @@ import { cpus, loadavg } from 'node:os';
 import { extname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ROOT, StepError, ensureDebianPackages, ensureNodeModules, main, step } from './lib/setup.mjs';
+import { CHROMIUM, CHROMIUM_ARGS } from './lib/chromium.mjs';
 
 const OUT_DIR = join(ROOT, 'build', 'bench');
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const BENCH_PACKAGES = ['g++', 'emscripten', 'clang-16', 'lld-16', 'libeigen3-dev', 'nlohmann-json3-dev', 'chromium'];
 
 // ---- options ----------------------------------------------------------------------------------
@@ -229,7 +220,7 @@ const SERVED = ['tests/bench/', 'build/bench/', 'node_modules/', 'wasm/index.js'
 
 async function openBrowser() {
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   return browser;
 }
 

@@ -3,24 +3,12 @@
 // `--widgets` builds only the widget library (what `npm pack` needs: the prepack script).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  ROOT,
-  BUILD_PACKAGES,
-  StepError,
-  buildWasm,
-  buildWidgets,
-  ensureDebianPackages,
-  ensureNodeModules,
-  main,
-  step,
-} from './lib/setup.mjs';
+import { ROOT, StepError, buildWidgets, main, prepareWasmModule, step } from './lib/setup.mjs';
 
 const widgetsOnly = process.argv.includes('--widgets');
 
 main(async () => {
-  await ensureDebianPackages(BUILD_PACKAGES);
-  await ensureNodeModules();
-  await buildWasm({ target: 'ap_core' }); // ap_core depends on ap_train: both modules
+  await prepareWasmModule(); // ap_core depends on ap_train: both modules
   for (const file of ['wasm/build/ap_train.mjs', 'wasm/build/ap_train.wasm']) {
     if (!existsSync(join(ROOT, file)))
       throw new StepError(`the wasm build did not produce ${file} (the trainer module)`);

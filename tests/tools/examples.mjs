@@ -1,22 +1,11 @@
 // `npm run examples`: build the widget bundle (dist/attention-playground.js) if it is out of date,
 // then serve the repository as a plain static host would and print the example pages' addresses.
 // PORT=8080 npm run examples picks the port.
-import {
-  ROOT,
-  BUILD_PACKAGES,
-  buildWasm,
-  buildWidgets,
-  ensureDebianPackages,
-  ensureNodeModules,
-  main,
-  step,
-} from './lib/setup.mjs';
+import { ROOT, buildWidgets, main, prepareWasmModule, step } from './lib/setup.mjs';
 import { serveStatic } from './lib/static-server.mjs';
 
 main(async () => {
-  await ensureDebianPackages(BUILD_PACKAGES);
-  await ensureNodeModules();
-  await buildWasm({ target: 'ap_core' });
+  await prepareWasmModule();
   await buildWidgets();
   step('serving the examples (a plain static server, like any host)');
   const { url } = await serveStatic(ROOT, { port: process.env.PORT ? Number(process.env.PORT) : 8090 });

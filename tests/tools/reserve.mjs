@@ -8,20 +8,11 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { ROOT, ensureNodeModules, main, run, step, StepError } from './lib/setup.mjs';
 import { serveStatic } from './lib/static-server.mjs';
+import { CHROMIUM, CHROMIUM_ARGS } from './lib/chromium.mjs';
 
 // Content widths of a view: a phone (375 px window), a tablet / narrow window, the playground's
 // main column on a laptop (1366 px window), and a wide course page.
 export const RESERVE_WIDTHS = [343, 700, 1000, 1200];
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 main(async () => {
   await ensureNodeModules();
@@ -30,7 +21,7 @@ main(async () => {
   if (code !== 0) throw new StepError('the widget build failed');
   step('measuring every widget at widths ' + RESERVE_WIDTHS.join(', '));
   const site = await serveStatic(ROOT);
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const heights = {}; // the view (.body), which the element reserves once it is defined
   let textBox = 0; // a widget's own text box
   const hosts = {}; // the whole element with hide="text", which attention-playground.css reserves before

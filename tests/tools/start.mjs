@@ -2,12 +2,10 @@
 // with Vite on 127.0.0.1. PORT=8080 npm start picks another port; a busy port falls
 // back to the next free one.
 import { join } from 'node:path';
-import { ROOT, BUILD_PACKAGES, buildWasm, ensureDebianPackages, ensureNodeModules, main, step } from './lib/setup.mjs';
+import { ROOT, main, prepareWasmModule, step } from './lib/setup.mjs';
 
 main(async () => {
-  await ensureDebianPackages(BUILD_PACKAGES);
-  await ensureNodeModules();
-  await buildWasm({ target: 'ap_core' });
+  await prepareWasmModule();
 
   step('serving the page');
   const { createServer } = await import('vite'); // only now is node_modules certain to exist

@@ -3,17 +3,13 @@
 // purpose), and where a value is defined the numbers are the hand calculations written here.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
+import { eye, tinyDecoder } from './lib/inputs.js';
 
 let ap;
 beforeAll(async () => {
   ap = await load();
 });
 
-const eye = (d) => {
-  const a = new Float32Array(d * d);
-  for (let i = 0; i < d; i++) a[i * d + i] = 1;
-  return a;
-};
 const identity = (d) => ({ wq: eye(d), wk: eye(d), wv: eye(d), wo: eye(d) });
 
 // Every stage finite, except 'masked' / 'cross_masked', which may hold -Infinity but never NaN.
@@ -175,16 +171,7 @@ describe('ap.attention', () => {
 });
 
 describe('models', () => {
-  const config = {
-    arch: 'decoder',
-    dModel: 4,
-    nHeads: 2,
-    nLayers: 1,
-    dFf: 8,
-    maxLen: 8,
-    tokenizer: 'word',
-    vocab: ['a', 'b', 'c'],
-  };
+  const config = tinyDecoder(['a', 'b', 'c']);
 
   test.each([
     ['denormal', 1e-40],

@@ -1,17 +1,13 @@
 // Bad input gets a JS Error naming the problem, and the module keeps working afterwards.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
+import { eye } from './lib/inputs.js';
 
 let ap;
 beforeAll(async () => {
   ap = await load();
 });
 
-const eye = (d) => {
-  const a = new Float32Array(d * d);
-  for (let i = 0; i < d; i++) a[i * d + i] = 1;
-  return a;
-};
 const good = (n = 2, d = 4, extra = {}) => ({
   x: Float32Array.from({ length: n * d }, (_, i) => Math.sin(i)),
   wq: eye(d),

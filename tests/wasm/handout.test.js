@@ -21,20 +21,16 @@ function seeded(n, seed) {
   });
 }
 
+// Self-attention inputs of n tokens, d_model d: x and the four weight matrices seeded seed, seed + 1, ...
+function seededInputs(n, d, seed, options) {
+  const [x, wq, wk, wv, wo] = [n * d, d * d, d * d, d * d, d * d].map((len, i) => seeded(len, seed + i));
+  return { x, wq, wk, wv, wo, n, dModel: d, ...options };
+}
+
 test("the notes' mask * -1e9 gives the same weights as -inf (causal, n = 5, 2 heads)", () => {
   const n = 5,
     d = 8;
-  const inputs = {
-    x: seeded(n * d, 1),
-    wq: seeded(d * d, 2),
-    wk: seeded(d * d, 3),
-    wv: seeded(d * d, 4),
-    wo: seeded(d * d, 5),
-    n,
-    dModel: d,
-    nHeads: 2,
-    causal: true,
-  };
+  const inputs = seededInputs(n, d, 1, { nHeads: 2, causal: true });
   const inf = ap.attention(inputs);
   const add = ap.attention({ ...inputs, additiveMask: -1e9 });
   const mInf = inf.get('masked'),
@@ -67,16 +63,7 @@ test("the notes' mask * -1e9 gives the same weights as -inf (causal, n = 5, 2 he
 test('a fully masked row: -inf gives the documented zeros, -1e9 gives uniform weights 1/m', () => {
   const n = 2,
     d = 4;
-  const inputs = {
-    x: seeded(n * d, 7),
-    wq: seeded(d * d, 8),
-    wk: seeded(d * d, 9),
-    wv: seeded(d * d, 10),
-    wo: seeded(d * d, 11),
-    n,
-    dModel: d,
-    keyPadding: [1, 1],
-  };
+  const inputs = seededInputs(n, d, 7, { keyPadding: [1, 1] });
   const inf = ap.attention(inputs),
     add = ap.attention({ ...inputs, additiveMask: -1e9 });
   expect(Array.from(inf.get('weights'))).toEqual([0, 0, 0, 0]);
@@ -88,16 +75,7 @@ test('a fully masked row: -inf gives the documented zeros, -1e9 gives uniform we
 test('a bad additive mask is a clear error and the module stays usable', () => {
   const n = 2,
     d = 2;
-  const inputs = {
-    x: seeded(4, 1),
-    wq: seeded(4, 2),
-    wk: seeded(4, 3),
-    wv: seeded(4, 4),
-    wo: seeded(4, 5),
-    n,
-    dModel: d,
-    causal: true,
-  };
+  const inputs = seededInputs(n, d, 1, { causal: true });
   expect(() => ap.attention({ ...inputs, additiveMask: 1e9 })).toThrow(/finite negative number/);
   expect(() => ap.attention({ ...inputs, additiveMask: Number.NaN })).toThrow(/finite negative number/);
   const t = ap.attention({ ...inputs, additiveMask: -1e9 });

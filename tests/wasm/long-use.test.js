@@ -4,6 +4,7 @@
 // Most calls are small (n = 1..3) so the run stays short on a slow machine; the count is real.
 import { beforeAll, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
+import { eye, tinyDecoder } from './lib/inputs.js';
 
 let ap;
 beforeAll(async () => {
@@ -14,11 +15,6 @@ const CALLS = 100_000;
 const SAMPLE_EVERY = 5_000;
 const WARM_UP = 10_000; // allocator pools and embind caches settle in the first calls
 
-const eye = (d) => {
-  const a = new Float32Array(d * d);
-  for (let i = 0; i < d; i++) a[i * d + i] = 1;
-  return a;
-};
 const tiny = (n) => ({
   x: Float32Array.from({ length: n * 2 }, (_, i) => Math.sin(i + n)),
   wq: eye(2),
@@ -30,16 +26,7 @@ const tiny = (n) => ({
   nHeads: 1,
   causal: n % 2 === 0,
 });
-const MODEL_CONFIG = {
-  arch: 'decoder',
-  dModel: 4,
-  nHeads: 2,
-  nLayers: 1,
-  dFf: 8,
-  maxLen: 8,
-  tokenizer: 'word',
-  vocab: ['the', 'cat', 'sat', 'on', 'mat'],
-};
+const MODEL_CONFIG = tinyDecoder(['the', 'cat', 'sat', 'on', 'mat']);
 
 test(`${CALLS.toLocaleString('en')} mixed calls leave the wasm heap level`, () => {
   const model = ap.createModel(MODEL_CONFIG, { seed: 5 });

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
+import { MLM_VERBS } from '../web/lib/models.js';
 
 const dir = fileURLToPath(new URL('../../web/models/', import.meta.url));
 let ap;
@@ -61,56 +62,9 @@ test('sort generates with the KV cache exactly what it generates without it', ()
 // of the other number stands between them, and reads context on both sides ("bank" from what
 // follows). Each sentence is written by hand; '_' is the hidden word.
 describe('mlm model: the hidden word from both sides', () => {
-  const SG = [
-    'is',
-    'was',
-    'sits',
-    'sleeps',
-    'stands',
-    'runs',
-    'walks',
-    'jumps',
-    'laughs',
-    'plays',
-    'chases',
-    'sees',
-    'likes',
-    'helps',
-    'follows',
-    'visits',
-    'knows',
-    'meets',
-    'calls',
-    'watches',
-    'finds',
-    'wants',
-    'loves',
-  ];
-  const PL = [
-    'are',
-    'were',
-    'sit',
-    'sleep',
-    'stand',
-    'run',
-    'walk',
-    'jump',
-    'laugh',
-    'play',
-    'chase',
-    'see',
-    'like',
-    'help',
-    'follow',
-    'visit',
-    'know',
-    'meet',
-    'call',
-    'watch',
-    'find',
-    'want',
-    'love',
-  ];
+  const VERBS = [...MLM_VERBS.common, ...MLM_VERBS.transitive];
+  const SG = VERBS.map(([singular]) => singular);
+  const PL = VERBS.map(([, plural]) => plural);
   let model, MASK, V;
   beforeAll(() => {
     model = ap.loadModel(readFileSync(`${dir}mlm.safetensors`));

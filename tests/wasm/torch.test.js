@@ -48,24 +48,30 @@ describe.each([...fixtureNames('attention_'), ...fixtureNames('torch_mha')])('%s
   });
 });
 
+// A model of a fixture's configuration (its weights not set yet), with the fixture's character vocabulary.
+function fixtureModel(fx) {
+  const c = fx.config;
+  return ap.createModel({
+    arch: c.arch,
+    dModel: c.d_model,
+    nHeads: c.n_heads,
+    nLayers: c.n_layers,
+    dFf: c.d_ff,
+    maxLen: c.max_len,
+    pos: c.pos,
+    act: c.act,
+    norm: c.norm,
+    eps: c.eps,
+    tokenizer: 'char',
+    vocab: fx.vocab.slice(4),
+  });
+}
+
 describe.each(fixtureNames('model_'))('%s', (name) => {
   test('every stage of the whole model matches PyTorch within 1e-5', () => {
     const fx = loadFixture(name);
     const c = fx.config;
-    const model = ap.createModel({
-      arch: c.arch,
-      dModel: c.d_model,
-      nHeads: c.n_heads,
-      nLayers: c.n_layers,
-      dFf: c.d_ff,
-      maxLen: c.max_len,
-      pos: c.pos,
-      act: c.act,
-      norm: c.norm,
-      eps: c.eps,
-      tokenizer: 'char',
-      vocab: fx.vocab.slice(4),
-    });
+    const model = fixtureModel(fx);
     const names = model
       .tensors()
       .map((t) => t.name)
@@ -101,20 +107,7 @@ describe.each(fixtureNames('model_'))('%s', (name) => {
 
 test('a saved model loads back with identical weights and logits', () => {
   const fx = loadFixture('model_decoder_only');
-  const c = fx.config;
-  const model = ap.createModel({
-    arch: c.arch,
-    dModel: c.d_model,
-    nHeads: c.n_heads,
-    nLayers: c.n_layers,
-    dFf: c.d_ff,
-    maxLen: c.max_len,
-    pos: c.pos,
-    act: c.act,
-    norm: c.norm,
-    tokenizer: 'char',
-    vocab: fx.vocab.slice(4),
-  });
+  const model = fixtureModel(fx);
   for (const [n, t] of Object.entries(fx.weights)) model.setTensor(n, arr(t));
   const copy = ap.loadModel(model.save());
   expect(copy.config).toEqual(model.config);

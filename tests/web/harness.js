@@ -14,25 +14,15 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from '../tools/lib/chromium.mjs';
 import { serveStatic } from '../tools/lib/static-server.mjs';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SCREENSHOT_DIR = join(ROOT, 'tests', 'web', 'screenshots');
 const DIST = join(ROOT, 'dist');
 
-// Root needs --no-sandbox; without the networking flags Chromium keeps calling hosts
-// it cannot reach from here.
-export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+// Debian's Chromium and the flags it is launched with (shared with tests/tools/).
+export { CHROMIUM, CHROMIUM_ARGS };
 
 // Vitest's API inside a test file (null outside Vitest, e.g. tests/bench/page-speed.mjs), and what
 // tests/web/global-setup.js provided.

@@ -6,9 +6,9 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { join } from 'node:path';
 import { load } from '../../wasm/index.js';
-import { COMMON_WORDS } from '../../web/lib/vocab.js';
 import { CONCEPTS as CONCEPT_LIST } from '../../web/lib/concepts.js';
 import { SCREENSHOT_DIR, downloadedBytes, usePlayground } from './harness.js';
+import { RANDOM_CONFIG } from './lib/models.js';
 
 const playground = usePlayground();
 let ap;
@@ -16,22 +16,9 @@ beforeAll(async () => {
   ap = await load();
 });
 
-// The page's random-weights model (model=random), written out independently: a word-level
-// decoder with random weights (seed 1), d_model 16, 2 heads, 2 layers, d_ff 64, sinusoidal
-// positions, post-norm, causal mask on as for any decoder (web/lib/models.js randomConfig).
-// The page opens on a trained model; these walks pick random weights to compare with Node.
-const CONFIG = {
-  arch: 'decoder',
-  dModel: 16,
-  nHeads: 2,
-  nLayers: 2,
-  dFf: 64,
-  maxLen: 64,
-  pos: 'sinusoidal',
-  tokenizer: 'word',
-  causal: true,
-  vocab: COMMON_WORDS,
-};
+// The page's random-weights model (seed 1, tests/web/lib/models.js). The page opens on a trained
+// model; these walks pick random weights to compare with Node.
+const CONFIG = RANDOM_CONFIG;
 // The stepper is the recap chapter of the learning path.
 const RECAP = '/?model=random#chapter=recap';
 const SENTENCE = 'the cat sat on the mat';

@@ -6,8 +6,9 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { join } from 'node:path';
 import { load } from '../../wasm/index.js';
-import { COMMON_WORDS } from '../../web/lib/vocab.js';
 import { SCREENSHOT_DIR, usePlayground } from './harness.js';
+import { RANDOM_CONFIG } from './lib/models.js';
+import { rendered } from './lib/page.js';
 
 const playground = usePlayground();
 let ap;
@@ -18,19 +19,9 @@ beforeAll(async () => {
 const VIEWS = ['rnn-chain', 'rnn-vanishing', 'bahdanau', 'soft-lookup'];
 
 // The page's default model written out independently (web/lib/models.js randomConfig): a
-// word-level decoder, random weights of seed 1, d_model 16, 2 heads, 2 layers.
-const CONFIG = {
-  arch: 'decoder',
-  dModel: 16,
-  nHeads: 2,
-  nLayers: 2,
-  dFf: 64,
-  maxLen: 64,
-  pos: 'sinusoidal',
-  tokenizer: 'word',
-  causal: false,
-  vocab: COMMON_WORDS,
-};
+// word-level decoder, random weights of seed 1, d_model 16, 2 heads, 2 layers. No causal mask
+// (the embeddings do not depend on it).
+const CONFIG = { ...RANDOM_CONFIG, causal: false };
 
 /** The embedding rows of `text` in the page's default model, computed here in Node. */
 function embeddings(text) {
@@ -104,18 +95,6 @@ function openStandalone(html) {
       ${VIEWS.map((id) => `<script type="module" src="/components/ap-${id}.js"></script>`).join('\n')}
       </head><body style="margin:16px;max-width:1000px">${html}</body></html>`,
     { path: '/standalone-a.html' },
-  );
-}
-
-/** Waits until `tag` has rendered with data-rendered different from `before`. */
-async function rendered(page, tag, before = null) {
-  await page.waitForFunction(
-    ([t, b]) => {
-      const w = document.querySelector(t);
-      return w?.dataset.rendered && w.dataset.rendered !== b;
-    },
-    [tag, before],
-    { timeout: 30000 },
   );
 }
 

@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SCREENSHOT_DIR, usePlayground } from './harness.js';
 import { load } from '../../wasm/index.js';
+import { MLM_VERBS } from './lib/models.js';
 
 const playground = usePlayground();
 
@@ -367,26 +368,7 @@ describe('bert-gpt: the same sentence, two masks, two objectives', () => {
   test('the trained masked LM gives a hidden verb the number of its subject, across a noun of the other number', async () => {
     // By hand: "the dogs near the cat [MASK] on the mat": the subject is "dogs" (plural), the
     // nearest noun "cat" is singular; the verb forms below are the singular present ones.
-    const SINGULAR = [
-      'is',
-      'was',
-      'sits',
-      'sleeps',
-      'stands',
-      'runs',
-      'walks',
-      'jumps',
-      'laughs',
-      'plays',
-      'waits',
-      'rests',
-      'hides',
-      'works',
-      'dances',
-      'swims',
-      'sings',
-      'smiles',
-    ];
+    const SINGULAR = [...MLM_VERBS.common, ...MLM_VERBS.intransitive].map(([singular]) => singular);
     const text = 'the dogs near the cat sleep on the mat';
     const { errors, widget } = await openAlone('ap-bert-gpt', { text, mask: 5 });
     expect(await data(widget, 'bertTrained')).toBe('true');

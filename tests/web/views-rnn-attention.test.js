@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { join } from 'node:path';
 import { load } from '../../wasm/index.js';
 import { SCREENSHOT_DIR, usePlayground } from './harness.js';
+import { rendered } from './lib/page.js';
 import { NOTES_EN, NOTES_FR, shippedModel } from './lib/models.js';
 
 const playground = usePlayground();
@@ -22,17 +23,6 @@ async function open(path, tag, viewport) {
   const p = await playground.open(path, viewport ? { viewport } : undefined);
   await p.page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 45000 });
   return p;
-}
-
-async function rendered(page, tag, before) {
-  await page.waitForFunction(
-    ([t, b]) => {
-      const w = document.querySelector(t);
-      return w?.dataset.rendered && w.dataset.rendered !== b;
-    },
-    [tag, before],
-    { timeout: 30000 },
-  );
 }
 
 const data = (page, tag, name) => page.locator(tag).evaluate((w, n) => w.dataset[n], name);

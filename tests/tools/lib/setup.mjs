@@ -182,6 +182,14 @@ export async function buildWasm({ target } = {}) {
   }
 }
 
+// What `npm start`, `npm run build` and `npm run examples` do first: the Debian build packages,
+// node_modules, then the wasm JS module (target ap_core, which depends on ap_train: both modules).
+export async function prepareWasmModule() {
+  await ensureDebianPackages(BUILD_PACKAGES);
+  await ensureNodeModules();
+  await buildWasm({ target: 'ap_core' });
+}
+
 // The widget bundle (dist/attention-playground.js and dist/attention-playground/, plus embed.html,
 // embed.js and the .d.ts): rebuilt only when a source under web/ or the wasm module is newer.
 export async function buildWidgets({ force = false } = {}) {

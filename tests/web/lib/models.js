@@ -1,9 +1,68 @@
 // The trained models the page ships (web/models/<name>.safetensors), read as bytes for the core in Node.
 import { readFileSync } from 'node:fs';
+import { COMMON_WORDS } from '../../../web/lib/vocab.js';
 
 export const shippedModel = (name) =>
   new Uint8Array(readFileSync(new URL(`../../../web/models/${name}.safetensors`, import.meta.url)));
 
+// The page's random-weights model (model=random; web/lib/models.js randomConfig) written out
+// independently: a word-level decoder, d_model 16, 2 heads, 2 layers, d_ff 64, sinusoidal positions,
+// post-norm, causal mask on as for any decoder. Create it with { seed: 1 } as the page does.
+export const RANDOM_CONFIG = {
+  arch: 'decoder',
+  dModel: 16,
+  nHeads: 2,
+  nLayers: 2,
+  dFf: 64,
+  maxLen: 64,
+  pos: 'sinusoidal',
+  tokenizer: 'word',
+  causal: true,
+  vocab: COMMON_WORDS,
+};
+
 // The notes' sentence pair for translation (the lecture's English sentence and its French reference).
 export const NOTES_EN = 'The agreement on the European Economic Area was signed in August 1992.';
 export const NOTES_FR = "L'accord sur la zone économique européenne a été signé en août 1992.";
+
+// Verbs of the masked LM's grammar (cpp/train/grammar.cpp) as [singular, plural] present forms: be
+// and the first intransitive verbs, then more intransitive ones, then transitive ones.
+export const MLM_VERBS = {
+  common: [
+    ['is', 'are'],
+    ['was', 'were'],
+    ['sits', 'sit'],
+    ['sleeps', 'sleep'],
+    ['stands', 'stand'],
+    ['runs', 'run'],
+    ['walks', 'walk'],
+    ['jumps', 'jump'],
+    ['laughs', 'laugh'],
+    ['plays', 'play'],
+  ],
+  intransitive: [
+    ['waits', 'wait'],
+    ['rests', 'rest'],
+    ['hides', 'hide'],
+    ['works', 'work'],
+    ['dances', 'dance'],
+    ['swims', 'swim'],
+    ['sings', 'sing'],
+    ['smiles', 'smile'],
+  ],
+  transitive: [
+    ['chases', 'chase'],
+    ['sees', 'see'],
+    ['likes', 'like'],
+    ['helps', 'help'],
+    ['follows', 'follow'],
+    ['visits', 'visit'],
+    ['knows', 'know'],
+    ['meets', 'meet'],
+    ['calls', 'call'],
+    ['watches', 'watch'],
+    ['finds', 'find'],
+    ['wants', 'want'],
+    ['loves', 'love'],
+  ],
+};
