@@ -262,6 +262,8 @@ export class ApBahdanau extends ApWidget {
       st.caption.textContent = caption;
       this.place(st.slot, this.hm(name, mat));
     };
+    // Stages 2 and 3: one row of dA numbers per source word.
+    const perSource = { rows: m, cols: dA, rowLabels: src, colLabels: units, rowAxis: 'source j', kind: 'div' };
     const s0 = d.trained
       ? ' (s_0 is made from the backward state of the first word, which has read the whole sentence)'
       : ' (= 0 at the start, so this row is 0)';
@@ -288,12 +290,7 @@ export class ApBahdanau extends ApWidget {
         name: 'add-wh',
         title: 'W_h h_j',
         values: A.wh,
-        rows: m,
-        cols: dA,
-        rowLabels: src,
-        colLabels: units,
-        rowAxis: 'source j',
-        kind: 'div',
+        ...perSource,
       }),
     );
     show(
@@ -304,12 +301,7 @@ export class ApBahdanau extends ApWidget {
         name: 'add-tanh',
         title: `tanh layer, t = ${t}`,
         values: this._cur.tanh,
-        rows: m,
-        cols: dA,
-        rowLabels: src,
-        colLabels: units,
-        rowAxis: 'source j',
-        kind: 'div',
+        ...perSource,
         domain: [-1, 1],
       }),
     );

@@ -24,7 +24,7 @@ import { getModel, hasModelFile, modelNow, randomKey, trainedFiles } from '../li
 import { getPlayground, playgroundNow } from '../lib/playground.js';
 import { runIds } from '../lib/runs.js';
 import { stepView } from '../lib/steps.js';
-import { matrix } from '../lib/heatmap.js';
+import { maskLike } from '../lib/heatmap.js';
 import { barList } from '../lib/plot.js';
 import { COMMON_WORDS } from '../lib/vocab.js';
 
@@ -235,17 +235,7 @@ export class ApBertGpt extends ApWidget {
       }
       const p = this.panels[key];
       p.note.textContent = objective;
-      const maskM = matrix({
-        name: `${key}-mask`,
-        title: 'mask (1 = blocked)',
-        values: blocked,
-        rows: M.rows,
-        cols: M.cols,
-        rowLabels: M.rowLabels,
-        colLabels: M.colLabels,
-        kind: 'ids',
-        corner: 'q \\ k',
-      });
+      const maskM = maskLike(M, `${key}-mask`, 'mask (1 = blocked)', blocked);
       A.title = `weights, layer ${layer}, head ${head}`;
       const hmMask = this.hm(`${key}-mask`, maskM, { 'max-cell': '30' });
       hmMask.dataset.role = 'mask';

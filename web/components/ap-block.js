@@ -10,6 +10,7 @@
 // "add2" | "norm1" | "norm2" | "cross" | "addc" | "normc" | "input" | "final" (the open box).
 // Example: <ap-block model="grammar" norm="pre" stage="ffn"></ap-block>
 import { ApWidget, define } from '../lib/widget.js';
+import { adoptOwnStyles } from '../lib/styles.js';
 import { el, emit, shapeText } from '../lib/dom.js';
 import { headFor, layerFor, StepPanel, textFor } from '../lib/view.js';
 import { runFor } from '../lib/runs.js';
@@ -39,11 +40,7 @@ const W = 360,
   SKIP_X = 312,
   TOP = 12;
 
-let sheet = null;
-function styles() {
-  if (!sheet) {
-    sheet = new CSSStyleSheet();
-    sheet.replaceSync(`
+const CSS = `
       .block-layout { display: flex; flex-wrap: wrap; gap: 16px 20px; align-items: flex-start; }
       .block-diagram { flex: 0 1 360px; min-width: 0; max-width: 100%; }
       .block-diagram svg { width: 100%; height: auto; display: block; font-family: inherit; }
@@ -76,10 +73,7 @@ function styles() {
         svg .box.add rect { fill: #4a4418; } svg .box.norm rect { fill: #1f4029; }
         svg .box text { fill: #e6e8ec; } svg .box text.shape { fill: #b7bdc8; }
       }
-    `);
-  }
-  return sheet;
-}
+    `;
 
 // The sublayers of a layer as boxes: { id, label, kind, steps: [stage names], main: default stage }.
 function layout(run, layer, stack) {
@@ -174,7 +168,7 @@ export class ApBlock extends ApWidget {
   static extraAttributes = ['stage'];
 
   build() {
-    this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, styles()];
+    adoptOwnStyles(this.shadowRoot, CSS);
     this.layers = el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Layers of the stack' } });
     this.layerBox = el('span', { className: 'field inline' }, el('span', { className: 'stack-size' }), this.layers);
     this.normBtn = el(
@@ -291,33 +285,24 @@ export class ApBlock extends ApWidget {
     const defs = svg(
       'defs',
       {},
-      svg(
-        'marker',
-        {
-          id: 'ah',
-          class: 'arrow-flow',
-          viewBox: '0 0 10 10',
-          refX: 9,
-          refY: 5,
-          markerWidth: 7,
-          markerHeight: 7,
-          orient: 'auto-start-reverse',
-        },
-        svg('path', { d: 'M0,0 L10,5 L0,10 z' }),
-      ),
-      svg(
-        'marker',
-        {
-          id: 'ahs',
-          class: 'arrow-skip',
-          viewBox: '0 0 10 10',
-          refX: 9,
-          refY: 5,
-          markerWidth: 7,
-          markerHeight: 7,
-          orient: 'auto-start-reverse',
-        },
-        svg('path', { d: 'M0,0 L10,5 L0,10 z' }),
+      ...[
+        ['ah', 'arrow-flow'],
+        ['ahs', 'arrow-skip'],
+      ].map(([id, cls]) =>
+        svg(
+          'marker',
+          {
+            id,
+            class: cls,
+            viewBox: '0 0 10 10',
+            refX: 9,
+            refY: 5,
+            markerWidth: 7,
+            markerHeight: 7,
+            orient: 'auto-start-reverse',
+          },
+          svg('path', { d: 'M0,0 L10,5 L0,10 z' }),
+        ),
       ),
     );
     const flows = svg('g', { class: 'flows' });

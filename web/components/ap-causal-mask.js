@@ -9,7 +9,7 @@ import { playgroundNow } from '../lib/playground.js';
 import { el, fmt, num } from '../lib/dom.js';
 import { claimBox, headFor, layerFor, numsTable, presetButtons } from '../lib/view.js';
 import { stepView } from '../lib/steps.js';
-import { matrix } from '../lib/heatmap.js';
+import { maskLike, matrix } from '../lib/heatmap.js';
 
 export class ApCausalMask extends ApWidget {
   static concept = 'causal-mask';
@@ -153,35 +153,25 @@ export class ApCausalMask extends ApWidget {
     const maps = el(
       'div',
       { className: 'col3' },
-      this.hm(
-        'w-inf',
-        matrix({
-          name: 'weights_inf',
-          title: 'weights, mask = −∞',
-          values: wInf,
-          rows: n,
-          cols: n,
-          rowLabels: labels,
-          colLabels: labels,
-          kind: 'seq',
-          domain: [0, 1],
-          corner: 'q \\ k',
-        }),
-      ),
-      this.hm(
-        'w-add',
-        matrix({
-          name: 'weights_1e9',
-          title: 'weights, + mask × −1e9',
-          values: wAdd,
-          rows: n,
-          cols: n,
-          rowLabels: labels,
-          colLabels: labels,
-          kind: 'seq',
-          domain: [0, 1],
-          corner: 'q \\ k',
-        }),
+      ...[
+        ['w-inf', 'weights_inf', 'weights, mask = −∞', wInf],
+        ['w-add', 'weights_1e9', 'weights, + mask × −1e9', wAdd],
+      ].map(([id, name, title, values]) =>
+        this.hm(
+          id,
+          matrix({
+            name,
+            title,
+            values,
+            rows: n,
+            cols: n,
+            rowLabels: labels,
+            colLabels: labels,
+            kind: 'seq',
+            domain: [0, 1],
+            corner: 'q \\ k',
+          }),
+        ),
       ),
     );
     const verdict = el('p', {
@@ -211,20 +201,7 @@ export class ApCausalMask extends ApWidget {
     for (let k = 0; k < mask.length; k++) mask[k] = M.values[k] === -Infinity ? 1 : 0;
     this.place(
       this.maps,
-      this.hm(
-        'mask',
-        matrix({
-          name: 'mask',
-          title: 'mask (1 = future key, blocked)',
-          values: mask,
-          rows: M.rows,
-          cols: M.cols,
-          rowLabels: M.rowLabels,
-          colLabels: M.colLabels,
-          kind: 'ids',
-          corner: 'q \\ k',
-        }),
-      ),
+      this.hm('mask', maskLike(M, 'mask', 'mask (1 = future key, blocked)', mask)),
       this.hm('masked', M),
       this.hm('weights', A),
     );

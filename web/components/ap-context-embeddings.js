@@ -7,7 +7,7 @@
 // (the head-averaged self-attention weights of "bank" on the words of its sentence, per layer).
 // Attributes: a, b (the two sentences), word (the word to follow, default "bank").
 import { ApWidget, define } from '../lib/widget.js';
-import { el, fmt } from '../lib/dom.js';
+import { el, fmt, wideField } from '../lib/dom.js';
 import { barList } from '../lib/plot.js';
 import { BANK_MONEY, BANK_RIVER, cosine, encodeSource, translationEntry } from '../lib/translation.js';
 
@@ -51,18 +51,8 @@ export class ApContextEmbeddings extends ApWidget {
       el(
         'div',
         { className: 'controls' },
-        el(
-          'label',
-          { className: 'field wide', style: { flex: '1 1 20em', minWidth: '0', maxWidth: '40em' } },
-          el('span', { text: 'Sentence A' }),
-          this.inA,
-        ),
-        el(
-          'label',
-          { className: 'field wide', style: { flex: '1 1 20em', minWidth: '0', maxWidth: '40em' } },
-          el('span', { text: 'Sentence B' }),
-          this.inB,
-        ),
+        wideField('Sentence A', this.inA),
+        wideField('Sentence B', this.inB),
         el('label', { className: 'field' }, el('span', { text: 'Word' }), this.inWord),
       ),
       el('h4', { text: 'How alike are the two vectors of the word? (cosine similarity, 1 = same direction)' }),

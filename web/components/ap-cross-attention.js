@@ -3,9 +3,7 @@
 // the source), like the translation alignment of the notes; any score explained.
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fillSelect } from '../lib/dom.js';
-import { StepPanel, encoderDecoderChoice, headFor, layerFor, withEntry } from '../lib/view.js';
-import { runFor } from '../lib/runs.js';
-import { switchesOf } from '../lib/state.js';
+import { StepPanel, encoderDecoderChoice, encoderDecoderRun, headFor, layerFor } from '../lib/view.js';
 import { stepView } from '../lib/steps.js';
 import { NOTES_EN, TRANSLATE_KEY } from '../lib/translation.js';
 import { hasModelFile } from '../lib/models.js';
@@ -85,14 +83,7 @@ export class ApCrossAttention extends ApWidget {
       }
     }
     this._choice = choice;
-    return withEntry(choice.key, () =>
-      runFor({
-        preset: '',
-        modelKey: choice.key,
-        text: choice.text,
-        switches: { ...switchesOf(state), causal: undefined, pos: undefined },
-      }),
-    );
+    return encoderDecoderRun(choice, state);
   }
 
   // The head whose strongest source word per row agrees most with the mean over heads (the

@@ -4,9 +4,7 @@
 // random weights when its file is absent), run by the core, one attention of each kind.
 import { ApWidget, define } from '../lib/widget.js';
 import { el, tokenText } from '../lib/dom.js';
-import { encoderDecoderChoice, headFor, layerFor, withEntry } from '../lib/view.js';
-import { runFor } from '../lib/runs.js';
-import { switchesOf } from '../lib/state.js';
+import { encoderDecoderChoice, encoderDecoderRun, headFor, layerFor } from '../lib/view.js';
 import { stepView } from '../lib/steps.js';
 
 export class ApEncoderDecoder extends ApWidget {
@@ -38,14 +36,7 @@ export class ApEncoderDecoder extends ApWidget {
   compute(state) {
     const choice = encoderDecoderChoice(state);
     this._choice = choice;
-    return withEntry(choice.key, () =>
-      runFor({
-        preset: '',
-        modelKey: choice.key,
-        text: choice.text,
-        switches: { ...switchesOf(state), causal: undefined, pos: undefined },
-      }),
-    );
+    return encoderDecoderRun(choice, state);
   }
 
   render(run, state) {

@@ -173,33 +173,24 @@ export class ApFfn extends ApWidget {
     );
     this.place(
       this.whyMaps,
-      this.hm(
-        'why-a',
-        matrix({
-          name: 'row_cosine_attention_only',
-          title: `cos(row i, row j) after ${WHY_DEPTH}: attention only`,
-          values: finalCos.attention_only,
-          rows: n,
-          cols: n,
-          rowLabels: labels,
-          colLabels: labels,
-          kind: 'div',
-          domain: [-1, 1],
-        }),
-      ),
-      this.hm(
-        'why-f',
-        matrix({
-          name: 'row_cosine_with_ffn',
-          title: `cos(row i, row j) after ${WHY_DEPTH}: with FFN`,
-          values: finalCos.with_ffn,
-          rows: n,
-          cols: n,
-          rowLabels: labels,
-          colLabels: labels,
-          kind: 'div',
-          domain: [-1, 1],
-        }),
+      ...[
+        ['why-a', 'attention_only', 'attention only'],
+        ['why-f', 'with_ffn', 'with FFN'],
+      ].map(([id, key, what]) =>
+        this.hm(
+          id,
+          matrix({
+            name: `row_cosine_${key}`,
+            title: `cos(row i, row j) after ${WHY_DEPTH}: ${what}`,
+            values: finalCos[key],
+            rows: n,
+            cols: n,
+            rowLabels: labels,
+            colLabels: labels,
+            kind: 'div',
+            domain: [-1, 1],
+          }),
+        ),
       ),
     );
   }

@@ -6,7 +6,7 @@
 // h (heads, a power of two up to d, default 8), hide="measure".
 // Example: <ap-head-cost n="256" d="512" h="8"></ap-head-cost>
 import { ApWidget, define } from '../lib/widget.js';
-import { el, fmt } from '../lib/dom.js';
+import { el, fmt, rangeField } from '../lib/dom.js';
 import { numsTable } from '../lib/view.js';
 import { getPlayground, playgroundNow } from '../lib/playground.js';
 import { normals } from '../lib/random.js';
@@ -22,19 +22,7 @@ export class ApHeadCost extends ApWidget {
   static textInput = false;
 
   build() {
-    const slider = (label, [lo, hi], value) => {
-      const input = el('input', {
-        type: 'range',
-        min: lo,
-        max: hi,
-        value,
-        step: 1,
-        attrs: { 'aria-label': label },
-        on: { input: () => this.update() },
-      });
-      const out = el('span', { className: 'mono' });
-      return { input, out, node: el('label', { className: 'field inline' }, el('span', { text: label }), input, out) };
-    };
+    const slider = (label, range, value) => rangeField(label, range, value, () => this.update());
     this.n = slider('n (tokens)', RANGES.n, 7);
     this.d = slider('d', RANGES.d, 9);
     this.h = slider('h (heads)', RANGES.h, 3);

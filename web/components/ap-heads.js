@@ -8,6 +8,7 @@
 // Attributes: the page's state (text, model, layer, heads, ...), colors="shared" | "per-head".
 // Example: <ap-heads model="grammar" text="the cat sat on the mat"></ap-heads>
 import { ApWidget, define } from '../lib/widget.js';
+import { adoptOwnStyles } from '../lib/styles.js';
 import { el, fmt } from '../lib/dom.js';
 import { matrix } from '../lib/heatmap.js';
 import { layerFor } from '../lib/view.js';
@@ -15,27 +16,20 @@ import { stepView } from '../lib/steps.js';
 import { renderTex } from '../lib/katex.js';
 import { headPattern, patternParts } from '../lib/head-patterns.js';
 
-let sheet = null;
-function styles() {
-  if (!sheet) {
-    sheet = new CSSStyleSheet();
-    sheet.replaceSync(`
+const CSS = `
       .heads-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 260px), 1fr)); gap: 16px 18px; align-items: start; margin: 8px 0; }
       .head-card { min-width: 0; margin: 0; background: var(--_panel); border-radius: 8px; padding: 8px 10px; }
       .head-card h4 { margin: 0 0 4px; font-size: 0.98em; }
       .head-pattern { margin: 6px 0 0; font-size: 0.92em; }
       .head-pattern b { font-weight: 600; }
-    `);
-  }
-  return sheet;
-}
+    `;
 
 export class ApHeads extends ApWidget {
   static concept = 'heads';
   static extraAttributes = ['colors'];
 
   build() {
-    this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, styles()];
+    adoptOwnStyles(this.shadowRoot, CSS);
     this.buttons = el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Number of heads' } });
     this.layers = el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Layer' } });
     this.layerBox = el('span', { className: 'field inline' }, el('span', { text: 'Layer:' }), this.layers);

@@ -3,7 +3,7 @@
 // and any cell worked out.
 import { ApWidget, define } from '../lib/widget.js';
 import { clamp, el, fillSelect, fmt } from '../lib/dom.js';
-import { StepPanel, layerFor, numsTable, textFor } from '../lib/view.js';
+import { StepPanel, layerFor, numsTable, rowSelect, textFor } from '../lib/view.js';
 import { runFor } from '../lib/runs.js';
 import { runSpec } from '../lib/state.js';
 import { stepView } from '../lib/steps.js';
@@ -22,14 +22,7 @@ export class ApLayernorm extends ApWidget {
         },
       },
     });
-    this.rowSel = el('select', {
-      on: {
-        change: () => {
-          this.row = Number(this.rowSel.value);
-          this.update();
-        },
-      },
-    });
+    this.rowSel = rowSelect(this);
     this.stats = el('div');
     this.panel = new StepPanel();
     this.body.append(

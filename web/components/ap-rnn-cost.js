@@ -8,7 +8,7 @@
 // hide="measure" (no timing button).
 // Example: <ap-rnn-cost n="1024" d="256"></ap-rnn-cost>
 import { ApWidget, define } from '../lib/widget.js';
-import { el, fmt } from '../lib/dom.js';
+import { el, fmt, rangeField } from '../lib/dom.js';
 import { numsTable } from '../lib/view.js';
 import { linePlot } from '../lib/plot.js';
 import { tex } from '../lib/katex.js';
@@ -58,19 +58,7 @@ export class ApRnnCost extends ApWidget {
   static textInput = false;
 
   build() {
-    const slider = (label, [lo, hi], value) => {
-      const input = el('input', {
-        type: 'range',
-        min: lo,
-        max: hi,
-        step: 1,
-        value,
-        attrs: { 'aria-label': label },
-        on: { input: () => this.update() },
-      });
-      const out = el('span', { className: 'mono' });
-      return { input, out, node: el('label', { className: 'field inline' }, el('span', { text: label }), input, out) };
-    };
+    const slider = (label, range, value) => rangeField(label, range, value, () => this.update());
     this.n = slider('n (tokens)', N_RANGE, 8);
     this.d = slider('d (width)', D_RANGE, 9);
     this.applied = null;

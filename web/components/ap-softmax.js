@@ -4,7 +4,7 @@
 // Presets reproduce the notes: "the cat sat", "Thinking Machines" and "Clouds drift across blue sky".
 import { ApWidget, define } from '../lib/widget.js';
 import { clamp, el, fillSelect, fmt, num } from '../lib/dom.js';
-import { claimBox, headFor, layerFor, numsTable, presetButtons } from '../lib/view.js';
+import { claimBox, headFor, layerFor, numsTable, presetButtons, rowSelect } from '../lib/view.js';
 import { stepView } from '../lib/steps.js';
 import { playgroundNow } from '../lib/playground.js';
 
@@ -51,14 +51,7 @@ export class ApSoftmax extends ApWidget {
   build() {
     this.presets = presetButtons(this, 'softmax');
     this.claim = el('div');
-    this.rowSel = el('select', {
-      on: {
-        change: () => {
-          this.row = Number(this.rowSel.value);
-          this.update();
-        },
-      },
-    });
+    this.rowSel = rowSelect(this);
     this.temp = el('input', {
       type: 'range',
       min: -2,

@@ -8,7 +8,7 @@
 // on the same task is available (web/models/translate-rnn.safetensors, lib/rnn-attention.js), its alignment is drawn
 // beside. Attributes: source (the English sentence), align-layer (decoder layer, 0-based; default the last).
 import { ApWidget, define } from '../lib/widget.js';
-import { el, fmt } from '../lib/dom.js';
+import { el, fmt, wideField } from '../lib/dom.js';
 import { matrix } from '../lib/heatmap.js';
 import { translationRnn } from '../lib/rnn-attention.js';
 import { NOTES_EN, argmaxRows, translateWithAlignment, translationEntry } from '../lib/translation.js';
@@ -51,12 +51,7 @@ export class ApTranslation extends ApWidget {
       el(
         'div',
         { className: 'controls' },
-        el(
-          'label',
-          { className: 'field wide', style: { flex: '1 1 20em', minWidth: '0', maxWidth: '40em' } },
-          el('span', { text: 'English' }),
-          this.input,
-        ),
+        wideField('English', this.input),
         el(
           'label',
           { className: 'field', dataset: { control: 'layer' } },

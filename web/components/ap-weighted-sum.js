@@ -3,7 +3,7 @@
 // z_cat = 0.1 v_the + 0.6 v_cat + 0.3 v_sat.
 import { ApWidget, define } from '../lib/widget.js';
 import { clamp, el, fillSelect, fmt, num } from '../lib/dom.js';
-import { StepPanel, claimBox, headFor, layerFor, presetButtons } from '../lib/view.js';
+import { StepPanel, claimBox, headFor, layerFor, presetButtons, rowSelect } from '../lib/view.js';
 import { stepView } from '../lib/steps.js';
 import { matrix, rowOf } from '../lib/heatmap.js';
 
@@ -13,14 +13,7 @@ export class ApWeightedSum extends ApWidget {
   build() {
     this.presets = presetButtons(this, 'weighted-sum');
     this.claim = el('div');
-    this.rowSel = el('select', {
-      on: {
-        change: () => {
-          this.row = Number(this.rowSel.value);
-          this.update();
-        },
-      },
-    });
+    this.rowSel = rowSelect(this);
     this.sentence = el('p', { className: 'panel mono sum-line' });
     this.panel = new StepPanel();
     this.body.append(

@@ -103,6 +103,31 @@ export function select(label, options, value, onChange, { id, className } = {}) 
   return el('label', { className: className || 'field' }, el('span', { text: label }), sel);
 }
 
+/** A wide labelled field for a sentence box: grows to share a row, at most 40em. */
+export function wideField(label, control) {
+  return el(
+    'label',
+    { className: 'field wide', style: { flex: '1 1 20em', minWidth: '0', maxWidth: '40em' } },
+    el('span', { text: label }),
+    control,
+  );
+}
+
+/** A labelled integer slider with a readout: { input, out, node }. */
+export function rangeField(label, [lo, hi], value, onInput) {
+  const input = el('input', {
+    type: 'range',
+    min: lo,
+    max: hi,
+    value,
+    step: 1,
+    attrs: { 'aria-label': label },
+    on: { input: onInput },
+  });
+  const out = el('span', { className: 'mono' });
+  return { input, out, node: el('label', { className: 'field inline' }, el('span', { text: label }), input, out) };
+}
+
 export function fillSelect(sel, options, value) {
   sel.replaceChildren();
   for (const o of options) {

@@ -61,30 +61,21 @@ export class GenerationWidget extends ApWidget {
         },
       },
     });
-    this.prevB = el('button', {
-      type: 'button',
-      className: 'small',
-      text: '◀',
-      attrs: { 'aria-label': 'previous token' },
-      on: {
-        click: () => {
-          this.step = Math.max(0, this.step - 1);
-          this._renderStep();
+    const stepButton = (text, label, by) =>
+      el('button', {
+        type: 'button',
+        className: 'small',
+        text,
+        attrs: { 'aria-label': label },
+        on: {
+          click: () => {
+            this.step = Math.max(0, this.step + by);
+            this._renderStep();
+          },
         },
-      },
-    });
-    this.nextB = el('button', {
-      type: 'button',
-      className: 'small',
-      text: '▶',
-      attrs: { 'aria-label': 'next token' },
-      on: {
-        click: () => {
-          this.step += 1;
-          this._renderStep();
-        },
-      },
-    });
+      });
+    this.prevB = stepButton('◀', 'previous token', -1);
+    this.nextB = stepButton('▶', 'next token', 1);
     this.stepLabel = el('span', { className: 'mono' });
     this.modelNote = el('p', { className: 'note' });
     this.strip = el('div', { className: 'tokens gen-strip', attrs: { 'aria-live': 'polite' } });

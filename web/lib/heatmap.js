@@ -45,6 +45,21 @@ export function matrix({
   };
 }
 
+/** A 0/1 mask (1 = blocked) over the query x key cells of m, with m's shape and labels. */
+export function maskLike(m, name, title, values) {
+  return matrix({
+    name,
+    title,
+    values,
+    rows: m.rows,
+    cols: m.cols,
+    rowLabels: m.rowLabels,
+    colLabels: m.colLabels,
+    kind: 'ids',
+    corner: 'q \\ k',
+  });
+}
+
 /** Row `i` of an (rows x cols) array as a 1 x cols matrix. */
 export function rowOf(m, i, extra = {}) {
   return matrix({

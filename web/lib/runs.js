@@ -293,14 +293,25 @@ function modelRun(entry, state) {
     unknown,
     srcUnknown,
     config: configOf(model.configFor(switches)),
-    tensor: (name) => {
-      const t = model.tensors().find((x) => x.name === name);
-      return t ? { data: model.getTensor(name), shape: t.shape } : null;
-    },
+    tensor: tensorOf(model),
     model,
     entry,
   });
   run.empty = n === 0;
+  return computed(key, run);
+}
+
+// A model's weights by name, with their shape (null for a name the model does not have).
+function tensorOf(model) {
+  return (name) => {
+    const t = model.tensors().find((x) => x.name === name);
+    return t ? { data: model.getTensor(name), shape: t.shape } : null;
+  };
+}
+
+// A new forward run: computed now (a failure is kept on run.error, an empty input is not run),
+// cached and returned.
+function computed(key, run) {
   if (!run.empty) {
     try {
       run._t();
@@ -326,20 +337,11 @@ export function runIds(entry, ids, switches = {}, labels = null) {
     compute: () => entry.model.forward(ids, sw),
     tokens: labels || piecesOf(entry.model, ids),
     config: configOf(entry.model.configFor(sw)),
-    tensor: (name) => {
-      const t = entry.model.tensors().find((x) => x.name === name);
-      return t ? { data: entry.model.getTensor(name), shape: t.shape } : null;
-    },
+    tensor: tensorOf(entry.model),
     model: entry.model,
     entry,
   });
-  try {
-    run._t();
-  } catch (err) {
-    run.error = err;
-  }
-  touch(key, run);
-  return run;
+  return computed(key, run);
 }
 
 // ---- generation ----------------------------------------------------------------------------

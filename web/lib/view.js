@@ -7,7 +7,8 @@ import { renderTex } from './katex.js';
 import { explainBox } from './explain.js';
 import { playgroundNow } from './playground.js';
 import { getModel, modelNow, trainedFiles, TRAINED_EXAMPLES } from './models.js';
-import { DEFAULTS, modelKeyOf } from './state.js';
+import { DEFAULTS, modelKeyOf, switchesOf } from './state.js';
+import { runFor } from './runs.js';
 
 /** An <ap-heatmap> showing `m`. */
 export function heatmap(m, attrs = {}) {
@@ -190,11 +191,39 @@ export function numsTable({ caption, header, rows, className = 'nums' }) {
   return el('div', { className: 'scroll-x' }, t);
 }
 
+/** A <select> of rows: picking one sets widget.row and redraws (the widget fills the options). */
+export function rowSelect(widget) {
+  const sel = el('select', {
+    on: {
+      change: () => {
+        widget.row = Number(sel.value);
+        widget.update();
+      },
+    },
+  });
+  return sel;
+}
+
 /** fn(entry) once the model `key` is loaded: at once if it already is, else a promise. */
 export function withEntry(key, fn) {
   const entry = modelNow(key);
   if (entry && playgroundNow()) return fn(entry);
   return getModel(key).then(fn);
+}
+
+/**
+ * The forward run of an encoderDecoderChoice() on its own text, with the page's switches but
+ * the model's own causal mask and positions (or a promise of it while the model loads).
+ */
+export function encoderDecoderRun(choice, state) {
+  return withEntry(choice.key, () =>
+    runFor({
+      preset: '',
+      modelKey: choice.key,
+      text: choice.text,
+      switches: { ...switchesOf(state), causal: undefined, pos: undefined },
+    }),
+  );
 }
 
 /**
