@@ -110,24 +110,27 @@ TEST(TrainConsistency, EncoderOnlyPreNormSinusoidalMatchesCore) {
         {{{}, {5, 7, 4, 9, 11, 6}}, {{}, {8, 9}}, {{}, {10, 11, 5, 4}}});
 }
 
-TEST(TrainConsistency, DecoderOnlyPostNormGeluLearnedMatchesCore) {
-  check("decoder-only, post-norm, GELU, learned",
-        small(Arch::DecoderOnly, NormPlace::Post, PosKind::Learned, Act::Gelu), kDecoderSeqs);
-}
-
-TEST(TrainConsistency, DecoderOnlyPreNormReluSinusoidalMatchesCore) {
-  check("decoder-only, pre-norm, ReLU, sinusoidal",
-        small(Arch::DecoderOnly, NormPlace::Pre, PosKind::Sinusoidal, Act::Relu), kDecoderSeqs);
-}
-
-TEST(TrainConsistency, EncoderDecoderPostNormMatchesCore) {
-  check("encoder-decoder, post-norm, GELU, learned",
-        small(Arch::EncoderDecoder, NormPlace::Post, PosKind::Learned, Act::Gelu), kEncDecSeqs);
-}
-
-TEST(TrainConsistency, EncoderDecoderPreNormMatchesCore) {
-  check("encoder-decoder, pre-norm, ReLU, sinusoidal",
-        small(Arch::EncoderDecoder, NormPlace::Pre, PosKind::Sinusoidal, Act::Relu), kEncDecSeqs);
+// The decoder-only and encoder-decoder stacks in both norm places, with learned positions and
+// GELU (post-norm) or sinusoidal positions and ReLU (pre-norm).
+TEST(TrainConsistency, DecoderAndEncoderDecoderStacksMatchCore) {
+  struct Case {
+    const char* name;
+    Arch arch;
+    NormPlace norm;
+    PosKind pos;
+    Act act;
+  };
+  const Case cases[] = {
+      {"decoder-only, post-norm, GELU, learned", Arch::DecoderOnly, NormPlace::Post, PosKind::Learned, Act::Gelu},
+      {"decoder-only, pre-norm, ReLU, sinusoidal", Arch::DecoderOnly, NormPlace::Pre, PosKind::Sinusoidal, Act::Relu},
+      {"encoder-decoder, post-norm, GELU, learned", Arch::EncoderDecoder, NormPlace::Post, PosKind::Learned, Act::Gelu},
+      {"encoder-decoder, pre-norm, ReLU, sinusoidal", Arch::EncoderDecoder, NormPlace::Pre, PosKind::Sinusoidal,
+       Act::Relu},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    check(c.name, small(c.arch, c.norm, c.pos, c.act), c.arch == Arch::DecoderOnly ? kDecoderSeqs : kEncDecSeqs);
+  }
 }
 
 TEST(TrainConsistency, PositionsNoneMatchesCore) {
