@@ -173,8 +173,10 @@ TEST(ConfigJson, WrongTypesNameTheKey) {
       {R"({"max_len": 3000000000})", "config key 'max_len' is out of range (3000000000)"},
       {R"({"max_len": -3000000000})", "config key 'max_len' is out of range"},
   };
-  for (const auto& [json, message] : json_and_message)
-    EXPECT_MENTIONS(error_of([&] { ap::config_from_json(json); }), message);
+  for (const auto& c : json_and_message) {  // no structured binding: a lambda may not capture one in C++17
+    const std::string json = c[0];
+    EXPECT_MENTIONS(error_of([&] { ap::config_from_json(json); }), c[1]);
+  }
 }
 
 TEST(ConfigJson, BadValuesAreValidated) {

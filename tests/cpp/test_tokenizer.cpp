@@ -220,8 +220,10 @@ TEST(TokenizerVocab, RejectsBadVocabularies) {
       {{"<pad>", "<unk>", "<bos>", "<eos>", ""}, "entry 4 is empty"},
       {{"<pad>", "<unk>", "<bos>", "<eos>", "\xFF"}, "entry 4 is not valid UTF-8"},
   };
-  for (const auto& [vocab, message] : cases)
-    EXPECT_MENTIONS(error_of([&] { Tokenizer(Tokenizer::Kind::Char, vocab); }), message);
+  for (const auto& c : cases) {  // no structured binding: a lambda may not capture one in C++17
+    const auto& vocab = c.first;
+    EXPECT_MENTIONS(error_of([&] { Tokenizer(Tokenizer::Kind::Char, vocab); }), c.second);
+  }
 }
 
 // ---- seed corpus for fuzzing ----------------------------------------------------------
