@@ -252,6 +252,8 @@ describe("quiz: the notes' questions, answered by the core", () => {
     await p1.locator('input[value="2"]').check();
     await p1.locator('.check').click();
     expect(await result('predict-cat-sat')).toBe('correct');
+    // A view draws once it is near the screen, as a student scrolls to it; the reveal may start below the fold.
+    await p1.locator('.reveal').scrollIntoViewIfNeeded();
     await p1.locator('.reveal ap-softmax[data-rendered]').waitFor();
     expect(await p1.locator('.reveal ap-softmax').getAttribute('preset')).toBe('softmax.the-cat-sat');
     const p2 = q('predict-causal');
@@ -261,6 +263,7 @@ describe("quiz: the notes' questions, answered by the core", () => {
     await expect(p2.locator('.feedback').textContent()).resolves.toMatch(
       /leaves 3 scores finite: clouds, drift, across/,
     );
+    await p2.locator('.reveal').scrollIntoViewIfNeeded();
     await p2.locator('.reveal ap-causal-mask[data-rendered]').waitFor();
     // The live question on the sentence: its answer is the revealed view's own numbers.
     const p3 = q('predict-live');
@@ -269,6 +272,7 @@ describe("quiz: the notes' questions, answered by the core", () => {
     await p3.locator('input[type=number]').fill(live.max.toFixed(2));
     await p3.locator('.check').click();
     expect(await result('predict-live')).toBe('correct');
+    await p3.locator('.reveal').scrollIntoViewIfNeeded();
     await p3.locator('.reveal ap-softmax[data-rendered]').waitFor();
     const shown = await p3.locator('.reveal ap-softmax').evaluate((s, row) => {
       const h = s.shadowRoot.querySelector('ap-heatmap');
