@@ -22,7 +22,8 @@ export const BUILD_PACKAGES = [
   'clang-16',
   'lld-16',
 ];
-export const TEST_PACKAGES = [...BUILD_PACKAGES, 'chromium', 'clang-format'];
+// pandoc builds examples/pandoc (a Markdown lesson with a raw HTML block) in the integration tests.
+export const TEST_PACKAGES = [...BUILD_PACKAGES, 'chromium', 'clang-format', 'pandoc'];
 
 // Debian's emscripten 3.1.6 finds its JS optimizer's dependencies (acorn) only through NODE_PATH.
 const EMSCRIPTEN_ENV = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
