@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { load } from '../../wasm/index.js';
 import { ROOT, requireBundle, startStaticSite, useStaticSite } from './harness.js';
+import { CAT_SAT, THINKING, drawn, heatmaps, renderAll } from './lib/widgets.js';
 
 beforeAll(requireBundle);
 const site = useStaticSite(ROOT);
@@ -15,59 +16,6 @@ let ap;
 beforeAll(async () => {
   ap = await load();
 });
-
-// Scrolls every widget into view in turn (they render when visible) and waits for each to draw.
-async function renderAll(page, selector = '*') {
-  const tags = await page.evaluate(
-    (sel) =>
-      [...document.querySelectorAll(sel)]
-        .filter((e) => e.tagName.startsWith('AP-'))
-        .map((e, i) => {
-          e.dataset.testIndex = String(i);
-          return i;
-        }),
-    selector,
-  );
-  for (const i of tags) {
-    const w = page.locator(`[data-test-index="${i}"]`);
-    await w.scrollIntoViewIfNeeded();
-    await expect
-      .poll(() => w.evaluate((e) => e.dataset.rendered !== undefined || e.dataset.error !== undefined), {
-        timeout: 30_000,
-      })
-      .toBe(true);
-  }
-  return page.evaluate(() =>
-    [...document.querySelectorAll('[data-test-index]')].map((e) => ({
-      tag: e.tagName.toLowerCase(),
-      error: e.dataset.error || '',
-    })),
-  );
-}
-
-// Scrolls a widget into view (a view draws when it is seen) and waits until it has drawn.
-async function drawn(widget) {
-  await widget.scrollIntoViewIfNeeded();
-  await expect.poll(() => widget.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
-}
-
-// The values of the heatmaps in a widget's shadow root: [{ title, rows, cols, values }].
-function heatmaps(locator) {
-  return locator.evaluate((w) =>
-    [...w.shadowRoot.querySelectorAll('ap-heatmap')]
-      .filter((h) => h.matrix)
-      .map((h) => ({
-        title: h.matrix.title || '',
-        rows: h.matrix.rows,
-        cols: h.matrix.cols,
-        rowLabels: h.matrix.rowLabels || [],
-        values: Array.from(h.matrix.values),
-      })),
-  );
-}
-
-// softmax of [112, 96] / sqrt(64): exp(14) / (exp(14) + exp(12)) = 1 / (1 + e^-2), written out.
-const THINKING = 1 / (1 + Math.exp(-2)); // 0.8808
 
 describe('the course page (examples/course.html)', () => {
   test('every widget renders from the one bundle with no console errors, each configured differently', async () => {
@@ -80,7 +28,7 @@ describe('the course page (examples/course.html)', () => {
     const soft = await heatmaps(page.locator('ap-softmax'));
     const weights = soft.find((h) => h.rows === 3 && h.cols === 3 && /weight/i.test(h.title));
     expect(weights, JSON.stringify(soft.map((h) => h.title))).toBeTruthy();
-    [0.7, 0.2, 0.1, 0.1, 0.6, 0.3, 0.2, 0.3, 0.5].forEach((v, i) => expect(weights.values[i]).toBeCloseTo(v, 5));
+    CAT_SAT.forEach((v, i) => expect(weights.values[i]).toBeCloseTo(v, 5));
     // Hidden controls stay hidden: the softmax widget was given hide="text".
     expect(await page.locator('ap-softmax').evaluate((w) => w.shadowRoot.querySelector('.own-text').hidden)).toBe(true);
     expect(await page.locator('ap-heads').evaluate((w) => w.shadowRoot.querySelector('.own-text').hidden)).toBe(false);

@@ -1,0 +1,73 @@
+// Looking at widgets in a Playwright page, as any host page holds them (the course page, the
+// example books, decks and sites of examples/): waiting for them to draw, and reading the numbers
+// their heatmaps hold. Shared by the embed and the course-tool integration tests.
+import { expect } from 'vitest';
+
+// The notes' numbers (docs/concepts.md worked examples):
+// "the cat sat" attention weights (notes 000), row by row.
+export const CAT_SAT = [0.7, 0.2, 0.1, 0.1, 0.6, 0.3, 0.2, 0.3, 0.5];
+
+// Scrolls every widget into view in turn (they render when visible) and waits for each to draw.
+export async function renderAll(page, selector = '*') {
+  const tags = await page.evaluate(
+    (sel) =>
+      [...document.querySelectorAll(sel)]
+        .filter((e) => e.tagName.startsWith('AP-'))
+        .map((e, i) => {
+          e.dataset.testIndex = String(i);
+          return i;
+        }),
+    selector,
+  );
+  for (const i of tags) {
+    const w = page.locator(`[data-test-index="${i}"]`);
+    await w.scrollIntoViewIfNeeded();
+    await expect
+      .poll(() => w.evaluate((e) => e.dataset.rendered !== undefined || e.dataset.error !== undefined), {
+        timeout: 30_000,
+      })
+      .toBe(true);
+  }
+  return page.evaluate(() =>
+    [...document.querySelectorAll('[data-test-index]')].map((e) => ({
+      tag: e.tagName.toLowerCase(),
+      error: e.dataset.error || '',
+    })),
+  );
+}
+
+// Scrolls a widget into view (a view draws when it is seen) and waits until it has drawn.
+export async function drawn(widget) {
+  await widget.scrollIntoViewIfNeeded();
+  await expect.poll(() => widget.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
+}
+
+// The values of the heatmaps in a widget's shadow root: [{ title, rows, cols, values }].
+export function heatmaps(locator) {
+  return locator.evaluate((w) =>
+    [...w.shadowRoot.querySelectorAll('ap-heatmap')]
+      .filter((h) => h.matrix)
+      .map((h) => ({
+        title: h.matrix.title || '',
+        rows: h.matrix.rows,
+        cols: h.matrix.cols,
+        rowLabels: h.matrix.rowLabels || [],
+        values: Array.from(h.matrix.values),
+      })),
+  );
+}
+
+// "Thinking Machines" (notes 001): softmax of [112, 96] / sqrt(64): exp(14) / (exp(14) + exp(12)) = 1 / (1 + e^-2), written out.
+export const THINKING = 1 / (1 + Math.exp(-2)); // 0.8808
+
+/** The requests of `requests` (urls) that left the page's own origin: a page that works offline makes none. */
+export function foreignRequests(requests, baseUrl) {
+  const origin = new URL(baseUrl).origin;
+  return requests.filter((r) => !/^(data|blob):/.test(r) && new URL(r.split(' ')[0]).origin !== origin);
+}
+
+/** "Loaded": the page and its fonts; then the network goes away (context.setOffline). */
+export async function goOffline(page) {
+  await page.evaluate(() => document.fonts.ready.then(() => true));
+  await page.context().setOffline(true);
+}
