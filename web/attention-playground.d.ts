@@ -30,6 +30,23 @@ export function widgetList(): WidgetInfo[];
 /** Mounts the widget named by embed.html's URL (?widget=<id>&text=...&<control>_hide=1). */
 export function mountEmbed(options?: { root?: Element; search?: string }): HTMLElement | null;
 
+/** The ways to show a widget, as it is now, in another page ("copy embed" on the playground page). */
+export interface EmbedCode {
+  /** The widget id (ap-<id>), as embed.html's `widget=` and the anywidget module's `widget` trait. */
+  widget: string;
+  /** The attributes that reproduce the widget's numbers (its state that differs from its defaults). */
+  attrs: Record<string, string>;
+  /** The bundle's script tag, its stylesheet and the element, for any web page. */
+  html: string;
+  /** embed.html?widget=<id>&..., and an <iframe> of it, for platforms that allow only iframes. */
+  iframeUrl: string;
+  iframe: string;
+  /** A MyST / Jupyter Book {anywidget} directive: anywidget.js with the state as its JSON body. */
+  myst: string;
+}
+/** `base`: the folder URL of attention-playground.js, embed.html and anywidget.js (default: this bundle's). */
+export function embedCode(widget: HTMLElement, options?: { base?: string }): EmbedCode;
+
 export interface CellSelectDetail { name: string; row: number; col: number; value: number }
 export interface StepChangeDetail { step: string; index: number; name: string; layer: number | null; head: number }
 export interface StateChangeDetail { patch: Record<string, string | number> }

@@ -6,7 +6,7 @@
 // The page loads the same widget bundle a course page does: everything it shares with the widgets
 // comes through ./attention-playground.js (in the built page, dist/attention-playground.js itself;
 // see vite.config.js), and only the path (this file and lib/lessons.js) is the page's own code.
-import { CHAPTERS, CONCEPTS, conceptById, playgroundKit } from './attention-playground.js';
+import { CHAPTERS, CONCEPTS, conceptById, embedCode, playgroundKit } from './attention-playground.js';
 import { GOALS, LESSONS, RECAP, goalMet, loadProgress, pathOrder, saveProgress } from './lib/lessons.js';
 
 const { el, resetTheme, parseState, readUrl, STATE_KEYS, writeUrl } = playgroundKit;
@@ -90,9 +90,9 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
     }
     for (const p of lesson.intro || []) head.append(el('p', { className: 'intro', text: p }));
     const body = [];
-    if (id === RECAP.id) body.push(stepper);
+    if (id === RECAP.id) body.push(stepper, embedBox(stepper));
     for (const c of CONCEPTS.filter((x) => x.chapter === id)) {
-      body.push(byConcept.get(c.id));
+      body.push(byConcept.get(c.id), embedBox(byConcept.get(c.id)));
       const extras = lesson.extras?.[c.id] || [];
       const tries = extras.filter((x) => x.try);
       if (tries.length) body.push(tryBox(c.id, tries));
@@ -133,6 +133,72 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
       ...body,
       foot,
     );
+  }
+
+  // "Embed this view": for the view as it is now (text, model, layer, head, switches...), the
+  // script-tag snippet for any page, the iframe embed for an LMS, and the MyST directive for a
+  // Jupyter Book; each shows the same numbers where it is pasted. Written when opened, and again
+  // after each redraw of the view while open.
+  function embedBox(widget) {
+    const title = conceptById(widget.dataset.concept)?.title || 'the step-by-step view';
+    const codes = [
+      ['html', 'Any web page (one script tag)'],
+      ['iframe', 'A course platform that allows only iframes'],
+      ['myst', 'MyST / Jupyter Book 2 ({anywidget} directive)'],
+    ].map(([key, label]) => {
+      const box = el('textarea', { readOnly: true, rows: 3, spellcheck: false, attrs: { 'aria-label': label } });
+      const said = el('span', { className: 'copied', attrs: { role: 'status' } });
+      const copy = el('button', {
+        type: 'button',
+        text: 'Copy',
+        on: {
+          click: async () => {
+            box.select();
+            try {
+              await navigator.clipboard.writeText(box.value);
+            } catch {
+              document.execCommand?.('copy'); // a page without clipboard access: the selected text
+            }
+            said.textContent = 'Copied';
+            setTimeout(() => (said.textContent = ''), 2000);
+          },
+        },
+      });
+      return {
+        key,
+        box,
+        node: el(
+          'div',
+          { className: 'embed-row', dataset: { embed: key } },
+          el('span', { className: 'embed-label', text: label }),
+          box,
+          el('div', {}, copy, said),
+        ),
+      };
+    });
+    const fill = () => {
+      const code = embedCode(widget);
+      for (const c of codes) {
+        c.box.value = code[c.key];
+        c.box.rows = Math.min(6, c.box.value.split('\n').length + (c.box.value.length > 160 ? 1 : 0));
+      }
+    };
+    const box = el(
+      'details',
+      {
+        className: 'embed-code',
+        dataset: { for: widget.dataset.concept || 'stepper' },
+        on: { toggle: () => box.open && fill() },
+      },
+      el('summary', { text: `Embed this view: ${title}` }),
+      el('p', {
+        className: 'note',
+        text: 'Paste one of these into a course page, an LMS or a book: it shows these numbers, for the text and settings you have now. The files come from this site; to work offline, copy dist/ next to your page (README, "Embed in a course page").',
+      }),
+      ...codes.map((c) => c.node),
+    );
+    widget.addEventListener('ap-rendered', () => box.open && fill());
+    return box;
   }
 
   function tryBox(conceptId, tries) {

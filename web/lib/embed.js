@@ -7,7 +7,7 @@
 // 'attention-playground:resize', height, widget }) so a host script can size the iframe.
 import { CONCEPTS } from './concepts.js';
 import { el } from './dom.js';
-import { readUrl } from './state.js';
+import { parseState, readUrl, STATE_KEYS } from './state.js';
 
 /** Tag names the embed accepts: every concept view, plus the stepper. */
 export function embeddableWidgets() {
@@ -72,4 +72,46 @@ export function mountEmbed({
     }).observe(document.body);
   }
   return node;
+}
+
+// "Copy embed": how to put a view, as it is now, in another page.
+const escapeAttr = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+/**
+ * The ways to show `widget` (an <ap-*> element), in its current state, elsewhere:
+ *  - attrs: the attributes that make another element of the same kind show the same numbers (the
+ *    state that differs from the element's own defaults, and the extra attributes it has set);
+ *  - html: the script tag of the bundle and the element, for any web page;
+ *  - iframeUrl and iframe: embed.html?widget=<id>&..., for course platforms that allow only iframes;
+ *  - myst: a MyST / Jupyter Book {anywidget} directive, with anywidget.js and the same state as
+ *    its JSON body (the anywidget module maps each key to the attribute of the same name).
+ * `base` is the URL of the folder that holds attention-playground.js, embed.html and anywidget.js.
+ */
+export function embedCode(widget, { base }) {
+  const tag = widget.localName;
+  const id = tag.replace(/^ap-/, '');
+  const cls = widget.constructor;
+  const now = widget.state;
+  const defaults = parseState(cls.defaults || {});
+  const attrs = {};
+  for (const k of STATE_KEYS) {
+    if (k === 'text' && now.preset) continue; // a preset brings its own text
+    if (String(now[k]) !== String(defaults[k])) attrs[k] = String(now[k]);
+  }
+  for (const k of cls.extraAttributes || []) if (widget.hasAttribute(k)) attrs[k] = widget.getAttribute(k);
+  const at = (file) => new URL(file, base).href;
+  const attrText = Object.entries(attrs)
+    .map(([k, v]) => ` ${k}="${escapeAttr(v)}"`)
+    .join('');
+  const html = [
+    `<script type="module" src="${at('attention-playground.js')}"></script>`,
+    `<link rel="stylesheet" href="${at('attention-playground.css')}">`,
+    `<${tag}${attrText}></${tag}>`,
+  ].join('\n');
+  const iframeUrl = `${at('embed.html')}?${new URLSearchParams({ widget: id, ...attrs })}`;
+  const height = Math.max(300, Math.ceil(widget.getBoundingClientRect?.().height || 0) + 40);
+  const title = cls.title || CONCEPTS.find((c) => c.id === id)?.title || id;
+  const iframe = `<iframe src="${escapeAttr(iframeUrl)}" title="${escapeAttr(title)}" width="100%" height="${height}" style="border: 0"></iframe>`;
+  const myst = [`:::{anywidget} ${at('anywidget.js')}`, JSON.stringify({ widget: id, ...attrs }), ':::'].join('\n');
+  return { widget: id, attrs, html, iframeUrl, iframe, myst };
 }
