@@ -1,0 +1,168 @@
+// The Observable Framework example (examples/observable): built by `observable build` from the
+// packed package (tests/tools/lib/observable.mjs), served as plain static files, opened in
+// Chromium. Live widgets show the notes' numbers, the Plot chart shows what ap.attention gives in
+// Node, the Inputs text box drives a widget, nothing comes from any other host, and it keeps working
+// offline. The numbers are checked against the API run here in Node, not against the page.
+import { beforeAll, describe, expect, test } from 'vitest';
+import { readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { load } from '../../wasm/index.js';
+import { buildObservable, OUT } from '../tools/lib/observable.mjs';
+import { ROOT, requireBundle, useStaticSite } from './harness.js';
+import { CAT_SAT, THINKING, drawn, foreignRequests, goOffline, heatmaps, renderAll } from './lib/widgets.js';
+
+let ap;
+let grammar;
+let built;
+// Registered before useStaticSite's hook, so the site exists before its server starts.
+beforeAll(async () => {
+  requireBundle();
+  built = await buildObservable({ out: OUT });
+  console.log(`examples/observable built in ${built.seconds.toFixed(1)} s`);
+  ap = await load();
+  grammar = ap.loadModel(new Uint8Array(await readFile(join(ROOT, 'web', 'models', 'grammar.safetensors'))));
+}, 300_000);
+const site = useStaticSite(OUT);
+
+const LAPTOP = { width: 1366, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+// "the cat sat" through ap.attention in Node: the weights the plot must show.
+function catSatWeights() {
+  const preset = ap.presets.get('softmax.the-cat-sat');
+  const trace = ap.attention(preset);
+  try {
+    return { tokens: preset.tokens, weights: Array.from(trace.get('weights')) };
+  } finally {
+    trace.dispose();
+  }
+}
+
+// What <ap-scores text="..."> shows: the trained grammar decoder's layer-0 head-0 scores, <bos> first.
+function grammarScores(text) {
+  const trace = grammar.forward(Int32Array.from([ap.specialTokens.bos, ...grammar.tokenizer.encode(text).ids]));
+  try {
+    return Array.from(trace.get('scores', { layer: 0, head: 0 }));
+  } finally {
+    trace.dispose();
+  }
+}
+
+// The square heatmap of <ap-scores> once it shows `rows` tokens.
+async function scoresShown(page, rows) {
+  const scores = page.locator('ap-scores');
+  await expect.poll(async () => (await heatmaps(scores)).some((h) => h.rows === rows && h.cols === rows)).toBe(true);
+  return (await heatmaps(scores)).find((h) => h.rows === rows && h.cols === rows);
+}
+
+function expectScores(shown, text) {
+  const expected = grammarScores(text);
+  expect(shown.rowLabels).toEqual(['<bos>', ...text.split(' ')]);
+  expect(shown.values.length).toBe(expected.length);
+  shown.values.forEach((v, i) =>
+    expect(Math.abs(v - expected[i])).toBeLessThanOrEqual(4e-6 * Math.max(1, Math.abs(expected[i]))),
+  );
+}
+
+// Types into the Inputs text box as a student would (select all, then type).
+async function typeSentence(page, text) {
+  const input = page.locator('form input[type="text"]');
+  await input.scrollIntoViewIfNeeded();
+  await input.fill('');
+  await input.pressSequentially(text);
+}
+
+// The chart's numbers: the data attribute (full precision) and the labels Plot drew (two decimals).
+function plotNumbers(page) {
+  return page.locator('figure[data-weights]').evaluate((fig) => ({
+    weights: JSON.parse(fig.dataset.weights),
+    labels: [...fig.querySelectorAll('svg g[aria-label="text"] text')].map((t) => t.textContent),
+    cells: fig.querySelectorAll('svg g[aria-label="cell"] rect').length,
+    ticks: [...fig.querySelectorAll('svg g[aria-label="x-axis tick label"] text')].map((t) => t.textContent),
+  }));
+}
+
+describe('the Observable Framework example (examples/observable)', () => {
+  test('builds offline into a static site holding the re-bundled package and its wasm, models and worker', async () => {
+    expect(built.seconds).toBeGreaterThan(0);
+    // Framework printed every import as a node_modules resolution; nothing came from jsDelivr (npm:).
+    expect(built.log).toContain('attention-playground/widgets →');
+    expect(built.log).toContain('@observablehq/plot →');
+    expect(built.log).not.toMatch(/npm:|jsdelivr|fonts\.googleapis/);
+    const html = await readFile(join(OUT, 'index.html'), 'utf8');
+    expect(html).not.toMatch(/https?:\/\/(?!observablehq\.com)/); // no remote script, stylesheet or font
+    const assets = readdirSync(join(OUT, '_node', `attention-playground@${built.version}`, 'attention-playground'));
+    expect(assets.some((f) => /^ap_core-.*\.wasm$/.test(f))).toBe(true);
+    expect(assets.some((f) => /^grammar-.*\.safetensors$/.test(f))).toBe(true);
+    expect(assets.some((f) => /^training-worker-.*\.js$/.test(f))).toBe(true);
+  });
+
+  test('live widgets with the notes numbers, and a plot of ap.attention equal to the API in Node', async () => {
+    const { page, errors, requests } = await site.open('/', { viewport: LAPTOP });
+    const widgets = await renderAll(page);
+    expect(widgets.map((w) => w.tag)).toEqual(['ap-softmax', 'ap-scores']);
+    expect(widgets.filter((w) => w.error)).toEqual([]);
+
+    // <ap-softmax preset="softmax.the-cat-sat">: the notes' weight table (000).
+    const soft = await heatmaps(page.locator('ap-softmax'));
+    const table = soft.find((h) => h.rows === 3 && h.cols === 3 && /weight/i.test(h.title));
+    expect(table, JSON.stringify(soft.map((h) => h.title))).toBeTruthy();
+    CAT_SAT.forEach((v, i) => expect(table.values[i]).toBeCloseTo(v, 5));
+
+    // The plot: ap.attention on the same preset, computed in the page; checked against Node.
+    const node = catSatWeights();
+    node.weights.forEach((v, i) => expect(v).toBeCloseTo(CAT_SAT[i], 5)); // the API agrees with the notes
+    await page.locator('figure[data-weights] svg').first().scrollIntoViewIfNeeded();
+    const plotted = await plotNumbers(page);
+    expect(plotted.cells).toBe(9);
+    expect(plotted.ticks).toEqual(node.tokens);
+    plotted.weights.forEach((v, i) => expect(Math.abs(v - node.weights[i])).toBeLessThanOrEqual(1e-7));
+    expect(plotted.labels).toEqual(node.weights.map((w) => w.toFixed(2)));
+
+    // The input's first value drives <ap-scores>: the trained grammar decoder, as in Node.
+    expectScores(await scoresShown(page, 7), 'the cat sat on the mat');
+
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await site.screenshot(page, 'integration-observable');
+    expect(foreignRequests(requests, site.baseUrl)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  test('the Inputs text box recomputes the widget, online and after going offline', async () => {
+    const { page, errors, requests } = await site.open('/', { viewport: LAPTOP });
+    await drawn(page.locator('ap-scores'));
+    await drawn(page.locator('ap-softmax'));
+    await scoresShown(page, 7);
+
+    await typeSentence(page, 'the dogs sleep');
+    await expect.poll(() => page.locator('ap-scores').getAttribute('text')).toBe('the dogs sleep');
+    expectScores(await scoresShown(page, 4), 'the dogs sleep');
+
+    await goOffline(page);
+    const before = requests.length;
+    await typeSentence(page, 'a cat near the dogs sleeps');
+    await expect.poll(() => page.locator('ap-scores').getAttribute('text')).toBe('a cat near the dogs sleeps');
+    expectScores(await scoresShown(page, 7), 'a cat near the dogs sleeps');
+    // A preset button still works offline too: "Thinking Machines" (003).
+    const soft = page.locator('ap-softmax');
+    await soft.locator('button[data-preset="softmax.thinking-machines"]').click();
+    await expect
+      .poll(async () => (await heatmaps(soft)).some((h) => h.cols === 2 && Math.abs(h.values[0] - THINKING) < 1e-5))
+      .toBe(true);
+    expect(requests.slice(before)).toEqual([]);
+    expect(foreignRequests(requests, site.baseUrl)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  test('on a phone: the widgets and the plot fit the width', async () => {
+    const { page, errors } = await site.open('/', { viewport: PHONE });
+    await renderAll(page);
+    await page.locator('figure[data-weights] svg').first().scrollIntoViewIfNeeded();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await site.screenshot(page, 'integration-observable-phone');
+    expect(errors).toEqual([]);
+  });
+});
