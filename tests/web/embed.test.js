@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { load } from '../../wasm/index.js';
 import { ROOT, requireBundle, startStaticSite, useStaticSite } from './harness.js';
-import { CAT_SAT, THINKING, drawn, heatmaps, renderAll } from './lib/widgets.js';
+import { CAT_SAT, THINKING, drawn, goOffline, heatmaps, renderAll } from './lib/widgets.js';
 
 beforeAll(requireBundle);
 const site = useStaticSite(ROOT);
@@ -83,8 +83,7 @@ describe('the course page (examples/course.html)', () => {
   test('works offline once loaded: going offline after the first widget drew, every other widget still renders', async () => {
     const { page, errors, requests } = await open('examples/course.html');
     await expect.poll(() => page.locator('ap-scores').getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
-    await page.evaluate(() => document.fonts.ready.then(() => true)); // "loaded": the page and its fonts
-    await page.context().setOffline(true);
+    await goOffline(page);
     const before = requests.length;
     const widgets = await renderAll(page);
     expect(widgets.filter((w) => w.error)).toEqual([]);

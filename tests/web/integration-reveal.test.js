@@ -228,11 +228,8 @@ describe('the reveal.js deck (examples/reveal/ -> build/examples/reveal/)', () =
     expect(errors).toEqual([]);
   });
 
-  // Known problem, outside the deck: ap-heatmap maps a click to a cell with the canvas's on-screen
-  // box (getBoundingClientRect, scaled by reveal.js's transform) divided by its layout cell size
-  // (not scaled), so at a scale other than 1 a click picks the wrong cell. Remove `.fails` once
-  // web/components/ap-heatmap.js divides by the scale (see examples/reveal/README.md).
-  test.fails('a click on a heatmap cell selects that cell at any slide scale (1920 x 1080: scale 1.3)', async () => {
+  // ap-heatmap maps a click to a cell in the canvas's own CSS pixels, whatever reveal.js's scale.
+  test('a click on a heatmap cell selects that cell at any slide scale (1920 x 1080: scale 1.3)', async () => {
     const { page } = await openDeck('#/1', { width: 1920, height: 1080 });
     await drawnOn(page, 1);
     await page.evaluate(() => {

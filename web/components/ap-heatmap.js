@@ -431,8 +431,12 @@ export class ApHeatmap extends HTMLElement {
 
   _cellAt(e) {
     const r = this._canvas.getBoundingClientRect();
-    const col = Math.floor((e.clientX - r.left) / this._cellW);
-    const row = Math.floor((e.clientY - r.top) / this._cellH);
+    // The screen box is scaled when a host transforms the page (a reveal.js slide, a zoomed
+    // frame): back to the canvas's own CSS pixels, in which the cells were laid out.
+    const sx = r.width / this._canvas.offsetWidth || 1;
+    const sy = r.height / this._canvas.offsetHeight || 1;
+    const col = Math.floor((e.clientX - r.left) / sx / this._cellW);
+    const row = Math.floor((e.clientY - r.top) / sy / this._cellH);
     if (row < 0 || col < 0 || row >= this._m.rows || col >= this._m.cols) return null;
     return { row, col };
   }

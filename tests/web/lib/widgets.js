@@ -66,8 +66,13 @@ export function foreignRequests(requests, baseUrl) {
   return requests.filter((r) => !/^(data|blob):/.test(r) && new URL(r.split(' ')[0]).origin !== origin);
 }
 
-/** "Loaded": the page and its fonts; then the network goes away (context.setOffline). */
+/**
+ * "Loaded": no request in flight for 500 ms (what the page fetches after its first paint, the wasm
+ * module, the kernels and KaTeX's fonts, has arrived) and the fonts are ready; then the network
+ * goes away (context.setOffline).
+ */
 export async function goOffline(page) {
+  await page.waitForLoadState('networkidle');
   await page.evaluate(() => document.fonts.ready.then(() => true));
   await page.context().setOffline(true);
 }
