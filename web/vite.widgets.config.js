@@ -5,8 +5,8 @@
 // (new URL(..., import.meta.url)), so the two can be copied to any folder of any static host.
 // Not library mode: Vite's library mode inlines every asset as base64 (a 1.2 MB wasm in a string)
 // and turns workers into blob: URLs, which a strict Content-Security-Policy refuses.
-// The iframe embed (embed.html + embed.js, plain files that import ./attention-playground.js) and
-// the bundle's type declarations are copied beside it.
+// The iframe embed (embed.html + embed.js), the anywidget module (anywidget.js; all plain files that
+// import ./attention-playground.js) and the bundle's type declarations are copied beside it.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
@@ -16,7 +16,7 @@ import * as reserve from './lib/reserve.js';
 
 const webRoot = fileURLToPath(new URL('.', import.meta.url));
 const distDir = fileURLToPath(new URL('../dist', import.meta.url));
-const COPIED = ['embed.html', 'embed.js', 'attention-playground.d.ts'];
+const COPIED = ['embed.html', 'embed.js', 'anywidget.js', 'attention-playground.d.ts'];
 
 export const WIDGET_BUNDLE = 'attention-playground.js';
 

@@ -1,0 +1,151 @@
+// The anywidget front-end module: any Attention Playground widget in a host that speaks
+// anywidget's contract (Jupyter / JupyterLab / Colab / VS Code / marimo through the `anywidget`
+// Python package, MyST's {anywidget} directive, Jupyter Book 2). The default export is
+// `{ render({ model, el }) }`; the model's traits are the widget's attributes, both ways:
+//   - trait `widget`: which widget, an id as in embed.html?widget=<id> ('softmax', 'scores',
+//     'heads', 'stepper'...), shown as <ap-<id>>;
+//   - every other trait that the element observes (the state keys of lib/state.js: text, preset,
+//     model, layer, head, causal, scale, heads, pos, norm, seed...; `hide`, `theme`, `height`;
+//     and the widget's own extra attributes, e.g. softmax's `row`) is set as that attribute, and
+//     a later change of the trait (`change:<name>`) sets it again, so the widget recomputes;
+//   - what the student changes inside the widget (its text box, a preset button: the element's
+//     `ap-state-change` event) is set on the model, then `save_changes()`;
+//   - a cell the student selects (`ap-cell-select`) becomes the trait `selected`:
+//     { name, row, col, value, rowLabel, colLabel }, then `save_changes()`.
+// Trait values: strings as they are, numbers as decimal text, true / false as 'on' / 'off' (the
+// switches' values), arrays (hide) joined with commas, null removes the attribute.
+//
+// This file is copied next to the bundle (dist/anywidget.js beside dist/attention-playground.js
+// and dist/attention-playground/) and imports ./attention-playground.js relative to itself, so the
+// wasm module, the trained models and the fonts load relative to this module's URL, as the bundle's
+// do. A host must therefore import it BY URL (`_esm = "https://.../dist/anywidget.js"` or a path the
+// page can fetch). A Jupyter host that inlines `_esm` as text runs it from a blob: URL, where
+// './attention-playground.js' cannot be resolved: give `_esm` the module's URL instead (serve
+// dist/ from any static host, or from the notebook server's files), never the file's contents.
+import { widgetList } from './attention-playground.js';
+
+// The model each element was rendered with, for the page that embeds it (and the tests, which
+// check the two-way sync through the host's own model object): modelOf(element).
+const models = new WeakMap();
+
+/** The anywidget model an <ap-*> element rendered by this module is bound to (or undefined). */
+export function modelOf(element) {
+  return models.get(element);
+}
+
+/** Widget ids this module accepts: every concept view and the stepper (as the iframe embed). */
+export function widgetIds() {
+  return widgetList().map((w) => w.id);
+}
+
+/** A trait value as attribute text, or null for "no attribute". */
+export function attributeText(value) {
+  if (value === null || value === undefined) return null;
+  if (value === true) return 'on';
+  if (value === false) return 'off';
+  if (Array.isArray(value)) return value.join(',');
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+// A value from the widget in the type the trait already has (a Python Int trait stays a number).
+function asTraitType(value, current) {
+  if (typeof current === 'number' && value !== '' && Number.isFinite(Number(value))) return Number(value);
+  if (typeof current === 'boolean' && (value === 'on' || value === 'off')) return value === 'on';
+  return value;
+}
+
+// The host may not implement everything (MyST's static pages have no kernel: its model's
+// save_changes() and off() throw "not implemented"); nothing is lost by going on.
+function quietly(fn) {
+  try {
+    fn();
+  } catch {
+    /* the host has nothing to sync to */
+  }
+}
+
+function showError(el, message) {
+  const box = document.createElement('div');
+  box.className = 'ap-anywidget-error';
+  box.setAttribute('role', 'alert');
+  box.style.cssText =
+    'border:1px solid #b00020;border-radius:4px;padding:0.5em 0.75em;color:#b00020;font:14px sans-serif';
+  box.textContent = message;
+  el.replaceChildren(box);
+}
+
+function render({ model, el }) {
+  const id = String(model.get('widget') ?? '').trim();
+  const known = widgetIds();
+  if (!known.includes(id)) {
+    const why = id ? `There is no widget "${id}".` : 'The model has no "widget" trait naming a widget.';
+    showError(el, `Attention Playground: ${why} Known widgets: ${known.join(', ')}.`);
+    return () => {};
+  }
+  const tag = `ap-${id}`;
+  const node = document.createElement(tag);
+  const traits = (customElements.get(tag)?.observedAttributes || []).filter((name) => name !== 'widget');
+
+  let disposed = false;
+  let fromWidget = false; // the widget itself is setting traits: no need to set its attributes back
+
+  const apply = (name) => {
+    const text = attributeText(model.get(name));
+    if (text === null) node.removeAttribute(name);
+    else if (node.getAttribute(name) !== text) node.setAttribute(name, text);
+  };
+  for (const name of traits) if (model.get(name) !== undefined) apply(name);
+
+  // Trait -> attribute.
+  const handlers = traits.map((name) => {
+    const handler = () => {
+      if (!disposed && !fromWidget) apply(name);
+    };
+    model.on(`change:${name}`, handler);
+    return [`change:${name}`, handler];
+  });
+
+  const save = () => quietly(() => model.save_changes());
+
+  // Widget -> traits: the student typed, pressed a preset, moved a control.
+  const onState = (e) => {
+    const patch = e.detail?.patch || {};
+    const names = Object.keys(patch).filter((k) => traits.includes(k));
+    if (!names.length) return;
+    fromWidget = true;
+    try {
+      for (const k of names) model.set(k, asTraitType(patch[k], model.get(k)));
+    } finally {
+      fromWidget = false;
+    }
+    save();
+  };
+  // A selected cell: which matrix, row and column, the value and the tokens of the row and column.
+  const onCell = (e) => {
+    const d = e.detail || {};
+    const map = e.composedPath?.()[0];
+    const m = map && map.matrix;
+    const selected = { name: d.name ?? '', row: d.row, col: d.col, value: Number.isFinite(d.value) ? d.value : null };
+    if (m?.rowLabels?.[d.row] !== undefined) selected.rowLabel = String(m.rowLabels[d.row]);
+    if (m?.colLabels?.[d.col] !== undefined) selected.colLabel = String(m.colLabels[d.col]);
+    model.set('selected', selected);
+    save();
+  };
+  node.addEventListener('ap-state-change', onState);
+  node.addEventListener('ap-cell-select', onCell);
+
+  models.set(node, model);
+  el.replaceChildren(node);
+
+  return () => {
+    disposed = true;
+    node.removeEventListener('ap-state-change', onState);
+    node.removeEventListener('ap-cell-select', onCell);
+    for (const [event, handler] of handlers) quietly(() => model.off(event, handler));
+    models.delete(node);
+    node.remove();
+  };
+}
+
+export default { render };
