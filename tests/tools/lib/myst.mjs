@@ -1,0 +1,143 @@
+// Builds the example Jupyter Book 2 / MyST book (examples/myst/) into a static site that works
+// offline: build/examples/myst/html. Nothing is downloaded while the book builds:
+//   - the site theme is MyST's book theme built from source in examples/myst/theme/ (mystmd would
+//     otherwise download a built theme from api.mystmd.org / GitHub): its npm dependencies are
+//     installed once (`npm ci` there, from the npm registry) and it is built (Tailwind + Remix)
+//     when its build is missing or older than its sources;
+//   - the widgets are dist/anywidget.js (the anywidget front-end module), which MyST's {anywidget}
+//     directive copies into the site as build/anywidget-<hash>.js, plus the bundle it imports
+//     relative to itself, dist/attention-playground.js and dist/attention-playground/, copied
+//     next to it here (MyST copies only the file a directive names).
+// The book's sources are copied to build/examples/myst/book/ (myst.yml pointing at the theme
+// folder), so building writes nothing into examples/.
+//
+//   import { buildMystBook } from './tests/tools/lib/myst.mjs';
+//   const { html, seconds } = await buildMystBook();          // { out: <folder> } to build elsewhere
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const BOOK_SRC = join(ROOT, 'examples', 'myst');
+export const THEME = join(BOOK_SRC, 'theme');
+const DIST = join(ROOT, 'dist');
+const MYST = join(ROOT, 'node_modules', 'mystmd', 'dist', 'myst.cjs');
+// The book's own files (everything else in examples/myst is the theme, the README or build output).
+const BOOK_FILES = /\.(md|yml|svg)$/;
+
+function run(cmd, args, { cwd, env = {}, log }) {
+  return new Promise((resolve, reject) => {
+    const merged = { ...process.env, ...env };
+    for (const [k, v] of Object.entries(env)) if (v === undefined) delete merged[k];
+    const child = spawn(cmd, args, { cwd, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const take = (chunk) => {
+      out += chunk;
+      if (log) log(String(chunk).trimEnd());
+    };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(out)
+        : reject(new Error(`${cmd} ${args.join(' ')} (in ${cwd}) exited with ${code}:\n${out}`)),
+    );
+  });
+}
+
+// The newest modification time of the files under `dir` (skipping `skip`, a set of names).
+function newest(dir, skip = new Set()) {
+  let t = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (skip.has(entry.name)) continue;
+    const p = join(dir, entry.name);
+    t = Math.max(t, entry.isDirectory() ? newest(p, skip) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
+
+/** Installs the theme's npm dependencies if they are missing or older than its lock file. */
+export async function installTheme({ log } = {}) {
+  const marker = join(THEME, 'node_modules', '.package-lock.json');
+  if (mtime(marker) >= mtime(join(THEME, 'package-lock.json'))) return false;
+  // .npmrc there sets legacy-peer-deps (the theme's packages declare peers it does not use).
+  // --ignore-scripts as mystmd itself installs a theme; the one patch the build needs is applied
+  // by the theme's build (patch-deps.cjs).
+  await run('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: THEME, log });
+  return true;
+}
+
+/** Builds the theme (Tailwind CSS, then `remix build`) if its build is missing or out of date. */
+export async function buildTheme({ log } = {}) {
+  const built = Math.min(mtime(join(THEME, 'build', 'index.js')), mtime(join(THEME, 'public', 'build')));
+  const sources = Math.max(
+    newest(join(THEME, 'app'), new Set(['styles'])), // app/styles/app.css is the CSS build's output
+    newest(join(THEME, 'styles')),
+    ...['package-lock.json', 'tailwind.config.js', 'remix.config.prod.js', 'patch-deps.cjs', 'copy-assets.cjs'].map(
+      (f) => mtime(join(THEME, f)),
+    ),
+    mtime(join(THEME, 'node_modules', '.package-lock.json')),
+  );
+  if (built && built >= sources) return false;
+  await run('npm', ['run', 'build'], { cwd: THEME, log });
+  return true;
+}
+
+/**
+ * Builds the book into `out`/html (default build/examples/myst/html), to be served at the root of
+ * its host (`baseUrl: '/course'` for a site under /course). Needs dist/ (npm run build, or the
+ * widget bundle's Vite config). Returns { html, seconds, themeInstalled, themeBuilt, log }.
+ */
+export async function buildMystBook({ out = join(ROOT, 'build', 'examples', 'myst'), baseUrl = '', log } = {}) {
+  const start = performance.now();
+  for (const f of ['anywidget.js', 'attention-playground.js', 'attention-playground']) {
+    if (!existsSync(join(DIST, f)))
+      throw new Error(`dist/${f} is missing: build the widget bundle first (npm run build)`);
+  }
+  const themeInstalled = await installTheme({ log });
+  const themeBuilt = await buildTheme({ log });
+
+  // The book's sources, with the theme given as an absolute path (the copy is elsewhere).
+  const book = join(out, 'book');
+  rmSync(book, { recursive: true, force: true });
+  mkdirSync(join(book, 'widgets'), { recursive: true });
+  for (const f of readdirSync(BOOK_SRC)) if (BOOK_FILES.test(f)) cpSync(join(BOOK_SRC, f), join(book, f));
+  const yml = readFileSync(join(book, 'myst.yml'), 'utf8');
+  if (!/^ {2}template: \.\/theme$/m.test(yml))
+    throw new Error('examples/myst/myst.yml: expected "  template: ./theme"');
+  writeFileSync(
+    join(book, 'myst.yml'),
+    yml.replace(/^ {2}template: \.\/theme$/m, `  template: ${JSON.stringify(THEME)}`),
+  );
+  cpSync(join(DIST, 'anywidget.js'), join(book, 'widgets', 'anywidget.js'));
+
+  // mystmd starts the theme's server (npm run start in the theme) and saves every page as HTML.
+  // BASE_URL: the path the site is served under ('' = the root of its host). mystmd reads it from
+  // the environment, where Vite / Vitest put BASE_URL='/' (which would make the assets' URLs
+  // protocol-relative, //build/...).
+  const env = { BASE_URL: baseUrl || undefined, READTHEDOCS_CANONICAL_URL: undefined };
+  const output = await run(process.execPath, [MYST, 'build', '--html'], { cwd: book, env, log });
+  // ⛔️ marks an error in a page (an invalid directive, a missing module...): the build "succeeds".
+  const problems = output.split('\n').filter((l) => l.includes('⛔'));
+  if (problems.length) throw new Error(`myst build reported errors:\n${problems.join('\n')}`);
+
+  const html = join(out, 'html');
+  rmSync(html, { recursive: true, force: true });
+  cpSync(join(book, '_build', 'html'), html, { recursive: true });
+  // The bundle beside MyST's copy of anywidget.js (build/anywidget-<hash>.js imports it relatively).
+  cpSync(join(DIST, 'attention-playground.js'), join(html, 'build', 'attention-playground.js'));
+  cpSync(join(DIST, 'attention-playground'), join(html, 'build', 'attention-playground'), { recursive: true });
+  const seconds = (performance.now() - start) / 1000;
+  return { html, seconds, themeInstalled, themeBuilt, log: output };
+}
+
+// node tests/tools/lib/myst.mjs: build the book and say where it is and how long it took.
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const { html, seconds, themeInstalled, themeBuilt } = await buildMystBook();
+  const steps = [themeInstalled && 'installed the theme', themeBuilt && 'built the theme'].filter(Boolean);
+  console.log(`MyST book: ${html} (${seconds.toFixed(1)} s${steps.length ? `; ${steps.join(', ')}` : ''})`);
+}
