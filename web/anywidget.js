@@ -18,10 +18,13 @@
 // This file is copied next to the bundle (dist/anywidget.js beside dist/attention-playground.js
 // and dist/attention-playground/) and imports ./attention-playground.js relative to itself, so the
 // wasm module, the trained models and the fonts load relative to this module's URL, as the bundle's
-// do. A host must therefore import it BY URL (`_esm = "https://.../dist/anywidget.js"` or a path the
-// page can fetch). A Jupyter host that inlines `_esm` as text runs it from a blob: URL, where
-// './attention-playground.js' cannot be resolved: give `_esm` the module's URL instead (serve
-// dist/ from any static host, or from the notebook server's files), never the file's contents.
+// do. A host must therefore import it BY URL. The anywidget Python package imports `_esm` directly
+// only when it is an http:// or https:// URL; any other string (or a pathlib.Path, which it reads)
+// is module TEXT that it runs from a blob: URL, where './attention-playground.js' cannot resolve
+// (and the import fails). So give `_esm` the full URL of dist/anywidget.js on a static host (which
+// must send CORS headers when it is not the notebook's own origin), never the file or its contents.
+// MyST's {anywidget} directive takes a local path: it copies the file into the site's build/
+// folder, and the bundle and its folder must be copied next to it (examples/myst/README.md).
 import { widgetList } from './attention-playground.js';
 
 // The model each element was rendered with, for the page that embeds it (and the tests, which
