@@ -15,17 +15,27 @@
 // Trait values: strings as they are, numbers as decimal text, true / false as 'on' / 'off' (the
 // switches' values), arrays (hide) joined with commas, null removes the attribute.
 //
-// This file is copied next to the bundle (dist/anywidget.js beside dist/attention-playground.js
-// and dist/attention-playground/) and imports ./attention-playground.js relative to itself, so the
-// wasm module, the trained models and the fonts load relative to this module's URL, as the bundle's
-// do. A host must therefore import it BY URL. The anywidget Python package imports `_esm` directly
-// only when it is an http:// or https:// URL; any other string (or a pathlib.Path, which it reads)
-// is module TEXT that it runs from a blob: URL, where './attention-playground.js' cannot resolve
-// (and the import fails). So give `_esm` the full URL of dist/anywidget.js on a static host (which
-// must send CORS headers when it is not the notebook's own origin), never the file or its contents.
-// MyST's {anywidget} directive takes a local path: it copies the file into the site's build/
-// folder, and the bundle and its folder must be copied next to it (examples/myst/README.md).
-import { widgetList } from './attention-playground.js';
+// The widget bundle (attention-playground.js, which loads the wasm module, the trained models and
+// the fonts relative to itself) is imported when the first widget renders, from:
+//   - the trait `bundle`, if the model has one: the URL of attention-playground.js (absolute, or
+//     relative to the page). A host that runs this module from somewhere else than dist/ needs it:
+//     MyST's {anywidget} directive copies the module (a path) or downloads it (a URL) into the
+//     site's build/ folder alone, and the anywidget Python package runs a `_esm` that is not an
+//     http(s) URL (a string, a pathlib.Path) from a blob: URL;
+//   - otherwise ./attention-playground.js next to this file (dist/anywidget.js beside
+//     dist/attention-playground.js and dist/attention-playground/), for a host that imports this
+//     module by its URL where dist/ is served.
+// "Embed this view" on the playground page writes the `bundle` trait into its MyST directive.
+const bundles = new Map(); // URL -> the bundle's module (a promise), imported once per page
+
+function bundleFor(model) {
+  const given = model.get('bundle');
+  const url = given
+    ? new URL(String(given), document.baseURI).href
+    : new URL('./attention-playground.js', import.meta.url).href;
+  if (!bundles.has(url)) bundles.set(url, import(url));
+  return { url, module: bundles.get(url) };
+}
 
 // The model each element was rendered with, for the page that embeds it (and the tests, which
 // check the two-way sync through the host's own model object): modelOf(element).
@@ -34,11 +44,6 @@ const models = new WeakMap();
 /** The anywidget model an <ap-*> element rendered by this module is bound to (or undefined). */
 export function modelOf(element) {
   return models.get(element);
-}
-
-/** Widget ids this module accepts: every concept view and the stepper (as the iframe embed). */
-export function widgetIds() {
-  return widgetList().map((w) => w.id);
 }
 
 /** A trait value as attribute text, or null for "no attribute". */
@@ -78,9 +83,22 @@ function showError(el, message) {
   el.replaceChildren(box);
 }
 
-function render({ model, el }) {
+async function render({ model, el }) {
+  const { url, module } = bundleFor(model);
+  let lib;
+  try {
+    lib = await module;
+  } catch (err) {
+    showError(
+      el,
+      `Attention Playground: the widget bundle did not load from ${url} (${err?.message || err}). ` +
+        'Give the model a "bundle" trait: the URL of attention-playground.js (the folder attention-playground/ must be next to it).',
+    );
+    return () => {};
+  }
   const id = String(model.get('widget') ?? '').trim();
-  const known = widgetIds();
+  // Widget ids: every concept view and the stepper (as the iframe embed).
+  const known = lib.widgetList().map((w) => w.id);
   if (!known.includes(id)) {
     const why = id ? `There is no widget "${id}".` : 'The model has no "widget" trait naming a widget.';
     showError(el, `Attention Playground: ${why} Known widgets: ${known.join(', ')}.`);

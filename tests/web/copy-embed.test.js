@@ -4,27 +4,9 @@
 // The MyST directive is pasted into a MyST book and built in integration-myst.test.js.
 import { describe, expect, test } from 'vitest';
 import { usePlayground } from './harness.js';
-import { CAT_SAT, heatmaps } from './lib/widgets.js';
+import { CAT_SAT, copyEmbed, heatmaps } from './lib/widgets.js';
 
 const playground = usePlayground();
-
-// The three snippets of the view `concept` on the playground page opened at `path`, and the
-// heatmaps the playground's view shows.
-async function copied(path, concept) {
-  const { page, errors } = await playground.open(path);
-  const view = page.locator(`#concept-${concept}`);
-  await view.scrollIntoViewIfNeeded();
-  await expect.poll(() => view.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
-  const box = page.locator(`details.embed-code[data-for="${concept}"]`);
-  await box.locator('summary').click();
-  const code = {};
-  for (const key of ['html', 'iframe', 'myst']) {
-    const text = box.locator(`[data-embed="${key}"] textarea`);
-    await expect.poll(() => text.inputValue()).not.toBe(''); // written when the box opens
-    code[key] = await text.inputValue();
-  }
-  return { page, errors, code, shown: await heatmaps(view) };
-}
 
 // A plain page on the same origin holding `snippet`, the way an instructor pastes it into a course page.
 async function pasted(snippet) {
@@ -68,7 +50,7 @@ describe('copy embed: every snippet reproduces the view it was copied from', () 
     test(
       c.name,
       async () => {
-        const { errors, code, shown } = await copied(c.path, c.concept);
+        const { errors, code, shown } = await copyEmbed(playground, c.path, c.concept);
         expect(shown.length).toBeGreaterThan(0);
         if (c.notes) {
           const w = shown.find((h) => h.rows === 3 && h.cols === 3 && /weight/i.test(h.title));
@@ -99,7 +81,8 @@ describe('copy embed: every snippet reproduces the view it was copied from', () 
         // The MyST directive: anywidget.js with the same state as its JSON body.
         const [head, body, end] = code.myst.split('\n');
         expect(head).toMatch(/^:::\{anywidget\} http:\/\/[^ ]+\/anywidget\.js$/);
-        expect(JSON.parse(body)).toEqual({ widget: c.concept, ...c.attrs });
+        const bundle = new URL('attention-playground.js', src).href; // beside embed.html
+        expect(JSON.parse(body)).toEqual({ widget: c.concept, ...c.attrs, bundle });
         expect(end).toBe(':::');
         expect(errors).toEqual([]);
       },
@@ -107,7 +90,7 @@ describe('copy embed: every snippet reproduces the view it was copied from', () 
     );
 
   test('the snippets follow the view: a new sentence typed on the page is in the open embed box', async () => {
-    const { page, errors, code } = await copied('/#chapter=B', 'softmax');
+    const { page, errors, code } = await copyEmbed(playground, '/#chapter=B', 'softmax');
     expect(code.html).toContain('<ap-softmax></ap-softmax>'); // the page's defaults are the widget's
     await page.locator('ap-controls').locator('input[type=text]').first().fill('birds fly south');
     const box = page.locator('details.embed-code[data-for="softmax"] [data-embed="html"] textarea');

@@ -12,8 +12,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from '../../wasm/index.js';
 import { buildMystBook } from '../tools/lib/myst.mjs';
-import { ROOT, requireBundle, useStaticSite } from './harness.js';
-import { CAT_SAT, drawn, foreignRequests, goOffline, heatmaps } from './lib/widgets.js';
+import { ROOT, requireBundle, startStaticSite, usePlayground, useStaticSite } from './harness.js';
+import { CAT_SAT, copyEmbed, drawn, foreignRequests, goOffline, heatmaps } from './lib/widgets.js';
 
 const OUT = join(ROOT, 'build', 'examples', 'myst');
 const HTML = join(OUT, 'html');
@@ -255,7 +255,7 @@ describe("two-way sync through the MyST host's model", () => {
       for (const id of ['softmaxx', undefined]) {
         const el = document.createElement('div');
         document.body.append(el);
-        const cleanup = widget.render({ model: { get: (k) => (k === 'widget' ? id : undefined), on() {}, off() {}, set() {}, save_changes() {} }, el });
+        const cleanup = await widget.render({ model: { get: (k) => (k === 'widget' ? id : undefined), on() {}, off() {}, set() {}, save_changes() {} }, el });
         out.push({ text: el.textContent, role: el.firstElementChild?.getAttribute('role'), cleanup: typeof cleanup });
       }
       return out;
@@ -267,4 +267,41 @@ describe("two-way sync through the MyST host's model", () => {
     expect(shown[1].text).toContain('no "widget" trait');
     expect(errors).toEqual([]);
   });
+});
+
+// "Embed this view" on the playground page gives a MyST directive; pasted into a page of a book and
+// built by mystmd, it shows the numbers the playground showed. The directive names anywidget.js on
+// the site it was copied from (the page as `npm run build` makes it, served statically), as an
+// instructor would paste it; mystmd downloads that file into the book, and its `bundle` trait
+// loads the widget bundle from the same site.
+describe("copy embed: the playground's MyST directive, pasted into a book", () => {
+  // The page as deployed (npm run build: the page beside dist/'s bundle, embed.html, anywidget.js).
+  const playground = usePlayground({ built: true });
+
+  test("built by mystmd, the pasted directive shows the playground view's exact numbers", async () => {
+    const { code, shown, errors } = await copyEmbed(
+      playground,
+      '/?text=the+dog+ran+home&head=1&causal=off#chapter=B',
+      'softmax',
+    );
+    expect(code.myst).toMatch(/^:::\{anywidget\} http:\/\/[^\n]+\/anywidget\.js\n\{"widget":"softmax",/);
+    // mystmd downloads the module into the book; the bundle and its files come from the playground's site.
+    expect(errors).toEqual([]);
+    const pastedOut = join(ROOT, 'build', 'examples', 'myst-pasted');
+    const { html } = await buildMystBook({
+      out: pastedOut,
+      pages: { 'pasted.md': `---\ntitle: Pasted from the playground\n---\n\n${code.myst}\n` },
+    });
+    const book = await startStaticSite(html);
+    try {
+      const opened = await book.open('/pasted', { viewport: { width: 1366, height: 900 } });
+      await expect.poll(() => hostOf(opened.page, 'ap-softmax'), { timeout: 30_000 }).toMatchObject({ inShadow: true });
+      const widget = opened.page.locator('ap-softmax');
+      await drawn(widget);
+      expect(await heatmaps(widget)).toEqual(shown);
+      expect(opened.errors).toEqual([]);
+    } finally {
+      await book.close();
+    }
+  }, 300_000);
 });

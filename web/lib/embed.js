@@ -84,7 +84,8 @@ const escapeAttr = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;
  *  - html: the script tag of the bundle and the element, for any web page;
  *  - iframeUrl and iframe: embed.html?widget=<id>&..., for course platforms that allow only iframes;
  *  - myst: a MyST / Jupyter Book {anywidget} directive, with anywidget.js and the same state as
- *    its JSON body (the anywidget module maps each key to the attribute of the same name).
+ *    its JSON body (the anywidget module maps each key to the attribute of the same name), plus
+ *    `bundle`, the URL of attention-playground.js (mystmd puts the module alone into the book).
  * `base` is the URL of the folder that holds attention-playground.js, embed.html and anywidget.js.
  */
 export function embedCode(widget, { base }) {
@@ -112,6 +113,11 @@ export function embedCode(widget, { base }) {
   const height = Math.max(300, Math.ceil(widget.getBoundingClientRect?.().height || 0) + 40);
   const title = cls.title || CONCEPTS.find((c) => c.id === id)?.title || id;
   const iframe = `<iframe src="${escapeAttr(iframeUrl)}" title="${escapeAttr(title)}" width="100%" height="${height}" style="border: 0"></iframe>`;
-  const myst = [`:::{anywidget} ${at('anywidget.js')}`, JSON.stringify({ widget: id, ...attrs }), ':::'].join('\n');
+  // mystmd copies (or downloads) the module alone into the book: `bundle` says where the rest is.
+  const myst = [
+    `:::{anywidget} ${at('anywidget.js')}`,
+    JSON.stringify({ widget: id, ...attrs, bundle: at('attention-playground.js') }),
+    ':::',
+  ].join('\n');
   return { widget: id, attrs, html, iframeUrl, iframe, myst };
 }

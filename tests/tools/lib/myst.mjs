@@ -90,9 +90,15 @@ export async function buildTheme({ log } = {}) {
 /**
  * Builds the book into `out`/html (default build/examples/myst/html), to be served at the root of
  * its host (`baseUrl: '/course'` for a site under /course). Needs dist/ (npm run build, or the
- * widget bundle's Vite config). Returns { html, seconds, themeInstalled, themeBuilt, log }.
+ * widget bundle's Vite config). `pages` adds pages ({ 'name.md': text }) after the book's own.
+ * Returns { html, seconds, themeInstalled, themeBuilt, log }.
  */
-export async function buildMystBook({ out = join(ROOT, 'build', 'examples', 'myst'), baseUrl = '', log } = {}) {
+export async function buildMystBook({
+  out = join(ROOT, 'build', 'examples', 'myst'),
+  baseUrl = '',
+  pages = {},
+  log,
+} = {}) {
   const start = performance.now();
   for (const f of ['anywidget.js', 'attention-playground.js', 'attention-playground']) {
     if (!existsSync(join(DIST, f)))
@@ -114,6 +120,22 @@ export async function buildMystBook({ out = join(ROOT, 'build', 'examples', 'mys
     yml.replace(/^ {2}template: \.\/theme$/m, `  template: ${JSON.stringify(THEME)}`),
   );
   cpSync(join(DIST, 'anywidget.js'), join(book, 'widgets', 'anywidget.js'));
+  // Extra pages ({ 'pasted.md': text }), added at the end of the table of contents: what an
+  // instructor pastes into a book (the playground's "Embed this view" directive, in the tests).
+  const extra = Object.entries(pages);
+  for (const [name, text] of extra) {
+    if (!/^[\w-]+\.md$/.test(name)) throw new Error(`buildMystBook: a page name like "lesson.md", not "${name}"`);
+    writeFileSync(join(book, name), text);
+  }
+  if (extra.length) {
+    const toc = readFileSync(join(book, 'myst.yml'), 'utf8').replace(
+      /^( {2}toc:\n(?: {4}- file: .*\n)+)/m,
+      (list) => list + extra.map(([name]) => `    - file: ${name}\n`).join(''),
+    );
+    if (!extra.every(([name]) => toc.includes(`- file: ${name}`)))
+      throw new Error('examples/myst/myst.yml: expected a "  toc:" list of "    - file:" entries');
+    writeFileSync(join(book, 'myst.yml'), toc);
+  }
 
   // mystmd starts the theme's server (npm run start in the theme) and saves every page as HTML.
   // BASE_URL: the path the site is served under ('' = the root of its host). mystmd reads it from

@@ -81,6 +81,9 @@ export function serveStatic(root, { port = 0, log = false, gzip = false } = {}) 
       'content-type': TYPES[extname(file)] || 'application/octet-stream',
       'content-length': st.size,
       'cache-control': 'no-cache',
+      // As GitHub Pages and most CDNs: another site may load the bundle, its wasm and models (a
+      // MyST book built from a directive copied from the playground loads them from there).
+      'access-control-allow-origin': '*',
       'accept-ranges': 'bytes',
     };
     if (/csp[^/]*\.html$/.test(file)) headers['content-security-policy'] = STRICT_CSP;

@@ -60,6 +60,26 @@ export function heatmaps(locator) {
 // "Thinking Machines" (notes 001): softmax of [112, 96] / sqrt(64): exp(14) / (exp(14) + exp(12)) = 1 / (1 + e^-2), written out.
 export const THINKING = 1 / (1 + Math.exp(-2)); // 0.8808
 
+/**
+ * "Embed this view" on the playground page (`playground`, a harness site) opened at `path`: the
+ * three snippets of the view `concept` ({ html, iframe, myst }), and the heatmaps the view shows.
+ */
+export async function copyEmbed(playground, path, concept) {
+  const { page, errors } = await playground.open(path);
+  const view = page.locator(`#concept-${concept}`);
+  await view.scrollIntoViewIfNeeded();
+  await expect.poll(() => view.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
+  const box = page.locator(`details.embed-code[data-for="${concept}"]`);
+  await box.locator('summary').click();
+  const code = {};
+  for (const key of ['html', 'iframe', 'myst']) {
+    const text = box.locator(`[data-embed="${key}"] textarea`);
+    await expect.poll(() => text.inputValue()).not.toBe(''); // written when the box opens
+    code[key] = await text.inputValue();
+  }
+  return { page, errors, code, shown: await heatmaps(view) };
+}
+
 /** The requests of `requests` (urls) that left the page's own origin: a page that works offline makes none. */
 export function foreignRequests(requests, baseUrl) {
   const origin = new URL(baseUrl).origin;
