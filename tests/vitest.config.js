@@ -11,6 +11,7 @@ import { modelHeaders } from '../web/vite-model-headers.js';
 // draw every view): with no timings from an earlier run (a fresh clone), Vitest would start them
 // by file size, and a long one started last keeps one worker busy while the other has finished.
 const SLOW_FIRST = [
+  'tests/web/integration-myst.test.js', // from a fresh clone: installs and builds the book theme (~80 s)
   'tests/wasm/trainer.test.js',
   'tests/web/axe.test.js',
   'tests/web/playground.test.js',
