@@ -116,7 +116,10 @@ export class ApWidget extends HTMLElement {
 
   /** Which measured view of lib/reserve.js this element's height follows (null: none). */
   reserveKey() {
-    return this.localName;
+    // Opened on a worked example of the notes: that example's own measurement, if there is one.
+    const preset = this.getAttribute('preset');
+    const key = preset && `${this.localName}[preset="${preset}"]`;
+    return key && RESERVE[key] ? key : this.localName;
   }
 
   // Reserves the height this view will have at content width `width` until it first draws.
