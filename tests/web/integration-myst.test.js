@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { load } from '../../wasm/index.js';
 import { buildMystBook } from '../tools/lib/myst.mjs';
 import { ROOT, requireBundle, startStaticSite, usePlayground, useStaticSite } from './harness.js';
-import { CAT_SAT, copyEmbed, drawn, foreignRequests, goOffline, heatmaps } from './lib/widgets.js';
+import { CAT_SAT, copyEmbed, drawn, expectClose, foreignRequests, goOffline, heatmaps } from './lib/widgets.js';
+import { grammarScores } from './lib/models.js';
 
 const OUT = join(ROOT, 'build', 'examples', 'myst');
 const HTML = join(OUT, 'html');
@@ -66,22 +67,6 @@ function withModel(page, tag, fn) {
     return (${fn.toString()})(modelOf(element), element);
   })()`);
 }
-
-// The scores of layer 0, head 0 of the trained grammar decoder (what a widget with no model
-// attribute runs) for `text`, with the <bos> the model reads first.
-function grammarScores(text, layer = 0) {
-  const model = ap.loadModel(new Uint8Array(readFileSync(join(ROOT, 'web', 'models', 'grammar.safetensors'))));
-  const trace = model.forward(Int32Array.from([2, ...model.tokenizer.encode(text).ids]));
-  try {
-    return Array.from(trace.get('scores', { layer, head: 0 }));
-  } finally {
-    trace.dispose();
-    model.dispose();
-  }
-}
-
-const close = (got, want) =>
-  got.forEach((v, i) => expect(Math.abs(v - want[i])).toBeLessThanOrEqual(4e-6 * Math.max(1, Math.abs(want[i]))));
 
 describe('the MyST book (examples/myst) built by mystmd with the book theme', () => {
   test('the build wrote every page, the module and the bundle it imports, with the directive resolved', () => {
@@ -157,7 +142,7 @@ describe('the MyST book (examples/myst) built by mystmd with the book theme', ()
     await drawn(scores);
     const shown = (await heatmaps(scores)).find((h) => h.rows === 4 && h.cols === 4);
     expect(shown.rowLabels).toEqual(['<bos>', 'the', 'cat', 'sat']);
-    close(shown.values, grammarScores('the cat sat'));
+    expectClose(shown.values, grammarScores(ap, 'the cat sat'));
     expect(errors).toEqual([]);
   });
 
@@ -172,7 +157,7 @@ describe('the MyST book (examples/myst) built by mystmd with the book theme', ()
       .poll(async () => (await heatmaps(scores)).some((h) => h.rows === 4 && h.rowLabels[1] === 'a'))
       .toBe(true);
     const shown = (await heatmaps(scores)).find((h) => h.rows === 4 && h.cols === 4);
-    close(shown.values, grammarScores('a dog ran'));
+    expectClose(shown.values, grammarScores(ap, 'a dog ran'));
     expect(requests.slice(before)).toEqual([]);
     expect(foreignRequests(requests, site.baseUrl)).toEqual([]);
     expect(errors).toEqual([]);
@@ -195,12 +180,12 @@ describe("two-way sync through the MyST host's model", () => {
     await withModel(page, 'ap-scores', (model) => model.set('text', 'the dog sat on the mat'));
     await expect.poll(() => scores.getAttribute('text')).toBe('the dog sat on the mat');
     await expect.poll(async () => (await heatmaps(scores)).some((h) => h.rows === 7 && h.cols === 7)).toBe(true);
-    close(
+    expectClose(
       (await heatmaps(scores)).find((h) => h.rows === 7 && h.cols === 7).values,
-      grammarScores('the dog sat on the mat'),
+      grammarScores(ap, 'the dog sat on the mat'),
     );
     // A number trait (layer 1) reaches the element as its attribute and the widget shows layer 1.
-    const layer1 = grammarScores('the dog sat on the mat', 1);
+    const layer1 = grammarScores(ap, 'the dog sat on the mat', { layer: 1 });
     await withModel(page, 'ap-scores', (model) => model.set('layer', 1));
     await expect.poll(() => scores.getAttribute('layer')).toBe('1');
     await expect
@@ -239,7 +224,7 @@ describe("two-way sync through the MyST host's model", () => {
       .toMatchObject({ row: 1, col: 2, rowLabel: 'a', colLabel: 'cat' });
     const selected = await withModel(page, 'ap-scores', (model) => model.get('selected'));
     expect(selected.value).toBeCloseTo(value, 6);
-    expect(selected.value).toBeCloseTo(grammarScores('a cat ran')[1 * 4 + 2], 5);
+    expect(selected.value).toBeCloseTo(grammarScores(ap, 'a cat ran')[1 * 4 + 2], 5);
     const changes = await page.evaluate(() => window.__changes);
     expect(changes).toContainEqual(['text', 'a cat ran']);
     expect(changes.filter(([k]) => k === 'selected').length).toBe(1);

@@ -9,11 +9,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { load } from '../../wasm/index.js';
 import { buildObservable, OUT } from '../tools/lib/observable.mjs';
-import { ROOT, requireBundle, useStaticSite } from './harness.js';
+import { requireBundle, useStaticSite } from './harness.js';
 import { CAT_SAT, THINKING, drawn, foreignRequests, goOffline, heatmaps, renderAll } from './lib/widgets.js';
+import { grammarScores } from './lib/models.js';
 
 let ap;
-let grammar;
 let built;
 // Registered before useStaticSite's hook, so the site exists before its server starts.
 beforeAll(async () => {
@@ -21,7 +21,6 @@ beforeAll(async () => {
   built = await buildObservable({ out: OUT });
   console.log(`examples/observable built in ${built.seconds.toFixed(1)} s`);
   ap = await load();
-  grammar = ap.loadModel(new Uint8Array(await readFile(join(ROOT, 'web', 'models', 'grammar.safetensors'))));
 }, 300_000);
 const site = useStaticSite(OUT);
 
@@ -39,16 +38,6 @@ function catSatWeights() {
   }
 }
 
-// What <ap-scores text="..."> shows: the trained grammar decoder's layer-0 head-0 scores, <bos> first.
-function grammarScores(text) {
-  const trace = grammar.forward(Int32Array.from([ap.specialTokens.bos, ...grammar.tokenizer.encode(text).ids]));
-  try {
-    return Array.from(trace.get('scores', { layer: 0, head: 0 }));
-  } finally {
-    trace.dispose();
-  }
-}
-
 // The square heatmap of <ap-scores> once it shows `rows` tokens.
 async function scoresShown(page, rows) {
   const scores = page.locator('ap-scores');
@@ -57,7 +46,7 @@ async function scoresShown(page, rows) {
 }
 
 function expectScores(shown, text) {
-  const expected = grammarScores(text);
+  const expected = grammarScores(ap, text);
   expect(shown.rowLabels).toEqual(['<bos>', ...text.split(' ')]);
   expect(shown.values.length).toBe(expected.length);
   shown.values.forEach((v, i) =>

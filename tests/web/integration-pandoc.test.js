@@ -7,8 +7,18 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { load } from '../../wasm/index.js';
-import { ROOT, requireBundle, useStaticSite } from './harness.js';
-import { CAT_SAT, THINKING, drawn, foreignRequests, goOffline, heatmaps, renderAll } from './lib/widgets.js';
+import { requireBundle, useStaticSite } from './harness.js';
+import {
+  CAT_SAT,
+  THINKING,
+  drawn,
+  expectClose,
+  foreignRequests,
+  goOffline,
+  heatmaps,
+  renderAll,
+} from './lib/widgets.js';
+import { grammarScores } from './lib/models.js';
 import { PANDOC_OUT, buildPandocLesson } from '../tools/lib/hosts-static.mjs';
 
 let built;
@@ -39,25 +49,6 @@ const causal = (rows) =>
     const sum = row.slice(0, i + 1).reduce((a, b) => a + b, 0);
     return row.map((v, j) => (j <= i ? v / sum : 0));
   });
-
-// The scores of layer 0, head 0 of the trained grammar decoder for `text` (after <bos>), in Node.
-async function grammarScores(text) {
-  const model = ap.loadModel(new Uint8Array(await readFile(join(ROOT, 'web', 'models', 'grammar.safetensors'))));
-  const trace = model.forward(Int32Array.from([2, ...model.tokenizer.encode(text).ids]));
-  try {
-    return Array.from(trace.get('scores', { layer: 0, head: 0 }));
-  } finally {
-    trace.dispose();
-    model.dispose();
-  }
-}
-
-function expectClose(shown, expected, tol = 4e-6) {
-  expect(shown.length).toBe(expected.length);
-  shown.forEach((v, i) =>
-    expect(Math.abs(v - expected[i])).toBeLessThanOrEqual(tol * Math.max(1, Math.abs(expected[i]))),
-  );
-}
 
 describe('the Pandoc lesson (examples/pandoc/lesson.md -> build/examples/pandoc/lesson.html)', () => {
   test('pandoc kept the raw HTML blocks and wrote the math as MathML, with no CDN', async () => {
@@ -94,7 +85,7 @@ describe('the Pandoc lesson (examples/pandoc/lesson.md -> build/examples/pandoc/
     // <ap-scores text="the cat sat">: the trained grammar decoder, as the API computes it in Node.
     const scores = (await heatmaps(page.locator('ap-scores'))).find((h) => h.rows === 4 && h.cols === 4);
     expect(scores.rowLabels).toEqual(['<bos>', 'the', 'cat', 'sat']);
-    expectClose(scores.values, await grammarScores('the cat sat'));
+    expectClose(scores.values, grammarScores(ap, 'the cat sat'));
 
     await page.evaluate(() => window.scrollTo(0, 0));
     await site.screenshot(page, 'integration-pandoc');
@@ -112,7 +103,7 @@ describe('the Pandoc lesson (examples/pandoc/lesson.md -> build/examples/pandoc/
     await expect.poll(async () => (await heatmaps(scores)).some((h) => h.rows === 8 && h.cols === 8)).toBe(true);
     const shown = (await heatmaps(scores)).find((h) => h.rows === 8 && h.cols === 8);
     expect(shown.rowLabels).toEqual(['<bos>', ...text.split(' ')]);
-    expectClose(shown.values, await grammarScores(text));
+    expectClose(shown.values, grammarScores(ap, text));
     expect(errors).toEqual([]);
   });
 
@@ -134,7 +125,7 @@ describe('the Pandoc lesson (examples/pandoc/lesson.md -> build/examples/pandoc/
     const mine = (hs) => hs.find((h) => h.cols === 4 && h.rowLabels.join(' ') === '<bos> a dog ran');
     await expect.poll(async () => Boolean(mine(await heatmaps(scores)))).toBe(true);
     const shown = mine(await heatmaps(scores));
-    expectClose(shown.values, await grammarScores('a dog ran'));
+    expectClose(shown.values, grammarScores(ap, 'a dog ran'));
     expect(requests.slice(before)).toEqual([]);
     expect(errors).toEqual([]);
   });

@@ -5,11 +5,10 @@
 // sweeps its slide past), the arrow keys change slides unless a widget has the focus, nothing is
 // fetched from anywhere but the deck's folder, and slides not yet seen still draw offline.
 import { beforeAll, describe, expect, test } from 'vitest';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { load } from '../../wasm/index.js';
-import { ROOT, requireBundle, useStaticSite } from './harness.js';
-import { CAT_SAT, THINKING, foreignRequests, goOffline, heatmaps } from './lib/widgets.js';
+import { requireBundle, useStaticSite } from './harness.js';
+import { CAT_SAT, THINKING, expectClose, foreignRequests, goOffline, heatmaps } from './lib/widgets.js';
+import { grammarScores } from './lib/models.js';
 import { REVEAL_OUT, buildRevealDeck } from '../tools/lib/hosts-static.mjs';
 
 let built;
@@ -73,25 +72,6 @@ async function drawnOn(page, index) {
 const ACROSS = [0.25, 0.375, 0.375, 0, 0];
 const SKY = [0.3, 0.1, 0.1, 0.3, 0.2];
 
-function expectClose(shown, expected, tol) {
-  expect(shown.length).toBe(expected.length);
-  shown.forEach((v, i) =>
-    expect(Math.abs(v - expected[i])).toBeLessThanOrEqual(tol * Math.max(1, Math.abs(expected[i]))),
-  );
-}
-
-// The scores of layer 0, head 0 of the trained grammar decoder for `text` (after <bos>), in Node.
-async function grammarScores(text) {
-  const model = ap.loadModel(new Uint8Array(await readFile(join(ROOT, 'web', 'models', 'grammar.safetensors'))));
-  const trace = model.forward(Int32Array.from([2, ...model.tokenizer.encode(text).ids]));
-  try {
-    return Array.from(trace.get('scores', { layer: 0, head: 0 }));
-  } finally {
-    trace.dispose();
-    model.dispose();
-  }
-}
-
 // The widget's box on screen lies within the slide's (.slides, scaled by reveal.js), once the
 // slide transition has brought it in, and it is as wide as the slide's content.
 async function expectInsideSlides(page, index) {
@@ -142,7 +122,7 @@ describe('the reveal.js deck (examples/reveal/ -> build/examples/reveal/)', () =
 
     const scores = (await heatmaps(widgetOn(page, 1))).find((h) => h.rows === 4 && h.cols === 4);
     expect(scores.rowLabels).toEqual(['<bos>', 'the', 'cat', 'sat']);
-    expectClose(scores.values, await grammarScores('the cat sat'), 4e-6);
+    expectClose(scores.values, grammarScores(ap, 'the cat sat'), 4e-6);
     const thinking = (await heatmaps(widgetOn(page, 3))).find((h) => h.rows === 2 && h.cols === 2);
     expect(thinking.values[0]).toBeCloseTo(THINKING, 5); // notes 003: 0.88
     const mask = (await heatmaps(widgetOn(page, 4))).find((h) => h.title === 'weights, mask = −∞');
@@ -184,7 +164,7 @@ describe('the reveal.js deck (examples/reveal/ -> build/examples/reveal/)', () =
     expect(await page.evaluate(() => Reveal.isOverview() || Reveal.isPaused())).toBe(false);
     const mine = (hs) => hs.find((h) => h.cols === 4 && h.rowLabels.join(' ') === '<bos> the dogs sleep');
     await expect.poll(async () => Boolean(mine(await heatmaps(scores)))).toBe(true);
-    expectClose(mine(await heatmaps(scores)).values, await grammarScores('the dogs sleep'), 4e-6);
+    expectClose(mine(await heatmaps(scores)).values, grammarScores(ap, 'the dogs sleep'), 4e-6);
 
     // The heatmap: with a cell focused, the arrows move the cell, not the slide.
     const canvas = scores.locator('.out ap-heatmap .hm-plot canvas');

@@ -5,6 +5,21 @@ import { COMMON_WORDS } from '../../../web/lib/vocab.js';
 export const shippedModel = (name) =>
   new Uint8Array(readFileSync(new URL(`../../../web/models/${name}.safetensors`, import.meta.url)));
 
+/**
+ * The scores of `layer`, `head` of the trained grammar decoder (what a widget with no model
+ * attribute runs) for `text`, through the JS API `ap` in Node, with the <bos> the model reads first.
+ */
+export function grammarScores(ap, text, { layer = 0, head = 0 } = {}) {
+  const model = ap.loadModel(shippedModel('grammar'));
+  const trace = model.forward(Int32Array.from([ap.specialTokens.bos, ...model.tokenizer.encode(text).ids]));
+  try {
+    return Array.from(trace.get('scores', { layer, head }));
+  } finally {
+    trace.dispose();
+    model.dispose();
+  }
+}
+
 // The page's random-weights model (model=random; web/lib/models.js randomConfig) written out
 // independently: a word-level decoder, d_model 16, 2 heads, 2 layers, d_ff 64, sinusoidal positions,
 // post-norm, causal mask on as for any decoder. Create it with { seed: 1 } as the page does.

@@ -80,6 +80,14 @@ export async function copyEmbed(playground, path, concept) {
   return { page, errors, code, shown: await heatmaps(view) };
 }
 
+/** Each value of `shown` within `tol` (relative, absolute below 1) of `expected`'s. */
+export function expectClose(shown, expected, tol = 4e-6) {
+  expect(shown.length).toBe(expected.length);
+  shown.forEach((v, i) =>
+    expect(Math.abs(v - expected[i])).toBeLessThanOrEqual(tol * Math.max(1, Math.abs(expected[i]))),
+  );
+}
+
 /** The requests of `requests` (urls) that left the page's own origin: a page that works offline makes none. */
 export function foreignRequests(requests, baseUrl) {
   const origin = new URL(baseUrl).origin;
