@@ -180,7 +180,9 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
       const code = embedCode(widget);
       for (const c of codes) {
         c.box.value = code[c.key];
-        c.box.rows = Math.min(6, c.box.value.split('\n').length + (c.box.value.length > 160 ? 1 : 0));
+        // Tall enough to show the whole snippet as it wraps (the box is open, so it is laid out).
+        c.box.style.height = 'auto';
+        c.box.style.height = `${c.box.scrollHeight + 2}px`;
       }
     };
     const box = el(

@@ -3,7 +3,8 @@
 // iframe snippet into another, and check that both show exactly the numbers the playground shows.
 // The MyST directive is pasted into a MyST book and built in integration-myst.test.js.
 import { describe, expect, test } from 'vitest';
-import { usePlayground } from './harness.js';
+import { join } from 'node:path';
+import { SCREENSHOT_DIR, usePlayground } from './harness.js';
 import { CAT_SAT, copyEmbed, heatmaps } from './lib/widgets.js';
 
 const playground = usePlayground();
@@ -28,6 +29,7 @@ describe('copy embed: every snippet reproduces the view it was copied from', () 
       path: '/?text=the+dog+ran+home&head=1&causal=off#chapter=B',
       concept: 'softmax',
       attrs: { text: 'the dog ran home', head: '1', causal: 'off' },
+      screenshot: 'copy-embed',
     },
     // A lecture preset: the notes' "the cat sat" weights.
     {
@@ -50,7 +52,11 @@ describe('copy embed: every snippet reproduces the view it was copied from', () 
     test(
       c.name,
       async () => {
-        const { errors, code, shown } = await copyEmbed(playground, c.path, c.concept);
+        const { page, errors, code, shown } = await copyEmbed(playground, c.path, c.concept);
+        if (c.screenshot) {
+          const box = page.locator(`details.embed-code[data-for="${c.concept}"]`);
+          await box.screenshot({ path: join(SCREENSHOT_DIR, `${c.screenshot}.png`) });
+        }
         expect(shown.length).toBeGreaterThan(0);
         if (c.notes) {
           const w = shown.find((h) => h.rows === 3 && h.cols === 3 && /weight/i.test(h.title));
@@ -95,6 +101,12 @@ describe('copy embed: every snippet reproduces the view it was copied from', () 
     await page.locator('ap-controls').locator('input[type=text]').first().fill('birds fly south');
     const box = page.locator('details.embed-code[data-for="softmax"] [data-embed="html"] textarea');
     await expect.poll(() => box.inputValue(), { timeout: 30_000 }).toContain('<ap-softmax text="birds fly south">');
+    // The Copy button puts the snippet on the clipboard and says so.
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    const row = page.locator('details.embed-code[data-for="softmax"] [data-embed="html"]');
+    await row.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => row.locator('.copied').textContent()).toBe('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await box.inputValue());
     expect(errors).toEqual([]);
   }, 60_000);
 });
