@@ -60,14 +60,26 @@ function newest(dir, skip = new Set()) {
 
 const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
 
-/** Installs the theme's npm dependencies if they are missing or older than its lock file. */
+// npm's own settings from the environment that would change what is installed or built: under
+// `npm test` (and after a Vite build in the same process, which sets NODE_ENV=production) npm ci
+// would leave out the theme's devDependencies (tailwindcss, @remix-run/dev), which its build needs.
+const THEME_ENV = { NODE_ENV: undefined, npm_config_omit: undefined, npm_config_production: undefined };
+
+/** Installs the theme's npm dependencies if any is missing or the lock file is newer. */
 export async function installTheme({ log } = {}) {
   const marker = join(THEME, 'node_modules', '.package-lock.json');
-  if (mtime(marker) >= mtime(join(THEME, 'package-lock.json'))) return false;
+  const pkg = JSON.parse(readFileSync(join(THEME, 'package.json'), 'utf8'));
+  const names = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies });
+  const complete = names.every((n) => existsSync(join(THEME, 'node_modules', n, 'package.json')));
+  if (complete && mtime(marker) >= mtime(join(THEME, 'package-lock.json'))) return false;
   // .npmrc there sets legacy-peer-deps (the theme's packages declare peers it does not use).
   // --ignore-scripts as mystmd itself installs a theme; the one patch the build needs is applied
   // by the theme's build (patch-deps.cjs).
-  await run('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: THEME, log });
+  await run('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts', '--include=dev'], {
+    cwd: THEME,
+    env: THEME_ENV,
+    log,
+  });
   return true;
 }
 
@@ -83,7 +95,7 @@ export async function buildTheme({ log } = {}) {
     mtime(join(THEME, 'node_modules', '.package-lock.json')),
   );
   if (built && built >= sources) return false;
-  await run('npm', ['run', 'build'], { cwd: THEME, log });
+  await run('npm', ['run', 'build'], { cwd: THEME, env: THEME_ENV, log });
   return true;
 }
 
