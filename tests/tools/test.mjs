@@ -22,6 +22,7 @@ import {
   run,
   step,
 } from './lib/setup.mjs';
+import { buildTheme, installTheme } from './lib/myst.mjs';
 
 const force = process.argv.includes('--force');
 const vitestArgs = process.argv.slice(2).filter((a) => a !== '--force');
@@ -184,6 +185,18 @@ function readGreen() {
 
 const seconds = (t0) => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
 
+// The example MyST book's theme (examples/myst/theme, built from source): installed and built here,
+// with the other builds, rather than inside the browser tests, where its ~90 s of npm ci, Tailwind
+// and Remix on a fresh clone would compete with them for the CPU.
+async function prepareMystTheme() {
+  step('MyST book theme (examples/myst/theme)');
+  const t = performance.now();
+  const installed = await installTheme();
+  const built = await buildTheme();
+  const did = [installed && 'installed', built && 'built'].filter(Boolean).join(' and ');
+  console.log(did ? `${did} in ${seconds(t)}` : 'up to date');
+}
+
 main(async () => {
   const t0 = performance.now();
   await ensureDebianPackages(TEST_PACKAGES);
@@ -205,6 +218,7 @@ main(async () => {
     await buildNative();
     await buildWasm();
     await buildWidgets(); // dist/attention-playground.js: the embed, CSP and npm-pack tests use it
+    await prepareMystTheme();
   } catch (err) {
     if (err instanceof StepError) err.message = `build failed, no tests were run: ${err.message}`;
     throw err;
