@@ -13,39 +13,17 @@
 //
 //   import { buildMystBook } from './tests/tools/lib/myst.mjs';
 //   const { html, seconds } = await buildMystBook();          // { out: <folder> } to build elsewhere
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ROOT, runQuiet } from './setup.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const BOOK_SRC = join(ROOT, 'examples', 'myst');
 export const THEME = join(BOOK_SRC, 'theme');
 const DIST = join(ROOT, 'dist');
 const MYST = join(ROOT, 'node_modules', 'mystmd', 'dist', 'myst.cjs');
 // The book's own files (everything else in examples/myst is the theme, the README or build output).
 const BOOK_FILES = /\.(md|yml|svg)$/;
-
-function run(cmd, args, { cwd, env = {}, log }) {
-  return new Promise((resolve, reject) => {
-    const merged = { ...process.env, ...env };
-    for (const [k, v] of Object.entries(env)) if (v === undefined) delete merged[k];
-    const child = spawn(cmd, args, { cwd, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const take = (chunk) => {
-      out += chunk;
-      if (log) log(String(chunk).trimEnd());
-    };
-    child.stdout.on('data', take);
-    child.stderr.on('data', take);
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0
-        ? resolve(out)
-        : reject(new Error(`${cmd} ${args.join(' ')} (in ${cwd}) exited with ${code}:\n${out}`)),
-    );
-  });
-}
 
 // The newest modification time of the files under `dir` (skipping `skip`, a set of names).
 function newest(dir, skip = new Set()) {
@@ -66,7 +44,7 @@ const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
 const THEME_ENV = { NODE_ENV: undefined, npm_config_omit: undefined, npm_config_production: undefined };
 
 /** Installs the theme's npm dependencies if any is missing or the lock file is newer. */
-export async function installTheme({ log } = {}) {
+export async function installTheme({ show = false } = {}) {
   const marker = join(THEME, 'node_modules', '.package-lock.json');
   const pkg = JSON.parse(readFileSync(join(THEME, 'package.json'), 'utf8'));
   const names = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies });
@@ -75,16 +53,16 @@ export async function installTheme({ log } = {}) {
   // .npmrc there sets legacy-peer-deps (the theme's packages declare peers it does not use).
   // --ignore-scripts as mystmd itself installs a theme; the one patch the build needs is applied
   // by the theme's build (patch-deps.cjs).
-  await run('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts', '--include=dev'], {
+  await runQuiet('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts', '--include=dev'], {
     cwd: THEME,
     env: THEME_ENV,
-    log,
+    show,
   });
   return true;
 }
 
 /** Builds the theme (Tailwind CSS, then `remix build`) if its build is missing or out of date. */
-export async function buildTheme({ log } = {}) {
+export async function buildTheme({ show = false } = {}) {
   const built = Math.min(mtime(join(THEME, 'build', 'index.js')), mtime(join(THEME, 'public', 'build')));
   const sources = Math.max(
     newest(join(THEME, 'app'), new Set(['styles'])), // app/styles/app.css is the CSS build's output
@@ -95,7 +73,7 @@ export async function buildTheme({ log } = {}) {
     mtime(join(THEME, 'node_modules', '.package-lock.json')),
   );
   if (built && built >= sources) return false;
-  await run('npm', ['run', 'build'], { cwd: THEME, env: THEME_ENV, log });
+  await runQuiet('npm', ['run', 'build'], { cwd: THEME, env: THEME_ENV, show });
   return true;
 }
 
@@ -109,15 +87,15 @@ export async function buildMystBook({
   out = join(ROOT, 'build', 'examples', 'myst'),
   baseUrl = '',
   pages = {},
-  log,
+  show = false,
 } = {}) {
   const start = performance.now();
   for (const f of ['anywidget.js', 'attention-playground.js', 'attention-playground']) {
     if (!existsSync(join(DIST, f)))
       throw new Error(`dist/${f} is missing: build the widget bundle first (npm run build)`);
   }
-  const themeInstalled = await installTheme({ log });
-  const themeBuilt = await buildTheme({ log });
+  const themeInstalled = await installTheme({ show });
+  const themeBuilt = await buildTheme({ show });
 
   // The book's sources, with the theme given as an absolute path (the copy is elsewhere).
   const book = join(out, 'book');
@@ -154,7 +132,7 @@ export async function buildMystBook({
   // the environment, where Vite / Vitest put BASE_URL='/' (which would make the assets' URLs
   // protocol-relative, //build/...).
   const env = { BASE_URL: baseUrl || undefined, READTHEDOCS_CANONICAL_URL: undefined };
-  const output = await run(process.execPath, [MYST, 'build', '--html'], { cwd: book, env, log });
+  const { output } = await runQuiet(process.execPath, [MYST, 'build', '--html'], { cwd: book, env, show });
   // ⛔️ marks an error in a page (an invalid directive, a missing module...): the build "succeeds".
   const problems = output.split('\n').filter((l) => l.includes('⛔'));
   if (problems.length) throw new Error(`myst build reported errors:\n${problems.join('\n')}`);

@@ -14,52 +14,26 @@
 //      the re-bundled file);
 //   4. the built site moved to build/examples/observable (out).
 // Needs dist/attention-playground.js (`npm test` builds it; buildWidgets in setup.mjs).
-import { spawn } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from './setup.mjs';
+import { ROOT, runQuiet } from './setup.mjs';
 
 export const EXAMPLE = join(ROOT, 'examples', 'observable');
 export const PROJECT = join(ROOT, 'build', 'examples', 'observable-project');
 export const OUT = join(ROOT, 'build', 'examples', 'observable');
 const FRAMEWORK_BIN = join(ROOT, 'node_modules', '@observablehq', 'framework', 'dist', 'bin', 'observable.js');
 
-function exec(cmd, args, { cwd, quiet = true } = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, {
-      cwd,
-      env: {
-        ...process.env,
-        npm_config_audit: 'false',
-        npm_config_fund: 'false',
-        npm_config_update_notifier: 'false',
-        // Framework's telemetry would post to observablehq.com.
-        OBSERVABLE_TELEMETRY_DISABLE: 'true',
-        NO_COLOR: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let output = ''; // stdout and stderr as they came
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      output += chunk;
-      if (!quiet) process.stdout.write(chunk);
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-      if (!quiet) process.stderr.write(chunk);
-    });
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0
-        ? resolve({ stdout, output })
-        : reject(new Error(`${cmd} ${args.join(' ')} failed (${code}):\n${output}`)),
-    );
-  });
-}
+// npm quiet and Framework's telemetry (it would post to observablehq.com) off, for every command.
+const ENV = {
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_update_notifier: 'false',
+  OBSERVABLE_TELEMETRY_DISABLE: 'true',
+  NO_COLOR: '1',
+};
+const exec = (cmd, args, { cwd = ROOT, quiet = true } = {}) => runQuiet(cmd, args, { cwd, env: ENV, show: !quiet });
 
 /**
  * Builds the example site into `out` (default build/examples/observable). Returns

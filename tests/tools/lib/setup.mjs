@@ -60,6 +60,34 @@ export function run(cmd, args, { env, capture = false } = {}) {
   });
 }
 
+// Runs a command without showing its output (unless `show`), in `cwd`, with `env` added to this
+// process's environment (an undefined value removes a variable). Resolves to { stdout, output }
+// (output: stdout and stderr as they came); rejects with the output when the command fails.
+export function runQuiet(cmd, args, { cwd = ROOT, env = {}, show = false } = {}) {
+  const merged = { ...process.env, ...env };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete merged[k];
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      output += chunk;
+      if (show) process.stdout.write(chunk);
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+      if (show) process.stderr.write(chunk);
+    });
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0
+        ? resolve({ stdout, output })
+        : reject(new Error(`${cmd} ${args.join(' ')} (in ${cwd}) exited with ${code}:\n${output}`)),
+    );
+  });
+}
+
 async function mustRun(cmd, args, opts) {
   const { code } = await run(cmd, args, opts);
   if (code !== 0) throw new StepError(`\`${cmd} ${args.join(' ')}\` failed (exit code ${code})`);
