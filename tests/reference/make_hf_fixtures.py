@@ -881,20 +881,20 @@ const ort = await import(process.argv[1]);
 ort.env.wasm.numThreads = 1;
 const [prefillPath, decodePath, idsJson] = process.argv.slice(2);
 const ids = JSON.parse(idsJson);
-const n = ids.length - 1;
+// prefill ids[0 .. n-2), then two decode steps (p = n - 2, n - 1): other sizes than the exported trace's
+const n = ids.length - 2;
 const t0 = Date.now();
 const pre = await ort.InferenceSession.create(prefillPath);
 const a = await pre.run({ input_ids: new ort.Tensor('int64', BigInt64Array.from(ids.slice(0, n), BigInt), [1, n]) });
 const dec = await ort.InferenceSession.create(decodePath);
-const b = await dec.run({
-  input_ids: new ort.Tensor('int64', BigInt64Array.from([BigInt(ids[n])]), [1, 1]),
-  past: a.present,
-});
+const step = (id, past) => dec.run({ input_ids: new ort.Tensor('int64', BigInt64Array.from([BigInt(id)]), [1, 1]), past });
+const b = await step(ids[n], a.present);
+const c = await step(ids[n + 1], b.present);
 const V = a.logits.dims[2];
 console.log(JSON.stringify({
   inputs: [pre.inputNames, dec.inputNames], outputs: [pre.outputNames, dec.outputNames],
   prefill: { logits: a.logits.dims, present: a.present.dims, last: Array.from(a.logits.data.slice((n - 1) * V, n * V)) },
-  decode: { logits: b.logits.dims, present: b.present.dims, last: Array.from(b.logits.data) },
+  decode: [b, c].map((r) => ({ logits: r.logits.dims, present: r.present.dims, last: Array.from(r.logits.data) })),
   seconds: (Date.now() - t0) / 1000,
 }));
 """
@@ -954,10 +954,16 @@ def export_onnx(out_dir, tensors, cfg, ids):
         print("onnxruntime-web run failed (graphs not run):\n" + res.stderr[-2000:])
         return names
     r = json.loads(res.stdout.strip().splitlines()[-1])
-    assert r["prefill"]["present"] == [L, 2, 1, h, n, d_k] and r["decode"]["present"] == [L, 2, 1, h, n + 1, d_k]
-    check("onnxruntime-web prefill last row vs float64", torch.tensor(r["prefill"]["last"]), ref_n[-1], 1e-4)
-    check("onnxruntime-web decode vs float64", torch.tensor(r["decode"]["last"]), ref_n1[-1], 1e-4)
-    print(f"onnxruntime-web {r['inputs']} -> {r['outputs']}: prefill {n} ids and 1 decode step match float64"
+    m = len(ids) - 2
+    assert r["prefill"]["present"] == [L, 2, 1, h, m, d_k], r["prefill"]["present"]
+    assert [s["present"] for s in r["decode"]] == [[L, 2, 1, h, m + 1, d_k], [L, 2, 1, h, m + 2, d_k]]
+    assert [s["logits"] for s in r["decode"]] == [[1, 1, cfg["vocab_size"]]] * 2
+    check("onnxruntime-web prefill last row vs float64", torch.tensor(r["prefill"]["last"]),
+          gpt2_forward(w64, cfg, ids[:m])[-1], 1e-4)
+    check("onnxruntime-web decode vs float64", torch.tensor(r["decode"][0]["last"]), ref_n[-1], 1e-4)
+    check("onnxruntime-web decode vs float64", torch.tensor(r["decode"][1]["last"]), ref_n1[-1], 1e-4)
+    print(f"onnxruntime-web {r['inputs']} -> {r['outputs']}: prefill {m} ids and 2 decode steps (p = {m}, {m + 1})"
+          f" match float64"
           f" (ort {r['seconds']:.1f} s, with node {time.time() - t1:.1f} s)")
     return names
 
