@@ -1,0 +1,976 @@
+#include "io/hf_tokenizer.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <queue>
+
+#include "core/tensor.hpp"
+#include "io/unicode_tables.hpp"
+
+namespace ap {
+
+// ---------------------------------------------------------------------------------------------
+// Unicode lookups over the generated tables.
+namespace unicode {
+
+Class class_of(uint32_t cp) {
+  if (cp >= 0x110000) return kControl;
+  const uint32_t key = (cp << 3) | 7;
+  const uint32_t* end = kCategoryRuns + kCategoryRunsSize;
+  const uint32_t* it = std::upper_bound(kCategoryRuns, end, key);
+  return static_cast<Class>(*(it - 1) & 7);
+}
+
+bool is_whitespace(uint32_t cp) {
+  switch (cp) {
+    case 0x09:
+    case 0x0A:
+    case 0x0B:
+    case 0x0C:
+    case 0x0D:
+    case 0x20:
+    case 0x85:
+    case 0xA0:
+    case 0x1680:
+    case 0x2028:
+    case 0x2029:
+    case 0x202F:
+    case 0x205F:
+    case 0x3000:
+      return true;
+    default:
+      return cp >= 0x2000 && cp <= 0x200A;
+  }
+}
+
+void to_lower(uint32_t cp, std::u32string& out) {
+  for (int i = 0; i + 1 < kLowerSpecialSize; i += 2)
+    if (kLowerSpecial[i] == cp) {
+      const uint32_t v = kLowerSpecial[i + 1];
+      for (uint32_t k = 0; k < (v & 7); ++k) out.push_back(kLowerPool[(v >> 3) + k]);
+      return;
+    }
+  // Runs of (start, count << 1 | stride-2, delta), sorted by start.
+  int lo = 0, hi = kLowerRunsSize / 3 - 1, found = -1;
+  while (lo <= hi) {
+    const int mid = (lo + hi) / 2;
+    if (kLowerRuns[3 * mid] <= cp) {
+      found = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  if (found >= 0) {
+    const uint32_t start = kLowerRuns[3 * found], count = kLowerRuns[3 * found + 1] >> 1;
+    const uint32_t stride = (kLowerRuns[3 * found + 1] & 1) ? 2 : 1;
+    const uint32_t off = cp - start;
+    if (off % stride == 0 && off / stride < count) {
+      out.push_back(cp + kLowerRuns[3 * found + 2]);
+      return;
+    }
+  }
+  out.push_back(cp);
+}
+
+void decompose(uint32_t cp, std::u32string& out) {
+  if (cp >= 0xAC00 && cp <= 0xD7A3) {  // Hangul syllables, by formula
+    const uint32_t s = cp - 0xAC00;
+    out.push_back(0x1100 + s / 588);
+    out.push_back(0x1161 + (s % 588) / 28);
+    if (s % 28) out.push_back(0x11A7 + s % 28);
+    return;
+  }
+  const uint32_t* end = kDecompKeys + kDecompKeysSize;
+  const uint32_t* it = std::lower_bound(kDecompKeys, end, cp);
+  if (it == end || *it != cp) {
+    out.push_back(cp);
+    return;
+  }
+  const uint16_t v = kDecompVals[it - kDecompKeys];
+  for (int k = 0; k < (v & 7); ++k) out.push_back(kDecompPool[(v >> 3) + k]);
+}
+
+}  // namespace unicode
+
+namespace {
+
+using json = nlohmann::json;
+constexpr uint32_t kInvalid = 0xFFFFFFFF;  // a byte that is not part of valid UTF-8
+constexpr int kMaxId = 1 << 24;
+
+// Decodes one UTF-8 character at s[i]; returns its length and sets cp (kInvalid for a bad byte).
+size_t next_cp(const std::string& s, size_t i, uint32_t& cp) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  const size_t n = s.size();
+  if (c < 0x80) {
+    cp = c;
+    return 1;
+  }
+  int len = 0;
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    cp = kInvalid;
+    return 1;
+  }
+  // Maximal subpart: the bytes that could still start a valid character count as one error.
+  size_t k = 1;
+  for (; k < static_cast<size_t>(len); ++k) {
+    if (i + k >= n) break;
+    const unsigned char d = b(i + k);
+    const unsigned char l = k == 1 ? lo : 0x80, h = k == 1 ? hi : 0xBF;
+    if (d < l || d > h) break;
+  }
+  if (k < static_cast<size_t>(len)) {
+    cp = kInvalid;
+    return k;
+  }
+  uint32_t v = c & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
+  for (int j = 1; j < len; ++j) v = (v << 6) | (b(i + j) & 0x3F);
+  cp = v;
+  return len;
+}
+
+void append_utf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// Rust's String::from_utf8_lossy: each maximal invalid subpart becomes one U+FFFD.
+std::string lossy_utf8(const std::string& bytes) {
+  std::string out;
+  for (size_t i = 0; i < bytes.size();) {
+    uint32_t cp;
+    const size_t n = next_cp(bytes, i, cp);
+    if (cp == kInvalid)
+      out += "\xEF\xBF\xBD";
+    else
+      out.append(bytes, i, n);
+    i += n;
+  }
+  return out;
+}
+
+struct Cps {
+  std::u32string cp;        // kInvalid for a bad byte
+  std::vector<size_t> off;  // byte offset of each character, plus the end
+};
+
+Cps decode_cps(const std::string& s) {
+  Cps r;
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp;
+    const size_t n = next_cp(s, i, cp);
+    r.cp.push_back(cp);
+    r.off.push_back(i);
+    i += n;
+  }
+  r.off.push_back(s.size());
+  return r;
+}
+
+unicode::Class cls(uint32_t cp) { return cp == kInvalid ? unicode::kOther : unicode::class_of(cp); }
+bool is_ws(uint32_t cp) { return cp != kInvalid && unicode::is_whitespace(cp); }
+bool is_letter(uint32_t cp) { return cls(cp) == unicode::kLetter; }
+bool is_number(uint32_t cp) { return cls(cp) == unicode::kNumber; }
+bool is_word_char(uint32_t cp) { return is_letter(cp) || is_number(cp) || cp == '_'; }
+
+// GPT-2's pre-tokenizer pattern, by hand:
+//   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+// Returns the byte ranges of the matches (which cover the whole text).
+std::vector<std::pair<size_t, size_t>> gpt2_split(const std::string& s) {
+  const Cps t = decode_cps(s);
+  const size_t n = t.cp.size();
+  std::vector<std::pair<size_t, size_t>> out;
+  size_t i = 0;
+  const auto other = [&](size_t k) { return !is_ws(t.cp[k]) && !is_letter(t.cp[k]) && !is_number(t.cp[k]); };
+  while (i < n) {
+    size_t end = i;
+    const uint32_t c = t.cp[i];
+    if (c == '\'' && i + 1 < n) {
+      const uint32_t a = t.cp[i + 1], b = i + 2 < n ? t.cp[i + 2] : 0;
+      if (a == 's' || a == 't' || a == 'm' || a == 'd')
+        end = i + 2;
+      else if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l'))
+        end = i + 3;
+    }
+    if (end == i) {
+      const size_t j = (c == ' ' && i + 1 < n) ? i + 1 : i;
+      if (is_letter(t.cp[j])) {
+        end = j;
+        while (end < n && is_letter(t.cp[end])) ++end;
+      } else if (is_number(t.cp[j])) {
+        end = j;
+        while (end < n && is_number(t.cp[end])) ++end;
+      } else if (other(j)) {
+        end = j;
+        while (end < n && other(end)) ++end;
+      }
+    }
+    if (end == i && is_ws(c)) {
+      size_t k = i;
+      while (k < n && is_ws(t.cp[k])) ++k;
+      if (k == n || k - i == 1)
+        end = k;  // \s+(?!\S) to the end, or \s+ of one character before a non-space
+      else
+        end = k - 1;  // \s+(?!\S): leave the last space to the next word
+    }
+    if (end == i) end = i + 1;  // not reachable: every character is in one of the classes
+    out.emplace_back(t.off[i], t.off[end]);
+    i = end;
+  }
+  return out;
+}
+
+// GPT-2's bytes_to_unicode: byte -> code point of its symbol.
+std::vector<uint32_t> byte_symbols() {
+  std::vector<uint32_t> sym(256, 0);
+  std::vector<bool> printable(256, false);
+  for (int b = 0x21; b <= 0x7E; ++b) printable[b] = true;
+  for (int b = 0xA1; b <= 0xAC; ++b) printable[b] = true;
+  for (int b = 0xAE; b <= 0xFF; ++b) printable[b] = true;
+  int n = 0;
+  for (int b = 0; b < 256; ++b) sym[b] = printable[b] ? b : 256 + n++;
+  return sym;
+}
+
+const std::vector<uint32_t>& byte_symbol_table() {
+  static const std::vector<uint32_t> t = byte_symbols();
+  return t;
+}
+
+// Byte-level symbol string -> bytes, as HF's ByteLevel decoder: a token with a character outside the
+// 256 symbols is taken as its own UTF-8 bytes.
+std::string symbols_to_bytes(const std::string& token) {
+  static const std::unordered_map<uint32_t, char> rev = [] {
+    std::unordered_map<uint32_t, char> m;
+    const auto& t = byte_symbol_table();
+    for (int b = 0; b < 256; ++b) m[t[b]] = static_cast<char>(b);
+    return m;
+  }();
+  std::string out;
+  for (size_t i = 0; i < token.size();) {
+    uint32_t cp;
+    i += next_cp(token, i, cp);
+    const auto it = rev.find(cp);
+    if (it == rev.end()) return token;
+    out += it->second;
+  }
+  return out;
+}
+
+bool is_chinese(uint32_t c) {
+  return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
+         (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B920 && c <= 0x2CEAF) ||
+         (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+}
+
+bool is_bert_punct(uint32_t c) {
+  if (c < 0x80) return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126);
+  return cls(c) == unicode::kPunct;
+}
+
+// ---- JSON access with the field's path in every message ---------------------------------------
+[[noreturn]] void bad(const std::string& msg) { fail("tokenizer.json: " + msg); }
+
+std::string show(const json& j) {
+  std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return s;
+}
+
+const json* opt(const json& obj, const char* key) {
+  const auto it = obj.find(key);
+  return it == obj.end() || it->is_null() ? nullptr : &*it;
+}
+
+const json& need(const json& obj, const std::string& path, const char* key) {
+  const auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) bad(path + key + " is missing");
+  return *it;
+}
+
+const json& need_object(const json& obj, const std::string& path, const char* key) {
+  const json& v = need(obj, path, key);
+  if (!v.is_object()) bad(path + key + " is not an object");
+  return v;
+}
+
+std::string str(const json& v, const std::string& path) {
+  if (!v.is_string()) bad(path + " is not a string");
+  return v.get<std::string>();
+}
+
+bool flag(const json& obj, const std::string& path, const char* key, bool dflt) {
+  const json* v = opt(obj, key);
+  if (!v) return dflt;
+  if (!v->is_boolean()) bad(path + key + " is not true or false");
+  return v->get<bool>();
+}
+
+int id_value(const json& v, const std::string& path) {
+  if (!v.is_number_integer()) bad(path + " is not an integer id");
+  const auto x = v.get<int64_t>();
+  if (x < 0 || x >= kMaxId)
+    bad(path + " = " + std::to_string(x) + " is out of range (0.." + std::to_string(kMaxId - 1) + ")");
+  return static_cast<int>(x);
+}
+
+std::string type_of(const json& obj, const std::string& path) {
+  if (!obj.is_object()) bad(path + " is not an object");
+  return str(need(obj, path + ".", "type"), path + ".type");
+}
+
+[[noreturn]] void unsupported(const std::string& path, const std::string& type, const std::string& what) {
+  bad(path + ".type '" + type + "' is not supported (" + what + ")");
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_text) {
+  json root;
+  try {
+    root = json::parse(json_text);
+  } catch (const json::exception& e) {
+    bad(std::string("not JSON (") + e.what() + ")");
+  }
+  if (!root.is_object()) bad("not a tokenizer (the top level is not an object)");
+  std::shared_ptr<HfTokenizer> t(new HfTokenizer());
+  try {
+    // ---- model
+    const json& model = need_object(root, "", "model");
+    const json* mtype = opt(model, "type");
+    if (!mtype) bad("model.type is missing");
+    const std::string type = str(*mtype, "model.type");
+    if (type == "BPE")
+      t->kind_ = Kind::ByteLevelBpe;
+    else if (type == "WordPiece")
+      t->kind_ = Kind::WordPiece;
+    else
+      bad("model.type '" + type + "' is not supported (byte-level BPE as in GPT-2, or WordPiece as in BERT)");
+    const bool bpe = t->kind_ == Kind::ByteLevelBpe;
+
+    const json& vocab = need(model, "model.", "vocab");
+    if (!vocab.is_object()) bad("model.vocab is not an object (token -> id)");
+    for (auto it = vocab.begin(); it != vocab.end(); ++it) {
+      const int id = id_value(it.value(), "model.vocab['" + it.key() + "']");
+      if (id >= static_cast<int>(t->vocab_.size())) t->vocab_.resize(id + 1);
+      if (!t->vocab_[id].empty()) bad("model.vocab has two tokens with id " + std::to_string(id));
+      if (it.key().empty()) bad("model.vocab has an empty token");
+      t->vocab_[id] = it.key();
+      t->model_index_[it.key()] = id;
+    }
+    if (t->model_index_.empty()) bad("model.vocab is empty");
+    const auto model_id = [&](const std::string& tok, const std::string& path) {
+      const auto f = t->model_index_.find(tok);
+      if (f == t->model_index_.end()) bad(path + " '" + tok + "' is not in model.vocab");
+      return f->second;
+    };
+    if (const json* u = opt(model, "unk_token"))
+      t->model_unk_ = model_id(str(*u, "model.unk_token"), "model.unk_token");
+
+    if (bpe) {
+      if (const json* d = opt(model, "dropout")) {
+        if (!d->is_number() || d->get<double>() != 0.0)
+          bad("model.dropout " + show(*d) + " is not supported (only null)");
+      }
+      for (const char* k : {"continuing_subword_prefix", "end_of_word_suffix"})
+        if (const json* v = opt(model, k)) {
+          if (!v->is_string() || !v->get<std::string>().empty())
+            bad(std::string("model.") + k + " " + show(*v) + " is not supported (only null, as in GPT-2)");
+        }
+      if (flag(model, "model.", "byte_fallback", false)) bad("model.byte_fallback true is not supported (only false)");
+      t->fuse_unk_ = flag(model, "model.", "fuse_unk", false);
+      t->ignore_merges_ = flag(model, "model.", "ignore_merges", false);
+      const json& merges = need(model, "model.", "merges");
+      if (!merges.is_array()) bad("model.merges is not an array");
+      for (size_t i = 0; i < merges.size(); ++i) {
+        const std::string path = "model.merges[" + std::to_string(i) + "]";
+        const json& m = merges[i];
+        std::string a, b;
+        if (m.is_string()) {
+          const std::string s = m.get<std::string>();
+          const size_t sp = s.find(' ');
+          if (sp == std::string::npos || s.find(' ', sp + 1) != std::string::npos) bad(path + " is not a pair");
+          a = s.substr(0, sp);
+          b = s.substr(sp + 1);
+        } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
+          a = m[0].get<std::string>();
+          b = m[1].get<std::string>();
+        } else {
+          bad(path + " is not a pair");
+        }
+        const int ia = model_id(a, path), ib = model_id(b, path), ic = model_id(a + b, path);
+        t->merges_[(static_cast<uint64_t>(ia) << 32) | static_cast<uint32_t>(ib)] = {static_cast<uint32_t>(i), ic};
+      }
+    } else {
+      if (const json* p = opt(model, "continuing_subword_prefix"))
+        t->wp_prefix_ = str(*p, "model.continuing_subword_prefix");
+      if (const json* m = opt(model, "max_input_chars_per_word")) {
+        if (!m->is_number_integer() || m->get<int64_t>() < 0) bad("model.max_input_chars_per_word is not a count");
+        t->max_chars_ = static_cast<int>(std::min<int64_t>(m->get<int64_t>(), 1 << 30));
+      }
+      if (t->model_unk_ < 0) bad("model.unk_token is missing");
+    }
+
+    // ---- added tokens
+    if (const json* added = opt(root, "added_tokens")) {
+      if (!added->is_array()) bad("added_tokens is not an array");
+      for (size_t i = 0; i < added->size(); ++i) {
+        const std::string path = "added_tokens[" + std::to_string(i) + "].";
+        const json& a = (*added)[i];
+        if (!a.is_object()) bad(path.substr(0, path.size() - 1) + " is not an object");
+        AddedToken tok;
+        tok.id = id_value(need(a, path, "id"), path + "id");
+        tok.content = str(need(a, path, "content"), path + "content");
+        if (tok.content.empty()) bad(path + "content is empty");
+        tok.single_word = flag(a, path, "single_word", false);
+        tok.lstrip = flag(a, path, "lstrip", false);
+        tok.rstrip = flag(a, path, "rstrip", false);
+        tok.normalized = flag(a, path, "normalized", false);
+        tok.special = flag(a, path, "special", false);
+        if (tok.id >= static_cast<int>(t->vocab_.size())) t->vocab_.resize(tok.id + 1);
+        t->vocab_[tok.id] = tok.content;
+        t->added_.push_back(tok);
+      }
+    }
+
+    // ---- normalizer
+    if (const json* n = opt(root, "normalizer")) {
+      const std::string nt = type_of(*n, "normalizer");
+      if (nt == "BertNormalizer") {
+        t->has_bert_normalizer_ = true;
+        t->clean_text_ = flag(*n, "normalizer.", "clean_text", true);
+        t->chinese_chars_ = flag(*n, "normalizer.", "handle_chinese_chars", true);
+        t->lowercase_ = flag(*n, "normalizer.", "lowercase", true);
+        t->strip_accents_ = flag(*n, "normalizer.", "strip_accents", t->lowercase_);
+      } else if (!(nt == "Sequence" && n->contains("normalizers") && (*n)["normalizers"].is_array() &&
+                   (*n)["normalizers"].empty())) {
+        unsupported("normalizer", nt, "null or BertNormalizer");
+      }
+    }
+
+    // ---- pre-tokenizer
+    {
+      const json* p = opt(root, "pre_tokenizer");
+      std::string path = "pre_tokenizer";
+      if (p && type_of(*p, path) == "Sequence") {
+        const json& list = need(*p, "pre_tokenizer.", "pretokenizers");
+        if (!list.is_array() || list.size() != 1)
+          bad("pre_tokenizer.pretokenizers: only a Sequence of one ByteLevel or BertPreTokenizer is supported");
+        p = &list[0];
+        path = "pre_tokenizer.pretokenizers[0]";
+      }
+      if (!p) bad("pre_tokenizer is missing (ByteLevel for BPE, BertPreTokenizer for WordPiece)");
+      const std::string pt = type_of(*p, path);
+      if (bpe) {
+        if (pt != "ByteLevel") unsupported(path, pt, "ByteLevel with a BPE model");
+        t->add_prefix_space_ = flag(*p, path + ".", "add_prefix_space", true);
+        t->use_regex_ = flag(*p, path + ".", "use_regex", true);
+      } else if (pt != "BertPreTokenizer") {
+        unsupported(path, pt, "BertPreTokenizer with a WordPiece model");
+      }
+    }
+
+    // ---- post-processor
+    if (const json* p = opt(root, "post_processor")) {
+      std::vector<std::pair<const json*, std::string>> procs;
+      if (type_of(*p, "post_processor") == "Sequence") {
+        const json& list = need(*p, "post_processor.", "processors");
+        if (!list.is_array()) bad("post_processor.processors is not an array");
+        for (size_t i = 0; i < list.size(); ++i)
+          procs.emplace_back(&list[i], "post_processor.processors[" + std::to_string(i) + "]");
+      } else {
+        procs.emplace_back(p, "post_processor");
+      }
+      bool templated = false;
+      for (const auto& [q, path] : procs) {
+        const std::string pt = type_of(*q, path);
+        if (pt == "ByteLevel") continue;  // offsets only
+        if (templated) bad(path + ": a second template post-processor is not supported");
+        templated = true;
+        if (pt == "BertProcessing" || pt == "RobertaProcessing") {
+          for (const char* k : {"cls", "sep"}) {
+            const json& v = need(*q, path + ".", k);
+            if (!v.is_array() || v.size() != 2 || !v[0].is_string()) bad(path + "." + k + " is not a [token, id] pair");
+            const int id = id_value(v[1], path + "." + k + "[1]");
+            (k[0] == 'c' ? t->prefix_ids_ : t->suffix_ids_).push_back(id);
+            (k[0] == 'c' ? t->prefix_tokens_ : t->suffix_tokens_).push_back(v[0].get<std::string>());
+          }
+        } else if (pt == "TemplateProcessing") {
+          const json& single = need(*q, path + ".", "single");
+          const json& specials = need(*q, path + ".", "special_tokens");
+          if (!single.is_array()) bad(path + ".single is not an array");
+          if (!specials.is_object()) bad(path + ".special_tokens is not an object");
+          bool seen_a = false;
+          for (size_t i = 0; i < single.size(); ++i) {
+            const std::string ip = path + ".single[" + std::to_string(i) + "]";
+            const json& e = single[i];
+            if (e.is_object() && e.contains("Sequence")) {
+              const json& s = e["Sequence"];
+              if (!s.is_object() || !s.contains("id") || s["id"] != "A" || seen_a)
+                bad(ip + ": only one Sequence A is supported");
+              seen_a = true;
+            } else if (e.is_object() && e.contains("SpecialToken")) {
+              const json& s = e["SpecialToken"];
+              if (!s.is_object()) bad(ip + ".SpecialToken is not an object");
+              const std::string name = str(need(s, ip + ".SpecialToken.", "id"), ip + ".SpecialToken.id");
+              const auto f = specials.find(name);
+              if (f == specials.end() || !f->is_object()) bad(path + ".special_tokens['" + name + "'] is missing");
+              const std::string sp = path + ".special_tokens['" + name + "']";
+              const json& ids = need(*f, sp + ".", "ids");
+              const json& toks = need(*f, sp + ".", "tokens");
+              if (!ids.is_array() || !toks.is_array() || ids.size() != toks.size())
+                bad(sp + ": ids and tokens are not arrays of one length");
+              for (size_t k = 0; k < ids.size(); ++k) {
+                (seen_a ? t->suffix_ids_ : t->prefix_ids_)
+                    .push_back(id_value(ids[k], sp + ".ids[" + std::to_string(k) + "]"));
+                (seen_a ? t->suffix_tokens_ : t->prefix_tokens_)
+                    .push_back(str(toks[k], sp + ".tokens[" + std::to_string(k) + "]"));
+              }
+            } else {
+              bad(ip + " is neither a Sequence nor a SpecialToken");
+            }
+          }
+          if (!seen_a) bad(path + ".single has no Sequence A");
+        } else {
+          unsupported(path, pt, "null, ByteLevel, TemplateProcessing, BertProcessing, RobertaProcessing or a Sequence");
+        }
+      }
+    }
+
+    // ---- decoder
+    if (const json* d = opt(root, "decoder")) {
+      const std::string dt = type_of(*d, "decoder");
+      if (dt == "ByteLevel" && bpe) {
+        t->decoder_ = Decoder::ByteLevel;
+      } else if (dt == "WordPiece" && !bpe) {
+        t->decoder_ = Decoder::WordPiece;
+        if (const json* p = opt(*d, "prefix")) t->dec_prefix_ = str(*p, "decoder.prefix");
+        t->dec_cleanup_ = flag(*d, "decoder.", "cleanup", true);
+      } else {
+        unsupported("decoder", dt,
+                    bpe ? "null or ByteLevel with a BPE model" : "null or WordPiece with a WordPiece model");
+      }
+    }
+  } catch (const json::exception& e) {
+    bad(std::string("malformed (") + e.what() + ")");
+  }
+
+  // ---- derived tables
+  t->special_.assign(t->vocab_.size(), 0);
+  for (size_t i = 0; i < t->vocab_.size(); ++i)
+    if (!t->vocab_[i].empty()) t->index_.emplace(t->vocab_[i], static_cast<int>(i));
+  for (auto& a : t->added_) {
+    t->index_[a.content] = a.id;
+    if (a.special) t->special_[a.id] = 1;
+  }
+  for (int id : t->prefix_ids_)
+    if (id >= t->size()) bad("post_processor: special id " + std::to_string(id) + " is not in the vocabulary");
+  for (int id : t->suffix_ids_)
+    if (id >= t->size()) bad("post_processor: special id " + std::to_string(id) + " is not in the vocabulary");
+  // Added tokens matched in normalized text are searched for in their normalized form.
+  for (auto& a : t->added_) a.match = a.normalized ? t->normalize(a.content) : a.content;
+  t->piece_of_.resize(t->vocab_.size());
+  if (t->kind_ == Kind::ByteLevelBpe) {
+    const auto& sym = byte_symbol_table();
+    for (int b = 0; b < 256; ++b) {
+      std::string s;
+      append_utf8(s, sym[b]);
+      const auto f = t->model_index_.find(s);
+      t->byte_id_[b] = f == t->model_index_.end() ? -1 : f->second;
+    }
+    for (size_t i = 0; i < t->vocab_.size(); ++i) t->piece_of_[i] = lossy_utf8(symbols_to_bytes(t->vocab_[i]));
+  } else {
+    t->piece_of_ = t->vocab_;
+  }
+  for (const auto& a : t->added_) t->piece_of_[a.id] = a.content;
+
+  const auto find = [&](std::initializer_list<const char*> names) {
+    for (const char* n : names) {
+      const int id = t->id_of(n);
+      if (id >= 0) return id;
+    }
+    return -1;
+  };
+  t->unk_ = t->model_unk_;
+  if (t->unk_ < 0) t->unk_ = find({"[UNK]", "<unk>"});
+  t->pad_ = find({"[PAD]", "<pad>", "<|padding|>"});
+  t->bos_ = find({"[CLS]", "<s>", "<|begin_of_text|>", "<|endoftext|>"});
+  t->eos_ = find({"[SEP]", "</s>", "<|end_of_text|>", "<|endoftext|>"});
+  t->mask_ = find({"[MASK]", "<mask>"});
+  return t;
+}
+
+int HfTokenizer::id_of(const std::string& token) const {
+  const auto it = index_.find(token);
+  return it == index_.end() ? -1 : it->second;
+}
+
+// BertNormalizer (or nothing): returns the normalized text.
+std::string HfTokenizer::normalize(const std::string& s) const {
+  if (!has_bert_normalizer_) return s;
+  const Cps in = decode_cps(s);
+  std::u32string a;
+  for (uint32_t c : in.cp) {
+    if (clean_text_) {
+      if (c == 0 || c == 0xFFFD || c == kInvalid) continue;
+      if (c == '\t' || c == '\n' || c == '\r' || is_ws(c)) {
+        a.push_back(' ');
+        continue;
+      }
+      if (cls(c) == unicode::kControl) continue;
+    }
+    if (chinese_chars_ && c != kInvalid && is_chinese(c)) {
+      a.push_back(' ');
+      a.push_back(c);
+      a.push_back(' ');
+      continue;
+    }
+    a.push_back(c);
+  }
+  if (strip_accents_) {
+    std::u32string b;
+    for (uint32_t c : a) {
+      if (c == kInvalid) {
+        b.push_back(c);
+        continue;
+      }
+      std::u32string d;
+      unicode::decompose(c, d);
+      for (uint32_t x : d)
+        if (cls(x) != unicode::kMarkNonspacing) b.push_back(x);
+    }
+    a.swap(b);
+  }
+  std::string out;
+  for (uint32_t c : a) {
+    if (c == kInvalid) {
+      out += "\xEF\xBF\xBD";
+      continue;
+    }
+    if (lowercase_) {
+      std::u32string l;
+      unicode::to_lower(c, l);
+      for (uint32_t x : l) append_utf8(out, x);
+    } else {
+      append_utf8(out, c);
+    }
+  }
+  return out;
+}
+
+// HF's AddedVocabulary::find_matches: leftmost-longest matches of the added tokens of this pass
+// (non-normalized ones on the raw text, normalized ones on the normalized text).
+void HfTokenizer::split_added(const std::string& s, bool normalized_pass, std::vector<Span>& out) const {
+  size_t start_offset = 0;
+  size_t pos = 0;
+  while (pos < s.size()) {
+    int best = -1;
+    size_t best_len = 0;
+    for (size_t k = 0; k < added_.size(); ++k) {
+      const AddedToken& a = added_[k];
+      if (a.normalized != normalized_pass || a.match.empty() || a.match.size() <= best_len) continue;
+      if (s.compare(pos, a.match.size(), a.match) == 0) {
+        best = static_cast<int>(k);
+        best_len = a.match.size();
+      }
+    }
+    if (best < 0) {
+      ++pos;
+      continue;
+    }
+    const AddedToken& a = added_[best];
+    size_t start = pos, stop = pos + best_len;
+    pos = stop;  // the search goes on after the match itself
+    if (a.single_word) {
+      bool start_space = start == 0, stop_space = stop == s.size();
+      if (!start_space) {
+        size_t k = start - 1;
+        while (k > 0 && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80) --k;
+        uint32_t cp;
+        next_cp(s, k, cp);
+        start_space = !is_word_char(cp);
+      }
+      if (!stop_space) {
+        uint32_t cp;
+        next_cp(s, stop, cp);
+        stop_space = !is_word_char(cp);
+      }
+      if (!start_space || !stop_space) continue;
+    }
+    if (a.lstrip) {
+      size_t k = start;
+      while (k > start_offset) {
+        size_t b = k - 1;
+        while (b > start_offset && (static_cast<unsigned char>(s[b]) & 0xC0) == 0x80) --b;
+        uint32_t cp;
+        next_cp(s, b, cp);
+        if (!is_ws(cp)) break;
+        k = b;
+      }
+      start = k;
+    }
+    if (a.rstrip) {
+      while (stop < s.size()) {
+        uint32_t cp;
+        const size_t n = next_cp(s, stop, cp);
+        if (!is_ws(cp)) break;
+        stop += n;
+      }
+      pos = std::max(pos, stop);
+    }
+    if (start_offset < start) out.push_back({start_offset, start, -1});
+    out.push_back({start, stop, best});
+    start_offset = stop;
+  }
+  if (start_offset < s.size()) out.push_back({start_offset, s.size(), -1});
+}
+
+void HfTokenizer::push(Encoded& out, int id, std::string piece) const {
+  if (id == unk_ && unk_ >= 0) out.unknown.push_back(static_cast<int>(out.ids.size()));
+  out.ids.push_back(id);
+  out.pieces.push_back(std::move(piece));
+}
+
+HfTokenizer::Encoded HfTokenizer::encode(const std::string& text, bool add_special_tokens) const {
+  Encoded out;
+  if (add_special_tokens)
+    for (size_t i = 0; i < prefix_ids_.size(); ++i) push(out, prefix_ids_[i], prefix_tokens_[i]);
+  std::vector<Span> raw;
+  split_added(text, false, raw);
+  for (const Span& r : raw) {
+    if (r.added >= 0) {
+      push(out, added_[r.added].id, added_[r.added].content);
+      continue;
+    }
+    const std::string norm = normalize(text.substr(r.begin, r.end - r.begin));
+    std::vector<Span> parts;
+    split_added(norm, true, parts);
+    for (const Span& p : parts) {
+      if (p.added >= 0)
+        push(out, added_[p.added].id, added_[p.added].content);
+      else
+        encode_plain(norm.substr(p.begin, p.end - p.begin), out);
+    }
+  }
+  if (add_special_tokens)
+    for (size_t i = 0; i < suffix_ids_.size(); ++i) push(out, suffix_ids_[i], suffix_tokens_[i]);
+  return out;
+}
+
+// Pre-tokenizer and model on one stretch of normalized text without added tokens.
+void HfTokenizer::encode_plain(const std::string& s0, Encoded& out) const {
+  if (s0.empty()) return;
+  if (kind_ == Kind::ByteLevelBpe) {
+    const std::string s = (add_prefix_space_ && s0[0] != ' ') ? " " + s0 : s0;
+    if (!use_regex_) {
+      bpe_word(s, out);
+      return;
+    }
+    for (const auto& [b, e] : gpt2_split(s)) bpe_word(s.substr(b, e - b), out);
+    return;
+  }
+  // BertPreTokenizer: split on whitespace (removed), each punctuation character its own word.
+  const Cps t = decode_cps(s0);
+  std::u32string word;
+  const auto flush = [&] {
+    if (!word.empty()) wordpiece_word(word, out);
+    word.clear();
+  };
+  for (uint32_t c : t.cp) {
+    if (is_ws(c)) {
+      flush();
+    } else if (c != kInvalid && is_bert_punct(c)) {
+      flush();
+      word.push_back(c);
+      flush();
+    } else {
+      word.push_back(c);
+    }
+  }
+  flush();
+}
+
+// HF's BPE Word::merge_all: lowest rank first, then leftmost.
+void HfTokenizer::bpe_word(const std::string& bytes, Encoded& out) const {
+  if (bytes.empty()) return;
+  if (ignore_merges_) {
+    std::string sym;
+    for (unsigned char b : bytes) append_utf8(sym, byte_symbol_table()[b]);
+    const auto f = model_index_.find(sym);
+    if (f != model_index_.end()) {
+      push(out, f->second, piece_of_[f->second]);
+      return;
+    }
+  }
+  struct Sym {
+    int id, prev, next, len;
+  };
+  std::vector<Sym> syms;
+  for (unsigned char b : bytes) {
+    int id = byte_id_[b];
+    if (id < 0) {
+      if (model_unk_ < 0) continue;  // HF drops a character it cannot represent without unk
+      if (fuse_unk_ && !syms.empty() && syms.back().id == model_unk_) continue;
+      id = model_unk_;
+    }
+    const int n = static_cast<int>(syms.size());
+    syms.push_back({id, n - 1, n + 1, 1});
+  }
+  if (syms.empty()) return;
+  syms.back().next = -1;
+  struct Merge {
+    uint32_t rank;
+    int pos, new_id;
+    bool operator<(const Merge& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
+  };
+  const auto lookup = [&](int a, int b) {
+    return merges_.find((static_cast<uint64_t>(a) << 32) | static_cast<uint32_t>(b));
+  };
+  std::priority_queue<Merge> queue;
+  for (size_t i = 0; i + 1 < syms.size(); ++i) {
+    const auto m = lookup(syms[i].id, syms[i + 1].id);
+    if (m != merges_.end()) queue.push({m->second.first, static_cast<int>(i), m->second.second});
+  }
+  while (!queue.empty()) {
+    const Merge top = queue.top();
+    queue.pop();
+    Sym& cur = syms[top.pos];
+    if (cur.len == 0 || cur.next == -1) continue;
+    const int next_pos = cur.next;
+    const Sym right = syms[next_pos];
+    const auto m = lookup(cur.id, right.id);
+    if (m == merges_.end() || m->second.second != top.new_id) continue;
+    cur.id = top.new_id;
+    cur.len += right.len;
+    cur.next = right.next;
+    syms[next_pos].len = 0;
+    if (right.next >= 0) syms[right.next].prev = top.pos;
+    if (cur.prev >= 0) {
+      const auto p = lookup(syms[cur.prev].id, cur.id);
+      if (p != merges_.end()) queue.push({p->second.first, cur.prev, p->second.second});
+    }
+    if (cur.next >= 0) {
+      const auto n = lookup(cur.id, syms[cur.next].id);
+      if (n != merges_.end()) queue.push({n->second.first, top.pos, n->second.second});
+    }
+  }
+  for (const Sym& s : syms)
+    if (s.len > 0) push(out, s.id, piece_of_[s.id]);
+}
+
+// HF's WordPiece: greedy longest match first; a word with an unmatched part is one unk.
+void HfTokenizer::wordpiece_word(const std::u32string& word, Encoded& out) const {
+  if (static_cast<int64_t>(word.size()) > max_chars_) {
+    push(out, model_unk_, vocab_[model_unk_]);
+    return;
+  }
+  std::vector<std::string> chars;
+  for (uint32_t c : word) {
+    std::string u;
+    if (c == kInvalid)
+      u = "\xEF\xBF\xBD";
+    else
+      append_utf8(u, c);
+    chars.push_back(u);
+  }
+  std::vector<int> ids;
+  size_t start = 0;
+  while (start < chars.size()) {
+    int found = -1;
+    size_t end = chars.size();
+    for (; end > start; --end) {
+      std::string sub = start > 0 ? wp_prefix_ : std::string();
+      for (size_t k = start; k < end; ++k) sub += chars[k];
+      const auto f = model_index_.find(sub);
+      if (f != model_index_.end()) {
+        found = f->second;
+        break;
+      }
+    }
+    if (found < 0) {
+      push(out, model_unk_, vocab_[model_unk_]);
+      return;
+    }
+    ids.push_back(found);
+    start = end;
+  }
+  for (int id : ids) push(out, id, vocab_[id]);
+}
+
+std::string HfTokenizer::decode(const std::vector<int>& ids) const {
+  std::vector<std::string> tokens;
+  for (int id : ids) {
+    if (id < 0 || id >= size() || vocab_[id].empty()) {
+      tokens.push_back("<id " + std::to_string(id) + ">");
+      continue;
+    }
+    if (special_[id]) continue;
+    tokens.push_back(vocab_[id]);
+  }
+  std::string out;
+  switch (decoder_) {
+    case Decoder::None:
+      for (size_t i = 0; i < tokens.size(); ++i) out += (i ? " " : "") + tokens[i];
+      return out;
+    case Decoder::ByteLevel: {
+      std::string bytes;
+      for (const auto& t : tokens) bytes += symbols_to_bytes(t);
+      return lossy_utf8(bytes);
+    }
+    case Decoder::WordPiece:
+      for (size_t i = 0; i < tokens.size(); ++i) {
+        std::string tok = tokens[i];
+        if (i != 0) {
+          if (!dec_prefix_.empty() && tok.compare(0, dec_prefix_.size(), dec_prefix_) == 0)
+            tok.erase(0, dec_prefix_.size());
+          else
+            tok = " " + tok;
+        }
+        if (dec_cleanup_) {
+          static const std::pair<const char*, const char*> kCleanup[] = {
+              {" .", "."},   {" ?", "?"},           {" !", "!"},   {" ,", ","},     {" ' ", "'"},   {" n't", "n't"},
+              {" 'm", "'m"}, {" do not", " don't"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
+          for (const auto& [from, to] : kCleanup) {
+            const std::string f = from, r = to;
+            std::string res;
+            size_t p = 0;
+            for (size_t q; (q = tok.find(f, p)) != std::string::npos; p = q + f.size()) res += tok.substr(p, q - p) + r;
+            res += tok.substr(p);
+            tok.swap(res);
+          }
+        }
+        out += tok;
+      }
+      return out;
+  }
+  return out;
+}
+
+}  // namespace ap

@@ -1,0 +1,107 @@
+// Hugging Face tokenizers read from a tokenizer.json: byte-level BPE as in GPT-2 / distilgpt2, and
+// WordPiece as in BERT. encode() gives exactly Hugging Face's ids (tests/cpp/test_hf_tokenizer.cpp
+// checks them against the Rust `tokenizers` library, tests/reference/make_hf_tokenizers.mjs).
+//
+// Supported tokenizer.json parts (anything else is refused with an ap::Error naming the field):
+//   byte-level BPE: normalizer null; pre_tokenizer ByteLevel (add_prefix_space, use_regex: GPT-2's
+//     split pattern, hand-written) or a Sequence of one ByteLevel; model BPE (vocab, merges as "a b"
+//     or ["a", "b"], dropout null, unk_token optional, fuse_unk, ignore_merges; no
+//     continuing_subword_prefix / end_of_word_suffix / byte_fallback); decoder ByteLevel or null.
+//   WordPiece: normalizer BertNormalizer (clean_text, handle_chinese_chars, strip_accents,
+//     lowercase) or null; pre_tokenizer BertPreTokenizer; model WordPiece (vocab, unk_token,
+//     continuing_subword_prefix, max_input_chars_per_word); decoder WordPiece (prefix, cleanup) or null.
+//   Both: added_tokens (split out of the text first: lstrip, rstrip, single_word, normalized);
+//     post_processor null, ByteLevel, TemplateProcessing (single sequence), BertProcessing,
+//     RobertaProcessing, or a Sequence of these.
+// Unicode data: unicode_tables.hpp (Unicode 14.0; see there for the version differences with HF).
+// Text that is not valid UTF-8 (HF cannot receive it) is still tokenized: each invalid byte counts as
+// one character of no category; byte-level BPE keeps its byte, BertNormalizer's clean_text drops it.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ap {
+
+class HfTokenizer {
+ public:
+  enum class Kind { ByteLevelBpe, WordPiece };
+  // Parses the text of a tokenizer.json. Throws ap::Error whose message starts with
+  // "tokenizer.json: " and names the field.
+  static std::shared_ptr<const HfTokenizer> parse(const std::string& json_text);
+  Kind kind() const { return kind_; }
+
+  struct Encoded {
+    std::vector<int> ids;
+    std::vector<std::string> pieces;  // byte-level: the token's bytes as UTF-8 (U+FFFD for partial
+                                      // characters); WordPiece and added tokens: the token string
+    std::vector<int> unknown;         // positions whose id is the unk token
+  };
+  // Hugging Face's tokenizer.encode(text, add_special_tokens).
+  Encoded encode(const std::string& text, bool add_special_tokens) const;
+  // Hugging Face's decode(ids, skip_special_tokens = true); ids without a token give "<id N>".
+  std::string decode(const std::vector<int>& ids) const;
+
+  const std::vector<std::string>& vocab() const { return vocab_; }  // id -> token ("" for holes)
+  int size() const { return static_cast<int>(vocab_.size()); }
+  int id_of(const std::string& token) const;  // -1 when absent
+  // -1 when the tokenizer has none. BERT: [UNK] [PAD] [CLS] [SEP] [MASK]; GPT-2: bos = eos =
+  // <|endoftext|>.
+  int unk() const { return unk_; }
+  int pad() const { return pad_; }
+  int bos() const { return bos_; }
+  int eos() const { return eos_; }
+  int mask() const { return mask_; }
+
+  struct AddedToken {
+    std::string content;
+    std::string match;  // what is searched in the text: content, normalized when `normalized`
+    int id = -1;
+    bool single_word = false, lstrip = false, rstrip = false, normalized = false, special = false;
+  };
+
+ private:
+  HfTokenizer() = default;
+  struct Span {
+    size_t begin, end;
+    int added;  // index into added_, or -1 for plain text
+  };
+  void split_added(const std::string& s, bool normalized_pass, std::vector<Span>& out) const;
+  std::string normalize(const std::string& s) const;
+  void encode_plain(const std::string& s, Encoded& out) const;
+  void bpe_word(const std::string& bytes, Encoded& out) const;
+  void wordpiece_word(const std::u32string& word, Encoded& out) const;
+  void push(Encoded& out, int id, std::string piece) const;
+
+  Kind kind_ = Kind::ByteLevelBpe;
+  std::vector<std::string> vocab_;
+  std::unordered_map<std::string, int> index_;        // model vocab + added tokens
+  std::unordered_map<std::string, int> model_index_;  // model vocab only
+  std::vector<AddedToken> added_;
+  std::vector<char> special_;  // per id
+  int unk_ = -1, pad_ = -1, bos_ = -1, eos_ = -1, mask_ = -1;
+  int model_unk_ = -1;
+
+  // Normalizer (BertNormalizer when has_bert_normalizer_).
+  bool has_bert_normalizer_ = false, clean_text_ = false, chinese_chars_ = false, strip_accents_ = false,
+       lowercase_ = false;
+  // Byte-level BPE.
+  bool add_prefix_space_ = false, use_regex_ = true, fuse_unk_ = false, ignore_merges_ = false;
+  int byte_id_[256] = {};                                          // byte -> id of its symbol, -1
+  std::unordered_map<uint64_t, std::pair<uint32_t, int>> merges_;  // (a, b) -> (rank, merged id)
+  std::vector<std::string> piece_of_;                              // id -> displayed piece
+  // WordPiece.
+  std::string wp_prefix_ = "##";
+  int max_chars_ = 100;
+  // Post-processor: ids (and their token strings) around the sequence.
+  std::vector<int> prefix_ids_, suffix_ids_;
+  std::vector<std::string> prefix_tokens_, suffix_tokens_;
+  // Decoder.
+  enum class Decoder { None, ByteLevel, WordPiece } decoder_ = Decoder::None;
+  std::string dec_prefix_ = "##";
+  bool dec_cleanup_ = true;
+};
+
+}  // namespace ap

@@ -1,0 +1,266 @@
+// Hugging Face tokenizer.json tokenizers (cpp/io/hf_tokenizer.cpp) against Hugging Face's own Rust
+// tokenizers: tests/fixtures/hf/tokenizers/ (made by tests/reference/make_hf_tokenizers.mjs) holds a
+// GPT-2-style byte-level BPE and a BERT-style WordPiece tokenizer.json and, for 50 strings each, HF's
+// ids with and without special tokens, its tokens and its decode(ids, skip_special_tokens = true).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/tensor.hpp"
+#include "helpers.hpp"
+#include "io/hf_tokenizer.hpp"
+
+namespace {
+
+using ap::HfTokenizer;
+using json = nlohmann::json;
+using aptest::error_of;
+
+std::string read_fixture(const std::string& name) {
+  std::ifstream f(std::string(AP_FIXTURES_DIR) + "/hf/tokenizers/" + name, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot open fixture " + name);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+const json& cases() {
+  static const json c = json::parse(read_fixture("cases.json"));
+  return c;
+}
+
+std::shared_ptr<const HfTokenizer> bpe() {
+  static const auto t = HfTokenizer::parse(read_fixture("bpe.json"));
+  return t;
+}
+
+std::shared_ptr<const HfTokenizer> wordpiece() {
+  static const auto t = HfTokenizer::parse(read_fixture("wordpiece.json"));
+  return t;
+}
+
+const std::string kFffd = "\xEF\xBF\xBD";
+
+// Every case of one tokenizer: ids with and without specials, tokens, unknown positions, decode.
+void check_cases(const HfTokenizer& tok, const json& list, bool byte_level) {
+  ASSERT_GE(list.size(), 40u);
+  for (const json& c : list) {
+    const std::string text = c["text"];
+    SCOPED_TRACE("text: " + c["text"].dump());
+    const auto with = tok.encode(text, true);
+    const auto without = tok.encode(text, false);
+    EXPECT_EQ(with.ids, c["ids"].get<std::vector<int>>());
+    EXPECT_EQ(without.ids, c["ids_no_special"].get<std::vector<int>>());
+    ASSERT_EQ(with.pieces.size(), with.ids.size());
+    const auto tokens = c["tokens"].get<std::vector<std::string>>();
+    ASSERT_EQ(tokens.size(), with.ids.size());
+    std::vector<int> unknown;
+    std::string joined;
+    bool partial = false;
+    for (size_t i = 0; i < with.ids.size(); ++i) {
+      // HF's token string is the vocabulary entry of the id.
+      EXPECT_EQ(tok.vocab()[with.ids[i]], tokens[i]) << "token " << i;
+      if (with.ids[i] == tok.unk()) unknown.push_back(static_cast<int>(i));
+      if (!byte_level) EXPECT_EQ(with.pieces[i], tokens[i]) << "piece " << i;
+      if (with.pieces[i].find(kFffd) != std::string::npos) partial = true;
+      joined += with.pieces[i];
+    }
+    EXPECT_EQ(with.unknown, unknown);
+    if (byte_level && !partial) EXPECT_EQ(joined, text);
+    EXPECT_EQ(tok.decode(with.ids), c["decoded"].get<std::string>());
+    EXPECT_EQ(tok.decode(without.ids), c["decoded"].get<std::string>());
+  }
+}
+
+TEST(HfTokenizerBpe, MatchesHuggingFaceOnEveryCase) { check_cases(*bpe(), cases()["bpe"], true); }
+TEST(HfTokenizerWordPiece, MatchesHuggingFaceOnEveryCase) { check_cases(*wordpiece(), cases()["wordpiece"], false); }
+
+TEST(HfTokenizerBpe, LayoutAndSpecialIdsAsGpt2) {
+  const auto& t = *bpe();
+  EXPECT_EQ(t.kind(), HfTokenizer::Kind::ByteLevelBpe);
+  EXPECT_EQ(t.size(), 512);
+  EXPECT_EQ(t.vocab()[0], "!");  // GPT-2's first byte symbol
+  EXPECT_EQ(t.id_of("<|endoftext|>"), 511);
+  EXPECT_EQ(t.bos(), 511);
+  EXPECT_EQ(t.eos(), 511);
+  EXPECT_EQ(t.unk(), -1);
+  EXPECT_EQ(t.pad(), -1);
+  EXPECT_EQ(t.mask(), -1);
+  EXPECT_EQ(t.id_of("no such token"), -1);
+  // " the" is a token of the trained vocabulary: its piece keeps the leading space.
+  const int the = t.id_of("\xC4\xA0the");  // "Ġthe"
+  ASSERT_GE(the, 0);
+  const auto e = t.encode("on the mat", false);
+  EXPECT_NE(std::find(e.pieces.begin(), e.pieces.end(), " the"), e.pieces.end());
+}
+
+TEST(HfTokenizerBpe, PartialCharactersShowReplacementCharacter) {
+  // 中 is three bytes that this small vocabulary keeps as separate byte tokens.
+  const auto e = bpe()->encode("\xE4\xB8\xAD", false);
+  ASSERT_EQ(e.pieces.size(), 3u);
+  for (const auto& p : e.pieces) EXPECT_EQ(p, kFffd);
+  EXPECT_EQ(bpe()->decode(e.ids), "\xE4\xB8\xAD");
+  EXPECT_EQ(bpe()->decode({e.ids[0], e.ids[1]}), kFffd);  // an incomplete character: one U+FFFD
+}
+
+TEST(HfTokenizerBpe, IdsOutsideTheVocabularyDecodeAsPlaceholders) {
+  const int a = bpe()->id_of("a");
+  EXPECT_EQ(bpe()->decode({a, 600, a}), "a<id 600>a");
+  EXPECT_EQ(bpe()->decode({-3}), "<id -3>");
+  EXPECT_EQ(bpe()->decode({a, 511, a}), "aa");  // <|endoftext|> is special: skipped
+}
+
+TEST(HfTokenizerWordPiece, LayoutAndSpecialIdsAsBert) {
+  const auto& t = *wordpiece();
+  EXPECT_EQ(t.kind(), HfTokenizer::Kind::WordPiece);
+  EXPECT_EQ(t.size(), 512);
+  EXPECT_EQ(t.pad(), 0);
+  EXPECT_EQ(t.unk(), 1);
+  EXPECT_EQ(t.bos(), 2);
+  EXPECT_EQ(t.eos(), 3);
+  EXPECT_EQ(t.mask(), 4);
+  EXPECT_EQ(t.vocab()[4], "[MASK]");
+  const auto e = t.encode("the [MASK] sat", true);
+  EXPECT_EQ(e.ids.front(), 2);
+  EXPECT_EQ(e.ids.back(), 3);
+  EXPECT_NE(std::find(e.ids.begin(), e.ids.end(), 4), e.ids.end());
+  EXPECT_EQ(t.decode({t.id_of("at"), t.id_of("##ten"), 9999}), "atten <id 9999>");
+}
+
+TEST(HfTokenizerWordPiece, UnknownCharactersAreReported) {
+  const auto e = wordpiece()->encode("a \xE2\x98\x83 b", false);  // ☃ is not in the vocabulary
+  ASSERT_EQ(e.ids.size(), 3u);
+  EXPECT_EQ(e.ids[1], 1);
+  EXPECT_EQ(e.unknown, std::vector<int>{1});
+  EXPECT_EQ(e.pieces[1], "[UNK]");
+}
+
+// ---- bad files -------------------------------------------------------------------------------
+
+std::string edited(const std::string& fixture, const std::function<void(json&)>& edit) {
+  json j = json::parse(read_fixture(fixture));
+  edit(j);
+  return j.dump();
+}
+
+void expect_error(const std::string& text, const std::string& want) {
+  const std::string msg = error_of([&] { HfTokenizer::parse(text); });
+  EXPECT_EQ(msg.rfind("tokenizer.json: ", 0), 0u) << msg;
+  EXPECT_NE(msg.find(want), std::string::npos) << "message: " << msg << "\nwanted: " << want;
+}
+
+TEST(HfTokenizerErrors, NotJson) {
+  expect_error("{\"model\": ", "tokenizer.json: not JSON (");
+  expect_error("", "not JSON");
+  expect_error("[1, 2]", "not a tokenizer");
+}
+
+TEST(HfTokenizerErrors, TruncatedFile) {
+  const std::string full = read_fixture("bpe.json");
+  for (size_t n : {size_t(1), full.size() / 3, full.size() / 2, full.size() - 2})
+    expect_error(full.substr(0, n), "tokenizer.json: not JSON (");
+}
+
+TEST(HfTokenizerErrors, UnsupportedModelType) {
+  expect_error(edited("bpe.json", [](json& j) { j["model"]["type"] = "Unigram"; }),
+               "tokenizer.json: model.type 'Unigram' is not supported (byte-level BPE as in GPT-2, or WordPiece as "
+               "in BERT)");
+  expect_error(edited("wordpiece.json", [](json& j) { j["model"]["type"] = "WordLevel"; }),
+               "model.type 'WordLevel' is not supported");
+  expect_error(edited("bpe.json", [](json& j) { j["model"].erase("type"); }), "tokenizer.json: model.type is missing");
+  expect_error(edited("bpe.json", [](json& j) { j.erase("model"); }), "tokenizer.json: model is missing");
+}
+
+TEST(HfTokenizerErrors, MissingOrBadVocab) {
+  expect_error(edited("bpe.json", [](json& j) { j["model"].erase("vocab"); }),
+               "tokenizer.json: model.vocab is missing");
+  expect_error(edited("wordpiece.json", [](json& j) { j["model"].erase("vocab"); }), "model.vocab is missing");
+  expect_error(edited("bpe.json", [](json& j) { j["model"]["vocab"] = json::array(); }),
+               "model.vocab is not an object");
+  expect_error(edited("bpe.json", [](json& j) { j["model"]["vocab"]["x"] = "seven"; }),
+               "model.vocab['x'] is not an integer id");
+  expect_error(edited("bpe.json", [](json& j) { j["model"]["vocab"]["x"] = -1; }),
+               "model.vocab['x'] = -1 is out of range");
+  expect_error(edited("wordpiece.json", [](json& j) { j["model"]["unk_token"] = "[NOPE]"; }),
+               "model.unk_token '[NOPE]' is not in model.vocab");
+}
+
+TEST(HfTokenizerErrors, MalformedMerges) {
+  expect_error(edited("bpe.json", [](json& j) { j["model"]["merges"][3] = "abc"; }),
+               "tokenizer.json: model.merges[3] is not a pair");
+  expect_error(edited("bpe.json", [](json& j) { j["model"]["merges"][3] = json::array({"a"}); }),
+               "tokenizer.json: model.merges[3] is not a pair");
+  expect_error(edited("bpe.json",
+                      [](json& j) {
+                        j["model"]["merges"][0] = json::array({"a", 5});
+                      }),
+               "model.merges[0] is not a pair");
+  expect_error(edited("bpe.json", [](json& j) { j["model"]["merges"][2] = "zzz qqq"; }),
+               "model.merges[2] 'zzz' is not in model.vocab");
+  expect_error(edited("bpe.json", [](json& j) { j["model"].erase("merges"); }), "model.merges is missing");
+  // A legacy "a b" string is accepted and gives the same ids.
+  const std::string legacy = edited("bpe.json", [](json& j) {
+    for (auto& m : j["model"]["merges"]) m = m[0].get<std::string>() + " " + m[1].get<std::string>();
+  });
+  const auto t = HfTokenizer::parse(legacy);
+  const json& c = cases()["bpe"][1];
+  EXPECT_EQ(t->encode(c["text"], true).ids, c["ids"].get<std::vector<int>>());
+}
+
+TEST(HfTokenizerErrors, UnsupportedPipelineParts) {
+  expect_error(edited("wordpiece.json",
+                      [](json& j) {
+                        j["normalizer"] = {{"type", "NFKC"}};
+                      }),
+               "tokenizer.json: normalizer.type 'NFKC' is not supported");
+  expect_error(edited("bpe.json",
+                      [](json& j) {
+                        j["pre_tokenizer"] = {{"type", "Metaspace"}};
+                      }),
+               "tokenizer.json: pre_tokenizer.type 'Metaspace' is not supported");
+  expect_error(edited("wordpiece.json",
+                      [](json& j) {
+                        j["pre_tokenizer"] = {{"type", "Whitespace"}};
+                      }),
+               "pre_tokenizer.type 'Whitespace' is not supported");
+  expect_error(edited("bpe.json",
+                      [](json& j) {
+                        j["decoder"] = {{"type", "Metaspace"}};
+                      }),
+               "tokenizer.json: decoder.type 'Metaspace' is not supported");
+  expect_error(edited("bpe.json", [](json& j) { j["model"]["dropout"] = 0.1; }), "model.dropout 0.1 is not supported");
+  expect_error(edited("bpe.json", [](json& j) { j["model"]["byte_fallback"] = true; }), "model.byte_fallback");
+  expect_error(edited("wordpiece.json",
+                      [](json& j) {
+                        j["post_processor"] = {{"type", "Weird"}};
+                      }),
+               "post_processor.type 'Weird' is not supported");
+  expect_error(edited("wordpiece.json", [](json& j) { j["normalizer"]["lowercase"] = "yes"; }),
+               "normalizer.lowercase is not true or false");
+  expect_error(edited("bpe.json", [](json& j) { j["added_tokens"][0].erase("content"); }),
+               "added_tokens[0].content is missing");
+}
+
+TEST(HfTokenizerErrors, OnlyApErrorEscapes) {
+  // Every kind of nonsense is an ap::Error (never a nlohmann or std exception).
+  for (const std::string& text :
+       {std::string("null"), std::string("{\"model\": 3}"), std::string("{\"model\": {\"type\": 3}}"),
+        std::string("{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": [[1, 2]]}}"),
+        std::string("{\"model\": {\"type\": \"WordPiece\", \"vocab\": {\"a\": 0}}}"), std::string("\xFF\xFE")}) {
+    try {
+      HfTokenizer::parse(text);
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const ap::Error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("tokenizer.json: ", 0), 0u) << e.what();
+    } catch (...) {
+      ADD_FAILURE() << "not an ap::Error for " << text;
+    }
+  }
+}
+
+}  // namespace

@@ -1,0 +1,229 @@
+// Hugging Face tokenizer fixtures for tests/cpp/test_hf_tokenizer.cpp, made by Hugging Face's own
+// Rust tokenizers (npm package `tokenizers`): `node tests/reference/make_hf_tokenizers.mjs`.
+//
+// Trains on tests/reference/hf_tokenizer_corpus.txt (split by HF's own normalizer and pre-tokenizers;
+// merges chosen by a small deterministic BPE trainer here) a byte-level BPE tokenizer configured
+// like GPT-2's and a BERT-style WordPiece tokenizer, 512 tokens each, builds them with HF's BPE and
+// WordPiece models, and writes into tests/fixtures/hf/tokenizers/:
+//   bpe.json, wordpiece.json  the tokenizer.json files as HF saves them;
+//   cases.json                for each tokenizer and test string, HF's ids with and without special
+//                             tokens, its tokens, and decode(ids, skip_special_tokens = true).
+// Deterministic: running it twice writes the same bytes.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import tk from 'tokenizers';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const OUT = join(HERE, '..', 'fixtures', 'hf', 'tokenizers');
+const CORPUS = join(HERE, 'hf_tokenizer_corpus.txt');
+const VOCAB_SIZE = 512;
+
+// GPT-2's bytes_to_unicode: the 256 byte symbols, in the order of GPT-2's ids 0..255.
+function byteSymbols() {
+  const bs = [];
+  for (let b = 0x21; b <= 0x7e; b++) bs.push(b);
+  for (let b = 0xa1; b <= 0xac; b++) bs.push(b);
+  for (let b = 0xae; b <= 0xff; b++) bs.push(b);
+  const cs = [...bs];
+  let n = 0;
+  for (let b = 0; b < 256; b++)
+    if (!bs.includes(b)) {
+      bs.push(b);
+      cs.push(256 + n++);
+    }
+  return cs.map((c) => String.fromCodePoint(c));
+}
+
+// A plain BPE trainer (most frequent adjacent pair first, ties by the pair's strings), deterministic
+// unlike HF's trainers, whose ties follow hash order. `words` maps a word (an array of symbols) to
+// its count; `join` makes the merged symbol. Returns the merges, in order, until `room` new symbols.
+function trainMerges(words, room, join) {
+  const seqs = [...words.entries()].map(([w, n]) => ({ syms: [...w], n }));
+  const merges = [];
+  const made = new Set();
+  while (merges.length < room) {
+    const counts = new Map();
+    for (const { syms, n } of seqs)
+      for (let i = 0; i + 1 < syms.length; i++) {
+        const k = syms[i] + '\u0000' + syms[i + 1];
+        counts.set(k, (counts.get(k) ?? 0) + n);
+      }
+    let best = null;
+    for (const [k, n] of counts) {
+      if (made.has(join(...k.split('\u0000')))) continue;
+      if (best === null || n > best[1] || (n === best[1] && k < best[0])) best = [k, n];
+    }
+    if (best === null) break;
+    const [a, b] = best[0].split('\u0000');
+    merges.push([a, b]);
+    made.add(join(a, b));
+    for (const s of seqs) {
+      const out = [];
+      for (let i = 0; i < s.syms.length; i++)
+        if (i + 1 < s.syms.length && s.syms[i] === a && s.syms[i + 1] === b) {
+          out.push(join(a, b));
+          i++;
+        } else out.push(s.syms[i]);
+      s.syms = out;
+    }
+  }
+  return merges;
+}
+
+// Word counts of the corpus as HF's own normalizer and pre-tokenizer split it.
+function countWords(normalizer, preTokenizer, symbols) {
+  const counts = new Map();
+  for (const line of readFileSync(CORPUS, 'utf8').split('\n')) {
+    const text = normalizer ? normalizer.normalizeString(line) : line;
+    for (const [w] of preTokenizer.preTokenizeString(text)) {
+      const key = JSON.stringify(symbols(w));
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  }
+  return new Map([...counts].map(([k, n]) => [JSON.parse(k), n]));
+}
+
+function save(tokenizer, name, patch = (j) => j) {
+  const path = join(OUT, name);
+  tokenizer.save(path, true);
+  const loaded = tk.Tokenizer.fromString(JSON.stringify(patch(JSON.parse(readFileSync(path, 'utf8')))));
+  loaded.save(path, true);
+  return tk.Tokenizer.fromFile(path);
+}
+
+function makeBpe() {
+  // GPT-2's layout: the 256 byte symbols, the merged tokens in merge order, <|endoftext|> last.
+  const vocab = {};
+  for (const s of byteSymbols()) vocab[s] = Object.keys(vocab).length;
+  const words = countWords(null, tk.byteLevelPreTokenizer(false, true), (w) => [...w]);
+  const merges = trainMerges(words, VOCAB_SIZE - 1 - 256, (a, b) => a + b);
+  for (const [a, b] of merges) vocab[a + b] = Object.keys(vocab).length;
+  vocab['<|endoftext|>'] = VOCAB_SIZE - 1;
+  const t = new tk.Tokenizer(tk.BPE.init(vocab, merges));
+  t.setPreTokenizer(tk.byteLevelPreTokenizer(false, true));
+  t.setPostProcessor(tk.byteLevelProcessing(true));
+  t.addSpecialTokens(['<|endoftext|>']);
+  return save(t, 'bpe.json', (j) => ({
+    ...j,
+    decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
+  }));
+}
+
+const SPECIALS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
+
+function makeWordPiece() {
+  // BERT's layout: the specials, the alphabet (word-initial characters, then "##" + character),
+  // then the merged pieces in merge order.
+  const normalizer = tk.bertNormalizer({ lowercase: true });
+  const words = countWords(normalizer, tk.bertPreTokenizer(), (w) => [...w].map((c, i) => (i ? '##' + c : c)));
+  const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+  const alphabet = [...new Set([...words.keys()].flat())];
+  const vocab = {};
+  for (const s of [
+    ...SPECIALS,
+    ...alphabet.filter((s) => !s.startsWith('##')).sort(cmp),
+    ...alphabet.filter((s) => s.startsWith('##')).sort(cmp),
+  ])
+    vocab[s] = Object.keys(vocab).length;
+  const join = (a, b) => a + b.replace(/^##/, '');
+  for (const [a, b] of trainMerges(words, VOCAB_SIZE - Object.keys(vocab).length, join))
+    vocab[join(a, b)] = Object.keys(vocab).length;
+  const t = new tk.Tokenizer(tk.WordPiece.init(vocab, { unkToken: '[UNK]' }));
+  t.setNormalizer(tk.bertNormalizer({ lowercase: true }));
+  t.setPreTokenizer(tk.bertPreTokenizer());
+  t.setPostProcessor(
+    tk.templateProcessing('[CLS] $A [SEP]', '[CLS] $A [SEP] $B:1 [SEP]:1', [
+      ['[CLS]', 2],
+      ['[SEP]', 3],
+    ]),
+  );
+  t.setDecoder(tk.wordPieceDecoder('##', true));
+  t.addSpecialTokens(SPECIALS);
+  return save(t, 'wordpiece.json');
+}
+
+// The test strings, shared by both tokenizers.
+const TEXTS = [
+  '',
+  'Attention is all you need.',
+  'The cat sat on the mat.',
+  ' leading space',
+  'trailing space ',
+  '  double  spaces  inside  ',
+  'tabs\tand\ttabs',
+  'line one\nline two\n\nline four',
+  'windows\r\nline\r\nends',
+  'non\u00a0breaking\u00a0space',
+  'ideographic\u3000space',
+  '   ',
+  '\n',
+  "Let's see: it's what they're doing, we've done, I'm sure, we'll go, he'd say.",
+  "LET'S SHOUT 'QUOTED' TEXT",
+  'café naïve Ångström',
+  'Cafe\u0301 with a combining accent',
+  'Straße Mädchen Brücke Übung Äpfel Öl',
+  "L'attention permet à chaque position de regarder la séquence.",
+  'Über die Köpfe hinweg entstehen verschiedene Muster.',
+  '中文',
+  '注意力机制让每个位置都能看到其他位置。',
+  '日本語の文も少し。',
+  '한국어 문장도 조금.',
+  'mixed English 中文 and 日本語 text',
+  'emoji 😀 and 👍🏽 thumbs',
+  'family 👨‍👩‍👧‍👦 zwj',
+  'flags 🇫🇷🇩🇪 and ❤️',
+  'Pneumonoultramicroscopicsilicovolcanoconiosis is a long word',
+  'supercalifragilisticexpialidociousantidisestablishmentarianism',
+  'Numbers: 3.14, 1,000,000, 2026-11-24, 0x1F and 42nd.',
+  '1234567890 12 345',
+  'Punctuation!!! ??? ... --- ;;; (((nested))) [[x]] {y}',
+  '"quoted" «guillemets» „Anführung“ ‘single’',
+  'The mask [MASK] goes here.',
+  '[MASK][MASK] twice',
+  '[CLS] typed [SEP] by hand',
+  'end of text<|endoftext|>next document',
+  '<|endoftext|>',
+  'a <|endoftext|> b',
+  'unknown chars: ∀x∈ℝ ⊗ ☃ ♫ ✓',
+  'control\u0007chars\u0000here',
+  'zero\u200bwidth\u200djoiner',
+  'Ελληνικά και русский текст',
+  'مرحبا بالعالم',
+  'attention attentive attending attended',
+  'e-mail, d_k = 64, h=8, x^2 + y^2',
+  '    indented code();\n        more();',
+  'ÀÉÎÕÜ àéîõü ÇÑ çñ',
+  'ﬁ ligature and ① circled and ｆｕｌｌｗｉｄｔｈ',
+];
+
+function caseOf(tokenizer, text) {
+  return Promise.all([
+    tokenizer.encode(text, null, { addSpecialTokens: true }),
+    tokenizer.encode(text, null, { addSpecialTokens: false }),
+  ]).then(async ([withSp, without]) => ({
+    text,
+    ids: withSp.getIds(),
+    tokens: withSp.getTokens(),
+    ids_no_special: without.getIds(),
+    decoded: await tokenizer.decode(withSp.getIds(), true),
+  }));
+}
+
+async function cases(tokenizer, texts) {
+  const out = [];
+  for (const t of texts) out.push(await caseOf(tokenizer, t));
+  return out;
+}
+
+const bpe = makeBpe();
+const wordpiece = makeWordPiece();
+const all = {
+  generator: 'tests/reference/make_hf_tokenizers.mjs (npm tokenizers 0.23.2)',
+  bpe: await cases(bpe, TEXTS),
+  wordpiece: await cases(wordpiece, TEXTS),
+};
+writeFileSync(join(OUT, 'cases.json'), JSON.stringify(all, null, 1) + '\n');
+console.log(
+  `wrote ${OUT}: bpe ${bpe.getVocabSize(true)} tokens, wordpiece ${wordpiece.getVocabSize(true)}, ${TEXTS.length} cases each`,
+);
