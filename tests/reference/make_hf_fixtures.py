@@ -42,7 +42,12 @@ torch.set_num_threads(1)  # same summation order every run
 
 
 def rel(path):
-    return str(Path(path).resolve().relative_to(REPO)) if str(Path(path).resolve()).startswith(str(REPO)) else str(path)
+    """A path relative to the repository when it is inside it (as written into the JSON files)."""
+    path = Path(path).resolve()
+    try:
+        return str(path.relative_to(REPO))
+    except ValueError:
+        return str(path)
 
 
 # ---------------------------------------------------------------- random values (float32, seeded, then rounded)
@@ -266,7 +271,7 @@ def bert_forward(w, cfg, ids, trace=None):
             head = name in ("mlm_dense", "mlm_act", "mlm_norm", "logits")
             tr.add(name, "" if head else "encoder", layer, t)
 
-    n, d, h, eps = len(ids), cfg["hidden_size"], cfg["num_attention_heads"], cfg["layer_norm_eps"]
+    n, h, eps = len(ids), cfg["num_attention_heads"], cfg["layer_norm_eps"]
     e = "bert.embeddings."
     add("tokens", -1, torch.tensor(ids, dtype=torch.float64))
     embed = w[e + "word_embeddings.weight"][ids]
@@ -329,17 +334,6 @@ def check(what, got, want, tol=TOL_F64):
 def causal_float_mask(n):
     return torch.zeros(n, n, dtype=torch.float64).masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1),
                                                               float("-inf"))
-
-
-def mha_from(w_in, b_in, w_out, b_out, d, h):
-    """nn.MultiheadAttention (float64) with in_proj (3d, d) as (out, in)."""
-    mha = nn.MultiheadAttention(d, h, batch_first=True, dropout=0.0).double()
-    with torch.no_grad():
-        mha.in_proj_weight.copy_(w_in)
-        mha.in_proj_bias.copy_(b_in)
-        mha.out_proj.weight.copy_(w_out)
-        mha.out_proj.bias.copy_(b_out)
-    return mha.eval()
 
 
 def check_gpt2(family, w, cfg, ids, tr):
@@ -449,7 +443,8 @@ def check_bert(family, w, cfg, ids, tr):
         emb.weight.copy_(w[e + "LayerNorm.weight"])
         emb.bias.copy_(w[e + "LayerNorm.bias"])
     t = torch.tensor(ids)
-    hid = emb(F.embedding(t, w[e + "word_embeddings.weight"]) + F.embedding(torch.arange(n), w[e + "position_embeddings.weight"])
+    hid = emb(F.embedding(t, w[e + "word_embeddings.weight"])
+              + F.embedding(torch.arange(n), w[e + "position_embeddings.weight"])
               + F.embedding(torch.zeros_like(t), w[e + "token_type_embeddings.weight"]))
     for layer in layers:
         hid = layer(hid[None])[0]
@@ -703,7 +698,7 @@ def write_expected(name, doc):
         if key == "stages":
             inner = [" " + dump({"name": s["name"], "stack": s["stack"], "layer": s["layer"],
                                  "shape": list(s["t"].shape), "data": floats(s["t"])}) for s in doc[key]]
-            lines.append(f' "stages": [\n' + ",\n".join(inner) + f"\n ]{comma}")
+            lines.append(' "stages": [\n' + ",\n".join(inner) + f"\n ]{comma}")
         else:
             lines.append(f" {dump(key)}: {dump(doc[key])}{comma}")
     text = "\n".join(lines) + "\n}\n"
@@ -887,13 +882,16 @@ const t0 = Date.now();
 const pre = await ort.InferenceSession.create(prefillPath);
 const a = await pre.run({ input_ids: new ort.Tensor('int64', BigInt64Array.from(ids.slice(0, n), BigInt), [1, n]) });
 const dec = await ort.InferenceSession.create(decodePath);
-const step = (id, past) => dec.run({ input_ids: new ort.Tensor('int64', BigInt64Array.from([BigInt(id)]), [1, 1]), past });
+const step = (id, past) =>
+  dec.run({ input_ids: new ort.Tensor('int64', BigInt64Array.from([BigInt(id)]), [1, 1]), past });
 const b = await step(ids[n], a.present);
 const c = await step(ids[n + 1], b.present);
 const V = a.logits.dims[2];
 console.log(JSON.stringify({
   inputs: [pre.inputNames, dec.inputNames], outputs: [pre.outputNames, dec.outputNames],
-  prefill: { logits: a.logits.dims, present: a.present.dims, last: Array.from(a.logits.data.slice((n - 1) * V, n * V)) },
+  prefill: {
+    logits: a.logits.dims, present: a.present.dims, last: Array.from(a.logits.data.slice((n - 1) * V, n * V)),
+  },
   decode: [b, c].map((r) => ({ logits: r.logits.dims, present: r.present.dims, last: Array.from(r.logits.data) })),
   seconds: (Date.now() - t0) / 1000,
 }));
@@ -973,7 +971,8 @@ def export_onnx(out_dir, tensors, cfg, ids):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--small-shape", nargs="?", const=str(REPO / "build/hf/gpt2-small-shape"), default=None,
-                    metavar="DIR", help="also record expected/gpt2-small-shape.json (default DIR build/hf/gpt2-small-shape)")
+                    metavar="DIR",
+                    help="also record expected/gpt2-small-shape.json (default DIR build/hf/gpt2-small-shape)")
     ap.add_argument("--onnx", nargs="?", const=str(REPO / "build/bench/onnx"), default=None, metavar="DIR",
                     help="also export the small-shape model to ONNX (default DIR build/bench/onnx)")
     ap.add_argument("--no-tiny", action="store_true", help="skip the tiny folders")
