@@ -595,7 +595,13 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
   for (int id : t->suffix_ids_)
     if (id >= t->size()) bad("post_processor: special id " + std::to_string(id) + " is not in the vocabulary");
   // Added tokens matched in normalized text are searched for in their normalized form.
-  for (auto& a : t->added_) a.match = a.normalized ? t->normalize(a.content) : a.content;
+  // (HF also gives that form as the token's string, so decode() uses it too.)
+  t->decode_as_ = t->vocab_;
+  for (auto& a : t->added_) {
+    a.match = a.normalized ? t->normalize(a.content) : a.content;
+    t->decode_as_[a.id] = a.match;
+    t->index_.emplace(a.match, a.id);
+  }
   t->piece_of_.resize(t->vocab_.size());
   if (t->kind_ == Kind::ByteLevelBpe) {
     const auto& sym = byte_symbol_table();
@@ -766,7 +772,7 @@ HfTokenizer::Encoded HfTokenizer::encode(const std::string& text, bool add_speci
   split_added(text, false, raw);
   for (const Span& r : raw) {
     if (r.added >= 0) {
-      push(out, added_[r.added].id, added_[r.added].content);
+      push(out, added_[r.added].id, text.substr(r.begin, r.end - r.begin));
       continue;
     }
     const std::string norm = normalize(text.substr(r.begin, r.end - r.begin));
@@ -774,7 +780,7 @@ HfTokenizer::Encoded HfTokenizer::encode(const std::string& text, bool add_speci
     split_added(norm, true, parts);
     for (const Span& p : parts) {
       if (p.added >= 0)
-        push(out, added_[p.added].id, added_[p.added].content);
+        push(out, added_[p.added].id, norm.substr(p.begin, p.end - p.begin));
       else
         encode_plain(norm.substr(p.begin, p.end - p.begin), out);
     }
@@ -932,7 +938,7 @@ std::string HfTokenizer::decode(const std::vector<int>& ids) const {
       continue;
     }
     if (special_[id]) continue;
-    tokens.push_back(vocab_[id]);
+    tokens.push_back(decode_as_[id]);
   }
   std::string out;
   switch (decoder_) {

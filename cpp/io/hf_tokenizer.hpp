@@ -36,7 +36,8 @@ class HfTokenizer {
   struct Encoded {
     std::vector<int> ids;
     std::vector<std::string> pieces;  // byte-level: the token's bytes as UTF-8 (U+FFFD for partial
-                                      // characters); WordPiece and added tokens: the token string
+                                      // characters); WordPiece: the token string; added tokens: the
+                                      // text they matched, with any space lstrip / rstrip took
     std::vector<int> unknown;         // positions whose id is the unk token
   };
   // Hugging Face's tokenizer.encode(text, add_special_tokens).
@@ -80,7 +81,8 @@ class HfTokenizer {
   std::unordered_map<std::string, int> index_;        // model vocab + added tokens
   std::unordered_map<std::string, int> model_index_;  // model vocab only
   std::vector<AddedToken> added_;
-  std::vector<char> special_;  // per id
+  std::vector<std::string> decode_as_;  // id -> token for decode (a normalized added token: normalized)
+  std::vector<char> special_;           // per id
   int unk_ = -1, pad_ = -1, bos_ = -1, eos_ = -1, mask_ = -1;
   int model_unk_ = -1;
 

@@ -6,6 +6,9 @@
 // like GPT-2's and a BERT-style WordPiece tokenizer, 512 tokens each, builds them with HF's BPE and
 // WordPiece models, and writes into tests/fixtures/hf/tokenizers/:
 //   bpe.json, wordpiece.json  the tokenizer.json files as HF saves them;
+//   bpe_prefix.json, wordpiece_cased.json, wordpiece_strip.json: variants (add_prefix_space,
+//                             added tokens with lstrip / rstrip / single_word / normalized, cased,
+//                             accents stripped without lowercasing);
 //   cases.json                for each tokenizer and test string, HF's ids with and without special
 //                             tokens, its tokens, and decode(ids, skip_special_tokens = true).
 // Deterministic: running it twice writes the same bytes.
@@ -195,6 +198,12 @@ const TEXTS = [
   '    indented code();\n        more();',
   'ÀÉÎÕÜ àéîõü ÇÑ çñ',
   'ﬁ ligature and ① circled and ｆｕｌｌｗｉｄｔｈ',
+  'a <mask> b and  <mask>c',
+  'naïve and naïveté, NAÏVE, Naïve, Naive',
+  'x<sw>y <sw> z <sw>  w',
+  'Attention! attention, ATTENTION',
+  'İstanbul ΣΟΦΙΑ Ǆemal',
+  '\u0301\u0301 marks alone \u20dd',
 ];
 
 function caseOf(tokenizer, text) {
@@ -216,14 +225,59 @@ async function cases(tokenizer, texts) {
   return out;
 }
 
+// Variants of the two, for the options GPT-2 and BERT themselves leave at one value: a prefix space,
+// added tokens that strip spaces or match normalized text, a cased BERT, accents kept or stripped.
+function variant(base, name, patch) {
+  const j = JSON.parse(readFileSync(join(OUT, base), 'utf8'));
+  patch(j);
+  return save(tk.Tokenizer.fromString(JSON.stringify(j)), name);
+}
+
+const added = (id, content, o) => ({
+  id,
+  content,
+  single_word: false,
+  lstrip: false,
+  rstrip: false,
+  normalized: false,
+  special: false,
+  ...o,
+});
+
 const bpe = makeBpe();
 const wordpiece = makeWordPiece();
+const bpePrefix = variant('bpe.json', 'bpe_prefix.json', (j) => {
+  j.pre_tokenizer.add_prefix_space = true;
+  j.added_tokens.push(added(512, '<mask>', { lstrip: true, special: true }));
+  j.added_tokens.push(added(513, 'naïve', { normalized: true }));
+  j.added_tokens.push(added(514, '<sw>', { single_word: true, rstrip: true, special: true }));
+});
+const wordpieceCased = variant('wordpiece.json', 'wordpiece_cased.json', (j) => {
+  j.normalizer.lowercase = false;
+  j.normalizer.strip_accents = false;
+  j.added_tokens[4].lstrip = true;
+  j.added_tokens[4].rstrip = true;
+  j.added_tokens.push(added(512, 'Attention', { normalized: true }));
+});
+const wordpieceStrip = variant('wordpiece.json', 'wordpiece_strip.json', (j) => {
+  j.normalizer.lowercase = false;
+  j.normalizer.strip_accents = true;
+  j.normalizer.handle_chinese_chars = false;
+  j.added_tokens.push(added(512, 'Naïve', { normalized: true }));
+});
 const all = {
   generator: 'tests/reference/make_hf_tokenizers.mjs (npm tokenizers 0.23.2)',
   bpe: await cases(bpe, TEXTS),
   wordpiece: await cases(wordpiece, TEXTS),
+  bpe_prefix: await cases(bpePrefix, TEXTS),
+  wordpiece_cased: await cases(wordpieceCased, TEXTS),
+  wordpiece_strip: await cases(wordpieceStrip, TEXTS),
 };
-writeFileSync(join(OUT, 'cases.json'), JSON.stringify(all, null, 1) + '\n');
-console.log(
-  `wrote ${OUT}: bpe ${bpe.getVocabSize(true)} tokens, wordpiece ${wordpiece.getVocabSize(true)}, ${TEXTS.length} cases each`,
+// One case per line, so a diff shows which strings changed.
+const lines = Object.entries(all).map(([k, v]) =>
+  Array.isArray(v)
+    ? `${JSON.stringify(k)}: [\n${v.map((c) => '  ' + JSON.stringify(c)).join(',\n')}\n]`
+    : `${JSON.stringify(k)}: ${JSON.stringify(v)}`,
 );
+writeFileSync(join(OUT, 'cases.json'), `{\n${lines.join(',\n')}\n}\n`);
+console.log(`wrote ${OUT}: ${Object.keys(all).length - 1} tokenizers, ${TEXTS.length} cases each`);
