@@ -32,6 +32,7 @@
 #include "kernels/attention.hpp"
 #include "trace/trace.hpp"
 #ifdef AP_WITH_TRAINER
+#include "io/hf_model.hpp"
 #include "train/evaluate.hpp"
 #include "train/params.hpp"
 #include "train/tasks.hpp"
@@ -129,6 +130,34 @@ ap::Switches switches_from(const val& o) {
       ap::fail("unknown switch '" + k + "' (the switches are causal, scale, nHeads, pos, norm, act, eps)");
   }
   return sw;
+}
+
+// What a traced call keeps: undefined (everything) or { layers: [i, ...], stages: [name, ...],
+// drop: [name, ...] } (trace/trace.hpp's TraceKeep).
+ap::TraceKeep keep_from(const val& o) {
+  ap::TraceKeep k;
+  if (o.isUndefined() || o.isNull()) return k;
+  if (!is(o, "object")) ap::fail("keep must be an object like { layers: [0], stages: ['weights'] }");
+  const std::vector<std::string> keys = strings_from(val::global("Object").call<val>("keys", o), "keep's keys");
+  for (const std::string& key : keys) {
+    const val v = o[key];
+    if (key == "layers") {
+      if (!val::global("Array").call<bool>("isArray", v)) ap::fail("keep.layers must be an array of layer numbers");
+      k.all = false;
+      for (int i = 0, n = v["length"].as<int>(); i < n; ++i) {
+        if (!is(v[i], "number") || v[i].as<double>() != v[i].as<int>()) ap::fail("keep.layers must hold integers");
+        k.layers.push_back(v[i].as<int>());
+      }
+    } else if (key == "stages") {
+      k.all = false;
+      k.names = strings_from(v, "keep.stages");
+    } else if (key == "drop") {
+      k.drop = strings_from(v, "keep.drop");
+    } else {
+      ap::fail("unknown keep option '" + key + "' (layers, stages, drop)");
+    }
+  }
+  return k;
 }
 
 std::string g_last_error;
@@ -336,6 +365,17 @@ class ModelHandle {
     return guard([&]() { return ap::config_to_json(model->config(switches_from(switches))); }, std::string());
   }
   val vocab() const { return js(model->tokenizer().vocab()); }
+  // The model's own tokenizer: its kind and special ids (-1 for none; GPT-2 has no <pad>).
+  val tokenizer_info() const {
+    const ap::Tokenizer& t = model->tokenizer();
+    return obj({{"kind", js(t.kind_label())},
+                {"size", js(t.size())},
+                {"pad", js(t.pad_id())},
+                {"unk", js(t.unk_id())},
+                {"bos", js(t.bos_id())},
+                {"eos", js(t.eos_id())},
+                {"mask", js(t.mask_id())}});
+  }
   val encode(std::string text) const { return encoded(model->tokenizer(), text); }
   // model.prompt(text): the ids a text prompt runs on (core/model.hpp), null on error.
   val prompt(std::string text) const {
@@ -364,13 +404,14 @@ class ModelHandle {
         },
         std::string("\x01"));
   }
-  TraceHandle* forward(uintptr_t src, int n_src, uintptr_t tgt, int n_tgt, val switches) const {
+  TraceHandle* forward(uintptr_t src, int n_src, uintptr_t tgt, int n_tgt, val switches, val keep) const {
     return guard(
         [&]() -> TraceHandle* {
           const int* s = reinterpret_cast<const int*>(src);
           const int* t = reinterpret_cast<const int*>(tgt);
           const ap::Switches sw = switches_from(switches);
           auto h = std::make_unique<TraceHandle>();
+          h->trace.set_keep(keep_from(keep));
           if (model->config().arch == ap::Arch::EncoderDecoder)
             model->forward(h->trace, std::vector<int>(s, s + n_src), std::vector<int>(t, t + n_tgt), sw);
           else
@@ -380,8 +421,8 @@ class ModelHandle {
         nullptr);
   }
   GenerationHandle* generate(uintptr_t prompt, int n_prompt, uintptr_t src, int n_src, int max_tokens,
-                             double temperature, int top_k, double top_p, double seed, bool use_cache,
-                             val switches) const {
+                             double temperature, int top_k, double top_p, double seed, bool use_cache, val switches,
+                             val keep) const {
     return guard(
         [&]() -> GenerationHandle* {
           const int* p = reinterpret_cast<const int*>(prompt);
@@ -394,6 +435,7 @@ class ModelHandle {
           opt.sampling.seed = static_cast<uint64_t>(seed);
           opt.use_cache = use_cache;
           opt.switches = switches_from(switches);
+          opt.keep = keep_from(keep);
           auto g = std::make_unique<GenerationHandle>();
           g->gen = ap::generate(*model, std::vector<int>(p, p + n_prompt), std::vector<int>(s, s + n_src), opt);
           return g.release();
@@ -550,6 +592,57 @@ TrainerHandle* create_trainer(std::string task, std::string sizes_json, double l
         cfg.threads = 1;  // no threads in this wasm build
         auto h = std::make_unique<TrainerHandle>();
         h->trainer = std::make_unique<ap::train::Trainer>(cfg);
+        return h.release();
+      },
+      nullptr);
+}
+
+// A Hugging Face folder, streamed in (io/hf_model.hpp): config.json and tokenizer.json as text,
+// then model.safetensors' first 8 bytes, its header, and its data in chunks. Each call returns
+// -1 / false / null on error with last_error() naming the file and the field.
+class HfLoaderHandle {
+ public:
+  std::unique_ptr<ap::HfLoader> loader;
+  double header_length(uintptr_t first8, double file_size) {
+    return guard(
+        [&]() {
+          return static_cast<double>(
+              loader->header_length(reinterpret_cast<const uint8_t*>(first8), static_cast<uint64_t>(file_size)));
+        },
+        -1.0);
+  }
+  double read_header(uintptr_t bytes, double size) {
+    return guard(
+        [&]() {
+          return static_cast<double>(
+              loader->read_header(reinterpret_cast<const uint8_t*>(bytes), static_cast<size_t>(size)));
+        },
+        -1.0);
+  }
+  bool feed(uintptr_t bytes, double size) {
+    return guard(
+        [&]() {
+          loader->feed(reinterpret_cast<const uint8_t*>(bytes), static_cast<size_t>(size));
+          return true;
+        },
+        false);
+  }
+  ModelHandle* finish() {
+    return guard(
+        [&]() -> ModelHandle* {
+          auto h = std::make_unique<ModelHandle>();
+          h->model = loader->finish();
+          return h.release();
+        },
+        nullptr);
+  }
+};
+
+HfLoaderHandle* hf_begin(std::string config_json, std::string tokenizer_json) {
+  return guard(
+      [&]() -> HfLoaderHandle* {
+        auto h = std::make_unique<HfLoaderHandle>();
+        h->loader = std::make_unique<ap::HfLoader>(config_json, tokenizer_json);
         return h.release();
       },
       nullptr);
@@ -888,6 +981,7 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
       .function("metadata", &ModelHandle::metadata)
       .function("configJson", &ModelHandle::config_json)
       .function("vocab", &ModelHandle::vocab)
+      .function("tokenizerInfo", &ModelHandle::tokenizer_info)
       .function("encode", &ModelHandle::encode)
       .function("prompt", &ModelHandle::prompt)
       .function("switchChoices", &ModelHandle::switch_choices)
@@ -932,6 +1026,17 @@ class RnnAttnHandle {
   std::string config_json() const { return ap::rnn_attention_config_to_json(model->config()); }
   val metadata() const { return js(model->metadata()); }
   val vocab() const { return js(model->tokenizer().vocab()); }
+  // The model's own tokenizer: its kind and special ids (-1 for none; GPT-2 has no <pad>).
+  val tokenizer_info() const {
+    const ap::Tokenizer& t = model->tokenizer();
+    return obj({{"kind", js(t.kind_label())},
+                {"size", js(t.size())},
+                {"pad", js(t.pad_id())},
+                {"unk", js(t.unk_id())},
+                {"bos", js(t.bos_id())},
+                {"eos", js(t.eos_id())},
+                {"mask", js(t.mask_id())}});
+  }
   val encode(std::string text) const { return encoded(model->tokenizer(), text); }
   // ids at a heap pointer (as ModelHandle::decode); "\x01" on error.
   std::string decode(uintptr_t p, int n) const {
@@ -991,6 +1096,12 @@ EMSCRIPTEN_BINDINGS(attention_playground_trainer) {
       .function("snapshot", &TrainerHandle::snapshot, allow_raw_pointers())
       .function("startFrom", &TrainerHandle::start_from, allow_raw_pointers());
   function("createTrainer", &create_trainer, allow_raw_pointers());
+  class_<HfLoaderHandle>("HfLoaderHandle")
+      .function("headerLength", &HfLoaderHandle::header_length)
+      .function("readHeader", &HfLoaderHandle::read_header)
+      .function("feed", &HfLoaderHandle::feed)
+      .function("finish", &HfLoaderHandle::finish, allow_raw_pointers());
+  function("hfBegin", &hf_begin, allow_raw_pointers());
   function("evaluateTask", &evaluate_task);
 }
 #endif  // AP_WITH_TRAINER

@@ -51,7 +51,7 @@ constexpr Named<PosKind> kPosNames[] = {{PosKind::None, "none"},
                                         {PosKind::Learned, "learned"},
                                         {PosKind::Relative, "relative"},
                                         {PosKind::Rope, "rope"}};
-constexpr Named<Act> kActNames[] = {{Act::Relu, "relu"}, {Act::Gelu, "gelu"}};
+constexpr Named<Act> kActNames[] = {{Act::Relu, "relu"}, {Act::Gelu, "gelu"}, {Act::GeluTanh, "gelu_tanh"}};
 constexpr Named<NormPlace> kNormNames[] = {{NormPlace::Post, "post"}, {NormPlace::Pre, "pre"}};
 
 template <typename E, size_t N>
@@ -92,7 +92,13 @@ void ModelConfig::validate() const {
   if (rel_clip < 1) fail("rel_clip must be >= 1 (got " + std::to_string(rel_clip) + ")");
   check_at_most("rel_clip", rel_clip, kMaxRelClip);
   if (!std::isfinite(eps) || eps <= 0.0f) fail("eps must be a finite number > 0 (got " + format_float(eps) + ")");
-  Tokenizer::kind_from_name(tokenizer);  // throws for an unknown name, listing the known ones
+  if (family.empty()) {
+    Tokenizer::kind_from_name(tokenizer);  // throws for an unknown name, listing the known ones
+  } else {
+    if (family != "gpt2" && family != "bert") fail("unknown model family \"" + family + "\" (allowed: gpt2, bert)");
+    if (type_vocab < 0) fail("type_vocab must be >= 0 (got " + std::to_string(type_vocab) + ")");
+    check_at_most("type_vocab", type_vocab, kMaxLen);
+  }
 }
 
 namespace {

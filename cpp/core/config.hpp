@@ -9,8 +9,8 @@ namespace ap {
 
 enum class Arch { EncoderOnly, DecoderOnly, EncoderDecoder };
 enum class PosKind { None, Sinusoidal, Learned, Relative, Rope };
-enum class Act { Relu, Gelu };
-enum class NormPlace { Post, Pre };  // post-norm as in the notes; pre-norm as an option
+enum class Act { Relu, Gelu, GeluTanh };  // GeluTanh: GPT-2's tanh approximation ("gelu_new")
+enum class NormPlace { Post, Pre };       // post-norm as in the notes; pre-norm as an option
 
 struct ModelConfig {
   Arch arch = Arch::DecoderOnly;
@@ -27,7 +27,16 @@ struct ModelConfig {
   float eps = 1e-5f;               // LayerNorm epsilon
   bool scale = true;               // divide scores by sqrt(d_k) (a switch for teaching)
   bool causal = true;              // causal mask in decoder self-attention (a switch for teaching)
-  std::string tokenizer = "char";  // "char" or "word"
+  std::string tokenizer = "char";  // "char" or "word"; "hf" for a model read from a Hugging Face folder
+
+  // A pretrained model read from a Hugging Face folder (io/hf_model): its family and the parts of
+  // GPT-2 and BERT the project's own models do not have. All off for the project's own models.
+  std::string family;      // "" (the project's own), "gpt2", "bert"
+  int type_vocab = 0;      // BERT: token-type (segment) embeddings, type_emb (type_vocab, d); every token has type 0
+  bool emb_norm = false;   // BERT: LayerNorm over the embedding sum (emb_norm) before the first layer
+  bool tied_head = false;  // logits = h tok_emb^T (GPT-2, BERT): no lm_head.w of its own
+  bool head_bias = true;   // lm_head.b (BERT: cls.predictions.bias; GPT-2 has none)
+  bool mlm_head = false;   // BERT: dense (d, d) + activation + LayerNorm before the tied decoder
 
   int d_k() const { return d_model / n_heads; }
   bool has_encoder() const { return arch != Arch::DecoderOnly; }

@@ -93,10 +93,17 @@ Generation generate(const Model& model, const std::vector<int>& prompt, const st
   Generation g;
   g.prompt = prompt;
   SplitMix64 rng{opt.sampling.seed};
-  const std::vector<int> banned = {Tokenizer::kPad, Tokenizer::kUnk, Tokenizer::kBos};
+  // Never sampled: the tokenizer's <pad>, <unk> and <bos> (unless <bos> is also <eos>, as GPT-2's
+  // <|endoftext|>). Rows of a pretrained vocabulary beyond its tokenizer's stay allowed, as in
+  // Hugging Face's generate(); they decode to "<id N>".
+  const Tokenizer& tok = model.tokenizer();
+  std::vector<int> banned;
+  for (int id : {tok.pad_id(), tok.unk_id(), tok.bos_id() == tok.eos_id() ? -1 : tok.bos_id()})
+    if (id >= 0) banned.push_back(id);
   const int V = cfg.vocab_size;
   std::vector<int> seq = prompt;
   DecodeState state;
+  g.encoder.set_keep(opt.keep);
   if (opt.use_cache) model.begin_decoding(state, g.encoder, src, sw);
   g.stop = "max_tokens";
   for (int t = 0; t < opt.max_tokens; ++t) {
@@ -105,6 +112,7 @@ Generation generate(const Model& model, const std::vector<int>& prompt, const st
       break;
     }
     DecodeStep step;
+    step.trace.set_keep(opt.keep);
     if (opt.use_cache) {
       // The first step feeds the whole prompt; every later step only the token just chosen.
       const std::vector<int> fresh = t == 0 ? prompt : std::vector<int>{seq.back()};
@@ -123,7 +131,7 @@ Generation generate(const Model& model, const std::vector<int>& prompt, const st
     step.token = draw(step.distribution, rng);
     g.tokens.push_back(step.token);
     g.steps.push_back(std::move(step));
-    if (g.tokens.back() == Tokenizer::kEos) {
+    if (g.tokens.back() == tok.eos_id()) {
       g.stop = "eos";
       break;
     }

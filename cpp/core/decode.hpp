@@ -31,6 +31,8 @@ struct GenerateOptions {
   // Teaching switches for this generation. causal is ignored: a generated token never sees the
   // future, so decoding is always causal (with or without the cache).
   Switches switches;
+  // What each step's trace keeps (trace/trace.hpp): a pretrained model's 50 000-wide probs per step add up.
+  TraceKeep keep;
 };
 
 struct DecodeStep {

@@ -42,6 +42,8 @@ void activation(Mat& out, const Mat& in, Act act) {
   out.resize(in.rows(), in.cols());
   if (act == Act::Relu) {
     out = in.cwiseMax(0.0f);
+  } else if (act == Act::GeluTanh) {
+    for (Eigen::Index i = 0; i < in.size(); ++i) out.data()[i] = gelu_tanh(in.data()[i]);
   } else {
     for (Eigen::Index i = 0; i < in.size(); ++i) out.data()[i] = gelu(in.data()[i]);
   }

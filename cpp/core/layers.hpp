@@ -67,6 +67,12 @@ T gelu(T x) {
   return static_cast<T>(0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))));
 }
 
+// GPT-2's GELU ("gelu_new"): 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), in float.
+inline float gelu_tanh(float x) {
+  constexpr float k = 0.7978845608028654f;  // sqrt(2 / pi)
+  return 0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
+}
+
 // Sinusoidal positions: PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(same).
 inline double sinusoid(double pos, int c, int d) {
   const int two_i = c - (c % 2);  // columns 2i and 2i+1 share a frequency
@@ -86,7 +92,7 @@ void softmax_rows(Mat& out, const Mat& in);
 // LayerNorm per row (layer_norm_row). stats (n, 2), if given, receives mean and sigma per row.
 void layer_norm(Mat& out, const Mat& in, const Vec& gamma, const Vec& beta, float eps, Mat* stats = nullptr);
 
-// ReLU or GELU (gelu above).
+// ReLU, GELU (gelu above) or GPT-2's tanh GELU (gelu_tanh).
 void activation(Mat& out, const Mat& in, Act act);
 
 // PE (rows, d): PE(pos, c) = sinusoid(pos, c, d), pos = offset + row.

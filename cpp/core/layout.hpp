@@ -116,10 +116,12 @@ void for_each_tensor(const ModelConfig& cfg, W* w, Visit&& visit) {
   stack(
       "decoder", cfg.has_decoder(), cfg.arch == Arch::EncoderDecoder, [](auto& x) -> auto& { return x.decoder; },
       [](auto& x) -> auto& { return x.dec_final_norm; });
-  one(
-      "lm_head.w", {d, V}, TensorKind::Matrix, [](auto& x) -> auto& { return x.lm_head_w; });
-  one(
-      "lm_head.b", {V}, TensorKind::Bias, [](auto& x) -> auto& { return x.lm_head_b; });
+  if (!cfg.tied_head)
+    one(
+        "lm_head.w", {d, V}, TensorKind::Matrix, [](auto& x) -> auto& { return x.lm_head_w; });
+  if (cfg.head_bias)
+    one(
+        "lm_head.b", {V}, TensorKind::Bias, [](auto& x) -> auto& { return x.lm_head_b; });
 }
 
 // Names, shapes and kinds only.

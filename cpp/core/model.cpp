@@ -8,6 +8,7 @@
 #include "core/block.hpp"
 #include "core/layers.hpp"
 #include "core/layout.hpp"
+#include "kernels/attention.hpp"
 
 namespace ap {
 
@@ -29,12 +30,32 @@ void add_mat(Trace& tr, const char* name, const std::string& stack, int layer, c
   std::copy(src.data(), src.data() + src.size(), dst.data());
 }
 
+// The pretrained models' own tensors (ModelConfig::family), outside for_each_tensor: the trainer's
+// parameter layout never has them.
+template <typename Visit>
+void for_each_extra_tensor(const ModelConfig& cfg, ModelWeights& w, Visit&& visit) {
+  const int d = cfg.d_model;
+  auto norm = [&](const std::string& p, LayerNormWeights& n) {
+    visit(p + ".gamma", std::vector<int>{d}, TensorKind::Gain, &n.gamma);
+    visit(p + ".beta", std::vector<int>{d}, TensorKind::Bias, &n.beta);
+  };
+  if (cfg.type_vocab > 0) visit("type_emb", std::vector<int>{cfg.type_vocab, d}, TensorKind::Embedding, &w.type_emb);
+  if (cfg.emb_norm) norm("emb_norm", w.emb_norm);
+  if (cfg.mlm_head) {
+    visit("mlm.w", std::vector<int>{d, d}, TensorKind::Matrix, &w.mlm_w);
+    visit("mlm.b", std::vector<int>{d}, TensorKind::Bias, &w.mlm_b);
+    norm("mlm_norm", w.mlm_norm);
+  }
+}
+
 }  // namespace
 
 Model::Model(ModelConfig cfg, Tokenizer tok) : cfg_(std::move(cfg)), tok_(std::move(tok)) {
   if (cfg_.vocab_size == 0) cfg_.vocab_size = tok_.size();
   cfg_.validate();
-  if (tok_.size() != cfg_.vocab_size)
+  // A pretrained model's vocab_size may be larger than its tokenizer's (rows no text maps to).
+  const bool external = tok_.kind() == Tokenizer::Kind::External;
+  if (external ? tok_.size() > cfg_.vocab_size : tok_.size() != cfg_.vocab_size)
     fail("vocabulary has " + std::to_string(tok_.size()) + " entries but the config says vocab_size " +
          std::to_string(cfg_.vocab_size));
   if (cfg_.has_encoder()) w_.encoder.resize(cfg_.n_layers);
@@ -49,11 +70,17 @@ Model::Model(ModelConfig cfg, Tokenizer tok) : cfg_(std::move(cfg)), tok_(std::m
   for_each_tensor(cfg_, &w_, [](const std::string&, const std::vector<int>& shape, TensorKind kind, auto* t) {
     allocate(*t, shape, kind);
   });
+  for_each_extra_tensor(cfg_, w_, [](const std::string&, const std::vector<int>& shape, TensorKind kind, auto* t) {
+    allocate(*t, shape, kind);
+  });
 }
 
 std::vector<Model::NamedTensor> Model::named_tensors() {
   std::vector<NamedTensor> out;
   for_each_tensor(cfg_, &w_, [&](const std::string& name, std::vector<int> shape, TensorKind kind, auto* t) {
+    out.push_back({name, std::move(shape), t->data(), kind});
+  });
+  for_each_extra_tensor(cfg_, w_, [&](const std::string& name, std::vector<int> shape, TensorKind kind, auto* t) {
     out.push_back({name, std::move(shape), t->data(), kind});
   });
   return out;
@@ -70,7 +97,11 @@ Model::Prompt Model::prompt(const std::string& text) const {
   Tokenizer::Encoded e = tok_.encode(decoder_only && sep != meta_.end() ? text + sep->second : text);
   if (e.ids.empty() || text.empty()) fail("the prompt is empty: type at least one token");
   Prompt p;
-  if (cfg_.arch == Arch::EncoderDecoder) {
+  if (tok_.kind() == Tokenizer::Kind::External) {
+    // A pretrained model reads text as its own tokenizer.json says (BERT: [CLS] ... [SEP];
+    // GPT-2: the tokens alone, as Hugging Face's generate() feeds them).
+    p.ids = std::move(e.ids);
+  } else if (cfg_.arch == Arch::EncoderDecoder) {
     p.src = std::move(e.ids);
     p.ids = {Tokenizer::kBos};
   } else if (decoder_only) {
@@ -93,9 +124,10 @@ void Model::check_weights() const {
 
 namespace {
 
-std::vector<uint8_t> pad_mask(const std::vector<int>& ids) {
+// Keys that are the tokenizer's <pad> (none for a tokenizer without one, as GPT-2's).
+std::vector<uint8_t> pad_mask(const std::vector<int>& ids, int pad) {
   std::vector<uint8_t> p(ids.size());
-  for (size_t i = 0; i < ids.size(); ++i) p[i] = ids[i] == Tokenizer::kPad;
+  for (size_t i = 0; i < ids.size(); ++i) p[i] = pad >= 0 && ids[i] == pad;
   return p;
 }
 
@@ -126,6 +158,19 @@ void embed_tokens(Mat& x, const std::vector<int>& ids, int offset, const ModelWe
     const float* pd = pe.data();
     for (Eigen::Index i = 0, size = x.size(); i < size; ++i) xd[i] += pd[i];
   }
+  if (cfg.type_vocab > 0) {  // BERT: every token is in segment 0 (one sentence)
+    Mat te(n, d);
+    for (int i = 0; i < n; ++i)
+      std::copy(w.type_emb.data(), w.type_emb.data() + d, te.data() + static_cast<Eigen::Index>(i) * d);
+    add_mat(tr, "type_emb", stack, -1, te);
+    x += te;
+  }
+  if (cfg.emb_norm) {  // BERT: LayerNorm over the sum before the first layer
+    add_mat(tr, "emb_sum", stack, -1, x);
+    Mat y;
+    layer_norm(y, x, w.emb_norm.gamma, w.emb_norm.beta, cfg.eps);
+    x.swap(y);
+  }
   add_mat(tr, "x", stack, -1, x);
 }
 
@@ -148,12 +193,36 @@ void run_stack(Mat& x, const std::vector<uint8_t>& pad, const std::string& stack
   }
 }
 
-void lm_head(const Mat& last, const ModelWeights& w, Trace& tr) {
-  Mat logits, probs;
-  linear(logits, last, w.lm_head_w, w.lm_head_b);  // (n, V)
-  softmax_rows(probs, logits);
+void lm_head(const Mat& last, const ModelWeights& w, const ModelConfig& cfg, Trace& tr) {
+  const Mat* h = &last;
+  Mat dense, act, normed;
+  if (cfg.mlm_head) {  // BERT's MLM transform: dense, activation, LayerNorm
+    linear(dense, last, w.mlm_w, w.mlm_b);
+    activation(act, dense, cfg.act);
+    layer_norm(normed, act, w.mlm_norm.gamma, w.mlm_norm.beta, cfg.eps);
+    add_mat(tr, "mlm_dense", "", -1, dense);
+    add_mat(tr, "mlm_act", "", -1, act);
+    add_mat(tr, "mlm_norm", "", -1, normed);
+    h = &normed;
+  }
+  const int n = static_cast<int>(h->rows()), V = cfg.vocab_size, d = cfg.d_model;
+  Mat logits;
+  if (cfg.tied_head) {
+    // logits(i, v) = h_i . tok_emb_v: the scores kernel (rows of one matrix against rows of another).
+    logits.resize(n, V);
+    kernels::qk_scores(logits.data(), V, h->data(), d, w.tok_emb.data(), d, n, V, d);
+    if (cfg.head_bias) logits.rowwise() += w.lm_head_b;
+  } else if (cfg.head_bias) {
+    linear(logits, *h, w.lm_head_w, w.lm_head_b);  // (n, V)
+  } else {
+    logits.noalias() = *h * w.lm_head_w;
+  }
   add_mat(tr, "logits", "", -1, logits);
-  add_mat(tr, "probs", "", -1, probs);
+  if (tr.keeps("probs", -1)) {  // V can be 50 000 wide: skipped when the caller keeps no probabilities
+    Mat probs;
+    softmax_rows(probs, logits);
+    add_mat(tr, "probs", "", -1, probs);
+  }
 }
 
 }  // namespace
@@ -185,16 +254,16 @@ void Model::forward(Trace& tr, const std::vector<int>& src, const std::vector<in
   Mat enc, dec;
   std::vector<uint8_t> src_pad;
   if (cfg.has_encoder()) {
-    src_pad = pad_mask(src);
+    src_pad = pad_mask(src, tok_.pad_id());
     embed_tokens(enc, src, 0, w_, cfg, tr, "encoder");
     run_stack(enc, src_pad, "encoder", w_.encoder, w_.enc_final_norm, false, nullptr, nullptr, w_, cfg, tr, nullptr);
   }
   if (cfg.has_decoder()) {
     embed_tokens(dec, tgt, 0, w_, cfg, tr, "decoder");
-    run_stack(dec, pad_mask(tgt), "decoder", w_.decoder, w_.dec_final_norm, cfg.causal, encdec ? &enc : nullptr,
-              encdec ? &src_pad : nullptr, w_, cfg, tr, nullptr);
+    run_stack(dec, pad_mask(tgt, tok_.pad_id()), "decoder", w_.decoder, w_.dec_final_norm, cfg.causal,
+              encdec ? &enc : nullptr, encdec ? &src_pad : nullptr, w_, cfg, tr, nullptr);
   }
-  lm_head(cfg.has_decoder() ? dec : enc, w_, tr);
+  lm_head(cfg.has_decoder() ? dec : enc, w_, cfg, tr);
 }
 
 void Model::begin_decoding(DecodeState& st, Trace& tr, const std::vector<int>& src, const Switches& sw) const {
@@ -206,7 +275,7 @@ void Model::begin_decoding(DecodeState& st, Trace& tr, const std::vector<int>& s
   st.layers.resize(w_.decoder.size());
   if (cfg.arch == Arch::EncoderDecoder) {
     check_ids(src, "source", 0);
-    st.mem_pad = pad_mask(src);
+    st.mem_pad = pad_mask(src, tok_.pad_id());
     embed_tokens(st.memory, src, 0, w_, cfg, tr, "encoder");
     run_stack(st.memory, st.mem_pad, "encoder", w_.encoder, w_.enc_final_norm, false, nullptr, nullptr, w_, cfg, tr,
               nullptr);
@@ -224,7 +293,7 @@ void Model::decode_step(DecodeState& st, Trace& tr, const std::vector<int>& new_
   run_stack(x, pad, "decoder", w_.decoder, w_.dec_final_norm, cfg.causal, encdec ? &st.memory : nullptr,
             encdec ? &st.mem_pad : nullptr, w_, cfg, tr, &st.layers);
   st.length += static_cast<int>(new_ids.size());
-  lm_head(x, w_, tr);
+  lm_head(x, w_, cfg, tr);
 }
 
 }  // namespace ap

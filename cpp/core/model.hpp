@@ -12,7 +12,9 @@
 //   {stack}.{i}.ffn.{w1 (d, d_ff), b1 (d_ff), w2 (d_ff, d), b2 (d)}
 //   {stack}.{i}.norm2.{gamma,beta}  around the FFN
 //   {stack}.final_norm.{gamma,beta} pre-norm only: LayerNorm after the last block
-//   lm_head.w (d, V), lm_head.b (V)
+//   lm_head.w (d, V), lm_head.b (V)   (no lm_head.w with a tied head, no lm_head.b without head_bias)
+// Pretrained (Hugging Face) models only, see ModelConfig's family fields:
+//   type_emb (type_vocab, d), emb_norm.{gamma,beta}, mlm.w (d, d), mlm.b (d), mlm_norm.{gamma,beta}
 #pragma once
 #include <cstdint>
 #include <map>
@@ -54,8 +56,14 @@ struct ModelWeights {
   std::vector<BlockWeights> encoder;                // n_layers or empty
   std::vector<BlockWeights> decoder;                // n_layers or empty
   LayerNormWeights enc_final_norm, dec_final_norm;  // pre-norm only
-  Mat lm_head_w;                                    // (d, V)
+  Mat lm_head_w;                                    // (d, V), empty with a tied head
   Vec lm_head_b;                                    // (V)
+  // Pretrained models (ModelConfig::family): BERT's token types, embedding LayerNorm, MLM transform.
+  Mat type_emb;  // (type_vocab, d)
+  LayerNormWeights emb_norm;
+  Mat mlm_w;  // (d, d)
+  Vec mlm_b;  // (d)
+  LayerNormWeights mlm_norm;
 };
 
 // One decoder layer's caches while decoding.

@@ -131,6 +131,14 @@ std::string config_to_json(const ModelConfig& cfg) {
   j["scale"] = cfg.scale;
   j["causal"] = cfg.causal;
   j["tokenizer"] = cfg.tokenizer;
+  if (!cfg.family.empty()) {  // a pretrained model's parts (never in the playground's own files)
+    j["family"] = cfg.family;
+    j["type_vocab"] = cfg.type_vocab;
+    j["emb_norm"] = cfg.emb_norm;
+    j["tied_head"] = cfg.tied_head;
+    j["head_bias"] = cfg.head_bias;
+    j["mlm_head"] = cfg.mlm_head;
+  }
   try {
     return j.dump();
   } catch (const nlohmann::json::exception&) {  // only a non-UTF-8 tokenizer string can throw
@@ -229,6 +237,9 @@ void finish_reading(const SafeTensors& st, const std::set<std::string>& expected
 
 std::vector<uint8_t> save_model(Model& model) {
   ModelConfig cfg = model.config();
+  if (!cfg.family.empty())
+    fail("a pretrained " + cfg.family +
+         " model is not saved in the playground's own format: its Hugging Face folder is the file to keep");
   const Tokenizer& tok = model.tokenizer();
   // The tokenizer object is the truth about its kind; the config string follows it.
   cfg.tokenizer = Tokenizer::name_of(tok.kind());

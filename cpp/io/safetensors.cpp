@@ -55,11 +55,7 @@ uint64_t read_count(const json& j, const std::string& what) {
   fail(what + " must be a non-negative integer, got " + type_of(j));
 }
 
-// A header entry after its checks: where its bytes are and what shape they have.
-struct Entry {
-  std::vector<int64_t> shape;
-  uint64_t begin = 0, end = 0;
-};
+using Entry = TensorInfo;
 
 Entry check_entry(const std::string& name, const json& entry, uint64_t data_size) {
   const std::string where = "tensor " + quoted(name);
@@ -69,12 +65,13 @@ Entry check_entry(const std::string& name, const json& entry, uint64_t data_size
 
   const json& dtype = entry["dtype"];
   if (!dtype.is_string()) fail(where + ": \"dtype\" must be a string, got " + type_of(dtype));
-  if (dtype.get<std::string>() != "F32")
-    fail(where + " has dtype " + dtype.get<std::string>().substr(0, 40) + "; only F32 is supported");
+  Entry t;
+  t.dtype = dtype.get<std::string>();
+  const uint64_t elem = dtype_size(t.dtype);
+  if (elem == 0) fail(where + " has an unknown dtype " + t.dtype.substr(0, 40));
 
   const json& shape_json = entry["shape"];
   if (!shape_json.is_array()) fail(where + ": \"shape\" must be an array, got " + type_of(shape_json));
-  Entry t;
   // numel stays below 2^61 so that numel * 4 fits in 64 bits; a real tensor is far smaller.
   const uint64_t max_numel = std::numeric_limits<uint64_t>::max() / 8;
   uint64_t numel = 1;
@@ -97,16 +94,64 @@ Entry check_entry(const std::string& name, const json& entry, uint64_t data_size
   if (end > data_size)
     fail(where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
          "] out of range (the data section has " + std::to_string(data_size) + " bytes)");
-  if (end - begin != numel * sizeof(float))
+  if (end - begin != numel * elem)
     fail(where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "] hold " +
-         std::to_string(end - begin) + " bytes but shape " + shape_string(t.shape) + " needs " +
-         std::to_string(numel * sizeof(float)));
+         std::to_string(end - begin) + " bytes but shape " + shape_string(t.shape) + " in " + t.dtype + " needs " +
+         std::to_string(numel * elem));
   return t;
 }
 
 }  // namespace
 
-SafeTensors read_safetensors(const uint8_t* bytes, size_t size) {
+uint64_t dtype_size(const std::string& dtype) {
+  static const std::pair<const char*, uint64_t> kSizes[] = {
+      {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"F64", 8}, {"I64", 8},  {"U64", 8},     {"I32", 4},    {"U32", 4},
+      {"I16", 2}, {"U16", 2}, {"I8", 1},   {"U8", 1},  {"BOOL", 1}, {"F8_E4M3", 1}, {"F8_E5M2", 1}};
+  for (const auto& [name, size] : kSizes)
+    if (dtype == name) return size;
+  return 0;
+}
+
+bool float_dtype(const std::string& dtype) { return dtype == "F32" || dtype == "F16" || dtype == "BF16"; }
+
+float half_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu, bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13);  // inf / NaN
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112u) << 23) | (mant << 13);  // normal: rebias 15 -> 127
+  } else if (mant == 0) {
+    bits = sign;  // +-0
+  } else {        // subnormal: normalise
+    int e = -1;
+    do {
+      ++e;
+      mant <<= 1;
+    } while ((mant & 0x400u) == 0);
+    bits = sign | ((112u - static_cast<uint32_t>(e)) << 23) | ((mant & 0x3ffu) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+void to_float(const std::string& dtype, const uint8_t* src, size_t count, float* dst) {
+  if (dtype == "F32") {
+    if (count) std::memcpy(dst, src, count * 4);
+  } else if (dtype == "F16") {
+    for (size_t i = 0; i < count; ++i) dst[i] = half_to_float(static_cast<uint16_t>(src[2 * i] | src[2 * i + 1] << 8));
+  } else if (dtype == "BF16") {
+    for (size_t i = 0; i < count; ++i) {
+      const uint32_t bits = static_cast<uint32_t>(src[2 * i] | src[2 * i + 1] << 8) << 16;
+      std::memcpy(dst + i, &bits, 4);
+    }
+  } else {
+    fail("safetensors: dtype " + dtype.substr(0, 40) + " is not read (only F32, F16 and BF16)");
+  }
+}
+
+uint64_t safetensors_header_length(const uint8_t* bytes, uint64_t size) {
   if (bytes == nullptr && size != 0) fail("safetensors: no data");
   if (size < 8)
     fail("safetensors file is too short (" + std::to_string(size) + " bytes; the header length alone takes 8)");
@@ -118,8 +163,11 @@ SafeTensors read_safetensors(const uint8_t* bytes, size_t size) {
   if (header_len > size - 8)
     fail("safetensors header length " + std::to_string(header_len) + " is larger than the file (" +
          std::to_string(size - 8) + " bytes after the length)");
+  return header_len;
+}
 
-  const char* header_begin = reinterpret_cast<const char*>(bytes + 8);
+SafeTensorsHeader read_safetensors_header(const uint8_t* text, size_t header_len, uint64_t data_size) {
+  const char* header_begin = reinterpret_cast<const char*>(text);
   json header;
   try {
     header = json::parse(header_begin, header_begin + header_len);
@@ -127,34 +175,43 @@ SafeTensors read_safetensors(const uint8_t* bytes, size_t size) {
     fail(std::string("safetensors header is not valid JSON: ") + e.what());
   }
   if (!header.is_object()) fail("safetensors header must be a JSON object, got " + type_of(header));
-
-  const uint8_t* data = bytes + 8 + header_len;
-  const uint64_t data_size = size - 8 - header_len;
-  SafeTensors st;
-  std::vector<std::pair<std::string, Entry>> entries;
-  uint64_t total_bytes = 0;
+  SafeTensorsHeader h;
   for (const auto& [name, entry] : header.items()) {
     if (name == kMetadataKey) {
       if (!entry.is_object()) fail("safetensors __metadata__ must be an object, got " + type_of(entry));
       for (const auto& [key, value] : entry.items()) {
         if (!value.is_string())
           fail("safetensors __metadata__ value " + quoted(key) + " must be a string, got " + type_of(value));
-        st.metadata.emplace(key, value.get<std::string>());
+        h.metadata.emplace(key, value.get<std::string>());
       }
       continue;
     }
-    entries.emplace_back(name, check_entry(name, entry, data_size));
-    total_bytes += entries.back().second.end - entries.back().second.begin;
+    h.tensors.emplace_back(name, check_entry(name, entry, data_size));
+  }
+  return h;
+}
+
+SafeTensors read_safetensors(const uint8_t* bytes, size_t size) {
+  const uint64_t header_len = safetensors_header_length(bytes, size);
+  const uint8_t* data = bytes + 8 + header_len;
+  SafeTensorsHeader header = read_safetensors_header(bytes + 8, static_cast<size_t>(header_len), size - 8 - header_len);
+  SafeTensors st;
+  st.metadata = std::move(header.metadata);
+  uint64_t total_bytes = 0;
+  for (const auto& [name, e] : header.tensors) {
+    if (!float_dtype(e.dtype))
+      fail("tensor " + quoted(name) + " has dtype " + e.dtype + "; only F32, F16 and BF16 are read");
+    total_bytes += (e.end - e.begin) / dtype_size(e.dtype) * sizeof(float);
     // Checked before any copy, so a file cannot make us allocate what it then gets refused for.
     if (total_bytes > kMaxTotalTensorBytes)
       fail("safetensors file describes more than " + std::to_string(kMaxTotalTensorBytes) +
            " bytes of tensors (at tensor " + quoted(name) + ")");
   }
-  for (auto& [name, e] : entries) {
+  for (auto& [name, e] : header.tensors) {
     TensorData t;
-    t.shape = std::move(e.shape);
-    t.data.resize(static_cast<size_t>((e.end - e.begin) / sizeof(float)));
-    if (!t.data.empty()) std::memcpy(t.data.data(), data + e.begin, static_cast<size_t>(e.end - e.begin));
+    t.shape = e.shape;
+    t.data.resize(static_cast<size_t>((e.end - e.begin) / dtype_size(e.dtype)));
+    to_float(e.dtype, data + e.begin, t.data.size(), t.data.data());
     st.tensors.emplace(name, std::move(t));
   }
   return st;

@@ -81,6 +81,8 @@ const char* Tokenizer::name_of(Kind kind) {
       return "word";
     case Kind::Sentence:
       return "sentence";
+    case Kind::External:
+      return "external";
   }
   return "char";
 }
@@ -102,6 +104,11 @@ Tokenizer::Tokenizer(Kind kind, std::vector<std::string> vocab) : kind_(kind), v
       fail("vocabulary entry " + std::to_string(id) + " \"" + piece + "\" duplicates entry " +
            std::to_string(it->second));
   }
+}
+
+Tokenizer::Tokenizer(std::shared_ptr<const TokenizerBackend> backend)
+    : kind_(Kind::External), backend_(std::move(backend)) {
+  if (!backend_) fail("a tokenizer needs a backend");
 }
 
 std::vector<std::string> Tokenizer::with_specials(const std::vector<std::string>& pieces) {
@@ -178,6 +185,10 @@ std::vector<std::string> Tokenizer::split(const std::string& text) const {
 }
 
 Tokenizer::Encoded Tokenizer::encode(const std::string& text) const {
+  if (backend_) {
+    TokenizerBackend::Encoded e = backend_->encode(text);
+    return {std::move(e.ids), std::move(e.pieces), std::move(e.unknown)};
+  }
   Encoded enc;
   enc.pieces = split(text);
   enc.ids.reserve(enc.pieces.size());
@@ -190,6 +201,7 @@ Tokenizer::Encoded Tokenizer::encode(const std::string& text) const {
 }
 
 std::string Tokenizer::decode(const std::vector<int>& ids) const {
+  if (backend_) return backend_->decode(ids);
   std::string text;
   for (const int id : ids) {
     if (id < 0 || id >= size())
@@ -207,6 +219,12 @@ std::string Tokenizer::decode(const std::vector<int>& ids) const {
 }
 
 int Tokenizer::id_of(const std::string& piece) const {
+  if (backend_) {
+    const std::vector<std::string>& v = backend_->vocab();
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i] == piece) return static_cast<int>(i);
+    return backend_->unk();
+  }
   const auto it = index_.find(piece);
   return it == index_.end() ? kUnk : it->second;
 }

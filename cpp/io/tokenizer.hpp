@@ -7,16 +7,42 @@
 //   ("L'accord" -> "l'" "accord"); decoding writes no space after such a piece and capitalises
 //   the first letter of the text (ASCII only: "l' accord" -> "L'accord"). Everything else is as
 //   at word level, so the two kinds differ only on apostrophes and on the first letter.
+//
+// A tokenizer read from a Hugging Face tokenizer.json (byte-level BPE as in GPT-2, WordPiece as in
+// BERT; io/hf_tokenizer) is a fourth kind, Kind::External: a TokenizerBackend does the work and
+// names its own special tokens (GPT-2 has no <pad>; BERT's [PAD] [UNK] [CLS] [SEP] [MASK] are
+// ids 0, 100, 101, 102, 103). pad_id() ... mask_id() answer for every kind (-1: none).
 #pragma once
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace ap {
 
+// What a tokenizer read from someone else's file does (an interface, so that the first wasm
+// module, which never opens such a file, carries none of its code).
+struct TokenizerBackend {
+  struct Encoded {
+    std::vector<int> ids;
+    std::vector<std::string> pieces;
+    std::vector<int> unknown;
+  };
+  virtual ~TokenizerBackend() = default;
+  virtual Encoded encode(const std::string& text) const = 0;  // with the file's special tokens ([CLS] ... [SEP])
+  virtual std::string decode(const std::vector<int>& ids) const = 0;
+  virtual const std::vector<std::string>& vocab() const = 0;  // id -> token ("" for an id with none)
+  virtual std::string name() const = 0;                       // "byte-level BPE", "WordPiece"
+  virtual int pad() const = 0;                                // -1 when absent
+  virtual int unk() const = 0;
+  virtual int bos() const = 0;  // GPT-2 <|endoftext|>, BERT [CLS]
+  virtual int eos() const = 0;  // GPT-2 <|endoftext|>, BERT [SEP]
+  virtual int mask() const = 0;
+};
+
 class Tokenizer {
  public:
-  enum class Kind { Char, Word, Sentence };
+  enum class Kind { Char, Word, Sentence, External };
   static constexpr int kPad = 0, kUnk = 1, kBos = 2, kEos = 3;
 
   Tokenizer() = default;
@@ -43,15 +69,27 @@ class Tokenizer {
   // joined by single spaces, no space before punctuation.
   std::string decode(const std::vector<int>& ids) const;
 
+  // A tokenizer whose work a backend does (Kind::External).
+  explicit Tokenizer(std::shared_ptr<const TokenizerBackend> backend);
+
   Kind kind() const { return kind_; }
-  const std::vector<std::string>& vocab() const { return vocab_; }
-  int size() const { return static_cast<int>(vocab_.size()); }
+  const std::vector<std::string>& vocab() const { return backend_ ? backend_->vocab() : vocab_; }
+  int size() const { return static_cast<int>(vocab().size()); }
+  // Human name of the kind: "char", "word", "sentence", or the backend's ("byte-level BPE").
+  std::string kind_label() const { return backend_ ? backend_->name() : name_of(kind_); }
+  // This tokenizer's special ids; -1 when it has none. Built-in kinds: 0..3 and no mask.
+  int pad_id() const { return backend_ ? backend_->pad() : kPad; }
+  int unk_id() const { return backend_ ? backend_->unk() : kUnk; }
+  int bos_id() const { return backend_ ? backend_->bos() : kBos; }
+  int eos_id() const { return backend_ ? backend_->eos() : kEos; }
+  int mask_id() const { return backend_ ? backend_->mask() : -1; }
   int id_of(const std::string& piece) const;  // kUnk when absent
 
  private:
   Kind kind_ = Kind::Char;
   std::vector<std::string> vocab_;
   std::unordered_map<std::string, int> index_;
+  std::shared_ptr<const TokenizerBackend> backend_;
 };
 
 }  // namespace ap

@@ -1,5 +1,6 @@
 #include "trace/trace.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 
@@ -16,14 +17,21 @@ Stage& Trace::add(const std::string& name, const std::string& stack, int layer, 
       fail("stage '" + name + "' would hold more than " + std::to_string(kMaxStageValues) +
            " values: the input is too large to record every step");
   }
-  Stage st;
+  const bool kept = keeps(name, layer);
+  Stage& st = kept ? stages_.emplace_back() : scratch_[name];
   st.name = name;
   st.stack = stack;
   st.layer = layer;
   st.shape = std::move(shape);
   st.data.assign(static_cast<size_t>(size), 0.0f);
-  stages_.push_back(std::move(st));
-  return stages_.back();
+  return st;
+}
+
+bool Trace::keeps(const std::string& name, int layer) const {
+  if (name == "logits") return true;
+  auto has = [](const auto& list, const auto& x) { return std::find(list.begin(), list.end(), x) != list.end(); };
+  if (has(keep_.drop, name)) return false;
+  return keep_.all || layer < 0 || has(keep_.layers, layer) || has(keep_.names, name);
 }
 
 MatMap Trace::add2d(const std::string& name, const std::string& stack, int layer, int rows, int cols) {

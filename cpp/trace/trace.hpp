@@ -2,6 +2,7 @@
 // student (or a test) can address any step. Stage names are docs/design.md's table.
 #pragma once
 #include <deque>
+#include <map>
 #include <string>
 #include <vector>
 #include "core/tensor.hpp"
@@ -16,6 +17,19 @@ struct Stage {
   std::vector<float> data;  // size = product of shape (token ids are stored as floats)
 };
 
+// What a traced call keeps, so that a pretrained model's forward need not hold every stage of
+// every layer (GPT-2 small on 512 tokens would record about 1.5 GB). By default everything.
+// Otherwise: every stage outside the layers (tokens, embed, x, final_norm, logits, probs...), every
+// stage of the listed layers, and the listed stage names in every layer (e.g. "weights" for a
+// grid of all heads); minus the names in drop ("probs": a vocabulary-wide softmax per row).
+// Stages not kept are still computed, in scratch buffers reused from layer to layer.
+struct TraceKeep {
+  bool all = true;
+  std::vector<int> layers;
+  std::vector<std::string> names;
+  std::vector<std::string> drop;
+};
+
 class Trace {
  public:
   // Adds a stage and returns a map over its buffer for the caller to fill.
@@ -28,10 +42,20 @@ class Trace {
   const Stage* find(const std::string& name, const std::string& stack = "", int layer = -1) const;
   Stage* find(const std::string& name, const std::string& stack = "", int layer = -1);
   const std::deque<Stage>& stages() const { return stages_; }
-  void clear() { stages_.clear(); }
+  // Drops the stages (not what to keep: set it before the call that fills the trace).
+  void clear() {
+    stages_.clear();
+    scratch_.clear();
+  }
+  void set_keep(TraceKeep keep) { keep_ = std::move(keep); }
+  const TraceKeep& keep() const { return keep_; }
+  // Whether a stage of this name and layer is recorded (logits always are: a call's result).
+  bool keeps(const std::string& name, int layer) const;
 
  private:
-  std::deque<Stage> stages_;  // deque: references stay valid as stages are added
+  std::deque<Stage> stages_;              // deque: references stay valid as stages are added
+  std::map<std::string, Stage> scratch_;  // stages not kept, one buffer per name
+  TraceKeep keep_;
 };
 
 }  // namespace ap

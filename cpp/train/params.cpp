@@ -12,6 +12,8 @@ Params<T>::Params(const ModelConfig& c) : cfg(c) {
   if (cfg.vocab_size < 4) fail("the trainer needs vocab_size set (got " + std::to_string(cfg.vocab_size) + ")");
   if (cfg.pos == PosKind::Relative || cfg.pos == PosKind::Rope)
     fail(std::string("the trainer supports positions none, sinusoidal and learned (got ") + to_string(cfg.pos) + ")");
+  if (cfg.act == Act::GeluTanh) fail("the trainer supports activations relu and gelu (got gelu_tanh)");
+  if (!cfg.family.empty()) fail("the trainer trains the project's own models, not a pretrained " + cfg.family);
   if (cfg.has_encoder()) encoder.resize(static_cast<size_t>(cfg.n_layers));
   if (cfg.has_decoder()) {
     decoder.resize(static_cast<size_t>(cfg.n_layers));

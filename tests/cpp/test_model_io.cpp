@@ -104,7 +104,8 @@ TEST(ConfigNames, UnknownNamesListTheAllowedOnes) {
                   "unknown arch \"gpt\" (allowed: \"encoder\", \"decoder\", \"encoder-decoder\")");
   EXPECT_MENTIONS(error_of([] { ap::pos_from_string("alibi"); }),
                   "unknown pos \"alibi\" (allowed: \"none\", \"sinusoidal\", \"learned\", \"relative\", \"rope\")");
-  EXPECT_MENTIONS(error_of([] { ap::act_from_string("ReLU"); }), "unknown act \"ReLU\" (allowed: \"relu\", \"gelu\")");
+  EXPECT_MENTIONS(error_of([] { ap::act_from_string("ReLU"); }),
+                  "unknown act \"ReLU\" (allowed: \"relu\", \"gelu\", \"gelu_tanh\")");
   EXPECT_MENTIONS(error_of([] { ap::norm_from_string(""); }), "unknown norm \"\" (allowed: \"post\", \"pre\")");
 }
 

@@ -1,6 +1,7 @@
 // safetensors: files written byte by byte in the test are read correctly, the writer produces
 // the layout the format specifies, and every malformation is an ap::Error naming the problem.
 #include <gtest/gtest.h>
+#include <limits>
 
 #include <cmath>
 #include <cstdint>
@@ -182,9 +183,31 @@ TEST(SafeTensorsBad, EntryMissingAField) {
                   "tensor 'x' has no \"data_offsets\"");
 }
 
-TEST(SafeTensorsBad, DtypeOtherThanF32) {
-  EXPECT_MENTIONS(read_error(make_file(R"({"x":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}})", Bytes(4))),
-                  "tensor 'x' has dtype F16; only F32 is supported");
+// Hugging Face checkpoints come in F16 and BF16: each value is converted to float as read. The
+// expected floats are worked out by hand from the bit patterns (sign | exponent | mantissa).
+TEST(SafeTensorsRead, HalfAndBfloat16AreConvertedByHand) {
+  // F16 (1 | 5 | 10 bits, bias 15), little-endian pairs:
+  //   0x3C00 = 1.0; 0xC000 = -2.0; 0x3555 = 2^-2 * (1 + 341/1024) = 0.333251953125;
+  //   0x0001 = 2^-24 (smallest subnormal); 0x7BFF = 65504 (largest); 0x8000 = -0.0; 0x7C00 = +inf.
+  const Bytes f16 = {0x00, 0x3C, 0x00, 0xC0, 0x55, 0x35, 0x01, 0x00, 0xFF, 0x7B, 0x00, 0x80, 0x00, 0x7C};
+  const SafeTensors a = read(make_file(R"({"h":{"dtype":"F16","shape":[7],"data_offsets":[0,14]}})", f16));
+  const std::vector<float> want = {
+      1.0f, -2.0f, 0.333251953125f, 5.9604644775390625e-08f, 65504.0f, -0.0f, std::numeric_limits<float>::infinity()};
+  EXPECT_EQ(a.tensors.at("h").data, want);
+  EXPECT_TRUE(std::signbit(a.tensors.at("h").data[5]));
+  // BF16 (1 | 8 | 7 bits): the top half of a float32. 0x3F80 = 1.0, 0x4049 = 3.140625, 0xBF00 = -0.5.
+  const Bytes bf16 = {0x80, 0x3F, 0x49, 0x40, 0x00, 0xBF};
+  const SafeTensors b = read(make_file(R"({"b":{"dtype":"BF16","shape":[3],"data_offsets":[0,6]}})", bf16));
+  EXPECT_EQ(b.tensors.at("b").data, (std::vector<float>{1.0f, 3.140625f, -0.5f}));
+}
+
+TEST(SafeTensorsBad, DtypeNotRead) {
+  EXPECT_MENTIONS(read_error(make_file(R"({"x":{"dtype":"I64","shape":[2],"data_offsets":[0,16]}})", Bytes(16))),
+                  "tensor 'x' has dtype I64; only F32, F16 and BF16 are read");
+  EXPECT_MENTIONS(read_error(make_file(R"({"x":{"dtype":"Q4","shape":[2],"data_offsets":[0,2]}})", Bytes(2))),
+                  "tensor 'x' has an unknown dtype Q4");
+  EXPECT_MENTIONS(read_error(make_file(R"({"x":{"dtype":"F16","shape":[2],"data_offsets":[0,8]}})", Bytes(8))),
+                  "hold 8 bytes but shape [2] in F16 needs 4");
   EXPECT_MENTIONS(read_error(make_file(R"({"x":{"dtype":32,"shape":[1],"data_offsets":[0,4]}})", Bytes(4))),
                   "\"dtype\" must be a string");
 }
@@ -223,7 +246,7 @@ TEST(SafeTensorsBad, OffsetsOutOfRange) {
 }
 
 TEST(SafeTensorsBad, OffsetsNotMatchingTheShape) {
-  EXPECT_MENTIONS(x_error("[2,2]", "[0,12]"), "hold 12 bytes but shape [2, 2] needs 16");
+  EXPECT_MENTIONS(x_error("[2,2]", "[0,12]"), "hold 12 bytes but shape [2, 2] in F32 needs 16");
   EXPECT_MENTIONS(x_error("[1]", "[0]"), "must be an array [begin, end], got an array of 1");
 }
 

@@ -17,7 +17,18 @@ const CONFIG_KEYS = {
   causal: 'causal',
   tokenizer: 'tokenizer',
 };
-const CONFIG_KEYS_BACK = Object.fromEntries(Object.entries(CONFIG_KEYS).map(([a, b]) => [b, a]));
+// Read-only: a pretrained (Hugging Face) model's config also says what it is and has.
+const PRETRAINED_KEYS = {
+  family: 'family',
+  typeVocab: 'type_vocab',
+  embNorm: 'emb_norm',
+  tiedHead: 'tied_head',
+  headBias: 'head_bias',
+  mlmHead: 'mlm_head',
+};
+const CONFIG_KEYS_BACK = Object.fromEntries(
+  Object.entries({ ...CONFIG_KEYS, ...PRETRAINED_KEYS }).map(([a, b]) => [b, a]),
+);
 
 export function toSnakeConfig(config, { allowVocab = false } = {}) {
   const out = {};

@@ -8,10 +8,11 @@ let modulePromise = null;
 let trainerPromise = null;
 
 // One module: our own memory (so the relaxed-SIMD side module can import the same one; 16 MiB,
-// grows to 2 GiB), then the relaxed kernels where the runtime has them.
-function instantiate(create, options, what) {
+// grows to 2 GiB, or 4 GiB for the second module, which holds pretrained models), then the
+// relaxed kernels where the runtime has them.
+function instantiate(create, options, what, maxPages = 32768) {
   const { relaxed = true, ...moduleOptions } = options;
-  const wasmMemory = new WebAssembly.Memory({ initial: 256, maximum: 32768 });
+  const wasmMemory = new WebAssembly.Memory({ initial: 256, maximum: maxPages });
   return create({ ...moduleOptions, wasmMemory })
     .then(async (raw) => {
       if (relaxed) await useRelaxedKernels(raw, wasmMemory);
@@ -49,7 +50,7 @@ export function load(options = {}) {
 export function loadTrainer(options = {}) {
   if (!trainerPromise) {
     trainerPromise = import('../build/ap_train.mjs')
-      .then(({ default: createApTrain }) => instantiate(createApTrain, options, 'trainer module'))
+      .then(({ default: createApTrain }) => instantiate(createApTrain, options, 'trainer module', 65536))
       .catch((err) => {
         trainerPromise = null;
         throw err;

@@ -43,6 +43,15 @@ export class Model {
     this.config = fromSnakeConfig(handle.configJson(undefined));
     /** What the teaching switches can be set to on this model: { nHeads: [...], pos: [...] } (the core's rule). */
     this.switchChoices = handle.switchChoices();
+    /**
+     * This model's tokenizer and special ids (-1: none): { kind, size, pad, unk, bos, eos, mask }.
+     * The playground's own models: 'char' / 'word' / 'sentence' with <pad> <unk> <bos> <eos> at 0..3;
+     * a Hugging Face model: 'byte-level BPE' (GPT-2: bos = eos = <|endoftext|>, no pad) or 'WordPiece'
+     * (BERT: [PAD] [UNK] [CLS] as bos, [SEP] as eos, [MASK]).
+     */
+    this.specialTokens = handle.tokenizerInfo();
+    /** True for a model read from a Hugging Face folder (loadPretrained): config.family says which. */
+    this.pretrained = !!this.config.family;
   }
 
   /** The config a call with these switches runs with (throws for a switch the model cannot take). */
@@ -64,6 +73,13 @@ export class Model {
     return p;
   }
 
+  /** What a student should read for one id: a pretrained model's token decoded (" cat", not "Ġcat"). */
+  _piece(id) {
+    if (!this.pretrained) return this.vocab[id];
+    if (id === this.specialTokens.eos || id === this.specialTokens.bos) return this.vocab[id];
+    return this.tokenizer.decode([id]) || this.vocab[id];
+  }
+
   _alive() {
     if (!this._h) throw new Error('this model was disposed; create or load it again');
     return this._h;
@@ -82,9 +98,11 @@ export class Model {
   /**
    * Runs the model and records every stage. Decoder-only / encoder-only: forward(ids | text).
    * Encoder-decoder: forward({ src, tgt }) with ids or text each. switches ({ causal, scale, nHeads,
-   * pos, norm, act, eps }, each optional) apply to this call only.
+   * pos, norm, act, eps }, each optional) apply to this call only. keep ({ layers, stages, drop },
+   * optional; default everything) says which stages the trace holds: every stage outside the layers,
+   * all stages of `layers`, the `stages` names in every layer, minus `drop` (e.g. 'probs').
    */
-  forward(input, switches = {}) {
+  forward(input, switches = {}, keep = undefined) {
     const h = this._alive();
     const encdec = this.config.arch === 'encoder-decoder';
     let a, b;
@@ -110,7 +128,7 @@ export class Model {
       b = { ids: new Int32Array(0) };
     }
     const handle = this._ap._withHeap([a.ids, b.ids], (p) =>
-      h.forward(p[0], a.ids.length, p[1], b.ids.length, switches),
+      h.forward(p[0], a.ids.length, p[1], b.ids.length, switches, keep),
     );
     if (!handle) this._ap._fail('forward');
     const mainStack = this.config.arch === 'encoder' ? 'encoder' : 'decoder';
@@ -156,7 +174,7 @@ export class Model {
    */
   generate(
     prompt,
-    { maxTokens = 32, temperature = 0, topK = 0, topP = 1, seed = 1, useCache = true, switches = {} } = {},
+    { maxTokens = 32, temperature = 0, topK = 0, topP = 1, seed = 1, useCache = true, switches = {}, keep } = {},
   ) {
     const h = this._alive();
     if (!Number.isInteger(maxTokens)) throw new Error(`maxTokens must be an integer, got ${maxTokens}`);
@@ -176,7 +194,7 @@ export class Model {
       const ids = Int32Array.from(prompt);
       if (encdec) {
         srcIds = ids;
-        promptIds = Int32Array.of(this._ap.specialTokens.bos); // the decoder starts from <bos>
+        promptIds = Int32Array.of(this.specialTokens.bos); // the decoder starts from <bos>
       } else promptIds = ids;
     }
     const g = this._ap._withHeap([promptIds, srcIds], (p) =>
@@ -192,6 +210,7 @@ export class Model {
         seed,
         !!useCache,
         switches,
+        keep,
       ),
     );
     if (!g) this._ap._fail('generate');
@@ -202,7 +221,7 @@ export class Model {
         const th = g.takeStep(i);
         return {
           token: s.token,
-          piece: this.vocab[s.token],
+          piece: this._piece(s.token),
           cacheLen: s.cacheLen,
           distribution: g.distribution(i).slice(),
           trace: this._ap._own(th, new Trace(this._ap, th, { defaultStack: mainStack })),
@@ -214,7 +233,7 @@ export class Model {
         encoder = this._ap._own(eh, new Trace(this._ap, eh, { defaultStack: 'encoder' }));
       }
       const tokens = info.tokens;
-      const { eos } = this._ap.specialTokens;
+      const { eos } = this.specialTokens;
       const answer = tokens[tokens.length - 1] === eos ? tokens.subarray(0, tokens.length - 1) : tokens;
       return {
         prompt: info.prompt,

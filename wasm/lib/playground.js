@@ -5,6 +5,7 @@ import { toSnakeConfig } from './config.js';
 import * as costs from './costs.js';
 import { Kernels } from './kernels.js';
 import { Model } from './model.js';
+import { loadPretrainedInto } from './pretrained.js';
 import { Presets } from './presets.js';
 import { RnnAttentionModel } from './rnn-attention.js';
 import { Trace } from './trace.js';
@@ -307,6 +308,20 @@ export class AttentionPlayground {
    */
   createTrainer(opts = {}) {
     return training.createTrainer(this, opts);
+  }
+
+  /**
+   * A Hugging Face GPT-2 or BERT folder as a Model: parts = { config, weights, tokenizer } for
+   * config.json (text, object, bytes or File), model.safetensors (bytes, a File / Blob, or a fetch
+   * Response, streamed in chunks: F32, F16 or BF16) and tokenizer.json. The reader lives in the
+   * second module (loaded on first use, with memory that grows to 4 GB); the model and its traces
+   * live there too and are used like any other. options.onProgress({ loaded, total }).
+   */
+  async loadPretrained(parts, options = {}) {
+    if (typeof this._raw.hfBegin === 'function') return loadPretrainedInto(this, parts, options);
+    if (!this._loadTrainer) throw new Error('loadPretrained: this module has no Hugging Face reader');
+    const full = await this._loadTrainer();
+    return full.loadPretrained(parts, options);
   }
 
   /** Loads a safetensors model file (Uint8Array or ArrayBuffer) written by model.save(). */

@@ -1,0 +1,463 @@
+// Hugging Face GPT-2 and BERT folders -> the core's Model (see hf_model.hpp).
+#include "io/hf_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "core/layout.hpp"
+#include "core/tensor.hpp"
+#include "io/hf_tokenizer.hpp"
+#include "io/safetensors.hpp"
+
+namespace ap {
+
+namespace {
+
+using json = nlohmann::json;
+
+// ---- config.json -------------------------------------------------------------------------
+
+struct ConfigReader {
+  const json& j;
+  [[noreturn]] void bad(const std::string& key, const std::string& why) const {
+    fail("config.json: " + key + " " + why);
+  }
+  bool has(const char* key) const { return j.contains(key) && !j[key].is_null(); }
+  int integer(const char* key, int fallback = std::numeric_limits<int>::min()) const {
+    if (!has(key)) {
+      if (fallback == std::numeric_limits<int>::min()) bad(key, "is missing");
+      return fallback;
+    }
+    const json& v = j[key];
+    if (!v.is_number_integer()) bad(key, "must be an integer, got " + v.dump().substr(0, 40));
+    const int64_t x = v.get<int64_t>();
+    if (x <= 0 || x > (1 << 24)) bad(key, "is out of range (" + std::to_string(x) + ")");
+    return static_cast<int>(x);
+  }
+  float number(const char* key, float fallback) const {
+    if (!has(key)) return fallback;
+    const json& v = j[key];
+    if (!v.is_number()) bad(key, "must be a number, got " + v.dump().substr(0, 40));
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || x <= 0 || x > 1) bad(key, "is out of range (" + v.dump() + ")");
+    return static_cast<float>(x);
+  }
+  bool flag(const char* key, bool fallback) const {
+    if (!has(key)) return fallback;
+    if (!j[key].is_boolean()) bad(key, "must be true or false, got " + j[key].dump().substr(0, 40));
+    return j[key].get<bool>();
+  }
+  std::string text(const char* key, const std::string& fallback) const {
+    if (!has(key)) return fallback;
+    if (!j[key].is_string()) bad(key, "must be a string, got " + j[key].dump().substr(0, 40));
+    return j[key].get<std::string>();
+  }
+  Act act(const char* key, const std::string& fallback) const {
+    const std::string a = text(key, fallback);
+    if (a == "gelu_new" || a == "gelu_pytorch_tanh" || a == "gelu_fast") return Act::GeluTanh;
+    if (a == "gelu") return Act::Gelu;
+    if (a == "relu") return Act::Relu;
+    bad(key, "'" + a.substr(0, 40) + "' is not supported (gelu_new, gelu or relu)");
+  }
+  void must_be(const char* key, bool fallback, bool wanted, const std::string& why) const {
+    if (flag(key, fallback) != wanted) bad(key, why);
+  }
+};
+
+}  // namespace
+
+ModelConfig hf_config(const std::string& text) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    fail(std::string("config.json is not JSON: ") + e.what());
+  }
+  if (!j.is_object()) fail("config.json must be a JSON object");
+  const ConfigReader r{j};
+  const std::string type = r.text("model_type", "");
+  ModelConfig c;
+  c.tokenizer = "hf";
+  if (type == "gpt2") {
+    c.family = "gpt2";
+    c.arch = Arch::DecoderOnly;
+    c.vocab_size = r.integer("vocab_size");
+    c.max_len = r.integer("n_positions", r.integer("n_ctx", 1024));
+    c.d_model = r.integer("n_embd");
+    c.n_layers = r.integer("n_layer");
+    c.n_heads = r.integer("n_head");
+    c.d_ff = r.integer("n_inner", 4 * c.d_model);
+    c.act = r.act("activation_function", "gelu_new");
+    c.eps = r.number("layer_norm_epsilon", 1e-5f);
+    c.pos = PosKind::Learned;
+    c.norm = NormPlace::Pre;
+    c.causal = true;
+    c.scale = r.flag("scale_attn_weights", true);
+    c.tied_head = r.flag("tie_word_embeddings", true);
+    c.head_bias = false;
+    r.must_be("scale_attn_by_inverse_layer_idx", false, false,
+              "is true: scores scaled by 1 / layer index are not supported");
+    r.must_be("add_cross_attention", false, false, "is true: GPT-2 with cross-attention is not supported");
+  } else if (type == "bert") {
+    c.family = "bert";
+    c.arch = Arch::EncoderOnly;
+    c.vocab_size = r.integer("vocab_size");
+    c.max_len = r.integer("max_position_embeddings", 512);
+    c.d_model = r.integer("hidden_size");
+    c.n_layers = r.integer("num_hidden_layers");
+    c.n_heads = r.integer("num_attention_heads");
+    c.d_ff = r.integer("intermediate_size");
+    c.act = r.act("hidden_act", "gelu");
+    c.eps = r.number("layer_norm_eps", 1e-12f);
+    c.type_vocab = r.integer("type_vocab_size", 2);
+    c.pos = PosKind::Learned;
+    c.norm = NormPlace::Post;
+    c.causal = false;
+    c.emb_norm = true;
+    c.tied_head = r.flag("tie_word_embeddings", true);
+    c.head_bias = true;
+    c.mlm_head = true;
+    const std::string pet = r.text("position_embedding_type", "absolute");
+    if (pet != "absolute")
+      r.bad("position_embedding_type", "'" + pet.substr(0, 40) + "' is not supported (only absolute positions)");
+    r.must_be("is_decoder", false, false, "is true: only BERT as an encoder (masked LM) is supported");
+    if (!c.tied_head) r.bad("tie_word_embeddings", "is false: BERT's MLM decoder is read as tied to the embeddings");
+  } else if (type.empty()) {
+    fail("config.json: model_type is missing (a Hugging Face config names it: \"gpt2\" or \"bert\")");
+  } else {
+    fail("config.json: model_type '" + type.substr(0, 40) +
+         "' is not supported (GPT-2 family: \"gpt2\"; BERT family: \"bert\")");
+  }
+  try {
+    c.validate();
+  } catch (const Error& e) {
+    fail(std::string("config.json: ") + e.what());
+  }
+  uint64_t params = 0;
+  for_each_tensor(
+      c, [&](const std::string&, const std::vector<int>& shape, TensorKind, auto) { params += element_count(shape); });
+  if (params * 4 > kMaxPretrainedBytes)
+    fail("config.json: the model has " + std::to_string(params / 1000000) + " M parameters (" +
+         std::to_string(params * 4 >> 20) + " MB as float32); the playground holds at most " +
+         std::to_string(kMaxPretrainedBytes >> 20) + " MB of weights");
+  return c;
+}
+
+// ---- tokenizer.json --------------------------------------------------------------------
+
+namespace {
+
+class HfBackend : public TokenizerBackend {
+ public:
+  explicit HfBackend(std::shared_ptr<const HfTokenizer> t) : t_(std::move(t)) {}
+  Encoded encode(const std::string& text) const override {
+    HfTokenizer::Encoded e = t_->encode(text, true);
+    return {std::move(e.ids), std::move(e.pieces), std::move(e.unknown)};
+  }
+  std::string decode(const std::vector<int>& ids) const override { return t_->decode(ids); }
+  const std::vector<std::string>& vocab() const override { return t_->vocab(); }
+  std::string name() const override {
+    return t_->kind() == HfTokenizer::Kind::ByteLevelBpe ? "byte-level BPE" : "WordPiece";
+  }
+  int pad() const override { return t_->pad(); }
+  int unk() const override { return t_->unk(); }
+  int bos() const override { return t_->bos(); }
+  int eos() const override { return t_->eos(); }
+  int mask() const override { return t_->mask(); }
+
+ private:
+  std::shared_ptr<const HfTokenizer> t_;
+};
+
+}  // namespace
+
+Tokenizer hf_tokenizer(const std::string& text) {
+  return Tokenizer(std::make_shared<HfBackend>(HfTokenizer::parse(text)));
+}
+
+// ---- model.safetensors -----------------------------------------------------------------
+
+namespace {
+
+// Where one file tensor's values go: parts.size() equal column blocks (GPT-2's c_attn: W_Q W_K
+// W_V side by side), each (rows, cols / parts) row-major; or, transposed (nn.Linear's (out, in)),
+// value (r, c) to dst[c * rows + r].
+struct Target {
+  std::vector<float*> parts;
+  std::vector<int64_t> shape;  // what the file must hold
+  bool transpose = false;
+};
+
+struct Planned {
+  std::string name;  // as in the file
+  TensorInfo info;
+  Target target;
+  uint64_t count = 0, done = 0;  // values
+  uint64_t elem = 0;             // bytes per value
+};
+
+std::string shape_text(const std::vector<int64_t>& s) {
+  std::string t = "[";
+  for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
+  return t + "]";
+}
+
+std::string tensor_name(const std::string& name) {
+  return "'" + (name.size() <= 120 ? name : name.substr(0, 120) + "...") + "'";
+}
+
+// The tensors a family's checkpoint holds, by their name without the model's prefix
+// ("transformer.", "bert."); LayerNorm gamma / beta are read as weight / bias.
+std::map<std::string, Target> expected_tensors(const ModelConfig& c, ModelWeights& w) {
+  std::map<std::string, Target> t;
+  const int64_t d = c.d_model, F = c.d_ff, V = c.vocab_size, L = c.max_len;
+  auto copy = [&](const std::string& name, float* dst, std::vector<int64_t> shape) {
+    t[name] = Target{{dst}, std::move(shape), false};
+  };
+  auto linear_t = [&](const std::string& name, Mat& dst) {  // nn.Linear (out, in) -> (in, out)
+    t[name] = Target{{dst.data()}, {dst.cols(), dst.rows()}, true};
+  };
+  auto norm = [&](const std::string& name, LayerNormWeights& n) {
+    copy(name + ".weight", n.gamma.data(), {d});
+    copy(name + ".bias", n.beta.data(), {d});
+  };
+  if (c.family == "gpt2") {
+    copy("wte.weight", w.tok_emb.data(), {V, d});
+    copy("wpe.weight", w.pos_emb.data(), {L, d});
+    for (int i = 0; i < c.n_layers; ++i) {
+      BlockWeights& b = w.decoder[static_cast<size_t>(i)];
+      const std::string p = "h." + std::to_string(i) + ".";
+      norm(p + "ln_1", b.norm1);
+      AttentionWeights& a = b.self_attn;
+      t[p + "attn.c_attn.weight"] = Target{{a.wq.data(), a.wk.data(), a.wv.data()}, {d, 3 * d}, false};
+      t[p + "attn.c_attn.bias"] = Target{{a.bq.data(), a.bk.data(), a.bv.data()}, {3 * d}, false};
+      copy(p + "attn.c_proj.weight", a.wo.data(), {d, d});
+      copy(p + "attn.c_proj.bias", a.bo.data(), {d});
+      norm(p + "ln_2", b.norm2);
+      copy(p + "mlp.c_fc.weight", b.ffn.w1.data(), {d, F});
+      copy(p + "mlp.c_fc.bias", b.ffn.b1.data(), {F});
+      copy(p + "mlp.c_proj.weight", b.ffn.w2.data(), {F, d});
+      copy(p + "mlp.c_proj.bias", b.ffn.b2.data(), {d});
+    }
+    norm("ln_f", w.dec_final_norm);
+    if (!c.tied_head) linear_t("lm_head.weight", w.lm_head_w);
+  } else {  // bert
+    copy("embeddings.word_embeddings.weight", w.tok_emb.data(), {V, d});
+    copy("embeddings.position_embeddings.weight", w.pos_emb.data(), {L, d});
+    copy("embeddings.token_type_embeddings.weight", w.type_emb.data(), {c.type_vocab, d});
+    norm("embeddings.LayerNorm", w.emb_norm);
+    for (int i = 0; i < c.n_layers; ++i) {
+      BlockWeights& b = w.encoder[static_cast<size_t>(i)];
+      const std::string p = "encoder.layer." + std::to_string(i) + ".";
+      AttentionWeights& a = b.self_attn;
+      linear_t(p + "attention.self.query.weight", a.wq);
+      copy(p + "attention.self.query.bias", a.bq.data(), {d});
+      linear_t(p + "attention.self.key.weight", a.wk);
+      copy(p + "attention.self.key.bias", a.bk.data(), {d});
+      linear_t(p + "attention.self.value.weight", a.wv);
+      copy(p + "attention.self.value.bias", a.bv.data(), {d});
+      linear_t(p + "attention.output.dense.weight", a.wo);
+      copy(p + "attention.output.dense.bias", a.bo.data(), {d});
+      norm(p + "attention.output.LayerNorm", b.norm1);
+      linear_t(p + "intermediate.dense.weight", b.ffn.w1);
+      copy(p + "intermediate.dense.bias", b.ffn.b1.data(), {F});
+      linear_t(p + "output.dense.weight", b.ffn.w2);
+      copy(p + "output.dense.bias", b.ffn.b2.data(), {d});
+      norm(p + "output.LayerNorm", b.norm2);
+    }
+    linear_t("cls.predictions.transform.dense.weight", w.mlm_w);
+    copy("cls.predictions.transform.dense.bias", w.mlm_b.data(), {d});
+    norm("cls.predictions.transform.LayerNorm", w.mlm_norm);
+    copy("cls.predictions.bias", w.lm_head_b.data(), {V});
+  }
+  return t;
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// A file name -> its name in expected_tensors, or "" for a tensor a checkpoint may hold that the
+// forward pass does not use (GPT-2's causal-mask buffers, a tied head's copy, BERT's pooler and
+// next-sentence head).
+std::string canonical(const std::string& family, std::string name) {
+  for (const char* prefix : {"transformer.", "bert."})
+    if (name.rfind(prefix, 0) == 0) name = name.substr(std::string(prefix).size());
+  if (ends_with(name, "LayerNorm.gamma")) name = name.substr(0, name.size() - 5) + "weight";
+  if (ends_with(name, "LayerNorm.beta")) name = name.substr(0, name.size() - 4) + "bias";
+  if (family == "gpt2") {
+    if (ends_with(name, ".attn.bias") || ends_with(name, ".attn.masked_bias")) return "";
+  } else {
+    if (name.rfind("pooler.", 0) == 0 || name.rfind("cls.seq_relationship.", 0) == 0 ||
+        name == "cls.predictions.decoder.weight" || name == "cls.predictions.decoder.bias" ||
+        name == "embeddings.position_ids")
+      return "";
+  }
+  return name;
+}
+
+}  // namespace
+
+struct HfLoader::Impl {
+  std::unique_ptr<Model> model;
+  uint64_t header_len = 0, data_size = 0, received = 0;
+  bool header_read = false;
+  std::vector<Planned> plan;
+  std::vector<uint8_t> tail;  // bytes of values cut by the end of the last chunk
+  std::vector<float> scratch;
+
+  void convert(Planned& p, const uint8_t* src, uint64_t n) {
+    const Target& t = p.target;
+    const int64_t cols_total = t.shape.size() == 2 ? t.shape[1] : t.shape[0];
+    const int64_t rows = t.shape.size() == 2 ? t.shape[0] : 1;
+    const int64_t cols = cols_total / static_cast<int64_t>(t.parts.size());
+    constexpr uint64_t kBlock = 4096;
+    scratch.resize(kBlock);
+    for (uint64_t off = 0; off < n; off += kBlock) {
+      const uint64_t m = std::min(kBlock, n - off);
+      to_float(p.info.dtype, src + off * p.elem, static_cast<size_t>(m), scratch.data());
+      const uint64_t e0 = p.done + off;
+      int64_t r = static_cast<int64_t>(e0 / static_cast<uint64_t>(cols_total));
+      int64_t c = static_cast<int64_t>(e0 % static_cast<uint64_t>(cols_total));
+      for (uint64_t i = 0; i < m; ++i) {
+        const float v = scratch[i];
+        if (t.transpose)
+          t.parts[0][c * rows + r] = v;
+        else
+          t.parts[static_cast<size_t>(c / cols)][r * cols + c % cols] = v;
+        if (++c == cols_total) {
+          c = 0;
+          ++r;
+        }
+      }
+    }
+  }
+};
+
+HfLoader::HfLoader(const std::string& config_json, const std::string& tokenizer_json) : impl_(new Impl) {
+  ModelConfig cfg = hf_config(config_json);
+  Tokenizer tok = hf_tokenizer(tokenizer_json);
+  if (tok.size() > cfg.vocab_size)
+    fail("tokenizer.json has " + std::to_string(tok.size()) + " tokens but config.json's vocab_size is " +
+         std::to_string(cfg.vocab_size) + ": they are not from the same model");
+  impl_->model = std::make_unique<Model>(cfg, std::move(tok));
+}
+
+HfLoader::~HfLoader() = default;
+
+uint64_t HfLoader::header_length(const uint8_t* first8, uint64_t file_size) {
+  try {
+    impl_->header_len = safetensors_header_length(first8, file_size);
+  } catch (const Error& e) {
+    fail(std::string("model.safetensors: ") + e.what());
+  }
+  impl_->data_size = file_size - 8 - impl_->header_len;
+  return impl_->header_len;
+}
+
+uint64_t HfLoader::read_header(const uint8_t* bytes, size_t size) {
+  Impl& m = *impl_;
+  if (m.header_len == 0 || size != m.header_len)
+    fail("model.safetensors: the header has " + std::to_string(size) + " bytes; its length field says " +
+         std::to_string(m.header_len));
+  SafeTensorsHeader h;
+  try {
+    h = read_safetensors_header(bytes, size, m.data_size);
+  } catch (const Error& e) {
+    fail(std::string("model.safetensors: ") + e.what());
+  }
+  const ModelConfig& c = m.model->config();
+  std::map<std::string, Target> want = expected_tensors(c, m.model->weights());
+  std::map<std::string, std::string> seen;  // canonical -> file name
+  for (auto& [name, info] : h.tensors) {
+    const std::string key = canonical(c.family, name);
+    if (key.empty()) continue;
+    const auto it = want.find(key);
+    if (it == want.end())
+      fail("model.safetensors: tensor " + tensor_name(name) + " is not part of a " + c.family +
+           " model as config.json describes it (is this the folder's own config.json?)");
+    if (!seen.emplace(key, name).second)
+      fail("model.safetensors: tensors " + tensor_name(seen[key]) + " and " + tensor_name(name) +
+           " are the same weight");
+    if (!float_dtype(info.dtype))
+      fail("model.safetensors: tensor " + tensor_name(name) + " has dtype " + info.dtype +
+           "; weights are read from F32, F16 and BF16");
+    if (info.shape != it->second.shape)
+      fail("model.safetensors: tensor " + tensor_name(name) + " has shape " + shape_text(info.shape) +
+           " but config.json gives " + shape_text(it->second.shape));
+    Planned p;
+    p.name = name;
+    p.elem = dtype_size(info.dtype);
+    if (info.begin % p.elem != 0)
+      fail("model.safetensors: tensor " + tensor_name(name) + " starts at byte " + std::to_string(info.begin) +
+           ", not a multiple of its value size");
+    p.count = (info.end - info.begin) / p.elem;
+    p.info = std::move(info);
+    p.target = it->second;
+    m.plan.push_back(std::move(p));
+  }
+  for (const auto& [key, target] : want)
+    if (!seen.count(key))
+      fail("model.safetensors: tensor '" + key + "' is missing (" + c.family +
+           (c.family == "bert" && key.rfind("cls.", 0) == 0 ? ": a masked-LM checkpoint (BertForMaskedLM) has it)"
+                                                            : " checkpoints have it)"));
+  std::sort(m.plan.begin(), m.plan.end(),
+            [](const Planned& a, const Planned& b) { return a.info.begin < b.info.begin; });
+  m.header_read = true;
+  return m.data_size;
+}
+
+void HfLoader::feed(const uint8_t* bytes, size_t size) {
+  Impl& m = *impl_;
+  if (!m.header_read) fail("model.safetensors: data before the header");
+  if (m.received + size > m.data_size)
+    fail("model.safetensors: more data than the header describes (" + std::to_string(m.data_size) + " bytes)");
+  // Values cut by the previous chunk's end come first.
+  std::vector<uint8_t> joined;
+  const uint8_t* buf = bytes;
+  if (!m.tail.empty()) {
+    joined.reserve(m.tail.size() + size);
+    joined.insert(joined.end(), m.tail.begin(), m.tail.end());
+    joined.insert(joined.end(), bytes, bytes + size);
+    buf = joined.data();
+  }
+  const uint64_t base = m.received - m.tail.size(), end = m.received + size;
+  uint64_t keep_from = end;
+  for (Planned& p : m.plan) {
+    if (p.done == p.count) continue;
+    const uint64_t start = p.info.begin + p.done * p.elem;
+    if (start >= end) continue;
+    const uint64_t stop = std::min(end, p.info.end);
+    const uint64_t n = (stop - start) / p.elem;
+    m.convert(p, buf + (start - base), n);
+    p.done += n;
+    if (p.done < p.count) keep_from = std::min(keep_from, p.info.begin + p.done * p.elem);
+  }
+  m.tail.assign(buf + (keep_from - base), buf + (end - base));
+  m.received = end;
+}
+
+uint64_t HfLoader::received() const { return impl_->received; }
+
+std::unique_ptr<Model> HfLoader::finish() {
+  Impl& m = *impl_;
+  if (!m.model) fail("model.safetensors: this loader already handed its model over");
+  if (!m.header_read) fail("model.safetensors: the header was not read");
+  for (const Planned& p : m.plan)
+    if (p.done != p.count)
+      fail("model.safetensors is truncated: tensor " + tensor_name(p.name) + " has " + std::to_string(p.done) + " of " +
+           std::to_string(p.count) + " values (" + std::to_string(m.received) + " of " + std::to_string(m.data_size) +
+           " data bytes arrived)");
+  try {
+    m.model->check_weights();
+  } catch (const Error& e) {
+    fail(std::string("model.safetensors: ") + e.what());
+  }
+  return std::move(m.model);
+}
+
+}  // namespace ap

@@ -1,0 +1,300 @@
+// Issue 16: Hugging Face GPT-2 and BERT folders through ap.loadPretrained, against PyTorch. The
+// folders and the golden values come from tests/reference/make_hf_fixtures.py: GPT-2 and BERT
+// written out in torch from their published definitions, random weights saved with Hugging
+// Face's tensor names and layouts (F32, F16 and BF16), every stage recorded in float64. Ours must
+// agree within 1e-4 relative to each stage's largest value.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { load } from '../../wasm/index.js';
+import { writeGpt2SmallShape } from '../tools/lib/hf-synthetic.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const HF = join(ROOT, 'tests/fixtures/hf');
+const expected = (name) => JSON.parse(readFileSync(join(HF, 'expected', `${name}.json`), 'utf8'));
+const folder = (dir) => ({
+  config: readFileSync(join(dir, 'config.json'), 'utf8'),
+  tokenizer: readFileSync(join(dir, 'tokenizer.json'), 'utf8'),
+  weights: new Uint8Array(readFileSync(join(dir, 'model.safetensors'))),
+});
+
+let ap;
+beforeAll(async () => {
+  ap = await load();
+});
+
+/** max |ours - torch| / max |torch| over a stage: the error relative to the stage's own scale. */
+function stageError(ours, want) {
+  let diff = 0,
+    scale = 0;
+  for (let i = 0; i < want.length; i++) {
+    diff = Math.max(diff, Math.abs(ours[i] - want[i]));
+    scale = Math.max(scale, Math.abs(want[i]));
+  }
+  return diff / Math.max(scale, 1e-30);
+}
+
+function expectStages(trace, stages, what) {
+  let worst = 0;
+  for (const s of stages) {
+    const opts = { stack: s.stack, layer: s.layer < 0 ? undefined : s.layer };
+    const where = `${what} ${s.name} (${s.stack} ${s.layer})`;
+    expect(trace.shape(s.name, opts), where).toEqual(s.shape);
+    const err = stageError(trace.get(s.name, opts), s.data);
+    expect(err, `${where}: relative error ${err}`).toBeLessThanOrEqual(1e-4);
+    worst = Math.max(worst, err);
+  }
+  return worst;
+}
+
+const argmax = (a, from = 0, to = a.length) => {
+  let best = from;
+  for (let i = from; i < to; i++) if (a[i] > a[best]) best = i;
+  return best - from;
+};
+
+describe.each([
+  ['gpt2-tiny', 'tests/fixtures/hf/gpt2-tiny', 'F32, names with "transformer."'],
+  ['gpt2-tiny', 'tests/fixtures/hf/gpt2-tiny-f16', 'F16, the official gpt2 names and its attn.bias buffers'],
+  ['bert-tiny', 'tests/fixtures/hf/bert-tiny', 'F32, BertForMaskedLM names'],
+  ['bert-tiny', 'tests/fixtures/hf/bert-tiny-bf16', 'BF16, LayerNorm gamma/beta, pooler and decoder copies'],
+])('%s from %s (%s)', (name, dir, _what) => {
+  test('every traced stage and the logits match PyTorch within 1e-4', async () => {
+    const fx = expected(name);
+    const model = await ap.loadPretrained(folder(join(ROOT, dir)));
+    expect(model.pretrained).toBe(true);
+    expect(model.config.family).toBe(name.startsWith('gpt2') ? 'gpt2' : 'bert');
+    const trace = model.forward(Int32Array.from(fx.ids));
+    const stages = fx.stages.length;
+    expect(stages).toBeGreaterThan(35); // every stage of every layer, not a sample
+    const worst = expectStages(trace, fx.stages, dir);
+    console.log(`${dir}: ${stages} stages, worst relative error ${worst.toExponential(2)}`);
+    // The text path gives the fixture's ids (its tokenizer.json is the one the ids came from).
+    expect(Array.from(model.tokenizer.encode(fx.text).ids.slice(0, fx.ids.length))).toEqual(fx.ids);
+    trace.dispose();
+    model.dispose();
+  });
+});
+
+test("GPT-2: greedy decoding with the KV cache gives PyTorch's next 8 tokens (full recompute there)", async () => {
+  const fx = expected('gpt2-tiny');
+  const model = await ap.loadPretrained(folder(join(HF, 'gpt2-tiny-f16')));
+  const g = model.generate(Int32Array.from(fx.greedy.prompt), { maxTokens: 8, useCache: true });
+  expect(Array.from(g.tokens)).toEqual(fx.greedy.next);
+  // The cache fed only the new token after the first step: the step traces have one query row.
+  expect(g.steps[1].trace.shape('q', { layer: 0 })).toEqual([1, 64]);
+  const noCache = model.generate(Int32Array.from(fx.greedy.prompt), { maxTokens: 8, useCache: false });
+  expect(Array.from(noCache.tokens)).toEqual(fx.greedy.next);
+  g.dispose();
+  noCache.dispose();
+  model.dispose();
+});
+
+test("BERT: the [MASK] predictions are PyTorch's top 5 with their probabilities", async () => {
+  const fx = expected('bert-tiny');
+  const model = await ap.loadPretrained(folder(join(HF, 'bert-tiny')));
+  expect(model.specialTokens.mask).toBe(model.vocab.indexOf('[MASK]'));
+  const { ids } = model.prompt(fx.text); // [CLS] ... [SEP] from the tokenizer's own template
+  expect(Array.from(ids)).toEqual(fx.ids);
+  expect(ids[fx.mlm.position]).toBe(model.specialTokens.mask);
+  const t = model.forward(ids);
+  const probs = t.get('probs');
+  const V = model.config.vocabSize;
+  const row = Array.from(probs.subarray(fx.mlm.position * V, (fx.mlm.position + 1) * V));
+  const top = row
+    .map((p, id) => [p, id])
+    .sort((a, b) => b[0] - a[0])
+    .slice(0, 5);
+  expect(top.map((x) => x[1])).toEqual(fx.mlm.ids);
+  top.forEach(([p], i) => expect(Math.abs(p - fx.mlm.probs[i])).toBeLessThan(1e-5));
+  t.dispose();
+  model.dispose();
+});
+
+describe("GPT-2 small's real shape (124 M parameters, generated F16 weights)", () => {
+  const dir = join(ROOT, 'build/hf/gpt2-small-shape');
+  let fx, model;
+  beforeAll(async () => {
+    fx = expected('gpt2-small-shape');
+    await writeGpt2SmallShape(dir);
+    const bytes = readFileSync(join(dir, 'model.safetensors'));
+    expect(bytes.length).toBe(fx.bytes);
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(fx.sha256);
+    // Streamed from a Blob (as a File from the page's picker is), not read whole.
+    model = await ap.loadPretrained({
+      config: readFileSync(join(dir, 'config.json'), 'utf8'),
+      tokenizer: readFileSync(join(dir, 'tokenizer.json'), 'utf8'),
+      weights: new Blob([bytes]),
+    });
+  }, 120_000);
+
+  test('attention of layers 0, 5, 11, the last hidden states and the logits match PyTorch', () => {
+    expect(model.config).toMatchObject({
+      dModel: 768,
+      nHeads: 12,
+      nLayers: 12,
+      dFf: 3072,
+      vocabSize: 50257,
+      maxLen: 1024,
+    });
+    // Only what the check needs is kept: all layers' weights, layer 0 in full, no 50257-wide probs.
+    const t = model.forward(Int32Array.from(fx.ids), {}, { layers: [0], stages: ['weights'], drop: ['probs'] });
+    expect(() => t.shape('q', { layer: 3 })).toThrow(/has no layer 3/);
+    expect(() => t.shape('probs')).toThrow(/no stage 'probs'/);
+    expectStages(t, fx.stages, 'gpt2-small-shape');
+    const logits = t.get('logits');
+    const V = 50257,
+      last = (fx.ids.length - 1) * V;
+    const want = fx.last_logits;
+    const got = Float32Array.from(want.indices, (i) => logits[last + i]);
+    expect(stageError(got, want.values)).toBeLessThanOrEqual(1e-4);
+    expect(argmax(logits, last, last + V)).toBe(fx.argmax);
+    t.dispose();
+  });
+
+  test("greedy decoding with the KV cache gives PyTorch's next 8 tokens", () => {
+    const g = model.generate(Int32Array.from(fx.greedy.prompt), {
+      maxTokens: 8,
+      keep: { layers: [], drop: ['probs'] },
+    });
+    expect(Array.from(g.tokens)).toEqual(fx.greedy.next);
+    g.dispose();
+  });
+});
+
+describe('bad folders: an Error naming the file and the field, and the module stays usable', () => {
+  const good = () => folder(join(HF, 'gpt2-tiny'));
+  const withConfig = (edit) => {
+    const f = good();
+    const c = JSON.parse(f.config);
+    edit(c);
+    return { ...f, config: JSON.stringify(c) };
+  };
+  const withHeader = (edit) => {
+    const f = good();
+    const w = f.weights;
+    const len = Number(new DataView(w.buffer, w.byteOffset).getBigUint64(0, true));
+    const header = JSON.parse(new TextDecoder().decode(w.subarray(8, 8 + len)));
+    edit(header);
+    let text = JSON.stringify(header);
+    text += ' '.repeat((8 - (text.length % 8)) % 8);
+    const out = new Uint8Array(8 + text.length + (w.length - 8 - len));
+    new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
+    out.set(new TextEncoder().encode(text), 8);
+    out.set(w.subarray(8 + len), 8 + text.length);
+    return { ...f, weights: out };
+  };
+  const cases = [
+    ['config.json not JSON', () => ({ ...good(), config: '{"model_type": "gpt2",' }), /config\.json is not JSON/],
+    ['model_type missing', () => withConfig((c) => delete c.model_type), /config\.json: model_type is missing/],
+    [
+      'an unsupported model_type',
+      () => withConfig((c) => (c.model_type = 't5')),
+      /config\.json: model_type 't5' is not supported/,
+    ],
+    ['n_head missing', () => withConfig((c) => delete c.n_head), /config\.json: n_head is missing/],
+    [
+      'n_head not dividing n_embd',
+      () => withConfig((c) => (c.n_head = 5)),
+      /config\.json: .*d_model.*n_heads|config\.json: .*divid/,
+    ],
+    ['n_embd a string', () => withConfig((c) => (c.n_embd = '64')), /config\.json: n_embd must be an integer/],
+    [
+      'an unknown activation',
+      () => withConfig((c) => (c.activation_function = 'swish')),
+      /config\.json: activation_function 'swish' is not supported/,
+    ],
+    [
+      'scale_attn_by_inverse_layer_idx',
+      () => withConfig((c) => (c.scale_attn_by_inverse_layer_idx = true)),
+      /config\.json: scale_attn_by_inverse_layer_idx/,
+    ],
+    [
+      'vocab_size smaller than the tokenizer',
+      () => withConfig((c) => (c.vocab_size = 100)),
+      /tokenizer\.json has \d+ tokens but config\.json's vocab_size is 100/,
+    ],
+    [
+      'a config of another size',
+      () => withConfig((c) => (c.n_embd = 32)),
+      /model\.safetensors: tensor 'transformer\.h\.0\.attn\.c_attn\.bias' has shape \[192\] but config\.json gives \[96\]/,
+    ],
+    [
+      'a tensor missing',
+      () => withHeader((h) => delete h['transformer.h.1.mlp.c_fc.weight']),
+      /model\.safetensors: tensor 'h\.1\.mlp\.c_fc\.weight' is missing/,
+    ],
+    [
+      'a tensor of the wrong shape',
+      () => withHeader((h) => (h['transformer.ln_f.weight'].shape = [32, 2])),
+      /model\.safetensors: tensor 'transformer\.ln_f\.weight' has shape \[32, 2\]/,
+    ],
+    [
+      'a tensor of a dtype not read',
+      () =>
+        withHeader((h) => {
+          const t = h['transformer.ln_f.weight'];
+          t.dtype = 'I32';
+        }),
+      /model\.safetensors: tensor 'transformer\.ln_f\.weight' has dtype I32/,
+    ],
+    [
+      'a tensor from another model',
+      () => withHeader((h) => (h['bert.pooler.dense.weight'] = { ...h['transformer.ln_f.bias'] })),
+      /model\.safetensors: tensor 'bert\.pooler\.dense\.weight' is not part of a gpt2 model/,
+    ],
+    [
+      'a truncated file',
+      () => {
+        const f = good();
+        return { ...f, weights: f.weights.subarray(0, f.weights.length - 1000) };
+      },
+      /model\.safetensors: .*out of range/,
+    ],
+    [
+      'a header cut short',
+      () => ({ ...good(), weights: good().weights.subarray(0, 100) }),
+      /model\.safetensors: safetensors header length \d+ is larger than the file/,
+    ],
+    ['tokenizer.json not JSON', () => ({ ...good(), tokenizer: '{]' }), /tokenizer\.json/],
+    [
+      'a tokenizer.json of an unsupported kind',
+      () => {
+        const f = good();
+        const t = JSON.parse(f.tokenizer);
+        t.model.type = 'Unigram';
+        return { ...f, tokenizer: JSON.stringify(t) };
+      },
+      /tokenizer\.json: model\.type 'Unigram' is not supported/,
+    ],
+    ['weights missing', () => ({ ...good(), weights: undefined }), /model\.safetensors \(weights\) is missing/],
+  ];
+
+  test.each(cases)('%s', async (_name, make, message) => {
+    const parts = make();
+    const full = await ap._loadTrainer();
+    await expect(ap.loadPretrained(parts)).rejects.toThrow(message);
+    // Twice: the second failure must leave the heap exactly as the first did (the half-read model
+    // and the loader are freed; only the core's last-error text may have grown the first time).
+    const before = full.heapUsed();
+    await expect(ap.loadPretrained(parts)).rejects.toThrow(message);
+    expect(full.heapUsed()).toBe(before);
+  });
+
+  test('after every failure a good folder still loads and gives the same numbers', async () => {
+    const fx = expected('gpt2-tiny');
+    const model = await ap.loadPretrained(good());
+    const t = model.forward(Int32Array.from(fx.ids));
+    expect(stageError(t.get('logits'), fx.stages.find((s) => s.name === 'logits').data)).toBeLessThanOrEqual(1e-4);
+    t.dispose();
+    model.dispose();
+  });
+
+  test("a pretrained model is not saved in the playground's own format", async () => {
+    const model = await ap.loadPretrained(good());
+    expect(() => model.save()).toThrow(/Hugging Face folder is the file to keep/);
+    model.dispose();
+  });
+});

@@ -1,0 +1,131 @@
+// Hugging Face folders (config.json, model.safetensors, tokenizer.json) into a Model. The core
+// reads and checks everything (cpp/io/hf_model); this file only moves bytes: the two JSON files as
+// text, then the weights in order, in chunks, so a 500 MB checkpoint is never in memory twice.
+import { Model } from './model.js';
+
+const CHUNK = 8 << 20; // bytes per feed (a multiple of 4, as the core asks)
+
+/** The text of a JSON part: a string, an object (serialised), bytes, or a Blob / File. */
+async function textOf(part, file) {
+  if (part == null) throw new Error(`loadPretrained: ${file} is missing`);
+  if (typeof part === 'string') return part;
+  if (part instanceof ArrayBuffer || ArrayBuffer.isView(part)) {
+    const bytes =
+      part instanceof ArrayBuffer
+        ? new Uint8Array(part)
+        : new Uint8Array(part.buffer, part.byteOffset, part.byteLength);
+    return new TextDecoder().decode(bytes);
+  }
+  if (typeof Blob !== 'undefined' && part instanceof Blob) return part.text();
+  if (typeof part === 'object' && typeof part.text !== 'function') return JSON.stringify(part);
+  if (typeof part.text === 'function') return part.text(); // a fetch Response
+  throw new Error(`loadPretrained: ${file} must be text, an object, bytes or a File`);
+}
+
+/**
+ * The weights as a reader of byte ranges in order: { size, read(n) -> Promise<Uint8Array> } from
+ * bytes, a Blob / File (sliced, never read whole) or a fetch Response (streamed; needs its
+ * Content-Length).
+ */
+function weightsReader(part) {
+  if (part == null) throw new Error('loadPretrained: model.safetensors (weights) is missing');
+  if (part instanceof ArrayBuffer || ArrayBuffer.isView(part)) {
+    const bytes =
+      part instanceof ArrayBuffer
+        ? new Uint8Array(part)
+        : new Uint8Array(part.buffer, part.byteOffset, part.byteLength);
+    let at = 0;
+    return {
+      size: bytes.length,
+      read: async (n) => bytes.subarray(at, (at += n)),
+    };
+  }
+  if (typeof Blob !== 'undefined' && part instanceof Blob) {
+    let at = 0;
+    return {
+      size: part.size,
+      read: async (n) => new Uint8Array(await part.slice(at, (at += n)).arrayBuffer()),
+    };
+  }
+  if (part && typeof part.body === 'object' && part.headers) {
+    const size = Number(part.headers.get('content-length'));
+    if (!Number.isFinite(size) || size <= 0)
+      throw new Error('loadPretrained: model.safetensors came without a Content-Length: its size is needed');
+    const reader = part.body.getReader();
+    let pending = new Uint8Array(0);
+    return {
+      size,
+      async read(n) {
+        while (pending.length < n) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          const joined = new Uint8Array(pending.length + value.length);
+          joined.set(pending);
+          joined.set(value, pending.length);
+          pending = joined;
+        }
+        const out = pending.subarray(0, n);
+        pending = pending.subarray(out.length);
+        return out;
+      },
+    };
+  }
+  throw new Error('loadPretrained: model.safetensors must be bytes, a File / Blob or a fetch Response');
+}
+
+/**
+ * Loads a Hugging Face GPT-2 or BERT folder into the module `ap` (one with the core's loader: the
+ * second module, see load.js). parts: { config, weights, tokenizer } (see textOf / weightsReader).
+ * options.onProgress({ loaded, total }) after each chunk. Every problem is an Error naming the file
+ * and the field; nothing stays allocated after one.
+ */
+export async function loadPretrainedInto(ap, parts, { onProgress } = {}) {
+  if (!parts || typeof parts !== 'object')
+    throw new Error(
+      'loadPretrained() needs { config, weights, tokenizer } (config.json, model.safetensors, tokenizer.json)',
+    );
+  const [config, tokenizer] = await Promise.all([
+    textOf(parts.config, 'config.json'),
+    textOf(parts.tokenizer, 'tokenizer.json'),
+  ]);
+  const weights = weightsReader(parts.weights);
+  const raw = ap._raw;
+  const loader = raw.hfBegin(config, tokenizer);
+  if (!loader) ap._fail();
+  const buffer = raw._malloc(CHUNK);
+  try {
+    if (!buffer) throw new Error('out of wasm memory');
+    const put = (bytes) => new Uint8Array(ap._heapBuffer(), buffer, bytes.length).set(bytes);
+    const first = await weights.read(8);
+    if (first.length < 8)
+      throw new Error(`model.safetensors is too short (${weights.size} bytes; the header length alone takes 8)`);
+    put(first);
+    const headerLen = loader.headerLength(buffer, weights.size);
+    if (headerLen < 0) ap._fail();
+    let dataSize;
+    if (headerLen <= CHUNK) {
+      put(await weights.read(headerLen));
+      dataSize = loader.readHeader(buffer, headerLen);
+    } else {
+      const header = await weights.read(headerLen);
+      dataSize = ap._withHeap([header], (p) => loader.readHeader(p[0], header.length));
+    }
+    if (dataSize < 0) ap._fail();
+    let loaded = 8 + headerLen;
+    for (let left = dataSize; left > 0;) {
+      const bytes = await weights.read(Math.min(CHUNK, left));
+      if (bytes.length === 0) break; // a short stream: finish() names the tensor it cut
+      put(bytes);
+      if (!loader.feed(buffer, bytes.length)) ap._fail();
+      left -= bytes.length;
+      loaded += bytes.length;
+      if (onProgress) onProgress({ loaded, total: weights.size });
+    }
+    const handle = loader.finish();
+    if (!handle) ap._fail();
+    return ap._own(handle, new Model(ap, handle));
+  } finally {
+    if (buffer) raw._free(buffer);
+    loader.delete();
+  }
+}
