@@ -14,7 +14,7 @@ namespace ap {
 namespace unicode {
 
 Class class_of(uint32_t cp) {
-  if (cp >= 0x110000) return kControl;
+  if (cp >= 0x110000) return kUnassigned;
   const uint32_t key = (cp << 3) | 7;
   const uint32_t* end = kCategoryRuns + kCategoryRunsSize;
   const uint32_t* it = std::upper_bound(kCategoryRuns, end, key);
@@ -645,12 +645,14 @@ std::string HfTokenizer::normalize(const std::string& s) const {
   std::u32string a;
   for (uint32_t c : in.cp) {
     if (clean_text_) {
+      // HF: drop NUL, U+FFFD and "other" characters (its is_other: Cc, Cf, Co; not Cn) except tab, LF
+      // and CR, then map whitespace to a space. So VT, FF and NEL (Cc) are dropped, not spaces.
       if (c == 0 || c == 0xFFFD || c == kInvalid) continue;
-      if (c == '\t' || c == '\n' || c == '\r' || is_ws(c)) {
+      if (c != '\t' && c != '\n' && c != '\r' && cls(c) == unicode::kControl) continue;
+      if (is_ws(c)) {
         a.push_back(' ');
         continue;
       }
-      if (cls(c) == unicode::kControl) continue;
     }
     if (chinese_chars_ && c != kInvalid && is_chinese(c)) {
       a.push_back(' ');

@@ -206,6 +206,33 @@ const TEXTS = [
   '\u0301\u0301 marks alone \u20dd',
 ];
 
+// Plus random strings from pieces chosen to meet the edges of the split pattern, the normalizer and
+// the added tokens (a fixed-seed generator: the same strings every run).
+const PARTS = [
+  ...'aeiostnrlAEZ19²½٣.,!?-_\'"#$()[]<>|',
+  ...[' ', ' ', '  ', '\t', '\n', '\r\n', '\u00a0', '\u3000', '\u2009', '\u0085', '\u200b', '\u0000', '\u0007'],
+  ...["'s", "'re", "'ll", "'ve", "'m", "'d", "'t", "'S", '##', 'the', ' the', 'attention', 'tion', 'Über', 'café'],
+  ...['É', 'é', 'e\u0301', '\u0301', 'ñ', 'Σ', 'ς', 'İ', 'ǅ', 'ß', 'ﬁ', 'Ⅻ', 'ℝ', '∀', '中', '文', '한', '日', 'ｆ'],
+  ...['😀', '👍🏽', '👨‍👩‍👧', '🇫🇷', '❤️', '\ud83d\ude00', '\uffff', '\ufffd', '\u{10ffff}', '\u{e0001}'],
+  ...['[MASK]', '[CLS]', '[UNK]', '<|endoftext|>', '<mask>', '<sw>', 'naïve', 'Naïve', 'Attention', '[mask]'],
+];
+function randomTexts(n) {
+  let state = 20261124;
+  const next = (k) => {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    return (state >>> 8) % k;
+  };
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    let t = '';
+    const len = next(24);
+    for (let k = 0; k < len; k++) t += PARTS[next(PARTS.length)];
+    out.push(t);
+  }
+  return out;
+}
+TEXTS.push(...randomTexts(100));
+
 function caseOf(tokenizer, text) {
   return Promise.all([
     tokenizer.encode(text, null, { addSpecialTokens: true }),

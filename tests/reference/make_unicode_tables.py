@@ -21,7 +21,7 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'cpp'
 MAXCP = 0x110000
 
 # Classes; keep in sync with unicode_tables.hpp.
-OTHER, LETTER, NUMBER, PUNCT, MARK_NONSPACING, CONTROL = range(6)
+OTHER, LETTER, NUMBER, PUNCT, MARK_NONSPACING, CONTROL, UNASSIGNED = range(7)
 
 
 def cls(cp):
@@ -34,7 +34,9 @@ def cls(cp):
         return PUNCT
     if cat == 'Mn':
         return MARK_NONSPACING
-    if cat[0] == 'C':  # Cc Cf Cs Co Cn
+    if cat == 'Cn':
+        return UNASSIGNED
+    if cat[0] == 'C':  # Cc Cf Cs Co
         return CONTROL
     return OTHER
 
