@@ -98,6 +98,7 @@ namespace {
 using json = nlohmann::json;
 constexpr uint32_t kInvalid = 0xFFFFFFFF;  // a byte that is not part of valid UTF-8
 constexpr int kMaxId = 1 << 24;
+constexpr size_t kMaxHoles = 65536;
 
 // Decodes one UTF-8 character at s[i]; returns its length and sets cp (kInvalid for a bad byte).
 size_t next_cp(const std::string& s, size_t i, uint32_t& cp) {
@@ -377,9 +378,18 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
 
     const json& vocab = need(model, "model.", "vocab");
     if (!vocab.is_object()) bad("model.vocab is not an object (token -> id)");
+    // Ids may leave holes (a model's embedding can be larger than its tokenizer), but not millions.
+    const json* added_json = opt(root, "added_tokens");
+    const size_t n_tokens = vocab.size() + (added_json && added_json->is_array() ? added_json->size() : 0);
+    const auto grow = [&](int id, const std::string& path) {
+      if (static_cast<size_t>(id) >= n_tokens + kMaxHoles)
+        bad(path + " = " + std::to_string(id) + " leaves more than " + std::to_string(kMaxHoles) +
+            " ids without a token (there are " + std::to_string(n_tokens) + " tokens)");
+      if (id >= static_cast<int>(t->vocab_.size())) t->vocab_.resize(id + 1);
+    };
     for (auto it = vocab.begin(); it != vocab.end(); ++it) {
       const int id = id_value(it.value(), "model.vocab['" + it.key() + "']");
-      if (id >= static_cast<int>(t->vocab_.size())) t->vocab_.resize(id + 1);
+      grow(id, "model.vocab['" + it.key() + "']");
       if (!t->vocab_[id].empty()) bad("model.vocab has two tokens with id " + std::to_string(id));
       if (it.key().empty()) bad("model.vocab has an empty token");
       t->vocab_[id] = it.key();
@@ -454,7 +464,7 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
         tok.rstrip = flag(a, path, "rstrip", false);
         tok.normalized = flag(a, path, "normalized", false);
         tok.special = flag(a, path, "special", false);
-        if (tok.id >= static_cast<int>(t->vocab_.size())) t->vocab_.resize(tok.id + 1);
+        grow(tok.id, path + "id");
         t->vocab_[tok.id] = tok.content;
         t->added_.push_back(tok);
       }
@@ -602,6 +612,7 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
     t->decode_as_[a.id] = a.match;
     t->index_.emplace(a.match, a.id);
   }
+  for (const auto& kv : t->model_index_) t->max_token_bytes_ = std::max(t->max_token_bytes_, kv.first.size());
   t->piece_of_.resize(t->vocab_.size());
   if (t->kind_ == Kind::ByteLevelBpe) {
     const auto& sym = byte_symbol_table();
@@ -912,15 +923,17 @@ void HfTokenizer::wordpiece_word(const std::u32string& word, Encoded& out) const
   size_t start = 0;
   while (start < chars.size()) {
     int found = -1;
-    size_t end = chars.size();
-    for (; end > start; --end) {
-      std::string sub = start > 0 ? wp_prefix_ : std::string();
-      for (size_t k = start; k < end; ++k) sub += chars[k];
+    // Longest first; candidates longer (in bytes) than the longest vocabulary entry cannot match.
+    std::string sub = start > 0 ? wp_prefix_ : std::string();
+    size_t end = start;
+    while (end < chars.size() && sub.size() + chars[end].size() <= max_token_bytes_) sub += chars[end++];
+    for (; end > start; --end) {  // sub is the prefix + chars[start, end)
       const auto f = model_index_.find(sub);
       if (f != model_index_.end()) {
         found = f->second;
         break;
       }
+      sub.resize(sub.size() - chars[end - 1].size());
     }
     if (found < 0) {
       push(out, model_unk_, vocab_[model_unk_]);

@@ -97,6 +97,7 @@ class HfTokenizer {
   // WordPiece.
   std::string wp_prefix_ = "##";
   int max_chars_ = 100;
+  size_t max_token_bytes_ = 0;  // the longest model vocabulary entry
   // Post-processor: ids (and their token strings) around the sequence.
   std::vector<int> prefix_ids_, suffix_ids_;
   std::vector<std::string> prefix_tokens_, suffix_tokens_;

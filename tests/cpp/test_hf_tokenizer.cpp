@@ -4,7 +4,11 @@
 // ids with and without special tokens, its tokens and its decode(ids, skip_special_tokens = true).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -282,3 +286,37 @@ TEST(HfTokenizerErrors, OnlyApErrorEscapes) {
 }
 
 }  // namespace
+
+// ---- the fuzz seeds (tests/corpus/hf_tokenizer: a tokenizer.json, a NUL byte, a text) --------------
+
+TEST(HfTokenizerFuzzSeeds, ValidParseAndEncodeBadAreRefused) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(AP_FIXTURES_DIR) / ".." / "corpus" / "hf_tokenizer";
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir)) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  int valid = 0, bad = 0;
+  for (const fs::path& path : files) {
+    const std::string name = path.filename().string();
+    SCOPED_TRACE(name);
+    std::ifstream f(path, std::ios::binary);
+    const std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const size_t nul = data.find('\0');
+    ASSERT_NE(nul, std::string::npos);
+    if (name.rfind("valid_", 0) == 0) {
+      ++valid;
+      const auto t = HfTokenizer::parse(data.substr(0, nul));
+      const auto e = t->encode(data.substr(nul + 1), true);
+      EXPECT_FALSE(e.ids.empty());
+      EXPECT_EQ(e.pieces.size(), e.ids.size());
+      for (int id : e.ids) EXPECT_TRUE(id >= 0 && id < t->size());
+      for (int pos : e.unknown) EXPECT_EQ(e.ids[pos], t->unk());
+    } else if (name.rfind("bad_", 0) == 0) {
+      ++bad;
+      const std::string msg = error_of([&] { HfTokenizer::parse(data.substr(0, nul)); });
+      EXPECT_EQ(msg.rfind("tokenizer.json: ", 0), 0u) << msg;
+    }
+  }
+  EXPECT_GE(valid, 6);
+  EXPECT_GE(bad, 7);
+}

@@ -27,6 +27,7 @@ const TARGETS = {
   config: { corpora: ['config'], dict: 'config.dict', what: 'model-config JSON parser' },
   attention: { corpora: ['attention'], what: 'attention kernels and traced attention' },
   forward: { corpora: ['forward'], what: 'small fuzzed models: forward, generate, save/load' },
+  hf_tokenizer: { corpora: ['hf_tokenizer'], what: 'tokenizer.json parser and HF tokenizers' },
 };
 
 const seconds = Number(process.env.FUZZ_SECONDS ?? 60);

@@ -1,0 +1,135 @@
+// libFuzzer target: Hugging Face tokenizer.json files and texts. The input is a tokenizer.json, a NUL
+// byte and a text: the file must parse or be refused with an ap::Error, and a parsed tokenizer must
+// encode the text (with and without special tokens) to ids inside its vocabulary, one piece per id,
+// unknown positions holding the unk id, and decode any ids. Without a NUL byte the whole input is a
+// text for two fixed small tokenizers (byte-level BPE and WordPiece), and the byte-level one must
+// round-trip it: its pieces re-join to the text and decode(encode(text)) is the text (invalid UTF-8
+// replaced by U+FFFD), unless the text spells the special token.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.hpp"
+#include "io/hf_tokenizer.hpp"
+
+namespace {
+
+using ap::HfTokenizer;
+
+// A byte-level BPE as GPT-2's: the 256 byte symbols (written out by bytes_to_unicode), a few merges.
+std::string small_bpe() {
+  std::string vocab;
+  int n = 0, extra = 0;
+  const auto add = [&](const std::string& tok) {
+    vocab += (n ? "," : "") + std::string("\"") + tok + "\":" + std::to_string(n);
+    ++n;
+  };
+  for (int b = 0; b < 256; ++b) {
+    const bool printable = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE);
+    const uint32_t cp = printable ? b : 256 + extra++;
+    std::string s;
+    if (cp == '"' || cp == '\\') {
+      s = std::string("\\") + static_cast<char>(cp);
+    } else if (cp < 0x80) {
+      s = std::string(1, static_cast<char>(cp));
+    } else {
+      s += static_cast<char>(0xC0 | (cp >> 6));
+      s += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+    add(s);
+  }
+  for (const char* t : {"th", "the", "\xC4\xA0the", "at", "en", "ti", "on", "tion", "\xC4\xA0a"}) add(t);
+  add("<|endoftext|>");
+  return R"({"added_tokens":[{"id":)" + std::to_string(n - 1) +
+         R"(,"content":"<|endoftext|>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true}],
+    "normalizer":null,"pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":true},
+    "post_processor":{"type":"ByteLevel"},"decoder":{"type":"ByteLevel"},
+    "model":{"type":"BPE","vocab":{)" +
+         vocab +
+         R"(},"merges":[["t","h"],["th","e"],["\u0120","the"],["a","t"],["e","n"],["t","i"],["o","n"],["ti","on"],["\u0120","a"]]}})";
+}
+
+const char* kSmallWordPiece = R"({"added_tokens":[
+  {"id":0,"content":"[PAD]","special":true},{"id":1,"content":"[UNK]","special":true},
+  {"id":2,"content":"[CLS]","special":true},{"id":3,"content":"[SEP]","special":true},
+  {"id":4,"content":"[MASK]","special":true}],
+  "normalizer":{"type":"BertNormalizer","clean_text":true,"handle_chinese_chars":true,"strip_accents":null,"lowercase":true},
+  "pre_tokenizer":{"type":"BertPreTokenizer"},
+  "post_processor":{"type":"BertProcessing","sep":["[SEP]",3],"cls":["[CLS]",2]},
+  "decoder":{"type":"WordPiece","prefix":"##","cleanup":true},
+  "model":{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##","max_input_chars_per_word":100,
+    "vocab":{"[PAD]":0,"[UNK]":1,"[CLS]":2,"[SEP]":3,"[MASK]":4,"a":5,"e":6,"t":7,"##t":8,"##e":9,"##n":10,
+      "##tion":11,"the":12,"at":13,"##a":14,"c":15,"##h":16,".":17,"!":18,"'":19,"s":20,"中":21}}})";
+
+void check(const HfTokenizer& t, const std::string& text) {
+  for (bool special : {true, false}) {
+    const HfTokenizer::Encoded e = t.encode(text, special);
+    if (e.pieces.size() != e.ids.size()) __builtin_trap();
+    for (int id : e.ids)
+      if (id < 0 || id >= t.size()) __builtin_trap();
+    for (int pos : e.unknown)
+      if (pos < 0 || pos >= static_cast<int>(e.ids.size()) || e.ids[pos] != t.unk()) __builtin_trap();
+    (void)t.decode(e.ids);
+  }
+  // Arbitrary ids, in range or not, decode without failing.
+  std::vector<int> ids;
+  for (unsigned char c : text.substr(0, 64)) ids.push_back(static_cast<int>(c) * 7 - 100);
+  (void)t.decode(ids);
+  for (int i = 0; i < t.size() && i < 64; ++i) (void)t.id_of(t.vocab()[i]);
+}
+
+// U+FFFD for each invalid sequence, as HF's decoder (String::from_utf8_lossy).
+std::string lossy(const std::string& s, const std::shared_ptr<const HfTokenizer>& bpe) {
+  // The byte-level decode of the byte symbols is exactly from_utf8_lossy of the bytes.
+  std::vector<int> ids;
+  for (unsigned char c : s) {
+    // The first 256 ids are the byte symbols in bytes_to_unicode order.
+    const bool printable = (c >= 0x21 && c <= 0x7E) || (c >= 0xA1 && c <= 0xAC) || (c >= 0xAE);
+    int id;
+    if (printable) {
+      id = c <= 0x7E ? c - 0x21 : c <= 0xAC ? 94 + (c - 0xA1) : 106 + (c - 0xAE);
+    } else {
+      int k = 0;
+      for (int b = 0; b < c; ++b)
+        if (!((b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE))) ++k;
+      id = 188 + k;
+    }
+    ids.push_back(id);
+  }
+  return bpe->decode(ids);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const auto bpe = HfTokenizer::parse(small_bpe());
+  static const auto wordpiece = HfTokenizer::parse(kSmallWordPiece);
+  const std::string input(reinterpret_cast<const char*>(data), size);
+  const size_t nul = input.find('\0');
+  if (nul != std::string::npos) {
+    std::shared_ptr<const HfTokenizer> t;
+    try {
+      t = HfTokenizer::parse(input.substr(0, nul));
+    } catch (const ap::Error& e) {
+      if (std::string(e.what()).rfind("tokenizer.json: ", 0) != 0) __builtin_trap();
+      return 0;
+    }
+    check(*t, input.substr(nul + 1));
+    return 0;
+  }
+  check(*bpe, input);
+  check(*wordpiece, input);
+  if (input.find("<|endoftext|>") == std::string::npos) {
+    const HfTokenizer::Encoded e = bpe->encode(input, false);
+    std::string joined;
+    for (const auto& p : e.pieces) joined += p;
+    const std::string want = lossy(input, bpe);
+    if (bpe->decode(e.ids) != want) __builtin_trap();
+    if (joined.find("\xEF\xBF\xBD") == std::string::npos && want.find("\xEF\xBF\xBD") == std::string::npos &&
+        joined != input)
+      __builtin_trap();
+  }
+  return 0;
+}
