@@ -44,7 +44,7 @@ class HfLoader {
   uint64_t header_length(const uint8_t* first8, uint64_t file_size);
   uint64_t read_header(const uint8_t* header, size_t size);
   // The next `size` bytes of the data section (after the header), converted into the weights.
-  // Chunks come in order; any size that is a multiple of 4, except the last.
+  // Chunks come in order, of any size (a value cut by a chunk's end is finished by the next).
   void feed(const uint8_t* bytes, size_t size);
   uint64_t received() const;
   // Checks that every byte arrived and the weights are finite; hands the model over (once).

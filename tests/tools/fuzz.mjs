@@ -28,6 +28,11 @@ const TARGETS = {
   attention: { corpora: ['attention'], what: 'attention kernels and traced attention' },
   forward: { corpora: ['forward'], what: 'small fuzzed models: forward, generate, save/load' },
   hf_tokenizer: { corpora: ['hf_tokenizer'], what: 'tokenizer.json parser and HF tokenizers' },
+  hf_model: {
+    corpora: ['hf_model'],
+    dict: 'safetensors.dict',
+    what: 'Hugging Face config.json, streamed safetensors (F32/F16/BF16) and the forward pass',
+  },
 };
 
 const seconds = Number(process.env.FUZZ_SECONDS ?? 60);

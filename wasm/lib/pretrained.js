@@ -3,7 +3,7 @@
 // text, then the weights in order, in chunks, so a 500 MB checkpoint is never in memory twice.
 import { Model } from './model.js';
 
-const CHUNK = 8 << 20; // bytes per feed (a multiple of 4, as the core asks)
+const CHUNK = 8 << 20; // bytes per feed
 
 /** The text of a JSON part: a string, an object (serialised), bytes, or a Blob / File. */
 async function textOf(part, file) {
