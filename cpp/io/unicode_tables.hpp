@@ -12,7 +12,10 @@
 //     U+13430..U+13438);
 //   strip_accents: 386 code points are Mn here but unassigned in HF's table (HF keeps them);
 //   lowercase: 55 code points that Unicode 15/16 added with a lowercase (e.g. U+1C89, U+A7CB) stay as
-//     they are here.
+//     they are here;
+//   GPT-2 split (\p{L}, \p{N} of HF's Oniguruma, Unicode 16): 9272 letters and 120 numbers assigned
+//     in Unicode 15/16 (e.g. CJK Extension H, U+31350..U+323AF) are neither here; no code point is a
+//     letter or number here and not in HF.
 // Unassigned code points (Cn) are kept, as HF keeps them.
 #pragma once
 #include <cstdint>
