@@ -145,15 +145,43 @@ export interface Tokenizer {
 /** Teaching switches of one call: each one left out keeps the model's own value. A model never changes. */
 export type Switches = Partial<Pick<ModelConfig, 'causal' | 'scale' | 'norm' | 'pos' | 'nHeads' | 'act' | 'eps'>>;
 
+/** What a traced call keeps: every stage outside the layers, all stages of `layers`, the `stages`
+ * names in every layer, minus `drop` (logits always). Leave it out to keep everything. */
+export interface TraceKeep {
+  layers?: number[];
+  stages?: string[];
+  drop?: string[];
+}
+
+/** A Hugging Face folder: config.json, model.safetensors, tokenizer.json. */
+export interface PretrainedParts {
+  config: string | object | Uint8Array | ArrayBuffer | Blob;
+  /** Bytes, a File / Blob (read in 8 MB slices) or a fetch Response (streamed; needs Content-Length). */
+  weights: Uint8Array | ArrayBuffer | Blob | Response;
+  tokenizer: string | object | Uint8Array | ArrayBuffer | Blob;
+}
+
 export interface Model {
-  readonly config: Required<ModelConfig>;
+  readonly config: Required<ModelConfig> & {
+    /** Pretrained models only: 'gpt2' or 'bert', and the parts the project's own models lack. */
+    family?: 'gpt2' | 'bert';
+    typeVocab?: number;
+    embNorm?: boolean;
+    tiedHead?: boolean;
+    headBias?: boolean;
+    mlmHead?: boolean;
+  };
+  /** True for a model from loadPretrained (a Hugging Face folder). */
+  readonly pretrained: boolean;
+  /** This model's tokenizer and special ids (-1: none). GPT-2: bos = eos = <|endoftext|>, no pad; BERT: [CLS] [SEP] [MASK]. */
+  readonly specialTokens: { kind: string; size: number; pad: number; unk: number; bos: number; eos: number; mask: number };
   /** Full vocabulary, specials first. */
   readonly vocab: string[];
   readonly tokenizer: Tokenizer;
   /** What the switches can be set to on this model (the core's rule): head counts and position kinds. */
   readonly switchChoices: { nHeads: number[]; pos: string[] };
   /** Decoder-only / encoder-only: ids or text. Encoder-decoder: { src, tgt }. Switches apply to this call only. */
-  forward(input: string | ArrayLike<number> | { src: string | ArrayLike<number>; tgt: string | ArrayLike<number> }, switches?: Switches): Trace;
+  forward(input: string | ArrayLike<number> | { src: string | ArrayLike<number>; tgt: string | ArrayLike<number> }, switches?: Switches, keep?: TraceKeep): Trace;
   /** The config a call with these switches runs with; throws for a switch the model cannot take. */
   configFor(switches?: Switches): Required<ModelConfig>;
   /** A text prompt as the model was trained to read it: <bos>, the tokens, its task's separator (decoder-only). */
@@ -253,6 +281,9 @@ export interface AttentionPlayground {
   attention(opts: AttentionOptions): Trace;
   createModel(config: CreateModelConfig, weights?: { seed?: number; tensors?: Record<string, Float32Array | number[]> }): Model;
   loadModel(bytes: Uint8Array | ArrayBuffer): Model;
+  /** A Hugging Face GPT-2 or BERT folder (F32, F16 or BF16 weights), read by the second module (loaded
+   * on first use). Errors name the file and the field. */
+  loadPretrained(parts: PretrainedParts, options?: { onProgress?: (p: { loaded: number; total: number }) => void }): Promise<Model>;
   readonly presets: Presets;
   readonly kernels: Kernels;
   /** The special tokens' ids and pieces, from the core: { pad: 0, unk: 1, bos: 2, eos: 3, pieces }. */

@@ -88,9 +88,21 @@ function stageNames() {
   return [...names];
 }
 
-test('docs/design.md names every stage the trace can produce', () => {
+test('docs/design.md names every stage the trace can produce', async () => {
   const md = read('docs/design.md');
   const names = stageNames();
+  for (const dir of ['gpt2-tiny', 'bert-tiny']) {
+    const at = (f) => root + `tests/fixtures/hf/${dir}/${f}`;
+    const m = await ap.loadPretrained({
+      config: readFileSync(at('config.json'), 'utf8'),
+      tokenizer: readFileSync(at('tokenizer.json'), 'utf8'),
+      weights: new Uint8Array(readFileSync(at('model.safetensors'))),
+    });
+    const t = m.forward('the cat');
+    for (const s of t.stages()) if (!names.includes(s.name)) names.push(s.name);
+    t.dispose();
+    m.dispose();
+  }
   expect(names.length).toBeGreaterThan(40);
   expect(
     names.filter((n) => !md.includes(`\`${n}\``)),
