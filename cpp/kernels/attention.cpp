@@ -69,6 +69,53 @@ void qk_block(float* s, int lds, const float* q, int ldq, const float* k, int ld
   }
 }
 
+// Q K^T for a few query rows (a decoding step: one query against the cache, or one hidden state
+// against GPT-2's 50257 tied embedding rows). The panel above would transpose every key block to
+// use it for one row of Q; here each group of 4 keys is transposed in registers and used at once,
+// so K is read once, in sequence. The arithmetic is the same as qk_block + gemm_tiled's tiles, in
+// the same order (score = 0 + q[0] (alpha k[0]) + q[1] (alpha k[1]) + ..., the same madd; the keys
+// past the last multiple of 4 in plain floats as tile_col does), so scores are bit for bit equal.
+constexpr int kFewQueries = 2;
+
+AP_NOINLINE void qk_few(float* s, int lds, const float* q, int ldq, const float* k, int ldk, int n, int m, int d,
+                        float alpha) {
+  const v4 va = splat(alpha);
+  int c = 0;
+  for (; c + 4 <= m; c += 4) {
+    const float* k0 = k + static_cast<long>(c) * ldk;
+    v4 acc[kFewQueries];
+    for (int r = 0; r < n; ++r) acc[r] = zero();
+    int p = 0;
+    for (; p + 4 <= d; p += 4) {
+      v4 a = load(k0 + p), b = load(k0 + ldk + p), cc = load(k0 + 2 * ldk + p), dd = load(k0 + 3 * ldk + p);
+      v4 t0 = shuf_0415(a, b), t1 = shuf_2637(a, b);      // a0 b0 a1 b1 | a2 b2 a3 b3
+      v4 t2 = shuf_0415(cc, dd), t3 = shuf_2637(cc, dd);  // c0 d0 c1 d1 | c2 d2 c3 d3
+      const v4 col[4] = {mul(shuf_0145(t0, t2), va), mul(shuf_2367(t0, t2), va), mul(shuf_0145(t1, t3), va),
+                         mul(shuf_2367(t1, t3), va)};
+      for (int r = 0; r < n; ++r) {
+        const float* qr = q + static_cast<long>(r) * ldq + p;
+        for (int i = 0; i < 4; ++i) acc[r] = madd(load_splat(qr + i), col[i], acc[r]);
+      }
+    }
+    for (; p < d; ++p) {
+      alignas(16) float t[4];
+      for (int i = 0; i < 4; ++i) t[i] = alpha * k0[static_cast<long>(i) * ldk + p];
+      const v4 col = load(t);
+      for (int r = 0; r < n; ++r) acc[r] = madd(load_splat(q + static_cast<long>(r) * ldq + p), col, acc[r]);
+    }
+    for (int r = 0; r < n; ++r) store(s + static_cast<long>(r) * lds + c, acc[r]);
+  }
+  for (; c < m; ++c) {
+    const float* kc = k + static_cast<long>(c) * ldk;
+    for (int r = 0; r < n; ++r) {
+      const float* qr = q + static_cast<long>(r) * ldq;
+      float acc = 0.0f;
+      for (int p = 0; p < d; ++p) acc += qr[p] * (alpha * kc[p]);
+      s[static_cast<long>(r) * lds + c] = acc;
+    }
+  }
+}
+
 // ---- softmax ---------------------------------------------------------------------------------------
 
 // Loads the last m % 4 entries of a row into one vector, padding with `pad`.
@@ -283,6 +330,10 @@ AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k,
 
 void impl::qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
                      float alpha) {
+  if (n <= kFewQueries) {
+    qk_few(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+    return;
+  }
   alignas(16) float kt[KT_D * BK];
   for (int j0 = 0; j0 < m; j0 += BK)
     qk_block(scores + j0, ld_s, q, ld_q, k + static_cast<long>(j0) * ld_k, ld_k, n, m - j0 < BK ? m - j0 : BK, d_k,

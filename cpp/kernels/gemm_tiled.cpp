@@ -112,11 +112,49 @@ void column_block(float* c, int ldc, const float* a, int lda, const float* b, in
   }
 }
 
+// One row of C (m == 1, a decoding step): C[0, 0:n] = a[0:k] B + init with B streamed row by row,
+// each row of B read once in sequence (the tiles above walk B down 8-column strips, one 4 KB page
+// per row once ldb is large: a matrix-vector product is bound by that read, about 340 MB of weights
+// per GPT-2 small token). GV rows of B per pass over C; C (at most a few KB here) stays in L1.
+// Each C value is still init + a[0] B[0, j] + a[1] B[1, j] + ... in that order with the same madd
+// as tile(), so the result is bit for bit what the tiles give.
+constexpr int GV = 8;
+
+template <int P>
+AP_INLINE void gemv_rows(float* c, const float* a, const float* b, int ldb, int n) {
+  v4 av[P];
+  for (int q = 0; q < P; ++q) av[q] = load_splat(a + q);
+  int j = 0;
+  for (; j + 4 <= n; j += 4) {
+    v4 acc = load(c + j);
+    for (int q = 0; q < P; ++q) acc = madd(av[q], load(b + static_cast<long>(q) * ldb + j), acc);
+    store(c + j, acc);
+  }
+  for (; j < n; ++j) {
+    float acc = c[j];
+    for (int q = 0; q < P; ++q) acc += a[q] * b[static_cast<long>(q) * ldb + j];
+    c[j] = acc;
+  }
+}
+
+AP_NOINLINE void gemv(float* c, const float* a, const float* b, int ldb, const float* bias, int k, int n,
+                      bool accumulate) {
+  if (!accumulate)
+    for (int j = 0; j < n; ++j) c[j] = bias ? bias[j] : 0.0f;
+  int p = 0;
+  for (; p + GV <= k; p += GV) gemv_rows<GV>(c, a + p, b + static_cast<long>(p) * ldb, ldb, n);
+  for (; p < k; ++p) gemv_rows<1>(c, a + p, b + static_cast<long>(p) * ldb, ldb, n);
+}
+
 }  // namespace
 
 void impl::gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int m,
                       int k, int n, bool accumulate) {
   if (m <= 0 || n <= 0) return;
+  if (m == 1) {
+    gemv(c, a, b, ldb, bias, k < 0 ? 0 : k, n, accumulate);
+    return;
+  }
   // k == 0 still runs one (empty) panel so that C receives its init (bias or zeros).
   for (int p0 = 0; p0 == 0 || p0 < k; p0 += KC) {
     int kc = k - p0 < KC ? k - p0 : KC;
