@@ -126,11 +126,30 @@ ModelConfig hf_config(const std::string& text) {
       r.bad("position_embedding_type", "'" + pet.substr(0, 40) + "' is not supported (only absolute positions)");
     r.must_be("is_decoder", false, false, "is true: only BERT as an encoder (masked LM) is supported");
     if (!c.tied_head) r.bad("tie_word_embeddings", "is false: BERT's MLM decoder is read as tied to the embeddings");
+  } else if (type == "distilbert") {  // BERT's layers under other names, without token types
+    c.family = "bert";
+    c.arch = Arch::EncoderOnly;
+    c.vocab_size = r.integer("vocab_size");
+    c.max_len = r.integer("max_position_embeddings", 512);
+    c.d_model = r.integer("dim");
+    c.n_layers = r.integer("n_layers");
+    c.n_heads = r.integer("n_heads");
+    c.d_ff = r.integer("hidden_dim");
+    c.act = r.act("activation", "gelu");
+    c.eps = 1e-12f;  // fixed in DistilBERT's code
+    c.type_vocab = 0;
+    c.pos = PosKind::Learned;
+    c.norm = NormPlace::Post;
+    c.causal = false;
+    c.emb_norm = true;
+    c.tied_head = true;
+    c.head_bias = true;
+    c.mlm_head = true;
   } else if (type.empty()) {
-    fail("config.json: model_type is missing (a Hugging Face config names it: \"gpt2\" or \"bert\")");
+    fail("config.json: model_type is missing (a Hugging Face config names it: \"gpt2\", \"bert\" or \"distilbert\")");
   } else {
     fail("config.json: model_type '" + type.substr(0, 40) +
-         "' is not supported (GPT-2 family: \"gpt2\"; BERT family: \"bert\")");
+         "' is not supported (GPT-2 family: \"gpt2\"; BERT family: \"bert\", \"distilbert\")");
   }
   try {
     c.validate();
@@ -248,7 +267,7 @@ std::map<std::string, Target> expected_tensors(const ModelConfig& c, ModelWeight
   } else {  // bert
     copy("embeddings.word_embeddings.weight", w.tok_emb.data(), {V, d});
     copy("embeddings.position_embeddings.weight", w.pos_emb.data(), {L, d});
-    copy("embeddings.token_type_embeddings.weight", w.type_emb.data(), {c.type_vocab, d});
+    if (c.type_vocab > 0) copy("embeddings.token_type_embeddings.weight", w.type_emb.data(), {c.type_vocab, d});
     norm("embeddings.LayerNorm", w.emb_norm);
     for (int i = 0; i < c.n_layers; ++i) {
       BlockWeights& b = w.encoder[static_cast<size_t>(i)];
@@ -285,18 +304,45 @@ bool ends_with(const std::string& s, const std::string& tail) {
 // forward pass does not use (GPT-2's causal-mask buffers, a tied head's copy, BERT's pooler and
 // next-sentence head).
 std::string canonical(const std::string& family, std::string name) {
-  for (const char* prefix : {"transformer.", "bert."})
+  for (const char* prefix : {"transformer.", "bert.", "distilbert."})
     if (name.rfind(prefix, 0) == 0) name = name.substr(std::string(prefix).size());
   if (ends_with(name, "LayerNorm.gamma")) name = name.substr(0, name.size() - 5) + "weight";
   if (ends_with(name, "LayerNorm.beta")) name = name.substr(0, name.size() - 4) + "bias";
   if (family == "gpt2") {
     if (ends_with(name, ".attn.bias") || ends_with(name, ".attn.masked_bias")) return "";
-  } else {
-    if (name.rfind("pooler.", 0) == 0 || name.rfind("cls.seq_relationship.", 0) == 0 ||
-        name == "cls.predictions.decoder.weight" || name == "cls.predictions.decoder.bias" ||
-        name == "embeddings.position_ids")
-      return "";
+    return name;
   }
+  if (name.rfind("pooler.", 0) == 0 || name.rfind("cls.seq_relationship.", 0) == 0 ||
+      name == "cls.predictions.decoder.weight" || name == "cls.predictions.decoder.bias" ||
+      name == "embeddings.position_ids" || name == "vocab_projector.weight")
+    return "";
+  // DistilBERT's names for BERT's parts (its layers are "transformer.layer.i." after the prefix
+  // came off as GPT-2's "transformer.": they are "layer.i." here).
+  static const std::pair<const char*, const char*> kDistil[] = {
+      {"attention.q_lin.", "attention.self.query."},
+      {"attention.k_lin.", "attention.self.key."},
+      {"attention.v_lin.", "attention.self.value."},
+      {"attention.out_lin.", "attention.output.dense."},
+      {"sa_layer_norm.", "attention.output.LayerNorm."},
+      {"ffn.lin1.", "intermediate.dense."},
+      {"ffn.lin2.", "output.dense."},
+      {"output_layer_norm.", "output.LayerNorm."},
+  };
+  if (name.rfind("transformer.layer.", 0) == 0 || name.rfind("layer.", 0) == 0) {
+    name = "encoder." + name.substr(name.rfind("layer.", 0) == 0 ? 0 : std::string("transformer.").size());
+    const size_t dot = name.find('.', std::string("encoder.layer.").size());  // after the layer number
+    if (dot != std::string::npos)
+      for (const auto& [from, to] : kDistil)
+        if (name.compare(dot + 1, std::string(from).size(), from) == 0) {
+          name = name.substr(0, dot + 1) + to + name.substr(dot + 1 + std::string(from).size());
+          break;
+        }
+  }
+  for (const auto& [from, to] :
+       {std::pair<const char*, const char*>{"vocab_transform.", "cls.predictions.transform.dense."},
+        {"vocab_layer_norm.", "cls.predictions.transform.LayerNorm."},
+        {"vocab_projector.bias", "cls.predictions.bias"}})
+    if (name.rfind(from, 0) == 0) name = to + name.substr(std::string(from).size());
   return name;
 }
 

@@ -656,6 +656,83 @@ def bert_tiny():
     return write_expected("bert-tiny", doc)
 
 
+DISTIL_NAMES = [  # BERT name -> DistilBERT name (DistilBertForMaskedLM.save_pretrained), per layer with {l}
+    ("bert.embeddings.word_embeddings.weight", "distilbert.embeddings.word_embeddings.weight"),
+    ("bert.embeddings.position_embeddings.weight", "distilbert.embeddings.position_embeddings.weight"),
+    ("bert.embeddings.LayerNorm.", "distilbert.embeddings.LayerNorm."),
+    ("bert.encoder.layer.{l}.attention.self.query.", "distilbert.transformer.layer.{l}.attention.q_lin."),
+    ("bert.encoder.layer.{l}.attention.self.key.", "distilbert.transformer.layer.{l}.attention.k_lin."),
+    ("bert.encoder.layer.{l}.attention.self.value.", "distilbert.transformer.layer.{l}.attention.v_lin."),
+    ("bert.encoder.layer.{l}.attention.output.dense.", "distilbert.transformer.layer.{l}.attention.out_lin."),
+    ("bert.encoder.layer.{l}.attention.output.LayerNorm.", "distilbert.transformer.layer.{l}.sa_layer_norm."),
+    ("bert.encoder.layer.{l}.intermediate.dense.", "distilbert.transformer.layer.{l}.ffn.lin1."),
+    ("bert.encoder.layer.{l}.output.dense.", "distilbert.transformer.layer.{l}.ffn.lin2."),
+    ("bert.encoder.layer.{l}.output.LayerNorm.", "distilbert.transformer.layer.{l}.output_layer_norm."),
+    ("cls.predictions.transform.dense.", "vocab_transform."),
+    ("cls.predictions.transform.LayerNorm.", "vocab_layer_norm."),
+    ("cls.predictions.bias", "vocab_projector.bias"),
+]
+
+
+def distilbert_tiny():
+    """DistilBERT (DistilBertForMaskedLM): BERT's layers under other names, no token types, the MLM
+    head as vocab_transform -> GELU -> vocab_layer_norm -> vocab_projector (tied). Recorded with
+    bert_forward on the same values renamed and token-type rows of zeros (so type_emb adds nothing and
+    is not a stage of this model)."""
+    tok = TOKENIZERS / "wordpiece.json"
+    V = vocab_size_of(tok)
+    d, h, L, ff, P = 64, 4, 2, 128, 128
+    cfg = {"activation": "gelu", "architectures": ["DistilBertForMaskedLM"], "attention_dropout": 0.1, "dim": d,
+           "dropout": 0.1, "hidden_dim": ff, "initializer_range": 0.02, "max_position_embeddings": P,
+           "model_type": "distilbert", "n_heads": h, "n_layers": L, "pad_token_id": 0, "qa_dropout": 0.1,
+           "seq_classif_dropout": 0.2, "sinusoidal_pos_embds": False, "tie_weights_": True, "vocab_size": V}
+    bcfg = {"num_attention_heads": h, "layer_norm_eps": 1e-12, "num_hidden_layers": L}
+    r = Rand(1603, torch.float16)
+    e = "bert.embeddings."
+    w = {e + "word_embeddings.weight": r.embedding(V, d), e + "position_embeddings.weight": r.embedding(P, d),
+         e + "LayerNorm.weight": r.gamma(d), e + "LayerNorm.bias": r.beta(d)}
+    for l in range(L):
+        p = f"bert.encoder.layer.{l}."
+        for s, fi, fo in [("attention.self.query", d, d), ("attention.self.key", d, d),
+                          ("attention.self.value", d, d), ("attention.output.dense", d, d),
+                          ("intermediate.dense", d, ff), ("output.dense", ff, d)]:
+            w[p + s + ".weight"], w[p + s + ".bias"] = r.matrix(fi, fo, fi), r.bias(fo)
+        for s in ("attention.output.LayerNorm", "output.LayerNorm"):
+            w[p + s + ".weight"], w[p + s + ".bias"] = r.gamma(d), r.beta(d)
+    c = "cls.predictions."
+    w[c + "bias"] = r.bias(V)
+    w[c + "transform.dense.weight"], w[c + "transform.dense.bias"] = r.matrix(d, d, d), r.bias(d)
+    w[c + "transform.LayerNorm.weight"], w[c + "transform.LayerNorm.bias"] = r.gamma(d), r.beta(d)
+
+    def distil(name):
+        for l in range(L):
+            for a, b in DISTIL_NAMES:
+                a, b = a.format(l=l), b.format(l=l)
+                if name.startswith(a):
+                    return b + name[len(a):]
+        raise KeyError(name)
+
+    folder = HF / "distilbert-tiny"
+    write_folder(folder, cfg, {distil(k): v for k, v in w.items()}, "F16", tok)
+    back, _ = read_safetensors(folder / "model.safetensors")
+    w64 = {k: v.double() for k, v in w.items()}
+    for k, v in w.items():
+        assert torch.equal(back[distil(k)].double(), w64[k]), k
+    w64[e + "token_type_embeddings.weight"] = torch.zeros(2, d, dtype=torch.float64)
+    text = "the cat sat on the [MASK] ."
+    ids = encode(tok, text)
+    tr = Trace()
+    logits = bert_forward(w64, bcfg, ids, tr)
+    stages = [s for s in tr.stages if s["name"] != "type_emb"]
+    pos = ids.index(token_id(tok, "[MASK]"))
+    top = torch.topk(torch.softmax(logits[pos], dim=-1), 5)
+    doc = {"folders": [rel(folder)], "tokenizer": rel(tok), "text": text,
+           "ids_note": "`text` encoded with the tokenizer (npm tokenizers; its post-processor adds [CLS] and [SEP])",
+           "ids": ids, "stages": stages,
+           "mlm": {"position": pos, "ids": top.indices.tolist(), "probs": top.values.tolist()}}
+    return write_expected("distilbert-tiny", doc)
+
+
 def load_bert(folder):
     """What a loader must do with either folder: gamma/beta -> weight/bias, skip the tied decoder weight
     (after checking it equals the word embeddings), the pooler and the next-sentence head."""
@@ -981,9 +1058,9 @@ def main():
     t0 = time.time()
     paths = []
     if not args.no_tiny:
-        paths += [gpt2_tiny(), bert_tiny()]
+        paths += [gpt2_tiny(), bert_tiny(), distilbert_tiny()]
         print(f"tiny folders and fixtures: {time.time() - t0:.1f} s")
-        for f in sorted(HF.glob("gpt2-tiny*/*")) + sorted(HF.glob("bert-tiny*/*")):
+        for f in sorted(HF.glob("gpt2-tiny*/*")) + sorted(HF.glob("bert-tiny*/*")) + sorted(HF.glob("distilbert-tiny/*")):
             print(f"{rel(f)}  {f.stat().st_size} bytes  sha256 {sha256(f)[:16]}")
     if args.small_shape or args.onnx:
         folder = Path(args.small_shape or REPO / "build/hf/gpt2-small-shape")

@@ -60,6 +60,7 @@ describe.each([
   ['gpt2-tiny', 'tests/fixtures/hf/gpt2-tiny-f16', 'F16, the official gpt2 names and its attn.bias buffers'],
   ['bert-tiny', 'tests/fixtures/hf/bert-tiny', 'F32, BertForMaskedLM names'],
   ['bert-tiny', 'tests/fixtures/hf/bert-tiny-bf16', 'BF16, LayerNorm gamma/beta, pooler and decoder copies'],
+  ['distilbert-tiny', 'tests/fixtures/hf/distilbert-tiny', 'F16, DistilBertForMaskedLM names, no token types'],
 ])('%s from %s (%s)', (name, dir, _what) => {
   test('every traced stage and the logits match PyTorch within 1e-4', async () => {
     const fx = expected(name);
@@ -92,26 +93,29 @@ test("GPT-2: greedy decoding with the KV cache gives PyTorch's next 8 tokens (fu
   model.dispose();
 });
 
-test("BERT: the [MASK] predictions are PyTorch's top 5 with their probabilities", async () => {
-  const fx = expected('bert-tiny');
-  const model = await ap.loadPretrained(folder(join(HF, 'bert-tiny')));
-  expect(model.specialTokens.mask).toBe(model.vocab.indexOf('[MASK]'));
-  const { ids } = model.prompt(fx.text); // [CLS] ... [SEP] from the tokenizer's own template
-  expect(Array.from(ids)).toEqual(fx.ids);
-  expect(ids[fx.mlm.position]).toBe(model.specialTokens.mask);
-  const t = model.forward(ids);
-  const probs = t.get('probs');
-  const V = model.config.vocabSize;
-  const row = Array.from(probs.subarray(fx.mlm.position * V, (fx.mlm.position + 1) * V));
-  const top = row
-    .map((p, id) => [p, id])
-    .sort((a, b) => b[0] - a[0])
-    .slice(0, 5);
-  expect(top.map((x) => x[1])).toEqual(fx.mlm.ids);
-  top.forEach(([p], i) => expect(Math.abs(p - fx.mlm.probs[i])).toBeLessThan(1e-5));
-  t.dispose();
-  model.dispose();
-});
+test.each(['bert-tiny', 'distilbert-tiny'])(
+  "%s: the [MASK] predictions are PyTorch's top 5 with their probabilities",
+  async (name) => {
+    const fx = expected(name);
+    const model = await ap.loadPretrained(folder(join(HF, name)));
+    expect(model.specialTokens.mask).toBe(model.vocab.indexOf('[MASK]'));
+    const { ids } = model.prompt(fx.text); // [CLS] ... [SEP] from the tokenizer's own template
+    expect(Array.from(ids)).toEqual(fx.ids);
+    expect(ids[fx.mlm.position]).toBe(model.specialTokens.mask);
+    const t = model.forward(ids);
+    const probs = t.get('probs');
+    const V = model.config.vocabSize;
+    const row = Array.from(probs.subarray(fx.mlm.position * V, (fx.mlm.position + 1) * V));
+    const top = row
+      .map((p, id) => [p, id])
+      .sort((a, b) => b[0] - a[0])
+      .slice(0, 5);
+    expect(top.map((x) => x[1])).toEqual(fx.mlm.ids);
+    top.forEach(([p], i) => expect(Math.abs(p - fx.mlm.probs[i])).toBeLessThan(1e-5));
+    t.dispose();
+    model.dispose();
+  },
+);
 
 describe("GPT-2 small's real shape (124 M parameters, generated F16 weights)", () => {
   const dir = join(ROOT, 'build/hf/gpt2-small-shape');
