@@ -1,6 +1,7 @@
 #include "io/hf_tokenizer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <nlohmann/json.hpp>
 #include <queue>
 
@@ -13,12 +14,23 @@ namespace ap {
 // Unicode lookups over the generated tables.
 namespace unicode {
 
-Class class_of(uint32_t cp) {
+namespace {
+Class search_class(uint32_t cp) {
   if (cp >= 0x110000) return kUnassigned;
   const uint32_t key = (cp << 3) | 7;
   const uint32_t* end = kCategoryRuns + kCategoryRunsSize;
   const uint32_t* it = std::upper_bound(kCategoryRuns, end, key);
   return static_cast<Class>(*(it - 1) & 7);
+}
+}  // namespace
+
+Class class_of(uint32_t cp) {
+  static const std::array<Class, 128> ascii = [] {
+    std::array<Class, 128> a{};
+    for (uint32_t c = 0; c < 128; ++c) a[c] = search_class(c);
+    return a;
+  }();
+  return cp < 128 ? ascii[cp] : search_class(cp);
 }
 
 bool is_whitespace(uint32_t cp) {
@@ -206,9 +218,16 @@ bool is_word_char(uint32_t cp) { return is_letter(cp) || is_number(cp) || cp == 
 std::vector<std::pair<size_t, size_t>> gpt2_split(const std::string& s) {
   const Cps t = decode_cps(s);
   const size_t n = t.cp.size();
+  // Each character's class once: 'L' letter, 'N' number, 'W' whitespace, 'O' anything else.
+  std::string kind(n, 'O');
+  for (size_t k = 0; k < n; ++k)
+    kind[k] = is_ws(t.cp[k]) ? 'W' : is_letter(t.cp[k]) ? 'L' : is_number(t.cp[k]) ? 'N' : 'O';
+  const auto is_letter = [&](size_t k) { return kind[k] == 'L'; };
+  const auto is_number = [&](size_t k) { return kind[k] == 'N'; };
+  const auto is_ws = [&](size_t k) { return kind[k] == 'W'; };
+  const auto other = [&](size_t k) { return kind[k] == 'O'; };
   std::vector<std::pair<size_t, size_t>> out;
   size_t i = 0;
-  const auto other = [&](size_t k) { return !is_ws(t.cp[k]) && !is_letter(t.cp[k]) && !is_number(t.cp[k]); };
   while (i < n) {
     size_t end = i;
     const uint32_t c = t.cp[i];
@@ -221,20 +240,20 @@ std::vector<std::pair<size_t, size_t>> gpt2_split(const std::string& s) {
     }
     if (end == i) {
       const size_t j = (c == ' ' && i + 1 < n) ? i + 1 : i;
-      if (is_letter(t.cp[j])) {
+      if (is_letter(j)) {
         end = j;
-        while (end < n && is_letter(t.cp[end])) ++end;
-      } else if (is_number(t.cp[j])) {
+        while (end < n && is_letter(end)) ++end;
+      } else if (is_number(j)) {
         end = j;
-        while (end < n && is_number(t.cp[end])) ++end;
+        while (end < n && is_number(end)) ++end;
       } else if (other(j)) {
         end = j;
         while (end < n && other(end)) ++end;
       }
     }
-    if (end == i && is_ws(c)) {
+    if (end == i && is_ws(i)) {
       size_t k = i;
-      while (k < n && is_ws(t.cp[k])) ++k;
+      while (k < n && is_ws(k)) ++k;
       if (k == n || k - i == 1)
         end = k;  // \s+(?!\S) to the end, or \s+ of one character before a non-space
       else
