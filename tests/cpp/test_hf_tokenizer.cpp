@@ -87,6 +87,10 @@ void check_cases(const HfTokenizer& tok, const json& list, bool byte_level, bool
 
 TEST(HfTokenizerBpe, MatchesHuggingFaceOnEveryCase) { check_cases(*bpe(), cases()["bpe"], true); }
 TEST(HfTokenizerWordPiece, MatchesHuggingFaceOnEveryCase) { check_cases(*wordpiece(), cases()["wordpiece"], false); }
+// The layout of the Hub's gpt2 tokenizer.json: merges as "a b" strings, empty prefix / suffix.
+TEST(HfTokenizerBpe, Gpt2HubLayoutMatchesHuggingFace) {
+  check_cases(*HfTokenizer::parse(read_fixture("bpe_legacy.json")), cases()["bpe_legacy"], true);
+}
 // add_prefix_space; added tokens with lstrip (<mask>), single_word + rstrip (<sw>), normalized (naïve).
 TEST(HfTokenizerBpe, PrefixSpaceAndAddedTokenOptionsMatchHuggingFace) {
   const auto t = HfTokenizer::parse(read_fixture("bpe_prefix.json"));

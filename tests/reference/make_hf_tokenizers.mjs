@@ -6,6 +6,7 @@
 // like GPT-2's and a BERT-style WordPiece tokenizer, 512 tokens each, builds them with HF's BPE and
 // WordPiece models, and writes into tests/fixtures/hf/tokenizers/:
 //   bpe.json, wordpiece.json  the tokenizer.json files as HF saves them;
+//   bpe_legacy.json           bpe.json in the layout of the Hub's gpt2 file (merges as "a b" strings);
 //   bpe_prefix.json, wordpiece_cased.json, wordpiece_strip.json: variants (add_prefix_space,
 //                             added tokens with lstrip / rstrip / single_word / normalized, cased,
 //                             accents stripped without lowercasing);
@@ -286,6 +287,23 @@ const wordpieceCased = variant('wordpiece.json', 'wordpiece_cased.json', (j) => 
   j.added_tokens[4].rstrip = true;
   j.added_tokens.push(added(512, 'Attention', { normalized: true }));
 });
+// The layout of the Hub's gpt2 tokenizer.json (written by an older tokenizers): merges as "a b"
+// strings, empty continuing_subword_prefix / end_of_word_suffix, <|endoftext|> normalized, the
+// post-processor without prefix-space trimming. Written as is (HF would re-save merges as pairs).
+function legacyGpt2() {
+  const j = JSON.parse(readFileSync(join(OUT, 'bpe.json'), 'utf8'));
+  j.added_tokens[0].normalized = true;
+  j.post_processor.trim_offsets = false;
+  j.decoder.trim_offsets = false;
+  j.model.continuing_subword_prefix = '';
+  j.model.end_of_word_suffix = '';
+  delete j.model.ignore_merges;
+  j.model.merges = j.model.merges.map(([a, b]) => `${a} ${b}`);
+  const path = join(OUT, 'bpe_legacy.json');
+  writeFileSync(path, JSON.stringify(j, null, 2) + '\n');
+  return tk.Tokenizer.fromFile(path);
+}
+const bpeLegacy = legacyGpt2();
 const wordpieceStrip = variant('wordpiece.json', 'wordpiece_strip.json', (j) => {
   j.normalizer.lowercase = false;
   j.normalizer.strip_accents = true;
@@ -297,6 +315,7 @@ const all = {
   bpe: await cases(bpe, TEXTS),
   wordpiece: await cases(wordpiece, TEXTS),
   bpe_prefix: await cases(bpePrefix, TEXTS),
+  bpe_legacy: await cases(bpeLegacy, TEXTS),
   wordpiece_cased: await cases(wordpieceCased, TEXTS),
   wordpiece_strip: await cases(wordpieceStrip, TEXTS),
 };
