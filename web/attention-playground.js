@@ -23,5 +23,14 @@ export const embedCode = (widget, { base = BASE } = {}) => embedCodeAt(widget, {
 import { el } from './lib/dom.js';
 import { resetTheme } from './lib/heatmap.js';
 import { parseState, readUrl, STATE_KEYS, writeUrl } from './lib/state.js';
+import { filesFromDataTransfer } from './lib/hf-open.js';
 
-export const playgroundKit = Object.freeze({ el, resetTheme, parseState, readUrl, STATE_KEYS, writeUrl });
+export const playgroundKit = Object.freeze({
+  el,
+  resetTheme,
+  parseState,
+  readUrl,
+  STATE_KEYS,
+  writeUrl,
+  filesFromDataTransfer,
+});

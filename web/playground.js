@@ -9,7 +9,7 @@
 import { CHAPTERS, CONCEPTS, conceptById, embedCode, playgroundKit } from './attention-playground.js';
 import { GOALS, LESSONS, RECAP, goalMet, loadProgress, pathOrder, saveProgress } from './lib/lessons.js';
 
-const { el, resetTheme, parseState, readUrl, STATE_KEYS, writeUrl } = playgroundKit;
+const { el, resetTheme, parseState, readUrl, STATE_KEYS, writeUrl, filesFromDataTransfer } = playgroundKit;
 
 const WIDGET_STATE_KEYS = STATE_KEYS.filter((k) => k !== 'step');
 
@@ -427,6 +427,7 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
 
   showChapter(chapter);
   if (concept) requestAnimationFrame(() => showConcept(concept));
+  setupOpen(controls);
   setupTheme();
   setupCopyLink();
   return {
@@ -506,6 +507,44 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
     );
     return el('nav', { className: 'toc', attrs: { 'aria-label': 'Chapters' } }, details);
   }
+}
+
+// ---- a Hugging Face folder: dropped on the page, or ?hf=<folder URL> ------------------------------
+
+function setupOpen(controls) {
+  const hasFiles = (e) => Array.from(e.dataTransfer?.types || []).includes('Files');
+  let depth = 0;
+  document.addEventListener('dragenter', (e) => {
+    if (!hasFiles(e)) return;
+    depth++;
+    controls.dragging(true);
+  });
+  document.addEventListener('dragleave', (e) => {
+    if (!hasFiles(e)) return;
+    depth = Math.max(0, depth - 1);
+    if (!depth) controls.dragging(false);
+  });
+  document.addEventListener('dragover', (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault(); // a drop target
+    e.dataTransfer.dropEffect = 'copy';
+  });
+  document.addEventListener('drop', async (e) => {
+    if (!e.dataTransfer || !(e.dataTransfer.files?.length || e.dataTransfer.items?.length)) return;
+    e.preventDefault(); // not the browser's "open this file"
+    depth = 0;
+    controls.dragging(false);
+    let files;
+    try {
+      files = await filesFromDataTransfer(e.dataTransfer);
+    } catch (err) {
+      files = [];
+    }
+    controls.scrollIntoView({ block: 'nearest' });
+    controls.open(files);
+  });
+  const hf = new URL(location.href).searchParams.get('hf');
+  if (hf) controls.open({ url: hf });
 }
 
 // ---- light / dark ---------------------------------------------------------------------------

@@ -6,7 +6,8 @@
 import { adoptStyles } from '../lib/styles.js';
 import { el, fillSelect, tokenText } from '../lib/dom.js';
 import { parseState, STATE_KEYS, modelKeyOf } from '../lib/state.js';
-import { availableTrainedModels, getModel, modelNow, TRAINED_EXAMPLES } from '../lib/models.js';
+import { availableTrainedModels, getModel, modelNow, pretrainedEntries, TRAINED_EXAMPLES } from '../lib/models.js';
+import { openFiles, openUrl } from '../lib/hf-open.js';
 import { getPlayground, playgroundNow } from '../lib/playground.js';
 import { conceptById } from '../lib/concepts.js';
 
@@ -165,13 +166,14 @@ export class ApControls extends HTMLElement {
       this._presetNote,
     );
     this._modelField = field('Model', this._model);
+    this._buildOpen();
     this._status = el('p', { className: 'note', attrs: { role: 'status' } });
     this.shadowRoot.append(
       el(
         'div',
         { className: 'panel controls-panel', part: 'panel' },
         this._textField,
-        el('div', { className: 'controls' }, this._modelField),
+        el('div', { className: 'controls model-row' }, this._modelField, this._hfBox),
         this._modelNote,
         this._random,
         this._switches,
@@ -191,9 +193,122 @@ export class ApControls extends HTMLElement {
       .model-note { margin: 4px 0 0; }
       #tokens { min-height: 23px; } /* one row of tokens, kept while the tokenizer loads */
       .model-note:empty { display: none; }
+      .model-row { align-items: flex-end; }
+      .hf-open { padding: 4px 8px; border: 1px dashed transparent; border-radius: 8px; }
+      .hf-open[open], .hf-open.dragging { flex-basis: 100%; padding: 8px 10px; border-color: var(--_border); }
+      .hf-open.dragging { border-style: solid; border-color: var(--_accent, currentColor); }
+      .hf-open summary { cursor: pointer; font-weight: 600; padding: 4px 0; }
+      .hf-open .row { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 6px 0 0; }
+      .hf-open input[type='file'] { max-width: 100%; font-size: 0.9em; }
+      .hf-open progress { width: min(100%, 360px); }
+      .hf-open .hf-error { margin: 6px 0 0; }
+      .hf-open .hf-error:empty, .hf-open .hf-progress[hidden] { display: none; }
     `);
     this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, style];
     this._built = true;
+  }
+
+  // "Open a Hugging Face model…": the three files or the folder (picker or drop), progress while
+  // the weights stream, and the loader's message when the folder cannot be read.
+  _buildOpen() {
+    this._hfFiles = el('input', {
+      type: 'file',
+      id: 'hf-files',
+      multiple: true,
+      accept: '.json,.safetensors',
+      on: { change: () => this._hfFiles.files.length && this.open(this._hfFiles.files) },
+    });
+    this._hfFolder = el('input', {
+      type: 'file',
+      id: 'hf-folder',
+      on: { change: () => this._hfFolder.files.length && this.open(this._hfFolder.files) },
+    });
+    this._hfFolder.webkitdirectory = true;
+    this._hfProgress = el('progress', { max: 1, value: 0, attrs: { 'aria-label': 'Weights read' } });
+    this._hfProgressText = el('span', { className: 'note mono' });
+    this._hfProgressBox = el(
+      'div',
+      { className: 'row hf-progress', hidden: true },
+      this._hfProgress,
+      this._hfProgressText,
+    );
+    this._hfError = el('p', { className: 'warn hf-error', attrs: { role: 'alert' } });
+    this._hfBox = el(
+      'details',
+      { className: 'hf-open', dataset: { control: 'open' } },
+      el('summary', { text: 'Open a Hugging Face model…' }),
+      el('p', {
+        className: 'note',
+        text: 'A GPT-2 or BERT folder from the Hugging Face hub, downloaded by you: config.json, model.safetensors and tokenizer.json. Pick the three files or the folder, or drop them anywhere on the page. Nothing leaves your computer.',
+      }),
+      el(
+        'div',
+        { className: 'row' },
+        el('label', { className: 'field' }, el('span', { text: 'The three files' }), this._hfFiles),
+        el('label', { className: 'field' }, el('span', { text: 'or the folder' }), this._hfFolder),
+      ),
+      this._hfProgressBox,
+      this._hfError,
+    );
+  }
+
+  /**
+   * Opens a Hugging Face folder: files (a FileList / array of File) or { url } (a folder URL).
+   * The model becomes the page's model. Resolves to its entry, or null (the message is shown).
+   */
+  async open(source) {
+    this._hfBox.open = true;
+    this._hfError.textContent = '';
+    this._hfProgress.value = 0;
+    this._hfProgressText.textContent = 'Reading…';
+    this._hfProgressBox.hidden = false;
+    this.dataset.opening = 'true';
+    const onProgress = ({ loaded, total }) => {
+      this._hfProgress.max = total;
+      this._hfProgress.value = loaded;
+      this._hfProgressText.textContent = `${(loaded / 2 ** 20).toFixed(0)} of ${(total / 2 ** 20).toFixed(0)} MB`;
+    };
+    try {
+      const entry =
+        source && source.url ? await openUrl(source.url, { onProgress }) : await openFiles(source, { onProgress });
+      this._hfProgressBox.hidden = true;
+      this._fillModels();
+      this._setTextNote(null);
+      this._emit({
+        preset: '',
+        model: entry.key,
+        text: entry.example,
+        step: '',
+        layer: 0,
+        head: 0,
+        heads: '',
+        pos: '',
+        norm: '',
+        causal: '',
+        scale: '',
+      });
+      this._text.value = entry.example;
+      this.dataset.opened = entry.key;
+      this.dispatchEvent(
+        new CustomEvent('ap-model-opened', { detail: { key: entry.key }, bubbles: true, composed: true }),
+      );
+      return entry;
+    } catch (err) {
+      this._hfProgressBox.hidden = true;
+      this._hfError.textContent = err && err.message ? err.message : String(err);
+      this.dataset.openError = this._hfError.textContent;
+      return null;
+    } finally {
+      delete this.dataset.opening;
+      this._hfFiles.value = '';
+      this._hfFolder.value = '';
+    }
+  }
+
+  /** A drag is over the page (true) or left it (false): the open box shows where it will go. */
+  dragging(on) {
+    this._hfBox.classList.toggle('dragging', !!on);
+    if (on) this._hfBox.open = true;
   }
 
   _fail(err) {
@@ -209,6 +324,7 @@ export class ApControls extends HTMLElement {
         value: t.name,
         label: `trained: ${t.name} (${t.arch}${t.task && t.task !== t.name ? `, ${t.task}` : ''})`,
       });
+    for (const e of pretrainedEntries()) models.push({ value: e.key, label: e.label });
     const groups = new Map();
     for (const p of ap.presets.list()) {
       const c = p.concepts[0];
@@ -250,7 +366,7 @@ export class ApControls extends HTMLElement {
     getModel(modelKeyOf({ ...s, ...patch })).then(
       (entry) => {
         const enc = entry.model.tokenizer.encode(s.text);
-        const example = TRAINED_EXAMPLES[value];
+        const example = entry.kind === 'pretrained' ? entry.example : TRAINED_EXAMPLES[value];
         if ((enc.ids.length > 0 && enc.unknown.length === 0) || !example || example === s.text) {
           this._setTextNote(null);
         } else {
@@ -420,6 +536,13 @@ export class ApControls extends HTMLElement {
 /** One line about the model the views run: what it was trained on, or that its weights are random; and the mask when switched off. */
 function modelNoteOf(entry, s) {
   const lines = [];
+  if (entry.kind === 'pretrained') {
+    const b = entry.base;
+    lines.push(
+      `${entry.label}: ${b.nLayers} layers × ${b.nHeads} heads, d_model ${b.dModel}, vocabulary ${b.vocabSize.toLocaleString('en')}, at most ${b.maxLen} tokens; ${b.arch === 'encoder' ? 'encoder-only (bidirectional, no causal mask)' : 'decoder-only (causal mask on)'}. Its own tokenizer (${entry.model.specialTokens.kind}) splits your text.`,
+    );
+    return lines.join(' ');
+  }
   if (entry.kind === 'random')
     lines.push(
       `Random weights (seed ${entry.spec.seed}): nothing here was learned, so the patterns mean nothing yet. Pick a trained model to see learned structure.`,

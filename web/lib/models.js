@@ -221,3 +221,111 @@ export function availableTrainedModels() {
 export function moduleReady() {
   return !!playgroundNow();
 }
+
+// ---- Hugging Face checkpoints the student opened ------------------------------------------------
+// A GPT-2 or BERT folder (config.json, model.safetensors, tokenizer.json) read by the core's loader
+// (ap.loadPretrained, in the second wasm module, fetched only now). Each becomes a page model with
+// key 'hf:<name>'; nothing is downloaded by the page itself.
+
+const FAMILY_NAMES = { gpt2: 'GPT-2', bert: 'BERT' };
+
+/** Key prefix of an opened Hugging Face model. */
+export const HF_PREFIX = 'hf:';
+
+/** Is `key` (or a state's model value) an opened Hugging Face model? */
+export function isPretrainedKey(key) {
+  return typeof key === 'string' && key.startsWith(HF_PREFIX) && !!modelNow(key.split('|')[0]);
+}
+
+/** The opened Hugging Face models, oldest first: [{ key, label, ... }]. */
+export function pretrainedEntries() {
+  return [...cache.values()].map((s) => s.entry).filter((e) => e && e.kind === 'pretrained');
+}
+
+/** "124 M", "4.4 M", "93 k". */
+export function paramText(n) {
+  if (n >= 1e9) return `${(n / 1e9).toFixed(2)} B`;
+  if (n >= 1e6) return `${n >= 1e7 ? Math.round(n / 1e6) : (n / 1e6).toFixed(1)} M`;
+  if (n >= 1e3) return `${Math.round(n / 1e3)} k`;
+  return String(n);
+}
+
+function slug(name) {
+  return (
+    String(name || 'model')
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60) || 'model'
+  );
+}
+
+/**
+ * Opens a Hugging Face folder: parts = { config, weights, tokenizer } as ap.loadPretrained takes
+ * them; name: the folder's name (for the key and the label). Resolves to the new page model entry.
+ */
+export async function openPretrained(parts, { name = '', onProgress } = {}) {
+  const ap = await getPlayground();
+  const model = await ap.loadPretrained(parts, { onProgress });
+  const base = slug(name || model.config.family);
+  let key = `${HF_PREFIX}${base}`;
+  for (let k = 2; cache.has(key); k++) key = `${HF_PREFIX}${base}-${k}`;
+  const params = model.tensors().reduce((sum, t) => sum + t.shape.reduce((a, b) => a * b, 1), 0);
+  const family = FAMILY_NAMES[model.config.family] || model.config.family;
+  const entry = makeEntry(key, model, {
+    kind: 'pretrained',
+    name: key.slice(HF_PREFIX.length),
+    folder: name,
+    family: model.config.family,
+    params,
+    label: `${family} (${name ? `your folder: ${name}` : 'your files'}, ${paramText(params)} parameters)`,
+    example: model.config.family === 'bert' ? 'the cat sat on the [MASK] .' : DEFAULT_HF_TEXT,
+  });
+  entry.metadata = {}; // no task: the student's text is run as it is
+  cache.set(key, { entry, promise: Promise.resolve(entry), error: null });
+  return entry;
+}
+
+const DEFAULT_HF_TEXT = 'The cat sat on the mat because it was tired';
+
+// GPT-2's byte-level BPE writes each byte as a printable character (space = Ġ, newline = Ċ):
+// the inverse of its bytes_to_unicode table, so a student reads " cat" and not "Ġcat".
+let byteOf = null;
+function byteDecoder() {
+  if (byteOf) return byteOf;
+  byteOf = new Map();
+  const printable = (b) => (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+  let extra = 0;
+  for (let b = 0; b < 256; b++) byteOf.set(String.fromCharCode(printable(b) ? b : 256 + extra++), b);
+  return byteOf;
+}
+
+const shown = new WeakMap();
+
+/** The model's vocabulary as a student should read it (byte-level BPE pieces decoded to text). */
+export function displayVocab(entry) {
+  const model = entry.model;
+  if (!model.pretrained || model.specialTokens?.kind !== 'byte-level BPE') return model.vocab;
+  let v = shown.get(model);
+  if (!v) {
+    const map = byteDecoder();
+    const dec = new TextDecoder('utf-8', { fatal: true });
+    const { bos, eos } = model.specialTokens;
+    v = model.vocab.map((piece, id) => {
+      if (id === bos || id === eos) return piece;
+      const bytes = [];
+      for (const ch of piece) {
+        const b = map.get(ch);
+        if (b === undefined) return piece; // an added token: as written
+        bytes.push(b);
+      }
+      try {
+        return dec.decode(Uint8Array.from(bytes));
+      } catch {
+        // Part of a character (one byte of a multi-byte UTF-8 sequence): shown as its bytes.
+        return bytes.map((b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`).join('');
+      }
+    });
+    shown.set(model, v);
+  }
+  return v;
+}

@@ -227,6 +227,16 @@ function presetRun(ap, state) {
 /** Token ids the model runs on for `text`: seq2seq models get <bos>, separator and their answer (model.prompt, the core's format). */
 function inputFor(entry, text) {
   const model = entry.model;
+  if (entry.kind === 'pretrained') {
+    // A Hugging Face model reads the text as it was trained to (BERT: [CLS] ... [SEP]; GPT-2: the
+    // tokens alone), with its own tokenizer and special ids.
+    const p = model.prompt(text);
+    if (p.ids.length > entry.base.maxLen)
+      throw new Error(
+        `This text is ${p.ids.length} tokens long; the model reads at most ${entry.base.maxLen}. Shorten it.`,
+      );
+    return { input: p.ids, tokens: p.pieces, unknown: new Set(p.unknown) };
+  }
   const { bos } = playgroundNow().specialTokens;
   if (entry.base.arch === 'encoder-decoder') {
     const enc = model.tokenizer.encode(text);
@@ -274,9 +284,21 @@ function inputFor(entry, text) {
   return { input: enc.ids, tokens: enc.pieces, unknown: new Set(enc.unknown) };
 }
 
+/**
+ * What a trace keeps (model.forward's keep): everything for the project's small models; for a
+ * Hugging Face model (GPT-2 small on 128 tokens would be ~350 MB of trace) the layer the student
+ * looks at in full, plus every layer's attention weights (the heads grid).
+ */
+export function keepFor(entry, layer = 0) {
+  if (entry.kind !== 'pretrained') return undefined;
+  const l = Math.max(0, Math.min(entry.base.nLayers - 1, Number(layer) || 0));
+  return { layers: [l], stages: ['weights'] };
+}
+
 function modelRun(entry, state) {
   const switches = switchesFor(entry, state.switches);
-  const key = `model:${entry.key}:${JSON.stringify(switches)}:${state.text}`;
+  const keep = keepFor(entry, state.layer);
+  const key = `model:${entry.key}:${JSON.stringify(switches)}:${keep ? `${keep.layers[0]}:` : ''}${state.text}`;
   const cached = runs.get(key);
   if (cached) {
     touch(key, cached);
@@ -287,7 +309,7 @@ function modelRun(entry, state) {
   const n = input.src ? input.src.length : input.length;
   const run = new Run(key, {
     kind: 'model',
-    compute: () => model.forward(input, switches),
+    compute: () => model.forward(input, switches, keep),
     tokens,
     srcTokens,
     unknown,
@@ -324,9 +346,10 @@ function computed(key, run) {
 }
 
 /** Forward a model entry on explicit ids (for views that build their own inputs). */
-export function runIds(entry, ids, switches = {}, labels = null) {
+export function runIds(entry, ids, switches = {}, labels = null, layer = 0) {
   const sw = switchesFor(entry, switches);
-  const key = `ids:${entry.key}:${JSON.stringify(sw)}:${Array.from(ids).join(',')}`;
+  const keep = keepFor(entry, layer);
+  const key = `ids:${entry.key}:${JSON.stringify(sw)}:${keep ? `${keep.layers[0]}:` : ''}${Array.from(ids).join(',')}`;
   const cached = runs.get(key);
   if (cached) {
     touch(key, cached);
@@ -334,7 +357,7 @@ export function runIds(entry, ids, switches = {}, labels = null) {
   }
   const run = new Run(key, {
     kind: 'model',
-    compute: () => entry.model.forward(ids, sw),
+    compute: () => entry.model.forward(ids, sw, keep),
     tokens: labels || piecesOf(entry.model, ids),
     config: configOf(entry.model.configFor(sw)),
     tensor: tensorOf(entry.model),
@@ -364,7 +387,9 @@ export function generationFor(entry, prompt, options, switches = {}) {
   }
   let out;
   try {
-    const g = entry.model.generate(prompt, { ...options, switches: sw });
+    // A Hugging Face model: each step keeps layer 0 in full (the KV cache view) and the outputs.
+    const keep = entry.kind === 'pretrained' ? { layers: [0], stages: [] } : undefined;
+    const g = entry.model.generate(prompt, { ...options, switches: sw, keep });
     out = {
       prompt: Array.from(g.prompt),
       tokens: Array.from(g.tokens),

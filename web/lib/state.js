@@ -2,7 +2,7 @@
 // model's recipe, the layer / head / step, and the teaching switches. The same names are the
 // widgets' attributes and the page's URL parameters, so a link or an embed reproduces a view.
 // `<control>_hide=1` in a URL (or hide="control,..." on a widget) hides that control.
-import { randomKey, RANDOM_DEFAULTS, TRAINED_NAMES } from './models.js';
+import { isPretrainedKey, randomKey, RANDOM_DEFAULTS, TRAINED_NAMES } from './models.js';
 
 export const DEFAULT_TEXT = 'the cat sat on the mat';
 
@@ -59,7 +59,8 @@ export function parseState(raw = {}) {
     } else if (CHOICES[key]) {
       if (CHOICES[key].includes(String(v))) s[key] = String(v);
     } else if (key === 'model') {
-      if (v === 'random' || TRAINED_NAMES.includes(v)) s.model = v;
+      // 'hf:<name>': a Hugging Face folder the student opened in this page (models.js).
+      if (v === 'random' || TRAINED_NAMES.includes(v) || isPretrainedKey(v)) s.model = v;
     } else {
       s[key] = String(v).slice(0, 400);
     }
@@ -82,13 +83,14 @@ export function switchesOf(s) {
 
 /** The model key of the state (models.js). */
 export function modelKeyOf(s) {
+  if (s.model.startsWith('hf:')) return s.model;
   if (s.model !== 'random') return `trained:${s.model}`;
   return randomKey({ arch: s.arch, tokenizer: s.tokenizer, seed: s.seed, dModel: s.dmodel, nLayers: s.layers });
 }
 
-/** What runs.js needs: { preset, modelKey, text, switches }. */
+/** What runs.js needs: { preset, modelKey, text, switches, layer }. */
 export function runSpec(s) {
-  return { preset: s.preset, modelKey: modelKeyOf(s), text: s.text, switches: switchesOf(s) };
+  return { preset: s.preset, modelKey: modelKeyOf(s), text: s.text, switches: switchesOf(s), layer: s.layer };
 }
 
 // ---- the URL ---------------------------------------------------------------------------
@@ -115,6 +117,9 @@ export function writeUrl(href, state, { hide = [], concept = '', chapter = '' } 
     if (state[key] !== DEFAULTS[key] && state[key] !== undefined) params.set(key, String(state[key]));
   }
   for (const h of hide) params.set(`${h}_hide`, '1');
+  // ?hf=<folder URL>: the Hugging Face folder the page opened; kept so a reload opens it again.
+  const hf = url.searchParams.get('hf');
+  if (hf) params.set('hf', hf);
   url.search = params.toString();
   url.hash = concept ? `concept=${concept}` : chapter ? `chapter=${chapter}` : '';
   return url.href;

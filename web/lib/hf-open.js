@@ -1,0 +1,101 @@
+// Opening a Hugging Face folder in the page: the three files from a file picker (the files, or
+// the folder), from a drop (files or a folder), or from a URL (?hf=<folder URL>). Each ends in
+// models.openPretrained; this file only finds the three parts and names the folder.
+import { openPretrained } from './models.js';
+
+const NEEDED = ['config.json', 'tokenizer.json', 'model.safetensors'];
+
+const baseName = (f) => String(f.name || '').replace(/^.*[\\/]/, '');
+
+/** { config, tokenizer, weights, name } from File objects (a folder's files, or just the three). */
+export function partsFromFiles(files) {
+  const list = Array.from(files || []);
+  const find = (name) => list.find((f) => baseName(f) === name);
+  const config = find('config.json');
+  const tokenizer = find('tokenizer.json');
+  // model.safetensors, or the only .safetensors file there is.
+  const st = list.filter((f) => /\.safetensors$/i.test(baseName(f)));
+  const weights = find('model.safetensors') || (st.length === 1 ? st[0] : null);
+  const missing = [];
+  if (!config) missing.push('config.json');
+  if (!weights) missing.push('model.safetensors');
+  if (!tokenizer) missing.push('tokenizer.json');
+  if (missing.length) {
+    const got = list.length ? list.map(baseName).slice(0, 8).join(', ') : 'nothing';
+    throw new Error(
+      `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} missing: a Hugging Face folder needs ${NEEDED.join(', ')} (got ${got}).`,
+    );
+  }
+  // The folder's name: from the folder picker's relative path, else the weights' folder, else "model".
+  const rel = weights.webkitRelativePath || config.webkitRelativePath || weights._folder || '';
+  const name = rel.includes('/') ? rel.split('/').slice(-2, -1)[0] : weights._folder || '';
+  return { config, tokenizer, weights, name };
+}
+
+/** The File objects of a drop: plain files, or every file of a dropped folder (read recursively). */
+export async function filesFromDataTransfer(dt) {
+  const items = Array.from(dt?.items || []);
+  const entries = items.map((it) => (it.kind === 'file' && it.webkitGetAsEntry ? it.webkitGetAsEntry() : null));
+  if (!entries.some((e) => e && e.isDirectory)) return Array.from(dt?.files || []);
+  const out = [];
+  const fileOf = (entry) => new Promise((resolve, reject) => entry.file(resolve, reject));
+  const readAll = (dir) =>
+    new Promise((resolve, reject) => {
+      const reader = dir.createReader();
+      const all = [];
+      const more = () =>
+        reader.readEntries((batch) => {
+          if (!batch.length) resolve(all);
+          else {
+            all.push(...batch);
+            more();
+          }
+        }, reject);
+      more();
+    });
+  const visit = async (entry, folder) => {
+    if (!entry) return;
+    if (entry.isFile) {
+      const f = await fileOf(entry);
+      if (folder) f._folder = folder;
+      out.push(f);
+    } else if (entry.isDirectory) {
+      for (const child of await readAll(entry)) await visit(child, entry.name);
+    }
+  };
+  for (const e of entries) await visit(e, '');
+  return out;
+}
+
+/** { config, tokenizer, weights (a streamed Response), name } from a folder URL. */
+export async function partsFromUrl(url) {
+  const base = new URL(String(url).replace(/\/+$/, '') + '/', location.href);
+  const get = async (name) => {
+    let r;
+    try {
+      r = await fetch(new URL(name, base));
+    } catch (err) {
+      throw new Error(
+        `${name}: could not fetch ${new URL(name, base).href} (${err.message}; is the server CORS-enabled?)`,
+      );
+    }
+    if (!r.ok) throw new Error(`${name}: could not fetch ${new URL(name, base).href} (HTTP ${r.status})`);
+    return r;
+  };
+  const [config, tokenizer] = await Promise.all([get('config.json'), get('tokenizer.json')]);
+  const weights = await get('model.safetensors');
+  const name = decodeURIComponent(base.pathname.split('/').filter(Boolean).pop() || base.host);
+  return { config: await config.text(), tokenizer: await tokenizer.text(), weights, name };
+}
+
+/** Opens files (a FileList or array) as a page model; resolves to its entry. */
+export async function openFiles(files, { onProgress } = {}) {
+  const { name, ...parts } = partsFromFiles(files);
+  return openPretrained(parts, { name, onProgress });
+}
+
+/** Opens a folder URL as a page model; resolves to its entry. */
+export async function openUrl(url, { onProgress } = {}) {
+  const { name, ...parts } = await partsFromUrl(url);
+  return openPretrained(parts, { name, onProgress });
+}
