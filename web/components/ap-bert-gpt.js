@@ -20,7 +20,8 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt, num, tokenText } from '../lib/dom.js';
 import { numsTable, textFor } from '../lib/view.js';
-import { getModel, hasModelFile, modelNow, randomKey, trainedFiles } from '../lib/models.js';
+import { displayVocab, getModel, hasModelFile, modelNow, randomKey, trainedFiles } from '../lib/models.js';
+import { modelKeyOf } from '../lib/state.js';
 import { getPlayground, playgroundNow } from '../lib/playground.js';
 import { runIds } from '../lib/runs.js';
 import { stepView } from '../lib/steps.js';
@@ -121,8 +122,55 @@ export class ApBertGpt extends ApWidget {
       trainedFiles().includes('grammar') ? entryOf('trained:grammar', true) : null,
       hasModelFile('mlm') ? entryOf('trained:mlm', true) : null,
     ];
-    if (parts.some(isPromise)) return Promise.all(parts).then((p) => this._compute(state, text, ...p));
-    return this._compute(state, text, ...parts);
+    // A Hugging Face model the student opened takes its side: a BERT reads the masked sentence,
+    // a GPT-2 predicts the next word.
+    const hf = !state.preset && state.model.startsWith('hf:') ? modelNow(modelKeyOf(state)) : null;
+    const done = (r) => (hf && !r.empty ? this._withPretrained(r, hf, text) : r);
+    if (parts.some(isPromise)) return Promise.all(parts).then((p) => done(this._compute(state, text, ...p)));
+    return done(this._compute(state, text, ...parts));
+  }
+
+  _withPretrained(r, hf, text) {
+    const model = hf.model;
+    const p = model.prompt(text);
+    const ids = Array.from(p.ids);
+    const pieces = p.pieces.map(tokenText);
+    if (hf.base.arch === 'encoder') {
+      // [CLS] ... [SEP]: the [MASK] the student typed, else the chosen token hidden.
+      const maskId = model.specialTokens.mask;
+      let at = ids.indexOf(maskId),
+        truth = -1;
+      const inner = Math.max(1, ids.length - 2);
+      if (at < 0) {
+        at = 1 + this.maskIndex(inner);
+        truth = ids[at];
+        ids[at] = maskId;
+      }
+      const labels = pieces.map((l, i) => (i === at ? MASK_PIECE : l));
+      r.bert = runIds(hf, Int32Array.from(ids), {}, labels);
+      r.bertAt = at;
+      r.bertTruth = truth;
+      r.bertTruthPiece = truth >= 0 ? pieces[at] : MASK_PIECE;
+      r.bertTrained = true;
+      r.bertHf = hf;
+      r.selectLabels = pieces.slice(1, 1 + inner);
+      r.selectAt = at - 1;
+    } else {
+      // GPT-2 has no <bos> of its own: <|endoftext|> (its document separator) goes first, so row i
+      // predicts token i of the text.
+      const start = model.specialTokens.bos;
+      const seq = [start, ...ids];
+      const at = Math.min(this.maskIndex(ids.length), ids.length - 1);
+      r.gpt = runIds(hf, Int32Array.from(seq), {}, [tokenText(model.vocab[start]), ...pieces]);
+      r.gptAt = at;
+      r.gptTruth = seq[at + 1];
+      r.gptTruthPiece = pieces[at];
+      r.trained = true;
+      r.gptHf = hf;
+      r.selectLabels = pieces;
+      r.selectAt = at;
+    }
+    return r;
   }
 
   _compute(state, text, ap, enc, dec, grammar, trainedMlm) {
@@ -210,9 +258,9 @@ export class ApBertGpt extends ApWidget {
     }
     for (const run of [r.bert, r.gpt, r.bertEnc, r.gptDec, r.bert2, r.gpt2]) if (run.error) throw run.error;
     // The mask choice.
-    const opts = r.labels.map((l, i) => el('option', { value: String(i), text: `${i}: ${l}` }));
+    const opts = (r.selectLabels || r.labels).map((l, i) => el('option', { value: String(i), text: `${i}: ${l}` }));
     this.maskSel.replaceChildren(...opts);
-    this.maskSel.value = String(r.at);
+    this.maskSel.value = String(r.selectAt ?? r.at);
     this.maskField.hidden = this.hides('mask');
     this.dataset.mask = String(r.at);
 
@@ -249,8 +297,21 @@ export class ApBertGpt extends ApWidget {
       const order = Array.from(rowP.keys())
         .sort((x, y) => rowP[y] - rowP[x])
         .slice(0, TOP);
-      const vocab = run.model.vocab;
+      const vocab = displayVocab(run.entry);
       const items = order.map((id) => ({ label: tokenText(vocab[id]), value: rowP[id], chosen: id === truth }));
+      this.dataset[`${key}Top`] = JSON.stringify(order.map((id) => [id, rowP[id]]));
+      if (truth < 0) {
+        // The student typed [MASK]: there is no hidden word, only the model's guesses.
+        const bars = barList({ title: dist, items, valueName: 'probability', digits: 4 });
+        p.dist.dataset.top = vocab[order[0]];
+        p.dist.dataset.topP = num(rowP[order[0]]);
+        p.dist.replaceChildren(
+          bars,
+          el('p', { className: 'truth', text: `You typed ${MASK_PIECE}: these are the model's guesses for it.` }),
+        );
+        this.place(p.node, p.head, p.model, p.note, hmMask, hmW, p.dist);
+        return p;
+      }
       if (!order.includes(truth))
         items.push({ label: `${tokenText(vocab[truth])} (hidden)`, value: rowP[truth], chosen: true });
       const bars = barList({ title: dist, items, valueName: 'probability', digits: 4 });
@@ -270,45 +331,58 @@ export class ApBertGpt extends ApWidget {
     };
 
     const word = r.truthPiece;
+    const bword = r.bertTruthPiece ?? word;
     const b = side(
       r.bert,
       'bert',
-      'BERT (encoder-only): masked LM (+ NSP, not trained here)',
-      `Bidirectional: no mask, every token sees every other. Input: the sentence with "${word}" replaced by ${MASK_PIECE}. Objective: predict the hidden word at the ${MASK_PIECE} position, from both sides.`,
-      { row: r.at, truth: r.truth, dist: `BERT: P(word at ${MASK_PIECE} | all other words), top ${TOP}` },
+      r.bertHf ? `BERT (encoder-only): ${r.bertHf.label}` : 'BERT (encoder-only): masked LM (+ NSP, not trained here)',
+      `Bidirectional: no mask, every token sees every other. Input: the sentence with ${bword === MASK_PIECE ? 'your' : `"${bword}" replaced by`} ${MASK_PIECE}. Objective: predict the hidden word at the ${MASK_PIECE} position, from both sides.`,
+      {
+        row: r.bertAt ?? r.at,
+        truth: r.bertTruth ?? r.truth,
+        dist: `BERT: P(word at ${MASK_PIECE} | all other words), top ${TOP}`,
+      },
     );
     const why = r.mlmMissing
       ? 'the trained masked-language model (web/models/mlm.safetensors) is not available'
       : `the trained masked-language model does not know every word of this sentence (${r.bertUnknown.length ? r.bertUnknown.map((w) => `"${w}"`).join(', ') : 'it is too long'})`;
     b.model.replaceChildren(
-      r.bertTrained
+      r.bertHf
         ? el('span', {
             className: 'trained',
-            text: `Trained: ${r.bertName}, loaded from web/models/mlm.safetensors. Its guess for ${MASK_PIECE} uses the words on both sides.`,
+            text: `Your Hugging Face model, read from your folder. Its guess for ${MASK_PIECE} uses the tokens on both sides (layer 0, head 0 shown; the heads view shows every layer).`,
           })
-        : el('p', {
-            className: 'warn untrained',
-            text: `Untrained: ${why}, so this encoder has random weights (seed ${this.state.seed}) and its guess means nothing. What is real is where the objective is read: the ${MASK_PIECE} row, which sees both sides.`,
-          }),
+        : r.bertTrained
+          ? el('span', {
+              className: 'trained',
+              text: `Trained: ${r.bertName}, loaded from web/models/mlm.safetensors. Its guess for ${MASK_PIECE} uses the words on both sides.`,
+            })
+          : el('p', {
+              className: 'warn untrained',
+              text: `Untrained: ${why}, so this encoder has random weights (seed ${this.state.seed}) and its guess means nothing. What is real is where the objective is read: the ${MASK_PIECE} row, which sees both sides.`,
+            }),
     );
     this.dataset.bertTrained = String(r.bertTrained);
+    const gword = r.gptTruthPiece ?? word;
     const g = side(
       r.gpt,
       'gpt',
-      'GPT (decoder-only): next-token prediction',
-      `Causal: each token sees itself and the past only (hatched cells are masked). Input: "<bos>" + the sentence. Objective: at every position, predict the next word; the highlighted row (the word before "${word}") predicts "${word}" from the left only.`,
-      { row: r.at, truth: r.gptTruth, dist: `GPT: P(next word | words before "${word}"), top ${TOP}` },
+      r.gptHf ? `GPT (decoder-only): ${r.gptHf.label}` : 'GPT (decoder-only): next-token prediction',
+      `Causal: each token sees itself and the past only (hatched cells are masked). Input: "${r.gptHf ? '<|endoftext|>' : '<bos>'}" + the sentence. Objective: at every position, predict the next word; the highlighted row (the word before "${gword}") predicts "${gword}" from the left only.`,
+      { row: r.gptAt ?? r.at, truth: r.gptTruth, dist: `GPT: P(next word | words before "${gword}"), top ${TOP}` },
     );
     g.model.replaceChildren(
-      r.trained
-        ? el('span', {
-            className: 'trained',
-            text: `Trained: ${r.gptName}, loaded from web/models/grammar.safetensors.`,
-          })
-        : el('p', {
-            className: 'warn untrained',
-            text: `Untrained: a decoder with random weights (seed ${this.state.seed})${r.unknownForGrammar ? ': the trained grammar model does not know every word of this sentence' : ''}.`,
-          }),
+      r.gptHf
+        ? el('span', { className: 'trained', text: 'Your Hugging Face GPT-2, read from your folder.' })
+        : r.trained
+          ? el('span', {
+              className: 'trained',
+              text: `Trained: ${r.gptName}, loaded from web/models/grammar.safetensors.`,
+            })
+          : el('p', {
+              className: 'warn untrained',
+              text: `Untrained: a decoder with random weights (seed ${this.state.seed})${r.unknownForGrammar ? ': the trained grammar model does not know every word of this sentence' : ''}.`,
+            }),
     );
     this.dataset.gptTrained = String(r.trained);
     this.place(this.cols, b.node, g.node);

@@ -10,6 +10,7 @@ import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt, wideField } from '../lib/dom.js';
 import { barList } from '../lib/plot.js';
 import { BANK_MONEY, BANK_RIVER, cosine, encodeSource, translationEntry } from '../lib/translation.js';
+import { modelNow } from '../lib/models.js';
 
 const isPromise = (x) => x && typeof x.then === 'function';
 
@@ -62,10 +63,7 @@ export class ApContextEmbeddings extends ApWidget {
       }),
       this.moved,
       this.french,
-      el('p', {
-        className: 'note',
-        text: 'The model: the encoder of this project\'s trained English-to-French translation transformer (2 layers, d_model = 48). To translate "bank" it must choose "banque" or "rive", so its encoder learned to separate the two.',
-      }),
+      (this.aboutModel = el('p', { className: 'note' })),
     );
   }
 
@@ -85,7 +83,10 @@ export class ApContextEmbeddings extends ApWidget {
     return { a: a ?? BANK_MONEY, b: b ?? BANK_RIVER, word: (w ?? 'bank').trim().toLowerCase() };
   }
 
-  compute() {
+  compute(state) {
+    // A Hugging Face model the student opened: its own layers (GPT-2 or BERT) instead.
+    const hf = !state.preset && state.model.startsWith('hf:') ? modelNow(state.model) : null;
+    if (hf) return this._computeHf(hf);
     const entry = translationEntry();
     if (!entry) throw new Error('The trained translation model (web/models/translate.safetensors) is not present.');
     if (isPromise(entry)) return entry.then((e) => this._compute(e.model));
@@ -132,6 +133,47 @@ export class ApContextEmbeddings extends ApWidget {
     return { A, B, sims, word, L };
   }
 
+  _computeHf(entry) {
+    const model = entry.model;
+    const { a, b, word } = this.texts;
+    if (!word) throw new Error('Type the word to follow (for example bank).');
+    const d = model.config.dModel,
+      L = model.config.nLayers,
+      H = model.config.nHeads;
+    // The layer's output: after its second LayerNorm (post-norm, BERT) or its residual sum (pre-norm, GPT-2).
+    const out = model.config.norm === 'pre' ? 'resid2' : 'norm2';
+    const side = (text, name) => {
+      const p = model.prompt(text);
+      const pieces = p.pieces.map((x) => x.trim());
+      const at = pieces.findIndex((x) => x.toLowerCase() === word);
+      if (at < 0)
+        throw new Error(
+          `Sentence ${name} has no token "${word}" for this model's tokenizer (its tokens: ${pieces.join(' ')}); a word split into several pieces has no single vector to follow.`,
+        );
+      const tr = model.forward(p.ids, {}, { layers: [], stages: [out, 'weights'] });
+      try {
+        const n = p.ids.length;
+        const vec = (stage, layer) => tr.get(stage, layer == null ? {} : { layer }).slice(at * d, (at + 1) * d);
+        const vectors = [vec('embed'), ...Array.from({ length: L }, (_, l) => vec(out, l))];
+        const moved = Array.from({ length: L }, (_, l) => {
+          const w = tr.get('weights', { layer: l });
+          return pieces.map((_, j) => {
+            let s = 0;
+            for (let h = 0; h < H; h++) s += w[(h * n + at) * n + j] / H;
+            return s;
+          });
+        });
+        return { pieces, at, vectors, moved, french: null, unknown: [] };
+      } finally {
+        tr.dispose();
+      }
+    };
+    const A = side(a, 'A'),
+      B = side(b, 'B');
+    const sims = A.vectors.map((v, k) => cosine(v, B.vectors[k]));
+    return { A, B, sims, word, L, hf: entry };
+  }
+
   render(r) {
     const sync = (input, v) => {
       if (this.shadowRoot.activeElement !== input && input.value !== v) input.value = v;
@@ -142,7 +184,10 @@ export class ApContextEmbeddings extends ApWidget {
     sync(this.inWord, this.getAttribute('word') ?? 'bank');
     const names = [
       'embedding (before any attention)',
-      ...Array.from({ length: r.L }, (_, l) => `after encoder layer ${l + 1}`),
+      ...Array.from(
+        { length: r.L },
+        (_, l) => `after ${r.hf && r.hf.base.arch !== 'encoder' ? '' : 'encoder '}layer ${l + 1}`,
+      ),
     ];
     const rows = r.sims.map((s, k) =>
       el(
@@ -176,16 +221,19 @@ export class ApContextEmbeddings extends ApWidget {
         'div',
         { style: { flex: '1 1 17em', minWidth: '0' } },
         el('p', { className: 'note', text: `Sentence ${name}: ${S.pieces.join(' ')}` }),
+        // A deep model: the first and the last layer (every layer is in the table above).
         ...S.moved.map((w, l) =>
-          barList({
-            title: `layer ${l + 1}: where "${word}" looks`,
-            digits: 2,
-            items: S.pieces.map((p, j) => ({
-              label: j === S.at ? `${p} (itself)` : p,
-              value: w[j],
-              chosen: j === S.at,
-            })),
-          }),
+          r.L > 4 && l !== 0 && l !== r.L - 1
+            ? null
+            : barList({
+                title: `layer ${l + 1}: where "${word}" looks`,
+                digits: 2,
+                items: S.pieces.map((p, j) => ({
+                  label: j === S.at ? `${p} (itself)` : p,
+                  value: w[j],
+                  chosen: j === S.at,
+                })),
+              }),
         ),
       );
     this.moved.replaceChildren(lists(r.A, 'A'), lists(r.B, 'B'));
@@ -196,6 +244,13 @@ export class ApContextEmbeddings extends ApWidget {
       return `"${S.pieces[j0]}" (${fmt(w[j0], 2)})`;
     };
     const per = r.A.moved.map((_, l) => `layer ${l + 1}: A ${top(r.A, l)}, B ${top(r.B, l)}`).join('; ');
+    if (r.hf) {
+      this.french.textContent = `Besides itself, "${word}" reads most: ${per}.`;
+      this.aboutModel.textContent = `The model: ${r.hf.label}, the page's model (${r.L} layers, d_model = ${r.hf.base.dModel}${r.hf.base.arch === 'encoder' ? '' : '; a decoder: each word sees only the words before it, so what comes after "bank" cannot move it'}).`;
+      return;
+    }
+    this.aboutModel.textContent =
+      'The model: the encoder of this project\'s trained English-to-French translation transformer (2 layers, d_model = 48). To translate "bank" it must choose "banque" or "rive", so its encoder learned to separate the two.';
     this.french.textContent = `Besides itself, "${word}" reads most: ${per}. These are this small model's cues, learned from its grammar, not necessarily the ones a person would use. What it does with them: A → "${r.A.french}", B → "${r.B.french}".`;
   }
 }

@@ -3,6 +3,7 @@
 // and (greedy) the most probable token is chosen. Step through the generation token by token.
 import { el, fmt, tokenText } from '../lib/dom.js';
 import { define } from '../lib/widget.js';
+import { displayVocab } from '../lib/models.js';
 import { GenerationWidget } from '../lib/generation.js';
 import { barList } from '../lib/plot.js';
 import { topK } from '../lib/steps.js';
@@ -33,7 +34,7 @@ export class ApDecoding extends GenerationWidget {
   }
 
   renderStep(step) {
-    const vocab = this.entry.model.vocab.map(tokenText);
+    const vocab = displayVocab(this.entry).map(tokenText);
     const logits = step.get('logits', { stack: '' }),
       probs = step.get('probs', { stack: '' });
     const V = vocab.length,

@@ -11,7 +11,8 @@ import { ApWidget, define } from '../lib/widget.js';
 import { adoptOwnStyles } from '../lib/styles.js';
 import { el, fmt } from '../lib/dom.js';
 import { matrix } from '../lib/heatmap.js';
-import { layerFor } from '../lib/view.js';
+import { headFor, layerFor } from '../lib/view.js';
+import { scaleFor } from '../lib/colors.js';
 import { stepView } from '../lib/steps.js';
 import { renderTex } from '../lib/katex.js';
 import { headPattern, patternParts } from '../lib/head-patterns.js';
@@ -22,6 +23,15 @@ const CSS = `
       .head-card h4 { margin: 0 0 4px; font-size: 0.98em; }
       .head-pattern { margin: 6px 0 0; font-size: 0.92em; }
       .head-pattern b { font-weight: 600; }
+      .all-heads { display: grid; gap: 3px; margin: 8px 0; align-items: center; max-width: 1000px; }
+      .all-heads .ah-label { font-size: 0.78em; color: var(--_muted); text-align: right; padding-right: 4px; white-space: nowrap; }
+      .all-heads .ah-col { font-size: 0.78em; color: var(--_muted); text-align: center; }
+      .all-heads button.mini-map { display: block; width: 100%; height: auto; min-width: 0; min-height: 0; padding: 0; margin: 0; border: 2px solid transparent; border-radius: 3px; background: none; line-height: 0; cursor: pointer; }
+      .all-heads button.mini-map[aria-pressed='true'] { border-color: var(--_accent, #c2185b); }
+      .all-heads canvas { display: block; width: 100%; height: auto; aspect-ratio: 1 / 1; image-rendering: pixelated; }
+      @media (max-width: 600px) { .all-heads { gap: 1px; } .all-heads .ah-col { font-size: 0.62em; } .all-heads button.mini-map { border-width: 1px; } }
+      .big-head { max-width: 640px; margin: 0; background: var(--_panel); border-radius: 8px; padding: 8px 10px; }
+      .big-head h4 { margin: 0 0 4px; font-size: 0.98em; }
     `;
 
 export class ApHeads extends ApWidget {
@@ -42,6 +52,14 @@ export class ApHeads extends ApWidget {
     this.scaleNote = el('span', { className: 'note' });
     this.formula = el('div', { className: 'formula' });
     this.grid = el('div', { className: 'heads-grid' });
+    // A Hugging Face model: every layer x head at a glance (rows: layers, columns: heads).
+    this.allNote = el('p', { className: 'note all-note' });
+    this.all = el('div', {
+      className: 'all-heads',
+      attrs: { role: 'group', 'aria-label': 'Every head of every layer' },
+    });
+    this.big = el('figure', { className: 'big-head' });
+    this.allBox = el('div', { className: 'all-box', hidden: true }, this.allNote, this.all, this.big);
     this.note = el('p', { className: 'note' });
     this.body.append(
       el('p', {
@@ -66,6 +84,7 @@ export class ApHeads extends ApWidget {
         this.scaleNote,
       ),
       this.formula,
+      this.allBox,
       this.grid,
       this.note,
     );
@@ -118,6 +137,14 @@ export class ApHeads extends ApWidget {
     );
     const { view } = stepView(run, 'heads', { layer });
     const maps = view.inputs;
+    const overview = run.entry?.kind === 'pretrained';
+    this.allBox.hidden = !overview;
+    this.grid.hidden = overview;
+    if (overview) {
+      this._renderAll(run, state, layer, maps, perHead);
+      this.note.textContent = `${run.config.nLayers} layers × ${h} heads of d_k = ${d / h}: each small map is one head's weights on your text (rows: queries, columns: keys; each row sums to 1). Click one to see it large.`;
+      return;
+    }
     const cards = [];
     maps.forEach((m, i) => {
       const p = headPattern(m.values, m.rows, m.cols, { labels: m.colLabels, masked: m.masked });
@@ -150,6 +177,92 @@ export class ApHeads extends ApWidget {
     const random = run.kind === 'model' && state.model === 'random';
     this.note.textContent = `Layer ${layer ?? 0}: ${h} head${h > 1 ? 's' : ''} of d_k = ${d / h}. Each map is one head's weights (rows: queries, columns: keys; each row sums to 1).${random ? ' These are random, untrained weights: their patterns mean nothing yet; pick a trained model to see heads that learned something.' : ''}`;
   }
+}
+
+// Every layer x head of a (pretrained) model as small maps, one pixel per weight, and the one
+// picked (the page's layer and head) enlarged with its labels and its pattern line.
+ApHeads.prototype._renderAll = function (run, state, layer, maps, perHead) {
+  const L = run.config.nLayers,
+    H = run.config.nHeads;
+  const head = headFor(run, state);
+  const n = run.tokens.length;
+  this.all.style.gridTemplateColumns = `auto repeat(${H}, minmax(0, 1fr))`;
+  const nodes = [
+    el('span'),
+    ...Array.from({ length: H }, (_, i) => el('span', { className: 'ah-col', text: `h${i}` })),
+  ];
+  let count = 0;
+  for (let l = 0; l < L; l++) {
+    nodes.push(el('span', { className: 'ah-label', text: `layer ${l}` }));
+    const W = run.get('weights', { layer: l });
+    for (let i = 0; i < H; i++) {
+      const canvas = el('canvas', { width: n, height: n });
+      const values = W.subarray(i * n * n, (i + 1) * n * n);
+      let max = 1;
+      if (perHead) {
+        max = 0;
+        for (const v of values) if (v > max) max = v;
+      }
+      const scale = scaleFor('prob', values, { domain: [0, max || 1] });
+      const ctx = canvas.getContext('2d');
+      const img = ctx.createImageData(n, n);
+      for (let k = 0; k < n * n; k++) {
+        const c = scale.fill(values[k]);
+        const rgb = parseColour(c);
+        img.data.set([rgb[0], rgb[1], rgb[2], 255], 4 * k);
+      }
+      ctx.putImageData(img, 0, 0);
+      const on = l === layer && i === head;
+      nodes.push(
+        el(
+          'button',
+          {
+            type: 'button',
+            className: 'mini-map',
+            title: `layer ${l}, head ${i}`,
+            dataset: { layer: String(l), head: String(i) },
+            attrs: { 'aria-label': `layer ${l}, head ${i}`, 'aria-pressed': String(on) },
+            on: { click: () => this.requestState({ layer: l, head: i }) },
+          },
+          canvas,
+        ),
+      );
+      count++;
+    }
+  }
+  this.all.replaceChildren(...nodes);
+  this.dataset.maps = String(count);
+  this.allNote.textContent = `Every head of ${run.entry.label}: ${L} layers (rows) × ${H} heads (columns), ${count} attention patterns of the same text, on one colour scale (0 … 1). Look for heads that attend to the previous token (a line just below the diagonal), to the first token (a bright first column) or to themselves (the diagonal).`;
+  const m = maps[head];
+  const p = headPattern(m.values, m.rows, m.cols, { labels: m.colLabels, masked: m.masked });
+  const shown = matrix({ ...m, title: `layer ${layer}, head ${head}`, domain: perHead ? [0, p.freeMax || 1] : [0, 1] });
+  const hm = this.hm('big', shown, { 'max-cell': '44' });
+  const [what, figure] = patternParts(p, (x) => fmt(x, 2));
+  const line = el(
+    'p',
+    { className: 'head-pattern' },
+    el('b', { className: 'pattern-name', text: what }),
+    `: ${figure}`,
+  );
+  this.big.dataset.layer = String(layer);
+  this.big.dataset.head = String(head);
+  this.big.dataset.pattern = p.key;
+  this.place(this.big, el('h4', { text: `Layer ${layer}, head ${head} (enlarged)` }), hm, line);
+};
+
+const colourCache = new Map();
+function parseColour(c) {
+  let rgb = colourCache.get(c);
+  if (!rgb) {
+    const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(c);
+    if (m) rgb = [parseInt(m[1], 16), parseInt(m[2], 16), parseInt(m[3], 16)];
+    else {
+      const n = (c.match(/[\d.]+/g) || [0, 0, 0]).map(Number);
+      rgb = [n[0], n[1], n[2]];
+    }
+    colourCache.set(c, rgb);
+  }
+  return rgb;
 }
 
 define(ApHeads);

@@ -4,6 +4,7 @@
 // as recomputing everything (a second generation without the cache), and the work saved.
 import { el, fmt, tokenText } from '../lib/dom.js';
 import { define } from '../lib/widget.js';
+import { displayVocab } from '../lib/models.js';
 import { GenerationWidget } from '../lib/generation.js';
 import { generationFor } from '../lib/runs.js';
 import { numsTable } from '../lib/view.js';
@@ -78,7 +79,7 @@ export class ApKvCache extends GenerationWidget {
     const layer = 0;
     const K = step.get('k', { layer });
     const [rows, d] = step.shape('k', { layer });
-    const vocab = this.entry.model.vocab;
+    const vocab = displayVocab(this.entry);
     const ids = [...this.gen.prompt, ...this.gen.steps.map((s) => s.token)];
     const labels = ids.slice(0, rows).map((id) => tokenText(vocab[id]));
     const h = step.shape('weights', { layer })[0];

@@ -14,6 +14,7 @@ import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
 import { numsTable } from '../lib/view.js';
 import { getPlayground, playgroundNow } from '../lib/playground.js';
+import { modelNow, paramText } from '../lib/models.js';
 
 const ATTRS = ['kind', 'd-model', 'n-layers', 'n-heads', 'd-ff', 'vocab', 'max-len'];
 const SHORT = {
@@ -257,8 +258,38 @@ export class ApModelSizes extends ApWidget {
     this.update();
   }
 
-  render(ap) {
+  // The Hugging Face model the page has open, as the calculator's inputs (its real config.json).
+  _hfConfig(entry) {
+    const b = entry.base;
+    return {
+      arch: b.arch,
+      dModel: b.dModel,
+      nLayers: b.nLayers,
+      nHeads: b.nHeads,
+      dFf: b.dFf,
+      vocabSize: b.vocabSize,
+      maxLen: b.maxLen,
+      pos: 'learned',
+      norm: b.norm,
+      biases: true,
+      tieEmbeddings: !!b.tiedHead,
+      segments: b.typeVocab || 0,
+      embedNorm: !!b.embNorm,
+      pooler: false,
+    };
+  }
+
+  render(ap, state) {
     const presets = this._presets(ap);
+    const hf = state && !state.preset && state.model.startsWith('hf:') ? modelNow(state.model) : null;
+    this._hf = hf;
+    if (hf && this._hfShown !== hf.key) {
+      // A model was just opened: the calculator starts from its config.json.
+      this._hfShown = hf.key;
+      this.appliedKey = this._attrKey();
+      this.current = 'hf';
+      this._fill(ap.parameterCount(this._hfConfig(hf)).config);
+    } else if (!hf && this.current === 'hf') this.current = '';
     const key = this._attrKey();
     if (key !== this.appliedKey) {
       // Attributes changed (or first render): preset, then the size attributes over it.
@@ -288,7 +319,26 @@ export class ApModelSizes extends ApWidget {
     }
     this.presetBox.hidden = this.hides('presets');
     this.inputs.hidden = this.hides('inputs');
+    const yours = hf
+      ? [
+          el('span', { className: 'note', text: 'Your model:' }),
+          el('button', {
+            type: 'button',
+            className: 'small',
+            text: `${hf.label.replace(/ \(.*$/, '')} (${paramText(hf.params)})`,
+            attrs: { 'aria-pressed': String(this.current === 'hf'), 'data-preset': 'hf' },
+            on: {
+              click: () => {
+                this.current = 'hf';
+                this._fill(ap.parameterCount(this._hfConfig(hf)).config);
+                this.update();
+              },
+            },
+          }),
+        ]
+      : [];
     this.presetBox.replaceChildren(
+      ...yours,
       el('span', { className: 'note', text: 'Published models:' }),
       ...presets.map((p) =>
         el('button', {
@@ -355,10 +405,42 @@ export class ApModelSizes extends ApWidget {
         }),
         el('p', { className: Math.abs(diff) > 0.01 ? 'warn' : 'note', text: preset.note }),
       );
+    } else if (this.current === 'hf' && this._hf) {
+      // The open model: the count from its config beside the count of the tensors it loaded.
+      const hf = this._hf;
+      const diff = (p.total - hf.params) / hf.params;
+      delete this.dataset.published;
+      delete this.dataset.source;
+      this.dataset.diff = String(diff);
+      this.dataset.hfParams = String(hf.params);
+      this.published.replaceChildren(
+        el(
+          'p',
+          { className: 'note ms-source' },
+          el('b', { text: `${hf.label}. ` }),
+          'Its config.json in the calculator:',
+        ),
+        numsTable({
+          header: ['total', 'parameters'],
+          rows: [
+            ['computed here from config.json (the core)', exact(p.total)],
+            ['tensors in your model.safetensors, as loaded', exact(hf.params)],
+            [
+              'difference',
+              { text: `${diff >= 0 ? '+' : '−'}${(100 * Math.abs(diff)).toFixed(2)}%`, className: 'ms-diff' },
+            ],
+          ],
+        }),
+        el('p', {
+          className: 'note',
+          text: 'Compare with the published models above: the same formula, your model’s sizes. A difference comes from parts the calculator counts differently (a BERT checkpoint’s masked-LM head, a pooler it may not have).',
+        }),
+      );
     } else {
       delete this.dataset.published;
       delete this.dataset.diff;
       delete this.dataset.source;
+      delete this.dataset.hfParams;
       this.published.replaceChildren(
         el('p', {
           className: 'note',

@@ -3,6 +3,7 @@
 // and the token drawn from it. Change the knobs and watch the distribution and the choice.
 import { el, fmt, tokenText } from '../lib/dom.js';
 import { define } from '../lib/widget.js';
+import { displayVocab } from '../lib/models.js';
 import { GenerationWidget } from '../lib/generation.js';
 import { barList } from '../lib/plot.js';
 import { renderTex } from '../lib/katex.js';
@@ -115,7 +116,7 @@ export class ApSampling extends GenerationWidget {
   }
 
   renderStep(step) {
-    const vocab = this.entry.model.vocab.map(tokenText);
+    const vocab = displayVocab(this.entry).map(tokenText);
     const probs = step.get('probs', { stack: '' });
     const V = vocab.length,
       last = probs.length / V - 1;

@@ -68,6 +68,7 @@ export class ApStepper extends ApWidget {
     this._layerField = el('label', { className: 'field inline' }, el('span', { text: 'Layer' }), this._layerSel);
     this._headField = el('label', { className: 'field inline' }, el('span', { text: 'Head' }), this._headSel);
     this._list = el('div', { className: 'steplist' });
+    this._keptNote = el('p', { className: 'note kept-note', hidden: true });
     this._title = el('div', { className: 'step-title', attrs: { 'aria-live': 'polite' } });
     this._formula = el('div', { className: 'formula' });
     this._changed = el('p', { className: 'changed' });
@@ -83,6 +84,7 @@ export class ApStepper extends ApWidget {
       }),
       el('div', { className: 'stepnav' }, this._prev, this._play, this._next, this._scrub, this._count),
       el('div', { className: 'controls' }, this._layerField, this._headField),
+      this._keptNote,
       el('details', { className: 'steps-details', open: true }, el('summary', { text: 'All steps' }), this._list),
       this._title,
       this._formula,
@@ -105,6 +107,11 @@ export class ApStepper extends ApWidget {
     if (run.entry?.kind === 'random')
       this.dataset.model = JSON.stringify({ config: randomConfig(run.entry.spec), seed: run.entry.spec.seed });
     else delete this.dataset.model;
+    // A Hugging Face model keeps one layer in full (runs.js keepFor): say so next to the list.
+    const big = run.entry?.kind === 'pretrained' && run.config.nLayers > 1;
+    this._keptNote.hidden = !big;
+    if (big)
+      this._keptNote.textContent = `${run.entry.label}: every step of layer ${Math.min(state.layer, run.config.nLayers - 1)} is shown; the other ${run.config.nLayers - 1} layers show their attention weights (softmax) only. Pick a layer (or click its softmax) to see all of its steps.`;
     const prevId = this._steps[this._index]?.id;
     this._steps = run.empty ? [] : buildSteps(run);
     if (!this._steps.length) {

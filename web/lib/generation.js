@@ -3,7 +3,7 @@
 // model.generate() call (memoised in runs.js) and a slider over the generated tokens.
 import { ApWidget } from './widget.js';
 import { clamp, el, fillSelect, tokenText } from './dom.js';
-import { getModel, modelNow, trainedFiles, TRAINED_EXAMPLES } from './models.js';
+import { displayVocab, getModel, modelNow, trainedFiles, TRAINED_EXAMPLES } from './models.js';
 import { DEFAULTS, modelKeyOf, switchesOf } from './state.js';
 import { generationFor } from './runs.js';
 import { textFor } from './view.js';
@@ -102,6 +102,10 @@ export class GenerationWidget extends ApWidget {
     const pageArch = state.model === 'random' ? state.arch : null;
     const randomKey = pageArch && pageArch !== 'encoder' ? pageKey : modelKeyOf({ ...DEFAULTS, seed: state.seed });
     out.push({ key: randomKey, label: 'random weights (page settings)', name: 'random' });
+    // The Hugging Face model the student opened, when it generates (GPT-2; a BERT does not).
+    const hf = !state.preset && state.model.startsWith('hf:') ? modelNow(pageKey) : null;
+    this._encoderOnly = hf && hf.base.arch === 'encoder' ? hf : null;
+    if (hf && hf.base.arch !== 'encoder') out.unshift({ key: pageKey, label: hf.label, name: state.model });
     return out;
   }
 
@@ -145,7 +149,10 @@ export class GenerationWidget extends ApWidget {
     this.entry = r.entry;
     if (r.gen.error) throw r.gen.error;
     const arch = r.entry.base.arch;
-    this.modelNote.textContent = `${this._pick.label}${r.entry.metadata.task ? ` (task: ${r.entry.metadata.task})` : ''}, ${arch}. Generated ${r.gen.steps.length} token(s), stopped by ${r.gen.stop === 'eos' ? 'the end token <eos>' : 'the length limit'}: "${r.gen.text}".`;
+    const bert = this._encoderOnly
+      ? `The open ${this._encoderOnly.label} is encoder-only: it fills in [MASK] words but does not generate text, so this view runs another model. `
+      : '';
+    this.modelNote.textContent = `${bert}${this._pick.label}${r.entry.metadata.task ? ` (task: ${r.entry.metadata.task})` : ''}, ${arch}. Generated ${r.gen.steps.length} token(s), stopped by ${r.gen.stop === 'eos' ? 'the end token <eos>' : 'the length limit'}: "${r.gen.text}".`;
     if (r.gen.unknown?.length)
       this.modelNote.textContent += " Some prompt words are not in this model's vocabulary (<unk>).";
     this.stepIn.max = String(Math.max(0, r.gen.steps.length - 1));
@@ -160,7 +167,7 @@ export class GenerationWidget extends ApWidget {
     this.prevB.disabled = this.step === 0;
     this.nextB.disabled = this.step === g.steps.length - 1;
     this.stepLabel.textContent = `token ${this.step + 1} of ${g.steps.length}`;
-    const vocab = this.entry.model.vocab;
+    const vocab = displayVocab(this.entry);
     const chips = g.prompt.map((id) => el('span', { className: 'tok', text: tokenText(vocab[id]) }));
     for (let t = 0; t <= this.step; t++) {
       chips.push(
