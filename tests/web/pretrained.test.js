@@ -1,0 +1,314 @@
+// A student opens a real Hugging Face folder (config.json, model.safetensors, tokenizer.json) in the
+// page and steps through it: through the file picker, by dropping the files on the page, and with
+// ?hf=<folder URL>. What the page shows is compared with the same folder read by the JS API in Node
+// (ap.loadPretrained, same text); a bad folder shows the loader's message and the page goes on; a
+// GPT-2-small-shaped folder (12 layers x 12 heads, 250 MB of F16) shows its 144 heads at a glance.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { mkdtempSync, readFileSync, writeFileSync, copyFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { inject } from 'vitest';
+import { load } from '../../wasm/index.js';
+import { ROOT, usePlayground } from './harness.js';
+import { writeGpt2SmallShape } from '../tools/lib/hf-synthetic.mjs';
+
+const playground = usePlayground();
+const HF = join(ROOT, 'tests', 'fixtures', 'hf');
+const FILES = ['config.json', 'tokenizer.json', 'model.safetensors'];
+const RECAP = '/#chapter=recap';
+// Same float32 computation; Chromium runs the relaxed-SIMD (fused multiply-add) kernels where Node
+// runs plain SIMD, so a few units in the last place of float32 (as tests/web/playground.test.js).
+const TOL = 4e-6;
+
+let ap;
+const nodeModels = new Map();
+beforeAll(async () => {
+  ap = await load();
+});
+afterAll(() => {
+  for (const m of nodeModels.values()) m.dispose();
+});
+
+async function nodeModel(dir) {
+  if (!nodeModels.has(dir)) {
+    const m = await ap.loadPretrained({
+      config: readFileSync(join(dir, 'config.json'), 'utf8'),
+      tokenizer: readFileSync(join(dir, 'tokenizer.json'), 'utf8'),
+      weights: readFileSync(join(dir, 'model.safetensors')),
+    });
+    nodeModels.set(dir, m);
+  }
+  return nodeModels.get(dir);
+}
+
+async function openRecap(viewport) {
+  const opened = await playground.open(RECAP, viewport ? { viewport } : undefined);
+  await opened.page.waitForFunction(() => document.querySelector('ap-stepper')?.dataset.rendered);
+  return opened;
+}
+
+// Waits until the controls opened a model (its key) or showed an error (its message).
+async function opened(page) {
+  const h = await page.waitForFunction(
+    () => {
+      const c = document.querySelector('ap-controls');
+      return c.dataset.opening ? null : c.dataset.opened || (c.dataset.openError && `error: ${c.dataset.openError}`);
+    },
+    null,
+    { timeout: 120_000, polling: 100 },
+  );
+  return h.jsonValue();
+}
+
+async function pickFiles(page, dir) {
+  await page.locator('ap-controls summary', { hasText: 'Open a Hugging Face model' }).click();
+  await page.locator('ap-controls #hf-files').setInputFiles(FILES.map((f) => join(dir, f)));
+  return opened(page);
+}
+
+// Waits for the view `tag` to have drawn the page's model `key` on `text` (scrolled into view first).
+async function drawn(page, tag, key, text) {
+  await page.locator(tag).scrollIntoViewIfNeeded();
+  await page.waitForFunction(
+    ([t, k, x]) => {
+      const w = document.querySelector(t);
+      return w?.dataset.rendered?.includes(k) && (x == null || w.dataset.text === x);
+    },
+    [tag, key, text],
+    { timeout: 60_000 },
+  );
+}
+
+// The stepper on step `id`: its output heatmap's values.
+async function stepOut(page, id) {
+  await page.locator(`ap-stepper button[data-step="${id}"]`).click();
+  await page.waitForFunction((i) => document.querySelector('ap-stepper').dataset.step === i, id);
+  return page.locator('ap-stepper').evaluate((s) => {
+    const h = s.shadowRoot.querySelector('.out ap-heatmap');
+    return { rows: h.matrix.rows, cols: h.matrix.cols, values: Array.from(h.matrix.values) };
+  });
+}
+
+// Equal to Node's within TOL (relative to the value for values above 1).
+function expectClose(got, want) {
+  expect(got.length).toBe(want.length);
+  let worst = 0;
+  for (let i = 0; i < want.length; i++)
+    worst = Math.max(worst, Math.abs(got[i] - want[i]) / Math.max(1, Math.abs(want[i])));
+  expect(worst).toBeLessThanOrEqual(TOL);
+}
+
+async function setText(page, text) {
+  await page.locator('ap-controls #text').fill(text);
+}
+
+describe('a Hugging Face folder in the page', () => {
+  test('gpt2-tiny through the file picker: the stepper and the heads show the Node API numbers', async () => {
+    const { page, errors } = await openRecap();
+    const dir = join(HF, 'gpt2-tiny');
+    const key = await pickFiles(page, dir);
+    expect(key).toMatch(/^hf:/);
+    // It is the page's model, picked in the model picker, its label naming the family and the size.
+    const label = await page.locator('ap-controls #model option:checked').textContent();
+    expect(label).toMatch(/^GPT-2 \(your files, \d+ k parameters\)$/);
+    const text = 'the cat sat on the mat';
+    await setText(page, text);
+    await drawn(page, 'ap-stepper', key, text);
+
+    const m = await nodeModel(dir);
+    const ids = m.prompt(text).ids;
+    const t0 = m.forward(ids, {}, { layers: [0], stages: ['weights'] });
+    try {
+      const q = await stepOut(page, 'decoder:0:q');
+      expect([q.rows, q.cols]).toEqual([ids.length, m.config.dModel]);
+      expectClose(q.values, t0.get('q', { layer: 0 }));
+      const w = await stepOut(page, 'decoder:0:weights');
+      expectClose(w.values, t0.get('weights', { layer: 0, head: 0 }));
+    } finally {
+      t0.dispose();
+    }
+    // Layer 1 in full: the page's layer picker.
+    await page.locator('ap-stepper #step-layer').selectOption('1');
+    await page.waitForFunction(() => document.querySelector('ap-stepper').dataset.layer === '1');
+    await page.locator('ap-stepper button[data-step="decoder:1:q"]').waitFor({ state: 'attached' });
+    const t1 = m.forward(ids, {}, { layers: [1] });
+    try {
+      const q1 = await stepOut(page, 'decoder:1:q');
+      expectClose(q1.values, t1.get('q', { layer: 1 }));
+    } finally {
+      t1.dispose();
+    }
+
+    // The heads view: every layer x head (2 x 4), one map each, equal to Node's weights.
+    await page.evaluate(() => (location.hash = '#concept=heads'));
+    await drawn(page, 'ap-heads', key, text);
+    const maps = await page.locator('ap-heads .all-heads button.mini-map').count();
+    expect(maps).toBe(m.config.nLayers * m.config.nHeads);
+    const big = await page.locator('ap-heads .big-head ap-heatmap').evaluate((h) => Array.from(h.matrix.values));
+    const layer = Number(await page.locator('ap-heads .big-head').getAttribute('data-layer'));
+    const head = Number(await page.locator('ap-heads .big-head').getAttribute('data-head'));
+    const t2 = m.forward(ids, {}, { layers: [layer] });
+    try {
+      expectClose(big, t2.get('weights', { layer, head }));
+    } finally {
+      t2.dispose();
+    }
+    // Click a small map: it becomes the enlarged one.
+    await page.locator('ap-heads button.mini-map[data-layer="1"][data-head="2"]').click();
+    await page.waitForFunction(() => {
+      const b = document.querySelector('ap-heads').shadowRoot.querySelector('.big-head');
+      return b.dataset.layer === '1' && b.dataset.head === '2';
+    });
+
+    // Decoding with the KV cache runs it too.
+    await page.evaluate(() => (location.hash = '#concept=decoding'));
+    await page.locator('ap-decoding').scrollIntoViewIfNeeded();
+    await page.waitForFunction(
+      (k) => document.querySelector('ap-decoding').shadowRoot.querySelector('select')?.value === k,
+      key,
+      { timeout: 60_000 },
+    );
+    expect(errors).toEqual([]);
+  }, 240_000);
+
+  test('bert-tiny dropped on the page: the stepper, and its [MASK] predictions in bert-gpt', async () => {
+    const { page, errors } = await openRecap();
+    const dir = join(HF, 'bert-tiny');
+    const files = FILES.map((name) => ({ name, b64: readFileSync(join(dir, name)).toString('base64') }));
+    await page.evaluate((list) => {
+      const dt = new DataTransfer();
+      for (const f of list) {
+        const bytes = Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0));
+        dt.items.add(new File([bytes], f.name));
+      }
+      document.body.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, files);
+    const key = await opened(page);
+    expect(key).toMatch(/^hf:/);
+    expect(await page.locator('ap-controls #model option:checked').textContent()).toMatch(/^BERT \(/);
+    const text = 'the [MASK] sat';
+    await setText(page, text);
+    await drawn(page, 'ap-stepper', key, text);
+    const m = await nodeModel(dir);
+    const p = m.prompt(text);
+    expect(p.pieces[0]).toBe('[CLS]');
+    const t = m.forward(p.ids, {}, { layers: [0], stages: ['weights'] });
+    try {
+      const q = await stepOut(page, 'encoder:0:q');
+      expectClose(q.values, t.get('q', { layer: 0 }));
+      const w = await stepOut(page, 'encoder:0:weights');
+      expectClose(w.values, t.get('weights', { layer: 0, head: 0 }));
+
+      // bert-gpt: BERT's side is the folder's model, read at the [MASK] the student typed.
+      await page.evaluate(() => (location.hash = '#concept=bert-gpt'));
+      await drawn(page, 'ap-bert-gpt', key, text);
+      const top = JSON.parse(await page.locator('ap-bert-gpt').getAttribute('data-bert-top'));
+      const at = Array.from(p.ids).indexOf(m.specialTokens.mask);
+      const V = m.config.vocabSize;
+      const probs = t.get('probs').subarray(at * V, (at + 1) * V);
+      const want = Array.from(probs.keys())
+        .sort((a, b) => probs[b] - probs[a])
+        .slice(0, top.length);
+      expect(top.map((x) => x[0])).toEqual(want);
+      for (const [id, v] of top) expect(Math.abs(v - probs[id])).toBeLessThanOrEqual(TOL);
+      const title = await page.locator('ap-bert-gpt [data-model="bert"] h4').textContent();
+      expect(title).toContain('BERT (your files');
+    } finally {
+      t.dispose();
+    }
+    // The decoding views say the BERT does not generate, and run another model.
+    await page.evaluate(() => (location.hash = '#concept=decoding'));
+    await page.locator('ap-decoding').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => document.querySelector('ap-decoding').dataset.rendered, null, {
+      timeout: 60_000,
+    });
+    expect(await page.locator('ap-decoding .note').first().textContent()).toContain('encoder-only');
+    expect(errors).toEqual([]);
+  }, 240_000);
+
+  test('a bad folder (n_head 5) names config.json, and the page goes on', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ap-bad-hf-'));
+    try {
+      for (const f of FILES) copyFileSync(join(HF, 'gpt2-tiny', f), join(dir, f));
+      const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+      config.n_head = 5;
+      writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+      const { page, errors } = await openRecap();
+      const result = await pickFiles(page, dir);
+      expect(result).toMatch(/^error: /);
+      const alert = await page.locator('ap-controls .hf-error[role="alert"]').textContent();
+      expect(alert).toContain('config.json');
+      // The page still works: the model picker is unchanged and a new text is drawn.
+      expect(await page.locator('ap-controls #model').inputValue()).toBe('grammar');
+      await setText(page, 'the dog sleeps');
+      await page.locator('ap-stepper').scrollIntoViewIfNeeded();
+      await page.waitForFunction(() => document.querySelector('ap-stepper').dataset.text === 'the dog sleeps');
+      // Missing files are named too.
+      await page.locator('ap-controls #hf-files').setInputFiles([join(dir, 'config.json')]);
+      const missing = await opened(page);
+      expect(missing).toContain('model.safetensors');
+      expect(errors).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 240_000);
+
+  test('?hf=<folder URL> opens the static server copy of a fixture (CORS)', async () => {
+    const staticUrl = inject('apStaticUrl');
+    const folder = new URL('tests/fixtures/hf/gpt2-tiny', staticUrl).href;
+    const context = await playground.browser.newContext({ viewport: { width: 1100, height: 800 } });
+    try {
+      const page = await context.newPage();
+      // The test's static server sends no CORS headers: answer as a CORS-enabled host would.
+      await page.route(`${new URL(staticUrl).origin}/**`, async (route) => {
+        const res = await route.fetch();
+        await route.fulfill({ response: res, headers: { ...res.headers(), 'access-control-allow-origin': '*' } });
+      });
+      await page.goto(new URL(`/?hf=${encodeURIComponent(folder)}#chapter=recap`, playground.baseUrl).href);
+      const key = await opened(page);
+      expect(key).toBe('hf:gpt2-tiny');
+      expect(await page.locator('ap-controls #model option:checked').textContent()).toMatch(
+        /^GPT-2 \(your folder: gpt2-tiny,/,
+      );
+      await drawn(page, 'ap-stepper', key, null);
+      // The URL keeps ?hf= (a reload opens it again) and names the model.
+      expect(new URL(page.url()).searchParams.get('hf')).toBe(folder);
+    } finally {
+      await context.close();
+    }
+  }, 240_000);
+
+  test('a GPT-2-small-shaped folder (124 M parameters): 144 heads at a glance; screenshots', async () => {
+    const dir = join(ROOT, 'build', 'hf', 'gpt2-small-shape');
+    await writeGpt2SmallShape(dir);
+    const { page, errors } = await openRecap({ width: 1350, height: 900 });
+    const key = await pickFiles(page, dir);
+    expect(key).toMatch(/^hf:/);
+    expect(await page.locator('ap-controls #model option:checked').textContent()).toMatch(
+      /^GPT-2 \(your files, 124 M parameters\)$/,
+    );
+    await drawn(page, 'ap-stepper', key, null);
+    // The layer picker goes up to 11.
+    const layers = await page.locator('ap-stepper #step-layer option').count();
+    expect(layers).toBe(12);
+    await page.locator('ap-stepper #step-layer').selectOption('5');
+    await page.waitForFunction(() => document.querySelector('ap-stepper').dataset.layer === '5');
+    await page.locator('ap-stepper button[data-step="decoder:5:weights"]').click();
+    await page.waitForFunction(() => document.querySelector('ap-stepper').dataset.step === 'decoder:5:weights');
+    await page.locator('ap-stepper').scrollIntoViewIfNeeded();
+    await page.locator('ap-stepper').screenshot({ path: join(ROOT, 'tests/web/screenshots/hf-gpt2-stepper.png') });
+
+    await page.evaluate(() => (location.hash = '#concept=heads'));
+    await drawn(page, 'ap-heads', key, null);
+    expect(await page.locator('ap-heads .all-heads button.mini-map').count()).toBe(144);
+    expect(await page.locator('ap-heads').getAttribute('data-maps')).toBe('144');
+    await page.locator('ap-heads').scrollIntoViewIfNeeded();
+    await page.locator('ap-heads').screenshot({ path: join(ROOT, 'tests/web/screenshots/hf-gpt2-heads.png') });
+    await page.setViewportSize({ width: 412, height: 900 });
+    await page.locator('ap-heads').scrollIntoViewIfNeeded();
+    await page.waitForTimeout(300); // the grid's new layout (no data changes, nothing to wait on)
+    await page.locator('ap-heads').screenshot({ path: join(ROOT, 'tests/web/screenshots/hf-gpt2-heads-phone.png') });
+    expect(errors).toEqual([]);
+  }, 240_000);
+});
