@@ -69,50 +69,68 @@ void qk_block(float* s, int lds, const float* q, int ldq, const float* k, int ld
   }
 }
 
-// Q K^T for a few query rows (a decoding step: one query against the cache, or one hidden state
-// against GPT-2's 50257 tied embedding rows). The panel above would transpose every key block to
-// use it for one row of Q; here each group of 4 keys is transposed in registers and used at once,
-// so K is read once, in sequence. The arithmetic is the same as qk_block + gemm_tiled's tiles, in
-// the same order (score = 0 + q[0] (alpha k[0]) + q[1] (alpha k[1]) + ..., the same madd; the keys
-// past the last multiple of 4 in plain floats as tile_col does), so scores are bit for bit equal.
-constexpr int kFewQueries = 2;
-
-AP_NOINLINE void qk_few(float* s, int lds, const float* q, int ldq, const float* k, int ldk, int n, int m, int d,
-                        float alpha) {
-  const v4 va = splat(alpha);
-  int c = 0;
-  for (; c + 4 <= m; c += 4) {
-    const float* k0 = k + static_cast<long>(c) * ldk;
-    v4 acc[kFewQueries];
-    for (int r = 0; r < n; ++r) acc[r] = zero();
-    int p = 0;
-    for (; p + 4 <= d; p += 4) {
-      v4 a = load(k0 + p), b = load(k0 + ldk + p), cc = load(k0 + 2 * ldk + p), dd = load(k0 + 3 * ldk + p);
-      v4 t0 = shuf_0415(a, b), t1 = shuf_2637(a, b);      // a0 b0 a1 b1 | a2 b2 a3 b3
-      v4 t2 = shuf_0415(cc, dd), t3 = shuf_2637(cc, dd);  // c0 d0 c1 d1 | c2 d2 c3 d3
-      const v4 col[4] = {mul(shuf_0145(t0, t2), va), mul(shuf_2367(t0, t2), va), mul(shuf_0145(t1, t3), va),
-                         mul(shuf_2367(t1, t3), va)};
-      for (int r = 0; r < n; ++r) {
-        const float* qr = q + static_cast<long>(r) * ldq + p;
-        for (int i = 0; i < 4; ++i) acc[r] = madd(load_splat(qr + i), col[i], acc[r]);
-      }
+// Q K^T for the scores a caller keeps (kernels::qk_scores: the traced attention, GPT-2's tied head
+// over its 50257 embedding rows): each score a dot product along d_k, read straight from the rows of
+// Q and K, a (R x K) tile of scores at a time in R*K vector sums. No transposed panel (the online
+// attention below uses one, amortised over its query block; here the head's 154 MB of keys would be
+// transposed once per call). Each sum runs in 4 lanes (p mod 4), added at the end as hsum does, plus
+// the d_k % 4 tail in order, then times alpha: every tile shape gives the same bits for a score, so
+// a decoding step (one row) computes exactly what the whole-sequence pass computes for that row.
+// Against a sequential sum: rounding only.
+template <int R, int K>
+AP_INLINE void qk_dot_tile(float* s, int lds, const float* q, int ldq, const float* k, int ldk, int d, float alpha) {
+  v4 acc[R][K];
+  for (int r = 0; r < R; ++r)
+    for (int i = 0; i < K; ++i) acc[r][i] = zero();
+  int p = 0;
+  for (; p + 4 <= d; p += 4) {
+    v4 qv[R];
+    for (int r = 0; r < R; ++r) qv[r] = load(q + static_cast<long>(r) * ldq + p);
+    for (int i = 0; i < K; ++i) {
+      const v4 kv = load(k + static_cast<long>(i) * ldk + p);
+      for (int r = 0; r < R; ++r) acc[r][i] = madd(qv[r], kv, acc[r][i]);
     }
-    for (; p < d; ++p) {
-      alignas(16) float t[4];
-      for (int i = 0; i < 4; ++i) t[i] = alpha * k0[static_cast<long>(i) * ldk + p];
-      const v4 col = load(t);
-      for (int r = 0; r < n; ++r) acc[r] = madd(load_splat(q + static_cast<long>(r) * ldq + p), col, acc[r]);
-    }
-    for (int r = 0; r < n; ++r) store(s + static_cast<long>(r) * lds + c, acc[r]);
   }
-  for (; c < m; ++c) {
-    const float* kc = k + static_cast<long>(c) * ldk;
-    for (int r = 0; r < n; ++r) {
-      const float* qr = q + static_cast<long>(r) * ldq;
-      float acc = 0.0f;
-      for (int p = 0; p < d; ++p) acc += qr[p] * (alpha * kc[p]);
-      s[static_cast<long>(r) * lds + c] = acc;
+  for (int r = 0; r < R; ++r)
+    for (int i = 0; i < K; ++i) {
+      float tail = 0.0f;
+      for (int t = p; t < d; ++t) tail += q[static_cast<long>(r) * ldq + t] * k[static_cast<long>(i) * ldk + t];
+      s[static_cast<long>(r) * lds + i] = (hsum(acc[r][i]) + tail) * alpha;
     }
+}
+
+// One query row: 8 keys per tile (8 independent sums keep the adder busy).
+AP_NOINLINE void qk_dot_row(float* s, const float* q, const float* k, int ldk, int m, int d, float alpha) {
+  int c = 0;
+  for (; c + 8 <= m; c += 8) qk_dot_tile<1, 8>(s + c, 0, q, 0, k + static_cast<long>(c) * ldk, ldk, d, alpha);
+  for (; c < m; ++c) qk_dot_tile<1, 1>(s + c, 0, q, 0, k + static_cast<long>(c) * ldk, ldk, d, alpha);
+}
+
+// Rows in blocks of kDotRows (their Q rows stay in L2 while all the keys stream past), 2 rows x 4
+// keys per tile: 8 sums, 2 + 4 loads per 8 multiply-adds.
+constexpr int kDotRows = 64;
+
+AP_NOINLINE void qk_dot(float* s, int lds, const float* q, int ldq, const float* k, int ldk, int n, int m, int d,
+                        float alpha) {
+  for (int i0 = 0; i0 < n; i0 += kDotRows) {
+    const int rows = n - i0 < kDotRows ? n - i0 : kDotRows;
+    float* si = s + static_cast<long>(i0) * lds;
+    const float* qi = q + static_cast<long>(i0) * ldq;
+    int c = 0;
+    for (; c + 4 <= m; c += 4) {
+      const float* kc = k + static_cast<long>(c) * ldk;
+      int r = 0;
+      for (; r + 2 <= rows; r += 2)
+        qk_dot_tile<2, 4>(si + static_cast<long>(r) * lds + c, lds, qi + static_cast<long>(r) * ldq, ldq, kc, ldk, d,
+                          alpha);
+      if (r < rows)
+        qk_dot_tile<1, 4>(si + static_cast<long>(r) * lds + c, lds, qi + static_cast<long>(r) * ldq, ldq, kc, ldk, d,
+                          alpha);
+    }
+    for (; c < m; ++c)
+      for (int r = 0; r < rows; ++r)
+        qk_dot_tile<1, 1>(si + static_cast<long>(r) * lds + c, lds, qi + static_cast<long>(r) * ldq, ldq,
+                          k + static_cast<long>(c) * ldk, ldk, d, alpha);
   }
 }
 
@@ -330,14 +348,10 @@ AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k,
 
 void impl::qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
                      float alpha) {
-  if (n <= kFewQueries) {
-    qk_few(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
-    return;
-  }
-  alignas(16) float kt[KT_D * BK];
-  for (int j0 = 0; j0 < m; j0 += BK)
-    qk_block(scores + j0, ld_s, q, ld_q, k + static_cast<long>(j0) * ld_k, ld_k, n, m - j0 < BK ? m - j0 : BK, d_k,
-             alpha, kt);
+  if (n == 1)
+    qk_dot_row(scores, q, k, ld_k, m, d_k, alpha);
+  else
+    qk_dot(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
 }
 
 void impl::softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int m) {
@@ -348,6 +362,19 @@ void impl::exp_vec(float* out, const float* in, int n) {
   int j = 0;
   for (; j + 4 <= n; j += 4) store(out + j, simd::exp(load(in + j)));
   if (j < n) store_tail(out + j, n - j, simd::exp(load_tail(in + j, n - j, 0.0f)));
+}
+
+namespace {
+AP_INLINE v4 gelu_tanh4(v4 x) {
+  const v4 u = mul(splat(0.7978845608028654f), madd(splat(0.044715f), mul(mul(x, x), x), x));
+  return div(x, add(splat(1.0f), simd::exp(mul(splat(-2.0f), u))));  // e^(-2u) = +inf for x << 0: -0
+}
+}  // namespace
+
+void gelu_tanh_vec(float* out, const float* in, int n) {
+  int j = 0;
+  for (; j + 4 <= n; j += 4) store(out + j, gelu_tanh4(load(in + j)));
+  if (j < n) store_tail(out + j, n - j, gelu_tanh4(load_tail(in + j, n - j, 0.0f)));
 }
 
 // The tiles of attention_query_block and qk_block, by the constants that size them.

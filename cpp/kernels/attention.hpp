@@ -52,6 +52,12 @@ void weights_v_ref(float* out, int ld_out, const float* weights, int ld_w, const
 void exp_vec(float* out, const float* in, int n);
 constexpr double kExpMaxRelError = 2.0e-7;
 
+// GPT-2's tanh GELU ("gelu_new") over n values: 0.5 x (1 + tanh u), u = sqrt(2 / pi) (x + 0.044715 x^3),
+// computed as x / (1 + e^(-2u)) (the same function: 1 + tanh u = 2 / (1 + e^(-2u))) with the exp
+// above, 4 values at a time. Within a few float epsilons of the scalar gelu_tanh (core/layers.hpp),
+// and closer than it to the exact value for negative x, where 1 + tanh u cancels.
+void gelu_tanh_vec(float* out, const float* in, int n);
+
 // ---- whole multi-head attention --------------------------------------------------------------
 // out (n, h*d_k) = concat over heads i of softmax(Q_i K_i^T [/ sqrt(d_k)] [causal mask]) V_i, where
 // q is (n, h*d_k), k and v are (m, h*d_k), head i in columns [i*d_k, (i+1)*d_k). `scale` divides the

@@ -49,6 +49,7 @@ AP_INLINE v4 load_splat(const float* p) { return wasm_v128_load32_splat(p); }
 AP_INLINE v4 add(v4 a, v4 b) { return wasm_f32x4_add(a, b); }
 AP_INLINE v4 sub(v4 a, v4 b) { return wasm_f32x4_sub(a, b); }
 AP_INLINE v4 mul(v4 a, v4 b) { return wasm_f32x4_mul(a, b); }
+AP_INLINE v4 div(v4 a, v4 b) { return wasm_f32x4_div(a, b); }
 #if AP_SIMD_RELAXED
 #if !defined(__clang_major__) || __clang_major__ < 16
 // clang 14 (emscripten 3.1.6) has the builtin too, but it emits the pre-standard opcode V8 rejects.
@@ -91,6 +92,7 @@ AP_INLINE v4 load_splat(const float* p) { return _mm_set1_ps(*p); }
 AP_INLINE v4 add(v4 a, v4 b) { return _mm_add_ps(a, b); }
 AP_INLINE v4 sub(v4 a, v4 b) { return _mm_sub_ps(a, b); }
 AP_INLINE v4 mul(v4 a, v4 b) { return _mm_mul_ps(a, b); }
+AP_INLINE v4 div(v4 a, v4 b) { return _mm_div_ps(a, b); }
 AP_INLINE v4 madd(v4 a, v4 b, v4 c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
 AP_INLINE v4 max(v4 a, v4 b) { return _mm_max_ps(a, b); }
 AP_INLINE v4 min(v4 a, v4 b) { return _mm_min_ps(a, b); }
@@ -129,6 +131,7 @@ AP_INLINE v4 load_splat(const float* p) { return splat(*p); }
 AP_INLINE v4 add(v4 a, v4 b) { AP_LANEWISE(a.x[l] + b.x[l]); }
 AP_INLINE v4 sub(v4 a, v4 b) { AP_LANEWISE(a.x[l] - b.x[l]); }
 AP_INLINE v4 mul(v4 a, v4 b) { AP_LANEWISE(a.x[l] * b.x[l]); }
+AP_INLINE v4 div(v4 a, v4 b) { AP_LANEWISE(a.x[l] / b.x[l]); }
 AP_INLINE v4 madd(v4 a, v4 b, v4 c) { AP_LANEWISE(a.x[l] * b.x[l] + c.x[l]); }
 AP_INLINE v4 max(v4 a, v4 b) { AP_LANEWISE(a.x[l] < b.x[l] ? b.x[l] : a.x[l]); }
 AP_INLINE v4 min(v4 a, v4 b) { AP_LANEWISE(b.x[l] < a.x[l] ? b.x[l] : a.x[l]); }
