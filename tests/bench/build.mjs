@@ -8,6 +8,7 @@
 //   native_eigen_march_native     g++ -O3 -march=native, Eigen (AVX-512 on this machine)
 //   native_eigen_sse42            g++ -O3 -msse4.2 -mno-avx (no AVX: the vector width of wasm SIMD), Eigen
 //   native_kernels_sse            g++ -O3 -msse4.2 -mno-avx, this project's kernels (their SSE2 lanes)
+//   native_gpt2                   g++ -O3: the whole core and the GPT-2 runner (native/bench_gpt2.cpp)
 // Objects are cached with their header dependencies (-MMD), so a second run only links what changed.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -177,6 +178,16 @@ async function buildEmscripten(name, { simd, defines = [], kernels }) {
   );
 }
 
+// The whole core natively (for the GPT-2 runner): kernels, core, trace, io and the runner, g++ -O3
+// with the default x86-64 flags, as the project's Release build compiles them.
+async function buildNativeCore(name, { flags = [], runner }) {
+  const common = ['-std=c++17', '-O3', '-DNDEBUG', '-DEIGEN_MPL2_ONLY', ...flags, '-Icpp', '-I/usr/include/eigen3'];
+  const sources = [...files('cpp/kernels'), ...files('cpp/core'), ...files('cpp/trace'), ...files('cpp/io'), runner];
+  const objects = await compileAll(name, 'g++', common, sources);
+  const target = join(OUT, name);
+  await link(target, objects, 'g++', [...common, ...objects, '-o', target]);
+}
+
 async function buildNative(name, { flags, kernels }) {
   const common = ['-std=c++17', '-O3', '-DNDEBUG', '-DEIGEN_MPL2_ONLY', ...flags, '-Icpp', '-I/usr/include/eigen3'];
   const sources = [...(kernels ? files('cpp/kernels') : []), 'tests/bench/native/bench_native.cpp'];
@@ -187,7 +198,7 @@ async function buildNative(name, { flags, kernels }) {
 
 // Builds every target; returns { name: error message } for the ones that failed (the benchmark
 // then runs without them and says so).
-export async function buildAll({ log = console.log } = {}) {
+export async function buildAll({ log = console.log, only = null } = {}) {
   mkdirSync(OUT, { recursive: true });
   const failed = {};
   const steps = {
@@ -205,8 +216,10 @@ export async function buildAll({ log = console.log } = {}) {
       buildNative('native_eigen_march_native', { flags: ['-march=native'], kernels: false }),
     native_eigen_sse42: () => buildNative('native_eigen_sse42', { flags: ['-msse4.2', '-mno-avx'], kernels: false }),
     native_kernels_sse: () => buildNative('native_kernels_sse', { flags: ['-msse4.2', '-mno-avx'], kernels: true }),
+    native_gpt2: () => buildNativeCore('native_gpt2', { runner: 'tests/bench/native/bench_gpt2.cpp' }),
   };
   for (const [name, fn] of Object.entries(steps)) {
+    if (only && !only.includes(name)) continue;
     const t0 = Date.now();
     try {
       await fn();

@@ -15,13 +15,20 @@
 // - a ratio A/B is the median over rounds of B's time over A's time in the same round;
 // - the first run builds everything (build/bench, about 4-6 minutes cold); the whole run took
 //   about 10 minutes here with the builds cached, under a load average of 6-7 on 2 cores.
+// - the GPT-2 section (issue 16, tests/bench/gpt2-cases.mjs) runs after the kernels, with its own
+//   runners (each holds a 124M-parameter model): this project's core through the JS API in Node,
+//   onnxruntime-web in Node, the core natively (and in Chromium with --browser-gpt2); its
+//   checksums are the argmax ids of the logits / the greedy ids, which must be equal everywhere.
 // Options: --quick (small grid, 3 rounds), --full (adds n = 4096 with 8 heads, about 5 more
 //          minutes here), --rounds N, --no-browser, --no-native,
-//          --only name,name (implementation names as in the tables), --out FILE.
+//          --only name,name (implementation names as in the tables), --out FILE,
+//          --gpt2 (the GPT-2 section alone; its table replaces the GPT-2 section of an existing
+//          results.md), --no-gpt2 (the kernels alone), --browser-gpt2 (adds the core in Chromium
+//          to the GPT-2 section).
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { extname, join, relative, resolve } from 'node:path';
+import { dirname, extname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ROOT, StepError, ensureDebianPackages, ensureNodeModules, main, step } from './lib/setup.mjs';
 import { CHROMIUM, CHROMIUM_ARGS } from './lib/chromium.mjs';
@@ -40,6 +47,9 @@ function parseArgs(argv) {
     native: true,
     only: null,
     out: join(OUT_DIR, 'results.md'),
+    kernels: true,
+    gpt2: true,
+    browserGpt2: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -50,10 +60,15 @@ function parseArgs(argv) {
     else if (a === '--rounds') opts.rounds = Number(argv[++i]);
     else if (a === '--only') opts.only = argv[++i].split(',');
     else if (a === '--out') opts.out = resolve(argv[++i]);
+    else if (a === '--gpt2') opts.kernels = false;
+    else if (a === '--no-gpt2') opts.gpt2 = false;
+    else if (a === '--browser-gpt2') opts.browserGpt2 = true;
     else
       throw new StepError(
-        `unknown option ${a} (known: --quick --full --rounds N --no-browser --no-native --only a,b --out FILE)`,
+        `unknown option ${a} (known: --quick --full --rounds N --no-browser --no-native --only a,b --out FILE ` +
+          '--gpt2 --no-gpt2 --browser-gpt2)',
       );
+    if (!opts.kernels && !opts.gpt2) throw new StepError('--gpt2 and --no-gpt2 leave nothing to run');
   }
   return opts;
 }
@@ -84,6 +99,14 @@ const RUNNERS = [
   { name: 'chromium eigen-wasm', where: 'chromium', impl: 'eigen-wasm', cases: ['model'] },
   { name: 'chromium tfjs', where: 'chromium', impl: 'tfjs-wasm' },
   { name: 'chromium onnx', where: 'chromium', impl: 'onnx-wasm' },
+];
+
+// The GPT-2 section's runners (tests/bench/gpt2-cases.mjs), started only for it.
+const GPT2_RUNNERS = [
+  { name: 'ours node', where: 'node', impl: 'gpt2-ours', needs: 'wasm/build/ap_train.mjs' },
+  { name: 'ort node', where: 'node', impl: 'gpt2-onnx' },
+  { name: 'ours native', where: 'native', binary: 'native_gpt2' },
+  { name: 'ours chromium', where: 'chromium', impl: 'gpt2-ours', needs: 'wasm/build/ap_train.mjs', optIn: true },
 ];
 
 // The ratios the issue's targets are about: [ours, peer].
@@ -216,7 +239,15 @@ const MIME = {
   '.wasm': 'application/wasm',
   '.json': 'application/json',
 };
-const SERVED = ['tests/bench/', 'build/bench/', 'node_modules/', 'wasm/index.js', 'wasm/lib/', 'wasm/build/'];
+const SERVED = [
+  'tests/bench/',
+  'build/bench/',
+  'build/hf/',
+  'node_modules/',
+  'wasm/index.js',
+  'wasm/lib/',
+  'wasm/build/',
+];
 
 async function openBrowser() {
   const { chromium } = await import('playwright-core');
@@ -333,13 +364,18 @@ async function measureCase(c, runners, { rounds, targetSeconds, rates, cases }) 
     }
   }
   // Every checksum against the first one (the reference: plain JS when it ran, else the first).
+  // GPT-2: against onnxruntime-web (the independent implementation), ids equal and sums to 1e-3.
   const withSum = active.filter((r) => results[r.spec.name].checksum);
-  const ref = withSum.find((r) => r.spec.impl === 'plain-js') ?? withSum[0];
+  const ref = withSum.find((r) => r.spec.impl === 'plain-js' || r.spec.impl === 'gpt2-onnx') ?? withSum[0];
   const tol = c.kind === 'model' ? 1e-3 : 1e-4;
   for (const r of withSum) {
     const res = results[r.spec.name];
-    if (!agree(res.checksum, results[ref.spec.name].checksum, tol)) {
-      res.error = `output differs from ${ref.spec.name}: checksum ${res.checksum.sum} vs ${results[ref.spec.name].checksum.sum}`;
+    const refSum = results[ref.spec.name].checksum;
+    if (c.kind === 'gpt2') {
+      const why = cases.gpt2Disagreement(res.checksum, refSum);
+      if (why) res.error = `output differs from ${ref.spec.name}: ${why}`;
+    } else if (!agree(res.checksum, refSum, tol)) {
+      res.error = `output differs from ${ref.spec.name}: checksum ${res.checksum.sum} vs ${refSum.sum}`;
     }
   }
   const timed = active.filter((r) => !results[r.spec.name].error);
@@ -631,16 +667,178 @@ const caseKey = (c) => `n=${c.n}${c.h ? ` h=${c.h}` : ''}${c.causal && c.kind !=
 
 // ---- main ---------------------------------------------------------------------------------------
 
-main(async () => {
-  const opts = parseArgs(process.argv.slice(2));
-  const t0 = Date.now();
-  const loadBefore = uptimeLine();
-  await ensureDebianPackages(BENCH_PACKAGES);
-  await ensureNodeModules();
+// ---- the GPT-2 section ------------------------------------------------------------------------
 
-  step('building the benchmark (build/bench)');
-  const { buildAll } = await import('../bench/build.mjs');
-  const failedBuilds = await buildAll();
+const GPT2_MARK = '<!-- gpt2 section: npm run bench -- --gpt2 replaces it from here -->';
+const GPT2_PACKAGES = ['python3-torch', 'python3-onnx'];
+
+// The model folder (tests/tools/lib/hf-synthetic.mjs, ~1 s) and the ONNX graphs
+// (tests/reference/make_hf_fixtures.py --onnx, ~40 s, needs Debian's torch and onnx), each made
+// only when missing.
+async function prepareGpt2Files() {
+  const { HF_DIR, ONNX_DIR } = await import('../bench/gpt2-cases.mjs');
+  if (!existsSync(join(ROOT, HF_DIR, 'model.safetensors')) || !existsSync(join(ROOT, HF_DIR, 'tokenizer.json'))) {
+    step(`writing the GPT-2-small-shaped model (${HF_DIR})`);
+    const { writeGpt2SmallShape } = await import('./lib/hf-synthetic.mjs');
+    await writeGpt2SmallShape(join(ROOT, HF_DIR));
+  }
+  const graphs = ['gpt2-prefill.onnx', 'gpt2-decode.onnx'].map((f) => join(ROOT, ONNX_DIR, f));
+  if (graphs.every((f) => existsSync(f))) return;
+  await ensureDebianPackages(GPT2_PACKAGES);
+  step(`exporting it to ONNX (${ONNX_DIR}, about a minute)`);
+  const r = spawnSync(
+    '/usr/bin/python3',
+    ['tests/reference/make_hf_fixtures.py', '--no-tiny', '--onnx', join(ROOT, ONNX_DIR)],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
+  if (r.status !== 0 || !graphs.every((f) => existsSync(f)))
+    throw new StepError(`make_hf_fixtures.py --onnx failed (exit ${r.status})`);
+}
+
+async function runGpt2(opts, failedBuilds) {
+  const gpt2 = await import('../bench/gpt2-cases.mjs');
+  const cases = { ...(await import('../bench/cases.mjs')), ...gpt2 };
+  const loadBefore = uptimeLine();
+  let specs = GPT2_RUNNERS.filter(
+    (s) =>
+      (opts.native || s.where !== 'native') &&
+      (s.where !== 'chromium' || (opts.browser && opts.browserGpt2)) &&
+      (!opts.only || !GPT2_RUNNERS.some((g) => opts.only.includes(g.name)) || opts.only.includes(s.name)),
+  );
+  step('GPT-2: starting one process per implementation (each loads the 124M-parameter model)');
+  const infos = {};
+  const runners = [];
+  let browser = null;
+  for (const spec of specs) {
+    if (spec.binary && failedBuilds[spec.binary]) {
+      infos[spec.name] = { error: `build failed (${spec.binary})` };
+      continue;
+    }
+    if (spec.needs && !existsSync(join(ROOT, spec.needs))) {
+      infos[spec.name] = { error: `${spec.needs} is missing (npm run build makes it)` };
+      continue;
+    }
+    let runner = null;
+    try {
+      if (spec.where === 'chromium') browser ??= await openBrowser();
+      runner = await startRunner(spec, browser);
+      infos[spec.name] = await ask(runner, { op: 'init' }, 300000);
+      if (spec.where === 'native') infos[spec.name].engine = 'native';
+      if (spec.where === 'chromium') infos[spec.name].engine = `Chromium ${browser.version()}`;
+      runners.push(runner);
+      console.log(`  ${spec.name}: ${infos[spec.name].variant}`);
+    } catch (err) {
+      infos[spec.name] = { error: err.message.split('\n')[0] };
+      console.log(`  ${spec.name}: not available (${infos[spec.name].error})`);
+      if (runner) await runner.close();
+    }
+  }
+  const grid = gpt2.gpt2Cases({ quick: opts.quick });
+  const rounds = opts.rounds ?? (opts.quick ? 3 : 5);
+  const all = [];
+  step(`GPT-2: measuring ${grid.length} cases on ${runners.length} implementations, ${rounds} rounds`);
+  for (const c of grid) {
+    const tc = Date.now();
+    const results = await measureCase(c, runners, { rounds, targetSeconds: TARGET_S, rates: {}, cases });
+    all.push({ c, rounds, results });
+    const summary = Object.entries(results)
+      .map(([n, r]) => `${n} ${r.error ? 'error' : r.samples?.length ? `${fmt(r.seconds * 1e3, 1)} ms` : ''}`)
+      .join(', ');
+    console.log(`  ${gpt2.gpt2CaseId(c)} (${((Date.now() - tc) / 1e3).toFixed(1)} s): ${summary}`);
+    for (const [n, r] of Object.entries(results)) if (r.error) console.log(`    ${n}: ${r.error}`);
+  }
+  for (const r of runners) await r.close();
+  if (browser) await browser.close();
+  const meta = {
+    date: new Date().toISOString().replace('T', ' ').slice(0, 16) + ' UTC',
+    cpu: cpus()[0]?.model ?? 'unknown CPU',
+    cores: cpus().length,
+    rounds,
+    loadBefore,
+    loadAfter: uptimeLine(),
+  };
+  writeFileSync(opts.out.replace(/\.md$/, '') + '-gpt2.json', JSON.stringify({ meta, infos, all }, null, 1));
+  return gpt2Report({ all, names: specs.map((s) => s.name), infos, meta, gpt2 });
+}
+
+function gpt2Report({ all, names, infos, meta, gpt2 }) {
+  const out = [GPT2_MARK, '', '# GPT-2 small shape: this core vs onnxruntime-web', ''];
+  out.push(
+    `${meta.date}, ${meta.cpu} (${meta.cores} cores, shared with other users), median of ${meta.rounds} ` +
+      'interleaved rounds, one call per sample, CPU time of the runner process. ' +
+      `Load: before \`${meta.loadBefore}\`; after \`${meta.loadAfter}\`.`,
+    '',
+    "GPT-2 small's shape (12 layers, d_model 768, 12 heads, d_ff 3072, vocab 50257, 124M parameters; " +
+      `random F16 weights, ${gpt2.HF_DIR}) computed in float32 by every implementation. prefill n: one forward ` +
+      'pass over n prompt tokens, logits for every position (tokens/s = n / time). generate n+k: the n-token ' +
+      'prompt, then k new tokens greedy with the KV cache (tokens/s = k / time, the prefill included). Before ' +
+      'any time counts, the argmax of every logits row (prefill) or the generated ids (generate) must equal ' +
+      "onnxruntime-web's, and a weighted sum of the last logits row must agree to 1e-3.",
+    '',
+  );
+  out.push(
+    table(
+      ['implementation', 'what ran', 'engine'],
+      names.map((n) => [
+        n,
+        infos[n]?.variant ?? (infos[n]?.error ? `not run: ${infos[n].error}` : ''),
+        infos[n]?.engine ?? '',
+      ]),
+    ),
+    '',
+  );
+  const cols = names.filter((n) => all.some((x) => x.results[n]?.samples?.length));
+  const ms = (r) => (r?.samples?.length && !r.error ? fmt(r.seconds * 1e3, 1) : r?.error ? 'error' : '');
+  const tps = (r, c) => (r?.samples?.length && !r.error ? fmt(gpt2.gpt2Tokens(c) / r.seconds, 1) : '');
+  const pairs = [
+    ['ours node', 'ort node', 'ORT / ours, Node (our speed-up)'],
+    ['ours chromium', 'ort node', 'ORT Node / ours Chromium'],
+  ].filter(([a, b]) => all.some((x) => pairRatio(x.results, a, b) != null));
+  const slow = [
+    ['ours node', 'ours native', 'ours wasm Node / native (slow-down)'],
+    ['ours chromium', 'ours native', 'ours wasm Chromium / native'],
+  ].filter(([a, b]) => all.some((x) => pairRatio(x.results, a, b) != null));
+  out.push(
+    table(
+      [
+        'case',
+        ...cols.map((n) => `${n} ms`),
+        ...cols.map((n) => `${n} tokens/s`),
+        ...pairs.map((p) => p[2]),
+        ...slow.map((p) => p[2]),
+      ],
+      all.map((x) => [
+        gpt2.gpt2CaseId(x.c),
+        ...cols.map((n) => ms(x.results[n])),
+        ...cols.map((n) => tps(x.results[n], x.c)),
+        ...pairs.map(([a, b]) => fmt(pairRatio(x.results, a, b), 2)),
+        // pairRatio(a, b) is b's time over a's: the slow-down of wasm over native is its inverse.
+        ...slow.map(([a, b]) => {
+          const r = pairRatio(x.results, a, b);
+          return r == null ? '' : fmt(1 / r, 2);
+        }),
+      ]),
+    ),
+    '',
+  );
+  out.push('Target (issue 16): this core in wasm >= 1.5x onnxruntime-web (wasm, SIMD, one thread):', '');
+  for (const x of all) {
+    const r = pairRatio(x.results, 'ours node', 'ort node');
+    out.push(
+      `- ${gpt2.gpt2CaseId(x.c)}, Node: ${r == null ? 'not measured' : `${r.toFixed(2)}x (${r >= 1.5 ? 'met' : 'missed'})`}`,
+    );
+  }
+  out.push('');
+  const errors = [];
+  for (const x of all)
+    for (const [n, r] of Object.entries(x.results))
+      if (r.error) errors.push(`- ${gpt2.gpt2CaseId(x.c)}, ${n}: ${r.error}`);
+  if (errors.length) out.push('Errors:', '', ...errors, '');
+  return out.join('\n');
+}
+
+// The kernels section: every runner of RUNNERS on the attention / long / model grid.
+async function runKernels(opts, failedBuilds, loadBefore) {
   const cases = await import('../bench/cases.mjs');
 
   const buildFor = (spec) =>
@@ -735,12 +933,38 @@ main(async () => {
         ? 'full'
         : 'n = 4096 with 8 heads left out (34 GFLOP per call; --full adds it)',
   };
-  const md = `${report({ all, names, infos, cases, meta })}\nTotal time of this run: ${((Date.now() - t0) / 60000).toFixed(1)} min.\n`;
   mkdirSync(OUT_DIR, { recursive: true });
-  writeFileSync(opts.out, md);
   writeFileSync(opts.out.replace(/\.md$/, '') + '.json', JSON.stringify({ meta, infos, all }, null, 1));
-  console.log(`\n${md}`);
-  console.log(
-    `Written to ${relative(process.cwd(), opts.out) || opts.out} (raw samples: ${relative(process.cwd(), opts.out.replace(/\.md$/, '') + '.json')}).`,
-  );
+  return report({ all, names, infos, cases, meta });
+}
+
+main(async () => {
+  const opts = parseArgs(process.argv.slice(2));
+  const t0 = Date.now();
+  const loadBefore = uptimeLine();
+  await ensureDebianPackages(BENCH_PACKAGES);
+  await ensureNodeModules();
+  if (opts.gpt2) await prepareGpt2Files();
+
+  step('building the benchmark (build/bench)');
+  const { buildAll } = await import('../bench/build.mjs');
+  const failedBuilds = await buildAll({ only: opts.kernels ? null : ['native_gpt2'] });
+
+  mkdirSync(OUT_DIR, { recursive: true });
+  mkdirSync(dirname(opts.out), { recursive: true });
+  const parts = [];
+  if (opts.kernels) parts.push(await runKernels(opts, failedBuilds, loadBefore));
+  if (opts.gpt2) parts.push(await runGpt2(opts, failedBuilds));
+  const total = `Total time of this run: ${((Date.now() - t0) / 60000).toFixed(1)} min.\n`;
+  let md;
+  if (opts.kernels) md = `${parts.join('\n')}\n${total}`;
+  else {
+    // --gpt2 alone: its section replaces the one in an existing results.md (or is appended).
+    const old = existsSync(opts.out) ? readFileSync(opts.out, 'utf8') : '';
+    const at = old.indexOf(GPT2_MARK);
+    md = `${at >= 0 ? old.slice(0, at) : old ? `${old.trimEnd()}\n\n` : ''}${parts[0]}\n${total}`;
+  }
+  writeFileSync(opts.out, md);
+  console.log(`\n${parts.join('\n')}\n${total}`);
+  console.log(`Written to ${relative(process.cwd(), opts.out) || opts.out} (raw samples: the .json files beside it).`);
 });

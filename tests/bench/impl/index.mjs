@@ -10,6 +10,8 @@ export const IMPLS = {
   'onnx-wasm': { module: './onnx.mjs', options: {} },
   'plain-js': { module: './plain-js.mjs', options: {} },
   'ours-api': { module: './api.mjs', options: {} },
+  'gpt2-ours': { module: './gpt2-ours.mjs', options: {} },
+  'gpt2-onnx': { module: './gpt2-onnx.mjs', options: {} },
 };
 
 export async function createImpl(name, env) {

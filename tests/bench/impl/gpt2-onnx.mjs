@@ -1,0 +1,76 @@
+// onnxruntime-web (wasm backend, SIMD, one thread) on the GPT-2-small-shaped model exported to
+// float32 ONNX (build/bench/onnx, see tests/reference/README.md): gpt2-prefill.onnx for a prompt,
+// then gpt2-decode.onnx once per new token with the previous call's `present` fed back as `past`
+// (the KV cache). A timed call is session.run() including ORT's copies of the inputs in and of
+// the outputs out (logits, and present when decoding), which its API cannot avoid. Graph
+// optimisations on ('all').
+import { ONNX_DIR, VOCAB, argmaxRow, gpt2Tokens, prefillChecksum, promptIds, rowSum } from '../gpt2-cases.mjs';
+
+export async function create(env) {
+  const ort = await env.loadOrt();
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.simd = true;
+  ort.env.wasm.proxy = false;
+  ort.env.logLevel = 'error';
+  const options = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
+  const sessions = {};
+  const session = async (name) => {
+    if (!sessions[name])
+      sessions[name] = await ort.InferenceSession.create(await env.readBytes(`${ONNX_DIR}/gpt2-${name}.onnx`), options);
+    return sessions[name];
+  };
+  const idsTensor = (ids) =>
+    new ort.Tensor(
+      'int64',
+      BigInt64Array.from(ids, (x) => BigInt(x)),
+      [1, ids.length],
+    );
+  let state = null;
+
+  const prefill = async () => {
+    const out = await state.prefill.run({ input_ids: state.feed }, ['logits']);
+    const logits = out.logits.data;
+    out.logits.dispose?.();
+    return logits;
+  };
+  // Greedy: prefill, then one decode call per further token; returns the ids and the last logits.
+  const generate = async () => {
+    const { c } = state;
+    let out = await state.prefill.run({ input_ids: state.feed });
+    const ids = [argmaxRow(out.logits.data, c.n - 1)];
+    let logits = out.logits.data.subarray((c.n - 1) * VOCAB);
+    for (let t = 1; t < c.newTokens; t++) {
+      const feeds = { input_ids: idsTensor([ids[t - 1]]), past: out.present };
+      const next = await state.decode.run(feeds);
+      out.logits.dispose?.();
+      out.present.dispose?.();
+      out = next;
+      logits = out.logits.data;
+      ids.push(argmaxRow(logits, 0));
+    }
+    out.present.dispose?.();
+    return { ids, logits };
+  };
+
+  return {
+    info: { variant: `onnxruntime-web ${ort.env.versions?.web ?? ''} wasm, 1 thread, SIMD`.replace('  ', ' ') },
+    supports(c) {
+      return c.kind === 'gpt2' ? true : 'GPT-2 cases only';
+    },
+    async prepare(c) {
+      state = { c, feed: idsTensor(promptIds(c)), prefill: await session('prefill') };
+      if (c.mode === 'prefill') return { checksum: prefillChecksum(await prefill(), c.n), tokens: gpt2Tokens(c) };
+      state.decode = await session('decode');
+      const { ids, logits } = await generate();
+      return { checksum: { ids, ...rowSum(logits, 0) }, tokens: gpt2Tokens(c) };
+    },
+    async run(reps) {
+      const t0 = performance.now();
+      for (let r = 0; r < reps; r++) await (state.c.mode === 'prefill' ? prefill() : generate());
+      return { seconds: (performance.now() - t0) / 1e3 };
+    },
+    release() {
+      state = null;
+    },
+  };
+}
