@@ -220,10 +220,8 @@ std::string Tokenizer::decode(const std::vector<int>& ids) const {
 
 int Tokenizer::id_of(const std::string& piece) const {
   if (backend_) {
-    const std::vector<std::string>& v = backend_->vocab();
-    for (size_t i = 0; i < v.size(); ++i)
-      if (v[i] == piece) return static_cast<int>(i);
-    return backend_->unk();
+    const int id = backend_->id_of(piece);
+    return id >= 0 ? id : backend_->unk();
   }
   const auto it = index_.find(piece);
   return it == index_.end() ? kUnk : it->second;

@@ -32,6 +32,7 @@ struct TokenizerBackend {
   virtual Encoded encode(const std::string& text) const = 0;  // with the file's special tokens ([CLS] ... [SEP])
   virtual std::string decode(const std::vector<int>& ids) const = 0;
   virtual const std::vector<std::string>& vocab() const = 0;  // id -> token ("" for an id with none)
+  virtual int id_of(const std::string& token) const = 0;      // -1 when absent
   virtual std::string name() const = 0;                       // "byte-level BPE", "WordPiece"
   virtual int pad() const = 0;                                // -1 when absent
   virtual int unk() const = 0;
