@@ -408,6 +408,7 @@ uint64_t HfLoader::header_length(const uint8_t* first8, uint64_t file_size) {
 
 uint64_t HfLoader::read_header(const uint8_t* bytes, size_t size) {
   Impl& m = *impl_;
+  if (m.header_read) fail("model.safetensors: the header was already read");
   if (m.header_len == 0 || size != m.header_len)
     fail("model.safetensors: the header has " + std::to_string(size) + " bytes; its length field says " +
          std::to_string(m.header_len));
