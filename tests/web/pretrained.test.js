@@ -160,14 +160,45 @@ describe('a Hugging Face folder in the page', () => {
       return b.dataset.layer === '1' && b.dataset.head === '2';
     });
 
-    // Decoding with the KV cache runs it too.
-    await page.evaluate(() => (location.hash = '#concept=decoding'));
-    await page.locator('ap-decoding').scrollIntoViewIfNeeded();
+    // Decoding, sampling and the KV cache generate with it (greedy: Node's tokens).
+    const g = m.generate(text, { maxTokens: 14 });
+    const tokens = Array.from(g.tokens);
+    g.dispose();
+    for (const view of ['decoding', 'sampling', 'kv-cache']) {
+      await page.evaluate((v) => (location.hash = `#concept=${v}`), view);
+      await drawn(page, `ap-${view}`, key, text);
+      expect(await page.locator(`ap-${view}`).getAttribute('data-error')).toBeNull();
+      expect(await page.locator(`ap-${view} select`).first().inputValue()).toBe(key);
+    }
+    const chosen = await page.locator('ap-decoding').getAttribute('data-chosen');
+    expect(chosen).toBe(m.tokenizer.decode([tokens[0]]) || m.vocab[tokens[0]]);
+
+    // model-sizes: its config.json in the calculator, beside the count of its tensors.
+    await page.evaluate(() => (location.hash = '#concept=model-sizes'));
+    await drawn(page, 'ap-model-sizes', key, null);
+    const count = m.tensors().reduce((s, t) => s + t.shape.reduce((a, b) => a * b, 1), 0);
+    expect(Number(await page.locator('ap-model-sizes').getAttribute('data-hf-params'))).toBe(count);
+    expect(Number(await page.locator('ap-model-sizes').getAttribute('data-total'))).toBe(count);
+
+    // context-embeddings follows a one-token word through its layers.
+    await page.evaluate(() => (location.hash = '#concept=context-embeddings'));
+    await page.locator('ap-context-embeddings').waitFor({ state: 'attached' });
+    await page.evaluate(() => {
+      const w = document.querySelector('ap-context-embeddings');
+      w.setAttribute('a', 'the cat sat on it');
+      w.setAttribute('b', 'it is on the mat');
+      w.setAttribute('word', 'on');
+    });
     await page.waitForFunction(
-      (k) => document.querySelector('ap-decoding').shadowRoot.querySelector('select')?.value === k,
-      key,
+      () => document.querySelector('ap-context-embeddings').dataset.rendered?.includes('it is on the mat'),
+      null,
       { timeout: 60_000 },
     );
+    await drawn(page, 'ap-context-embeddings', key, null);
+    expect(await page.locator('ap-context-embeddings').getAttribute('data-error')).toBeNull();
+    const sims = JSON.parse(await page.locator('ap-context-embeddings').getAttribute('data-sims'));
+    expect(sims.length).toBe(m.config.nLayers + 1);
+    expect(sims[0]).toBeCloseTo(1, 5); // the same token, the same embedding row
     expect(errors).toEqual([]);
   }, 240_000);
 

@@ -289,9 +289,7 @@ export class ApControls extends HTMLElement {
       });
       this._text.value = entry.example;
       this.dataset.opened = entry.key;
-      this.dispatchEvent(
-        new CustomEvent('ap-model-opened', { detail: { key: entry.key }, bubbles: true, composed: true }),
-      );
+      this._hfBox.open = false; // done: the model picker shows it
       return entry;
     } catch (err) {
       this._hfProgressBox.hidden = true;

@@ -235,7 +235,11 @@ ApHeads.prototype._renderAll = function (run, state, layer, maps, perHead) {
   this.allNote.textContent = `Every head of ${run.entry.label}: ${L} layers (rows) × ${H} heads (columns), ${count} attention patterns of the same text, on one colour scale (0 … 1). Look for heads that attend to the previous token (a line just below the diagonal), to the first token (a bright first column) or to themselves (the diagonal).`;
   const m = maps[head];
   const p = headPattern(m.values, m.rows, m.cols, { labels: m.colLabels, masked: m.masked });
-  const shown = matrix({ ...m, title: `layer ${layer}, head ${head}`, domain: perHead ? [0, p.freeMax || 1] : [0, 1] });
+  const shown = matrix({
+    ...m,
+    title: `layer ${layer}, head ${head} (enlarged)`,
+    domain: perHead ? [0, p.freeMax || 1] : [0, 1],
+  });
   const hm = this.hm('big', shown, { 'max-cell': '44' });
   const [what, figure] = patternParts(p, (x) => fmt(x, 2));
   const line = el(
@@ -247,7 +251,7 @@ ApHeads.prototype._renderAll = function (run, state, layer, maps, perHead) {
   this.big.dataset.layer = String(layer);
   this.big.dataset.head = String(head);
   this.big.dataset.pattern = p.key;
-  this.place(this.big, el('h4', { text: `Layer ${layer}, head ${head} (enlarged)` }), hm, line);
+  this.place(this.big, hm, line);
 };
 
 const colourCache = new Map();

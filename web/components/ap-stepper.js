@@ -111,7 +111,7 @@ export class ApStepper extends ApWidget {
     const big = run.entry?.kind === 'pretrained' && run.config.nLayers > 1;
     this._keptNote.hidden = !big;
     if (big)
-      this._keptNote.textContent = `${run.entry.label}: every step of layer ${Math.min(state.layer, run.config.nLayers - 1)} is shown; the other ${run.config.nLayers - 1} layers show their attention weights (softmax) only. Pick a layer (or click its softmax) to see all of its steps.`;
+      this._keptNote.textContent = `${run.entry.label}: every step of layer ${Math.min(state.layer, run.config.nLayers - 1)} is shown; the other ${run.config.nLayers - 1} layers show only their attention weights (softmax) and their output. Pick a layer (or click one of its steps) to see all of its steps.`;
     const prevId = this._steps[this._index]?.id;
     this._steps = run.empty ? [] : buildSteps(run);
     if (!this._steps.length) {

@@ -287,12 +287,13 @@ function inputFor(entry, text) {
 /**
  * What a trace keeps (model.forward's keep): everything for the project's small models; for a
  * Hugging Face model (GPT-2 small on 128 tokens would be ~350 MB of trace) the layer the student
- * looks at in full, plus every layer's attention weights (the heads grid).
+ * looks at in full, plus every layer's attention weights (the heads grid) and output (the input
+ * of the next layer: resid2 pre-norm, norm2 post-norm; n x d each).
  */
 export function keepFor(entry, layer = 0) {
   if (entry.kind !== 'pretrained') return undefined;
   const l = Math.max(0, Math.min(entry.base.nLayers - 1, Number(layer) || 0));
-  return { layers: [l], stages: ['weights'] };
+  return { layers: [l], stages: ['weights', entry.base.norm === 'pre' ? 'resid2' : 'norm2'] };
 }
 
 function modelRun(entry, state) {
