@@ -9,6 +9,7 @@
 //   native_eigen_sse42            g++ -O3 -msse4.2 -mno-avx (no AVX: the vector width of wasm SIMD), Eigen
 //   native_kernels_sse            g++ -O3 -msse4.2 -mno-avx, this project's kernels (their SSE2 lanes)
 //   native_gpt2                   g++ -O3: the whole core and the GPT-2 runner (native/bench_gpt2.cpp)
+//   native_gpt2_march_native      the same with -march=native (Eigen's AVX-512 GEMM on this machine)
 // Objects are cached with their header dependencies (-MMD), so a second run only links what changed.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -217,6 +218,11 @@ export async function buildAll({ log = console.log, only = null } = {}) {
     native_eigen_sse42: () => buildNative('native_eigen_sse42', { flags: ['-msse4.2', '-mno-avx'], kernels: false }),
     native_kernels_sse: () => buildNative('native_kernels_sse', { flags: ['-msse4.2', '-mno-avx'], kernels: true }),
     native_gpt2: () => buildNativeCore('native_gpt2', { runner: 'tests/bench/native/bench_gpt2.cpp' }),
+    native_gpt2_march_native: () =>
+      buildNativeCore('native_gpt2_march_native', {
+        flags: ['-march=native'],
+        runner: 'tests/bench/native/bench_gpt2.cpp',
+      }),
   };
   for (const [name, fn] of Object.entries(steps)) {
     if (only && !only.includes(name)) continue;

@@ -17,14 +17,13 @@
 //   about 10 minutes here with the builds cached, under a load average of 6-7 on 2 cores.
 // - the GPT-2 section (issue 16, tests/bench/gpt2-cases.mjs) runs after the kernels, with its own
 //   runners (each holds a 124M-parameter model): this project's core through the JS API in Node,
-//   onnxruntime-web in Node, the core natively (and in Chromium with --browser-gpt2); its
+//   onnxruntime-web in Node, the core natively (g++ -O3, and -march=native); its
 //   checksums are the argmax ids of the logits / the greedy ids, which must be equal everywhere.
 // Options: --quick (small grid, 3 rounds), --full (adds n = 4096 with 8 heads, about 5 more
 //          minutes here), --rounds N, --no-browser, --no-native,
 //          --only name,name (implementation names as in the tables), --out FILE,
 //          --gpt2 (the GPT-2 section alone; its table replaces the GPT-2 section of an existing
-//          results.md), --no-gpt2 (the kernels alone), --browser-gpt2 (adds the core in Chromium
-//          to the GPT-2 section).
+//          results.md), --no-gpt2 (the kernels alone).
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -49,7 +48,6 @@ function parseArgs(argv) {
     out: join(OUT_DIR, 'results.md'),
     kernels: true,
     gpt2: true,
-    browserGpt2: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -62,11 +60,10 @@ function parseArgs(argv) {
     else if (a === '--out') opts.out = resolve(argv[++i]);
     else if (a === '--gpt2') opts.kernels = false;
     else if (a === '--no-gpt2') opts.gpt2 = false;
-    else if (a === '--browser-gpt2') opts.browserGpt2 = true;
     else
       throw new StepError(
         `unknown option ${a} (known: --quick --full --rounds N --no-browser --no-native --only a,b --out FILE ` +
-          '--gpt2 --no-gpt2 --browser-gpt2)',
+          '--gpt2 --no-gpt2)',
       );
     if (!opts.kernels && !opts.gpt2) throw new StepError('--gpt2 and --no-gpt2 leave nothing to run');
   }
@@ -106,7 +103,7 @@ const GPT2_RUNNERS = [
   { name: 'ours node', where: 'node', impl: 'gpt2-ours', needs: 'wasm/build/ap_train.mjs' },
   { name: 'ort node', where: 'node', impl: 'gpt2-onnx' },
   { name: 'ours native', where: 'native', binary: 'native_gpt2' },
-  { name: 'ours chromium', where: 'chromium', impl: 'gpt2-ours', needs: 'wasm/build/ap_train.mjs', optIn: true },
+  { name: 'ours native march', where: 'native', binary: 'native_gpt2_march_native' },
 ];
 
 // The ratios the issue's targets are about: [ours, peer].
@@ -239,15 +236,7 @@ const MIME = {
   '.wasm': 'application/wasm',
   '.json': 'application/json',
 };
-const SERVED = [
-  'tests/bench/',
-  'build/bench/',
-  'build/hf/',
-  'node_modules/',
-  'wasm/index.js',
-  'wasm/lib/',
-  'wasm/build/',
-];
+const SERVED = ['tests/bench/', 'build/bench/', 'node_modules/', 'wasm/index.js', 'wasm/lib/', 'wasm/build/'];
 
 async function openBrowser() {
   const { chromium } = await import('playwright-core');
@@ -702,13 +691,11 @@ async function runGpt2(opts, failedBuilds) {
   let specs = GPT2_RUNNERS.filter(
     (s) =>
       (opts.native || s.where !== 'native') &&
-      (s.where !== 'chromium' || (opts.browser && opts.browserGpt2)) &&
       (!opts.only || !GPT2_RUNNERS.some((g) => opts.only.includes(g.name)) || opts.only.includes(s.name)),
   );
   step('GPT-2: starting one process per implementation (each loads the 124M-parameter model)');
   const infos = {};
   const runners = [];
-  let browser = null;
   for (const spec of specs) {
     if (spec.binary && failedBuilds[spec.binary]) {
       infos[spec.name] = { error: `build failed (${spec.binary})` };
@@ -720,11 +707,9 @@ async function runGpt2(opts, failedBuilds) {
     }
     let runner = null;
     try {
-      if (spec.where === 'chromium') browser ??= await openBrowser();
-      runner = await startRunner(spec, browser);
+      runner = await startRunner(spec, null);
       infos[spec.name] = await ask(runner, { op: 'init' }, 300000);
       if (spec.where === 'native') infos[spec.name].engine = 'native';
-      if (spec.where === 'chromium') infos[spec.name].engine = `Chromium ${browser.version()}`;
       runners.push(runner);
       console.log(`  ${spec.name}: ${infos[spec.name].variant}`);
     } catch (err) {
@@ -748,7 +733,6 @@ async function runGpt2(opts, failedBuilds) {
     for (const [n, r] of Object.entries(results)) if (r.error) console.log(`    ${n}: ${r.error}`);
   }
   for (const r of runners) await r.close();
-  if (browser) await browser.close();
   const meta = {
     date: new Date().toISOString().replace('T', ' ').slice(0, 16) + ' UTC',
     cpu: cpus()[0]?.model ?? 'unknown CPU',
@@ -790,13 +774,12 @@ function gpt2Report({ all, names, infos, meta, gpt2 }) {
   const cols = names.filter((n) => all.some((x) => x.results[n]?.samples?.length));
   const ms = (r) => (r?.samples?.length && !r.error ? fmt(r.seconds * 1e3, 1) : r?.error ? 'error' : '');
   const tps = (r, c) => (r?.samples?.length && !r.error ? fmt(gpt2.gpt2Tokens(c) / r.seconds, 1) : '');
-  const pairs = [
-    ['ours node', 'ort node', 'ORT / ours, Node (our speed-up)'],
-    ['ours chromium', 'ort node', 'ORT Node / ours Chromium'],
-  ].filter(([a, b]) => all.some((x) => pairRatio(x.results, a, b) != null));
+  const pairs = [['ours node', 'ort node', 'ORT / ours, Node (our speed-up)']].filter(([a, b]) =>
+    all.some((x) => pairRatio(x.results, a, b) != null),
+  );
   const slow = [
     ['ours node', 'ours native', 'ours wasm Node / native (slow-down)'],
-    ['ours chromium', 'ours native', 'ours wasm Chromium / native'],
+    ['ours node', 'ours native march', 'ours wasm Node / native -march=native'],
   ].filter(([a, b]) => all.some((x) => pairRatio(x.results, a, b) != null));
   out.push(
     table(
@@ -948,7 +931,9 @@ main(async () => {
 
   step('building the benchmark (build/bench)');
   const { buildAll } = await import('../bench/build.mjs');
-  const failedBuilds = await buildAll({ only: opts.kernels ? null : ['native_gpt2'] });
+  const failedBuilds = await buildAll({
+    only: opts.kernels ? null : ['native_gpt2', 'native_gpt2_march_native'],
+  });
 
   mkdirSync(OUT_DIR, { recursive: true });
   mkdirSync(dirname(opts.out), { recursive: true });

@@ -4,6 +4,7 @@
 // build/hf/gpt2-small-shape (relative to the working directory, the repository root) through
 // ap::HfLoader at init; a prefill is Model::forward with a trace that keeps no layer and no probs,
 // a generation is ap::generate greedy with the KV cache, as wasm/index.js asks for them.
+#include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -160,9 +161,10 @@ int main() {
       const std::string op = msg.at("op");
       if (op == "init") {
         runner.model = load_model();
-        reply = {
-            {"ok", true},
-            {"result", {{"variant", std::string(ap::kernels::variant()) + " kernels + Eigen GEMM, g++ -O3 native"}}}};
+        reply = {{"ok", true},
+                 {"result",
+                  {{"variant", std::string(ap::kernels::variant()) + " kernels + Eigen GEMM (" +
+                                   Eigen::SimdInstructionSetsInUse() + "), g++ -O3 native"}}}};
       } else if (op == "supports") {
         const bool ok = msg.at("case").at("kind") == "gpt2";
         reply = {{"ok", true}, {"result", ok ? json(true) : json("GPT-2 cases only")}};
