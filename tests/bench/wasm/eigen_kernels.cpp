@@ -79,6 +79,13 @@ void exp_vec(float* out, const float* in, int n) {
   for (int i = 0; i < n; ++i) out[i] = std::exp(in[i]);
 }
 
+// GPT-2's tanh GELU as x / (1 + e^(-2u)), with Eigen's vectorised exp.
+void gelu_tanh_vec(float* out, const float* in, int n) {
+  Eigen::Map<const Eigen::ArrayXf> x(in, n);
+  const Eigen::ArrayXf u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+  Eigen::Map<Eigen::ArrayXf>(out, n) = x / (1.0f + (-2.0f * u).exp());
+}
+
 void attention_forward_full(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k,
                             int n_heads, bool causal, bool scale) {
   const int ld = n_heads * d_k;
