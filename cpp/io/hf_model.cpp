@@ -102,18 +102,20 @@ ModelConfig hf_config(const std::string& text) {
     r.must_be("scale_attn_by_inverse_layer_idx", false, false,
               "is true: scores scaled by 1 / layer index are not supported");
     r.must_be("add_cross_attention", false, false, "is true: GPT-2 with cross-attention is not supported");
-  } else if (type == "bert") {
+  } else if (type == "bert" || type == "distilbert") {
+    // DistilBERT: BERT's layers under other names, no token types, LayerNorm eps fixed in its code.
+    const bool distil = type == "distilbert";
     c.family = "bert";
     c.arch = Arch::EncoderOnly;
     c.vocab_size = r.integer("vocab_size");
     c.max_len = r.integer("max_position_embeddings", 512);
-    c.d_model = r.integer("hidden_size");
-    c.n_layers = r.integer("num_hidden_layers");
-    c.n_heads = r.integer("num_attention_heads");
-    c.d_ff = r.integer("intermediate_size");
-    c.act = r.act("hidden_act", "gelu");
-    c.eps = r.number("layer_norm_eps", 1e-12f);
-    c.type_vocab = r.integer("type_vocab_size", 2);
+    c.d_model = r.integer(distil ? "dim" : "hidden_size");
+    c.n_layers = r.integer(distil ? "n_layers" : "num_hidden_layers");
+    c.n_heads = r.integer(distil ? "n_heads" : "num_attention_heads");
+    c.d_ff = r.integer(distil ? "hidden_dim" : "intermediate_size");
+    c.act = r.act(distil ? "activation" : "hidden_act", "gelu");
+    c.eps = distil ? 1e-12f : r.number("layer_norm_eps", 1e-12f);
+    c.type_vocab = distil ? 0 : r.integer("type_vocab_size", 2);
     c.pos = PosKind::Learned;
     c.norm = NormPlace::Post;
     c.causal = false;
@@ -126,25 +128,6 @@ ModelConfig hf_config(const std::string& text) {
       r.bad("position_embedding_type", "'" + pet.substr(0, 40) + "' is not supported (only absolute positions)");
     r.must_be("is_decoder", false, false, "is true: only BERT as an encoder (masked LM) is supported");
     if (!c.tied_head) r.bad("tie_word_embeddings", "is false: BERT's MLM decoder is read as tied to the embeddings");
-  } else if (type == "distilbert") {  // BERT's layers under other names, without token types
-    c.family = "bert";
-    c.arch = Arch::EncoderOnly;
-    c.vocab_size = r.integer("vocab_size");
-    c.max_len = r.integer("max_position_embeddings", 512);
-    c.d_model = r.integer("dim");
-    c.n_layers = r.integer("n_layers");
-    c.n_heads = r.integer("n_heads");
-    c.d_ff = r.integer("hidden_dim");
-    c.act = r.act("activation", "gelu");
-    c.eps = 1e-12f;  // fixed in DistilBERT's code
-    c.type_vocab = 0;
-    c.pos = PosKind::Learned;
-    c.norm = NormPlace::Post;
-    c.causal = false;
-    c.emb_norm = true;
-    c.tied_head = true;
-    c.head_bias = true;
-    c.mlm_head = true;
   } else if (type.empty()) {
     fail("config.json: model_type is missing (a Hugging Face config names it: \"gpt2\", \"bert\" or \"distilbert\")");
   } else {

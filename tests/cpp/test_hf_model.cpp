@@ -52,7 +52,7 @@ std::unique_ptr<ap::Model> load(const Folder& f, size_t chunk = 0) {
 }  // namespace
 
 TEST(HfLoader, AnyChunkingGivesTheSameWeightsBitForBit) {
-  for (const char* dir : {"gpt2-tiny", "gpt2-tiny-f16", "bert-tiny", "bert-tiny-bf16"}) {
+  for (const char* dir : {"gpt2-tiny", "gpt2-tiny-f16", "bert-tiny", "bert-tiny-bf16", "distilbert-tiny"}) {
     SCOPED_TRACE(dir);
     const Folder f = folder(dir);
     const auto whole = load(f);
@@ -118,6 +118,11 @@ TEST(HfLoader, ConfigMapsOntoTheCoresBlocks) {
   EXPECT_EQ(b.type_vocab, 2);
   EXPECT_TRUE(b.emb_norm && b.mlm_head && b.tied_head && b.head_bias);
   EXPECT_FLOAT_EQ(b.eps, 1e-12f);
+  const ap::ModelConfig db = ap::hf_config(folder("distilbert-tiny").config);  // BERT's parts, no token types
+  EXPECT_EQ(db.family, "bert");
+  EXPECT_EQ(db.type_vocab, 0);
+  EXPECT_EQ(db.d_ff, 128);
+  EXPECT_TRUE(db.emb_norm && db.mlm_head);
   // GPT-2 medium's shape (355 M parameters, 1.4 GB) is within the limit; a 2 B-parameter GPT-2 is
   // refused before any allocation.
   EXPECT_EQ(ap::hf_config(R"({"model_type":"gpt2","vocab_size":50257,"n_embd":1024,"n_layer":24,"n_head":16})").d_model,
