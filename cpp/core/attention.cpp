@@ -58,7 +58,7 @@ void multi_head_attention(Mat& out, const Mat& x, const Mat& memory, const Atten
     fail("the additive mask must be a finite negative number (the notes use -1e9), or 0 for -inf; got " +
          std::to_string(opt.additive_mask));
   auto record2d = [&](const char* name, const Mat& src) {
-    if (trace)
+    if (trace && trace->keeps(prefix + name, layer))
       trace->add2d(prefix + name, stack, layer, static_cast<int>(src.rows()), static_cast<int>(src.cols())) = src;
   };
 

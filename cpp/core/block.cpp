@@ -11,6 +11,7 @@ namespace {
 // A plain copy, not an Eigen assignment: in the first module the -Oz LTO copy of Eigen's
 // assign loop wins at link time and costs a call per coefficient.
 void add_mat(Trace& tr, const char* name, const std::string& stack, int layer, const Mat& src) {
+  if (!tr.keeps(name, layer)) return;  // a record only: nothing reads it back
   MatMap dst = tr.add2d(name, stack, layer, static_cast<int>(src.rows()), static_cast<int>(src.cols()));
   std::copy(src.data(), src.data() + src.size(), dst.data());
 }

@@ -26,6 +26,7 @@ void allocate(Vec& v, const std::vector<int>& shape, TensorKind kind) {
 // A plain copy, not an Eigen assignment: in the first module the -Oz LTO copy of Eigen's
 // assign loop wins at link time and costs a call per coefficient.
 void add_mat(Trace& tr, const char* name, const std::string& stack, int layer, const Mat& src) {
+  if (!tr.keeps(name, layer)) return;  // a record only: nothing reads it back
   MatMap dst = tr.add2d(name, stack, layer, static_cast<int>(src.rows()), static_cast<int>(src.cols()));
   std::copy(src.data(), src.data() + src.size(), dst.data());
 }
@@ -206,22 +207,23 @@ void lm_head(const Mat& last, const ModelWeights& w, const ModelConfig& cfg, Tra
     h = &normed;
   }
   const int n = static_cast<int>(h->rows()), V = cfg.vocab_size, d = cfg.d_model;
-  Mat logits;
+  // Straight into the trace (logits are always kept): n x 50257 floats need no second copy.
+  MatMap logits = tr.add2d("logits", "", -1, n, V);
   if (cfg.tied_head) {
     // logits(i, v) = h_i . tok_emb_v: the scores kernel (rows of one matrix against rows of another).
-    logits.resize(n, V);
     kernels::qk_scores(logits.data(), V, h->data(), d, w.tok_emb.data(), d, n, V, d);
     if (cfg.head_bias) logits.rowwise() += w.lm_head_b;
-  } else if (cfg.head_bias) {
-    linear(logits, *h, w.lm_head_w, w.lm_head_b);  // (n, V)
   } else {
-    logits.noalias() = *h * w.lm_head_w;
+    Mat out;
+    if (cfg.head_bias)
+      linear(out, *h, w.lm_head_w, w.lm_head_b);  // (n, V)
+    else
+      out.noalias() = *h * w.lm_head_w;
+    std::copy(out.data(), out.data() + out.size(), logits.data());
   }
-  add_mat(tr, "logits", "", -1, logits);
   if (tr.keeps("probs", -1)) {  // V can be 50 000 wide: skipped when the caller keeps no probabilities
-    Mat probs;
+    MatMap probs = tr.add2d("probs", "", -1, n, V);  // (a deque: logits' buffer stays where it is)
     softmax_rows(probs, logits);
-    add_mat(tr, "probs", "", -1, probs);
   }
 }
 
