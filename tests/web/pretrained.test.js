@@ -245,6 +245,10 @@ describe('a Hugging Face folder in the page', () => {
       for (const [id, v] of top) expect(Math.abs(v - probs[id])).toBeLessThanOrEqual(TOL);
       const title = await page.locator('ap-bert-gpt [data-model="bert"] h4').textContent();
       expect(title).toContain('BERT (your files');
+      // The objectives note speaks of the folder's heads, not of the project's own encoder.
+      expect(await page.locator('ap-bert-gpt .nsp').textContent()).toMatch(
+        /your folder's masked-LM head \(cls\.predictions\)\. A BERT checkpoint's NSP head \(cls\.seq_relationship\) is not read/,
+      );
     } finally {
       t.dispose();
     }

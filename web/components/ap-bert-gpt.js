@@ -29,6 +29,11 @@ import { maskLike } from '../lib/heatmap.js';
 import { barList } from '../lib/plot.js';
 import { COMMON_WORDS } from '../lib/vocab.js';
 
+const NSP_NOTE =
+  "Objectives compared. BERT: masked LM + next sentence prediction (NSP). GPT: next-token prediction only. Only the masked LM is shown on the BERT side: this project's trained encoder (web/models/mlm.safetensors) learned from single sentences and has no NSP head, so there is no NSP prediction to show.";
+const NSP_NOTE_HF =
+  "Objectives compared. BERT: masked LM + next sentence prediction (NSP). GPT: next-token prediction only. Only the masked LM is shown on the BERT side: your folder's masked-LM head (cls.predictions). A BERT checkpoint's NSP head (cls.seq_relationship) is not read, so there is no NSP prediction to show.";
+
 export const MASK_PIECE = '[MASK]';
 const TOP = 6;
 
@@ -90,10 +95,7 @@ export class ApBertGpt extends ApWidget {
         el('label', { className: 'field' }, el('span', { text: 'Word to hide from BERT / to predict' }), this.maskSel),
       )),
       this.cols,
-      el('p', {
-        className: 'note nsp',
-        text: "Objectives compared. BERT: masked LM + next sentence prediction (NSP). GPT: next-token prediction only. Only the masked LM is shown on the BERT side: this project's trained encoder (web/models/mlm.safetensors) learned from single sentences and has no NSP head, so there is no NSP prediction to show.",
-      }),
+      (this.nspNote = el('p', { className: 'note nsp', text: NSP_NOTE })),
       el('h4', { text: 'Who sees what: change the last word' }),
       this.test,
     );
@@ -362,6 +364,7 @@ export class ApBertGpt extends ApWidget {
               text: `Untrained: ${why}, so this encoder has random weights (seed ${this.state.seed}) and its guess means nothing. What is real is where the objective is read: the ${MASK_PIECE} row, which sees both sides.`,
             }),
     );
+    this.nspNote.textContent = r.bertHf ? NSP_NOTE_HF : NSP_NOTE;
     this.dataset.bertTrained = String(r.bertTrained);
     const gword = r.gptTruthPiece ?? word;
     const g = side(
