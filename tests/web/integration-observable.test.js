@@ -38,6 +38,14 @@ function catSatWeights() {
   }
 }
 
+// Observable runs its cells reactively: <ap-scores> is made by the cell that reads the Inputs text
+// box, which can come a moment after <ap-softmax>'s. A student sees it appear; a test waits for it
+// (one CI run listed only ap-softmax when it looked at once).
+const bothCells = (page) =>
+  page.waitForFunction(() => document.querySelectorAll('ap-softmax, ap-scores').length === 2, null, {
+    timeout: 30_000,
+  });
+
 // The square heatmap of <ap-scores> once it shows `rows` tokens.
 async function scoresShown(page, rows) {
   const scores = page.locator('ap-scores');
@@ -89,6 +97,7 @@ describe('the Observable Framework example (examples/observable)', () => {
 
   test('live widgets with the notes numbers, and a plot of ap.attention equal to the API in Node', async () => {
     const { page, errors, requests } = await site.open('/', { viewport: LAPTOP });
+    await bothCells(page);
     const widgets = await renderAll(page);
     expect(widgets.map((w) => w.tag)).toEqual(['ap-softmax', 'ap-scores']);
     expect(widgets.filter((w) => w.error)).toEqual([]);
@@ -146,6 +155,7 @@ describe('the Observable Framework example (examples/observable)', () => {
 
   test('on a phone: the widgets and the plot fit the width', async () => {
     const { page, errors } = await site.open('/', { viewport: PHONE });
+    await bothCells(page);
     await renderAll(page);
     await page.locator('figure[data-weights] svg').first().scrollIntoViewIfNeeded();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
