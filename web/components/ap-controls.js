@@ -13,6 +13,21 @@ import { conceptById } from '../lib/concepts.js';
 
 const D_MODELS = [4, 8, 16, 32, 64];
 
+// The state patch of a newly picked model: no preset, step, layer, head or switches carried over
+// from the model before (they may not exist on this one).
+const switchTo = (model) => ({
+  preset: '',
+  model,
+  step: '',
+  layer: 0,
+  head: 0,
+  heads: '',
+  pos: '',
+  norm: '',
+  causal: '',
+  scale: '',
+});
+
 export class ApControls extends HTMLElement {
   static get observedAttributes() {
     return [...STATE_KEYS, 'hide'];
@@ -274,19 +289,7 @@ export class ApControls extends HTMLElement {
       this._hfProgressBox.hidden = true;
       this._fillModels();
       this._setTextNote(null);
-      this._emit({
-        preset: '',
-        model: entry.key,
-        text: entry.example,
-        step: '',
-        layer: 0,
-        head: 0,
-        heads: '',
-        pos: '',
-        norm: '',
-        causal: '',
-        scale: '',
-      });
+      this._emit({ ...switchTo(entry.key), text: entry.example });
       this._text.value = entry.example;
       this.dataset.opened = entry.key;
       this._hfBox.open = false; // done: the model picker shows it
@@ -341,18 +344,7 @@ export class ApControls extends HTMLElement {
       return;
     }
     const s = this.state;
-    const patch = {
-      preset: '',
-      model: value,
-      step: '',
-      layer: 0,
-      head: 0,
-      heads: '',
-      pos: '',
-      norm: '',
-      causal: '',
-      scale: '',
-    };
+    const patch = switchTo(value);
     if (value === s.model || value === 'random') {
       this._setTextNote(null);
       this._emit(patch);
