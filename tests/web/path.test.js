@@ -21,8 +21,12 @@ afterAll(() => grammar?.dispose());
 
 const open = (path, viewport) => playground.open(path, viewport ? { viewport } : undefined);
 
-const rendered = (page, tag) =>
-  page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 30000 });
+// Views draw only near the viewport, so the view is scrolled to first; the first page of a run comes
+// from a cold dev server while other suites start (one fresh-clone run took over 30 s here).
+const rendered = async (page, tag) => {
+  await page.locator(tag).first().scrollIntoViewIfNeeded();
+  return page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 60000 });
+};
 
 describe('a new student opens the page', () => {
   test('it opens on chapter A with the course goals, on the trained grammar model, not random weights', async () => {
