@@ -155,7 +155,7 @@ namespace {
 
 class HfBackend : public TokenizerBackend {
  public:
-  explicit HfBackend(std::shared_ptr<const HfTokenizer> t) : t_(std::move(t)) {}
+  HfBackend(std::shared_ptr<const HfTokenizer> t, std::string source) : t_(std::move(t)), source_(std::move(source)) {}
   Encoded encode(const std::string& text) const override {
     HfTokenizer::Encoded e = t_->encode(text, true);
     return {std::move(e.ids), std::move(e.pieces), std::move(e.unknown)};
@@ -171,15 +171,17 @@ class HfBackend : public TokenizerBackend {
   int bos() const override { return t_->bos(); }
   int eos() const override { return t_->eos(); }
   int mask() const override { return t_->mask(); }
+  const std::string& source() const override { return source_; }
 
  private:
   std::shared_ptr<const HfTokenizer> t_;
+  std::string source_;
 };
 
 }  // namespace
 
 Tokenizer hf_tokenizer(const std::string& text) {
-  return Tokenizer(std::make_shared<HfBackend>(HfTokenizer::parse(text)));
+  return Tokenizer(std::make_shared<HfBackend>(HfTokenizer::parse(text), text));
 }
 
 // ---- model.safetensors -----------------------------------------------------------------

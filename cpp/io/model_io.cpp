@@ -33,6 +33,7 @@ json parse_json(const std::string& text, const char* what) {
 }
 
 constexpr const char* kFormat = "attention-playground/1";
+constexpr const char* kTokenizerJson = "tokenizer.json";
 
 // The shortest decimal that reads back as the same float, so a config shows "eps": 1e-05
 // rather than 9.99999974737875e-06.
@@ -131,6 +132,7 @@ std::string config_to_json(const ModelConfig& cfg) {
   j["scale"] = cfg.scale;
   j["causal"] = cfg.causal;
   j["tokenizer"] = cfg.tokenizer;
+  if (cfg.family.empty() && cfg.tied_head) j["tied_head"] = true;  // the English models share tok_emb with the head
   if (!cfg.family.empty()) {  // a pretrained model's parts (never in the playground's own files)
     j["family"] = cfg.family;
     j["type_vocab"] = cfg.type_vocab;
@@ -176,6 +178,7 @@ ModelConfig config_from_json(const std::string& text) {
   read_bool(j, "scale", cfg.scale);
   read_bool(j, "causal", cfg.causal);
   read_string(j, "tokenizer", cfg.tokenizer);
+  read_bool(j, "tied_head", cfg.tied_head);
   cfg.validate();
   return cfg;
 }
@@ -232,10 +235,10 @@ void finish_reading(const SafeTensors& st, const std::set<std::string>& expected
   for (const auto& [name, t] : st.tensors)
     if (!expected.count(name)) fail("unexpected tensor '" + name.substr(0, 120) + "' " + what);
   for (const auto& [key, value] : st.metadata)  // keep free-form keys (task, separator, ...)
-    if (key != "format" && key != "config" && key != "vocab") metadata[key] = value;
+    if (key != "format" && key != "config" && key != "vocab" && key != kTokenizerJson) metadata[key] = value;
 }
 
-std::vector<uint8_t> save_model(Model& model) {
+std::vector<uint8_t> save_model(Model& model, bool f16) {
   ModelConfig cfg = model.config();
   if (!cfg.family.empty())
     fail("a pretrained " + cfg.family +
@@ -247,17 +250,27 @@ std::vector<uint8_t> save_model(Model& model) {
   if (cfg.vocab_size != tok.size())
     fail("model config vocab_size (" + std::to_string(cfg.vocab_size) + ") differs from its tokenizer's vocabulary (" +
          std::to_string(tok.size()) + ")");
-  SafeTensors st = model_file(model.metadata(), config_to_json(cfg), tok.vocab());
-  for (const Model::NamedTensor& nt : model.named_tensors()) add_tensor(st, nt.name, nt.shape, nt.data);
+  const bool json_tok = tok.kind() == Tokenizer::Kind::External;
+  if (json_tok && tok.source().empty()) fail("this model's tokenizer has no tokenizer.json to save with it");
+  SafeTensors st = model_file(model.metadata(), config_to_json(cfg), json_tok ? std::vector<std::string>{} : tok.vocab());
+  if (json_tok) {  // the tokenizer.json itself: its vocabulary, merges and special tokens
+    st.metadata.erase("vocab");
+    st.metadata[kTokenizerJson] = tok.source();
+  }
+  for (const Model::NamedTensor& nt : model.named_tensors()) {
+    add_tensor(st, nt.name, nt.shape, nt.data);
+    st.tensors[nt.name].f16 = f16;
+  }
   return write_safetensors(st);
 }
 
 Model load_model(const uint8_t* bytes, size_t size) {
   const SafeTensors st = read_model_file(bytes, size);
   ModelConfig cfg = in_model_file([&] { return config_from_json(meta_or_fail(st, "config")); });
-  std::vector<std::string> vocab = vocab_from_json(meta_or_fail(st, "vocab"));
   const auto kind = Tokenizer::kind_from_name(cfg.tokenizer);
-  Tokenizer tok = in_model_file([&] { return Tokenizer(kind, std::move(vocab)); });
+  Tokenizer tok = kind == Tokenizer::Kind::External
+                      ? read_tokenizer_json(meta_or_fail(st, kTokenizerJson))
+                      : in_model_file([&] { return Tokenizer(kind, vocab_from_json(meta_or_fail(st, "vocab"))); });
   if (cfg.vocab_size == 0) cfg.vocab_size = tok.size();  // 0 means "from the tokenizer"
   if (cfg.vocab_size != tok.size())
     fail("model file: config vocab_size is " + std::to_string(cfg.vocab_size) + " but the vocabulary has " +

@@ -17,7 +17,9 @@ std::string config_to_json(const ModelConfig& cfg);
 // Parses and validates; unknown keys are ignored, wrong types / values are ap::Errors.
 ModelConfig config_from_json(const std::string& json);
 
-std::vector<uint8_t> save_model(Model& model);
+// f16: weights written as F16 (half the bytes; read back as float). A model whose tokenizer came
+// from a tokenizer.json carries that file in the metadata key "tokenizer.json" instead of "vocab".
+std::vector<uint8_t> save_model(Model& model, bool f16 = false);
 // Throws ap::Error naming the problem: truncated file, bad header JSON, wrong dtype,
 // missing tensor, wrong shape, offsets out of range, bad metadata, NaN/Inf weights.
 Model load_model(const uint8_t* bytes, size_t size);

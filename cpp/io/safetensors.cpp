@@ -3,6 +3,7 @@
 // tensor and the field. Floats are copied with memcpy, so unaligned data is fine.
 #include "io/safetensors.hpp"
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -113,6 +114,28 @@ uint64_t dtype_size(const std::string& dtype) {
 }
 
 bool float_dtype(const std::string& dtype) { return dtype == "F32" || dtype == "F16" || dtype == "BF16"; }
+
+uint16_t float_to_half(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
+  const uint32_t abs = x & 0x7fffffffu;
+  if (abs >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
+  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds past 65504: inf
+  if (abs < 0x38800000u) {  // below F16's smallest normal: a subnormal (or zero), rounded to nearest even
+    if (abs < 0x33000000u) return sign;  // under half the smallest subnormal
+    const uint32_t mant = (abs & 0x7fffffu) | 0x800000u;
+    const int shift = 126 - static_cast<int>(abs >> 23);  // 14 + (113 - exp) .. puts the value in units of 2^-24
+    uint32_t h = mant >> shift;
+    const uint32_t rest = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rest > half || (rest == half && (h & 1u))) ++h;
+    return static_cast<uint16_t>(sign | h);
+  }
+  uint32_t h = ((abs >> 23) - 112u) << 10 | ((abs >> 13) & 0x3ffu);
+  const uint32_t rest = abs & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;  // a carry into the exponent is right too
+  return static_cast<uint16_t>(sign | h);
+}
 
 float half_to_float(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
@@ -239,8 +262,8 @@ std::vector<uint8_t> write_safetensors(const SafeTensors& st) {
     if (numel != t.data.size())
       fail("tensor " + quoted(name) + " has shape " + shape_string(t.shape) + " (" + std::to_string(numel) +
            " values) but " + std::to_string(t.data.size()) + " values");
-    const uint64_t end = offset + numel * sizeof(float);
-    header[name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, end}}};
+    const uint64_t end = offset + numel * (t.f16 ? 2 : sizeof(float));
+    header[name] = {{"dtype", t.f16 ? "F16" : "F32"}, {"shape", t.shape}, {"data_offsets", {offset, end}}};
     offset = end;
   }
 
@@ -260,6 +283,16 @@ std::vector<uint8_t> write_safetensors(const SafeTensors& st) {
   uint8_t* data = out.data() + 8 + text.size();
   for (const auto& [name, t] : st.tensors) {
     if (t.data.empty()) continue;  // memcpy from an empty vector's null pointer is UB
+    if (t.f16) {
+      for (const float v : t.data) {
+        const uint16_t h = float_to_half(v);
+        if (std::isfinite(v) && !std::isfinite(half_to_float(h)))
+          fail("tensor " + quoted(name) + " has a value beyond F16's range (" + std::to_string(v) + ")");
+        *data++ = static_cast<uint8_t>(h & 0xff);
+        *data++ = static_cast<uint8_t>(h >> 8);
+      }
+      continue;
+    }
     std::memcpy(data, t.data.data(), t.data.size() * sizeof(float));
     data += t.data.size() * sizeof(float);
   }

@@ -1,7 +1,7 @@
 // safetensors read/write: an 8-byte little-endian header length, a JSON header
 // {"name": {"dtype":"F32","shape":[..],"data_offsets":[a,b]}, "__metadata__": {str: str}},
 // then raw little-endian data. F32, F16 and BF16 tensors are read (converted to float); files are
-// written in F32. Every malformation is an ap::Error.
+// written in F32, or F16 where a tensor asks for it. Every malformation is an ap::Error.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +15,7 @@ namespace ap {
 struct TensorData {
   std::vector<int64_t> shape;
   std::vector<float> data;
+  bool f16 = false;  // written as F16 (round to nearest even; finite values beyond 65504 are an error)
 };
 
 struct SafeTensors {
@@ -41,6 +42,7 @@ SafeTensorsHeader read_safetensors_header(const uint8_t* header, size_t header_l
 uint64_t dtype_size(const std::string& dtype);  // bytes per value of a safetensors dtype, 0 for an unknown one
 bool float_dtype(const std::string& dtype);     // F32, F16, BF16: the ones converted to float
 float half_to_float(uint16_t bits);             // IEEE binary16 (F16)
+uint16_t float_to_half(float f);                // round to nearest even; inf / NaN kept
 // count values of dtype from src (little-endian) to dst as float.
 void to_float(const std::string& dtype, const uint8_t* src, size_t count, float* dst);
 std::vector<uint8_t> write_safetensors(const SafeTensors& st);

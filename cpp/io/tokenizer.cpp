@@ -70,7 +70,8 @@ Tokenizer::Kind Tokenizer::kind_from_name(const std::string& name) {
   if (name == "char") return Kind::Char;
   if (name == "word") return Kind::Word;
   if (name == "sentence") return Kind::Sentence;
-  fail("unknown tokenizer \"" + name + "\" (allowed: \"char\", \"word\", \"sentence\")");
+  if (name == "hf") return Kind::External;
+  fail("unknown tokenizer \"" + name.substr(0, 80) + "\" (allowed: \"char\", \"word\", \"sentence\", \"hf\")");
 }
 
 const char* Tokenizer::name_of(Kind kind) {
@@ -82,7 +83,7 @@ const char* Tokenizer::name_of(Kind kind) {
     case Kind::Sentence:
       return "sentence";
     case Kind::External:
-      return "external";
+      return "hf";
   }
   return "char";
 }
@@ -225,6 +226,27 @@ int Tokenizer::id_of(const std::string& piece) const {
   }
   const auto it = index_.find(piece);
   return it == index_.end() ? kUnk : it->second;
+}
+
+const std::string& Tokenizer::source() const {
+  static const std::string kNone;
+  return backend_ ? backend_->source() : kNone;
+}
+
+namespace {
+TokenizerJsonReader g_json_reader = nullptr;
+}  // namespace
+
+bool set_tokenizer_json_reader(TokenizerJsonReader reader) {
+  g_json_reader = reader;
+  return true;
+}
+
+Tokenizer read_tokenizer_json(const std::string& json_text) {
+  if (!g_json_reader)
+    fail("this model's tokenizer is a tokenizer.json (byte-level BPE), which the first module does not read: "
+         "open the model with ap.openModel(), which uses the second module");
+  return g_json_reader(json_text);
 }
 
 }  // namespace ap

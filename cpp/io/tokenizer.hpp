@@ -39,6 +39,8 @@ struct TokenizerBackend {
   virtual int bos() const = 0;  // GPT-2 <|endoftext|>, BERT [CLS]
   virtual int eos() const = 0;  // GPT-2 <|endoftext|>, BERT [SEP]
   virtual int mask() const = 0;
+  // The file it was read from (a tokenizer.json's text), so a model file can carry it; "" if none.
+  virtual const std::string& source() const = 0;
 };
 
 class Tokenizer {
@@ -47,7 +49,9 @@ class Tokenizer {
   static constexpr int kPad = 0, kUnk = 1, kBos = 2, kEos = 3;
 
   Tokenizer() = default;
-  // "char", "word", "sentence" (the name a model config stores); throws ap::Error otherwise.
+  // "char", "word", "sentence", "hf" (the name a model config stores); throws ap::Error otherwise.
+  // "hf": the model file carries a tokenizer.json (metadata "tokenizer.json"), read by
+  // read_tokenizer_json.
   static Kind kind_from_name(const std::string& name);
   static const char* name_of(Kind kind);
   // `vocab` is the full list including the four specials at ids 0..3 (throws ap::Error otherwise,
@@ -85,6 +89,8 @@ class Tokenizer {
   int eos_id() const { return backend_ ? backend_->eos() : kEos; }
   int mask_id() const { return backend_ ? backend_->mask() : -1; }
   int id_of(const std::string& piece) const;  // kUnk when absent
+  // Kind::External: the file the backend was read from ("" when none); other kinds: "".
+  const std::string& source() const;
 
  private:
   Kind kind_ = Kind::Char;
@@ -92,5 +98,13 @@ class Tokenizer {
   std::unordered_map<std::string, int> index_;
   std::shared_ptr<const TokenizerBackend> backend_;
 };
+
+// A tokenizer.json read into a Tokenizer, by the reader set below (io/hf_model's hf_tokenizer);
+// without one (the first wasm module) this throws an ap::Error saying which module reads it.
+Tokenizer read_tokenizer_json(const std::string& json_text);
+using TokenizerJsonReader = Tokenizer (*)(const std::string&);
+// Set once where the Hugging Face code is linked in (cpp/train/english.cpp, a static initialiser:
+// the second wasm module and the native tools; the first module never sets it).
+bool set_tokenizer_json_reader(TokenizerJsonReader reader);
 
 }  // namespace ap

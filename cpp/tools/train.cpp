@@ -28,7 +28,10 @@ using namespace ap::train;
 namespace {
 
 const char kUsage[] =
-    "usage: train --task sort|reverse|dates|grammar|mlm [options]\n"
+    "usage: train --task sort|reverse|dates|grammar|mlm|english|english-mlm [options]\n"
+    "  --data DIR         the english tasks' data folder (npm run train -- english --data-only)\n"
+    "  --tied 1           the output head is the token embeddings (no lm_head.w)\n"
+    "  --f16 1            write the weights as F16 (half the bytes)\n"
     "  --steps N          optimisation steps (default 2000)\n"
     "  --d-model D --heads H --layers L --d-ff F     model size (default 64 4 2 256)\n"
     "  --pos learned|sinusoidal|none  --act gelu|relu  --norm post|pre   (default learned gelu post)\n"
@@ -65,7 +68,10 @@ int main(int argc, char** argv) {
   try {
     TrainConfig cfg;
     cfg.task = get("task", "");
-    if (cfg.task.empty()) fail("--task is required (sort, reverse, dates, grammar, mlm)");
+    if (cfg.task.empty()) fail("--task is required (sort, reverse, dates, grammar, mlm, english, english-mlm)");
+    cfg.data = get("data", "");
+    cfg.model.tied_head = num("tied", 0) != 0;
+    const bool f16 = num("f16", 0) != 0;
     const int steps = static_cast<int>(num("steps", 2000));
     cfg.model.d_model = static_cast<int>(num("d-model", 64));
     cfg.model.n_heads = static_cast<int>(num("heads", 4));
@@ -131,7 +137,7 @@ int main(int argc, char** argv) {
     // The model file: weights, config, vocabulary, and how to prompt it.
     Model model = trainer.snapshot();
     model.mutable_metadata()["train_command"] = opt.command();
-    const std::vector<uint8_t> bytes = save_model(model);
+    const std::vector<uint8_t> bytes = save_model(model, f16);
     const Model reloaded = load_model(bytes.data(), bytes.size());
     e0 = std::chrono::steady_clock::now();
     const EvalResult core = evaluate_model(reloaded, trainer.task(), eval_n, eval_seed, cfg.threads);

@@ -116,7 +116,7 @@ class DatesTask : public Task {
       const bool held = hash_string(iso.data(), iso.size()) % 10 == 0;
       if (held != (split == Split::HeldOut)) continue;
       const Format& f = kFormats[rng.below(kNumFormats)];
-      return {f.write(t), iso, f.name, {}};
+      return {f.write(t), iso, f.name, {}, {}, false};
     }
   }
 };

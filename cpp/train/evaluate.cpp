@@ -54,7 +54,7 @@ std::vector<int> core_greedy(const Model& model, const Task& task, const std::st
   while (static_cast<int>(seq.size()) < model.config().max_len) {
     const auto z = last_logits(model, tr, src_ids, seq);
     const int next = static_cast<int>(std::max_element(z.begin(), z.end()) - z.begin());
-    if (next == Tokenizer::kEos) break;
+    if (next == tok.eos_id()) break;
     seq.push_back(next);
     out.push_back(next);
   }
@@ -71,10 +71,23 @@ EvalResult evaluate_model(const Model& model, const Task& task, int n, uint64_t 
   if (mlm && model.config().arch != Arch::EncoderOnly) fail("the mlm task needs an encoder-only model");
   const int total = pairs.empty() ? static_cast<int>(examples.size()) : static_cast<int>(pairs.size());
   std::vector<char> ok(static_cast<size_t>(total), 0);
+  std::vector<std::pair<int, int>> hits(static_cast<size_t>(total), {0, 0});  // corpus LM: (right, tokens)
   auto work = [&](int w, int workers) {
     Trace tr;
     for (int i = w; i < total; i += workers) {
-      if (mlm) {  // the top-1 word at the (one) masked position
+      if (task.corpus_lm()) {  // next-token top-1 at every position (counted per example: all right)
+        const EncodedExample ex = encode_example(task, examples[static_cast<size_t>(i)]);
+        model.forward(tr, ex.inputs);
+        const Stage* logits = tr.find("logits");
+        const size_t V = static_cast<size_t>(model.config().vocab_size);
+        int right = 0;
+        for (size_t at = 0; at < ex.targets.size(); ++at) {
+          const float* z = logits->data.data() + at * V;
+          right += static_cast<int>(std::max_element(z, z + V) - z) == ex.targets[at];
+        }
+        ok[static_cast<size_t>(i)] = static_cast<char>(std::min(right, 127));
+        hits[static_cast<size_t>(i)] = {right, static_cast<int>(ex.targets.size())};
+      } else if (mlm) {  // the top-1 word at the (one) masked position
         const EncodedExample ex = encode_example(task, examples[static_cast<size_t>(i)]);
         model.forward(tr, ex.inputs);
         const Stage* logits = tr.find("logits");
@@ -111,6 +124,11 @@ EvalResult evaluate_model(const Model& model, const Task& task, int n, uint64_t 
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
   EvalResult r;
+  if (task.corpus_lm()) {  // one count per token
+    for (const auto& [right, tokens] : hits)
+      for (int k = 0; k < tokens; ++k) r.add("token", k < right);
+    return r;
+  }
   for (int i = 0; i < total; ++i)
     r.add(pairs.empty() ? examples[static_cast<size_t>(i)].kind : pairs[static_cast<size_t>(i)].kind,
           ok[static_cast<size_t>(i)] != 0);

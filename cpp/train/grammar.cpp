@@ -334,7 +334,7 @@ class GrammarTask : public Task {
                                            "the fisherman sat on the bank of the river .",
                                            "the farmer keeps money in the bank .",
                                            "the girl kept coins in the bank ."};
-    if (split == Split::Train && rng.chance(0.02)) return {"", pick(rng, kLecture), "lecture", {}};
+    if (split == Split::Train && rng.chance(0.02)) return {"", pick(rng, kLecture), "lecture", {}, {}, false};
     for (;;) {
       const bool plural = rng.chance(0.5);
       const Tense tense = rng.chance(0.6) ? kPresent : kPast;
@@ -370,7 +370,7 @@ class GrammarTask : public Task {
       }
       fix_articles(w);
       w.push_back(".");
-      return {"", join(w), kind, {}};
+      return {"", join(w), kind, {}, {}, false};
     }
   }
 

@@ -53,6 +53,22 @@ void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T
   if (db) Eigen::Map<RowT<T>>(db, OC) += g.colwise().sum();                       // (OC)
 }
 
+// out (N, V) = inp (N, C) emb^T (+ b): a head tied to the token embeddings emb (V, C).
+template <typename T>
+void tied_head_forward(T* out, const T* inp, const T* emb, const T* b, int N, int C, int V) {
+  MapT<T> o(out, N, V);
+  o.noalias() = CMapT<T>(inp, N, C) * CMapT<T>(emb, V, C).transpose();
+  if (b) o.rowwise() += Eigen::Map<const RowT<T>>(b, V);
+}
+
+template <typename T>
+void tied_head_backward(T* dinp, T* demb, T* db, const T* dout, const T* inp, const T* emb, int N, int C, int V) {
+  CMapT<T> g(dout, N, V);
+  MapT<T>(dinp, N, C).noalias() += g * CMapT<T>(emb, V, C);             // (N, C)
+  MapT<T>(demb, V, C).noalias() += g.transpose() * CMapT<T>(inp, N, C);  // (V, C)
+  if (db) Eigen::Map<RowT<T>>(db, V) += g.colwise().sum();
+}
+
 // ---- LayerNorm ------------------------------------------------------------------------------
 
 template <typename T>
@@ -215,6 +231,8 @@ void crossentropy_backward(T* dlogits, const T* probs, const int* targets, T sca
   template void embed_backward<T>(T*, T*, const T*, const int*, int, int, int);                                        \
   template void linear_forward<T>(T*, const T*, const T*, const T*, int, int, int);                                    \
   template void linear_backward<T>(T*, T*, T*, const T*, const T*, const T*, int, int, int);                           \
+  template void tied_head_forward<T>(T*, const T*, const T*, const T*, int, int, int);                                 \
+  template void tied_head_backward<T>(T*, T*, T*, const T*, const T*, const T*, int, int, int);                        \
   template void layernorm_forward<T>(T*, T*, T*, const T*, const T*, const T*, int, int, T);                           \
   template void layernorm_backward<T>(T*, T*, T*, const T*, const T*, const T*, const T*, const T*, int, int);         \
   template void relu_forward<T>(T*, const T*, int);                                                                    \

@@ -38,6 +38,12 @@ void linear_forward(T* out, const T* inp, const T* w, const T* b, int N, int C, 
 // dinp may be nullptr (the input needs no gradient).
 template <typename T>
 void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T* w, int N, int C, int OC);
+// A head tied to the token embeddings emb (V, C): out (N, V) = inp emb^T + b; backward adds into
+// dinp, demb and db (b and db may be null).
+template <typename T>
+void tied_head_forward(T* out, const T* inp, const T* emb, const T* b, int N, int C, int V);
+template <typename T>
+void tied_head_backward(T* dinp, T* demb, T* db, const T* dout, const T* inp, const T* emb, int N, int C, int V);
 
 // out (N, C) = (inp - mean) * rstd * gamma + beta per row; mean, rstd (N) kept for backward.
 // Biased variance (divide by C), as torch.

@@ -1,6 +1,8 @@
 // Layout, initialisation and model copies of the trainer's flat parameter buffer.
 #include "train/params.hpp"
 
+#include <cmath>
+
 #include "core/rng.hpp"
 #include "core/tensor.hpp"
 
@@ -49,6 +51,15 @@ template <typename T>
 void init_params(Params<T>& p, uint64_t seed) {
   Rng rng(seed);
   for (const auto& t : p.tensors) init_tensor(p.data(t), t.size, t.shape, t.kind, rng);
+  // A head tied to the token embeddings reads logits h . e_v: with N(0, 1) rows they would start
+  // near sqrt(d) in size (a loss of 30+ where ln V is 8). Embeddings of std 1/sqrt(d) start the
+  // logits near 1; the positions get the same scale so that they do not drown the tokens.
+  if (p.cfg.tied_head) {
+    const T s = static_cast<T>(1.0 / std::sqrt(static_cast<double>(p.cfg.d_model)));
+    for (const auto& t : p.tensors)
+      if (t.kind == TensorKind::Embedding)
+        for (size_t i = 0; i < t.size; ++i) p.data(t)[i] *= s;
+  }
 }
 
 namespace {

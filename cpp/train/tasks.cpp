@@ -12,6 +12,7 @@ std::unique_ptr<Task> make_dates_task();        // dates.cpp
 std::unique_ptr<Task> make_grammar_task();      // grammar.cpp
 std::unique_ptr<Task> make_mlm_task();          // mlm.cpp
 std::unique_ptr<Task> make_translation_task();  // translation.cpp
+std::unique_ptr<Task> make_english_task(const std::string& data, bool mlm);  // english.cpp
 
 namespace {
 
@@ -42,7 +43,7 @@ class StringTask : public Task {
         std::sort(out.begin(), out.end());
       else
         std::reverse(out.begin(), out.end());
-      return {s, out, "len" + std::to_string(n), {}};
+      return {s, out, "len" + std::to_string(n), {}, {}, false};
     }
   }
 
@@ -54,16 +55,20 @@ std::vector<int> ids_of(const Tokenizer& tok, const std::string& text) { return 
 
 }  // namespace
 
-std::vector<std::string> task_names() { return {"sort", "reverse", "dates", "grammar", "mlm", "translate"}; }
+std::vector<std::string> task_names() {
+  return {"sort", "reverse", "dates", "grammar", "mlm", "translate", "english", "english-mlm"};
+}
 
-std::unique_ptr<Task> make_task(const std::string& name) {
+std::unique_ptr<Task> make_task(const std::string& name, const std::string& data) {
+  if (name == "english" || name == "english-mlm") return make_english_task(data, name == "english-mlm");
   if (name == "sort") return std::make_unique<StringTask>(true);
   if (name == "reverse") return std::make_unique<StringTask>(false);
   if (name == "dates") return make_dates_task();
   if (name == "grammar") return make_grammar_task();
   if (name == "mlm") return make_mlm_task();
   if (name == "translate") return make_translation_task();
-  fail("unknown task \"" + name + "\" (known: sort, reverse, dates, grammar, mlm, translate)");
+  fail("unknown task \"" + name.substr(0, 80) +
+       "\" (known: sort, reverse, dates, grammar, mlm, translate, english, english-mlm)");
 }
 
 void add_piece(std::vector<std::string>& pieces, const std::string& piece) {
@@ -71,7 +76,7 @@ void add_piece(std::vector<std::string>& pieces, const std::string& piece) {
 }
 
 std::vector<int> prompt_ids(const Task& task, const std::string& src) {
-  std::vector<int> ids = {Tokenizer::kBos};
+  std::vector<int> ids = {task.tokenizer().bos_id()};
   if (task.arch() == Arch::DecoderOnly && !task.separator().empty()) {
     for (int id : ids_of(task.tokenizer(), src)) ids.push_back(id);
     ids.push_back(task.tokenizer().id_of(task.separator()));
@@ -83,7 +88,7 @@ EncodedExample encode_example(const Task& task, const Example& ex) {
   const Tokenizer& tok = task.tokenizer();
   EncodedExample e;
   if (task.arch() == Arch::EncoderOnly) {  // masked LM: the sentence, some words -> [MASK]
-    e.inputs = ids_of(tok, ex.tgt);
+    e.inputs = ex.ids.empty() ? ids_of(tok, ex.tgt) : ex.ids;
     e.targets.assign(e.inputs.size(), 0);
     for (int at : ex.masked) {
       if (at < 0 || at >= static_cast<int>(e.inputs.size())) fail("masked position out of range");
@@ -94,8 +99,8 @@ EncodedExample encode_example(const Task& task, const Example& ex) {
   }
   std::vector<int> seq = prompt_ids(task, ex.src);
   const size_t prompt = seq.size();  // the first target is predicted from the last prompt token
-  for (int id : ids_of(tok, ex.tgt)) seq.push_back(id);
-  seq.push_back(Tokenizer::kEos);
+  for (int id : ex.ids.empty() ? ids_of(tok, ex.tgt) : ex.ids) seq.push_back(id);
+  if (ex.ids.empty() || ex.ended) seq.push_back(tok.eos_id());
   if (task.arch() == Arch::EncoderDecoder) e.src = ids_of(tok, ex.src);
   e.inputs.assign(seq.begin(), seq.end() - 1);
   e.targets.assign(seq.begin() + 1, seq.end());

@@ -25,6 +25,7 @@
 // phrase of a sentence; mlm: grammar's) and reserves one bucket in 10 (sort, reverse: 1 in 20) for evaluation:
 // training never draws a held-out key, evaluation draws only held-out keys.
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +43,8 @@ struct Example {
   std::string tgt;          // output text (the sentence, for the language model)
   std::string kind;         // a label for per-kind accuracy: the date format, the sentence pattern...
   std::vector<int> masked;  // mlm: positions (in tgt's tokens) replaced by [MASK], ascending
+  std::vector<int> ids;     // english, english-mlm: tgt's tokens, already cut from the corpus (tgt is empty)
+  bool ended = false;       // english: the document ends after ids (an <eos> target follows)
 };
 
 // A grammar agreement probe: after `prefix` (ids, starting with <bos>) the verb form `good`
@@ -68,13 +71,19 @@ class Task {
   virtual std::vector<AgreementPair> agreement_pairs(Rng&, int /*count*/) const { return {}; }
   // Masked LM only: the id of "[MASK]", else -1.
   virtual int mask_id() const { return -1; }
+  // A language model over a corpus (english): held-out evaluation is next-token accuracy.
+  virtual bool corpus_lm() const { return false; }
+  // What the model file records about the data besides "task" (corpus, split, tokenizer).
+  virtual std::map<std::string, std::string> file_metadata() const { return {}; }
 
  protected:
   Tokenizer tok_;
 };
 
-// "sort", "reverse", "dates", "grammar", "mlm", "translate"; throws ap::Error naming the known tasks otherwise.
-std::unique_ptr<Task> make_task(const std::string& name);
+// "sort", "reverse", "dates", "grammar", "mlm", "translate", and the corpus tasks "english" and
+// "english-mlm", which read `data` (a folder written by `npm run train -- english`: tokenizer.json,
+// train.txt, heldout.txt, split.json); throws ap::Error naming the known tasks otherwise.
+std::unique_ptr<Task> make_task(const std::string& name, const std::string& data = "");
 std::vector<std::string> task_names();
 
 // Appends piece to a vocabulary's pieces unless it is there already (first-seen order).

@@ -29,7 +29,7 @@ ModelConfig task_model_config(const Task& task, ModelConfig m) {
 
 Trainer::Trainer(const TrainConfig& cfg)
     : cfg_(cfg),
-      task_(make_task(cfg.task)),
+      task_(make_task(cfg.task, cfg.data)),
       params_(task_model_config(*task_, cfg.model)),
       grads_(params_.cfg),
       opt_(params_),
@@ -70,6 +70,7 @@ Model Trainer::snapshot() const {
   Model model(model_config(), task_->tokenizer());
   params_to_model(model.weights(), params_);
   auto& meta = model.mutable_metadata();
+  for (const auto& [key, value] : task_->file_metadata()) meta[key] = value;
   meta["task"] = cfg_.task;
   if (!task_->separator().empty()) meta["separator"] = task_->separator();
   return model;
@@ -199,7 +200,7 @@ std::vector<std::vector<int>> Trainer::greedy_ids(const std::vector<std::string>
       const auto& z = logits[a];
       const int next = static_cast<int>(std::max_element(z.begin(), z.end()) - z.begin());
       auto& seq = seqs[static_cast<size_t>(i)];
-      if (next == Tokenizer::kEos) continue;
+      if (next == task_->tokenizer().eos_id()) continue;
       seq.push_back(next);
       generated[static_cast<size_t>(i)].push_back(next);
       if (static_cast<int>(seq.size()) < L) still.push_back(i);  // no room left: stop
@@ -227,6 +228,24 @@ EvalResult Trainer::evaluate(int n, uint64_t seed) {
     for (size_t i = 0; i < pairs.size(); ++i)
       count(pairs[i].kind,
             logits[i][static_cast<size_t>(pairs[i].good)] > logits[i][static_cast<size_t>(pairs[i].bad)]);
+    return r;
+  }
+  if (task_->corpus_lm()) {  // next-token top-1 at every position of n held-out passages
+    const int V = params_.cfg.vocab_size;
+    constexpr int kChunk = 16;  // logits are (16 * max_len, V)
+    Activations<float> acts;
+    for (int lo = 0; lo < n; lo += kChunk) {
+      std::vector<EncodedExample> enc;
+      for (int i = lo; i < std::min(n, lo + kChunk); ++i)
+        enc.push_back(encode_example(*task_, task_->sample(rng, Split::HeldOut)));
+      const Batch b = make_batch(enc);
+      transformer_forward(acts, params_, b);
+      for (size_t at = 0; at < b.targets.size(); ++at) {
+        if (b.targets[at] == 0) continue;
+        const float* z = acts.logits.data() + at * static_cast<size_t>(V);
+        count("token", static_cast<int>(std::max_element(z, z + V) - z) == b.targets[at]);
+      }
+    }
     return r;
   }
   if (task_->arch() == Arch::EncoderOnly) {  // masked LM: top-1 at the masked position

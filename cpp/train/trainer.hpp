@@ -18,6 +18,7 @@ namespace ap::train {
 
 struct TrainConfig {
   std::string task = "sort";
+  std::string data;  // the corpus tasks' data folder (english, english-mlm)
   // Sizes and switches. arch, vocab_size, max_len and tokenizer are taken from the task.
   ModelConfig model;
   OptimConfig optim;

@@ -351,6 +351,23 @@ void stack_backward(Params<T>& grads, std::vector<BlockParams<T>>& gblocks, Norm
   embed_backward(grads.tok_emb, grads.pos_emb, g_out, ids, B, T_, d);
 }
 
+// The output head: lm_head.w, or the token embeddings when the head is tied to them.
+template <typename T>
+void head_forward(T* logits, const T* h, const Params<T>& p, int N, int d, int V) {
+  if (p.cfg.tied_head)
+    tied_head_forward(logits, h, p.tok_emb, p.lm_head_b, N, d, V);
+  else
+    linear_forward(logits, h, p.lm_head_w, p.lm_head_b, N, d, V);
+}
+
+template <typename T>
+void head_backward(T* g_h, Params<T>& grads, const T* g_logits, const T* h, const Params<T>& p, int N, int d, int V) {
+  if (p.cfg.tied_head)
+    tied_head_backward(g_h, grads.tok_emb, grads.lm_head_b, g_logits, h, p.tok_emb, N, d, V);
+  else
+    linear_backward(g_h, grads.lm_head_w, grads.lm_head_b, g_logits, h, p.lm_head_w, N, d, V);
+}
+
 }  // namespace
 
 template <typename T>
@@ -363,7 +380,7 @@ double transformer_forward(Activations<T>& acts, const Params<T>& p, const Batch
   if (cfg.arch == Arch::EncoderOnly) {  // bidirectional over the inputs, <pad> keys masked
     stack_forward<T>(acts.enc, p.encoder, p.enc_final_norm, p, acts, batch.inputs.data(), nullptr, acts.in_pad.data(),
                      nullptr, false, B, T_, T_);
-    linear_forward(acts.logits.data(), acts.enc.out, p.lm_head_w, p.lm_head_b, N, d, V);  // (N, V)
+    head_forward(acts.logits.data(), acts.enc.out, p, N, d, V);  // (N, V)
     crossentropy_forward(acts.losses.data(), acts.probs.data(), acts.logits.data(), batch.targets.data(), N, V);
     double sum = 0.0;
     for (int i = 0; i < N; ++i) sum += acts.losses[i];
@@ -376,7 +393,7 @@ double transformer_forward(Activations<T>& acts, const Params<T>& p, const Batch
   }
   stack_forward(acts.dec, p.decoder, p.dec_final_norm, p, acts, batch.inputs.data(), memory, nullptr,
                 memory ? acts.src_pad.data() : nullptr, cfg.causal, B, T_, S);
-  linear_forward(acts.logits.data(), acts.dec.out, p.lm_head_w, p.lm_head_b, N, d, V);  // (N, V)
+  head_forward(acts.logits.data(), acts.dec.out, p, N, d, V);  // (N, V)
   crossentropy_forward(acts.losses.data(), acts.probs.data(), acts.logits.data(), batch.targets.data(), N, V);
   double sum = 0.0;
   for (int i = 0; i < N; ++i) sum += acts.losses[i];
@@ -391,14 +408,12 @@ void transformer_backward(Params<T>& grads, Activations<T>& acts, const Params<T
   crossentropy_backward(acts.g_logits.data(), acts.probs.data(), batch.targets.data(), loss_scale, N, V);
   zero(acts.g_out.data(), static_cast<size_t>(N) * d);
   if (cfg.arch == Arch::EncoderOnly) {
-    linear_backward(acts.g_out.data(), grads.lm_head_w, grads.lm_head_b, acts.g_logits.data(), acts.enc.out,
-                    p.lm_head_w, N, d, V);
+    head_backward(acts.g_out.data(), grads, acts.g_logits.data(), acts.enc.out, p, N, d, V);
     stack_backward<T>(grads, grads.encoder, grads.enc_final_norm, acts, acts.enc, p.encoder, p.enc_final_norm, p,
                       batch.inputs.data(), nullptr, B, T_, T_);
     return;
   }
-  linear_backward(acts.g_out.data(), grads.lm_head_w, grads.lm_head_b, acts.g_logits.data(), acts.dec.out, p.lm_head_w,
-                  N, d, V);
+  head_backward(acts.g_out.data(), grads, acts.g_logits.data(), acts.dec.out, p, N, d, V);
   const bool encdec = cfg.arch == Arch::EncoderDecoder;
   if (encdec) zero(acts.g_mem);
   stack_backward(grads, grads.decoder, grads.dec_final_norm, acts, acts.dec, p.decoder, p.dec_final_norm, p,

@@ -421,7 +421,7 @@ class TranslationTask : public Task {
         {kNotesEnglish, kNotesFrench}, {kBankMoneyEnglish, kBankMoneyFrench}, {kBankRiverEnglish, kBankRiverFrench}};
     if (split == Split::Train && rng.chance(0.02)) {
       const auto& l = pick(rng, kLecture);
-      return {l[0], l[1], "lecture", {}};
+      return {l[0], l[1], "lecture", {}, {}, false};
     }
     for (;;) {
       const double u = rng.unit();
@@ -435,7 +435,7 @@ class TranslationTask : public Task {
                            p.key == "i went to the bank to deposit my check " || p.key == "i sat by the river bank ";
       const bool held = !lecture && hash_string(p.key.data(), p.key.size()) % 10 == 0;
       if (held != (split == Split::HeldOut)) continue;
-      return {en, fr, p.kind, {}};
+      return {en, fr, p.kind, {}, {}, false};
     }
   }
 };

@@ -61,3 +61,19 @@ export function modelFileBytes(bytes, what) {
   }
   return bytes;
 }
+
+// Whether a model file's config names a tokenizer.json tokenizer ("tokenizer": "hf"), read from
+// its safetensors header without loading it; false for anything that does not parse (loadModel
+// then reports the problem).
+export function carriesTokenizerJson(bytes) {
+  if (bytes.length < 8) return false;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, 8);
+  const len = Number(view.getBigUint64(0, true));
+  if (len > bytes.length - 8 || len > 64 * 1024 * 1024) return false;
+  try {
+    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + len)));
+    return JSON.parse(header.__metadata__?.config ?? '{}').tokenizer === 'hf';
+  } catch {
+    return false;
+  }
+}

@@ -1,6 +1,6 @@
 // AttentionPlayground: the object load() resolves to. Its plumbing (heap copies, errors, handle
 // ownership) is shared by every part of the API; the costs and the trainer live in their modules.
-import { asFloat32, checkInt, checkInts, checkLength, float32Inputs, modelFileBytes } from './checks.js';
+import { asFloat32, checkInt, checkInts, checkLength, float32Inputs, modelFileBytes, carriesTokenizerJson } from './checks.js';
 import { toSnakeConfig } from './config.js';
 import * as costs from './costs.js';
 import { Kernels } from './kernels.js';
@@ -324,12 +324,28 @@ export class AttentionPlayground {
     return full.loadPretrained(parts, options);
   }
 
-  /** Loads a safetensors model file (Uint8Array or ArrayBuffer) written by model.save(). */
+  /**
+   * Loads a safetensors model file (Uint8Array or ArrayBuffer) written by model.save(). A file that
+   * carries a tokenizer.json (the English models) needs the second module: use openModel().
+   */
   loadModel(bytes) {
     bytes = modelFileBytes(bytes, 'loadModel');
     const handle = this._withHeap([bytes], (p) => this._raw.loadModel(p[0], bytes.length));
     if (!handle) this._fail('loadModel');
     return this._own(handle, new Model(this, handle));
+  }
+
+  /**
+   * Loads any model file of the project's, in the module that reads it: files whose tokenizer is a
+   * tokenizer.json (the English models' byte-level BPE, config tokenizer "hf") are read by the second
+   * module (loaded on first use), every other file by this one, as loadModel(). Async for that reason.
+   */
+  async openModel(bytes) {
+    bytes = modelFileBytes(bytes, 'openModel');
+    if (typeof this._raw.hfBegin === 'function' || !carriesTokenizerJson(bytes)) return this.loadModel(bytes);
+    if (!this._loadTrainer) throw new Error('openModel: this module cannot read a tokenizer.json');
+    const full = await this._loadTrainer();
+    return full.loadModel(bytes);
   }
 
   /**
