@@ -98,17 +98,17 @@ Model::Prompt Model::prompt(const std::string& text) const {
   Tokenizer::Encoded e = tok_.encode(decoder_only && sep != meta_.end() ? text + sep->second : text);
   if (e.ids.empty() || text.empty()) fail("the prompt is empty: type at least one token");
   Prompt p;
-  if (tok_.kind() == Tokenizer::Kind::External) {
+  if (!cfg_.family.empty()) {
     // A pretrained model reads text as its own tokenizer.json says (BERT: [CLS] ... [SEP];
     // GPT-2: the tokens alone, as Hugging Face's generate() feeds them).
     p.ids = std::move(e.ids);
   } else if (cfg_.arch == Arch::EncoderDecoder) {
     p.src = std::move(e.ids);
-    p.ids = {Tokenizer::kBos};
-  } else if (decoder_only) {
-    p.ids.push_back(Tokenizer::kBos);
+    p.ids = {tok_.bos_id()};
+  } else if (decoder_only) {  // the project's decoders were trained on <bos> + text (English: <|endoftext|>)
+    p.ids.push_back(tok_.bos_id());
     p.ids.insert(p.ids.end(), e.ids.begin(), e.ids.end());
-    e.pieces.insert(e.pieces.begin(), tok_.vocab()[Tokenizer::kBos]);
+    e.pieces.insert(e.pieces.begin(), tok_.vocab()[static_cast<size_t>(tok_.bos_id())]);
     for (int& u : e.unknown) ++u;
   } else {
     p.ids = std::move(e.ids);

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "core/model.hpp"
 #include "core/tensor.hpp"
 #include "helpers.hpp"
+#include "io/hf_model.hpp"
 #include "io/model_io.hpp"
 #include "io/safetensors.hpp"
 #include "io/tokenizer.hpp"
@@ -58,7 +61,7 @@ TEST(ConfigValidate, EachBadValueIsNamed) {
       {[](ModelConfig& c) { c.d_model = 4100; }, "d_model (4100) exceeds the limit of 4096"},
       {[](ModelConfig& c) { c.n_layers = 65; }, "n_layers (65) exceeds the limit of 64"},
       {[](ModelConfig& c) { c.tokenizer = "bpe"; },
-       "unknown tokenizer \"bpe\" (allowed: \"char\", \"word\", \"sentence\")"},
+       "unknown tokenizer \"bpe\" (allowed: \"char\", \"word\", \"sentence\", \"hf\")"},
   };
   for (const Case& k : cases) {
     ModelConfig c;
@@ -381,3 +384,49 @@ TEST(ModelIoCorpus, SeedModelsLoad) {
 }
 
 }  // namespace
+
+// ---- a model whose tokenizer is a tokenizer.json, saved in F16 (the English models) -------------
+
+namespace {
+std::string fixture_text(const std::string& path) {
+  std::ifstream in(std::string(AP_FIXTURES_DIR) + "/" + path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+TEST(ModelIo, TokenizerJsonModelInF16RoundTripsAndNeedsTheReader) {
+  const std::string json = fixture_text("hf/gpt2-tiny/tokenizer.json");
+  ap::Tokenizer tok = ap::hf_tokenizer(json);
+  ModelConfig cfg = model_config(ap::Arch::DecoderOnly, {8, 2, 1, 16, 0, 16}, ap::PosKind::Learned, ap::NormPlace::Pre,
+                                 ap::Act::Gelu);
+  cfg.tokenizer = "hf";
+  cfg.tied_head = true;
+  cfg.vocab_size = tok.size();
+  ap::Model m(cfg, tok);
+  m.init_random(5);
+  const Bytes file = ap::save_model(m, /*f16=*/true);
+
+  const ap::SafeTensors st = ap::read_safetensors(file.data(), file.size());
+  EXPECT_EQ(st.metadata.at("tokenizer.json"), json);  // the file itself, not a re-encoding
+  EXPECT_EQ(st.metadata.count("vocab"), 0u);
+  EXPECT_NE(st.metadata.at("config").find("\"tied_head\":true"), std::string::npos);
+  EXPECT_EQ(st.tensors.count("lm_head.w"), 0u);  // tied: the head is tok_emb
+
+  // Without the Hugging Face reader (the first wasm module) the error says where to open it.
+  ap::set_tokenizer_json_reader(nullptr);
+  EXPECT_NE(error_of([&] { load(file); }).find("openModel"), std::string::npos);
+  ap::set_tokenizer_json_reader(&ap::hf_tokenizer);
+  ap::Model r = load(file);
+  EXPECT_EQ(r.tokenizer().kind(), ap::Tokenizer::Kind::External);
+  EXPECT_TRUE(r.config().tied_head);
+  EXPECT_EQ(r.tokenizer().encode("The cat sat.").ids, m.tokenizer().encode("The cat sat.").ids);
+  // Every weight is the F16 rounding of the saved one.
+  const auto a = m.named_tensors(), b = r.named_tensors();
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    for (size_t j = 0; j < ap::element_count(a[i].shape); ++j)
+      ASSERT_EQ(b[i].data[j], ap::half_to_float(ap::float_to_half(a[i].data[j]))) << a[i].name;
+  // The loaded model saves to the same bytes (the tokenizer.json travels unchanged).
+  EXPECT_EQ(ap::save_model(r, true), file);
+}

@@ -284,3 +284,32 @@ TEST(SafeTensorsCorpus, ValidSeedsReadAndBrokenSeedsFailCleanly) {
 }
 
 }  // namespace
+
+// F16 writing: IEEE binary16 bit patterns worked out by hand (sign | exponent+15 | 10-bit
+// mantissa), round to nearest even, and a write / read round trip.
+TEST(SafeTensorsWrite, F16RoundsToNearestEvenAndReadsBack) {
+  const std::pair<float, uint16_t> cases[] = {
+      {1.0f, 0x3C00},                // 2^0: exponent 15
+      {-2.5f, 0xC100},               // -1.25 * 2^1: exponent 16, mantissa 0.25 * 1024 = 256
+      {0.1f, 0x2E66},                // 1.6 * 2^-4: mantissa 0.6 * 1024 = 614.4 -> 614 (0x266)
+      {65504.0f, 0x7BFF},            // the largest finite F16
+      {65520.0f, 0x7C00},            // halfway to 2^16 rounds (to even) up: inf
+      {6.0e-8f, 0x0001},             // the smallest subnormal is 2^-24 = 5.96e-8
+      {1.0e-8f, 0x0000},             // under half of it: zero
+      {1.0f + 1.0f / 2048, 0x3C00},  // exactly halfway between 1 and 1 + 2^-10: to even (1)
+      {1.0f + 3.0f / 2048, 0x3C02},  // halfway between 1 + 2^-10 and 1 + 2^-9: to even (the latter)
+  };
+  for (const auto& [f, h] : cases) EXPECT_EQ(ap::float_to_half(f), h) << f;
+  ap::SafeTensors st;
+  st.tensors["w"] = {{2, 2}, {1.0f, -2.5f, 0.1f, 3.0e-5f}, true};
+  const std::vector<uint8_t> bytes = ap::write_safetensors(st);
+  const ap::SafeTensors back = ap::read_safetensors(bytes.data(), bytes.size());
+  const auto& w = back.tensors.at("w").data;
+  EXPECT_EQ(w[0], 1.0f);
+  EXPECT_EQ(w[1], -2.5f);
+  EXPECT_EQ(w[2], ap::half_to_float(0x2E66));
+  EXPECT_NEAR(w[3], 3.0e-5f, 3.0e-5f * 1e-3);
+  ap::SafeTensors big;
+  big.tensors["w"] = {{1}, {1.0e6f}, true};
+  EXPECT_THROW(ap::write_safetensors(big), ap::Error);  // beyond F16's range: refused, not inf
+}

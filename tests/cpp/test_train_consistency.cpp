@@ -137,3 +137,14 @@ TEST(TrainConsistency, PositionsNoneMatchesCore) {
   check("decoder-only, no positions", small(Arch::DecoderOnly, NormPlace::Post, PosKind::None, Act::Gelu),
         kDecoderSeqs);
 }
+
+// The English models' shape: a head tied to the token embeddings, in a decoder and in a masked-LM
+// encoder; the trainer's logits (h tok_emb^T + b) equal the core's.
+TEST(TrainConsistency, TiedHeadMatchesCore) {
+  ModelConfig dec = small(Arch::DecoderOnly, NormPlace::Pre, PosKind::Learned, Act::Gelu);
+  dec.tied_head = true;
+  check("decoder-only, pre-norm, GELU, learned, tied head", dec, kDecoderSeqs);
+  ModelConfig enc = small(Arch::EncoderOnly, NormPlace::Pre, PosKind::Learned, Act::Gelu);
+  enc.tied_head = true;
+  check("encoder-only, pre-norm, GELU, learned, tied head", enc, {{{}, {5, 7, 4, 9, 11, 6}}, {{}, {8, 9}}});
+}

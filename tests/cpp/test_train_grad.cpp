@@ -233,7 +233,9 @@ void check_model(const char* name, const ModelConfig& cfg, const Batch& batch) {
   }
   std::printf("  all tensors: max rel err %.2e\n", worst);
   // Padding gets no gradient: the embedding row of <pad> (id 0) is only read at padded positions
-  // whose outputs are masked or ignored... except as an encoder key, which is masked too.
+  // whose outputs are masked or ignored... except as an encoder key, which is masked too. (A tied
+  // head reads every row, <pad>'s too, as an output logit: there it does get one.)
+  if (cfg.tied_head) return;
   const auto* emb = p.find("tok_emb");
   for (int j = 0; j < cfg.d_model; ++j) EXPECT_NEAR(analytic[emb->offset + j], 0.0, 1e-12) << "<pad> embedding";
 }
@@ -318,6 +320,20 @@ TEST(TrainGrad, DecoderOnlyPostNormGeluLearnedPositions) {
 TEST(TrainGrad, DecoderOnlyPreNormReluSinusoidal) {
   check_model("decoder-only, pre-norm, ReLU, sinusoidal",
               tiny(Arch::DecoderOnly, NormPlace::Pre, PosKind::Sinusoidal, Act::Relu), decoder_batch());
+}
+
+// The English models' shape: the output head is the token embeddings (logits = h tok_emb^T + b),
+// so tok_emb gets gradient from both ends.
+TEST(TrainGrad, DecoderOnlyPreNormGeluLearnedTiedHead) {
+  ModelConfig cfg = tiny(Arch::DecoderOnly, NormPlace::Pre, PosKind::Learned, Act::Gelu);
+  cfg.tied_head = true;
+  check_model("decoder-only, pre-norm, GELU, learned, tied head", cfg, decoder_batch());
+}
+
+TEST(TrainGrad, EncoderOnlyMaskedLMTiedHead) {
+  ModelConfig cfg = tiny(Arch::EncoderOnly, NormPlace::Pre, PosKind::Learned, Act::Gelu);
+  cfg.tied_head = true;
+  check_model("encoder-only (masked LM), pre-norm, tied head", cfg, mlm_batch());
 }
 
 TEST(TrainGrad, EncoderDecoderPostNormWithPaddedSource) {

@@ -7,6 +7,7 @@
 // 4. Builds the native trainer and runs it with the recipe below, writing web/models/<name>.safetensors;
 //    the file records the command, the corpus, the split and the seed in its metadata.
 // `--data-only` stops after step 3. Training takes tens of minutes on two cores (docs/models.md).
+// `npm run train -- report` measures the shipped files (tests/tools/english-report.mjs).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, NATIVE_DIR, main, run, step, StepError } from './lib/setup.mjs';
@@ -19,16 +20,92 @@ export const DATA_DIR = 'build/english';
 // The exact trainer arguments of each shipped model (the file's train_command repeats them).
 export const RECIPES = {
   english: [
-    '--task', 'english', '--d-model', '128', '--heads', '4', '--layers', '4', '--d-ff', '512',
-    '--pos', 'learned', '--norm', 'pre', '--act', 'gelu', '--tied', '1', '--f16', '1',
-    '--steps', '2200', '--batch', '8', '--lr', '3e-3', '--warmup', '200', '--min-lr', '0.05',
-    '--weight-decay', '0.1', '--seed', '1', '--threads', '1', '--eval-every', '0', '--eval-n', '200', '--log-every', '100',
+    '--task',
+    'english',
+    '--d-model',
+    '128',
+    '--heads',
+    '4',
+    '--layers',
+    '4',
+    '--d-ff',
+    '512',
+    '--pos',
+    'learned',
+    '--norm',
+    'pre',
+    '--act',
+    'gelu',
+    '--tied',
+    '1',
+    '--f16',
+    '1',
+    '--steps',
+    '2200',
+    '--batch',
+    '8',
+    '--lr',
+    '3e-3',
+    '--warmup',
+    '200',
+    '--min-lr',
+    '0.05',
+    '--weight-decay',
+    '0.1',
+    '--seed',
+    '1',
+    '--threads',
+    '1',
+    '--eval-every',
+    '0',
+    '--eval-n',
+    '200',
+    '--log-every',
+    '100',
   ],
   'english-mlm': [
-    '--task', 'english-mlm', '--d-model', '128', '--heads', '4', '--layers', '4', '--d-ff', '512',
-    '--pos', 'learned', '--norm', 'pre', '--act', 'gelu', '--tied', '1', '--f16', '1',
-    '--steps', '1800', '--batch', '16', '--lr', '3e-3', '--warmup', '200', '--min-lr', '0.05',
-    '--weight-decay', '0.1', '--seed', '1', '--threads', '1', '--eval-every', '0', '--eval-n', '2000', '--log-every', '100',
+    '--task',
+    'english-mlm',
+    '--d-model',
+    '128',
+    '--heads',
+    '4',
+    '--layers',
+    '4',
+    '--d-ff',
+    '512',
+    '--pos',
+    'learned',
+    '--norm',
+    'pre',
+    '--act',
+    'gelu',
+    '--tied',
+    '1',
+    '--f16',
+    '1',
+    '--steps',
+    '1800',
+    '--batch',
+    '16',
+    '--lr',
+    '3e-3',
+    '--warmup',
+    '200',
+    '--min-lr',
+    '0.05',
+    '--weight-decay',
+    '0.1',
+    '--seed',
+    '1',
+    '--threads',
+    '1',
+    '--eval-every',
+    '0',
+    '--eval-n',
+    '2000',
+    '--log-every',
+    '100',
   ],
 };
 
@@ -56,7 +133,12 @@ export function writeEnglishData(dir = join(ROOT, DATA_DIR)) {
 main(async () => {
   const args = process.argv.slice(2);
   const name = args.find((a) => !a.startsWith('--'));
-  if (!RECIPES[name]) throw new StepError(`usage: npm run train -- ${Object.keys(RECIPES).join('|')} [--data-only]`);
+  if (name === 'report') {
+    await import('./english-report.mjs');
+    return;
+  }
+  if (!RECIPES[name])
+    throw new StepError(`usage: npm run train -- ${Object.keys(RECIPES).join('|')}|report [--data-only]`);
   step(`the Brown corpus, its split and the BPE tokenizer (${DATA_DIR})`);
   const { train, heldOut } = writeEnglishData();
   console.log(`  ${train.length} training samples, ${heldOut.length} held out, vocabulary ${VOCAB_SIZE}`);

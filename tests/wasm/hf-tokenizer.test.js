@@ -9,57 +9,10 @@ import { fileURLToPath } from 'node:url';
 import tk from 'tokenizers';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
+import { randomStrings } from './lib/random-text.js';
 
 const HF = fileURLToPath(new URL('../fixtures/hf/', import.meta.url));
 const cases = JSON.parse(readFileSync(join(HF, 'tokenizers/cases.json'), 'utf8'));
-
-// Characters the random strings draw from: ASCII letters, digits, punctuation and spaces, accented
-// Latin (precomposed and combining), Greek, Cyrillic, CJK, Hangul, emoji with skin tones and ZWJ,
-// tabs, newlines, U+00A0, U+3000, and the special tokens as whole words.
-const POOL = [
-  ...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789',
-  ...'.,;:!?\'"()[]{}-_/\\@#$%^&*+=<>|~`',
-  ' ',
-  ' ',
-  ' ',
-  '  ',
-  '\t',
-  '\n',
-  '\r\n',
-  '\u00a0',
-  '\u3000',
-  ...'éèêëàâäîïôöùûüçñßøåÉÅÆœ',
-  'e\u0301',
-  'a\u0308',
-  ...'αβγδΩπσ',
-  ...'жизньМосква',
-  ...'中文日本語한국어注意力',
-  '😀',
-  '👍🏽',
-  '👨‍👩‍👧',
-  '🇫🇷',
-  '❤️',
-  ' [MASK] ',
-  '<|endoftext|>',
-  "'s",
-  "'re",
-  ' attention',
-  ' transformer',
-];
-
-function randomStrings(count, seed) {
-  let s = seed >>> 0;
-  const next = () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-  return Array.from({ length: count }, () => {
-    const len = 1 + Math.floor(next() * 24);
-    let text = '';
-    for (let i = 0; i < len; i++) text += POOL[Math.floor(next() * POOL.length)];
-    return text;
-  });
-}
 
 let ap;
 beforeAll(async () => {

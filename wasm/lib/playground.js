@@ -1,6 +1,14 @@
 // AttentionPlayground: the object load() resolves to. Its plumbing (heap copies, errors, handle
 // ownership) is shared by every part of the API; the costs and the trainer live in their modules.
-import { asFloat32, checkInt, checkInts, checkLength, float32Inputs, modelFileBytes, carriesTokenizerJson } from './checks.js';
+import {
+  asFloat32,
+  checkInt,
+  checkInts,
+  checkLength,
+  float32Inputs,
+  modelFileBytes,
+  carriesTokenizerJson,
+} from './checks.js';
 import { toSnakeConfig } from './config.js';
 import * as costs from './costs.js';
 import { Kernels } from './kernels.js';

@@ -537,8 +537,7 @@ function modelNoteOf(entry, s) {
     lines.push(
       `Random weights (seed ${entry.spec.seed}): nothing here was learned, so the patterns mean nothing yet. Pick a trained model to see learned structure.`,
     );
-  else if (entry.metadata.task)
-    lines.push(TRAINED_ABOUT[entry.name] || `Trained by this project on the task "${entry.metadata.task}".`);
+  else if (entry.metadata.task) lines.push(aboutTrained(entry));
   const decoder = entry.base.arch !== 'encoder';
   if (decoder && s.causal === 'off') {
     lines.push(
@@ -559,14 +558,29 @@ function modelNoteBefore(s, trained) {
           kind: 'trained',
           name: s.model,
           metadata: { task: header?.task || s.model },
-          base: { arch: header?.arch || 'decoder' },
+          base: { arch: header?.arch || 'decoder', ...configBase(header?.config) },
         },
     s,
   );
 }
 
-// What each shipped model learned, in one line for the student.
+// A model file's config (snake_case, from the build's header list) as the sizes a note quotes.
+function configBase(c) {
+  return c
+    ? { nLayers: c.n_layers, nHeads: c.n_heads, dModel: c.d_model, vocabSize: c.vocab_size, maxLen: c.max_len }
+    : {};
+}
+
+function aboutTrained(entry) {
+  const about = TRAINED_ABOUT[entry.name];
+  if (typeof about === 'function') return about(entry.base);
+  return about || `Trained by this project on the task "${entry.metadata.task}".`;
+}
+
+// What each shipped model learned, in one line for the student (sizes from the model itself).
 const TRAINED_ABOUT = {
+  english: (b) =>
+    `Trained by this project on the Brown corpus (about a million words of edited American English from 1961, 15 genres): a ${b.nLayers}-layer decoder with ${b.nHeads} heads per layer and d_model ${b.dModel}, like a very small GPT-2. It reads any text as byte-level BPE pieces (${b.vocabSize} of them, none unknown), at most ${b.maxLen} tokens, and predicts the next piece; the causal mask is on.`,
   grammar:
     'Trained by this project: a 2-layer decoder that predicts the next word of sentences from a small English grammar (agreement, "bank" of a river or of money). The causal mask is on, as in GPT.',
   sort: 'Trained by this project: a decoder that writes the sorted characters after "=".',

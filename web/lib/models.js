@@ -8,11 +8,11 @@ import { COMMON_WORDS } from './vocab.js';
 import MODEL_HEADERS from 'virtual:ap-model-headers';
 
 // The trained models the page's model picker offers (and the URL state accepts).
-export const TRAINED_NAMES = ['sort', 'reverse', 'dates', 'grammar'];
+export const TRAINED_NAMES = ['english', 'sort', 'reverse', 'dates', 'grammar'];
 // Trained models only particular views load, by key 'trained:<name>': the masked LM (an
 // encoder-only model that predicts a hidden word; it generates nothing, so it is not a page
 // model for the generation and decoder views).
-export const VIEW_MODEL_NAMES = ['mlm', 'translate'];
+export const VIEW_MODEL_NAMES = ['mlm', 'english-mlm', 'translate'];
 
 // Vite lists the files present when the page is served or built; absent files are simply
 // not listed, so the page never requests a model that is not there.
@@ -33,6 +33,7 @@ export function hasModelFile(name) {
 
 /** What the page types by default into each trained model, in its own alphabet. */
 export const TRAINED_EXAMPLES = {
+  english: 'My grandmother baked cookies for the whole neighborhood.',
   sort: 'd3a91c7',
   reverse: 'hello42',
   dates: '3 March 1999',
@@ -140,7 +141,8 @@ async function create(key) {
   } else if (baseKey.startsWith('trained:')) {
     const name = baseKey.slice('trained:'.length);
     const bytes = await fetchBytes(name);
-    const model = ap.loadModel(bytes);
+    // openModel: the English models' tokenizer.json is read by the second module, fetched only then.
+    const model = await ap.openModel(bytes);
     entry = makeEntry(key, model, { kind: 'trained', name, label: `trained: ${name}` });
   } else {
     throw new Error(`unknown model '${key}'`);
@@ -304,7 +306,7 @@ const shown = new WeakMap();
 /** The model's vocabulary as a student should read it (byte-level BPE pieces decoded to text). */
 export function displayVocab(entry) {
   const model = entry.model;
-  if (!model.pretrained || model.specialTokens?.kind !== 'byte-level BPE') return model.vocab;
+  if (model.specialTokens?.kind !== 'byte-level BPE') return model.vocab;
   let v = shown.get(model);
   if (!v) {
     const map = byteDecoder();

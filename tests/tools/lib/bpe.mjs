@@ -19,7 +19,8 @@ export function byteChars() {
   for (let b = 174; b <= 255; b++) keep.push(b);
   const map = new Array(256);
   let extra = 0;
-  for (let b = 0; b < 256; b++) map[b] = keep.includes(b) ? String.fromCodePoint(b) : String.fromCodePoint(256 + extra++);
+  for (let b = 0; b < 256; b++)
+    map[b] = keep.includes(b) ? String.fromCodePoint(b) : String.fromCodePoint(256 + extra++);
   return map;
 }
 
@@ -33,8 +34,7 @@ export function trainBpe(texts, vocabSize) {
   const chars = byteChars();
   const enc = new TextEncoder();
   const counts = new Map();
-  for (const t of texts)
-    for (const m of t.matchAll(SPLIT)) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
+  for (const t of texts) for (const m of t.matchAll(SPLIT)) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
   // Each distinct piece as an array of symbols, with its count.
   const words = [];
   for (const [piece, n] of counts) words.push({ syms: Array.from(enc.encode(piece), (b) => chars[b]), n });
