@@ -280,7 +280,11 @@ export interface OnlineSoftmaxSteps {
 export interface AttentionPlayground {
   attention(opts: AttentionOptions): Trace;
   createModel(config: CreateModelConfig, weights?: { seed?: number; tensors?: Record<string, Float32Array | number[]> }): Model;
+  /** A model file in this module; a file that carries a tokenizer.json (the English models) throws: use openModel. */
   loadModel(bytes: Uint8Array | ArrayBuffer): Model;
+  /** Any model file of the project's, in the module that reads it: the English models (byte-level BPE
+   * from a tokenizer.json, config tokenizer "hf") in the second module, loaded on first use. */
+  openModel(bytes: Uint8Array | ArrayBuffer): Promise<Model>;
   /** A Hugging Face GPT-2 or BERT folder (F32, F16 or BF16 weights), read by the second module (loaded
    * on first use). Errors name the file and the field. */
   loadPretrained(parts: PretrainedParts, options?: { onProgress?: (p: { loaded: number; total: number }) => void }): Promise<Model>;

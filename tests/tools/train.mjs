@@ -19,94 +19,14 @@ export const DATA_DIR = 'build/english';
 
 // The exact trainer arguments of each shipped model (the file's train_command repeats them).
 export const RECIPES = {
-  english: [
-    '--task',
-    'english',
-    '--d-model',
-    '128',
-    '--heads',
-    '4',
-    '--layers',
-    '4',
-    '--d-ff',
-    '512',
-    '--pos',
-    'learned',
-    '--norm',
-    'pre',
-    '--act',
-    'gelu',
-    '--tied',
-    '1',
-    '--f16',
-    '1',
-    '--steps',
-    '2200',
-    '--batch',
-    '8',
-    '--lr',
-    '3e-3',
-    '--warmup',
-    '200',
-    '--min-lr',
-    '0.05',
-    '--weight-decay',
-    '0.1',
-    '--seed',
-    '1',
-    '--threads',
-    '1',
-    '--eval-every',
-    '0',
-    '--eval-n',
-    '200',
-    '--log-every',
-    '100',
-  ],
-  'english-mlm': [
-    '--task',
-    'english-mlm',
-    '--d-model',
-    '128',
-    '--heads',
-    '4',
-    '--layers',
-    '4',
-    '--d-ff',
-    '512',
-    '--pos',
-    'learned',
-    '--norm',
-    'pre',
-    '--act',
-    'gelu',
-    '--tied',
-    '1',
-    '--f16',
-    '1',
-    '--steps',
-    '1800',
-    '--batch',
-    '16',
-    '--lr',
-    '3e-3',
-    '--warmup',
-    '200',
-    '--min-lr',
-    '0.05',
-    '--weight-decay',
-    '0.1',
-    '--seed',
-    '1',
-    '--threads',
-    '1',
-    '--eval-every',
-    '0',
-    '--eval-n',
-    '2000',
-    '--log-every',
-    '100',
-  ],
+  english:
+    '--task english --d-model 128 --heads 4 --layers 4 --d-ff 512 --pos learned --norm pre --act gelu --tied 1 ' +
+    '--f16 1 --steps 2200 --batch 8 --lr 3e-3 --warmup 200 --min-lr 0.05 --weight-decay 0.1 --seed 1 --threads 1 ' +
+    '--eval-every 0 --eval-n 200 --log-every 100',
+  'english-mlm':
+    '--task english-mlm --d-model 128 --heads 4 --layers 4 --d-ff 512 --pos learned --norm pre --act gelu --tied 1 ' +
+    '--f16 1 --steps 2000 --batch 16 --lr 1.5e-3 --warmup 300 --min-lr 0.05 --weight-decay 0.1 --seed 1 ' +
+    '--threads 1 --eval-every 0 --eval-n 2000 --log-every 100',
 };
 
 export function writeEnglishData(dir = join(ROOT, DATA_DIR)) {
@@ -148,6 +68,6 @@ main(async () => {
   if (code !== 0) throw new StepError('the native build failed (run npm test once to configure build/native)');
   step(`training ${name}`);
   const out = `web/models/${name}.safetensors`;
-  ({ code } = await run(join(NATIVE_DIR, 'train'), [...RECIPES[name], '--data', DATA_DIR, '--out', out]));
+  ({ code } = await run(join(NATIVE_DIR, 'train'), [...RECIPES[name].split(' '), '--data', DATA_DIR, '--out', out]));
   if (code !== 0) throw new StepError(`training ${name} failed`);
 });

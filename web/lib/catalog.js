@@ -2,13 +2,13 @@
 // widget its tag, concept, title and own extra attributes. The gallery (examples/gallery.html)
 // and the README are written from this list.
 import { CHAPTERS, CONCEPTS } from './concepts.js';
-import { DEFAULTS } from './state.js';
+import { DEFAULTS, MAX_TEXT_CHARS } from './state.js';
 
 /** Attributes every view widget observes (the stepper too). */
 export const COMMON_ATTRIBUTES = [
   {
     name: 'text',
-    values: 'any text (≤ 400 characters)',
+    values: `any text (≤ ${MAX_TEXT_CHARS} characters; each model reads at most its own context in tokens)`,
     doc: 'The sentence to run. Words the model does not know become <unk>.',
   },
   {

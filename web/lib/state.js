@@ -6,6 +6,11 @@ import { isPretrainedKey, randomKey, RANDOM_DEFAULTS, TRAINED_NAMES } from './mo
 
 export const DEFAULT_TEXT = 'the cat sat on the mat';
 
+// The longest text a link or a text box carries. Not the model's limit: each model reads at most
+// its own context in tokens (the English decoder 256, a 100-word paragraph is about 130) and says
+// so when a text is longer; this only keeps a URL or an attribute from carrying a book.
+export const MAX_TEXT_CHARS = 2000;
+
 // The page opens on a trained model (the grammar decoder), so the first patterns a student sees
 // were learned; random weights stay one choice away (model=random).
 export const DEFAULT_MODEL = 'grammar';
@@ -62,7 +67,7 @@ export function parseState(raw = {}) {
       // 'hf:<name>': a Hugging Face folder the student opened in this page (models.js).
       if (v === 'random' || TRAINED_NAMES.includes(v) || isPretrainedKey(v)) s.model = v;
     } else {
-      s[key] = String(v).slice(0, 400);
+      s[key] = String(v).slice(0, MAX_TEXT_CHARS);
     }
   }
   if (s.dmodel % 2 !== 0) s.dmodel = DEFAULTS.dmodel; // sinusoidal / rope positions pair dimensions

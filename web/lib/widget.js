@@ -6,7 +6,7 @@
 import { adoptStyles } from './styles.js';
 import { el, emit, keyboardScrollable } from './dom.js';
 import { conceptById } from './concepts.js';
-import { parseState, runSpec, STATE_KEYS } from './state.js';
+import { MAX_TEXT_CHARS, parseState, runSpec, STATE_KEYS } from './state.js';
 import { runFor } from './runs.js';
 import { resetTheme } from './heatmap.js';
 import { RESERVE, RESERVE_WIDTHS } from './reserve.js';
@@ -75,7 +75,7 @@ export class ApWidget extends HTMLElement {
         this.textInputNode = el('input', {
           type: 'text',
           spellcheck: false,
-          maxLength: 400,
+          maxLength: MAX_TEXT_CHARS,
           attrs: { 'aria-label': 'Text to run the model on' },
           on: {
             input: () => {

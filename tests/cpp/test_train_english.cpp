@@ -1,0 +1,146 @@
+// The corpus tasks english / english-mlm (cpp/train/english.cpp) on a data folder written here: a
+// byte-level tokenizer.json with no merges (every byte its own token, ids 3..258 after <pad>,
+// <|endoftext|>, [MASK]) and two tiny "samples" per split. Checked by hand: a passage starts at a
+// sentence, runs on through the sample's sentences joined by single spaces (so its tokens are the
+// joined text's tokens), stops at the context or at the sample's end (then <|endoftext|> is the
+// last target), never draws a held-out sentence in training, and the masked LM hides tokens
+// behind [MASK] with the hidden ids as targets.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "core/rng.hpp"
+#include "train/tasks.hpp"
+
+using namespace ap;
+using namespace ap::train;
+
+namespace {
+
+// GPT-2's bytes_to_unicode: printable bytes stand for themselves, the others for U+0100 + k.
+std::string byte_char(int b) {
+  static int table[256] = {};
+  static bool ready = false;
+  if (!ready) {
+    int extra = 0;
+    for (int i = 0; i < 256; ++i) {
+      const bool keep = (i >= 33 && i <= 126) || (i >= 161 && i <= 172) || (i >= 174 && i <= 255);
+      table[i] = keep ? i : 256 + extra++;
+    }
+    ready = true;
+  }
+  const int cp = table[b];
+  std::string s;
+  if (cp < 0x80) {
+    s += static_cast<char>(cp);
+  } else {
+    s += static_cast<char>(0xC0 | (cp >> 6));
+    s += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+  return s;
+}
+
+std::string write_data() {
+  const std::string dir = (std::filesystem::temp_directory_path() / "ap_english_task_test").string();
+  std::filesystem::create_directories(dir);
+  nlohmann::json vocab = nlohmann::json::object();
+  const char* specials[] = {"<pad>", "<|endoftext|>", "[MASK]"};
+  nlohmann::json added = nlohmann::json::array();
+  for (int i = 0; i < 3; ++i) {
+    vocab[specials[i]] = i;
+    added.push_back({{"id", i},
+                     {"content", specials[i]},
+                     {"single_word", false},
+                     {"lstrip", false},
+                     {"rstrip", false},
+                     {"normalized", false},
+                     {"special", true}});
+  }
+  for (int b = 0; b < 256; ++b) vocab[byte_char(b)] = 3 + b;
+  const nlohmann::json level = {
+      {"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}};
+  const nlohmann::json tok = {{"version", "1.0"},
+                              {"added_tokens", added},
+                              {"normalizer", nullptr},
+                              {"pre_tokenizer", level},
+                              {"post_processor", level},
+                              {"decoder", level},
+                              {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", nlohmann::json::array()}}}};
+  std::ofstream(dir + "/tokenizer.json") << tok.dump();
+  std::ofstream(dir + "/split.json") << R"({"heldOut":["z1"]})";
+  // Training: "a..." sentences; held out: "z..." sentences. A blank line ends a sample.
+  std::ofstream(dir + "/train.txt") << "aa b.\nab c.\n\naaa.\n";
+  std::ofstream(dir + "/heldout.txt") << "zz y.\nzy.\n";
+  return dir;
+}
+
+std::vector<int> bytes_of(const std::string& s) {
+  std::vector<int> ids;
+  for (unsigned char c : s) ids.push_back(3 + c);
+  return ids;
+}
+
+}  // namespace
+
+TEST(TrainEnglish, PassagesRunThroughWholeSentencesOfOneSample) {
+  const auto task = make_task("english", write_data());
+  EXPECT_EQ(task->arch(), Arch::DecoderOnly);
+  EXPECT_EQ(task->max_len(), 256);
+  EXPECT_TRUE(task->corpus_lm());
+  EXPECT_EQ(task->file_metadata().at("split"), R"({"heldOut":["z1"]})");
+  // Every passage that can be drawn, from each sentence start, with its <|endoftext|>.
+  const std::set<std::string> train_passages = {"aa b. ab c.", "ab c.", "aaa."};
+  Rng rng(3);
+  std::set<std::string> seen;
+  for (int i = 0; i < 200; ++i) {
+    const Example e = task->sample(rng, Split::Train);
+    std::string text;
+    for (int id : e.ids) text += static_cast<char>(id - 3);
+    ASSERT_TRUE(train_passages.count(text)) << text;
+    EXPECT_TRUE(e.ended) << "each passage reaches its sample's end";
+    EXPECT_EQ(e.ids, task->tokenizer().encode(text).ids) << "the joined text's own tokens";
+    seen.insert(text);
+    const EncodedExample x = encode_example(*task, e);
+    EXPECT_EQ(x.inputs.front(), 1) << "<|endoftext|> as <bos>";
+    EXPECT_EQ(x.targets.back(), 1) << "and as <eos>, the last target";
+    EXPECT_EQ(x.inputs.size(), e.ids.size() + 1);
+  }
+  EXPECT_EQ(seen, train_passages);
+  for (int i = 0; i < 50; ++i) {
+    const Example e = task->sample(rng, Split::HeldOut);
+    EXPECT_EQ(e.ids.front(), bytes_of("z").front()) << "held-out passages come from heldout.txt only";
+  }
+}
+
+TEST(TrainEnglish, MaskedLmHidesTokensBehindMask) {
+  const auto task = make_task("english-mlm", write_data());
+  EXPECT_EQ(task->arch(), Arch::EncoderOnly);
+  EXPECT_EQ(task->max_len(), 128);
+  EXPECT_EQ(task->mask_id(), 2);
+  Rng rng(5);
+  for (int i = 0; i < 100; ++i) {
+    const Example e = task->sample(rng, i % 2 ? Split::HeldOut : Split::Train);
+    const EncodedExample x = encode_example(*task, e);
+    ASSERT_FALSE(e.masked.empty());
+    if (i % 2) EXPECT_EQ(e.masked.size(), 1u) << "a held-out passage hides exactly one token";
+    for (size_t k = 0; k < x.inputs.size(); ++k) {
+      const bool hidden = std::find(e.masked.begin(), e.masked.end(), static_cast<int>(k)) != e.masked.end();
+      EXPECT_EQ(x.inputs[k], hidden ? 2 : e.ids[k]);
+      EXPECT_EQ(x.targets[k], hidden ? e.ids[k] : 0);
+    }
+  }
+}
+
+TEST(TrainEnglish, MissingDataIsNamed) {
+  try {
+    make_task("english", "/nonexistent/dir");
+    FAIL() << "no error";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("npm run train -- english --data-only"), std::string::npos) << e.what();
+  }
+}
