@@ -10,6 +10,7 @@ import './ap-birnn.js';
 import './ap-bahdanau.js';
 import './ap-translation.js';
 import './ap-soft-lookup.js';
+import './ap-tokens.js';
 import './ap-embed.js';
 import './ap-context-embeddings.js';
 import './ap-qkv.js';

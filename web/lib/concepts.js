@@ -1,6 +1,7 @@
 // The lecture concepts of docs/concepts.md (sections A-H), each with a view, in the notes' order:
 // each chapter once, with its concepts (id: title). Tag names are "ap-" + the concept id
-// (ap-scores, ap-causal-mask...); the stepper is <ap-stepper>.
+// (ap-scores, ap-causal-mask...); the stepper is <ap-stepper>. A few concepts go beyond the notes
+// (tokens) and sit in the chapter where a student needs them.
 const PATH = [
   {
     id: 'A',
@@ -19,6 +20,7 @@ const PATH = [
     id: 'B',
     title: 'Scaled dot-product attention',
     concepts: {
+      tokens: 'Text becomes tokens: subword pieces',
       embed: 'Tokens become rows of X',
       'context-embeddings': 'One word, two contexts: "bank"',
       qkv: 'Queries, keys and values',

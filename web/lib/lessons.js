@@ -78,6 +78,24 @@ export const LESSONS = {
       "The views run a small decoder trained by this project on a synthetic English grammar (64 dimensions, 4 heads, 2 layers), so the weights you see were learned, not random. Change the sentence at the top and every number recomputes; the notes' own worked examples are one click away.",
     ],
     extras: {
+      tokens: [
+        {
+          try: 'An emoji and an accented word: "The café was full 😀". The emoji has no piece of its own, so it becomes its four UTF-8 bytes, F0 9F 98 80, one token each; é becomes two, C3 A9. Nothing is unknown, while the word tokenizer below writes <unk>.',
+          patch: { text: 'The café was full 😀', preset: '' },
+        },
+        {
+          try: 'Another script: "Привет, мир" (Russian for "hello, world"). The tokenizer learned no piece for Cyrillic from its English corpus, so every letter becomes its two bytes, two tokens.',
+          patch: { text: 'Привет, мир', preset: '' },
+        },
+        {
+          try: 'A long rare word: "the cat saw antidisestablishmentarianism". "cat" and "saw" are whole-word tokens; the rare word is cut into common pieces: ant·id·is·est·…',
+          patch: { text: 'the cat saw antidisestablishmentarianism', preset: '' },
+        },
+        {
+          try: 'The same word twice: "the cat saw the dog". The first "the" and the second, " the" with its space, are different tokens with different ids: the space belongs to the piece.',
+          patch: { text: 'the cat saw the dog', preset: '' },
+        },
+      ],
       'context-embeddings': [
         {
           try: 'Follow "the" instead of "bank": even a word with one meaning gets a different vector in each sentence once attention has mixed in its neighbours.',

