@@ -137,6 +137,11 @@ int main(int argc, char** argv) {
     // The model file: weights, config, vocabulary, and how to prompt it.
     Model model = trainer.snapshot();
     model.mutable_metadata()["train_command"] = opt.command();
+    if (init_model) {  // fine-tuned: how the starting weights were made, so the file tells its whole history
+      const auto& im = init_model->metadata();
+      const auto it = im.find("train_command");
+      if (it != im.end()) model.mutable_metadata()["init_train_command"] = it->second;
+    }
     const std::vector<uint8_t> bytes = save_model(model, f16);
     const Model reloaded = load_model(bytes.data(), bytes.size());
     e0 = std::chrono::steady_clock::now();

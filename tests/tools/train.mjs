@@ -6,28 +6,17 @@
 // 3. Writes the trainer's data folder build/english/ (tokenizer.json, train.txt, heldout.txt, split.json).
 // 4. Builds the native trainer and runs it with the recipe below, writing web/models/<name>.safetensors;
 //    the file records the command, the corpus, the split and the seed in its metadata.
-// `--data-only` stops after step 3. Training takes tens of minutes on two cores (docs/models.md).
+// `--data-only` stops after step 3; `--stage K` starts training at stage K. Training takes tens of minutes on two cores (docs/models.md).
 // `npm run train -- report` measures the shipped files (tests/tools/english-report.mjs).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, NATIVE_DIR, main, run, step, StepError } from './lib/setup.mjs';
 import { heldOutIds, readBrown, splitBrown } from './lib/brown.mjs';
 import { trainBpe } from './lib/bpe.mjs';
+import { RECIPES } from './lib/english-recipes.mjs';
 
 export const VOCAB_SIZE = 4096;
 export const DATA_DIR = 'build/english';
-
-// The exact trainer arguments of each shipped model (the file's train_command repeats them).
-export const RECIPES = {
-  english:
-    '--task english --d-model 128 --heads 4 --layers 4 --d-ff 512 --pos learned --norm pre --act gelu --tied 1 ' +
-    '--f16 1 --steps 2200 --batch 8 --lr 3e-3 --warmup 200 --min-lr 0.05 --weight-decay 0.1 --seed 1 --threads 1 ' +
-    '--eval-every 0 --eval-n 200 --log-every 100',
-  'english-mlm':
-    '--task english-mlm --d-model 128 --heads 4 --layers 4 --d-ff 512 --pos learned --norm pre --act gelu --tied 1 ' +
-    '--f16 1 --steps 2000 --batch 16 --lr 1.5e-3 --warmup 300 --min-lr 0.05 --weight-decay 0.1 --seed 1 ' +
-    '--threads 1 --eval-every 0 --eval-n 2000 --log-every 100',
-};
 
 export function writeEnglishData(dir = join(ROOT, DATA_DIR)) {
   const samples = readBrown();
@@ -66,8 +55,21 @@ main(async () => {
   step('native trainer');
   let { code } = await run('cmake', ['--build', NATIVE_DIR, '--target', 'train', '-j', '2']);
   if (code !== 0) throw new StepError('the native build failed (run npm test once to configure build/native)');
-  step(`training ${name}`);
   const out = `web/models/${name}.safetensors`;
-  ({ code } = await run(join(NATIVE_DIR, 'train'), [...RECIPES[name].split(' '), '--data', DATA_DIR, '--out', out]));
-  if (code !== 0) throw new StepError(`training ${name} failed`);
+  // --stage K: start at stage K (the stages before it already wrote `out`), e.g. after an interruption.
+  const from = Number(args[args.indexOf('--stage') + 1]) || 1;
+  for (const [k, recipe] of RECIPES[name].entries()) {
+    if (k + 1 < from) continue;
+    step(`training ${name}, stage ${k + 1} of ${RECIPES[name].length}`);
+    const init = k > 0 ? ['--init', out] : [];
+    ({ code } = await run(join(NATIVE_DIR, 'train'), [
+      ...recipe.split(' '),
+      ...init,
+      '--data',
+      DATA_DIR,
+      '--out',
+      out,
+    ]));
+    if (code !== 0) throw new StepError(`training ${name} failed`);
+  }
 });

@@ -1,5 +1,5 @@
-// The shipped English models (web/models/english*.safetensors, trained on the Brown corpus by
-// `npm run train -- english` / `english-mlm`), through the wasm module a page uses:
+// The shipped English decoder (web/models/english.safetensors, trained on the Brown corpus by
+// `npm run train -- english`), through the wasm module a page uses:
 // - the byte-level BPE tokenizer they carry: ids equal to Hugging Face's Rust tokenizers (npm
 //   `tokenizers`) on the same tokenizer.json, every string encodes with no unknown token and
 //   decodes back to itself;
@@ -7,7 +7,7 @@
 //   `npm run train -- report`) and the recorded held-out figures come out again on a subset (the
 //   first passage of each of the 25 held-out samples);
 // - on that subset the decoder reads held-out English in fewer bits per byte than a Kneser-Ney
-//   trigram trained here, now, on the same training split, and the masked LM beats a unigram.
+//   trigram trained here, now, on the same training split.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,12 +24,11 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const report = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/english/report.json'), 'utf8'));
 const bytesOf = (name) => new Uint8Array(readFileSync(join(ROOT, 'web/models', `${name}.safetensors`)));
 
-let ap, dec, mlm, tokJson, split;
+let ap, dec, tokJson, split;
 beforeAll(async () => {
   ap = await load();
   const decBytes = bytesOf('english');
   dec = await ap.openModel(decBytes);
-  mlm = await ap.openModel(bytesOf('english-mlm'));
   tokJson = tokenizerJsonOf(decBytes);
   split = splitBrown();
 }, 120_000);
@@ -41,10 +40,6 @@ describe('the English tokenizer (byte-level BPE trained on the Brown training sp
       ap.createModel({ arch: 'decoder', dModel: 8, nHeads: 2, nLayers: 1, dFf: 16, vocab: ['a'] }).config.dModel,
     ).toBe(8);
     expect(dec.specialTokens).toMatchObject({ kind: 'byte-level BPE', size: 4096, pad: 0, bos: 1, eos: 1, mask: 2 });
-  });
-
-  test('both models carry the same tokenizer', () => {
-    expect(tokenizerJsonOf(bytesOf('english-mlm'))).toEqual(tokJson);
   });
 
   test("ids equal Hugging Face's on 300 random strings and 200 held-out sentences; nothing is unknown", async () => {
@@ -84,18 +79,22 @@ describe('the English tokenizer (byte-level BPE trained on the Brown training sp
 });
 
 describe('the shipped files and their recorded held-out figures', () => {
-  test.each(['english', 'english-mlm'])('%s.safetensors is the file that was measured', (name) => {
-    const bytes = bytesOf(name);
-    expect(createHash('sha256').update(bytes).digest('hex')).toBe(report.files[name].sha256);
+  test('english.safetensors is the file that was measured', () => {
+    const bytes = bytesOf('english');
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(report.files.english.sha256);
     expect(bytes.length).toBeLessThanOrEqual(3 * 1024 * 1024); // the issue's budget for a page model
   });
 
-  test('each file records how it was made: command, corpus, split, seed', () => {
-    for (const m of [dec, mlm]) {
-      expect(m.metadata.train_command).toMatch(/^train --task english(-mlm)? .*--seed 1 /);
-      expect(m.metadata.corpus).toMatch(/Brown/);
-      expect(JSON.parse(m.metadata.split).heldOut).toEqual(split.heldOut.map((s) => s.id));
-    }
+  test("the file records how it was made: both stages' commands, corpus, split, seeds", async () => {
+    const { RECIPES } = await import('../tools/lib/english-recipes.mjs');
+    const [first, second] = RECIPES.english;
+    const m = dec.metadata;
+    expect(m.init_train_command).toBe(`train ${first} --data build/english --out web/models/english.safetensors`);
+    expect(m.train_command).toBe(
+      `train ${second} --init web/models/english.safetensors --data build/english --out web/models/english.safetensors`,
+    );
+    expect(m.corpus).toMatch(/Brown/);
+    expect(JSON.parse(m.split).heldOut).toEqual(split.heldOut.map((s) => s.id));
   });
 
   test('the decoder: recorded bits per byte and top-1 / top-5 on the subset come out again', async () => {
@@ -108,16 +107,6 @@ describe('the shipped files and their recorded held-out figures', () => {
     expect(got.bitsPerByte).toBeCloseTo(want.bitsPerByte, 6);
     expect(got.top1).toBeCloseTo(want.top1, 6);
     expect(got.top5).toBeCloseTo(want.top5, 6);
-  });
-
-  test('the masked LM: recorded top-1 / top-5 at 15 % masking on the subset come out again, above a unigram', async () => {
-    const chunks = firstPassages(await chunksFor(mlm, tokJson, split.heldOut, mlm.config.maxLen));
-    const got = mlmFigures(mlm, chunks, mlm.specialTokens.mask);
-    expect(got.masked).toBe(report.mlmSubset.masked);
-    expect(got.top1).toBeCloseTo(report.mlmSubset.top1, 6);
-    expect(got.top5).toBeCloseTo(report.mlmSubset.top5, 6);
-    expect(report.mlm.top1).toBeGreaterThan(report.mlm.unigramTop1);
-    expect(report.mlm.top5).toBeGreaterThan(report.mlm.unigramTop5);
   });
 });
 

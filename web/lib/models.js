@@ -12,7 +12,7 @@ export const TRAINED_NAMES = ['english', 'sort', 'reverse', 'dates', 'grammar'];
 // Trained models only particular views load, by key 'trained:<name>': the masked LM (an
 // encoder-only model that predicts a hidden word; it generates nothing, so it is not a page
 // model for the generation and decoder views).
-export const VIEW_MODEL_NAMES = ['mlm', 'english-mlm', 'translate'];
+export const VIEW_MODEL_NAMES = ['mlm', 'translate'];
 
 // Vite lists the files present when the page is served or built; absent files are simply
 // not listed, so the page never requests a model that is not there.
