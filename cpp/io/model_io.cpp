@@ -252,7 +252,8 @@ std::vector<uint8_t> save_model(Model& model, bool f16) {
          std::to_string(tok.size()) + ")");
   const bool json_tok = tok.kind() == Tokenizer::Kind::External;
   if (json_tok && tok.source().empty()) fail("this model's tokenizer has no tokenizer.json to save with it");
-  SafeTensors st = model_file(model.metadata(), config_to_json(cfg), json_tok ? std::vector<std::string>{} : tok.vocab());
+  SafeTensors st =
+      model_file(model.metadata(), config_to_json(cfg), json_tok ? std::vector<std::string>{} : tok.vocab());
   if (json_tok) {  // the tokenizer.json itself: its vocabulary, merges and special tokens
     st.metadata.erase("vocab");
     st.metadata[kTokenizerJson] = tok.source();

@@ -122,7 +122,7 @@ uint16_t float_to_half(float f) {
   const uint32_t abs = x & 0x7fffffffu;
   if (abs >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
   if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds past 65504: inf
-  if (abs < 0x38800000u) {  // below F16's smallest normal: a subnormal (or zero), rounded to nearest even
+  if (abs < 0x38800000u) {               // below F16's smallest normal: a subnormal (or zero), rounded to nearest even
     if (abs < 0x33000000u) return sign;  // under half the smallest subnormal
     const uint32_t mant = (abs & 0x7fffffu) | 0x800000u;
     const int shift = 126 - static_cast<int>(abs >> 23);  // 14 + (113 - exp) .. puts the value in units of 2^-24

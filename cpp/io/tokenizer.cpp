@@ -244,8 +244,9 @@ bool set_tokenizer_json_reader(TokenizerJsonReader reader) {
 
 Tokenizer read_tokenizer_json(const std::string& json_text) {
   if (!g_json_reader)
-    fail("this model's tokenizer is a tokenizer.json (byte-level BPE), which the first module does not read: "
-         "open the model with ap.openModel(), which uses the second module");
+    fail(
+        "this model's tokenizer is a tokenizer.json (byte-level BPE), which the first module does not read: "
+        "open the model with ap.openModel(), which uses the second module");
   return g_json_reader(json_text);
 }
 

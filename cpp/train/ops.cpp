@@ -64,7 +64,7 @@ void tied_head_forward(T* out, const T* inp, const T* emb, const T* b, int N, in
 template <typename T>
 void tied_head_backward(T* dinp, T* demb, T* db, const T* dout, const T* inp, const T* emb, int N, int C, int V) {
   CMapT<T> g(dout, N, V);
-  MapT<T>(dinp, N, C).noalias() += g * CMapT<T>(emb, V, C);             // (N, C)
+  MapT<T>(dinp, N, C).noalias() += g * CMapT<T>(emb, V, C);              // (N, C)
   MapT<T>(demb, V, C).noalias() += g.transpose() * CMapT<T>(inp, N, C);  // (V, C)
   if (db) Eigen::Map<RowT<T>>(db, V) += g.colwise().sum();
 }

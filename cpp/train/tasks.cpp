@@ -8,10 +8,10 @@
 
 namespace ap::train {
 
-std::unique_ptr<Task> make_dates_task();        // dates.cpp
-std::unique_ptr<Task> make_grammar_task();      // grammar.cpp
-std::unique_ptr<Task> make_mlm_task();          // mlm.cpp
-std::unique_ptr<Task> make_translation_task();  // translation.cpp
+std::unique_ptr<Task> make_dates_task();                                     // dates.cpp
+std::unique_ptr<Task> make_grammar_task();                                   // grammar.cpp
+std::unique_ptr<Task> make_mlm_task();                                       // mlm.cpp
+std::unique_ptr<Task> make_translation_task();                               // translation.cpp
 std::unique_ptr<Task> make_english_task(const std::string& data, bool mlm);  // english.cpp
 
 namespace {
@@ -55,9 +55,7 @@ std::vector<int> ids_of(const Tokenizer& tok, const std::string& text) { return 
 
 }  // namespace
 
-std::vector<std::string> task_names() {
-  return {"sort", "reverse", "dates", "grammar", "mlm", "translate", "english", "english-mlm"};
-}
+std::vector<std::string> task_names() { return {"sort", "reverse", "dates", "grammar", "mlm", "translate"}; }
 
 std::unique_ptr<Task> make_task(const std::string& name, const std::string& data) {
   if (name == "english" || name == "english-mlm") return make_english_task(data, name == "english-mlm");

@@ -84,6 +84,7 @@ class Task {
 // "english-mlm", which read `data` (a folder written by `npm run train -- english`: tokenizer.json,
 // train.txt, heldout.txt, split.json); throws ap::Error naming the known tasks otherwise.
 std::unique_ptr<Task> make_task(const std::string& name, const std::string& data = "");
+// The tasks that generate their own examples (the corpus tasks need a data folder).
 std::vector<std::string> task_names();
 
 // Appends piece to a vocabulary's pieces unless it is there already (first-seen order).
