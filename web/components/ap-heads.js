@@ -16,6 +16,9 @@ import { scaleFor } from '../lib/colors.js';
 import { stepView } from '../lib/steps.js';
 import { renderTex } from '../lib/katex.js';
 import { headPattern, patternParts } from '../lib/head-patterns.js';
+import { hasMeasuredHeads, measuredHeads, measuredHeadsNow } from '../lib/models.js';
+import { runFor } from '../lib/runs.js';
+import { runSpec } from '../lib/state.js';
 
 const CSS = `
       .heads-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 260px), 1fr)); gap: 16px 18px; align-items: start; margin: 8px 0; }
@@ -23,6 +26,7 @@ const CSS = `
       .head-card h4 { margin: 0 0 4px; font-size: 0.98em; }
       .head-pattern { margin: 6px 0 0; font-size: 0.92em; }
       .head-pattern b { font-weight: 600; }
+      .head-pattern .measured { color: var(--_muted); font-size: 0.95em; }
       .all-heads { display: grid; gap: 3px; margin: 8px 0; align-items: center; max-width: 1000px; }
       .all-heads .ah-label { font-size: 0.78em; color: var(--_muted); text-align: right; padding-right: 4px; white-space: nowrap; }
       .all-heads .ah-col { font-size: 0.78em; color: var(--_muted); text-align: center; }
@@ -37,6 +41,15 @@ const CSS = `
 export class ApHeads extends ApWidget {
   static concept = 'heads';
   static extraAttributes = ['colors'];
+
+  // A trained model with measured head roles: fetch them (once, small) with the run, so each card
+  // can say what its head does on held-out text, not only on the sentence on screen.
+  compute(state) {
+    const run = runFor(runSpec(state));
+    const name = state.preset ? '' : state.model;
+    if (!hasMeasuredHeads(name) || measuredHeadsNow(name) !== undefined) return run;
+    return Promise.all([run, measuredHeads(name)]).then(([r]) => r);
+  }
 
   build() {
     adoptOwnStyles(this.shadowRoot, CSS);
@@ -145,6 +158,7 @@ export class ApHeads extends ApWidget {
       this.note.textContent = `${run.config.nLayers} layers × ${h} heads of d_k = ${d / h}: each small map is one head's weights on your text (rows: queries, columns: keys; each row sums to 1). Click one to see it large.`;
       return;
     }
+    const measured = measuredFor(run, state);
     const cards = [];
     maps.forEach((m, i) => {
       const p = headPattern(m.values, m.rows, m.cols, { labels: m.colLabels, masked: m.masked });
@@ -160,6 +174,8 @@ export class ApHeads extends ApWidget {
       const hm = this.hm(`head${i}`, shown, { 'max-cell': '44' });
       const [what, figure] = patternParts(p, (x) => fmt(x, 2));
       c.line.replaceChildren(el('b', { className: 'pattern-name', text: what }), `: ${figure}`);
+      const role = measured?.heads.find((x) => x.layer === (layer ?? 0) && x.head === i);
+      if (role) c.line.append(el('br'), measuredLine(role, measured));
       // readable by tests and by a screen reader's table of contents
       Object.assign(c.node.dataset, {
         head: String(i),
@@ -177,6 +193,32 @@ export class ApHeads extends ApWidget {
     const random = run.kind === 'model' && state.model === 'random';
     this.note.textContent = `Layer ${layer ?? 0}: ${h} head${h > 1 ? 's' : ''} of d_k = ${d / h}. Each map is one head's weights (rows: queries, columns: keys; each row sums to 1).${random ? ' These are random, untrained weights: their patterns mean nothing yet; pick a trained model to see heads that learned something.' : ''}`;
   }
+}
+
+// The roles measured on held-out text apply to the model as trained: no switch that changes what a
+// head computes (heads re-sliced, mask, scaling, positions, norm).
+function measuredFor(run, state) {
+  const entry = run.entry;
+  if (entry?.kind !== 'trained' || state.preset) return null;
+  if (state.heads !== '' && Number(state.heads) !== entry.base.nHeads) return null;
+  if (state.causal || state.scale || state.pos || state.norm) return null;
+  return measuredHeadsNow(entry.name) || null;
+}
+
+// "On 81,649 held-out tokens: previous token, 0.62 of its weight (0.05 if spread evenly)".
+function measuredLine(role, measured) {
+  const [best] = role.evidence;
+  const n = (x) => x.toLocaleString('en');
+  const span = el('span', { className: 'measured' });
+  const figure = best
+    ? `${best.mass.toFixed(2)} of its weight on it, ${best.chance.toFixed(2)} if spread evenly, over ${n(best.n)} queries`
+    : '';
+  span.append(
+    `Measured on ${n(measured.tokens)} held-out Brown tokens: `,
+    el('b', { text: role.label }),
+    role.role ? ` (${figure})` : best ? ` (${role.leaning ? 'leans to' : 'strongest'}: ${best.label}, ${figure})` : '',
+  );
+  return span;
 }
 
 // Every layer x head of a (pretrained) model as small maps, one pixel per weight, and the one

@@ -21,6 +21,40 @@ const TRAINED_URLS = Object.fromEntries(
   Object.entries(FILES).map(([path, url]) => [path.replace(/^.*\/|\.safetensors$/g, ''), url]),
 );
 
+// What every head of a shipped model does, measured on held-out text (web/models/<name>.heads.json,
+// written by tests/tools/english-heads.mjs): fetched when a view first asks, never with the page.
+const HEAD_FILES = import.meta.glob('../models/*.heads.json', { query: '?url', import: 'default', eager: true });
+const HEAD_URLS = Object.fromEntries(
+  Object.entries(HEAD_FILES).map(([path, url]) => [path.replace(/^.*\/|\.heads\.json$/g, ''), url]),
+);
+const headRoles = new Map();
+
+/** Does this trained model have measured head roles? */
+export function hasMeasuredHeads(name) {
+  return !!HEAD_URLS[name];
+}
+
+/** The measured head roles of a trained model: a promise of { tokens, samples, heads } (null if none). */
+export function measuredHeads(name) {
+  if (!HEAD_URLS[name]) return Promise.resolve(null);
+  if (!headRoles.has(name)) {
+    const p = fetch(HEAD_URLS[name])
+      .then((r) => (r.ok ? r.json() : null))
+      .catch(() => null);
+    p.then((v) => headRoles.set(name, v));
+    headRoles.set(name, p);
+  }
+  const v = headRoles.get(name);
+  return v instanceof Promise ? v : Promise.resolve(v);
+}
+
+/** The roles if already fetched, undefined while not (null when the model has none). */
+export function measuredHeadsNow(name) {
+  if (!HEAD_URLS[name]) return null;
+  const v = headRoles.get(name);
+  return v instanceof Promise ? undefined : v;
+}
+
 /** Names of trained model files that exist (they may still fail to load). */
 export function trainedFiles() {
   return TRAINED_NAMES.filter((n) => TRAINED_URLS[n]);
