@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { splitBrown } from './lib/brown.mjs';
-import { englishChunks } from './lib/english-data.mjs';
+import { englishChunks, tokenByteLengths } from './lib/english-data.mjs';
 import { bitsPerByte, checkNormalised, selfCheck, topKDense, trainKneserNey, trainUnigram } from './lib/ngram.mjs';
 
 const MAX_TOKENS = 255; // a chunk: the model's context less <bos>
@@ -37,9 +37,7 @@ const log = (msg) => console.error(`[${((performance.now() - t0) / 1000).toFixed
 // Added tokens (<|endoftext|>) are literal text.
 const tokenizerPath = resolve(args.tokenizer);
 const json = JSON.parse(readFileSync(tokenizerPath, 'utf8'));
-const tokenBytes = [];
-for (const [s, id] of Object.entries(json.model.vocab)) tokenBytes[id] = [...s].length;
-for (const { id, content } of json.added_tokens ?? []) tokenBytes[id] = new TextEncoder().encode(content).length;
+const tokenBytes = tokenByteLengths(json);
 const vocabSize = tokenBytes.length;
 const byteLength = (ids) => ids.reduce((sum, id) => sum + tokenBytes[id], 0);
 const { Tokenizer } = createRequire(import.meta.url)('tokenizers');

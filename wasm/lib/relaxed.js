@@ -44,11 +44,19 @@ function dylinkMemory(module) {
   return { size: 0, align: 0 };
 }
 
+// One fetch and one compile per page or process, whichever wasm module asks first: the second
+// module (the trainer and the tokenizer.json models) links the same side module into its memory.
+let compiled = null;
+function relaxedModule() {
+  compiled ??= relaxedBytes().then((bytes) => (WebAssembly.validate(bytes) ? WebAssembly.compile(bytes) : null));
+  compiled.catch(() => (compiled = null)); // a failed fetch may be tried again
+  return compiled;
+}
+
 export async function useRelaxedKernels(raw, memory) {
   try {
-    const bytes = await relaxedBytes();
-    if (!WebAssembly.validate(bytes)) return false; // no relaxed SIMD here: keep SIMD128
-    const module = await WebAssembly.compile(bytes);
+    const module = await relaxedModule();
+    if (!module) return false; // no relaxed SIMD here: keep SIMD128
     const { size, align } = dylinkMemory(module);
     const stack = 256 * 1024; // the side module's own stack (its tiles live there)
     const block = raw._malloc(stack + size + (1 << align) + 16);

@@ -49,3 +49,20 @@ export async function englishChunks(samples, encode, maxTokens, byteLength) {
   }
   return out;
 }
+
+/** The tokenizer.json a model file carries (safetensors metadata "tokenizer.json"), parsed. */
+export function tokenizerJsonOf(bytes) {
+  const len = Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + len)));
+  const json = header.__metadata__?.['tokenizer.json'];
+  if (!json) throw new Error('this model file carries no tokenizer.json (not an English model?)');
+  return JSON.parse(json);
+}
+
+/** Bytes each token id stands for: byte-level BPE writes one character per byte; added tokens are literal. */
+export function tokenByteLengths(tokenizerJson) {
+  const len = [];
+  for (const [s, id] of Object.entries(tokenizerJson.model.vocab)) len[id] = [...s].length;
+  for (const t of tokenizerJson.added_tokens ?? []) len[t.id] = new TextEncoder().encode(t.content).length;
+  return len;
+}

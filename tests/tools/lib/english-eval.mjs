@@ -4,20 +4,14 @@
 // - decoder: bits per byte, next-token top-1 / top-5 over passages read from <bos>
 //   (tests/tools/lib/english-data.mjs cuts them);
 // - masked LM: top-1 / top-5 at 15 % of the tokens hidden behind [MASK] (seeded), beside a unigram.
-import { englishChunks } from './english-data.mjs';
+import { englishChunks, tokenByteLengths } from './english-data.mjs';
 
-/** The tokenizer.json a model file carries (metadata "tokenizer.json"), parsed. */
-export function tokenizerJsonOf(bytes) {
-  const len = Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + len)));
-  return JSON.parse(header.__metadata__['tokenizer.json']);
-}
+export { tokenizerJsonOf } from './english-data.mjs';
 
 /** ids -> the number of UTF-8 bytes they stand for (byte-level BPE: one character per byte). */
 export function byteLengthOf(tokenizerJson) {
-  const len = new Map(Object.entries(tokenizerJson.model.vocab).map(([tok, id]) => [id, [...tok].length]));
-  for (const t of tokenizerJson.added_tokens) len.set(t.id, new TextEncoder().encode(t.content).length);
-  return (ids) => ids.reduce((a, id) => a + len.get(id), 0);
+  const len = tokenByteLengths(tokenizerJson);
+  return (ids) => ids.reduce((a, id) => a + len[id], 0);
 }
 
 /** Passages of the samples as the model reads them (synchronous encode through the core). */

@@ -234,22 +234,8 @@ export function relationsFor(kind) {
 
 const utf8 = new TextEncoder();
 
-/** The tokenizer.json inside a model file (safetensors metadata "tokenizer.json"), parsed. */
-export function tokenizerJsonOfFile(bytes) {
-  const len = Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + len)));
-  const json = header.__metadata__?.['tokenizer.json'];
-  if (!json) throw new Error('this model file carries no tokenizer.json (not an English model?)');
-  return JSON.parse(json);
-}
-
-/** Bytes each token id stands for: byte-level BPE writes one character per byte; added tokens are literal. */
-export function tokenByteLengths(tokenizerJson) {
-  const len = [];
-  for (const [s, id] of Object.entries(tokenizerJson.model.vocab)) len[id] = [...s].length;
-  for (const t of tokenizerJson.added_tokens ?? []) len[t.id] = utf8.encode(t.content).length;
-  return len;
-}
+// The tokenizer.json a model file carries, and the bytes each token stands for (english-data.mjs).
+export { tokenizerJsonOf as tokenizerJsonOfFile, tokenByteLengths } from './english-data.mjs';
 
 // UTF-16 index of every UTF-8 byte offset of s (a byte inside a character maps to that character).
 function byteToUtf16(s) {
@@ -799,17 +785,8 @@ export function analyseModel(model, passages, { switches = {}, thresholds = THRE
   };
 }
 
-/** A seeded generator in [0, 1) (mulberry32: the induction sequences must be the same everywhere). */
-export function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+// A seeded generator in [0, 1) (mulberry32, the page's own: the induction sequences are the same everywhere).
+export { rng as mulberry32 } from '../../../web/lib/random.js';
 
 // log p(target) from one row of logits, in float64.
 function logProb(z, target) {
