@@ -129,6 +129,8 @@ describe('birnn', () => {
 
     // Choosing another word to change redraws with it.
     const before = await data(page, tag, 'rendered');
+    // A widget redraws only while it is in view (its IntersectionObserver): keep it there.
+    await page.locator(`${tag} select[aria-label="word to change"]`).scrollIntoViewIfNeeded();
     await page.locator(`${tag} select[aria-label="word to change"]`).selectOption('5');
     await rendered(page, tag, before);
     expect(await data(page, tag, 'at')).toBe('5');
