@@ -12,6 +12,7 @@ import { describe, expect, test } from 'vitest';
 import { usePlayground } from './harness.js';
 import { meanCosine } from './lib/math.js'; // computed here from the core's rows
 import { load } from '../../wasm/index.js';
+import { englishModel } from './lib/models.js';
 
 const playground = usePlayground();
 
@@ -78,6 +79,19 @@ describe('causal-mask: the notes add mask * -1e9 instead of writing -inf', () =>
       }
     });
     expect(future).toBeGreaterThan(0);
+    // The -inf side is the default model's own layer 0, head 0 (the English decoder is pre-norm: its
+    // attention reads norm1 of the stream), as the API computes it in Node.
+    const ap = await load();
+    const english = await englishModel(ap);
+    const ids = [english.specialTokens.bos, ...english.tokenizer.encode('the cat sat on the mat').ids];
+    const t = english.forward(Int32Array.from(ids));
+    try {
+      const w = t.get('weights', { layer: 0, head: 0 });
+      expect(r.cells).toHaveLength(ids.length);
+      r.cells.forEach((c, j) => expect(Math.abs(Number(c[4]) - w[r.row * ids.length + j])).toBeLessThanOrEqual(1e-5));
+    } finally {
+      t.dispose();
+    }
     expect(errors).toEqual([]);
     await screenshots('ap-causal-mask', 'causal-mask', {}, (p) =>
       p.waitForFunction(() => document.querySelector('ap-causal-mask').shadowRoot.querySelector('.notes-mask-diff')),

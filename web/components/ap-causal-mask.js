@@ -81,9 +81,16 @@ export class ApCausalMask extends ApWidget {
         scale: c.scale,
       };
     }
-    if (run.kind !== 'model' || c.norm === 'pre' || c.pos === 'rope' || c.pos === 'relative') return null;
+    if (run.kind !== 'model' || c.pos === 'rope' || c.pos === 'relative') return null;
     const stack = run.mainStack;
-    const x = layer === 0 ? run.get('x', { stack }) : run.get('norm2', { layer: layer - 1, stack });
+    // What the layer's attention reads: pre-norm (GPT-2), its own norm1 of the stream; post-norm,
+    // the layer's input (the embeddings, or the layer before's norm2).
+    const x =
+      c.norm === 'pre'
+        ? run.get('norm1', { layer, stack })
+        : layer === 0
+          ? run.get('x', { stack })
+          : run.get('norm2', { layer: layer - 1, stack });
     const w = (k) => run.tensor(`${stack}.${layer}.self_attn.${k}`)?.data;
     return {
       x,
@@ -109,7 +116,7 @@ export class ApCausalMask extends ApWidget {
       this.notes.replaceChildren(
         el('p', {
           className: 'note',
-          text: 'This comparison needs post-norm attention without RoPE or relative positions; pick a trained model or a notes preset.',
+          text: 'This comparison needs attention without RoPE or relative positions; pick a trained model or a notes preset.',
         }),
       );
       return;

@@ -36,7 +36,8 @@ export class ApReshape extends ApWidget {
         this.animate,
       ),
       this.formula,
-      this.stage,
+      // A wide model (d = 128 at 4 px a column) is wider than a phone: the stage scrolls in its box.
+      el('div', { className: 'reshape-scroll', style: { overflowX: 'auto', maxWidth: '100%' } }, this.stage),
       this.quiz,
     );
   }

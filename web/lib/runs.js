@@ -3,7 +3,7 @@
 // stage arrays are copied out once and memoised, so widgets never hold wasm memory, and a
 // Run whose trace was evicted silently recomputes it when asked again.
 import { getPlayground, playgroundNow } from './playground.js';
-import { getModel, modelNow, switchesFor } from './models.js';
+import { displayVocab, getModel, modelNow, switchesFor } from './models.js';
 
 const TRACE_LRU = 12;
 const runs = new Map(); // key -> Run (also the LRU order of live traces)
@@ -27,7 +27,8 @@ function touch(key, run) {
 
 /** Labels for token ids when there is no text (generated continuations, <bos>...). */
 function piecesOf(model, ids) {
-  return Array.from(ids, (id) => model.vocab[id] ?? `#${id}`);
+  const vocab = displayVocab({ model }); // a byte-level BPE piece as its text (" the", not "Ġthe")
+  return Array.from(ids, (id) => vocab[id] ?? `#${id}`);
 }
 
 export class Run {

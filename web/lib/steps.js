@@ -6,6 +6,7 @@
 // (a single attention layer) all come out of the same stage names.
 import { matrix } from './heatmap.js';
 import { fmt, tokenText } from './dom.js';
+import { displayVocab } from './models.js';
 import { colAt, dotTerms, rowAt, softmaxTerms } from './explain.js';
 
 const PER_HEAD = new Set([
@@ -957,7 +958,8 @@ function logitsStep(ctx, { name }) {
   const stack = ctx.run.mainStack || 'decoder';
   const src = ctx.stackOutput(stack);
   const X = ctx.m(src.name, { stack, layer: src.layer, title: 'final hidden states' });
-  const vocab = ctx.run.model ? ctx.run.model.vocab.map(tokenText) : null;
+  // A byte-level BPE piece as its text (" the", not GPT-2's "Ġthe").
+  const vocab = ctx.run.model ? displayVocab({ model: ctx.run.model }).map(tokenText) : null;
   const L = ctx.m(name, {
     stack: '',
     title: name === 'logits' ? 'logits' : 'probabilities',
