@@ -66,6 +66,22 @@ test('the built page lists its trained models from the build, fetching only the 
   expect(errors).toEqual([]);
 });
 
+test('the built page with no model chosen runs the English decoder: its file, its head roles and the second module, once each', async () => {
+  const { page, errors, requests } = await playground.open('/#chapter=recap');
+  expect(await page.locator('ap-controls select#model').inputValue()).toBe('english');
+  await page.waitForFunction(() => document.querySelector('ap-stepper')?.dataset.rendered !== undefined);
+  const names = (ext) =>
+    requests
+      .filter((r) => new URL(r).pathname.endsWith(ext))
+      .map((r) => new URL(r).pathname.replace(/^.*\/|-[\w-]+\.(safetensors|json|wasm)$/g, ''));
+  expect(names('.safetensors')).toEqual(['english']);
+  // Its measured head roles come with it (the heads view names each head from them).
+  expect(requests.filter((r) => /\/english\.heads-[\w-]+\.json$/.test(new URL(r).pathname))).toHaveLength(1);
+  // The English model's tokenizer.json is read by the second module (ap_train), fetched once.
+  expect(names('.wasm').filter((n) => n === 'ap_train')).toHaveLength(1);
+  expect(errors).toEqual([]);
+});
+
 // Layout shift as Lighthouse scores it (the sum of the page's layout-shift entries without recent
 // input), read from the browser's own PerformanceObserver: a layout figure, not a timing. Every view
 // reserves its height before it draws (lib/reserve.js); a view whose layout changed a lot since
@@ -77,7 +93,7 @@ async function layoutShift(page) {
         .filter((e) => e.getBoundingClientRect().top < innerHeight)
         .every((e) => e.dataset.rendered !== undefined),
     null,
-    { timeout: 30_000 },
+    { timeout: 90_000 }, // at 1.6 Mbit/s: the second module and the 2.8 MB English model
   );
   await page.waitForTimeout(500); // let a second drawing pass (views that finish in two) happen
   return page.evaluate(
@@ -135,6 +151,14 @@ for (const [width, height] of [
           [course, '/examples/course.html'],
         ]) {
           const { page, errors } = await openSlow(site, path, { width, height });
+          if (path.endsWith('recap')) {
+            // While the English model comes, the stepper says so, and how far it has come.
+            const status = () =>
+              page.locator('ap-stepper').evaluate((w) => w.shadowRoot.querySelector('[role="status"]')?.textContent);
+            await expect
+              .poll(status, { timeout: 30_000, intervals: [100] })
+              .toMatch(/^Loading the english model: \d+\.\d( of 2\.7)? MB…$/);
+          }
           const shifts = await layoutShift(page);
           const total = shifts.reduce((sum, e) => sum + e.value, 0);
           expect(total, `${path}: ${JSON.stringify(shifts)}`).toBeLessThanOrEqual(0.02);
@@ -145,6 +169,6 @@ for (const [width, height] of [
         await course.close();
       }
     },
-    120_000,
+    240_000,
   );
 }

@@ -22,7 +22,7 @@ const TRAINED_URLS = Object.fromEntries(
 );
 
 // What every head of a shipped model does, measured on held-out text (web/models/<name>.heads.json,
-// written by tests/tools/english-heads.mjs): fetched when a view first asks, never with the page.
+// written by tests/tools/english-heads.mjs): fetched with the model it describes, never with the page.
 const HEAD_FILES = import.meta.glob('../models/*.heads.json', { query: '?url', import: 'default', eager: true });
 const HEAD_URLS = Object.fromEntries(
   Object.entries(HEAD_FILES).map(([path, url]) => [path.replace(/^.*\/|\.heads\.json$/g, ''), url]),
@@ -133,6 +133,53 @@ function parseRandomKey(key) {
 const cache = new Map();
 const bytesCache = new Map();
 
+// Downloads of model files in flight, for the widgets' "Loading…" line: name -> { loaded, total }.
+const downloads = new Map();
+const downloadListeners = new Set();
+const tellDownloads = () => downloadListeners.forEach((cb) => cb());
+
+/** Calls `cb` whenever a model file's download progresses; returns the function that stops it. */
+export function onDownloadProgress(cb) {
+  downloadListeners.add(cb);
+  return () => downloadListeners.delete(cb);
+}
+
+/** The model files downloading now: [{ name, loaded, total }] (total 0 when the server did not say). */
+export function downloadsNow() {
+  return [...downloads].map(([name, d]) => ({ name, ...d }));
+}
+
+// The body read chunk by chunk, so that a slow network shows how far the file has come.
+async function readWithProgress(name, response) {
+  // A compressed response's length is not the file's: then no total is shown.
+  const total = response.headers.get('content-encoding') ? 0 : Number(response.headers.get('content-length')) || 0;
+  if (!response.body?.getReader) return new Uint8Array(await response.arrayBuffer());
+  const reader = response.body.getReader();
+  const chunks = [];
+  let loaded = 0;
+  downloads.set(name, { loaded, total });
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      loaded += value.length;
+      downloads.set(name, { loaded, total });
+      tellDownloads();
+    }
+  } finally {
+    downloads.delete(name);
+    tellDownloads();
+  }
+  const out = new Uint8Array(loaded);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
 function fetchBytes(name) {
   if (!bytesCache.has(name)) {
     const url = TRAINED_URLS[name];
@@ -142,9 +189,8 @@ function fetchBytes(name) {
       fetch(url)
         .then((r) => {
           if (!r.ok) throw new Error(`could not fetch ${name}.safetensors (HTTP ${r.status})`);
-          return r.arrayBuffer();
+          return readWithProgress(name, r);
         })
-        .then((b) => new Uint8Array(b))
         .catch((err) => {
           bytesCache.delete(name);
           throw err;
@@ -174,6 +220,8 @@ async function create(key) {
     entry = makeEntry(key, model, { kind: 'random', spec, label: `random weights (seed ${spec.seed})` });
   } else if (baseKey.startsWith('trained:')) {
     const name = baseKey.slice('trained:'.length);
+    // Its measured head roles (4 KB) come with it: a page read offline later still has them.
+    measuredHeads(name);
     const bytes = await fetchBytes(name);
     // openModel: the English models' tokenizer.json is read by the second module, fetched only then.
     const model = await ap.openModel(bytes);

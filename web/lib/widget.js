@@ -8,10 +8,12 @@ import { el, emit, keyboardScrollable } from './dom.js';
 import { conceptById } from './concepts.js';
 import { MAX_TEXT_CHARS, parseState, runSpec, STATE_KEYS } from './state.js';
 import { runFor } from './runs.js';
+import { downloadsNow, onDownloadProgress } from './models.js';
 import { resetTheme } from './heatmap.js';
 import { RESERVE, RESERVE_WIDTHS } from './reserve.js';
 
 const BASE_ATTRS = [...STATE_KEYS, 'hide', 'height', 'theme'];
+const megabytes = (bytes) => (bytes / 2 ** 20).toFixed(1);
 let firstRender = false;
 
 export class ApWidget extends HTMLElement {
@@ -246,13 +248,24 @@ export class ApWidget extends HTMLElement {
       return;
     }
     if (result && typeof result.then === 'function') {
-      this.status.textContent = 'Loading…';
       const token = (this._token = {});
+      // While a model file downloads, the line says which and how far it has come (a slow network).
+      const showLoading = () => {
+        if (this._token !== token) return;
+        const d = downloadsNow();
+        this.status.textContent = d.length
+          ? `Loading ${d.map(({ name, loaded, total }) => `the ${name} model: ${megabytes(loaded)}${total ? ` of ${megabytes(total)}` : ''} MB`).join('; ')}…`
+          : 'Loading…';
+      };
+      showLoading();
+      const stop = onDownloadProgress(showLoading);
       result.then(
         (r) => {
+          stop();
           if (this._token === token) this.#draw(r, state);
         },
         (err) => {
+          stop();
           if (this._token === token) this.fail(err);
         },
       );
