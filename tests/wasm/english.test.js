@@ -191,3 +191,24 @@ describe('head roles measured on held-out text', () => {
     expect(page.tokens).toBe(heads.models.decoder.tokens);
   });
 });
+
+describe("the page's sentences about its default model", () => {
+  test('chapter B says what the file is: 4 layers of 4 heads, 128 dimensions, 4,096 pieces, the Brown corpus', async () => {
+    const { LESSONS } = await import('../../web/lib/lessons.js');
+    const intro = LESSONS.B.intro.join(' ');
+    const c = dec.config;
+    expect(intro).toContain(
+      `${c.nLayers} layers of ${c.nHeads} heads, ${c.dModel} dimensions, a vocabulary of ${c.vocabSize.toLocaleString('en-US')} pieces`,
+    );
+    expect(intro).toContain('Brown corpus');
+    expect(dec.metadata.task).toBe('english');
+    // Chapter E's "try this" says the model was trained pre-norm, as the file says.
+    const tries = LESSONS.E.extras.block.map((x) => x.try).join(' ');
+    expect(tries).toContain('trained pre-norm');
+    expect(c.norm).toBe('pre');
+    // Chapter C's "try this" asks about "a head measured as a punctuation head": there is one.
+    const heads = JSON.parse(readFileSync(join(ROOT, 'web/models/english.heads.json'), 'utf8')).heads;
+    expect(LESSONS.C.extras.heads[0].try).toContain('a head measured as a punctuation head');
+    expect(heads.filter((h) => h.label === 'punctuation').length).toBeGreaterThan(0);
+  });
+});

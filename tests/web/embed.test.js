@@ -3,11 +3,11 @@
 // gallery, the iframe embed (embed.html?widget=...), and a page under a strict CSP. Numbers are
 // checked against the lecture notes and against the same model run through the API in Node.
 import { beforeAll, describe, expect, test } from 'vitest';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { load } from '../../wasm/index.js';
 import { ROOT, requireBundle, startStaticSite, useStaticSite } from './harness.js';
 import { CAT_SAT, THINKING, drawn, goOffline, heatmaps, renderAll } from './lib/widgets.js';
+import { defaultScores } from './lib/models.js';
 
 beforeAll(requireBundle);
 const site = useStaticSite(ROOT);
@@ -52,31 +52,22 @@ describe('the course page (examples/course.html)', () => {
     const rowText = await soft.evaluate((w) => w.shadowRoot.textContent);
     expect(rowText).toContain('Row "Machines"');
 
-    // <ap-scores text=...>: the default model is the trained grammar decoder (web/models).
+    // <ap-scores text=...>: the default model is the trained English decoder (web/models).
     const scores = page.locator('ap-scores');
     await scores.scrollIntoViewIfNeeded();
     await scores.evaluate((w) => w.setAttribute('text', 'the cat sat'));
     await expect.poll(async () => (await heatmaps(scores)).some((h) => h.rows === 4 && h.cols === 4)).toBe(true);
     const shown = (await heatmaps(scores)).find((h) => h.rows === 4 && h.cols === 4);
-    // A widget with no model attribute runs the trained grammar decoder, which reads <bos> first.
-    const model = ap.loadModel(new Uint8Array(await readFile(join(ROOT, 'web', 'models', 'grammar.safetensors'))));
-    const trace = model.forward(Int32Array.from([2, ...model.tokenizer.encode('the cat sat').ids]));
-    try {
-      const s = trace.get('scores', { layer: 0, head: 0 });
-      expect(shown.rowLabels).toEqual(['<bos>', 'the', 'cat', 'sat']);
-      shown.values.forEach((v, i) =>
-        expect(Math.abs(v - s[i])).toBeLessThanOrEqual(4e-6 * Math.max(1, Math.abs(s[i]))),
-      );
-    } finally {
-      trace.dispose();
-      model.dispose();
-    }
+    // A widget with no model attribute runs the English decoder, which reads <|endoftext|> first.
+    expect(shown.rowLabels).toEqual(['<|endoftext|>', 'the', ' cat', ' sat']);
+    const s = await defaultScores(ap, 'the cat sat');
+    shown.values.forEach((v, i) => expect(Math.abs(v - s[i])).toBeLessThanOrEqual(4e-6 * Math.max(1, Math.abs(s[i]))));
     // The widget's own text box recomputes too (typing, as a student would).
     const heads = page.locator('ap-heads');
     await heads.scrollIntoViewIfNeeded();
     await heads.locator('.own-text input').fill('a dog ran');
     await expect.poll(() => heads.getAttribute('text')).toBe('a dog ran');
-    await expect.poll(async () => (await heatmaps(heads)).every((h) => h.rows === 4)).toBe(true); // <bos> a dog ran
+    await expect.poll(async () => (await heatmaps(heads)).every((h) => h.rows === 4)).toBe(true); // <|endoftext|> a dog ran
     expect(errors).toEqual([]);
   });
 
@@ -97,9 +88,9 @@ describe('the course page (examples/course.html)', () => {
     await expect.poll(() => scores.getAttribute('data-rendered')).toBeTruthy();
     const map = scores.locator('.out ap-heatmap .hm-plot canvas');
     const box = await map.boundingBox();
-    // <bos> + "the cat sat on the mat": 7 x 7
-    await page.mouse.click(box.x + box.width * (2.5 / 7), box.y + box.height * (1.5 / 7)); // query 1, key 2
-    const value = (await heatmaps(scores)).find((h) => h.rows === 7 && h.cols === 7).values[1 * 7 + 2];
+    // <|endoftext|> + "the cat sat on the mat" in the English pieces (" m" + "at"): 8 x 8
+    await page.mouse.click(box.x + box.width * (2.5 / 8), box.y + box.height * (1.5 / 8)); // query 1, key 2
+    const value = (await heatmaps(scores)).find((h) => h.rows === 8 && h.cols === 8).values[1 * 8 + 2];
     await expect
       .poll(() => page.locator('#picked').textContent())
       .toBe(`You picked the score of query 1 for key 2: ${value.toFixed(3)}.`);
@@ -267,9 +258,9 @@ describe('the iframe embed (embed.html)', () => {
     expect(await causal.evaluate((w) => getComputedStyle(w.shadowRoot.querySelector('.widget')).backgroundColor)).toBe(
       'rgb(22, 24, 29)',
     );
-    // The causal weights: row i has zeros right of the diagonal (<bos> + 6 words).
-    const w = (await heatmaps(causal)).find((h) => h.rows === 7 && h.cols === 7 && /weight/i.test(h.title));
-    for (let i = 0; i < 7; i++) for (let j = i + 1; j < 7; j++) expect(w.values[i * 7 + j]).toBe(0);
+    // The causal weights: row i has zeros right of the diagonal (<|endoftext|> + 7 pieces).
+    const w = (await heatmaps(causal)).find((h) => h.rows === 8 && h.cols === 8 && /weight/i.test(h.title));
+    for (let i = 0; i < 8; i++) for (let j = i + 1; j < 8; j++) expect(w.values[i * 8 + j]).toBe(0);
 
     const stepper = frame('frame-stepper').locator('ap-stepper');
     await drawn(stepper);

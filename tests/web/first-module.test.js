@@ -1,7 +1,8 @@
 // Issue 13: a page that does not train never fetches the trainer module. The widget bundle
 // (dist/attention-playground.js, what a course page and the playground load) fetches ap_core.wasm
-// (<= 450 KB); ap_train.wasm is fetched by the training worker when Train is pressed, and only then.
-import { readdirSync, statSync } from 'node:fs';
+// (<= 450 KB); ap_train.wasm is fetched by the training worker when Train is pressed, and by a page
+// that opens the English model (its tokenizer.json reader is in the second module), and only then.
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
 import { ROOT, requireBundle, useStaticSite } from './harness.js';
@@ -19,10 +20,18 @@ test('the bundle ships both modules as separate assets, the first at most 450 KB
 });
 
 test(
-  'a page that draws but does not train never fetches ap_train.wasm; pressing Train fetches it once',
+  'a page that draws first-module models but does not train never fetches ap_train.wasm; pressing Train fetches it once',
   { timeout: 180_000 },
   async () => {
-    const { page, errors, requests } = await site.open('examples/csp.html');
+    // examples/csp.html with its scores on the grammar model (the default English model would
+    // fetch the second module to read its tokenizer.json: the next test).
+    const html = readFileSync(join(ROOT, 'examples', 'csp.html'), 'utf8')
+      .replace('<ap-scores id="csp-scores" text=', '<ap-scores id="csp-scores" model="grammar" text=')
+      .replaceAll('../dist/', '../../dist/');
+    expect(html).toContain('model="grammar"');
+    mkdirSync(join(ROOT, 'build', 'test-pages'), { recursive: true });
+    writeFileSync(join(ROOT, 'build', 'test-pages', 'first-module.html'), html);
+    const { page, errors, requests } = await site.open('build/test-pages/first-module.html');
     const wasm = () => requests.filter((u) => u.endsWith('.wasm')).map((u) => new URL(u).pathname.split('/').pop());
     for (const id of ['#csp-softmax', '#csp-scores', '#csp-training']) {
       const w = page.locator(id);
@@ -47,6 +56,22 @@ test(
       .toBeGreaterThan(0);
     expect(wasm().filter((f) => f.startsWith('ap_train-'))).toHaveLength(1);
     expect(wasm().filter((f) => f.startsWith('ap_core-'))).toHaveLength(1); // the worker does not load the first module
+    expect(errors.filter((e) => !/Content Security Policy/.test(e))).toEqual([]);
+  },
+);
+
+test(
+  'a page on the English model fetches the second module once, after the first, and draws',
+  { timeout: 120_000 },
+  async () => {
+    const { page, errors, requests } = await site.open('examples/csp.html');
+    const wasm = () => requests.filter((u) => u.endsWith('.wasm')).map((u) => new URL(u).pathname.split('/').pop());
+    const w = page.locator('#csp-scores');
+    await w.scrollIntoViewIfNeeded();
+    await expect.poll(() => w.evaluate((e) => e.dataset.rendered !== undefined), { timeout: 60_000 }).toBe(true);
+    expect(await w.evaluate((e) => e.dataset.error ?? '')).toBe('');
+    const order = wasm().filter((f) => /^ap_(core|train)-/.test(f));
+    expect(order.map((f) => f.split('-')[0])).toEqual(['ap_core', 'ap_train']);
     expect(errors.filter((e) => !/Content Security Policy/.test(e))).toEqual([]);
   },
 );

@@ -11,7 +11,7 @@ import { load } from '../../wasm/index.js';
 import { buildObservable, OUT } from '../tools/lib/observable.mjs';
 import { requireBundle, useStaticSite } from './harness.js';
 import { CAT_SAT, THINKING, drawn, foreignRequests, goOffline, heatmaps, renderAll } from './lib/widgets.js';
-import { grammarScores } from './lib/models.js';
+import { defaultScores, englishModel } from './lib/models.js';
 
 let ap;
 let built;
@@ -53,9 +53,12 @@ async function scoresShown(page, rows) {
   return (await heatmaps(scores)).find((h) => h.rows === rows && h.cols === rows);
 }
 
-function expectScores(shown, text) {
-  const expected = grammarScores(ap, text);
-  expect(shown.rowLabels).toEqual(['<bos>', ...text.split(' ')]);
+async function expectScores(shown, text) {
+  const expected = await defaultScores(ap, text);
+  // The English decoder's pieces, <|endoftext|> first (its tokenizer in Node).
+  const model = await englishModel(ap);
+  const pieces = Array.from(model.tokenizer.encode(text).ids, (id) => model.tokenizer.decode([id]));
+  expect(shown.rowLabels).toEqual(['<|endoftext|>', ...pieces]);
   expect(shown.values.length).toBe(expected.length);
   shown.values.forEach((v, i) =>
     expect(Math.abs(v - expected[i])).toBeLessThanOrEqual(4e-6 * Math.max(1, Math.abs(expected[i]))),
@@ -91,7 +94,7 @@ describe('the Observable Framework example (examples/observable)', () => {
     expect(html).not.toMatch(/https?:\/\/(?!observablehq\.com)/); // no remote script, stylesheet or font
     const assets = readdirSync(join(OUT, '_node', `attention-playground@${built.version}`, 'attention-playground'));
     expect(assets.some((f) => /^ap_core-.*\.wasm$/.test(f))).toBe(true);
-    expect(assets.some((f) => /^grammar-.*\.safetensors$/.test(f))).toBe(true);
+    expect(assets.some((f) => /^english-.*\.safetensors$/.test(f))).toBe(true);
     expect(assets.some((f) => /^training-worker-.*\.js$/.test(f))).toBe(true);
   });
 
@@ -118,8 +121,8 @@ describe('the Observable Framework example (examples/observable)', () => {
     plotted.weights.forEach((v, i) => expect(Math.abs(v - node.weights[i])).toBeLessThanOrEqual(1e-7));
     expect(plotted.labels).toEqual(node.weights.map((w) => w.toFixed(2)));
 
-    // The input's first value drives <ap-scores>: the trained grammar decoder, as in Node.
-    expectScores(await scoresShown(page, 7), 'the cat sat on the mat');
+    // The input's first value drives <ap-scores>: the trained English decoder, as in Node.
+    await expectScores(await scoresShown(page, 8), 'the cat sat on the mat'); // " m" + "at"
 
     await page.evaluate(() => window.scrollTo(0, 0));
     await site.screenshot(page, 'integration-observable');
@@ -131,17 +134,17 @@ describe('the Observable Framework example (examples/observable)', () => {
     const { page, errors, requests } = await site.open('/', { viewport: LAPTOP });
     await drawn(page.locator('ap-scores'));
     await drawn(page.locator('ap-softmax'));
-    await scoresShown(page, 7);
+    await scoresShown(page, 8);
 
     await typeSentence(page, 'the dogs sleep');
     await expect.poll(() => page.locator('ap-scores').getAttribute('text')).toBe('the dogs sleep');
-    expectScores(await scoresShown(page, 4), 'the dogs sleep');
+    await expectScores(await scoresShown(page, 5), 'the dogs sleep'); // " dog" + "s"
 
     await goOffline(page);
     const before = requests.length;
     await typeSentence(page, 'a cat near the dogs sleeps');
     await expect.poll(() => page.locator('ap-scores').getAttribute('text')).toBe('a cat near the dogs sleeps');
-    expectScores(await scoresShown(page, 7), 'a cat near the dogs sleeps');
+    await expectScores(await scoresShown(page, 9), 'a cat near the dogs sleeps');
     // A preset button still works offline too: "Thinking Machines" (003).
     const soft = page.locator('ap-softmax');
     await soft.locator('button[data-preset="softmax.thinking-machines"]').click();

@@ -18,7 +18,7 @@ import {
   heatmaps,
   renderAll,
 } from './lib/widgets.js';
-import { grammarScores } from './lib/models.js';
+import { defaultScores } from './lib/models.js';
 import { PANDOC_OUT, buildPandocLesson } from '../tools/lib/hosts-static.mjs';
 
 let built;
@@ -82,10 +82,10 @@ describe('the Pandoc lesson (examples/pandoc/lesson.md -> build/examples/pandoc/
     expectClose(mask.values.slice(10, 15), [0.25, 0.375, 0.375, 0, 0], 1e-5);
     expectClose(mask.values.slice(20, 25), [0.3, 0.1, 0.1, 0.3, 0.2], 1e-5);
 
-    // <ap-scores text="the cat sat">: the trained grammar decoder, as the API computes it in Node.
+    // <ap-scores text="the cat sat">: the trained English decoder, as the API computes it in Node.
     const scores = (await heatmaps(page.locator('ap-scores'))).find((h) => h.rows === 4 && h.cols === 4);
-    expect(scores.rowLabels).toEqual(['<bos>', 'the', 'cat', 'sat']);
-    expectClose(scores.values, grammarScores(ap, 'the cat sat'));
+    expect(scores.rowLabels).toEqual(['<|endoftext|>', 'the', ' cat', ' sat']);
+    expectClose(scores.values, await defaultScores(ap, 'the cat sat'));
 
     await page.evaluate(() => window.scrollTo(0, 0));
     await site.screenshot(page, 'integration-pandoc');
@@ -97,13 +97,15 @@ describe('the Pandoc lesson (examples/pandoc/lesson.md -> build/examples/pandoc/
     const { page, errors } = await site.open('lesson.html', { viewport: DESKTOP });
     const scores = page.locator('ap-scores');
     await drawn(scores);
-    const text = 'the dogs near the cat sleep .';
+    const text = 'the dogs near the cat sleep.';
     await scores.locator('.own-text input').fill(text);
     await expect.poll(() => scores.getAttribute('text')).toBe(text);
-    await expect.poll(async () => (await heatmaps(scores)).some((h) => h.rows === 8 && h.cols === 8)).toBe(true);
-    const shown = (await heatmaps(scores)).find((h) => h.rows === 8 && h.cols === 8);
-    expect(shown.rowLabels).toEqual(['<bos>', ...text.split(' ')]);
-    expectClose(shown.values, grammarScores(ap, text));
+    // The English decoder reads it as 8 pieces after its <|endoftext|> ("dogs" is " dog" + "s").
+    const pieces = ['<|endoftext|>', 'the', ' dog', 's', ' near', ' the', ' cat', ' sleep', '.'];
+    await expect.poll(async () => (await heatmaps(scores)).some((h) => h.rows === 9 && h.cols === 9)).toBe(true);
+    const shown = (await heatmaps(scores)).find((h) => h.rows === 9 && h.cols === 9);
+    expect(shown.rowLabels).toEqual(pieces);
+    expectClose(shown.values, await defaultScores(ap, text));
     expect(errors).toEqual([]);
   });
 
@@ -122,10 +124,11 @@ describe('the Pandoc lesson (examples/pandoc/lesson.md -> build/examples/pandoc/
       .toBe(true);
     const scores = page.locator('ap-scores');
     await scores.locator('.own-text input').fill('a dog ran');
-    const mine = (hs) => hs.find((h) => h.cols === 4 && h.rowLabels.join(' ') === '<bos> a dog ran');
+    const mine = (hs) =>
+      hs.find((h) => h.cols === 4 && JSON.stringify(h.rowLabels) === '["<|endoftext|>","a"," dog"," ran"]');
     await expect.poll(async () => Boolean(mine(await heatmaps(scores)))).toBe(true);
     const shown = mine(await heatmaps(scores));
-    expectClose(shown.values, grammarScores(ap, 'a dog ran'));
+    expectClose(shown.values, await defaultScores(ap, 'a dog ran'));
     expect(requests.slice(before)).toEqual([]);
     expect(errors).toEqual([]);
   });

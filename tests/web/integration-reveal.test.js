@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
 import { requireBundle, useStaticSite } from './harness.js';
 import { CAT_SAT, THINKING, expectClose, foreignRequests, goOffline, heatmaps } from './lib/widgets.js';
-import { grammarScores } from './lib/models.js';
+import { defaultScores } from './lib/models.js';
 import { REVEAL_OUT, buildRevealDeck } from '../tools/lib/hosts-static.mjs';
 
 let built;
@@ -121,8 +121,8 @@ describe('the reveal.js deck (examples/reveal/ -> build/examples/reveal/)', () =
     expect(await page.evaluate(() => window.__draws.slice().sort())).toEqual([1, 2, 3, 4]);
 
     const scores = (await heatmaps(widgetOn(page, 1))).find((h) => h.rows === 4 && h.cols === 4);
-    expect(scores.rowLabels).toEqual(['<bos>', 'the', 'cat', 'sat']);
-    expectClose(scores.values, grammarScores(ap, 'the cat sat'), 4e-6);
+    expect(scores.rowLabels).toEqual(['<|endoftext|>', 'the', ' cat', ' sat']);
+    expectClose(scores.values, await defaultScores(ap, 'the cat sat'), 4e-6);
     const thinking = (await heatmaps(widgetOn(page, 3))).find((h) => h.rows === 2 && h.cols === 2);
     expect(thinking.values[0]).toBeCloseTo(THINKING, 5); // notes 003: 0.88
     const mask = (await heatmaps(widgetOn(page, 4))).find((h) => h.title === 'weights, mask = −∞');
@@ -162,9 +162,11 @@ describe('the reveal.js deck (examples/reveal/ -> build/examples/reveal/)', () =
     await page.keyboard.type('the dogs sleep');
     await expect.poll(() => scores.getAttribute('text')).toBe('the dogs sleep');
     expect(await page.evaluate(() => Reveal.isOverview() || Reveal.isPaused())).toBe(false);
-    const mine = (hs) => hs.find((h) => h.cols === 4 && h.rowLabels.join(' ') === '<bos> the dogs sleep');
+    // The English decoder's pieces: "dogs" is " dog" + "s".
+    const mine = (hs) =>
+      hs.find((h) => h.cols === 5 && JSON.stringify(h.rowLabels) === '["<|endoftext|>","the"," dog","s"," sleep"]');
     await expect.poll(async () => Boolean(mine(await heatmaps(scores)))).toBe(true);
-    expectClose(mine(await heatmaps(scores)).values, grammarScores(ap, 'the dogs sleep'), 4e-6);
+    expectClose(mine(await heatmaps(scores)).values, await defaultScores(ap, 'the dogs sleep'), 4e-6);
 
     // The heatmap: with a cell focused, the arrows move the cell, not the slide.
     const canvas = scores.locator('.out ap-heatmap .hm-plot canvas');

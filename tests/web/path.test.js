@@ -7,17 +7,22 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { join } from 'node:path';
 import { load } from '../../wasm/index.js';
 import { usePlayground } from './harness.js';
-import { shippedModel } from './lib/models.js';
+import { englishModel, shippedModel } from './lib/models.js';
 import { CHAPTERS, CONCEPTS } from '../../web/lib/concepts.js';
 
 const playground = usePlayground();
 let ap;
-let grammar; // the shipped trained model, loaded in Node from its file
+let grammar; // the shipped grammar model, loaded in Node from its file
+let english; // the page's default model, the English decoder, opened in Node from its file
 beforeAll(async () => {
   ap = await load();
   grammar = ap.loadModel(shippedModel('grammar'));
+  english = await englishModel(ap);
 });
-afterAll(() => grammar?.dispose());
+afterAll(() => {
+  grammar?.dispose();
+  english?.dispose();
+});
 
 const open = (path, viewport) => playground.open(path, viewport ? { viewport } : undefined);
 
@@ -29,7 +34,7 @@ const rendered = async (page, tag) => {
 };
 
 describe('a new student opens the page', () => {
-  test('it opens on chapter A with the course goals, on the trained grammar model, not random weights', async () => {
+  test('it opens on chapter A with the course goals, on the trained English model, not random weights', async () => {
     const { page, errors } = await open('/');
     await rendered(page, 'ap-rnn-chain');
     expect(await page.evaluate(() => document.body.dataset.chapter)).toBe('A');
@@ -40,8 +45,8 @@ describe('a new student opens the page', () => {
     ]);
     expect(await page.locator('nav.toc li[data-goal]').count()).toBe(5);
     expect(await page.locator('.chapter-head .intro').count()).toBeGreaterThan(0);
-    // The model picker says grammar, and the page says what it was trained on.
-    await expect.poll(() => page.locator('ap-controls #model').inputValue()).toBe('grammar');
+    // The model picker says english, and the page says what it was trained on.
+    await expect.poll(() => page.locator('ap-controls #model').inputValue()).toBe('english');
     await expect.poll(() => page.locator('ap-controls .model-note').textContent()).toContain('Trained by this project');
     // No view of chapter A warns about random weights.
     const warned = await page.evaluate(() =>
@@ -57,7 +62,7 @@ describe('a new student opens the page', () => {
     expect(errors).toEqual([]);
   });
 
-  test("the default model is trained: the recap's weights are those of web/models/grammar.safetensors run in Node", async () => {
+  test("the default model is trained: the recap's weights are those of web/models/english.safetensors run in Node", async () => {
     const { page, errors } = await open('/?step=decoder:0:weights#chapter=recap');
     await page.waitForFunction(() => document.querySelector('ap-stepper')?.dataset.stage === 'weights');
     const out = page.locator('ap-stepper .out ap-heatmap');
@@ -67,17 +72,28 @@ describe('a new student opens the page', () => {
       labels: h.matrix.rowLabels,
       values: Array.from(h.matrix.values),
     }));
-    // What the page runs: <bos> then the words (the model was trained on sentences after <bos>).
-    const enc = grammar.tokenizer.encode('the cat sat on the mat');
+    // What the page runs: <|endoftext|> then the pieces (the model was trained on passages after it).
+    const enc = english.tokenizer.encode('the cat sat on the mat');
     expect(enc.unknown).toEqual([]);
-    const t = grammar.forward(Int32Array.from([2, ...enc.ids]));
+    // Seven pieces for six words: " cat" is a whole-word piece (its space belongs to it), "mat" is
+    // rarer in the corpus and is cut into " m" + "at".
+    expect(Array.from(enc.ids, (id) => english.tokenizer.decode([id]))).toEqual([
+      'the',
+      ' cat',
+      ' sat',
+      ' on',
+      ' the',
+      ' m',
+      'at',
+    ]);
+    const t = english.forward(Int32Array.from([english.specialTokens.bos, ...enc.ids]));
     try {
       const want = t.get('weights', { layer: 0, head: 0 });
-      expect(shown.rows).toBe(7);
-      expect(shown.labels).toEqual(['<bos>', 'the', 'cat', 'sat', 'on', 'the', 'mat']);
+      expect(shown.rows).toBe(8);
+      expect(shown.labels).toEqual(['<|endoftext|>', 'the', ' cat', ' sat', ' on', ' the', ' m', 'at']);
       shown.values.forEach((v, i) => expect(Math.abs(v - want[i]), `weights[${i}]`).toBeLessThanOrEqual(1e-5));
       // Trained with its mask on: nothing above the diagonal.
-      for (let i = 0; i < 7; i++) for (let j = i + 1; j < 7; j++) expect(shown.values[i * 7 + j]).toBe(0);
+      for (let i = 0; i < 8; i++) for (let j = i + 1; j < 8; j++) expect(shown.values[i * 8 + j]).toBe(0);
     } finally {
       t.dispose();
     }
@@ -119,12 +135,13 @@ describe('a new student opens the page', () => {
         })),
       })),
     );
-    const enc = grammar.tokenizer.encode('the cat sat on the mat');
-    const t = grammar.forward(Int32Array.from([2, ...enc.ids]));
+    const enc = english.tokenizer.encode('the cat sat on the mat');
+    const t = english.forward(Int32Array.from([english.specialTokens.bos, ...enc.ids]));
     try {
       const probs = t.get('probs');
-      const V = grammar.vocab.length;
-      expect(rows).toHaveLength(7);
+      const V = english.vocab.length;
+      expect(V).toBe(4096);
+      expect(rows).toHaveLength(8);
       rows.forEach((r, i) => {
         const row = Array.from(probs.slice(i * V, (i + 1) * V));
         const best = row
@@ -133,12 +150,12 @@ describe('a new student opens the page', () => {
           .slice(0, 5);
         expect(r.items.map((x) => x.id)).toEqual(best.map(([, j]) => j));
         r.items.forEach((x, k) => expect(Math.abs(x.p - best[k][0])).toBeLessThanOrEqual(1e-5));
-        expect(r.items[0].piece).toBe(grammar.vocab[best[0][1]]);
+        expect(r.items[0].piece).toBe(english.tokenizer.decode([best[0][1]]));
       });
-      // A trained model: after "the" its best guess has many times the uniform 1/V (it spreads
-      // over the nouns and adjectives the grammar allows there).
-      expect(rows[1].after).toBe('the');
-      expect(rows[1].items[0].p).toBeGreaterThan(5 / V);
+      // A trained model: after "the cat sat on" its best guess (" the", " a", ...) has many times
+      // the uniform 1/V.
+      expect(rows[4].after).toBe(' on');
+      expect(rows[4].items[0].p).toBeGreaterThan(50 / V);
     } finally {
       t.dispose();
     }
@@ -256,7 +273,7 @@ describe('choosing a model', () => {
   test("never replaces the student's text without saying so, and offers it back", async () => {
     const { page, errors } = await open('/#chapter=B');
     await page.locator('#text').fill('the dog sat on the rug .');
-    // grammar -> random keeps the text (random models take any word).
+    // english -> random keeps the text (random models take any word).
     await page.locator('ap-controls #model').selectOption('random');
     await expect.poll(() => page.locator('#text').inputValue()).toBe('the dog sat on the rug .');
     // -> reverse (a character model of [0-9a-z]): the text has spaces and "." it does not know.
@@ -270,6 +287,11 @@ describe('choosing a model', () => {
     expect(await note.isVisible()).toBe(false);
     // -> grammar: every word is known, so the text stays and nothing is said.
     await page.locator('ap-controls #model').selectOption('grammar');
+    await expect.poll(() => page.url()).toContain('model=grammar');
+    expect(await page.locator('#text').inputValue()).toBe('the dog sat on the rug .');
+    expect(await note.isVisible()).toBe(false);
+    // -> english, the default (out of the URL): it reads any text, so the text stays.
+    await page.locator('ap-controls #model').selectOption('english');
     await expect.poll(() => page.url()).not.toContain('model=');
     expect(await page.locator('#text').inputValue()).toBe('the dog sat on the rug .');
     expect(await note.isVisible()).toBe(false);
@@ -324,7 +346,7 @@ describe('views whose lesson needs a switch the trained model cannot make', () =
   test('permutation: on the default page, positions really are off (the same rows, permuted, to float rounding), on random weights that say so', async () => {
     const { page, errors } = await open('/#concept=permutation');
     await rendered(page, 'ap-permutation');
-    // The grammar model learned its positions and cannot switch them off: random weights stand in.
+    // The English model learned its positions and cannot switch them off: random weights stand in.
     const r = await page.locator('ap-permutation').evaluate((w) => ({
       d: Number(w.dataset.maxDiff),
       note: w.shadowRoot.querySelector('.random-note').hidden

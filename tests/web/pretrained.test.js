@@ -275,7 +275,7 @@ describe('a Hugging Face folder in the page', () => {
       const alert = await page.locator('ap-controls .hf-error[role="alert"]').textContent();
       expect(alert).toContain('config.json');
       // The page still works: the model picker is unchanged and a new text is drawn.
-      expect(await page.locator('ap-controls #model').inputValue()).toBe('grammar');
+      expect(await page.locator('ap-controls #model').inputValue()).toBe('english');
       await setText(page, 'the dog sleeps');
       await page.locator('ap-stepper').scrollIntoViewIfNeeded();
       await page.waitForFunction(() => document.querySelector('ap-stepper').dataset.text === 'the dog sleeps');

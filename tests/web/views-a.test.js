@@ -118,9 +118,9 @@ describe('on the playground page', () => {
       await page.waitForTimeout(150); // KaTeX fonts and heatmap layout settle
       await page.locator(tag).screenshot({ path: join(SCREENSHOT_DIR, `view-${id}.png`) });
     }
-    // The RNN reads the page's text as the page's trained model does: <bos> + "the cat sat on
-    // the mat", seven states.
-    expect(await data(page, 'ap-rnn-chain', 'n')).toBe('7');
+    // The RNN reads the page's text as the page's trained model does: <|endoftext|> + "the cat sat
+    // on the mat" in the English decoder's pieces (" m" + "at"), eight states.
+    expect(await data(page, 'ap-rnn-chain', 'n')).toBe('8');
     await page.locator('#theme-toggle').click();
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
     for (const id of VIEWS) {
@@ -258,12 +258,15 @@ describe('controls', () => {
     expect(after).toHaveLength(before.length);
     expect(after[0]).toBeGreaterThan(before[0] * 10); // 31 steps back
     expect(after.at(-1)).toBe(1);
-    // Slider down to 0.5: contractive, the norm shrinks with every step back.
+    // Slider down to 0.5: contractive. ρ bounds the rate in the long run, not each single step
+    // (W_hh is not symmetric, so one step can stretch a vector by more than ρ): over four steps
+    // back the norm always shrinks, and 31 steps back it is below 0.6^31 = 1.3e-7.
     const key2 = await data(page, 'ap-rnn-vanishing', 'rendered');
     await slider.fill('0.5');
     await rendered(page, 'ap-rnn-vanishing', key2);
     const low = await data(page, 'ap-rnn-vanishing', 'gradNorms', true);
-    for (let i = 0; i < low.length - 1; i++) expect(low[i]).toBeLessThan(low[i + 1]);
+    for (let i = 0; i + 4 < low.length; i++) expect(low[i], `${i}: ${low}`).toBeLessThan(low[i + 4]);
+    expect(low[0]).toBeLessThan(0.6 ** 31);
     await page.locator('ap-rnn-vanishing').screenshot({ path: join(SCREENSHOT_DIR, 'view-rnn-vanishing-0.5.png') });
     expect(errors).toEqual([]);
   }, 60_000);
@@ -282,8 +285,8 @@ describe('controls', () => {
       return data(page, tag, 'scores', true);
     };
     const dot = await pick('dot');
-    // the default model, the trained grammar decoder: d_model 64, 4 heads, so d_k = 16
-    dot.forEach((v, j) => near(v, scaled[j] * Math.sqrt(16), `dot score ${j}`));
+    // the default model, the trained English decoder: d_model 128, 4 heads, so d_k = 32
+    dot.forEach((v, j) => near(v, scaled[j] * Math.sqrt(32), `dot score ${j}`));
     const additive = await pick('additive');
     expect(additive.some((v, j) => Math.abs(v - dot[j]) > 1e-3)).toBe(true);
     // The hard side follows the argmax of the current scores.

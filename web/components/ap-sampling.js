@@ -11,8 +11,8 @@ import { renderTex } from '../lib/katex.js';
 export class ApSampling extends GenerationWidget {
   static concept = 'sampling';
   // A language model has real uncertainty to sample from; the copy tasks (sort, reverse) are
-  // near-certain at every step, so random weights show the knobs better after the grammar model.
-  static prefer = ['grammar', 'random'];
+  // near-certain at every step, so random weights show the knobs better after the language models.
+  static prefer = ['english', 'grammar', 'random'];
 
   options() {
     return { temperature: this.t, topK: this.k, topP: this.p, seed: this.seed };

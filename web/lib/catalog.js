@@ -9,7 +9,7 @@ export const COMMON_ATTRIBUTES = [
   {
     name: 'text',
     values: `any text (≤ ${MAX_TEXT_CHARS} characters; each model reads at most its own context in tokens)`,
-    doc: 'The sentence to run. Words the model does not know become <unk>.',
+    doc: 'The sentence to run. The English model reads any text (byte-level pieces); a word-level model writes <unk> for a word it does not know.',
   },
   {
     name: 'preset',
@@ -18,7 +18,7 @@ export const COMMON_ATTRIBUTES = [
   },
   {
     name: 'model',
-    values: "'grammar' (default) | 'sort' | 'reverse' | 'dates' | 'random'",
+    values: "'english' (default) | 'grammar' | 'sort' | 'reverse' | 'dates' | 'random'",
     doc: 'One of the trained models shipped with the bundle, or seeded random weights (the widget then says so in one line).',
   },
   { name: 'arch', values: "'decoder' | 'encoder' | 'encoder-decoder'", doc: 'Architecture of the random model.' },

@@ -8,13 +8,13 @@ import { DEFAULTS, modelKeyOf, switchesOf } from './state.js';
 import { generationFor } from './runs.js';
 import { textFor } from './view.js';
 
-const GENERATIVE = ['grammar', 'sort', 'reverse', 'dates'];
+const GENERATIVE = ['english', 'grammar', 'sort', 'reverse', 'dates'];
 // What a trained model starts from: the grammar model writes a whole sentence from "the".
 const PROMPTS = { ...TRAINED_EXAMPLES, grammar: 'the' };
 
 export class GenerationWidget extends ApWidget {
   /** Which model a view starts with, first available wins ('random': the page's random model). */
-  static prefer = ['grammar', 'sort', 'reverse', 'dates', 'random'];
+  static prefer = ['english', 'grammar', 'sort', 'reverse', 'dates', 'random'];
 
   /** Sampling options of this view ({ temperature, topK, topP, seed }). */
   options() {

@@ -75,7 +75,7 @@ export const LESSONS = {
     intro: [
       'Each token becomes a row of a matrix X. Three learned matrices turn each row into a query ("what am I looking for?"), a key ("what do I offer?") and a value ("what I pass on if attended to"). A score is a query times a key; scores are divided by √d_k, each row goes through softmax to become weights that sum to 1, and each output row is the weights\' mix of value rows:',
       'Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V.',
-      "The views run a small decoder trained by this project on a synthetic English grammar (64 dimensions, 4 heads, 2 layers), so the weights you see were learned, not random. Change the sentence at the top and every number recomputes; the notes' own worked examples are one click away.",
+      "The views run a small decoder trained by this project on real English, the Brown corpus (about a million words of American prose in 15 genres): 4 layers of 4 heads, 128 dimensions, a vocabulary of 4,096 pieces. The weights you see were learned, not random, and any sentence you type works. Change the sentence at the top and every number recomputes; the notes' own worked examples are one click away.",
     ],
     extras: {
       tokens: [
@@ -104,8 +104,8 @@ export const LESSONS = {
       ],
       scores: [
         {
-          try: 'Try a sentence with agreement: "the dogs near the cat sleep ." and look at the row of "sleep".',
-          patch: { text: 'the dogs near the cat sleep .', preset: '' },
+          try: 'Try a sentence with a pronoun, "The dog chased the cat because it was hungry.", and read the row of "it": which earlier pieces does it score highest, in this head and in the others?',
+          patch: { text: 'The dog chased the cat because it was hungry.', preset: '' },
         },
       ],
       scale: [
@@ -145,8 +145,8 @@ export const LESSONS = {
     extras: {
       heads: [
         {
-          try: 'Try agreement across a phrase: in "the dogs near the cat sleep ." which head links "sleep" back to "dogs"?',
-          patch: { text: 'the dogs near the cat sleep .', preset: '' },
+          try: 'Each card names what its head was measured to do on average over the held-out Brown text, with the figure. Try a sentence with commas, "When the rain stopped, the children ran outside, laughing.": does a head measured as a punctuation head weigh the commas of this one sentence? One sentence is a small sample; a role is an average over thousands of tokens.',
+          patch: { text: 'When the rain stopped, the children ran outside, laughing.', preset: '' },
         },
       ],
       reshape: [{ question: 'dimensions' }],
@@ -182,10 +182,10 @@ export const LESSONS = {
     extras: {
       block: [
         {
-          try: 'Switch to pre-norm and watch the diagram redraw. (This model was trained post-norm, so its numbers change too: it was never trained this way.)',
-          patch: { norm: 'pre', preset: '' },
+          try: "Switch to post-norm, the notes' drawing, and watch the diagram redraw. (This model was trained pre-norm, as GPT-2, so its numbers change too: it was never trained this way.)",
+          patch: { norm: 'post', preset: '' },
         },
-        { try: 'Back to post-norm, as trained.', patch: { norm: '', preset: '' } },
+        { try: 'Back to pre-norm, as trained.', patch: { norm: '', preset: '' } },
       ],
     },
   },

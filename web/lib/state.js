@@ -11,9 +11,10 @@ export const DEFAULT_TEXT = 'the cat sat on the mat';
 // so when a text is longer; this only keeps a URL or an attribute from carrying a book.
 export const MAX_TEXT_CHARS = 2000;
 
-// The page opens on a trained model (the grammar decoder), so the first patterns a student sees
-// were learned; random weights stay one choice away (model=random).
-export const DEFAULT_MODEL = 'grammar';
+// The page opens on a trained model, the English decoder (docs/models.md): any sentence a student
+// types is read by a model that learned real English; the grammar, task and random models stay
+// one choice away (model=grammar, model=random, ...).
+export const DEFAULT_MODEL = 'english';
 
 export const DEFAULTS = {
   text: DEFAULT_TEXT,

@@ -6,8 +6,8 @@ export const shippedModel = (name) =>
   new Uint8Array(readFileSync(new URL(`../../../web/models/${name}.safetensors`, import.meta.url)));
 
 /**
- * The scores of `layer`, `head` of the trained grammar decoder (what a widget with no model
- * attribute runs) for `text`, through the JS API `ap` in Node, with the <bos> the model reads first.
+ * The scores of `layer`, `head` of the trained grammar decoder for `text` (what a widget with
+ * model="grammar" runs), through the JS API `ap` in Node, with the <bos> the model reads first.
  */
 export function grammarScores(ap, text, { layer = 0, head = 0 } = {}) {
   const model = ap.loadModel(shippedModel('grammar'));
@@ -17,6 +17,27 @@ export function grammarScores(ap, text, { layer = 0, head = 0 } = {}) {
   } finally {
     trace.dispose();
     model.dispose();
+  }
+}
+
+const englishOf = new WeakMap();
+/** The shipped English decoder (the page's default model), opened once per `ap` (openModel: it carries its tokenizer.json). */
+export function englishModel(ap) {
+  if (!englishOf.has(ap)) englishOf.set(ap, ap.openModel(shippedModel('english')));
+  return englishOf.get(ap);
+}
+
+/**
+ * The scores of `layer`, `head` of the page's default model, the English decoder (what a widget
+ * with no model attribute runs), for `text` read as the page reads it: its <|endoftext|> first.
+ */
+export async function defaultScores(ap, text, { layer = 0, head = 0 } = {}) {
+  const model = await englishModel(ap);
+  const trace = model.forward(Int32Array.from([model.specialTokens.bos, ...model.tokenizer.encode(text).ids]));
+  try {
+    return Array.from(trace.get('scores', { layer, head }));
+  } finally {
+    trace.dispose();
   }
 }
 

@@ -36,10 +36,11 @@ export async function renderAll(page, selector = '*') {
   );
 }
 
-// Scrolls a widget into view (a view draws when it is seen) and waits until it has drawn.
+// Scrolls a widget into view (a view draws when it is seen) and waits until it has drawn (the first
+// widget of a page waits for the second module and the 2.8 MB English model on a loaded machine).
 export async function drawn(widget) {
   await widget.scrollIntoViewIfNeeded();
-  await expect.poll(() => widget.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
+  await expect.poll(() => widget.getAttribute('data-rendered'), { timeout: 60_000 }).toBeTruthy();
 }
 
 // The values of the heatmaps in a widget's shadow root: [{ title, rows, cols, values }].
