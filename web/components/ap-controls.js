@@ -6,7 +6,14 @@
 import { adoptStyles } from '../lib/styles.js';
 import { el, fillSelect, tokenText } from '../lib/dom.js';
 import { parseState, STATE_KEYS, modelKeyOf } from '../lib/state.js';
-import { availableTrainedModels, getModel, modelNow, pretrainedEntries, TRAINED_EXAMPLES } from '../lib/models.js';
+import {
+  availableTrainedModels,
+  displayVocab,
+  getModel,
+  modelNow,
+  pretrainedEntries,
+  TRAINED_EXAMPLES,
+} from '../lib/models.js';
 import { openFiles, openUrl } from '../lib/hf-open.js';
 import { getPlayground, playgroundNow } from '../lib/playground.js';
 import { conceptById } from '../lib/concepts.js';
@@ -473,7 +480,10 @@ export class ApControls extends HTMLElement {
     this._status.textContent = '';
     this._modelNote.textContent = modelNoteOf(entry, s);
     const enc = entry.model.tokenizer.encode(s.text);
-    this._showTokens(enc.pieces, enc.unknown, enc.ids);
+    // A byte-level BPE piece that is part of a character shows its bytes (<0xC3>), not "�".
+    const bytePieces = entry.model.specialTokens?.kind === 'byte-level BPE';
+    const shown = bytePieces ? Array.from(enc.ids, (id) => displayVocab(entry)[id]) : enc.pieces;
+    this._showTokens(shown, enc.unknown, enc.ids);
     this._setSwitches(entry.base, s, entry.model.switchChoices);
   }
 
