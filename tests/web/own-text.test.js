@@ -9,6 +9,7 @@ import { load } from '../../wasm/index.js';
 import { join } from 'node:path';
 import { SCREENSHOT_DIR, usePlayground } from './harness.js';
 import { englishModel } from './lib/models.js';
+import { PARAGRAPH } from '../tools/lib/english-sentences.mjs';
 
 const playground = usePlayground();
 let ap, english;
@@ -17,15 +18,6 @@ beforeAll(async () => {
   english = await englishModel(ap);
 }, 120_000);
 afterAll(() => english?.dispose());
-
-const PARAGRAPH =
-  'The library opened at nine, and by ten every table was taken. Students leaned over laptops and ' +
-  'old books, whispering about exams, deadlines and the weather. A woman in a green coat read ' +
-  'the same page again and again, as if the words might change. Near the window, two friends ' +
-  'argued quietly about a film they had both disliked for different reasons. The librarian, who ' +
-  'had worked there for thirty years, walked between the shelves and put back the books that ' +
-  'readers had left on the floor. Outside, the rain started, stopped, and started again, and ' +
-  'nobody seemed to notice it at all.';
 
 const SENTENCES = [
   'The café served crêpes to naïve tourists 😀',
@@ -69,14 +61,12 @@ describe("a student's own text on the default English model", () => {
         await expect.poll(() => page.evaluate(() => new URL(location.href).searchParams.get('text'))).toBe(text);
         // The chips spell the text back, piece by piece (a byte of a character shown as <0xNN>
         // joins its neighbours' bytes), and none is unknown.
-        const chips = await page
-          .locator('ap-controls')
-          .evaluate((c) =>
-            [...c.shadowRoot.querySelectorAll('#tokens .tok')].map((t) => ({
-              title: t.title,
-              piece: t.firstChild.textContent,
-            })),
-          );
+        const chips = await page.locator('ap-controls').evaluate((c) =>
+          [...c.shadowRoot.querySelectorAll('#tokens .tok')].map((t) => ({
+            title: t.title,
+            piece: t.firstChild.textContent,
+          })),
+        );
         expect(chips).toHaveLength(english.tokenizer.encode(text).ids.length);
         expect(chips.filter((t) => /not in the vocabulary/.test(t.title))).toEqual([]);
         // Each chip is its piece's text, or its bytes as <0xNN> when it is part of a character

@@ -192,7 +192,7 @@ function live(uid, answer, liveAttrs) {
     if (liveKey === r.key) return;
     liveKey = r.key;
     c.reset();
-    question.textContent = `In your sentence "${r.labels.join(' ')}" (the page's model, layer 0, head 0), which token will "${r.labels[r.row]}" (position ${r.row}) attend to most, and with what weight?`;
+    question.textContent = `In your sentence, as the page's model reads it (tokens: ${r.labels.join(' · ')}; layer 0, head 0), which token will "${r.labels[r.row]}" (position ${r.row}) attend to most, and with what weight?`;
     ch = choices(
       `p3-${uid}`,
       r.labels.map((l, j) => ({ key: String(j), text: `${j}: ${l}` })),
