@@ -9,7 +9,6 @@ import { ROOT, requireBundle, usePlayground, useStaticSite } from './harness.js'
 import { formatViolations, renderViews, runAxe } from './lib/axe.js';
 
 const THEMES = ['light', 'dark'];
-const CHAPTERS = ['A', 'B', 'recap', 'C', 'D', 'E', 'F', 'G', 'H'];
 
 /** Draws every view on the page, runs axe and returns the report of `label` ('' when clean). */
 async function audit(page, label, selector) {
@@ -22,33 +21,41 @@ async function audit(page, label, selector) {
 describe('the playground page', () => {
   const playground = usePlayground();
 
-  // One page per theme: each chapter in turn (by its link, as a reader follows the path), then
-  // the one-page view.
-  test.each(THEMES)('every chapter and the one-page view, %s theme', { timeout: 300_000 }, async (theme) => {
-    const { page } = await playground.open('/#chapter=A', { colorScheme: theme });
-    try {
-      await page.locator('ap-controls #model option[value="grammar"]').waitFor({ state: 'attached', timeout: 30_000 });
-      const reports = [];
-      for (const chapter of [...CHAPTERS, 'all']) {
-        await page.evaluate((c) => {
-          location.hash = `#chapter=${c}`;
-        }, chapter);
-        await page.waitForFunction((c) => document.body.dataset.chapter === c, chapter);
-        reports.push(await audit(page, `#chapter=${chapter} (${theme})`, '#main *'));
+  // One page per theme: chapter A (a chapter as the path shows it: its head, goals, intro, prompts,
+  // questions and the previous / next footer), then the one-page view, which holds every chapter's
+  // section with its head, intro, prompts, questions and views (auditing each chapter again
+  // found nothing the one-page view does not hold, and took half of this file's time).
+  test.each(THEMES)(
+    'chapter A and the one-page view (every chapter), %s theme',
+    { timeout: 300_000 },
+    async (theme) => {
+      const { page } = await playground.open('/#chapter=A', { colorScheme: theme });
+      try {
+        await page
+          .locator('ap-controls #model option[value="english"]')
+          .waitFor({ state: 'attached', timeout: 30_000 });
+        const reports = [];
+        for (const chapter of ['A', 'all']) {
+          await page.evaluate((c) => {
+            location.hash = `#chapter=${c}`;
+          }, chapter);
+          await page.waitForFunction((c) => document.body.dataset.chapter === c, chapter);
+          reports.push(await audit(page, `#chapter=${chapter} (${theme})`, '#main *'));
+        }
+        expect(
+          await page.evaluate(
+            () =>
+              document.documentElement.dataset.theme ||
+              (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'),
+          ),
+        ).toBe(theme);
+        const failed = reports.filter(Boolean);
+        expect(failed.length, `axe violations:\n${failed.join('\n\n')}`).toBe(0);
+      } finally {
+        await page.context().close();
       }
-      expect(
-        await page.evaluate(
-          () =>
-            document.documentElement.dataset.theme ||
-            (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'),
-        ),
-      ).toBe(theme);
-      const failed = reports.filter(Boolean);
-      expect(failed.length, `axe violations:\n${failed.join('\n\n')}`).toBe(0);
-    } finally {
-      await page.context().close();
-    }
-  });
+    },
+  );
 });
 
 describe('the gallery and the course page (examples/, the bundle in dist/)', () => {
