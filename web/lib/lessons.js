@@ -45,7 +45,7 @@ export const LESSONS = {
       ],
       'rnn-vanishing': [
         {
-          try: 'Set the spectral radius ρ to 1.5: now the gradient explodes instead of fading. Either way, a signal 30 steps back is unusable.',
+          try: "Set the spectral radius ρ to 1.5: W_hh now stretches vectors, but tanh flattens as its inputs grow (its slope falls towards 0). Does the gradient from 10 steps back grow or fade here? The line under the plot says which, from the core's numbers.",
           attrs: { radius: '1.5' },
         },
         { try: 'Back to ρ = 0.9.', attrs: { radius: '0.9' } },
@@ -116,7 +116,7 @@ export const LESSONS = {
       ],
       softmax: [
         {
-          try: 'Open the notes\' "the cat sat" table (000): .7 .2 .1 / .1 .6 .3 / .2 .3 .5.',
+          try: 'Open the notes\' "the cat sat" table (000), the last question below asks about its row of "sat": predict it before you read it.',
           patch: { preset: 'softmax.the-cat-sat' },
         },
         {
