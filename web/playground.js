@@ -551,7 +551,14 @@ function setupOpen(controls) {
 
 function setupTheme() {
   const button = document.getElementById('theme-toggle');
-  const saved = localStorage.getItem('ap-theme');
+  // Storage may be blocked (a sandboxed frame, strict privacy settings: access throws) or full
+  // (setItem throws): the theme then lasts for this visit only.
+  let saved = null;
+  try {
+    saved = localStorage.getItem('ap-theme');
+  } catch {
+    /* storage blocked */
+  }
   if (saved === 'light' || saved === 'dark') document.documentElement.dataset.theme = saved;
   const current = () =>
     document.documentElement.dataset.theme || (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
@@ -565,7 +572,11 @@ function setupTheme() {
   button?.addEventListener('click', () => {
     const next = current() === 'dark' ? 'light' : 'dark';
     document.documentElement.dataset.theme = next;
-    localStorage.setItem('ap-theme', next);
+    try {
+      localStorage.setItem('ap-theme', next);
+    } catch {
+      /* storage blocked or full: the theme lasts for this visit */
+    }
     label();
     redrawAll();
   });

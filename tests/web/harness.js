@@ -173,9 +173,11 @@ async function withBrowser(server, { httpErrors = false } = {}) {
     browser: b,
 
     // Opens `path` (relative to the served root) in a fresh context; `errors` fills up as things go wrong.
-    async open(path = '/', { viewport = { width: 1100, height: 800 }, colorScheme } = {}) {
+    // `initScript` runs in the page before any of its own scripts (e.g. to block its storage).
+    async open(path = '/', { viewport = { width: 1100, height: 800 }, colorScheme, initScript } = {}) {
       const context = await b.newContext({ viewport, colorScheme });
       contexts.push(context);
+      if (initScript) await context.addInitScript(initScript);
       const page = await context.newPage();
       const errors = [];
       page.on('console', (msg) => {

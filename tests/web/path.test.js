@@ -269,6 +269,43 @@ describe('the learning path', () => {
   });
 });
 
+describe('browser storage that refuses (issue 25, item 6)', () => {
+  // Blocked: every access to localStorage throws SecurityError (a sandboxed frame, strict privacy
+  // settings). Full: setItem throws QuotaExceededError. Either way the page works for this visit.
+  test.each([
+    [
+      'blocked',
+      () =>
+        Object.defineProperty(window, 'localStorage', {
+          get() {
+            throw new DOMException('The operation is insecure.', 'SecurityError');
+          },
+        }),
+    ],
+    [
+      'full',
+      () => {
+        Storage.prototype.setItem = () => {
+          throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+        };
+      },
+    ],
+  ])('storage %s: no uncaught error, the theme button and "worked through" still work', async (_, initScript) => {
+    const { page, errors } = await playground.open('/#chapter=A', { initScript });
+    await rendered(page, 'ap-rnn-chain');
+    const theme = () => page.evaluate(() => document.documentElement.dataset.theme || '');
+    const before = await theme();
+    await page.locator('#theme-toggle').click();
+    await expect.poll(theme).not.toBe(before);
+    await page.locator('#theme-toggle').click();
+    await expect.poll(theme).toBe(before === '' ? 'light' : before);
+    // "I have worked through this chapter" ticks the chapter in the contents, for this visit.
+    await page.locator('.chapter-foot .done input').check();
+    await expect.poll(() => page.locator('nav.toc a[data-chapter="A"] .mark').textContent()).toContain('✓');
+    expect(errors).toEqual([]);
+  });
+});
+
 describe('choosing a model', () => {
   test("never replaces the student's text without saying so, and offers it back", async () => {
     const { page, errors } = await open('/#chapter=B');
