@@ -233,6 +233,28 @@ describe('the gallery (examples/gallery.html)', () => {
 });
 
 describe('the iframe embed (embed.html)', () => {
+  // height=<px> caps the widget and scrolls it; a value that is not a positive number of px sets no
+  // cap (height=1e9 was read as 1 px by parseInt and collapsed the widget: issue 25 item 7).
+  test('height=300 caps the widget at 300 px; 1e9, -5 and "tall" leave it its own height', async () => {
+    const heightOf = async (height) => {
+      const { page, errors } = await open(
+        `dist/embed.html?widget=softmax&preset=softmax.the-cat-sat&height=${encodeURIComponent(height)}`,
+      );
+      const w = page.locator('ap-softmax');
+      await expect.poll(() => w.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
+      expect(errors).toEqual([]);
+      return w.evaluate((e) => ({ box: e.getBoundingClientRect().height, scroll: e.scrollHeight }));
+    };
+    const capped = await heightOf('300');
+    expect(Math.round(capped.box)).toBe(300);
+    expect(capped.scroll).toBeGreaterThan(300);
+    for (const v of ['1e9', '-5', 'tall']) {
+      const free = await heightOf(v);
+      expect(free.box, v).toBeGreaterThan(300);
+      expect(Math.abs(free.box - free.scroll), v).toBeLessThanOrEqual(1);
+    }
+  });
+
   test('the URL configures the widget: widget, preset, text, <control>_hide, theme', async () => {
     const { page, errors } = await open('examples/iframe.html');
     const frame = (id) => page.frameLocator(`#${id}`);

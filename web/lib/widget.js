@@ -140,8 +140,11 @@ export class ApWidget extends HTMLElement {
     if (oldValue === newValue) return;
     if (name === 'theme') resetTheme(); // canvases read their colours again on the next draw
     if (name === 'height') {
-      this.style.maxHeight = newValue ? `${parseInt(newValue, 10)}px` : '';
-      this.style.overflow = newValue ? 'auto' : '';
+      // A number of px (parseInt read "1e9" as 1 px); anything else, or <= 0, sets no limit.
+      const px = Number(newValue);
+      const limit = newValue && Number.isFinite(px) && px > 0 ? Math.min(px, 1e6) : 0;
+      this.style.maxHeight = limit ? `${limit}px` : '';
+      this.style.overflow = limit ? 'auto' : '';
     }
     this._dirty = true;
     this.schedule();
