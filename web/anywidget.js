@@ -28,8 +28,32 @@
 // "Embed this view" on the playground page writes the `bundle` trait into its MyST directive.
 const bundles = new Map(); // URL -> the bundle's module (a promise), imported once per page
 
+// A host model may be unusual: get() that throws, no on(), a trait that is a circular object, a
+// BigInt or an object whose toString throws. Such a trait is skipped (and said on the console);
+// a model whose `widget` or `bundle` cannot be read gets a message in the element, never an
+// empty element and a rejected render.
+function traitOf(model, name) {
+  try {
+    return model.get(name);
+  } catch (err) {
+    console.warn(`Attention Playground: the host model's trait "${name}" could not be read (${short(err)})`);
+    return undefined;
+  }
+}
+
+/** An error's message, at most 200 characters (a host's error may quote a whole value). */
+function short(err) {
+  let text;
+  try {
+    text = String(err?.message ?? err);
+  } catch {
+    text = 'an error that cannot be printed';
+  }
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
 function bundleFor(model) {
-  const given = model.get('bundle');
+  const given = traitOf(model, 'bundle');
   const url = given
     ? new URL(String(given), document.baseURI).href
     : new URL('./attention-playground.js', import.meta.url).href;
@@ -84,6 +108,15 @@ function showError(el, message) {
 }
 
 async function render({ model, el }) {
+  try {
+    return await renderWidget(model, el);
+  } catch (err) {
+    showError(el, `Attention Playground: this widget could not start with the host's model (${short(err)}).`);
+    return () => {};
+  }
+}
+
+async function renderWidget(model, el) {
   const { url, module } = bundleFor(model);
   let lib;
   try {
@@ -96,7 +129,8 @@ async function render({ model, el }) {
     );
     return () => {};
   }
-  const id = String(model.get('widget') ?? '').trim();
+  const rawId = traitOf(model, 'widget');
+  const id = typeof rawId === 'string' ? rawId.trim() : '';
   // Widget ids: every concept view and the stepper (as the iframe embed).
   const known = lib.widgetList().map((w) => w.id);
   if (!known.includes(id)) {
@@ -112,20 +146,29 @@ async function render({ model, el }) {
   let fromWidget = false; // the widget itself is setting traits: no need to set its attributes back
 
   const apply = (name) => {
-    const text = attributeText(model.get(name));
+    let text;
+    try {
+      text = attributeText(traitOf(model, name));
+    } catch (err) {
+      console.warn(`Attention Playground: the trait "${name}" is not a value an attribute can take (${short(err)})`);
+      return;
+    }
     if (text === null) node.removeAttribute(name);
     else if (node.getAttribute(name) !== text) node.setAttribute(name, text);
   };
-  for (const name of traits) if (model.get(name) !== undefined) apply(name);
+  for (const name of traits) if (traitOf(model, name) !== undefined) apply(name);
 
-  // Trait -> attribute.
-  const handlers = traits.map((name) => {
+  // Trait -> attribute (a host model without on() gets no live updates, the widget still draws).
+  const handlers = [];
+  for (const name of traits) {
     const handler = () => {
       if (!disposed && !fromWidget) apply(name);
     };
-    model.on(`change:${name}`, handler);
-    return [`change:${name}`, handler];
-  });
+    quietly(() => {
+      model.on(`change:${name}`, handler);
+      handlers.push([`change:${name}`, handler]);
+    });
+  }
 
   const save = () => quietly(() => model.save_changes());
 
@@ -136,7 +179,7 @@ async function render({ model, el }) {
     if (!names.length) return;
     fromWidget = true;
     try {
-      for (const k of names) model.set(k, asTraitType(patch[k], model.get(k)));
+      for (const k of names) quietly(() => model.set(k, asTraitType(patch[k], traitOf(model, k))));
     } finally {
       fromWidget = false;
     }
@@ -150,7 +193,7 @@ async function render({ model, el }) {
     const selected = { name: d.name ?? '', row: d.row, col: d.col, value: Number.isFinite(d.value) ? d.value : null };
     if (m?.rowLabels?.[d.row] !== undefined) selected.rowLabel = String(m.rowLabels[d.row]);
     if (m?.colLabels?.[d.col] !== undefined) selected.colLabel = String(m.colLabels[d.col]);
-    model.set('selected', selected);
+    quietly(() => model.set('selected', selected));
     save();
   };
   node.addEventListener('ap-state-change', onState);

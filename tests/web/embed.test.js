@@ -204,6 +204,100 @@ describe('the course page (examples/course.html)', () => {
   });
 });
 
+describe('the anywidget module (dist/anywidget.js) with an unusual host model (issue 25 item 8)', () => {
+  // A host is whatever calls render({ model, el }): here, this page, with models as odd hosts make
+  // them. A trait that cannot be read or turned into an attribute is skipped and the widget draws;
+  // a model whose `widget` cannot be read gets a message in the element. render never rejects.
+  test('get() that throws, no on(), circular, BigInt and throwing-toString traits: a widget or a message, never nothing', async () => {
+    const { page, errors } = await open('examples/course.html');
+    const results = await page.evaluate(async () => {
+      // (a string: Vitest would rewrite a dynamic import written in this function's source)
+      const { default: widget } = await new Function('return import("/dist/anywidget.js")')();
+      const base = { widget: 'softmax', preset: 'softmax.the-cat-sat', bundle: '/dist/attention-playground.js' };
+      const host = (traits, extra = {}) => ({
+        get: (k) => {
+          if (typeof traits[k] === 'function') return traits[k]();
+          return traits[k];
+        },
+        set() {},
+        on() {},
+        off() {},
+        save_changes() {},
+        ...extra,
+      });
+      const circular = {};
+      circular.self = circular;
+      const cases = {
+        'get throws for text': host({
+          ...base,
+          text: () => {
+            throw new Error('no kernel');
+          },
+        }),
+        'no on()': host(base, { on: undefined }),
+        'circular trait': host({ ...base, text: circular }),
+        'BigInt trait': host({ ...base, layer: 10n ** 30n, text: { big: 1n } }),
+        'toString throws': host({
+          ...base,
+          text: {
+            toString() {
+              throw new Error('nope');
+            },
+            toJSON() {
+              throw new Error('nope');
+            },
+          },
+        }),
+        'widget unreadable': host({
+          ...base,
+          widget: () => {
+            throw new Error('no kernel');
+          },
+        }),
+      };
+      const out = {};
+      for (const [name, model] of Object.entries(cases)) {
+        const el = document.createElement('div');
+        document.body.append(el);
+        let outcome;
+        try {
+          await widget.render({ model, el });
+          outcome = 'resolved';
+        } catch (err) {
+          outcome = `rejected: ${err.message}`;
+        }
+        const tag = el.firstElementChild?.tagName.toLowerCase() ?? '';
+        if (tag === 'ap-softmax') {
+          el.firstElementChild.scrollIntoView();
+          await new Promise((r) => {
+            const t = setInterval(() => {
+              if (el.firstElementChild.dataset.rendered !== undefined) (clearInterval(t), r());
+            }, 50);
+          });
+        }
+        out[name] = {
+          outcome,
+          tag,
+          text: el.textContent.slice(0, 160),
+          error: el.firstElementChild?.dataset?.error ?? null,
+        };
+      }
+      return out;
+    });
+    for (const [name, r] of Object.entries(results)) {
+      expect(r.outcome, name).toBe('resolved');
+      if (name === 'widget unreadable') {
+        expect(r.tag).toBe('div');
+        expect(r.text).toMatch(/no "widget" trait naming a widget/);
+      } else {
+        expect(r.tag, name).toBe('ap-softmax');
+        expect(r.error, name).toBeNull();
+      }
+    }
+    expect(errors).toEqual([]);
+  });
+});
+
 describe('the gallery (examples/gallery.html)', () => {
   test(
     'lists every widget with its attributes, and each live instance renders without errors',
