@@ -162,6 +162,18 @@ ap::TraceKeep keep_from(const val& o) {
 
 std::string g_last_error;
 
+// A message quotes what it refuses (a token, a type name, a merge): at most 400 bytes of it cross
+// to JS, cut at a character boundary, so a 50 MB string in a hostile tokenizer.json does not come
+// back as a 50 MB Error (issue 25 item 3).
+constexpr size_t kMaxMessage = 400;
+std::string bounded(const char* what) {
+  std::string m(what);
+  if (m.size() <= kMaxMessage) return m;
+  size_t cut = kMaxMessage - 60;
+  while (cut > 0 && (static_cast<unsigned char>(m[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  return m.substr(0, cut) + "... (" + std::to_string(m.size()) + " bytes in all)";
+}
+
 template <class F>
 auto guard(F&& f, decltype(f()) on_error) -> decltype(f()) {
   try {
@@ -170,7 +182,7 @@ auto guard(F&& f, decltype(f()) on_error) -> decltype(f()) {
   } catch (const std::bad_alloc&) {
     g_last_error = "out of memory";
   } catch (const std::exception& e) {
-    g_last_error = e.what();
+    g_last_error = bounded(e.what());
   } catch (...) {
     g_last_error = "unknown error";
   }

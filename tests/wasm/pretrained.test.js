@@ -287,6 +287,32 @@ describe('bad folders: an Error naming the file and the field, and the module st
     expect(full.heapUsed()).toBe(before);
   });
 
+  // A hostile file may put megabytes in a field the reader quotes when it refuses it (issue 25
+  // item 3): the Error names the field and stays short, and the module goes on.
+  test.each([
+    // [field, edit, message, quoted: the reader quotes the value, so the message is cut]
+    ['model.type', (t) => (t.model.type = 'X'.repeat(5e6)), /^tokenizer\.json: model\.type 'XXX/, true],
+    ['unk_token', (t) => (t.model.unk_token = 'é'.repeat(2.5e6)), /^tokenizer\.json: model\.unk_token 'ééé/, true],
+    [
+      'a merge',
+      (t) => (t.model.merges[0] = 'Y'.repeat(5e6)),
+      /^tokenizer\.json: model\.merges\[0\] is not a pair$/,
+      false,
+    ],
+  ])('a 5 MB %s: the message names it in at most 400 bytes', async (_name, edit, message, quoted) => {
+    const f = good();
+    const t = JSON.parse(f.tokenizer);
+    edit(t);
+    const err = await ap.loadPretrained({ ...f, tokenizer: JSON.stringify(t) }).then(
+      () => null,
+      (e) => e,
+    );
+    expect(err).toBeInstanceOf(Error);
+    expect(err.message).toMatch(message);
+    expect(new TextEncoder().encode(err.message).length).toBeLessThanOrEqual(400);
+    if (quoted) expect(err.message).toMatch(/\.\.\. \(\d{7} bytes in all\)$/); // cut, and says how long it was
+  });
+
   test('after every failure a good folder still loads and gives the same numbers', async () => {
     const fx = expected('gpt2-tiny');
     const model = await ap.loadPretrained(good());
