@@ -313,6 +313,63 @@ describe('bad folders: an Error naming the file and the field, and the module st
     if (quoted) expect(err.message).toMatch(/\.\.\. \(\d{7} bytes in all\)$/); // cut, and says how long it was
   });
 
+  // A weights Response (as fetch gives one) whose body stalls, breaks or closes early (issue 25
+  // item 1 and 2): an Error naming model.safetensors and how far it came, never a promise pending
+  // for ever, and the heap as it was.
+  const streamed = (bytes, { stopAt = Infinity, then = 'stall' } = {}) => {
+    let at = 0;
+    const body = new ReadableStream({
+      pull(controller) {
+        if (at >= stopAt) {
+          if (then === 'error') controller.error(new TypeError('network error'));
+          else if (then === 'close') controller.close();
+          return new Promise(() => {}); // 'stall': no more bytes, ever
+        }
+        const end = Math.min(bytes.length, stopAt, at + 65536);
+        controller.enqueue(bytes.slice(at, end));
+        at = end;
+        if (at >= bytes.length) controller.close();
+      },
+    });
+    return new Response(body, { headers: { 'content-length': String(bytes.length) } });
+  };
+  test.each([
+    [
+      'stalls after its headers',
+      { stopAt: 0 },
+      /^loadPretrained: model\.safetensors stopped arriving \(after 0 of \d+ bytes; nothing for 0\.3 s\)/,
+    ],
+    [
+      'stalls halfway',
+      { stopAt: 131072 },
+      /^loadPretrained: model\.safetensors stopped arriving \(after 131072 of \d+ bytes/,
+    ],
+    [
+      'breaks halfway',
+      { stopAt: 131072, then: 'error' },
+      /^loadPretrained: model\.safetensors could not be read after 131072 of \d+ bytes \(network error\)/,
+    ],
+    [
+      'closes early',
+      { stopAt: 131072, then: 'close' },
+      /^loadPretrained: model\.safetensors ended after 131072 of its \d+ bytes/,
+    ],
+  ])('a weights Response that %s: an Error naming the file', async (_name, how, message) => {
+    const full = await ap._loadTrainer();
+    const f = good();
+    await expect(ap.loadPretrained({ ...f, weights: streamed(f.weights, how) }, { stallMs: 300 })).rejects.toThrow(
+      message,
+    );
+    const before = full.heapUsed();
+    await expect(ap.loadPretrained({ ...f, weights: streamed(f.weights, how) }, { stallMs: 300 })).rejects.toThrow(
+      message,
+    );
+    expect(full.heapUsed()).toBe(before);
+    // The same folder streamed whole loads.
+    const model = await ap.loadPretrained({ ...f, weights: streamed(f.weights) }, { stallMs: 300 });
+    model.dispose();
+  });
+
   test('after every failure a good folder still loads and gives the same numbers', async () => {
     const fx = expected('gpt2-tiny');
     const model = await ap.loadPretrained(good());

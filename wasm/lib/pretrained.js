@@ -6,7 +6,29 @@ import { Model } from './model.js';
 const CHUNK = 8 << 20; // bytes per feed
 
 /** The text of a JSON part: a string, an object (serialised), bytes, or a Blob / File. */
-async function textOf(part, file) {
+// A streamed file that sends nothing for this long is given up (a stalled server would otherwise
+// keep loadPretrained pending for ever: issue 25 item 1). options.stallMs overrides it.
+const STALL_MS = 30_000;
+
+/** `promise`, or an Error naming `file` if it has not settled after `ms`. */
+function withinStall(promise, ms, file, what) {
+  let timer;
+  const stalled = new Promise((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`loadPretrained: ${file} stopped arriving (${what}; nothing for ${ms / 1000} s)`)),
+      ms,
+    );
+  });
+  return Promise.race([promise, stalled]).finally(() => clearTimeout(timer));
+}
+
+/** A failure while reading `file` as an Error that names it (a network error names nothing). */
+function readError(err, file, where) {
+  if (err instanceof Error && err.message.startsWith('loadPretrained: ')) return err;
+  return new Error(`loadPretrained: ${file} could not be read ${where} (${err?.message || err})`);
+}
+
+async function textOf(part, file, stallMs = STALL_MS) {
   if (part == null) throw new Error(`loadPretrained: ${file} is missing`);
   if (typeof part === 'string') return part;
   if (part instanceof ArrayBuffer || ArrayBuffer.isView(part)) {
@@ -18,7 +40,14 @@ async function textOf(part, file) {
   }
   if (typeof Blob !== 'undefined' && part instanceof Blob) return part.text();
   if (typeof part === 'object' && typeof part.text !== 'function') return JSON.stringify(part);
-  if (typeof part.text === 'function') return part.text(); // a fetch Response
+  if (typeof part.text === 'function') {
+    // a fetch Response: its body may stall or break halfway
+    try {
+      return await withinStall(part.text(), stallMs, file, 'its text');
+    } catch (err) {
+      throw readError(err, file, 'to its end');
+    }
+  }
   throw new Error(`loadPretrained: ${file} must be text, an object, bytes or a File`);
 }
 
@@ -27,7 +56,7 @@ async function textOf(part, file) {
  * bytes, a Blob / File (sliced, never read whole) or a fetch Response (streamed; needs its
  * Content-Length).
  */
-function weightsReader(part) {
+function weightsReader(part, stallMs = STALL_MS) {
   if (part == null) throw new Error('loadPretrained: model.safetensors (weights) is missing');
   if (part instanceof ArrayBuffer || ArrayBuffer.isView(part)) {
     const bytes =
@@ -53,12 +82,27 @@ function weightsReader(part) {
       throw new Error('loadPretrained: model.safetensors came without a Content-Length: its size is needed');
     const reader = part.body.getReader();
     let pending = new Uint8Array(0);
+    let got = 0;
     return {
       size,
       async read(n) {
         while (pending.length < n) {
-          const { done, value } = await reader.read();
-          if (done) break;
+          let chunk;
+          try {
+            chunk = await withinStall(reader.read(), stallMs, 'model.safetensors', `after ${got} of ${size} bytes`);
+          } catch (err) {
+            reader.cancel().catch(() => {});
+            throw readError(err, 'model.safetensors', `after ${got} of ${size} bytes`);
+          }
+          const { done, value } = chunk;
+          if (done) {
+            if (got < size)
+              throw new Error(
+                `loadPretrained: model.safetensors ended after ${got} of its ${size} bytes (Content-Length)`,
+              );
+            break;
+          }
+          got += value.length;
           const joined = new Uint8Array(pending.length + value.length);
           joined.set(pending);
           joined.set(value, pending.length);
@@ -76,19 +120,20 @@ function weightsReader(part) {
 /**
  * Loads a Hugging Face GPT-2 or BERT folder into the module `ap` (one with the core's loader: the
  * second module, see load.js). parts: { config, weights, tokenizer } (see textOf / weightsReader).
- * options.onProgress({ loaded, total }) after each chunk. Every problem is an Error naming the file
- * and the field; nothing stays allocated after one.
+ * options.onProgress({ loaded, total }) after each chunk; options.stallMs (default 30 s): a streamed
+ * file that sends nothing for that long is given up. Every problem is an Error naming the file and
+ * the field; nothing stays allocated after one.
  */
-export async function loadPretrainedInto(ap, parts, { onProgress } = {}) {
+export async function loadPretrainedInto(ap, parts, { onProgress, stallMs = STALL_MS } = {}) {
   if (!parts || typeof parts !== 'object')
     throw new Error(
       'loadPretrained() needs { config, weights, tokenizer } (config.json, model.safetensors, tokenizer.json)',
     );
   const [config, tokenizer] = await Promise.all([
-    textOf(parts.config, 'config.json'),
-    textOf(parts.tokenizer, 'tokenizer.json'),
+    textOf(parts.config, 'config.json', stallMs),
+    textOf(parts.tokenizer, 'tokenizer.json', stallMs),
   ]);
-  const weights = weightsReader(parts.weights);
+  const weights = weightsReader(parts.weights, stallMs);
   const raw = ap._raw;
   const loader = raw.hfBegin(config, tokenizer);
   if (!loader) ap._fail();
