@@ -166,12 +166,20 @@ std::string g_last_error;
 // to JS, cut at a character boundary, so a 50 MB string in a hostile tokenizer.json does not come
 // back as a 50 MB Error (issue 25 item 3).
 constexpr size_t kMaxMessage = 400;
-std::string bounded(const char* what) {
-  std::string m(what);
-  if (m.size() <= kMaxMessage) return m;
+// Assigned in place (no new buffer when the old one is large enough): a failing call repeated
+// leaves the heap exactly as the first left it (tests/wasm/pretrained.test.js checks it).
+void set_last_error(const char* what) {
+  const size_t n = std::strlen(what);
+  if (n <= kMaxMessage) {
+    g_last_error.assign(what, n);
+    return;
+  }
   size_t cut = kMaxMessage - 60;
-  while (cut > 0 && (static_cast<unsigned char>(m[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
-  return m.substr(0, cut) + "... (" + std::to_string(m.size()) + " bytes in all)";
+  while (cut > 0 && (static_cast<unsigned char>(what[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  g_last_error.assign(what, cut);
+  g_last_error += "... (";
+  g_last_error += std::to_string(n);
+  g_last_error += " bytes in all)";
 }
 
 template <class F>
@@ -182,7 +190,7 @@ auto guard(F&& f, decltype(f()) on_error) -> decltype(f()) {
   } catch (const std::bad_alloc&) {
     g_last_error = "out of memory";
   } catch (const std::exception& e) {
-    g_last_error = bounded(e.what());
+    set_last_error(e.what());
   } catch (...) {
     g_last_error = "unknown error";
   }

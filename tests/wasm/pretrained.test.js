@@ -370,6 +370,14 @@ describe('bad folders: an Error naming the file and the field, and the module st
     model.dispose();
   });
 
+  test('a 200 MB config.json (by its Content-Length) is refused before it is read', async () => {
+    const f = good();
+    const huge = new Response(new ReadableStream({ pull() {} }), { headers: { 'content-length': String(200 << 20) } });
+    await expect(ap.loadPretrained({ ...f, config: huge })).rejects.toThrow(
+      /^loadPretrained: config\.json is 200\.0 MB, more than the 1 MB such a file can be$/,
+    );
+  });
+
   test('after every failure a good folder still loads and gives the same numbers', async () => {
     const fx = expected('gpt2-tiny');
     const model = await ap.loadPretrained(good());

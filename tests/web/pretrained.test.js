@@ -314,6 +314,20 @@ describe('a Hugging Face folder in the page', () => {
     }
   }, 240_000);
 
+  // issue 25 item 2: a ?hf= that is not an http(s) folder says so, naming it, and the page goes on
+  // with its own model.
+  test.each(['javascript:alert(1)', 'http://[::1', 'data:text/plain,hello'])(
+    '?hf=%s: an alert naming it, the page keeps its model',
+    async (hf) => {
+      const { page, errors } = await playground.open(`/?hf=${encodeURIComponent(hf)}#chapter=recap`);
+      const alert = page.locator('ap-controls .hf-error[role="alert"]');
+      await expect.poll(() => alert.textContent(), { timeout: 30_000 }).toMatch(/is not (an http\(s\)|a) folder URL/);
+      expect(await alert.textContent()).toContain(hf.slice(0, 10));
+      await expect.poll(() => page.locator('ap-controls #model').inputValue()).toBe('english');
+      expect(errors.filter((e) => !/hf-error|folder URL/.test(e))).toEqual([]);
+    },
+  );
+
   test('a GPT-2-small-shaped folder (124 M parameters): 144 heads at a glance; screenshots', async () => {
     const dir = join(ROOT, 'build', 'hf', 'gpt2-small-shape');
     await writeGpt2SmallShape(dir);

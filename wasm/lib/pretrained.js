@@ -28,6 +28,18 @@ function readError(err, file, where) {
   return new Error(`loadPretrained: ${file} could not be read ${where} (${err?.message || err})`);
 }
 
+// The largest text file read whole: a real config.json is a few KB, a real tokenizer.json up to
+// about 20 MB (Llama 3: 9 MB); a 200 MB "config.json" from a URL ran the tab out of memory.
+const TEXT_LIMITS = { 'config.json': 1 << 20, 'tokenizer.json': 64 << 20 };
+
+function checkTextSize(bytes, file) {
+  const limit = TEXT_LIMITS[file];
+  if (limit && bytes > limit)
+    throw new Error(
+      `loadPretrained: ${file} is ${(bytes / 2 ** 20).toFixed(1)} MB, more than the ${limit / 2 ** 20} MB such a file can be`,
+    );
+}
+
 async function textOf(part, file, stallMs = STALL_MS) {
   if (part == null) throw new Error(`loadPretrained: ${file} is missing`);
   if (typeof part === 'string') return part;
@@ -38,10 +50,14 @@ async function textOf(part, file, stallMs = STALL_MS) {
         : new Uint8Array(part.buffer, part.byteOffset, part.byteLength);
     return new TextDecoder().decode(bytes);
   }
-  if (typeof Blob !== 'undefined' && part instanceof Blob) return part.text();
+  if (typeof Blob !== 'undefined' && part instanceof Blob) {
+    checkTextSize(part.size, file);
+    return part.text();
+  }
   if (typeof part === 'object' && typeof part.text !== 'function') return JSON.stringify(part);
   if (typeof part.text === 'function') {
     // a fetch Response: its body may stall or break halfway
+    if (part.headers?.get) checkTextSize(Number(part.headers.get('content-length')) || 0, file);
     try {
       return await withinStall(part.text(), stallMs, file, 'its text');
     } catch (err) {

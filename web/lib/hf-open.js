@@ -68,24 +68,45 @@ export async function filesFromDataTransfer(dt) {
 }
 
 /** { config, tokenizer, weights (a streamed Response), name } from a folder URL. */
+// A server that does not answer: each file's headers must come within this (its body is then
+// watched by loadPretrained, which gives up on a body that stalls).
+const ANSWER_MS = 30_000;
+
 export async function partsFromUrl(url) {
-  const base = new URL(String(url).replace(/\/+$/, '') + '/', location.href);
+  const text = String(url);
+  const shown = text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  let base;
+  try {
+    base = new URL(text.replace(/\/+$/, '') + '/', location.href);
+  } catch {
+    throw new Error(`"${shown}" is not a folder URL (give the http(s) address of a folder with config.json)`);
+  }
+  if (base.protocol !== 'https:' && base.protocol !== 'http:')
+    throw new Error(`"${shown}" is not an http(s) folder URL (${base.protocol} is not read)`);
   const get = async (name) => {
+    const where = new URL(name, base).href;
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), ANSWER_MS);
     let r;
     try {
-      r = await fetch(new URL(name, base));
+      r = await fetch(where, { signal: abort.signal });
     } catch (err) {
       throw new Error(
-        `${name}: could not fetch ${new URL(name, base).href} (${err.message}; is the server CORS-enabled?)`,
+        abort.signal.aborted
+          ? `${name}: no answer from ${where} in ${ANSWER_MS / 1000} s`
+          : `${name}: could not fetch ${where} (${err.message}; is the server CORS-enabled?)`,
       );
+    } finally {
+      clearTimeout(timer);
     }
-    if (!r.ok) throw new Error(`${name}: could not fetch ${new URL(name, base).href} (HTTP ${r.status})`);
+    if (!r.ok) throw new Error(`${name}: could not fetch ${where} (HTTP ${r.status})`);
     return r;
   };
   const [config, tokenizer] = await Promise.all([get('config.json'), get('tokenizer.json')]);
   const weights = await get('model.safetensors');
   const name = decodeURIComponent(base.pathname.split('/').filter(Boolean).pop() || base.host);
-  return { config: await config.text(), tokenizer: await tokenizer.text(), weights, name };
+  // The Responses themselves: loadPretrained reads each body and names the file if it stalls.
+  return { config, tokenizer, weights, name };
 }
 
 /** Opens files (a FileList or array) as a page model; resolves to its entry. */
