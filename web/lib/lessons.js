@@ -139,7 +139,7 @@ export const LESSONS = {
   C: {
     goals: ['heads-pos'],
     intro: [
-      'One attention pattern relates words in one way only. Multi-head attention runs h smaller attentions side by side, each with its own W_Q, W_K and W_V of width d_k = d / h, concatenates their outputs and mixes them with W_O. In a trained model the heads specialise: one looks at the previous word, another at the first token, another at the subject of the verb.',
+      "One attention pattern relates words in one way only. Multi-head attention runs h smaller attentions side by side, each with its own W_Q, W_K and W_V of width d_k = d / h, concatenates their outputs and mixes them with W_O. Trained heads often specialise (in GPT-2, one looks at the previous word, another at the first token); under each head of this page's model, the heads view says what that head was measured to do on held-out text, or that it has no clear role.",
       'The notes also show that heads are just a reshape: (n, d) → (n, h, d/h) → (h, n, d/h), so the head axis works like a batch axis and h heads cost about as much as one.',
     ],
     extras: {
