@@ -11,6 +11,7 @@
 #include "core/layout.hpp"
 #include "core/tensor.hpp"
 #include "io/hf_tokenizer.hpp"
+#include "io/json_limited.hpp"
 #include "io/safetensors.hpp"
 
 namespace ap {
@@ -73,7 +74,7 @@ struct ConfigReader {
 ModelConfig hf_config(const std::string& text) {
   json j;
   try {
-    j = json::parse(text);
+    j = parse_json_limited(text.begin(), text.end(), "config.json");
   } catch (const json::exception& e) {
     fail(std::string("config.json is not JSON: ") + e.what());
   }

@@ -6,6 +6,7 @@
 #include <queue>
 
 #include "core/tensor.hpp"
+#include "io/json_limited.hpp"
 #include "io/unicode_tables.hpp"
 
 namespace ap {
@@ -375,7 +376,7 @@ std::string type_of(const json& obj, const std::string& path) {
 std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_text) {
   json root;
   try {
-    root = json::parse(json_text);
+    root = parse_json_limited(json_text.begin(), json_text.end(), "tokenizer.json");
   } catch (const json::exception& e) {
     bad(std::string("not JSON (") + e.what() + ")");
   }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/tensor.hpp"
+#include "io/json_limited.hpp"
 #include "io/safetensors.hpp"
 
 namespace ap {
@@ -26,7 +27,7 @@ using json = nlohmann::json;
 // Parses text as JSON; `what` names it in the error ("config is not valid JSON: ...").
 json parse_json(const std::string& text, const char* what) {
   try {
-    return json::parse(text);
+    return parse_json_limited(text.begin(), text.end(), what);
   } catch (const json::exception& e) {
     fail(std::string(what) + " is not valid JSON: " + e.what());
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/tensor.hpp"
+#include "io/json_limited.hpp"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "safetensors.cpp copies raw little-endian floats: a big-endian target needs byte swaps"
@@ -193,7 +194,7 @@ SafeTensorsHeader read_safetensors_header(const uint8_t* text, size_t header_len
   const char* header_begin = reinterpret_cast<const char*>(text);
   json header;
   try {
-    header = json::parse(header_begin, header_begin + header_len);
+    header = parse_json_limited(header_begin, header_begin + header_len, "safetensors header");
   } catch (const json::exception& e) {
     fail(std::string("safetensors header is not valid JSON: ") + e.what());
   }

@@ -159,3 +159,24 @@ TEST(HfLoader, FuzzSeedsLoadOrFailAsNamed) {
   EXPECT_GE(valid, 3);
   EXPECT_GE(bad, 3);
 }
+
+// A value nested 100,000 arrays deep overflowed the stack (issue 25 item 2); a limit of 64 levels
+// names the file instead, in config.json, tokenizer.json and a safetensors header alike, and 64
+// levels still parse.
+TEST(HfLoader, DeepNestingIsRefusedByNameNotByTheStack) {
+  const auto nested = [](int depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+  const Folder f = folder("gpt2-tiny");
+  const std::string deep_config = "{\"junk\": " + nested(100000) + "," + f.config.substr(1);
+  EXPECT_MENTIONS(aptest::error_of([&] { ap::hf_config(deep_config); }), "config.json nests more than 64 levels deep");
+  const std::string deep_tokenizer = "{\"junk\": " + nested(100000) + "," + f.tokenizer.substr(1);
+  EXPECT_MENTIONS(aptest::error_of([&] { ap::HfLoader(f.config, deep_tokenizer); }),
+                  "tokenizer.json nests more than 64 levels deep");
+  const std::string header = "{\"junk\": " + nested(100000) + "}";
+  EXPECT_MENTIONS(aptest::error_of([&] {
+                    ap::read_safetensors_header(reinterpret_cast<const uint8_t*>(header.data()), header.size(), 0);
+                  }),
+                  "safetensors header nests more than 64 levels deep");
+  // 63 levels inside the top-level object: 64 in all, allowed.
+  const std::string ok_config = "{\"junk\": " + nested(63) + "," + f.config.substr(1);
+  EXPECT_EQ(ap::hf_config(ok_config).n_layers, ap::hf_config(f.config).n_layers);
+}

@@ -274,6 +274,17 @@ describe('bad folders: an Error naming the file and the field, and the module st
       /tokenizer\.json: model\.type 'Unigram' is not supported/,
     ],
     ['weights missing', () => ({ ...good(), weights: undefined }), /model\.safetensors \(weights\) is missing/],
+    // issue 25 item 2: 100,000 nested arrays overflowed the wasm stack ("Maximum call stack size exceeded")
+    [
+      'a config.json nested 100,000 deep',
+      () => ({ ...good(), config: `{"junk": ${'['.repeat(1e5)}${']'.repeat(1e5)}, ${good().config.slice(1)}` }),
+      /config\.json nests more than 64 levels deep/,
+    ],
+    [
+      'a tokenizer.json nested 100,000 deep',
+      () => ({ ...good(), tokenizer: `{"junk": ${'['.repeat(1e5)}${']'.repeat(1e5)}, ${good().tokenizer.slice(1)}` }),
+      /tokenizer\.json nests more than 64 levels deep/,
+    ],
   ];
 
   test.each(cases)('%s', async (_name, make, message) => {
