@@ -3,7 +3,8 @@
 // sentence, the pieces and how many are bytes of a character, whether anything was unknown, the
 // model's five most likely next pieces, its greedy continuation, and whether every view of chapters
 // B, C and F drew it in headless Chromium with no error. Prints a markdown table
-// (build/english/trial.md). Needs the built page's sources (it starts the Vite dev server).
+// (build/english/trial.md). Needs the built page's sources (it starts the Vite dev server);
+// --no-browser: the model's figures only.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -47,6 +48,7 @@ main(async () => {
   }
   model.dispose();
 
+  if (process.argv.includes('--no-browser')) return print(rows);
   step('every view of chapters B, C and F in headless Chromium');
   const server = await createServer({ configFile: join(ROOT, 'web/vite.config.js'), logLevel: 'error' });
   await server.listen();
@@ -65,23 +67,33 @@ main(async () => {
         );
         const n = await page.evaluate(() => document.querySelectorAll('section.chapter [data-concept]').length);
         for (let i = 0; i < n; i++) {
-          await page.evaluate(
-            (k) => document.querySelectorAll('section.chapter [data-concept]')[k].scrollIntoView(),
-            i,
-          );
-          await page.waitForFunction(
-            (k) => document.querySelectorAll('section.chapter [data-concept]')[k]?.dataset.rendered,
-            i,
-            { timeout: 60_000 },
-          );
+          const concept = await page.evaluate((k) => {
+            const w = document.querySelectorAll('section.chapter [data-concept]')[k];
+            w.scrollIntoView();
+            return w.dataset.concept;
+          }, i);
+          try {
+            await page.waitForFunction(
+              (k) => {
+                const w = document.querySelectorAll('section.chapter [data-concept]')[k];
+                return w?.dataset.rendered !== undefined || w?.dataset.error !== undefined;
+              },
+              i,
+              { timeout: 60_000 },
+            );
+          } catch {
+            failed.push(`${chapter} ${concept}: not drawn after 60 s`);
+            continue;
+          }
           const err = await page.evaluate(
             (k) => document.querySelectorAll('section.chapter [data-concept]')[k].dataset.error ?? null,
             i,
           );
           views++;
-          if (err !== null) failed.push(`${chapter}: ${err}`);
+          if (err !== null) failed.push(`${chapter} ${concept}: ${err}`);
         }
       }
+      console.log(`  ${JSON.stringify(row.text.slice(0, 40))}: ${views} views drawn, ${failed.length} failed`);
       row.views = views;
       row.failed = failed;
       row.errors = errors;
@@ -92,16 +104,20 @@ main(async () => {
     await server.close();
   }
 
+  print(rows);
+});
+
+function print(rows) {
   const lines = [
     '| # | text | pieces (bytes of a character) | unknown | decodes back | top 5 next pieces | greedy continuation | views drawn / with an error |',
     '|---:|---|---:|---:|---|---|---|---|',
     ...rows.map(
       (r, i) =>
-        `| ${i + 1} | ${cell(r.text.length > 60 ? `${r.text.slice(0, 57)}...` : r.text)} | ${r.pieces} (${r.bytePieces}) | ${r.unknown} | ${r.roundTrip ? 'yes' : 'NO'} | ${cell(r.top.join(', '))} | ${cell(JSON.stringify(r.continuation))} | ${r.views} / ${r.failed.length + r.errors.length} |`,
+        `| ${i + 1} | ${cell(r.text.length > 60 ? `${r.text.slice(0, 57)}...` : r.text)} | ${r.pieces} (${r.bytePieces}) | ${r.unknown} | ${r.roundTrip ? 'yes' : 'NO'} | ${cell(r.top.join(', '))} | ${cell(JSON.stringify(r.continuation))} | ${r.views === undefined ? 'not run' : `${r.views} / ${r.failed.length + r.errors.length}`} |`,
     ),
   ];
   mkdirSync(join(ROOT, 'build', 'english'), { recursive: true });
   writeFileSync(join(ROOT, 'build', 'english', 'trial.md'), `${lines.join('\n')}\n`);
   console.log(lines.join('\n'));
-  for (const r of rows) if (r.failed.length || r.errors.length) console.log(r.text, r.failed, r.errors);
-});
+  for (const r of rows) if (r.failed?.length || r.errors?.length) console.log(r.text, r.failed, r.errors);
+}
