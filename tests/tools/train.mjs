@@ -8,12 +8,12 @@
 //    the file records the command, the corpus, the split and the seed in its metadata.
 // `--data-only` stops after step 3; `--stage K` starts training at stage K. Training takes tens of minutes on two cores (docs/models.md).
 // `npm run train -- report` measures the shipped files (tests/tools/english-report.mjs).
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ROOT, NATIVE_DIR, main, run, step, StepError } from './lib/setup.mjs';
 import { heldOutIds, readBrown, splitBrown } from './lib/brown.mjs';
 import { trainBpe } from './lib/bpe.mjs';
-import { RECIPES } from './lib/english-recipes.mjs';
+import { RECIPES, stageOut } from './lib/english-recipes.mjs';
 
 export const VOCAB_SIZE = 4096;
 export const DATA_DIR = 'build/english';
@@ -56,20 +56,24 @@ main(async () => {
   let { code } = await run('cmake', ['--build', NATIVE_DIR, '--target', 'train', '-j', '2']);
   if (code !== 0) throw new StepError('the native build failed (run npm test once to configure build/native)');
   const out = `web/models/${name}.safetensors`;
-  // --stage K: start at stage K (the stages before it already wrote `out`), e.g. after an interruption.
+  // --stage K: start at stage K (the stages before it already wrote their files), e.g. after an interruption.
   const from = Number(args[args.indexOf('--stage') + 1]) || 1;
   for (const [k, recipe] of RECIPES[name].entries()) {
     if (k + 1 < from) continue;
     step(`training ${name}, stage ${k + 1} of ${RECIPES[name].length}`);
-    const init = k > 0 ? ['--init', out] : [];
+    const init = k > 0 ? ['--init', stageOut(name, k)] : [];
+    const stageFile = stageOut(name, k + 1);
+    mkdirSync(dirname(join(ROOT, stageFile)), { recursive: true });
     ({ code } = await run(join(NATIVE_DIR, 'train'), [
       ...recipe.split(' '),
       ...init,
       '--data',
       DATA_DIR,
       '--out',
-      out,
+      stageFile,
     ]));
     if (code !== 0) throw new StepError(`training ${name} failed`);
   }
+  const last = stageOut(name, RECIPES[name].length);
+  if (last !== out) copyFileSync(join(ROOT, last), join(ROOT, out));
 });

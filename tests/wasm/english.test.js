@@ -86,15 +86,16 @@ describe('the shipped files and their recorded held-out figures', () => {
   });
 
   test('the file records how it was made: the command of each stage, corpus, split, seed', async () => {
-    const { RECIPES } = await import('../tools/lib/english-recipes.mjs');
+    const { RECIPES, stageOut } = await import('../tools/lib/english-recipes.mjs');
     const stages = RECIPES.english;
-    const out = '--data build/english --out web/models/english.safetensors';
-    const init = (k) => (k > 0 ? ' --init web/models/english.safetensors' : '');
+    // Stage k (1-based) as tests/tools/train.mjs runs it: from the file of stage k - 1, into its own.
+    const command = (k) =>
+      `train ${stages[k - 1]}${k > 1 ? ` --init ${stageOut('english', k - 1)}` : ''} --data build/english --out ${stageOut('english', k)}`;
     const m = dec.metadata;
-    expect(m.train_command).toBe(`train ${stages.at(-1)}${init(stages.length - 1)} ${out}`);
-    if (stages.length > 1) expect(m.init_train_command).toBe(`train ${stages.at(-2)}${init(stages.length - 2)} ${out}`);
+    expect(m.train_command).toBe(command(stages.length));
+    if (stages.length > 1) expect(m.init_train_command).toBe(command(stages.length - 1));
     else expect(m.init_train_command).toBeUndefined();
-    expect(m.train_command).toMatch(/ --seed 1 /);
+    expect(m.train_command).toMatch(/ --seed \d+ /);
     expect(m.corpus).toMatch(/Brown/);
     expect(JSON.parse(m.split).heldOut).toEqual(split.heldOut.map((s) => s.id));
   });
@@ -113,26 +114,40 @@ describe('the shipped files and their recorded held-out figures', () => {
 });
 
 // docs/models.md compares the decoder with n-gram models trained on the same split and read the same
-// way. Those baselines are retrained here, now, and the comparison checked as the page states it:
-// the decoder beats the unigram, and (for now) the Kneser-Ney trigram still beats the decoder.
+// way. Those baselines are retrained here, now, and the comparison checked as the page states it, on
+// every held-out passage (the recorded figures): the decoder beats the unigram and the best n-gram,
+// the Kneser-Ney 5-gram (issue 22's bar), by 0.004 bits per byte. On the 25 first passages alone
+// (each sample read from its start) the 5-gram is still ahead, as docs/models.md says too.
 describe('against n-gram baselines trained now on the same training split', () => {
-  test('unigram < decoder < Kneser-Ney trigram in bits per byte, on the subset as recorded', async () => {
+  test('decoder < Kneser-Ney 5-gram < unigram in bits per byte on all 358 held-out passages, as recorded', async () => {
     const train = (await chunksFor(dec, tokJson, split.train, 255)).map((c) => c.ids);
-    const subset = firstPassages(await chunksFor(dec, tokJson, split.heldOut, 255));
+    const held = await chunksFor(dec, tokJson, split.heldOut, 255);
+    expect(held).toHaveLength(report.decoder.passages);
     const V = dec.config.vocabSize;
-    const uni = bitsPerByte(trainUnigram(train, V), subset).bitsPerByte;
-    const kn3 = bitsPerByte(trainKneserNey(train, 3, V), subset).bitsPerByte;
-    const ours = decoderFigures(dec, subset, dec.specialTokens.bos).bitsPerByte;
-    const recorded = (order) => report.baselines.find((b) => b.order === order).subset.bitsPerByte;
-    expect(uni).toBeCloseTo(recorded(1), 9);
-    expect(kn3).toBeCloseTo(recorded(3), 9);
-    expect(ours).toBeLessThan(uni);
-    expect(ours).toBeGreaterThan(kn3); // the goal (issue 22) is the other way round: not reached yet
-    // The same order on the whole held-out set, as recorded and quoted in docs/models.md.
-    const full = (order) => report.baselines.find((b) => b.order === order).bitsPerByte;
-    expect(report.decoder.bitsPerByte).toBeLessThan(full(1));
-    expect(report.decoder.bitsPerByte).toBeGreaterThan(full(3));
-  }, 180_000);
+    const uni = trainUnigram(train, V);
+    const kn5 = trainKneserNey(train, 5, V);
+    const all = {
+      uni: bitsPerByte(uni, held).bitsPerByte,
+      kn5: bitsPerByte(kn5, held).bitsPerByte,
+      ours: decoderFigures(dec, held, dec.specialTokens.bos).bitsPerByte,
+    };
+    const recorded = (order) => report.baselines.find((b) => b.order === order);
+    expect(all.uni).toBeCloseTo(recorded(1).bitsPerByte, 9);
+    expect(all.kn5).toBeCloseTo(recorded(5).bitsPerByte, 9);
+    expect(all.ours).toBeCloseTo(report.decoder.bitsPerByte, 5);
+    expect(all.ours).toBeLessThan(all.kn5);
+    expect(all.kn5).toBeLessThan(all.uni);
+    for (const b of report.baselines)
+      expect(report.decoder.bitsPerByte, `order ${b.order}`).toBeLessThan(b.bitsPerByte);
+    // The first passage of each sample (the subset): the 5-gram is ahead there, as docs/models.md says.
+    const subset = firstPassages(held);
+    const sub = {
+      kn5: bitsPerByte(kn5, subset).bitsPerByte,
+      ours: decoderFigures(dec, subset, dec.specialTokens.bos).bitsPerByte,
+    };
+    expect(sub.kn5).toBeCloseTo(recorded(5).subset.bitsPerByte, 9);
+    expect(sub.ours).toBeGreaterThan(sub.kn5);
+  }, 240_000);
 
   test('docs/models.md quotes the recorded figures', () => {
     const md = readFileSync(join(ROOT, 'docs/models.md'), 'utf8');

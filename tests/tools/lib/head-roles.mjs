@@ -786,7 +786,8 @@ export function analyseModel(model, passages, { switches = {}, thresholds = THRE
 }
 
 // A seeded generator in [0, 1) (mulberry32, the page's own: the induction sequences are the same everywhere).
-export { rng as mulberry32 } from '../../../web/lib/random.js';
+import { rng as mulberry32 } from '../../../web/lib/random.js';
+export { mulberry32 };
 
 // log p(target) from one row of logits, in float64.
 function logProb(z, target) {
