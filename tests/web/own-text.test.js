@@ -60,14 +60,19 @@ describe("a student's own text on the default English model", () => {
         await page.locator('#text').fill(text);
         await expect.poll(() => page.evaluate(() => new URL(location.href).searchParams.get('text'))).toBe(text);
         // The chips spell the text back, piece by piece (a byte of a character shown as <0xNN>
-        // joins its neighbours' bytes), and none is unknown.
-        const chips = await page.locator('ap-controls').evaluate((c) =>
-          [...c.shadowRoot.querySelectorAll('#tokens .tok')].map((t) => ({
-            title: t.title,
-            piece: t.firstChild.textContent,
-          })),
-        );
-        expect(chips).toHaveLength(english.tokenizer.encode(text).ids.length);
+        // joins its neighbours' bytes), and none is unknown. They are drawn once the model has
+        // read the new text: wait for as many chips as the model's tokens.
+        const readChips = () =>
+          page.locator('ap-controls').evaluate((c) =>
+            [...c.shadowRoot.querySelectorAll('#tokens .tok')].map((t) => ({
+              title: t.title,
+              piece: t.firstChild.textContent,
+            })),
+          );
+        const n = english.tokenizer.encode(text).ids.length;
+        await expect.poll(async () => (await readChips()).length, { timeout: 60_000 }).toBe(n);
+        const chips = await readChips();
+        expect(chips).toHaveLength(n);
         expect(chips.filter((t) => /not in the vocabulary/.test(t.title))).toEqual([]);
         // Each chip is its piece's text, or its bytes as <0xNN> when it is part of a character
         // (never "�"): put back together, the bytes are the text.
