@@ -11,9 +11,10 @@ beforeAll(async () => {
 test('the wasm trainer takes sort to >= 95% exact match on held-out strings in 2,500 steps', async () => {
   const trainer = await ap.createTrainer({
     task: 'sort',
-    config: { dModel: 64, nHeads: 4, nLayers: 2, dFf: 128, pos: 'learned' },
+    // d_model 32 at lr 1e-2: 97.8 % in a quarter of the time d_model 64 at 3e-3 took (131 s in CI)
+    config: { dModel: 32, nHeads: 4, nLayers: 2, dFf: 64, pos: 'learned' },
     seed: 1,
-    lr: 3e-3,
+    lr: 1e-2,
     warmupSteps: 100,
     totalSteps: 2500,
     batch: 32,
