@@ -15,6 +15,7 @@ import {
   TRAINED_EXAMPLES,
 } from '../lib/models.js';
 import { openFiles, openUrl } from '../lib/hf-open.js';
+import { lengthOf } from '../lib/runs.js';
 import { getPlayground, playgroundNow } from '../lib/playground.js';
 import { conceptById } from '../lib/concepts.js';
 
@@ -97,11 +98,12 @@ export class ApControls extends HTMLElement {
       type: 'text',
       autocomplete: 'off',
       spellcheck: false,
-      attrs: { 'aria-describedby': 'tokens unknown' },
+      attrs: { 'aria-describedby': 'tokens unknown limit' },
       on: { input: () => this._emit({ text: this._text.value }) },
     });
     this._tokens = el('div', { id: 'tokens', className: 'tokens', attrs: { 'aria-label': 'Tokens' } });
     this._unknown = el('p', { id: 'unknown', className: 'warn', hidden: true, attrs: { role: 'status' } });
+    this._limit = el('p', { id: 'limit', className: 'warn limit', hidden: true, attrs: { role: 'status' } });
     this._presetNote = el('p', { className: 'note', hidden: true });
     this._textNote = el('p', { className: 'warn text-note', hidden: true, attrs: { role: 'status' } });
     this._modelNote = el('p', { className: 'note model-note', attrs: { role: 'status' } });
@@ -184,6 +186,7 @@ export class ApControls extends HTMLElement {
       this._text,
       this._tokens,
       this._unknown,
+      this._limit,
       this._textNote,
       this._presetNote,
     );
@@ -444,6 +447,7 @@ export class ApControls extends HTMLElement {
       this._text.value = p.tokens.join(' ');
       this._showTokens(p.tokens, [], null);
       this._presetNote.hidden = false;
+      this._limit.hidden = true;
       this._presetNote.textContent = `Preset from the notes (${p.source}): ${p.claim}. Its tokens and weights are fixed; the switches still apply.`;
       this._modelNote.textContent = '';
       this._setSwitches(
@@ -484,6 +488,12 @@ export class ApControls extends HTMLElement {
     const bytePieces = entry.model.specialTokens?.kind === 'byte-level BPE';
     const shown = bytePieces ? Array.from(enc.ids, (id) => displayVocab(entry)[id]) : enc.pieces;
     this._showTokens(shown, enc.unknown, enc.ids);
+    const { n, max } = lengthOf(entry, s.text);
+    this._limit.hidden = n <= max;
+    this._limit.textContent =
+      n > max
+        ? `The model reads this text as ${n} tokens; it can read at most ${max} (its context length). Shorten it: until then each view says so in place of its drawing.`
+        : '';
     this._setSwitches(entry.base, s, entry.model.switchChoices);
   }
 

@@ -383,10 +383,7 @@ export class ApTraining extends ApWidget {
     if (msg.loss !== null) this.dataset.loss = String(msg.loss);
     this.dataset.accuracy = String(msg.accuracy);
     if (this.history.length === 2) this._setButtons(); // "Train" becomes "Continue"
-    if (this.status.querySelector('.error')) {
-      this.status.textContent = '';
-      delete this.dataset.error;
-    }
+    if (this.status.querySelector('.error')) this.clearError();
     // Draw at most once per frame, the newest report.
     if (!this._frame) {
       this._frame = requestAnimationFrame(() => {

@@ -286,6 +286,20 @@ function inputFor(entry, text) {
 }
 
 /**
+ * How many tokens the model reads for `text` (the tokens inputFor gives it, before any answer it
+ * writes) and at most how many it can: its context length, from its config. The page's text box
+ * warns with these as the reader types; the core refuses longer input with its own message.
+ */
+export function lengthOf(entry, text) {
+  const model = entry.model;
+  const prompted =
+    entry.kind === 'pretrained' ||
+    (entry.base.arch !== 'encoder-decoder' && entry.kind === 'trained' && entry.metadata.task);
+  const ids = prompted && text ? model.prompt(text).ids : model.tokenizer.encode(text).ids;
+  return { n: ids.length, max: entry.base.maxLen };
+}
+
+/**
  * What a trace keeps (model.forward's keep): everything for the project's small models; for a
  * Hugging Face model (GPT-2 small on 128 tokens would be ~350 MB of trace) the layer the student
  * looks at in full, plus every layer's attention weights (the heads grid) and output (the input

@@ -282,9 +282,7 @@ export class ApWidget extends HTMLElement {
   #draw(run, state) {
     try {
       if (run && run.error) throw run.error;
-      this.status.textContent = '';
-      this.root.classList.remove('failed');
-      delete this.dataset.error;
+      this.clearError();
       this.render(run, state);
       // The first drawing keeps the reserved height while the view is in sight (no shrinking
       // under the reader's eyes); once out of sight, or from the second drawing on (a change the
@@ -309,13 +307,28 @@ export class ApWidget extends HTMLElement {
     }
   }
 
-  /** Shows an error the user caused (too long a text, a model that cannot do this...). */
+  /**
+   * Shows an error the user caused (too long a text, a model that cannot do this...) in place of
+   * the drawing, which is of other input: the drawing keeps its space (the page does not jump
+   * while the reader types) but is hidden, its own controls stay usable (widget.css), and the
+   * next drawing brings it back.
+   */
   fail(err) {
     const message = err && err.message ? err.message : String(err);
     this.status.textContent = '';
+    this.root.classList.add('failed');
+    if (this.status.parentNode === this.root) this.body.before(this.status);
     this.status.append(el('span', { className: 'error', text: message }));
     this.dataset.error = message;
     this.dataset.rendered = this.renderKey(this.state);
+  }
+
+  /** Takes away what fail() showed: the drawing is back, the status line below it. */
+  clearError() {
+    this.status.textContent = '';
+    this.root.classList.remove('failed');
+    if (this.status.parentNode === this.root) this.body.after(this.status);
+    delete this.dataset.error;
   }
 
   /** A string that changes whenever what is shown changes (tests wait for it). */

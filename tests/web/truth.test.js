@@ -1,0 +1,81 @@
+// Issue 23: every view shows what it says, in the state the student put it in.
+// 1. Text the model cannot read (longer than its context, or nothing at all): the box says so as
+//    the student types, each view shows the core's message in place of its drawing (which was of
+//    the previous text) and keeps its own controls, and every view comes back with the next valid
+//    text. Run on the grammar decoder, whose context is 32 tokens.
+import { describe, expect, test } from 'vitest';
+import { usePlayground } from './harness.js';
+
+const playground = usePlayground();
+
+// What a view shows: its error (data-error), whether the drawing is hidden, the status line's place.
+const look = (w) => {
+  const root = w.shadowRoot.querySelector('.widget');
+  const body = root.querySelector(':scope > .body');
+  const status = root.querySelector(':scope > [role="status"]');
+  const cs = getComputedStyle(body);
+  return {
+    error: w.dataset.error ?? null,
+    text: w.dataset.text ?? null,
+    failed: root.classList.contains('failed'),
+    drawingShown: cs.display !== 'none' && cs.visibility !== 'hidden',
+    messageFirst: !!(status.compareDocumentPosition(body) & Node.DOCUMENT_POSITION_FOLLOWING),
+    controlsShown: [...body.querySelectorAll('.controls')].some((c) => getComputedStyle(c).visibility === 'visible'),
+  };
+};
+
+describe('1. text the model cannot read', () => {
+  test('the box warns at the limit, each view shows the message in place of the old drawing, and comes back', async () => {
+    const { page, errors } = await playground.open('/?model=grammar#concept=softmax', {
+      viewport: { width: 1366, height: 900 },
+    });
+    const softmax = page.locator('ap-softmax');
+    const shows = async (text) => {
+      await page.locator('#text').fill(text);
+      // (views draw when near the viewport: 50 token chips push it down)
+      await softmax.scrollIntoViewIfNeeded();
+      await page
+        .waitForFunction(
+          (t) => {
+            const w = document.querySelector('ap-softmax');
+            return w.dataset.rendered?.includes(JSON.stringify(t)) && (w.dataset.error || w.dataset.text === t);
+          },
+          text,
+          { timeout: 20_000 },
+        )
+        .catch(async (e) => {
+          const d = await softmax.evaluate((w) => ({ ...w.dataset }));
+          throw new Error(`${e.message}\n${JSON.stringify(d)}`);
+        });
+      return softmax.evaluate(look);
+    };
+    const limit = () => page.locator('ap-controls #limit').evaluate((e) => (e.hidden ? null : e.textContent));
+
+    const ok = await shows('the dogs near the cat sleep .');
+    expect(ok).toMatchObject({ error: null, failed: false, drawingShown: true, messageFirst: false });
+    expect(await limit()).toBe(null);
+
+    // 7 x "the cat sat on the mat ." is 7 x 7 = 49 words of the grammar's vocabulary, and the model's
+    // prompt starts with <bos>: 50 tokens.
+    const long = 'the cat sat on the mat . '.repeat(7).trim();
+    const tooLong = await shows(long);
+    expect(tooLong.error).toMatch(/50 tokens.*32/);
+    expect(tooLong).toMatchObject({ failed: true, drawingShown: false, messageFirst: true });
+    expect(tooLong.controlsShown).toBe(true); // the notes' example buttons stay, to get back
+    expect(await limit()).toMatch(/as 50 tokens; it can read at most 32/);
+
+    const empty = await shows('');
+    expect(empty.error).toMatch(/empty/);
+    expect(empty).toMatchObject({ failed: true, drawingShown: false, messageFirst: true });
+
+    const back = await shows('the dog near the cats sleeps .');
+    expect(back).toMatchObject({ error: null, failed: false, drawingShown: true, messageFirst: false });
+    expect(await limit()).toBe(null);
+    // the drawing is of the new text: its query-row picker lists the new tokens
+    const rows = await softmax.evaluate((w) =>
+      [...w.shadowRoot.querySelectorAll('select option')].map((o) => o.textContent),
+    );
+    expect(rows.join(' ')).toMatch(/cats/);
+    expect(errors).toEqual([]);
+  });
+});
