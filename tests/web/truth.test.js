@@ -79,3 +79,40 @@ describe('1. text the model cannot read', () => {
     expect(errors).toEqual([]);
   });
 });
+
+// 4. Under "Sinusoidal positions", "Added to the embeddings of your text" showed the page model's
+//    own position table whatever it was: the English decoder's learned one (values up to +-3.6,
+//    impossible for sin and cos). Now the sum shows only for a model that adds sinusoids; otherwise
+//    one line names what the model does instead.
+describe('4. sinusoidal positions added to your text', () => {
+  test('on the learned-position English model: a line says so, no table; on sinusoidal random weights: X = X_tok + P', async () => {
+    const view = async (url) => {
+      const { page, errors } = await playground.open(url, { viewport: { width: 1366, height: 900 } });
+      const w = page.locator('ap-sinusoidal');
+      await w.scrollIntoViewIfNeeded();
+      // (the page's model may still be loading at the first drawing: wait for one of the two)
+      await page.waitForFunction(() => {
+        const r = document.querySelector('ap-sinusoidal')?.shadowRoot;
+        return r && (!r.querySelector('.other-pos').hidden || !r.querySelector('.added-box').hidden);
+      });
+      const got = await w.evaluate((el) => {
+        const box = el.shadowRoot.querySelector('.other-pos');
+        const added = el.shadowRoot.querySelector('.added-box');
+        return {
+          line: box.hidden ? null : box.textContent,
+          added: !added.hidden && /Added to the embeddings/.test(added.textContent),
+        };
+      });
+      expect(errors).toEqual([]);
+      return got;
+    };
+    const english = await view('/#concept=sinusoidal');
+    expect(english.added).toBe(false);
+    expect(english.line).toMatch(
+      /^The page's model \(trained: english\) does not add these to your text: its positions are a table it learned/,
+    );
+    const random = await view('/?model=random&pos=sinusoidal#concept=sinusoidal');
+    expect(random.added).toBe(true);
+    expect(random.line).toBe(null);
+  });
+});

@@ -64,7 +64,14 @@ export class ApSinusoidal extends ApWidget {
     this.readout = el('div');
     this.panel = new StepPanel();
     this.added = new StepPanel();
-    this.addedBox = el('div', {}, el('h4', { text: 'Added to the embeddings of your text' }), this.added.node);
+    this.addedBox = el(
+      'div',
+      { className: 'added-box' },
+      el('h4', { text: 'Added to the embeddings of your text' }),
+      this.added.node,
+    );
+    // When the page's model has other positions, one line says so instead of showing its table here.
+    this.otherPos = el('p', { className: 'note other-pos', hidden: true });
     this.body.append(
       el('p', {
         className: 'lead',
@@ -77,6 +84,7 @@ export class ApSinusoidal extends ApWidget {
       this.readout,
       this.panel.node,
       this.addedBox,
+      this.otherPos,
     );
   }
 
@@ -101,8 +109,14 @@ export class ApSinusoidal extends ApWidget {
         {},
         Array.from({ length: this.n }, (_, i) => `pos ${i}`),
       );
+      // The page's model on the page's text (it may still be loading: then the view waits for it).
       const page = state.preset ? null : runFor(runSpec(state));
-      return { table, page: page && typeof page.then !== 'function' ? page : null };
+      if (page && typeof page.then === 'function')
+        return page.then(
+          (p) => ({ table, page: p }),
+          () => ({ table, page: null }),
+        );
+      return { table, page };
     });
   }
 
@@ -136,10 +150,26 @@ export class ApSinusoidal extends ApWidget {
       }),
     );
     this.panel.show(view, { explainCell: { row: Math.min(1, P.rows - 1), col: 0 } });
-    const page = r.page;
-    const hasPos = page && !page.error && !page.empty && page.stages().some((s) => s.name === 'pos');
+    // X = X_tok + P for the page's text, only where the page's model adds these sines and cosines:
+    // a model with learned positions would show its learned table here as if it were this one.
+    const page = r.page && !r.page.error && !r.page.empty ? r.page : null;
+    const kind = page?.config.pos;
+    const hasPos = kind === 'sinusoidal' && page.stages().some((s) => s.name === 'pos');
     this.addedBox.hidden = !hasPos;
     if (hasPos) this.added.show(stepView(page, 'x').view, { slot: 'x' });
+    this.otherPos.hidden = !page || hasPos;
+    this.otherPos.textContent =
+      page && !hasPos
+        ? `The page's model (${page.entry?.label ?? 'this model'}) does not add these to your text: ${
+            kind === 'learned'
+              ? 'its positions are a table it learned in training (the learned positions view shows it)'
+              : kind === 'rope'
+                ? 'it rotates queries and keys instead (RoPE)'
+                : kind === 'relative'
+                  ? 'it adds a learned bias per distance to the scores instead (relative positions)'
+                  : 'it has no positions switched on'
+          }. Random weights with sinusoidal positions, in the controls above, show the sum.`
+        : '';
   }
 }
 
