@@ -794,7 +794,7 @@ TraceHandle* additive(uintptr_t s, int n, int d_s, uintptr_t h, int m, int d_h, 
 
 // soft-lookup / general-form: e = g(q, k) (dot, scaled, additive), soft or hard, then a = weights V.
 TraceHandle* lookup(uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d, int d_v, std::string fn, bool hard,
-                    int d_a, double seed) {
+                    int d_a, double seed, bool causal) {
   return guard(
       [&]() -> TraceHandle* {
         if (d <= 0 || d_v <= 0) ap::fail("lookup sizes must be positive");
@@ -805,7 +805,7 @@ TraceHandle* lookup(uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d, 
         if (f == ap::ScoreFn::Additive) w = ap::additive_random(d, d, d_a, static_cast<uint64_t>(seed));
         auto t = std::make_unique<TraceHandle>();
         ap::lookup(t->trace, mat_from(q, n, d), mat_from(k, m, d), mat_from(v, m, d_v), f, hard,
-                   f == ap::ScoreFn::Additive ? &w : nullptr);
+                   f == ap::ScoreFn::Additive ? &w : nullptr, causal);
         return t.release();
       },
       nullptr);

@@ -312,10 +312,11 @@ export interface AttentionPlayground {
   additiveAttention(opts: { s: Float32Array | number[]; n: number; dS: number; h: Float32Array | number[]; m: number; dH: number; dA?: number; seed?: number }): Trace;
   /**
    * Attention as a lookup: queries q (n x d) against keys k (m x d) and values v (m x dV), scored
-   * by 'dot', 'scaled' (default) or 'additive'; hard: one-hot argmax weights instead of a softmax.
-   * Stages: scores (1, n, m), weights (1, n, m), out (n, dV).
+   * by 'dot', 'scaled' (default) or 'additive'; hard: one-hot argmax weights instead of a softmax;
+   * causal (n == m): keys after each query masked to -inf first, as a decoder does.
+   * Stages: scores (1, n, m), masked (1, n, m; causal only), weights (1, n, m), out (n, dV).
    */
-  lookup(opts: { q: Float32Array | number[]; k: Float32Array | number[]; v: Float32Array | number[]; n: number; m: number; d: number; dV?: number; score?: 'dot' | 'scaled' | 'additive'; hard?: boolean; dA?: number; seed?: number }): Trace;
+  lookup(opts: { q: Float32Array | number[]; k: Float32Array | number[]; v: Float32Array | number[]; n: number; m: number; d: number; dV?: number; score?: 'dot' | 'scaled' | 'additive'; hard?: boolean; dA?: number; seed?: number; causal?: boolean }): Trace;
   /**
    * Held-out accuracy of a trained model on its own task (its file's "task" metadata): exact match
    * of greedy decoding (sort, reverse, dates), agreement pairs won (grammar), top-1 at [MASK] (mlm).

@@ -1,6 +1,7 @@
 #include "core/additive.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "core/layers.hpp"
 #include "core/rng.hpp"
@@ -70,9 +71,13 @@ ScoreFn score_fn_from_string(const std::string& name) {
   fail("unknown score function '" + name + "' (known: dot, scaled, additive)");
 }
 
-void lookup(Trace& tr, const Mat& q, const Mat& k, const Mat& v, ScoreFn fn, bool hard, const AdditiveWeights* add) {
+void lookup(Trace& tr, const Mat& q, const Mat& k, const Mat& v, ScoreFn fn, bool hard, const AdditiveWeights* add,
+            bool causal) {
   const int n = static_cast<int>(q.rows()), m = static_cast<int>(k.rows());
   if (n == 0 || m == 0) fail("a lookup needs at least one query and one key");
+  if (causal && n != m)
+    fail("a causal lookup is self-attention: it needs as many keys as queries (got " + std::to_string(n) +
+         " queries and " + std::to_string(m) + " keys)");
   if (v.rows() != m) fail("there are " + std::to_string(m) + " keys but " + std::to_string(v.rows()) + " values");
   check_finite(q.data(), static_cast<size_t>(q.size()), "q");
   check_finite(k.data(), static_cast<size_t>(k.size()), "k");
@@ -88,17 +93,26 @@ void lookup(Trace& tr, const Mat& q, const Mat& k, const Mat& v, ScoreFn fn, boo
     e.noalias() = q * k.transpose();  // (n, m)
     if (fn == ScoreFn::ScaledDot) e /= std::sqrt(static_cast<float>(q.cols()));
   }
+  const char* from = "scores";
+  if (causal) {  // key j after query i: -inf, so its weight is exactly 0
+    Stage& mk = tr.add("masked", "", -1, {1, n, m});
+    MatMap em = Trace::head(mk, 0);
+    em = Trace::head(*tr.find("scores"), 0);
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < m; ++j) em(i, j) = -std::numeric_limits<float>::infinity();
+    from = "masked";
+  }
   Stage& ws = tr.add("weights", "", -1, {1, n, m});
   MatMap a = Trace::head(ws, 0);
-  if (hard) {  // a database lookup: all weight on the best-matching key
+  if (hard) {  // a database lookup: all weight on the best-matching key (the first, on a tie)
     a.setZero();
     for (int i = 0; i < n; ++i) {
       Eigen::Index best;
-      Trace::head(*tr.find("scores"), 0).row(i).maxCoeff(&best);
+      Trace::head(*tr.find(from), 0).row(i).maxCoeff(&best);
       a(i, best) = 1.0f;
     }
   } else {
-    softmax_rows(a, Trace::head(*tr.find("scores"), 0));
+    softmax_rows(a, Trace::head(*tr.find(from), 0));
   }
   tr.add2d("out", "", -1, n, static_cast<int>(v.cols())) = Trace::head(*tr.find("weights"), 0) * v;
 }

@@ -25,8 +25,10 @@ enum class ScoreFn { Dot, ScaledDot, Additive };
 ScoreFn score_fn_from_string(const std::string& name);
 
 // Records scores (1, n, m) = g(q_i, k_j), weights (1, n, m) (softmax rows, or one-hot argmax
-// when hard), out (n, d_v) = weights V. `additive` is required for ScoreFn::Additive.
+// when hard), out (n, d_v) = weights V. `additive` is required for ScoreFn::Additive. `causal`
+// (self-attention of a decoder: n == m) also records masked (1, n, m), the scores with -inf where
+// key j comes after query i, and the weights are taken from it, as a decoder's attention does.
 void lookup(Trace& trace, const Mat& q, const Mat& k, const Mat& v, ScoreFn fn, bool hard,
-            const AdditiveWeights* additive);
+            const AdditiveWeights* additive, bool causal = false);
 
 }  // namespace ap

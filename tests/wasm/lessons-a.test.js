@@ -329,6 +329,31 @@ describe('soft-lookup: dot-product scores and the hard lookup', () => {
     }
   });
 
+  test('causal (a decoder): keys after each query are -inf in masked, weight 0, and each row still sums to 1', () => {
+    // three queries against the three keys k_0, k_1, k_2 above; q_2 = (1, 0)
+    const q3 = f32([1, 2, 0, -1, 1, 0]);
+    const t = ap.lookup({ q: q3, k, v, n: 3, m: 3, d: 2, dV: 3, score: 'dot', causal: true });
+    // scores: row 0 = 3, 3, 6; row 1 = 0, -1, -4; row 2 = 3, 1, -2 (unmasked, as without causal)
+    expect(Array.from(t.get('scores'))).toEqual([3, 3, 6, 0, -1, -4, 3, 1, -2]);
+    expect(Array.from(t.get('masked'))).toEqual([3, -Infinity, -Infinity, 0, -1, -Infinity, 3, 1, -2]);
+    const w = t.get('weights');
+    // row 0 sees key 0 only; row 1: e^0 / (e^0 + e^-1) and e^-1 / (...); row 2: softmax(3, 1, -2)
+    expect(Array.from(w.slice(0, 3))).toEqual([1, 0, 0]);
+    expect(w[3]).toBeCloseTo(1 / (1 + Math.exp(-1)), 6);
+    expect(w[4]).toBeCloseTo(Math.exp(-1) / (1 + Math.exp(-1)), 6);
+    expect(w[5]).toBe(0);
+    const z = Math.exp(3) + Math.exp(1) + Math.exp(-2);
+    [3, 1, -2].forEach((x, j) => expect(w[6 + j]).toBeCloseTo(Math.exp(x) / z, 6));
+    t.dispose();
+    // hard: row 0 may only pick key 0 (its best unmasked score 3, not key 2's 6)
+    const h = ap.lookup({ q: q3, k, v, n: 3, m: 3, d: 2, dV: 3, score: 'dot', hard: true, causal: true });
+    expect(Array.from(h.get('weights'))).toEqual([1, 0, 0, 1, 0, 0, 1, 0, 0]);
+    h.dispose();
+    expect(() => ap.lookup({ q, k, v, n: 2, m: 3, d: 2, dV: 3, causal: true })).toThrow(
+      /causal lookup is self-attention: it needs as many keys as queries \(got 2 queries and 3 keys\)/,
+    );
+  });
+
   describe('three unit keys, the query closest to the second', () => {
     // keys e0, e1, e2; the query is closest to e1
     const q = Float32Array.of(0.2, 2, 0.5),

@@ -116,3 +116,53 @@ describe('4. sinusoidal positions added to your text', () => {
     expect(random.line).toBe(null);
   });
 });
+
+// 5. general-form and soft-lookup recomputed the page's head as a lookup without the decoder's
+//    causal mask (<bos> -> cat 0.56), right below softmax's masked weights of the same head. Now the
+//    lookup masks as the decoder does: the first query sees only itself, nothing above the diagonal.
+describe('5. the lookup views keep a decoder causal', () => {
+  test('general-form: the mask note, weight 0 after each query and 1 on the first; soft-lookup: masked keys say so', async () => {
+    const { page, errors } = await playground.open('/#concept=general-form', {
+      viewport: { width: 1366, height: 900 },
+    });
+    const gf = page.locator('ap-general-form');
+    await gf.scrollIntoViewIfNeeded();
+    await page.waitForFunction(
+      () => document.querySelector('ap-general-form')?.dataset.text === 'the cat sat on the mat',
+    );
+    const g = await gf.evaluate((w) => {
+      const [, alpha] = w.shadowRoot.querySelectorAll('ap-heatmap');
+      const { values, rows, cols } = alpha.matrix;
+      const labels = alpha.matrix.rowLabels;
+      return { note: !w.shadowRoot.querySelector('.mask-note').hidden, values: Array.from(values), rows, cols, labels };
+    });
+    expect(g.note).toBe(true);
+    // the decoder reads <|endoftext|> first, then the 6 words of the text
+    expect(g.labels.slice(0, 3)).toEqual(['<|endoftext|>', 'the', ' cat']);
+    expect(g.values.slice(0, g.cols)).toEqual([1, ...Array(g.cols - 1).fill(0)]);
+    for (let i = 0; i < g.rows; i++) {
+      const row = g.values.slice(i * g.cols, (i + 1) * g.cols);
+      expect(
+        row.slice(i + 1).every((x) => x === 0),
+        `row ${i}`,
+      ).toBe(true);
+      expect(row.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 5);
+    }
+    await page.evaluate(() => (location.hash = '#concept=soft-lookup')); // chapter A
+    const sl = page.locator('ap-soft-lookup');
+    await sl.scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => document.querySelector('ap-soft-lookup')?.dataset.rendered);
+    await sl.evaluate((w) => w.setAttribute('query', '3')); // " cat": sees <|endoftext|>, "the" and itself
+    await page.waitForFunction(() => document.querySelector('ap-soft-lookup')?.dataset.query === '3');
+    const cells = await sl.evaluate((w) =>
+      [...w.shadowRoot.querySelectorAll('.lookup-row tbody tr')].map((tr) => tr.children[1].textContent),
+    );
+    expect(cells).toHaveLength(g.rows);
+    expect(cells.slice(3)).toEqual(Array(g.rows - 3).fill('−∞ (masked)'));
+    expect(cells.slice(0, 3).every((c) => /^[-−]?\d/.test(c))).toBe(true);
+    expect(await sl.evaluate((w) => w.shadowRoot.textContent)).toContain(
+      `the 3 values up to " cat" (the causal mask gives the other ${g.rows - 3} weight 0)`,
+    );
+    expect(errors).toEqual([]);
+  });
+});

@@ -227,9 +227,10 @@ export class AttentionPlayground {
   /**
    * Attention as a lookup: e = g(q, k) with score 'dot' | 'scaled' | 'additive' (seeded weights of
    * width dA), weights softmax(e) or one-hot argmax when hard, out = weights v. Stages: scores,
-   * weights (1, n, m), out (n, dV).
+   * weights (1, n, m), out (n, dV); causal (n == m, a decoder's self-attention) adds masked (1, n, m),
+   * the scores with -inf after the diagonal, from which the weights are taken.
    */
-  lookup({ q, k, v, n, m, d, dV = d, score = 'scaled', hard = false, dA = 16, seed = 1 }) {
+  lookup({ q, k, v, n, m, d, dV = d, score = 'scaled', hard = false, dA = 16, seed = 1, causal = false }) {
     checkInts({ n, m, d, dV }, { min: 0 });
     const [qa, ka, va] = float32Inputs([
       [q, 'q', n * d, 'n*d'],
@@ -237,7 +238,7 @@ export class AttentionPlayground {
       [v, 'v', m * dV, 'm*dV'],
     ]);
     const handle = this._withHeap([qa, ka, va], (p) =>
-      this._raw.lookup(p[0], p[1], p[2], n, m, d, dV, String(score), !!hard, dA, seed),
+      this._raw.lookup(p[0], p[1], p[2], n, m, d, dV, String(score), !!hard, dA, seed, !!causal),
     );
     if (!handle) this._fail('lookup');
     return this._own(handle, new Trace(this, handle, { defaultStack: '' }));

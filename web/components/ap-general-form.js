@@ -33,6 +33,11 @@ export class ApGeneralForm extends ApWidget {
     });
     this.formula = el('div', { className: 'formula' });
     this.out = el('div', { className: 'col3' });
+    this.maskNote = el('p', {
+      className: 'note mask-note',
+      hidden: true,
+      text: "This model is a decoder: its causal mask is on, so each query scores only the keys up to itself (−∞ after it, weight 0), as in the softmax view's weights of the same head.",
+    });
     this.body.append(
       el('p', {
         className: 'lead',
@@ -50,6 +55,7 @@ export class ApGeneralForm extends ApWidget {
         ),
       ),
       this.formula,
+      this.maskNote,
       this.out,
     );
   }
@@ -68,11 +74,17 @@ export class ApGeneralForm extends ApWidget {
       { display: true },
     );
     const { Q, K, V } = headQKV(run, { layer: layerFor(run, state), head: headFor(run, state) });
-    const t = lookupStages(ap, { Q, K, V, score: this.score, hard: this.hard });
+    // A decoder's head (the causal mask on) scores only the keys up to each query, as softmax's
+    // weights above show for the same head: the lookup masks them too.
+    const causal = !!run.config?.causal;
+    const t = lookupStages(ap, { Q, K, V, score: this.score, hard: this.hard, causal });
+    this.maskNote.hidden = !causal;
     const e = matrix({
       name: 'e',
-      title: `scores e = g(q, k): ${this.score}`,
-      values: t.scores,
+      title: causal
+        ? `scores e = g(q, k): ${this.score}, causal mask (−∞ after each query)`
+        : `scores e = g(q, k): ${this.score}`,
+      values: causal ? t.masked : t.scores,
       rows: Q.rows,
       cols: K.rows,
       rowLabels: Q.rowLabels,
@@ -84,6 +96,7 @@ export class ApGeneralForm extends ApWidget {
       name: 'alpha',
       title: this.hard ? 'weights (one-hot argmax)' : 'weights α = softmax(e)',
       values: t.weights,
+      masked: causal ? Uint8Array.from(t.masked, (x) => (x === -Infinity ? 1 : 0)) : undefined,
       rows: Q.rows,
       cols: K.rows,
       rowLabels: Q.rowLabels,

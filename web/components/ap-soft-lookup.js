@@ -69,8 +69,11 @@ export class ApSoftLookup extends ApWidget {
       ),
     );
 
-    const hard = lookupStages(ap, { Q, K, V, score, hard: true });
-    const soft = lookupStages(ap, { Q, K, V, score });
+    // A decoder's head scores only the keys up to each query (its causal mask), as softmax shows.
+    const causal = !!run.config?.causal;
+    const hard = lookupStages(ap, { Q, K, V, score, hard: true, causal });
+    const soft = lookupStages(ap, { Q, K, V, score, causal });
+    const seen = causal ? i + 1 : m; // keys this query may see
     renderTex(
       this.formula,
       `${SCORE_FNS[score].tex} \\qquad \\text{hard: } a_i = v_{j^*},\\ j^* = \\arg\\max_j e_{ij} \\qquad \\text{soft: } a_i = \\sum_j \\alpha_{ij} v_j,\\ \\alpha_{ij} = \\frac{e^{e_{ij}}}{\\sum_k e^{e_{ik}}}`,
@@ -79,17 +82,17 @@ export class ApSoftLookup extends ApWidget {
 
     const keys = K.rowLabels;
     const row = (a) => a.slice(i * m, (i + 1) * m);
-    const e = row(soft.scores),
+    const e = row(causal ? soft.masked : soft.scores),
       wh = row(hard.weights),
       ws = row(soft.weights);
     const best = wh.indexOf(1);
     this.table.replaceChildren(
       numsTable({
-        caption: `Query "${Q.rowLabels[i]}" against every key (${SCORE_FNS[score].label}; scores and weights from the core)`,
+        caption: `Query "${Q.rowLabels[i]}" against every key (${SCORE_FNS[score].label}${causal ? ', causal mask: keys after the query are −∞' : ''}; scores and weights from the core)`,
         header: ['key', `score e (${score})`, 'hard weight', 'soft weight α'],
         rows: keys.map((k, j) => [
           { text: k, className: j === best ? 'chosen' : '' },
-          { text: fmt(e[j], 3), data: { value: num(e[j]) } },
+          e[j] === -Infinity ? { text: '−∞ (masked)' } : { text: fmt(e[j], 3), data: { value: num(e[j]) } },
           { text: wh[j] === 1 ? '1 (argmax)' : '0', className: j === best ? 'chosen' : '' },
           { text: fmt(ws[j], 3), data: { value: num(ws[j]) } },
         ]),
@@ -125,7 +128,7 @@ export class ApSoftLookup extends ApWidget {
         this.hm('soft', out(softOut, 'a = Σ α_j v_j', 'soft a')),
         el('p', {
           className: 'note',
-          text: `A blend of all ${m} values: "${keys[top]}" has the largest weight (${fmt(ws[top], 2)}), the rest share ${fmt(1 - ws[top], 2)}. Change the score function and the weights move smoothly.`,
+          text: `A blend of ${seen === m ? `all ${m} values` : `the ${seen} values up to "${Q.rowLabels[i]}" (the causal mask gives the other ${m - seen} weight 0)`}: "${keys[top]}" has the largest weight (${fmt(ws[top], 2)}), the rest share ${fmt(1 - ws[top], 2)}. Change the score function and the weights move smoothly.`,
         }),
       ),
     );
@@ -138,6 +141,7 @@ export class ApSoftLookup extends ApWidget {
         name: 'weights',
         title,
         values,
+        masked: causal ? Uint8Array.from(soft.masked, (x) => (x === -Infinity ? 1 : 0)) : undefined,
         rows: n,
         cols: m,
         rowLabels: Q.rowLabels,

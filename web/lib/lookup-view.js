@@ -42,8 +42,11 @@ export function headQKV(run, { layer, head }) {
   return { Q, K, V };
 }
 
-/** The core's lookup of Q against K, V: { scores, weights, out } (copies; the trace is freed). */
-export function lookupStages(ap, { Q, K, V, score, hard = false }) {
+/**
+ * The core's lookup of Q against K, V: { scores, masked, weights, out } (copies; the trace is
+ * freed). causal: keys after each query masked (a decoder's head); masked is null otherwise.
+ */
+export function lookupStages(ap, { Q, K, V, score, hard = false, causal = false }) {
   const t = ap.lookup({
     q: Q.values,
     k: K.values,
@@ -54,9 +57,15 @@ export function lookupStages(ap, { Q, K, V, score, hard = false }) {
     dV: V.cols,
     score,
     hard,
+    causal,
   });
   try {
-    return { scores: t.get('scores'), weights: t.get('weights'), out: t.get('out') };
+    return {
+      scores: t.get('scores'),
+      masked: causal ? t.get('masked') : null,
+      weights: t.get('weights'),
+      out: t.get('out'),
+    };
   } finally {
     t.dispose();
   }
