@@ -166,3 +166,40 @@ describe('5. the lookup views keep a decoder causal', () => {
     expect(errors).toEqual([]);
   });
 });
+
+// 8. Heads 8 or 16 on the 4-head trained model re-slice its learned projections into heads it
+//    never had; the views drew them as learned patterns with no word. The model line says so now.
+describe('8. a trained model switched away from its training', () => {
+  test('8 heads on the 4-head English decoder: the model line says the heads were never trained; 4 again: no such line', async () => {
+    const { page, errors } = await playground.open('/?heads=8#chapter=C', { viewport: { width: 1366, height: 900 } });
+    const note = () => page.locator('ap-controls .model-note').textContent();
+    await expect
+      .poll(note, { timeout: 30_000 })
+      .toMatch(
+        /^Trained .*8 heads: this model was trained with 4 heads of d_k = 32\. Its learned W_Q, W_K and W_V are cut into 8 slices of 16 columns instead, heads it never had/,
+      );
+    await page.locator('ap-controls select#heads').selectOption('4');
+    await expect.poll(note).not.toMatch(/heads it never had/);
+    expect(errors).toEqual([]);
+  });
+});
+
+// 9. rnn-chain's "try this" asked to move to the last word, where the view already opens: it did
+//    nothing. Its first prompt now steps back to the first word, the second returns to the last.
+describe('9. every rnn-chain prompt changes the view', () => {
+  test('the view opens on the last word; the first prompt shows t = 1, the second the last again', async () => {
+    const { page, errors } = await playground.open('/#concept=rnn-chain', { viewport: { width: 1366, height: 900 } });
+    const view = page.locator('ap-rnn-chain');
+    await view.scrollIntoViewIfNeeded();
+    const step = () =>
+      view.evaluate((w) => w.shadowRoot.querySelector('output')?.textContent ?? w.shadowRoot.textContent);
+    await expect.poll(step, { timeout: 30_000 }).toMatch(/t = (\d+) of \1:/);
+    const buttons = page.locator('aside.try[data-for="rnn-chain"] button');
+    expect(await buttons.count()).toBe(2);
+    await buttons.nth(0).click();
+    await expect.poll(step).toMatch(/t = 1 of \d+:/);
+    await buttons.nth(1).click();
+    await expect.poll(step).toMatch(/t = (\d+) of \1:/);
+    expect(errors).toEqual([]);
+  });
+});

@@ -558,6 +558,20 @@ function modelNoteOf(entry, s) {
       `Random weights (seed ${entry.spec.seed}): nothing here was learned, so the patterns mean nothing yet. Pick a trained model to see learned structure.`,
     );
   else if (entry.metadata.task) lines.push(aboutTrained(entry));
+  // A trained model switched away from how it was trained runs its learned weights in a way it
+  // never learned: say so beside the switch (the numbers are the core's, the patterns not learned).
+  const b = entry.base;
+  if (entry.kind === 'trained') {
+    const heads = Number(s.heads) || b.nHeads;
+    if (heads !== b.nHeads)
+      lines.push(
+        `${heads} heads: this model was trained with ${b.nHeads} heads of d_k = ${b.dModel / b.nHeads}. Its learned W_Q, W_K and W_V are cut into ${heads} slices of ${b.dModel / heads} columns instead, heads it never had: their patterns were not learned as heads, and its predictions change.`,
+      );
+    if (s.norm && s.norm !== b.norm)
+      lines.push(
+        `${s.norm === 'pre' ? 'Pre' : 'Post'}-norm: this model was trained ${b.norm}-norm; the same weights in the other order were never trained, so its numbers are not what it learned.`,
+      );
+  }
   const decoder = entry.base.arch !== 'encoder';
   if (decoder && s.causal === 'off') {
     lines.push(

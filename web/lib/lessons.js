@@ -39,7 +39,11 @@ export const LESSONS = {
     extras: {
       'rnn-chain': [
         {
-          try: "Move to the last word: its state is the only thing a plain RNN passes on. Attention's arcs reach every earlier word in one hop.",
+          try: 'Step back to the first word: only h_1 exists, and every later state waits for the one before it (dashed). Step forward one word at a time to watch the chain fill in.',
+          attrs: { t: '1' },
+        },
+        {
+          try: "Back to the last word: its state is the only thing a plain RNN passes on. Attention's arcs reach every earlier word in one hop.",
           attrs: { t: '99' },
         },
       ],
