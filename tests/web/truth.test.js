@@ -203,3 +203,33 @@ describe('9. every rnn-chain prompt changes the view', () => {
     expect(errors).toEqual([]);
   });
 });
+
+// 11. LaTeX source in prose: h_{t-1}, s_{t-1}, y_{t-1} were printed with their braces in
+//     rnn-cost's and bahdanau's sentences. Prose now writes subscripts as text (hₜ₋₁); formulas
+//     stay KaTeX.
+describe('11. no LaTeX source in the prose of chapter A', () => {
+  test('every view of chapter A drawn: no "_{" or "\\\\" outside the typeset formulas', async () => {
+    const { page, errors } = await playground.open('/#chapter=A', { viewport: { width: 1366, height: 900 } });
+    const views = page.locator('#main section [data-concept]:not(aside *)');
+    await expect.poll(() => views.count(), { timeout: 30_000 }).toBeGreaterThan(5);
+    for (const view of await views.all()) {
+      await view.scrollIntoViewIfNeeded();
+      await expect.poll(() => view.evaluate((v) => v.dataset.rendered !== undefined || !v.shadowRoot)).toBe(true);
+    }
+    const prose = await page.evaluate(() => {
+      const out = [];
+      const walk = (root) => {
+        for (const n of root.querySelectorAll('*')) {
+          if (n.closest('.katex, script, style')) continue;
+          for (const c of n.childNodes)
+            if (c.nodeType === 3 && /_\{|\\[a-z]+/.test(c.data)) out.push(c.data.trim().slice(0, 120));
+          if (n.shadowRoot) walk(n.shadowRoot);
+        }
+      };
+      walk(document);
+      return out;
+    });
+    expect(prose).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+});

@@ -370,7 +370,7 @@ export class ApBahdanau extends ApWidget {
       const mat = (name, title, values, rows, cols, extra = {}) =>
         matrix({ name, title, values, rows, cols, kind: 'div', ...extra });
       const Hm = mat('h', 'encoder states h_j', H, m, dH, { rowLabels: src, rowAxis: 'source j' });
-      const Sm = mat('s', 's_{t−1}', S, T, dS, { rowLabels: steps.map((_, k) => `s${k}`) });
+      const Sm = mat('s', 'sₜ₋₁', S, T, dS, { rowLabels: steps.map((_, k) => `s${k}`) });
       const rowM = (name, title, values, cols, kind, colLabels = null) =>
         matrix({ name, title, values: one(values, cols, i), rows: 1, cols, rowLabels: [`t=${t}`], colLabels, kind });
       this.place(
@@ -487,7 +487,7 @@ export class ApBahdanau extends ApWidget {
       },
       defaultT: zone >= 0 ? zone + 1 : T,
       unknown: unknownNote(r.tokens, r.unknown, model.vocab.length),
-      setup: `A trained RNN encoder-decoder (web/models/translate-rnn.safetensors, the project's toy English→French task). Encoder: a bidirectional RNN over your ${m} words, h_j = [→h_j; ←h_j] (${dH / 2} + ${dH / 2} numbers). Decoder: s_t = tanh(W_y y_{t−1} + W_c C_t + W_ss s_{t−1} + b), reading the word it wrote before and the context; ${T} steps until <eos>. W_s, W_h and v were learned with the rest by backpropagation; the α are computed from them for this sentence.`,
+      setup: `A trained RNN encoder-decoder (web/models/translate-rnn.safetensors, the project's toy English→French task). Encoder: a bidirectional RNN over your ${m} words, h_j = [→h_j; ←h_j] (${dH / 2} + ${dH / 2} numbers). Decoder: sₜ = tanh(W_y yₜ₋₁ + W_c Cₜ + W_ss sₜ₋₁ + b), reading the word it wrote before and the context; ${T} steps until <eos>. W_s, W_h and v were learned with the rest by backpropagation; the α are computed from them for this sentence.`,
     };
   }
 

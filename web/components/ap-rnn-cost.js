@@ -88,7 +88,7 @@ export class ApRnnCost extends ApWidget {
     this.body.append(
       el('p', {
         className: 'lead',
-        text: 'Self-attention needs to compute n² pairs of scores (= dot products): O(n²d). RNNs only require O(nd²) running time, h_t = g(W h_{t−1} + U x_t + b), assuming input dimension = hidden dimension = d (notes 002) — but step t waits for step t−1, so an RNN takes n sequential steps where attention is fully parallel (000). A 1000-word document requires 1000 sequential computations, regardless of how many GPUs you have (004).',
+        text: 'Self-attention needs to compute n² pairs of scores (= dot products): O(n²d). RNNs only require O(nd²) running time, hₜ = g(W hₜ₋₁ + U xₜ + b), assuming input dimension = hidden dimension = d (notes 002) — but step t waits for step t−1, so an RNN takes n sequential steps where attention is fully parallel (000). A 1000-word document requires 1000 sequential computations, regardless of how many GPUs you have (004).',
       }),
       tex('\\text{RNN: } n \\cdot 2d^2 \\text{ multiply-adds, in } n \\text{ steps}', { display: true }),
       tex(
