@@ -233,3 +233,22 @@ describe('11. no LaTeX source in the prose of chapter A', () => {
     expect(errors).toEqual([]);
   });
 });
+
+// 11. "Your text was replaced" stayed on screen after the student typed a new text.
+describe('11. the replaced-text note', () => {
+  test('picking the grammar model replaces an unknown sentence and says so; typing new text takes the note away', async () => {
+    const { page, errors } = await playground.open('/?text=My+grandmother+baked+cookies#chapter=B', {
+      viewport: { width: 1366, height: 900 },
+    });
+    const note = page.locator('ap-controls .text-note');
+    await expect.poll(() => page.locator('ap-controls #model option').count(), { timeout: 30_000 }).toBeGreaterThan(3);
+    await page.locator('ap-controls #model').selectOption('grammar');
+    await expect.poll(() => note.isVisible(), { timeout: 30_000 }).toBe(true);
+    expect(await note.textContent()).toMatch(
+      /^The grammar model does not know "grandmother", "baked", "cookies", so your text "My grandmother baked cookies" was replaced/,
+    );
+    await page.locator('#text').fill('the dog sat');
+    await expect.poll(() => note.isVisible()).toBe(false);
+    expect(errors).toEqual([]);
+  });
+});

@@ -99,7 +99,12 @@ export class ApControls extends HTMLElement {
       autocomplete: 'off',
       spellcheck: false,
       attrs: { 'aria-describedby': 'tokens unknown limit' },
-      on: { input: () => this._emit({ text: this._text.value }) },
+      on: {
+        input: () => {
+          this._setTextNote(null); // the student's own new text: nothing was replaced any more
+          this._emit({ text: this._text.value });
+        },
+      },
     });
     this._tokens = el('div', { id: 'tokens', className: 'tokens', attrs: { 'aria-label': 'Tokens' } });
     this._unknown = el('p', { id: 'unknown', className: 'warn', hidden: true, attrs: { role: 'status' } });
