@@ -252,3 +252,26 @@ describe('11. the replaced-text note', () => {
     expect(errors).toEqual([]);
   });
 });
+
+// 11. model-sizes' architecture select was cut to "encoder-decod" on a phone.
+describe('11. model-sizes on a phone', () => {
+  test('at 375 px the architecture select is wide enough for "encoder-decoder" (text, padding and its arrow)', async () => {
+    const { page, errors } = await playground.open('/#concept=model-sizes', { viewport: { width: 375, height: 812 } });
+    const select = page.locator('ap-model-sizes select[data-input="arch"]');
+    await select.scrollIntoViewIfNeeded();
+    await expect.poll(() => select.inputValue(), { timeout: 30_000 }).toBe('encoder-decoder');
+    const room = await select.evaluate((s) => {
+      const cs = getComputedStyle(s);
+      const ctx = document.createElement('canvas').getContext('2d');
+      ctx.font = `${cs.fontSize} ${cs.fontFamily}`;
+      const need =
+        ctx.measureText(s.selectedOptions[0].text).width +
+        parseFloat(cs.paddingLeft) +
+        parseFloat(cs.paddingRight) +
+        20;
+      return s.clientWidth - need;
+    });
+    expect(room).toBeGreaterThanOrEqual(0);
+    expect(errors).toEqual([]);
+  });
+});

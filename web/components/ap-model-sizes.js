@@ -54,7 +54,9 @@ function styles() {
     sheet = new CSSStyleSheet();
     sheet.replaceSync(`
       .ms-inputs { display: grid; grid-template-columns: repeat(auto-fill, minmax(9.5em, 1fr)); gap: 8px 12px; margin: 8px 0; }
-      .ms-inputs input[type='number'] { width: 100%; }
+      .ms-inputs input[type='number'], .ms-inputs select { width: 100%; }
+      /* "encoder-decoder" needs more than one 9.5em column (it was cut to "encoder-decod" on a phone) */
+      .ms-inputs > .field:has(select[data-input='arch']) { grid-column: span 2; }
       .ms-switches { display: flex; flex-wrap: wrap; gap: 6px 16px; margin: 4px 0 10px; }
       .ms-total { font-size: 1.25em; margin: 8px 0 4px; }
       .ms-total b { font-variant-numeric: tabular-nums; }
