@@ -314,6 +314,41 @@ describe('a Hugging Face folder in the page', () => {
     }
   }, 240_000);
 
+  // issue 25 item 1: a ?hf= server that answers the two JSON files and then never sends the weights
+  // left "Reading…" with no way out; Cancel stops it, says so, and the page keeps its model.
+  test('?hf= to a server that stalls on the weights: Cancel stops the load and the page keeps its model', async () => {
+    const { page, errors } = await playground.open('/#chapter=recap');
+    await expect.poll(() => page.locator('ap-controls #model').inputValue(), { timeout: 30_000 }).toBe('english');
+    const dir = join(HF, 'gpt2-tiny');
+    let asked = false;
+    await page.route('http://stall.test/**', async (route) => {
+      const file = new URL(route.request().url()).pathname.split('/').pop();
+      if (file === 'model.safetensors') {
+        asked = true;
+        return; // never answered
+      }
+      await route.fulfill({
+        body: readFileSync(join(dir, file)),
+        headers: { 'content-type': 'application/json', 'access-control-allow-origin': '*' },
+      });
+    });
+    await page.evaluate(() => {
+      document.querySelector('ap-controls').open({ url: 'http://stall.test/gpt2' }); // not awaited: it stalls
+    });
+    const cancel = page.locator('ap-controls .hf-cancel');
+    await expect.poll(() => cancel.isVisible(), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => asked).toBe(true);
+    await cancel.click();
+    const alert = page.locator('ap-controls .hf-error[role="alert"]');
+    await expect
+      .poll(() => alert.textContent(), { timeout: 10_000 })
+      .toBe('Cancelled: http://stall.test/gpt2 was not opened. The page keeps its model.');
+    expect(await page.locator('ap-controls').evaluate((c) => c.dataset.opening ?? null)).toBe(null);
+    expect(await page.locator('ap-controls .hf-progress').isVisible()).toBe(false);
+    expect(await page.locator('ap-controls #model').inputValue()).toBe('english');
+    expect(errors.filter((e) => !/stall\.test|Cancelled|Failed to load resource/.test(e))).toEqual([]);
+  });
+
   // issue 25 item 2: a ?hf= that is not an http(s) folder says so, naming it, and the page goes on
   // with its own model.
   test.each(['javascript:alert(1)', 'http://[::1', 'data:text/plain,hello'])(

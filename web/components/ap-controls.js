@@ -256,11 +256,20 @@ export class ApControls extends HTMLElement {
     this._hfFolder.webkitdirectory = true;
     this._hfProgress = el('progress', { max: 1, value: 0, attrs: { 'aria-label': 'Weights read' } });
     this._hfProgressText = el('span', { className: 'note mono' });
+    // A folder URL may be slow or stall: the reader can stop it (files from the disk come fast).
+    this._hfCancel = el('button', {
+      type: 'button',
+      className: 'small hf-cancel',
+      text: 'Cancel',
+      hidden: true,
+      on: { click: () => this._hfAbort?.abort() },
+    });
     this._hfProgressBox = el(
       'div',
       { className: 'row hf-progress', hidden: true },
       this._hfProgress,
       this._hfProgressText,
+      this._hfCancel,
     );
     this._hfError = el('p', { className: 'warn hf-error', attrs: { role: 'alert' } });
     this._hfBox = el(
@@ -298,9 +307,13 @@ export class ApControls extends HTMLElement {
       this._hfProgress.value = loaded;
       this._hfProgressText.textContent = `${(loaded / 2 ** 20).toFixed(0)} of ${(total / 2 ** 20).toFixed(0)} MB`;
     };
+    const byUrl = !!(source && source.url);
+    this._hfAbort = byUrl ? new AbortController() : null;
+    this._hfCancel.hidden = !byUrl;
     try {
-      const entry =
-        source && source.url ? await openUrl(source.url, { onProgress }) : await openFiles(source, { onProgress });
+      const entry = byUrl
+        ? await openUrl(source.url, { onProgress, signal: this._hfAbort.signal })
+        : await openFiles(source, { onProgress });
       this._hfProgressBox.hidden = true;
       this._fillModels();
       this._setTextNote(null);
@@ -311,10 +324,13 @@ export class ApControls extends HTMLElement {
       return entry;
     } catch (err) {
       this._hfProgressBox.hidden = true;
-      this._hfError.textContent = err && err.message ? err.message : String(err);
+      this._hfError.textContent =
+        err && err.message ? `${err.message}${err.cancelled ? ' The page keeps its model.' : ''}` : String(err);
       this.dataset.openError = this._hfError.textContent;
       return null;
     } finally {
+      this._hfAbort = null;
+      this._hfCancel.hidden = true;
       delete this.dataset.opening;
       this._hfFiles.value = '';
       this._hfFolder.value = '';

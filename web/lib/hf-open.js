@@ -72,7 +72,15 @@ export async function filesFromDataTransfer(dt) {
 // watched by loadPretrained, which gives up on a body that stalls).
 const ANSWER_MS = 30_000;
 
-export async function partsFromUrl(url) {
+/** The Error of a load the reader cancelled (its `cancelled` is true). */
+function cancelled(what) {
+  const err = new Error(`Cancelled: ${what} was not opened.`);
+  err.cancelled = true;
+  return err;
+}
+
+// `signal` (an AbortSignal): aborting it cancels every request, their bodies included.
+export async function partsFromUrl(url, { signal } = {}) {
   const text = String(url);
   const shown = text.length > 80 ? `${text.slice(0, 77)}...` : text;
   let base;
@@ -85,12 +93,15 @@ export async function partsFromUrl(url) {
     throw new Error(`"${shown}" is not an http(s) folder URL (${base.protocol} is not read)`);
   const get = async (name) => {
     const where = new URL(name, base).href;
+    if (signal?.aborted) throw cancelled(shown);
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), ANSWER_MS);
+    signal?.addEventListener('abort', () => abort.abort(), { once: true });
     let r;
     try {
       r = await fetch(where, { signal: abort.signal });
     } catch (err) {
+      if (signal?.aborted) throw cancelled(shown);
       throw new Error(
         abort.signal.aborted
           ? `${name}: no answer from ${where} in ${ANSWER_MS / 1000} s`
@@ -115,8 +126,17 @@ export async function openFiles(files, { onProgress } = {}) {
   return openPretrained(parts, { name, onProgress });
 }
 
-/** Opens a folder URL as a page model; resolves to its entry. */
-export async function openUrl(url, { onProgress } = {}) {
-  const { name, ...parts } = await partsFromUrl(url);
-  return openPretrained(parts, { name, onProgress });
+/**
+ * Opens a folder URL as a page model; resolves to its entry. signal: an AbortSignal that cancels
+ * the load (the Error's `cancelled` is then true), also while the weights stream in.
+ */
+export async function openUrl(url, { onProgress, signal } = {}) {
+  const { name, ...parts } = await partsFromUrl(url, { signal });
+  try {
+    return await openPretrained(parts, { name, onProgress });
+  } catch (err) {
+    // a body aborted by the reader fails as a stream error: say what happened instead
+    if (signal?.aborted) throw cancelled(String(url).length > 80 ? `${String(url).slice(0, 77)}...` : String(url));
+    throw err;
+  }
 }
