@@ -7,7 +7,7 @@
 // comes through ./attention-playground.js (in the built page, dist/attention-playground.js itself;
 // see vite.config.js), and only the path (this file and lib/lessons.js) is the page's own code.
 import { CHAPTERS, CONCEPTS, conceptById, embedCode, playgroundKit } from './attention-playground.js';
-import { GOALS, LESSONS, RECAP, goalMet, loadProgress, pathOrder, saveProgress } from './lib/lessons.js';
+import { GLOSSARY, GOALS, LESSONS, RECAP, goalMet, loadProgress, pathOrder, saveProgress } from './lib/lessons.js';
 
 const { el, resetTheme, parseState, readUrl, STATE_KEYS, writeUrl, filesFromDataTransfer } = playgroundKit;
 
@@ -505,7 +505,21 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
       goals,
       list,
     );
-    return el('nav', { className: 'toc', attrs: { 'aria-label': 'Chapters' } }, details);
+    // The notes' glossary (004): each term, its definition, a link to the view that shows it.
+    const glossary = el(
+      'details',
+      { className: 'glossary', attrs: { id: 'glossary' } },
+      el('summary', { text: 'Glossary (notes 004)' }),
+      el(
+        'dl',
+        {},
+        ...GLOSSARY.flatMap((g) => [
+          el('dt', {}, el('a', { href: `#concept=${g.concept}`, text: g.term })),
+          el('dd', { text: g.text }),
+        ]),
+      ),
+    );
+    return el('nav', { className: 'toc', attrs: { 'aria-label': 'Chapters' } }, details, glossary);
   }
 }
 

@@ -275,3 +275,39 @@ describe('11. model-sizes on a phone', () => {
     expect(errors).toEqual([]);
   });
 });
+
+// The notes' glossary (004, section 11) was absent: it is in the contents, each term linking to its view.
+describe('the glossary of the notes', () => {
+  test('15 terms in the notes order, each linking to a view of the page; "Masked Attention" opens the causal mask', async () => {
+    const { CONCEPTS } = await import('../../web/lib/concepts.js');
+    const { page, errors } = await playground.open('/#chapter=A', { viewport: { width: 1366, height: 900 } });
+    const glossary = page.locator('nav.toc details.glossary');
+    await glossary.locator('summary').click();
+    const links = await glossary
+      .locator('dt a')
+      .evaluateAll((as) => as.map((a) => [a.textContent, a.getAttribute('href')]));
+    expect(links.map(([t]) => t)).toEqual([
+      'Attention Mechanism',
+      'Query (Q)',
+      'Key (K)',
+      'Value (V)',
+      'Multi-Head Attention',
+      'Positional Encoding',
+      'Transformer',
+      'Self-Attention',
+      'Masked Attention',
+      'BERT',
+      'GPT',
+      'Residual Connection',
+      'Layer Normalization',
+      'Context Vector',
+      'Alignment Score',
+    ]);
+    for (const [, href] of links) expect(CONCEPTS.map((c) => `#concept=${c.id}`)).toContain(href);
+    expect(await glossary.locator('dd').count()).toBe(15);
+    await glossary.locator('dt a', { hasText: 'Masked Attention' }).click();
+    await page.waitForFunction(() => document.body.dataset.chapter === 'F');
+    await expect.poll(() => page.locator('ap-causal-mask').isVisible()).toBe(true);
+    expect(errors).toEqual([]);
+  });
+});

@@ -24,6 +24,46 @@ export const RECAP = {
   ],
 };
 
+// The glossary of the notes (004, section 11), in its order and words; each term links to the view
+// that shows it on numbers.
+export const GLOSSARY = [
+  {
+    term: 'Attention Mechanism',
+    concept: 'bahdanau',
+    text: 'A technique that allows models to focus on relevant parts of the input when producing each part of the output',
+  },
+  {
+    term: 'Query (Q)',
+    concept: 'qkv',
+    text: 'The representation of the current token that is “asking” for relevant information',
+  },
+  { term: 'Key (K)', concept: 'qkv', text: 'The representation used to determine relevance/matching with the query' },
+  { term: 'Value (V)', concept: 'weighted-sum', text: 'The actual content retrieved based on attention weights' },
+  {
+    term: 'Multi-Head Attention',
+    concept: 'heads',
+    text: 'Running multiple attention operations in parallel with different projections',
+  },
+  {
+    term: 'Positional Encoding',
+    concept: 'sinusoidal',
+    text: 'Added signal that provides position information to the model',
+  },
+  { term: 'Transformer', concept: 'block', text: 'Neural architecture using only attention (no recurrence)' },
+  { term: 'Self-Attention', concept: 'scores', text: 'Attention where Q, K, V all come from the same sequence' },
+  { term: 'Masked Attention', concept: 'causal-mask', text: 'Attention that prevents looking at future positions' },
+  { term: 'BERT', concept: 'bert-gpt', text: 'Bidirectional Encoder Representations from Transformers' },
+  { term: 'GPT', concept: 'bert-gpt', text: 'Generative Pre-trained Transformer' },
+  { term: 'Residual Connection', concept: 'residual', text: 'Adding the input directly to the output of a layer' },
+  {
+    term: 'Layer Normalization',
+    concept: 'layernorm',
+    text: 'Normalizing activations across features for each sample',
+  },
+  { term: 'Context Vector', concept: 'bahdanau', text: 'Weighted combination of hidden states based on attention' },
+  { term: 'Alignment Score', concept: 'scores', text: 'Raw similarity between query and key before softmax' },
+];
+
 // Chapter texts. `extras[concept]` lists what follows that concept's view:
 //   { try: 'text', patch: { state } }  a button that changes the page's state (text, preset, switches)
 //   { try: 'text', attrs: { name: value } }  a button that sets attributes of that concept's view
