@@ -7,7 +7,17 @@
 // comes through ./attention-playground.js (in the built page, dist/attention-playground.js itself;
 // see vite.config.js), and only the path (this file and lib/lessons.js) is the page's own code.
 import { CHAPTERS, CONCEPTS, conceptById, embedCode, playgroundKit } from './attention-playground.js';
-import { GLOSSARY, GOALS, LESSONS, RECAP, goalMet, loadProgress, pathOrder, saveProgress } from './lib/lessons.js';
+import {
+  GLOSSARY,
+  GOALS,
+  LESSONS,
+  RECAP,
+  goalMet,
+  loadProgress,
+  pathOrder,
+  questionsOf,
+  saveProgress,
+} from './lib/lessons.js';
 
 const { el, resetTheme, parseState, readUrl, STATE_KEYS, writeUrl, filesFromDataTransfer } = playgroundKit;
 
@@ -85,6 +95,12 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
           { className: 'goals' },
           el('h3', { text: 'By the end of this chapter you can' }),
           el('ul', {}, ...goals.map((g) => el('li', { text: g.text }))),
+          el('p', {
+            className: 'goal-how',
+            text: questionsOf(id).length
+              ? `The goal is ticked in the contents once you answer this chapter's ${questionsOf(id).length === 1 ? 'question' : `${questionsOf(id).length} questions`} correctly.`
+              : 'The goal is ticked in the contents when you tick "I have worked through this chapter" at its end.',
+          }),
         ),
       );
     }
@@ -121,7 +137,6 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
               className: 'next',
               rel: 'next',
               text: `${titleOf(next)} ▶`,
-              on: { click: () => markDone(id, true) },
             })
           : el('span'),
       ),
@@ -356,6 +371,7 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
   document.addEventListener('ap-quiz-answer', (e) => {
     progress.answers[e.detail.question] = !!e.detail.correct;
     saveProgress(progress);
+    updateNav(); // a goal may be met now
   });
 
   // The stepper moved: its step, head and layer become the page's (the other views follow).

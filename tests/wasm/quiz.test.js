@@ -119,3 +119,24 @@ describe('predict, then reveal: the fixed questions', () => {
     expect(r.p2.weights.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 6);
   });
 });
+
+// Issue 23: a course goal is met by the student's answers (or, in a chapter without questions, the
+// student's own tick), never by moving on.
+describe('course goals', () => {
+  test("B's goal waits for all 3 of its questions answered correctly; A's for its tick; C and D together", async () => {
+    const { GOALS, chapterMet, goalMet, questionsOf } = await import('../../web/lib/lessons.js');
+    const goal = (id) => GOALS.find((g) => g.id === id);
+    expect(questionsOf('B')).toEqual(['thinking-machines', 'predict-cat-sat', 'predict-live']);
+    expect(questionsOf('A')).toEqual([]);
+    const right = { 'thinking-machines': true, 'predict-cat-sat': true, 'predict-live': true };
+    expect(goalMet(goal('sdpa'), { done: { B: true }, answers: {} })).toBe(false);
+    expect(goalMet(goal('sdpa'), { done: {}, answers: { ...right, 'predict-live': false } })).toBe(false);
+    expect(goalMet(goal('sdpa'), { done: {}, answers: right })).toBe(true);
+    expect(goalMet(goal('rnn'), { done: {}, answers: {} })).toBe(false);
+    expect(goalMet(goal('rnn'), { done: { A: true }, answers: {} })).toBe(true);
+    // heads-pos spans C (one question) and D (none)
+    expect(chapterMet('C', { done: { C: true }, answers: {} })).toBe(false);
+    expect(goalMet(goal('heads-pos'), { done: { D: true }, answers: { dimensions: true } })).toBe(true);
+    expect(goalMet(goal('heads-pos'), { done: {}, answers: { dimensions: true } })).toBe(false);
+  });
+});

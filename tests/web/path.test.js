@@ -164,7 +164,7 @@ describe('a new student opens the page', () => {
 });
 
 describe('the learning path', () => {
-  test('previous / next move between chapters, progress is kept in the browser, and goals are checked off', async () => {
+  test('previous / next move between chapters, progress is kept in the browser, and goals are ticked by the student, not by next', async () => {
     const { page, errors } = await open('/');
     // Follow a link with the keyboard: views above the footer still grow as they draw, so a mouse
     // click aimed at the footer can land on whatever moved under it.
@@ -176,16 +176,38 @@ describe('the learning path', () => {
     await follow('.chapter-foot a.next');
     await expect.poll(() => page.evaluate(() => document.body.dataset.chapter)).toBe('B');
     expect(page.url()).toContain('#chapter=B');
-    // Next marked A as done: its goal is met in the contents.
+    // Moving on ticks nothing (issue 23): A is not done and its goal is not met.
+    expect(await page.locator('nav.toc a[data-chapter="A"] .mark').textContent()).not.toContain('✓');
+    expect(await page.locator('nav.toc li[data-goal="rnn"]').evaluate((li) => li.classList.contains('met'))).toBe(
+      false,
+    );
+    // Chapter B asks questions: its goal waits for them, as its goals box says.
+    expect(await page.locator('section[data-chapter="B"] .goal-how').textContent()).toBe(
+      "The goal is ticked in the contents once you answer this chapter's 3 questions correctly.",
+    );
+    await follow('.chapter-foot a.prev');
+    await expect.poll(() => page.evaluate(() => document.body.dataset.chapter)).toBe('A');
+    // A asks none: ticking "I have worked through this chapter" meets its goal.
+    expect(await page.locator('section[data-chapter="A"] .goal-how').textContent()).toMatch(
+      /when you tick "I have worked/,
+    );
+    await page.locator('section[data-chapter="A"] .chapter-foot .done input').check();
     expect(await page.locator('nav.toc a[data-chapter="A"] .mark').textContent()).toContain('✓');
     expect(await page.locator('nav.toc li[data-goal="rnn"]').getAttribute('class')).toContain('met');
+    await follow('section[data-chapter="A"] .chapter-foot a.next');
+    await expect.poll(() => page.evaluate(() => document.body.dataset.chapter)).toBe('B');
     await follow('.chapter-foot a.next');
     await expect.poll(() => page.evaluate(() => document.body.dataset.chapter)).toBe('recap');
     await rendered(page, 'ap-stepper');
     await follow('.chapter-foot a.prev');
     await expect.poll(() => page.evaluate(() => document.body.dataset.chapter)).toBe('B');
+    await page.locator('section[data-chapter="B"] .chapter-foot .done input').check();
     const stored = JSON.parse(await page.evaluate(() => localStorage.getItem('ap-progress')));
     expect(stored.done).toEqual({ A: true, B: true });
+    // B's own tick is the student's mark; its goal still waits for the questions.
+    expect(await page.locator('nav.toc li[data-goal="sdpa"]').evaluate((li) => li.classList.contains('met'))).toBe(
+      false,
+    );
     // A new visit (same browser, no hash) resumes where the student was.
     await page.goto(new URL('/', playground.baseUrl).href);
     await expect.poll(() => page.evaluate(() => document.body.dataset.chapter)).toBe('B');

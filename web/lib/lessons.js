@@ -305,6 +305,24 @@ export function saveProgress(p) {
 }
 
 /** Is a goal met: every chapter that teaches it marked done? */
+/** The ids of the notes' questions a chapter asks (in its extras). */
+export function questionsOf(chapter) {
+  return Object.values(LESSONS[chapter]?.extras || {})
+    .flat()
+    .filter((x) => x.question)
+    .map((x) => x.question);
+}
+
+/**
+ * A course goal is met when each of its chapters is: a chapter that asks questions when every one
+ * was answered correctly, a chapter without one when the student ticked "I have worked through
+ * this chapter". Moving on with "next" ticks nothing.
+ */
+export function chapterMet(chapter, progress) {
+  const qs = questionsOf(chapter);
+  return qs.length ? qs.every((q) => progress.answers?.[q] === true) : !!progress.done[chapter];
+}
+
 export function goalMet(goal, progress) {
-  return goal.chapters.every((c) => progress.done[c]);
+  return goal.chapters.every((c) => chapterMet(c, progress));
 }
