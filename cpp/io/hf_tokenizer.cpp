@@ -627,10 +627,12 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
   // Added tokens matched in normalized text are searched for in their normalized form.
   // (HF also gives that form as the token's string, so decode() uses it too.)
   t->decode_as_ = t->vocab_;
-  for (auto& a : t->added_) {
+  for (size_t k = 0; k < t->added_.size(); ++k) {
+    AddedToken& a = t->added_[k];
     a.match = a.normalized ? t->normalize(a.content) : a.content;
     t->decode_as_[a.id] = a.match;
     t->index_.emplace(a.match, a.id);
+    if (!a.match.empty()) t->added_by_byte_[static_cast<unsigned char>(a.match[0])].push_back(static_cast<int>(k));
   }
   for (const auto& kv : t->model_index_) t->max_token_bytes_ = std::max(t->max_token_bytes_, kv.first.size());
   t->piece_of_.resize(t->vocab_.size());
@@ -732,11 +734,11 @@ void HfTokenizer::split_added(const std::string& s, bool normalized_pass, std::v
   while (pos < s.size()) {
     int best = -1;
     size_t best_len = 0;
-    for (size_t k = 0; k < added_.size(); ++k) {
+    for (const int k : added_by_byte_[static_cast<unsigned char>(s[pos])]) {
       const AddedToken& a = added_[k];
-      if (a.normalized != normalized_pass || a.match.empty() || a.match.size() <= best_len) continue;
+      if (a.normalized != normalized_pass || a.match.size() <= best_len) continue;
       if (s.compare(pos, a.match.size(), a.match) == 0) {
-        best = static_cast<int>(k);
+        best = k;
         best_len = a.match.size();
       }
     }

@@ -176,7 +176,12 @@ TEST(HfLoader, DeepNestingIsRefusedByNameNotByTheStack) {
                     ap::read_safetensors_header(reinterpret_cast<const uint8_t*>(header.data()), header.size(), 0);
                   }),
                   "safetensors header nests more than 64 levels deep");
-  // 63 levels inside the top-level object: 64 in all, allowed.
+  // 63 levels inside the top-level object: 64 in all, allowed; 65 are not.
   const std::string ok_config = "{\"junk\": " + nested(63) + "," + f.config.substr(1);
   EXPECT_EQ(ap::hf_config(ok_config).n_layers, ap::hf_config(f.config).n_layers);
+  EXPECT_MENTIONS(aptest::error_of([&] { ap::hf_config("{\"junk\": " + nested(64) + "," + f.config.substr(1)); }),
+                  "config.json nests more than 64 levels deep");
+  // Brackets inside strings (an escaped quote before them included) are text, not depth.
+  const std::string in_string = "{\"junk\": \"\\\"" + std::string(1000, '[') + "\"," + f.config.substr(1);
+  EXPECT_EQ(ap::hf_config(in_string).n_layers, ap::hf_config(f.config).n_layers);
 }

@@ -324,3 +324,32 @@ TEST(HfTokenizerFuzzSeeds, ValidParseAndEncodeBadAreRefused) {
   EXPECT_GE(valid, 6);
   EXPECT_GE(bad, 7);
 }
+
+// Issue 25 item 5: a tokenizer.json with a great many added tokens. The text is split at the
+// leftmost-longest added token (HF's AddedVocabulary), the stretches between are encoded as if
+// there were no added tokens; "<tok19999>" is the longer match, not "<tok1999>" followed by "9>".
+// (Each position is compared with the added tokens starting with its byte only.)
+TEST(HfTokenizerBpe, TwentyThousandAddedTokensSplitLeftmostLongest) {
+  json j = json::parse(read_fixture("bpe.json"));
+  const int base = static_cast<int>(bpe()->size());
+  for (int k = 0; k < 20000; ++k)
+    j["added_tokens"].push_back({{"id", base + k},
+                                 {"content", "<tok" + std::to_string(k) + ">"},
+                                 {"single_word", false},
+                                 {"lstrip", false},
+                                 {"rstrip", false},
+                                 {"normalized", false},
+                                 {"special", false}});
+  const auto many = HfTokenizer::parse(j.dump());
+  ASSERT_EQ(many->size(), base + 20000);
+  const auto plain = [&](const std::string& s) { return bpe()->encode(s, false).ids; };
+  std::vector<int> want = plain("a ");
+  want.push_back(base + 7);
+  for (int id : plain(" b ")) want.push_back(id);
+  want.push_back(base + 19999);
+  for (int id : plain(" c")) want.push_back(id);
+  want.push_back(base + 1);
+  EXPECT_EQ(many->encode("a <tok7> b <tok19999> c<tok1>", false).ids, want);
+  // text with no added token at all: the same ids as without them
+  EXPECT_EQ(many->encode("the cat sat on the mat", false).ids, plain("the cat sat on the mat"));
+}
