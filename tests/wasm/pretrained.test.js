@@ -389,6 +389,38 @@ describe('bad folders: an Error naming the file and the field, and the module st
     );
   });
 
+  // Without a Content-Length (a chunked answer) the text is read chunk by chunk and stopped once it
+  // passes the limit: an endless config.json would otherwise fill the tab's memory.
+  test('a config.json streamed with no Content-Length that never ends is stopped past 1 MB', async () => {
+    const f = good();
+    let sent = 0;
+    let cancelled = false;
+    const endless = new Response(
+      new ReadableStream({
+        pull(controller) {
+          controller.enqueue(new Uint8Array(65536).fill(0x20)); // spaces, for ever
+          sent += 65536;
+        },
+        cancel() {
+          cancelled = true;
+        },
+      }),
+    );
+    expect(endless.headers.get('content-length')).toBe(null);
+    await expect(ap.loadPretrained({ ...f, config: endless })).rejects.toThrow(
+      /^loadPretrained: config\.json is more than the 1 MB such a file can be \(1\.1 MB had come, and it went on\)$/,
+    );
+    expect(cancelled).toBe(true);
+    expect(sent).toBeLessThan(2 << 20);
+    // the same file with an end under the limit, no Content-Length either: read as before
+    const once = new Response(
+      new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode(f.config)), c.close()) }),
+    );
+    const model = await ap.loadPretrained({ ...f, config: once });
+    expect(model.config.nLayers).toBeGreaterThan(0);
+    model.dispose();
+  });
+
   test('after every failure a good folder still loads and gives the same numbers', async () => {
     const fx = expected('gpt2-tiny');
     const model = await ap.loadPretrained(good());

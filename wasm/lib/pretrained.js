@@ -5,6 +5,36 @@ import { Model } from './model.js';
 
 const CHUNK = 8 << 20; // bytes per feed
 
+/**
+ * A streamed text read chunk by chunk: a server that sends no Content-Length (or a wrong one) is
+ * stopped once the file passes its limit, instead of filling the tab's memory; each chunk must
+ * come within the stall time.
+ */
+async function boundedText(reader, file, stallMs) {
+  const limit = TEXT_LIMITS[file] ?? Infinity;
+  const chunks = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await withinStall(reader.read(), stallMs, file, 'its text');
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      reader.cancel().catch(() => {});
+      throw new Error(
+        `loadPretrained: ${file} is more than the ${limit / 2 ** 20} MB such a file can be (${(total / 2 ** 20).toFixed(1)} MB had come, and it went on)`,
+      );
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
 /** The text of a JSON part: a string, an object (serialised), bytes, or a Blob / File. */
 // A streamed file that sends nothing for this long is given up (a stalled server would otherwise
 // keep loadPretrained pending for ever: issue 25 item 1). options.stallMs overrides it.
@@ -59,6 +89,7 @@ async function textOf(part, file, stallMs = STALL_MS) {
     // a fetch Response: its body may stall or break halfway
     if (part.headers?.get) checkTextSize(Number(part.headers.get('content-length')) || 0, file);
     try {
+      if (part.body?.getReader) return await boundedText(part.body.getReader(), file, stallMs);
       return await withinStall(part.text(), stallMs, file, 'its text');
     } catch (err) {
       throw readError(err, file, 'to its end');
