@@ -287,7 +287,7 @@ export interface AttentionPlayground {
   openModel(bytes: Uint8Array | ArrayBuffer): Promise<Model>;
   /** A Hugging Face GPT-2 or BERT folder (F32, F16 or BF16 weights), read by the second module (loaded
    * on first use). Errors name the file and the field. */
-  loadPretrained(parts: PretrainedParts, options?: { onProgress?: (p: { loaded: number; total: number }) => void; stallMs?: number }): Promise<Model>;
+  loadPretrained(parts: PretrainedParts, options?: { onProgress?: (p: { loaded: number; total: number }) => void; stallMs?: number; signal?: AbortSignal }): Promise<Model>;
   readonly presets: Presets;
   readonly kernels: Kernels;
   /** The special tokens' ids and pieces, from the core: { pad: 0, unk: 1, bos: 2, eos: 3, pieces }. */

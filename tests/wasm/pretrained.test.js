@@ -436,3 +436,78 @@ describe('bad folders: an Error naming the file and the field, and the module st
     model.dispose();
   });
 });
+
+// Issue 25: loadPretrained's AbortSignal, and 50 refused loads of assorted hostile folders leave
+// the heap where it was (one warm-up round first: the core keeps its last error text).
+describe('cancelled and refused loads free what they held', () => {
+  const good = () => {
+    const dir = join(HF, 'gpt2-tiny');
+    return {
+      config: readFileSync(join(dir, 'config.json'), 'utf8'),
+      tokenizer: readFileSync(join(dir, 'tokenizer.json'), 'utf8'),
+      weights: new Uint8Array(readFileSync(join(dir, 'model.safetensors'))),
+    };
+  };
+
+  test('an AbortSignal aborted while the weights stall: a cancelled Error, the heap as before', async () => {
+    const full = await ap._loadTrainer();
+    const f = good();
+    const stalling = () =>
+      new Response(
+        new ReadableStream({
+          start(c) {
+            c.enqueue(f.weights.slice(0, 70000)); // the header and a little, then nothing
+          },
+        }),
+        { headers: { 'content-length': String(f.weights.length) } },
+      );
+    const before = full.heapUsed();
+    for (let i = 0; i < 3; i++) {
+      const abort = new AbortController();
+      const loading = ap.loadPretrained({ ...f, weights: stalling() }, { signal: abort.signal });
+      setTimeout(() => abort.abort(), 50);
+      const err = await loading.catch((e) => e);
+      expect(err.message).toBe('loadPretrained: cancelled');
+      expect(err.cancelled).toBe(true);
+    }
+    expect(full.heapUsed()).toBe(before);
+    const already = new AbortController();
+    already.abort();
+    await expect(ap.loadPretrained(f, { signal: already.signal })).rejects.toThrow('loadPretrained: cancelled');
+  });
+
+  test('50 refused hostile folders (7 kinds): heapUsed returns to its start, and a good folder gives the same logits', async () => {
+    const full = await ap._loadTrainer();
+    const f = good();
+    const deep = `${'['.repeat(1e5)}${']'.repeat(1e5)}`;
+    const kinds = [
+      { ...f, config: '{' },
+      { ...f, config: `{"junk": ${deep}, ${f.config.slice(1)}` },
+      { ...f, tokenizer: `{"junk": ${deep}, ${f.tokenizer.slice(1)}` },
+      { ...f, tokenizer: '{"model": {"type": "BPE"}}' },
+      { ...f, weights: f.weights.slice(0, f.weights.length - 100) },
+      { ...f, weights: Uint8Array.from([16, 0, 0, 0, 0, 0, 0, 0, ...new TextEncoder().encode('{"x":{"dtype":1}}')]) },
+      { ...f, config: JSON.stringify({ ...JSON.parse(f.config), model_type: 'x'.repeat(5e6) }) },
+    ];
+    const logits = async () => {
+      const m = await ap.loadPretrained(f);
+      const t = m.forward(Int32Array.of(1, 2, 3));
+      const out = Array.from(t.get('logits'));
+      t.dispose();
+      m.dispose();
+      return out;
+    };
+    const first = await logits();
+    for (const k of kinds)
+      await expect(ap.loadPretrained(k)).rejects.toThrow(/^loadPretrained: |config\.json|tokenizer\.json|safetensors/);
+    const start = full.heapUsed();
+    let refused = 0;
+    for (let i = 0; i < 50; i++) {
+      await expect(ap.loadPretrained(kinds[i % kinds.length])).rejects.toThrow();
+      refused++;
+    }
+    expect(refused).toBe(50);
+    expect(full.heapUsed()).toBe(start);
+    expect(await logits()).toEqual(first);
+  });
+});

@@ -168,19 +168,35 @@ function weightsReader(part, stallMs = STALL_MS) {
  * Loads a Hugging Face GPT-2 or BERT folder into the module `ap` (one with the core's loader: the
  * second module, see load.js). parts: { config, weights, tokenizer } (see textOf / weightsReader).
  * options.onProgress({ loaded, total }) after each chunk; options.stallMs (default 30 s): a streamed
- * file that sends nothing for that long is given up. Every problem is an Error naming the file and
- * the field; nothing stays allocated after one.
+ * file that sends nothing for that long is given up; options.signal (an AbortSignal): aborting it
+ * stops the load at its next read, with an Error whose `cancelled` is true. Every problem is an Error
+ * naming the file and the field; nothing stays allocated after one.
  */
-export async function loadPretrainedInto(ap, parts, { onProgress, stallMs = STALL_MS } = {}) {
+export async function loadPretrainedInto(ap, parts, { onProgress, stallMs = STALL_MS, signal } = {}) {
   if (!parts || typeof parts !== 'object')
     throw new Error(
       'loadPretrained() needs { config, weights, tokenizer } (config.json, model.safetensors, tokenizer.json)',
     );
-  const [config, tokenizer] = await Promise.all([
-    textOf(parts.config, 'config.json', stallMs),
-    textOf(parts.tokenizer, 'tokenizer.json', stallMs),
-  ]);
-  const weights = weightsReader(parts.weights, stallMs);
+  // Every wait of the load races the signal: a cancelled load frees what it holds (the finally below).
+  const cancelledError = () => Object.assign(new Error('loadPretrained: cancelled'), { cancelled: true });
+  const aborted = signal
+    ? new Promise((_, reject) => {
+        if (signal.aborted) reject(cancelledError());
+        signal.addEventListener('abort', () => reject(cancelledError()), { once: true });
+      })
+    : null;
+  aborted?.catch(() => {}); // observed only through the races below
+  const unlessCancelled = (p) => (aborted ? Promise.race([p, aborted]) : p);
+  const [config, tokenizer] = await unlessCancelled(
+    Promise.all([textOf(parts.config, 'config.json', stallMs), textOf(parts.tokenizer, 'tokenizer.json', stallMs)]),
+  );
+  const read = weightsReader(parts.weights, stallMs);
+  const weights = {
+    get size() {
+      return read.size;
+    },
+    read: (n) => unlessCancelled(read.read(n)),
+  };
   const raw = ap._raw;
   const loader = raw.hfBegin(config, tokenizer);
   if (!loader) ap._fail();

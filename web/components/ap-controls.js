@@ -256,7 +256,7 @@ export class ApControls extends HTMLElement {
     this._hfFolder.webkitdirectory = true;
     this._hfProgress = el('progress', { max: 1, value: 0, attrs: { 'aria-label': 'Weights read' } });
     this._hfProgressText = el('span', { className: 'note mono' });
-    // A folder URL may be slow or stall: the reader can stop it (files from the disk come fast).
+    // A folder URL may be slow or stall, a large checkpoint takes a while: the reader can stop it.
     this._hfCancel = el('button', {
       type: 'button',
       className: 'small hf-cancel',
@@ -308,12 +308,13 @@ export class ApControls extends HTMLElement {
       this._hfProgressText.textContent = `${(loaded / 2 ** 20).toFixed(0)} of ${(total / 2 ** 20).toFixed(0)} MB`;
     };
     const byUrl = !!(source && source.url);
-    this._hfAbort = byUrl ? new AbortController() : null;
-    this._hfCancel.hidden = !byUrl;
+    this._hfAbort = new AbortController();
+    this._hfCancel.hidden = false;
     try {
+      const signal = this._hfAbort.signal;
       const entry = byUrl
-        ? await openUrl(source.url, { onProgress, signal: this._hfAbort.signal })
-        : await openFiles(source, { onProgress });
+        ? await openUrl(source.url, { onProgress, signal })
+        : await openFiles(source, { onProgress, signal });
       this._hfProgressBox.hidden = true;
       this._fillModels();
       this._setTextNote(null);

@@ -120,10 +120,15 @@ export async function partsFromUrl(url, { signal } = {}) {
   return { config, tokenizer, weights, name };
 }
 
-/** Opens files (a FileList or array) as a page model; resolves to its entry. */
-export async function openFiles(files, { onProgress } = {}) {
+/** Opens files (a FileList or array) as a page model; resolves to its entry. signal: as openUrl's. */
+export async function openFiles(files, { onProgress, signal } = {}) {
   const { name, ...parts } = partsFromFiles(files);
-  return openPretrained(parts, { name, onProgress });
+  try {
+    return await openPretrained(parts, { name, onProgress, signal });
+  } catch (err) {
+    if (signal?.aborted) throw cancelled(name ? `the folder ${name}` : 'the files');
+    throw err;
+  }
 }
 
 /**
@@ -133,7 +138,7 @@ export async function openFiles(files, { onProgress } = {}) {
 export async function openUrl(url, { onProgress, signal } = {}) {
   const { name, ...parts } = await partsFromUrl(url, { signal });
   try {
-    return await openPretrained(parts, { name, onProgress });
+    return await openPretrained(parts, { name, onProgress, signal });
   } catch (err) {
     // a body aborted by the reader fails as a stream error: say what happened instead
     if (signal?.aborted) throw cancelled(String(url).length > 80 ? `${String(url).slice(0, 77)}...` : String(url));

@@ -347,9 +347,9 @@ function slug(name) {
  * Opens a Hugging Face folder: parts = { config, weights, tokenizer } as ap.loadPretrained takes
  * them; name: the folder's name (for the key and the label). Resolves to the new page model entry.
  */
-export async function openPretrained(parts, { name = '', onProgress } = {}) {
+export async function openPretrained(parts, { name = '', onProgress, signal } = {}) {
   const ap = await getPlayground();
-  const model = await ap.loadPretrained(parts, { onProgress });
+  const model = await ap.loadPretrained(parts, { onProgress, signal });
   const base = slug(name || model.config.family);
   let key = `${HF_PREFIX}${base}`;
   for (let k = 2; cache.has(key); k++) key = `${HF_PREFIX}${base}-${k}`;
