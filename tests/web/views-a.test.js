@@ -83,8 +83,12 @@ const near = (a, b, what) =>
 
 async function open(path, waitFor) {
   const p = await playground.open(path);
-  if (waitFor)
+  if (waitFor) {
+    // views draw when they come near the viewport: on #chapter=all the first one sits below the
+    // course goals, the page's introduction and the controls
+    await p.page.locator(waitFor).scrollIntoViewIfNeeded();
     await p.page.waitForFunction((tag) => document.querySelector(tag)?.dataset.rendered, waitFor, { timeout: 30000 });
+  }
   return p;
 }
 
