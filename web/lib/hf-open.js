@@ -79,10 +79,16 @@ function cancelled(what) {
   return err;
 }
 
+/** A URL as messages quote it: at most 80 characters. */
+function shortUrl(url) {
+  const text = String(url);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
 // `signal` (an AbortSignal): aborting it cancels every request, their bodies included.
 export async function partsFromUrl(url, { signal } = {}) {
   const text = String(url);
-  const shown = text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  const shown = shortUrl(text);
   let base;
   try {
     base = new URL(text.replace(/\/+$/, '') + '/', location.href);
@@ -141,7 +147,7 @@ export async function openUrl(url, { onProgress, signal } = {}) {
     return await openPretrained(parts, { name, onProgress, signal });
   } catch (err) {
     // a body aborted by the reader fails as a stream error: say what happened instead
-    if (signal?.aborted) throw cancelled(String(url).length > 80 ? `${String(url).slice(0, 77)}...` : String(url));
+    if (signal?.aborted) throw cancelled(shortUrl(url));
     throw err;
   }
 }
