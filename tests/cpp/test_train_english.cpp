@@ -45,8 +45,11 @@ std::string byte_char(int b) {
   return s;
 }
 
+// One folder per test: ctest runs the tests of this file in parallel, and a shared folder let one
+// test read a file while the other was rewriting it ("heldout.txt has no sentences").
 std::string write_data() {
-  const std::string dir = (std::filesystem::temp_directory_path() / "ap_english_task_test").string();
+  const std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const std::string dir = (std::filesystem::temp_directory_path() / ("ap_english_task_test_" + name)).string();
   std::filesystem::create_directories(dir);
   nlohmann::json vocab = nlohmann::json::object();
   const char* specials[] = {"<pad>", "<|endoftext|>", "[MASK]"};
