@@ -570,7 +570,16 @@ class TrainerHandle {
     return guard(
         [&]() {
           const ap::train::EvalResult r = trainer->evaluate(n, static_cast<uint64_t>(seed));
-          return obj({{"total", js(r.total)}, {"correct", js(r.correct)}, {"accuracy", js(r.accuracy())}});
+          // Per kind of example or target; a language model's kinds also carry their mean loss.
+          val kinds = val::object();
+          for (const auto& [kind, ct] : r.by_kind) {
+            val k = obj({{"correct", js(ct.first)}, {"total", js(ct.second)}});
+            const auto it = r.nll.find(kind);
+            if (it != r.nll.end()) k.set("loss", js(it->second / ct.second));
+            kinds.set(kind, k);
+          }
+          return obj(
+              {{"total", js(r.total)}, {"correct", js(r.correct)}, {"accuracy", js(r.accuracy())}, {"byKind", kinds}});
         },
         val::null());
   }

@@ -326,7 +326,7 @@ export interface AttentionPlayground {
    * Trains a tiny transformer on a task with the core's trainer (one thread: use a Web Worker in a
    * page). Async because the first call loads the trainer module; the Trainer's methods are sync.
    */
-  createTrainer(opts: { task: 'sort' | 'reverse' | 'dates' | 'grammar' | 'mlm'; config?: { dModel?: number; nHeads?: number; nLayers?: number; dFf?: number; pos?: string; act?: string; norm?: string };
+  createTrainer(opts: { task: 'sort' | 'reverse' | 'dates' | 'grammar' | 'mlm' | 'translate' | 'induction'; config?: { dModel?: number; nHeads?: number; nLayers?: number; dFf?: number; pos?: string; act?: string; norm?: string; ffn?: boolean };
     /** Fine-tune: start from this model's weights (same architecture and vocabulary as the task; config defaults to its sizes). */
     from?: Model; seed?: number; lr?: number; warmupSteps?: number; totalSteps?: number; batch?: number }): Promise<Trainer>;
   // ---- costs (model-sizes, rnn-cost, head-cost, scale) ----
@@ -478,7 +478,8 @@ export interface Trainer {
   step(n?: number): number;
   info(): { steps: number; lr: number; gradNorm: number; task: string };
   /** Held-out accuracy of the current weights. */
-  evaluate(n?: number, seed?: number): { total: number; correct: number; accuracy: number };
+  /** Held-out accuracy; byKind per kind of example (a language model: of target, with its mean loss in nats). */
+  evaluate(n?: number, seed?: number): { total: number; correct: number; accuracy: number; byKind: Record<string, { correct: number; total: number; loss?: number }> };
   /** A Model with the current weights, in the instance createTrainer() was called on (dispose it). */
   snapshot(): Model;
   dispose(): void;

@@ -87,6 +87,10 @@ void block_forward(Mat& out, const Mat& x, const Mat* memory, const std::vector<
       h = cross_resid;
     }
   }
+  if (!cfg.ffn) {  // attention-only: the block ends with its attention sublayer(s)
+    out = h;
+    return;
+  }
   // FFN sub-layer: FFN(z) = act(z W1 + b1) W2 + b2, applied to each token on its own.
   Mat ffn_in, norm2;
   if (post)

@@ -24,9 +24,12 @@ struct ModelConfig {
   int rel_clip = 8;  // relative positions: offsets clipped to [-rel_clip, rel_clip]
   Act act = Act::Relu;
   NormPlace norm = NormPlace::Post;
-  float eps = 1e-5f;               // LayerNorm epsilon
-  bool scale = true;               // divide scores by sqrt(d_k) (a switch for teaching)
-  bool causal = true;              // causal mask in decoder self-attention (a switch for teaching)
+  float eps = 1e-5f;   // LayerNorm epsilon
+  bool scale = true;   // divide scores by sqrt(d_k) (a switch for teaching)
+  bool causal = true;  // causal mask in decoder self-attention (a switch for teaching)
+  // false: attention-only blocks, no FFN sublayer and no norm2 (the toy models of the induction-head
+  // studies, Elhage et al. 2021, Olsson et al. 2022); each block's output is its attention sublayer's.
+  bool ffn = true;
   std::string tokenizer = "char";  // "char" or "word"; "hf" for a model read from a Hugging Face folder
 
   // A pretrained model read from a Hugging Face folder (io/hf_model): its family and the parts of

@@ -87,6 +87,7 @@ void for_each_tensor(const ModelConfig& cfg, W* w, Visit&& visit) {
         norm(
             p + ".norm_cross", [block](auto& x) -> auto& { return block(x).norm_cross; });
       }
+      if (!cfg.ffn) continue;  // attention-only: no FFN, no norm2
       one(
           p + ".ffn.w1", {d, F}, TensorKind::Matrix, [block](auto& x) -> auto& { return block(x).ffn.w1; });
       one(

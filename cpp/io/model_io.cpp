@@ -86,7 +86,7 @@ std::string shape_string(const std::vector<int64_t>& shape) {
 // gigabytes of zeros.
 uint64_t min_weight_count(const ModelConfig& cfg) {
   const uint64_t d = cfg.d_model, d_ff = cfg.d_ff, layers = cfg.n_layers;
-  const uint64_t block = 4 * d * d + 2 * d * d_ff;  // W_Q W_K W_V W_O, W_1 W_2
+  const uint64_t block = 4 * d * d + (cfg.ffn ? 2 * d * d_ff : 0);  // W_Q W_K W_V W_O, W_1 W_2
   uint64_t n = static_cast<uint64_t>(cfg.vocab_size) * d;
   if (cfg.has_encoder()) n += layers * block;
   if (cfg.has_decoder()) n += layers * block;
@@ -133,6 +133,7 @@ std::string config_to_json(const ModelConfig& cfg) {
   j["scale"] = cfg.scale;
   j["causal"] = cfg.causal;
   j["tokenizer"] = cfg.tokenizer;
+  if (!cfg.ffn) j["ffn"] = false;                                  // an attention-only model (the induction view's)
   if (cfg.family.empty() && cfg.tied_head) j["tied_head"] = true;  // the English models share tok_emb with the head
   if (!cfg.family.empty()) {  // a pretrained model's parts (never in the playground's own files)
     j["family"] = cfg.family;
@@ -180,6 +181,7 @@ ModelConfig config_from_json(const std::string& text) {
   read_bool(j, "causal", cfg.causal);
   read_string(j, "tokenizer", cfg.tokenizer);
   read_bool(j, "tied_head", cfg.tied_head);
+  read_bool(j, "ffn", cfg.ffn);
   cfg.validate();
   return cfg;
 }

@@ -28,9 +28,10 @@ using namespace ap::train;
 namespace {
 
 const char kUsage[] =
-    "usage: train --task sort|reverse|dates|grammar|mlm|english|english-mlm [options]\n"
+    "usage: train --task sort|reverse|dates|grammar|mlm|translate|induction|english|english-mlm [options]\n"
     "  --data DIR         the english tasks' data folder (npm run train -- english --data-only)\n"
     "  --tied 1           the output head is the token embeddings (no lm_head.w)\n"
+    "  --ffn 0            attention-only blocks (no FFN, no norm2)\n"
     "  --f16 1            write the weights as F16 (half the bytes)\n"
     "  --steps N          optimisation steps (default 2000)\n"
     "  --d-model D --heads H --layers L --d-ff F     model size (default 64 4 2 256)\n"
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
     if (cfg.task.empty()) fail("--task is required (sort, reverse, dates, grammar, mlm, english, english-mlm)");
     cfg.data = get("data", "");
     cfg.model.tied_head = num("tied", 0) != 0;
+    cfg.model.ffn = num("ffn", 1) != 0;
     const bool f16 = num("f16", 0) != 0;
     const int steps = static_cast<int>(num("steps", 2000));
     cfg.model.d_model = static_cast<int>(num("d-model", 64));
@@ -104,6 +106,7 @@ int main(int argc, char** argv) {
       cfg.model.pos = mc.pos;
       cfg.model.act = mc.act;
       cfg.model.norm = mc.norm;
+      cfg.model.ffn = mc.ffn;
     }
     opt.finish();
     if (steps < 1) fail("--steps must be >= 1");

@@ -71,7 +71,7 @@ EvalResult evaluate_model(const Model& model, const Task& task, int n, uint64_t 
   if (mlm && model.config().arch != Arch::EncoderOnly) fail("the mlm task needs an encoder-only model");
   const int total = pairs.empty() ? static_cast<int>(examples.size()) : static_cast<int>(pairs.size());
   std::vector<char> ok(static_cast<size_t>(total), 0);
-  std::vector<std::pair<int, int>> hits(static_cast<size_t>(total), {0, 0});  // corpus LM: (right, tokens)
+  std::vector<std::vector<char>> hits(static_cast<size_t>(total));  // corpus LM: each target right or not
   auto work = [&](int w, int workers) {
     Trace tr;
     for (int i = w; i < total; i += workers) {
@@ -80,13 +80,11 @@ EvalResult evaluate_model(const Model& model, const Task& task, int n, uint64_t 
         model.forward(tr, ex.inputs);
         const Stage* logits = tr.find("logits");
         const size_t V = static_cast<size_t>(model.config().vocab_size);
-        int right = 0;
+        auto& right = hits[static_cast<size_t>(i)];
         for (size_t at = 0; at < ex.targets.size(); ++at) {
           const float* z = logits->data.data() + at * V;
-          right += static_cast<int>(std::max_element(z, z + V) - z) == ex.targets[at];
+          right.push_back(static_cast<int>(std::max_element(z, z + V) - z) == ex.targets[at]);
         }
-        ok[static_cast<size_t>(i)] = static_cast<char>(std::min(right, 127));
-        hits[static_cast<size_t>(i)] = {right, static_cast<int>(ex.targets.size())};
       } else if (mlm) {  // the top-1 word at the (one) masked position
         const EncodedExample ex = encode_example(task, examples[static_cast<size_t>(i)]);
         model.forward(tr, ex.inputs);
@@ -125,8 +123,8 @@ EvalResult evaluate_model(const Model& model, const Task& task, int n, uint64_t 
     if (e) std::rethrow_exception(e);
   EvalResult r;
   if (task.corpus_lm()) {  // one count per token
-    for (const auto& [right, tokens] : hits)
-      for (int k = 0; k < tokens; ++k) r.add("token", k < right);
+    for (const auto& right : hits)
+      for (size_t at = 0; at < right.size(); ++at) r.add(task.token_kind(static_cast<int>(at)), right[at] != 0);
     return r;
   }
   for (int i = 0; i < total; ++i)

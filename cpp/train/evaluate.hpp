@@ -19,6 +19,7 @@ namespace ap::train {
 struct EvalResult {
   int total = 0, correct = 0;                          // exact matches, or agreement pairs won
   std::map<std::string, std::pair<int, int>> by_kind;  // kind -> (correct, total)
+  std::map<std::string, double> nll;  // a language model (Trainer::evaluate): kind -> summed -ln p(target)
   void add(const std::string& kind, bool ok);
   double accuracy() const { return total ? static_cast<double>(correct) / total : 0.0; }
   // The lowest per-kind accuracy, and its kind.

@@ -51,11 +51,51 @@ class StringTask : public Task {
   bool sort_;
 };
 
+// induction: a random string of kInductionLength letters read twice, "<bos>" s s, as a language
+// model with the loss everywhere (no <eos>). The first pass is unpredictable (ln 26 nats a letter
+// at best); every letter of the repeat but its first is predictable by copying: find the earlier
+// copy of the current letter and say the letter that followed it. That is what an induction head
+// does (Olsson et al. 2022), and a two-layer attention-only model forms one on this task.
+constexpr int kInductionLength = 12;
+
+class InductionTask : public Task {
+ public:
+  InductionTask() {
+    std::vector<std::string> pieces;
+    for (char c = 'a'; c <= 'z'; ++c) pieces.emplace_back(1, c);
+    tok_ = Tokenizer(Tokenizer::Kind::Char, Tokenizer::with_specials(pieces));
+  }
+  std::string name() const override { return "induction"; }
+  Arch arch() const override { return Arch::DecoderOnly; }
+  int max_len() const override { return 1 + 2 * kInductionLength; }  // <bos> s s
+  bool corpus_lm() const override { return true; }
+  // Target `at` is the token after input `at`: inputs 0..n are <bos> and the first copy (targets:
+  // the first copy and the repeat's first letter, none of which can be known); inputs n+1..2n-1
+  // are the repeat, whose next letters the first copy gives away.
+  std::string token_kind(int at) const override { return at <= kInductionLength ? "first pass" : "repeat"; }
+
+  Example sample(Rng& rng, Split split) const override {
+    for (;;) {
+      std::string s;
+      for (int i = 0; i < kInductionLength; ++i) s += static_cast<char>('a' + rng.below(26));
+      const bool held = hash_string(s.data(), s.size()) % 10 == 0;
+      if (held != (split == Split::HeldOut)) continue;
+      Example e;
+      e.tgt = s + s;
+      e.kind = "repeat";
+      e.ids = tok_.encode(e.tgt).ids;  // given as ids, so that no <eos> follows
+      return e;
+    }
+  }
+};
+
 std::vector<int> ids_of(const Tokenizer& tok, const std::string& text) { return tok.encode(text).ids; }
 
 }  // namespace
 
-std::vector<std::string> task_names() { return {"sort", "reverse", "dates", "grammar", "mlm", "translate"}; }
+std::vector<std::string> task_names() {
+  return {"sort", "reverse", "dates", "grammar", "mlm", "translate", "induction"};
+}
 
 std::unique_ptr<Task> make_task(const std::string& name, const std::string& data) {
   if (name == "english" || name == "english-mlm") return make_english_task(data, name == "english-mlm");
@@ -65,8 +105,9 @@ std::unique_ptr<Task> make_task(const std::string& name, const std::string& data
   if (name == "grammar") return make_grammar_task();
   if (name == "mlm") return make_mlm_task();
   if (name == "translate") return make_translation_task();
+  if (name == "induction") return std::make_unique<InductionTask>();
   fail("unknown task \"" + name.substr(0, 80) +
-       "\" (known: sort, reverse, dates, grammar, mlm, translate, english, english-mlm)");
+       "\" (known: sort, reverse, dates, grammar, mlm, translate, induction, english, english-mlm)");
 }
 
 void add_piece(std::vector<std::string>& pieces, const std::string& piece) {

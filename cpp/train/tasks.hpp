@@ -1,4 +1,4 @@
-// The five training tasks, each a seeded generator of examples, and how an example becomes
+// The training tasks, each a seeded generator of examples, and how an example becomes
 // token ids. Same seed, same examples, natively and in wasm (core/rng.hpp).
 //
 // Sequence formats (what a model file's "task" expects at inference time):
@@ -21,6 +21,9 @@
 //       Vocabulary: grammar's, then "[MASK]".
 //   translate (encoder-decoder, sentence tokenizer: words, elided "l'" kept whole): encoder input =
 //       the English sentence, decoder = "<bos>" + the French sentence + "<eos>" (translation.cpp).
+//   induction (decoder-only, characters a-z): "<bos>" + s + s, s 12 random letters, a language model
+//       with the loss everywhere and no <eos>; held-out accuracy per kind of target ("first pass",
+//       "repeat"). The induction view's task: a copy of s can only be predicted by looking back.
 // Held-out data: every task hashes an example's key (the input string; the date; the subject
 // phrase of a sentence; mlm: grammar's) and reserves one bucket in 10 (sort, reverse: 1 in 20) for evaluation:
 // training never draws a held-out key, evaluation draws only held-out keys.
@@ -43,8 +46,9 @@ struct Example {
   std::string tgt;          // output text (the sentence, for the language model)
   std::string kind;         // a label for per-kind accuracy: the date format, the sentence pattern...
   std::vector<int> masked;  // mlm: positions (in tgt's tokens) replaced by [MASK], ascending
-  std::vector<int> ids;     // english, english-mlm: tgt's tokens, already cut from the corpus (tgt is empty)
-  bool ended = false;       // english: the document ends after ids (an <eos> target follows)
+  std::vector<int>
+      ids;  // english, english-mlm: tgt's tokens, already cut from the corpus (tgt is empty); induction: tgt's
+  bool ended = false;  // english: the document ends after ids (an <eos> target follows)
 };
 
 // A grammar agreement probe: after `prefix` (ids, starting with <bos>) the verb form `good`
@@ -73,6 +77,10 @@ class Task {
   virtual int mask_id() const { return -1; }
   // A language model over a corpus (english): held-out evaluation is next-token accuracy.
   virtual bool corpus_lm() const { return false; }
+  // A language model's held-out accuracy per kind of target: the kind of target `at` (0-based, the
+  // token after input `at`). One kind, "token", unless a task tells its targets apart (induction:
+  // "first pass" and "repeat").
+  virtual std::string token_kind(int /*at*/) const { return "token"; }
   // What the model file records about the data besides "task" (corpus, split, tokenizer).
   virtual std::map<std::string, std::string> file_metadata() const { return {}; }
 

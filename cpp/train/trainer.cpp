@@ -3,6 +3,7 @@
 #include "train/trainer.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <thread>
 
@@ -243,7 +244,13 @@ EvalResult Trainer::evaluate(int n, uint64_t seed) {
       for (size_t at = 0; at < b.targets.size(); ++at) {
         if (b.targets[at] == 0) continue;
         const float* z = acts.logits.data() + at * static_cast<size_t>(V);
-        count("token", static_cast<int>(std::max_element(z, z + V) - z) == b.targets[at]);
+        const std::string kind = task_->token_kind(static_cast<int>(at % static_cast<size_t>(b.T)));
+        count(kind, static_cast<int>(std::max_element(z, z + V) - z) == b.targets[at]);
+        // -ln softmax(z)[target], as the loss computes it: log-sum-exp about the largest logit.
+        const float top = *std::max_element(z, z + V);
+        double sum = 0.0;
+        for (int v = 0; v < V; ++v) sum += std::exp(static_cast<double>(z[v] - top));
+        r.nll[kind] += std::log(sum) - static_cast<double>(z[b.targets[at]] - top);
       }
     }
     return r;

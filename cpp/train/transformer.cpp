@@ -174,6 +174,7 @@ void block_forward(BlockActs<T>& a, const BlockParams<T>& w, const ModelConfig& 
     h = post ? a.norm_cross.data() : a.cross_resid.data();
   }
 
+  if (!cfg.ffn) return;  // attention-only: the output is h (block_output)
   // ---- FFN sublayer: resid2 = h + W2 act(W1 (post ? h : LN2(h)) + b1) + b2
   const T* f_in = h;
   if (!post) {
@@ -193,7 +194,9 @@ void block_forward(BlockActs<T>& a, const BlockParams<T>& w, const ModelConfig& 
 }
 
 template <typename T>
-const T* block_output(const BlockActs<T>& a, bool post) {
+const T* block_output(const BlockActs<T>& a, const ModelConfig& cfg, bool cross) {
+  const bool post = cfg.norm == NormPlace::Post;
+  if (!cfg.ffn) return ffn_residual_input(a, post, cross);  // attention-only: the attention sublayer's output
   return post ? a.norm2.data() : a.resid2.data();
 }
 
@@ -242,22 +245,27 @@ void block_backward(T* g_in, T* g_mem, BlockParams<T>& gw, Activations<T>& s, co
   T *g_concat = s.g_concat.data(), *g_q = s.g_q.data(), *g_k = s.g_k.data(), *g_v = s.g_v.data();
 
   // ---- FFN sublayer. g_b becomes dloss/dh.
-  const T* h = ffn_residual_input(a, post, cross);
-  const T* g_resid2 = out_norm_backward(g_a, g_b, gw.norm2, w.norm2, g_out, a.resid2.data(), a.mean2.data(),
-                                        a.rstd2.data(), post, N, d);
-  zero(s.g_act);
-  linear_backward(s.g_act.data(), gw.ffn.w2, gw.ffn.b2, g_resid2, a.ffn_act.data(), w.ffn.w2, N, F, d);
-  zero(s.g_hidden);
-  if (cfg.act == Act::Relu)
-    relu_backward(s.g_hidden.data(), a.ffn_hidden.data(), s.g_act.data(), N * F);
-  else
-    gelu_backward(s.g_hidden.data(), a.ffn_hidden.data(), s.g_act.data(), N * F);
-  if (post) {
-    linear_backward(g_b, gw.ffn.w1, gw.ffn.b1, s.g_hidden.data(), h, w.ffn.w1, N, d, F);
+  if (!cfg.ffn) {  // attention-only: the block's output is h itself
+    std::copy(g_out, g_out + Nd, g_b);
   } else {
-    zero(g_c, Nd);
-    linear_backward(g_c, gw.ffn.w1, gw.ffn.b1, s.g_hidden.data(), a.norm2.data(), w.ffn.w1, N, d, F);
-    layernorm_backward(g_b, gw.norm2.gamma, gw.norm2.beta, g_c, h, w.norm2.gamma, a.mean2.data(), a.rstd2.data(), N, d);
+    const T* h = ffn_residual_input(a, post, cross);
+    const T* g_resid2 = out_norm_backward(g_a, g_b, gw.norm2, w.norm2, g_out, a.resid2.data(), a.mean2.data(),
+                                          a.rstd2.data(), post, N, d);
+    zero(s.g_act);
+    linear_backward(s.g_act.data(), gw.ffn.w2, gw.ffn.b2, g_resid2, a.ffn_act.data(), w.ffn.w2, N, F, d);
+    zero(s.g_hidden);
+    if (cfg.act == Act::Relu)
+      relu_backward(s.g_hidden.data(), a.ffn_hidden.data(), s.g_act.data(), N * F);
+    else
+      gelu_backward(s.g_hidden.data(), a.ffn_hidden.data(), s.g_act.data(), N * F);
+    if (post) {
+      linear_backward(g_b, gw.ffn.w1, gw.ffn.b1, s.g_hidden.data(), h, w.ffn.w1, N, d, F);
+    } else {
+      zero(g_c, Nd);
+      linear_backward(g_c, gw.ffn.w1, gw.ffn.b1, s.g_hidden.data(), a.norm2.data(), w.ffn.w1, N, d, F);
+      layernorm_backward(g_b, gw.norm2.gamma, gw.norm2.beta, g_c, h, w.norm2.gamma, a.mean2.data(), a.rstd2.data(), N,
+                         d);
+    }
   }
 
   // ---- cross-attention sublayer. g_b becomes dloss/d(its input).
@@ -314,7 +322,7 @@ void stack_forward(StackActs<T>& s, const std::vector<BlockParams<T>>& blocks, c
   const T* x = s.x.data();
   for (size_t l = 0; l < blocks.size(); ++l) {
     block_forward(s.blocks[l], blocks[l], cfg, x, memory, self_pad, cross_pad, causal, B, T_, S);
-    x = block_output(s.blocks[l], cfg.norm == NormPlace::Post);
+    x = block_output(s.blocks[l], cfg, blocks[l].has_cross);
   }
   if (cfg.norm == NormPlace::Pre) {
     layernorm_forward(s.final_norm.data(), s.final_mean.data(), s.final_rstd.data(), x, fin.gamma, fin.beta, N, d,
@@ -337,14 +345,14 @@ void stack_backward(Params<T>& grads, std::vector<BlockParams<T>>& gblocks, Norm
   T* g_in = acts.g_in.data();
   const size_t L = blocks.size();
   if (!post) {
-    const T* last = block_output(s.blocks[L - 1], post);
+    const T* last = block_output(s.blocks[L - 1], cfg, blocks[L - 1].has_cross);
     zero(g_in, Nd);
     layernorm_backward(g_in, gfin.gamma, gfin.beta, g_out, last, fin.gamma, s.final_mean.data(), s.final_rstd.data(), N,
                        d);
     std::swap(g_in, g_out);
   }
   for (size_t l = L; l-- > 0;) {
-    const T* in = l == 0 ? s.x.data() : block_output(s.blocks[l - 1], post);
+    const T* in = l == 0 ? s.x.data() : block_output(s.blocks[l - 1], cfg, blocks[l - 1].has_cross);
     block_backward(g_in, acts.g_mem.data(), gblocks[l], acts, s.blocks[l], blocks[l], cfg, g_out, in, memory, B, T_, S);
     std::swap(g_in, g_out);
   }

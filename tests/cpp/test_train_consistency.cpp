@@ -11,6 +11,7 @@
 
 #include "core/model.hpp"
 #include "helpers.hpp"
+#include "io/model_io.hpp"
 #include "train/params.hpp"
 #include "train/tasks.hpp"
 #include "train/transformer.hpp"
@@ -147,4 +148,29 @@ TEST(TrainConsistency, TiedHeadMatchesCore) {
   ModelConfig enc = small(Arch::EncoderOnly, NormPlace::Pre, PosKind::Learned, Act::Gelu);
   enc.tied_head = true;
   check("encoder-only, pre-norm, GELU, learned, tied head", enc, {{{}, {5, 7, 4, 9, 11, 6}}, {{}, {8, 9}}});
+}
+
+// The induction view's attention-only models (no FFN, no norm2), pre- and post-norm: the trainer's
+// logits equal the core's, and the core's file round trip keeps the flag.
+TEST(TrainConsistency, AttentionOnlyMatchesCore) {
+  for (NormPlace norm : {NormPlace::Pre, NormPlace::Post}) {
+    ModelConfig cfg = small(Arch::DecoderOnly, norm, PosKind::Learned, Act::Gelu);
+    cfg.ffn = false;
+    SCOPED_TRACE(to_string(norm));
+    check("decoder-only, attention-only", cfg, kDecoderSeqs);
+  }
+  ModelConfig cfg = small(Arch::DecoderOnly, NormPlace::Pre, PosKind::Learned, Act::Gelu);
+  cfg.ffn = false;
+  Model model(cfg, vocab_of(cfg.vocab_size));
+  model.init_random(5);
+  EXPECT_EQ(model.named_tensors().size(), 2u + 10u * static_cast<size_t>(cfg.n_layers) + 4u)
+      << "tok_emb, pos_emb; per block 8 attention tensors and norm1's 2; final norm 2, lm_head w and b";
+  const std::vector<uint8_t> bytes = save_model(model);
+  const Model back = load_model(bytes.data(), bytes.size());
+  EXPECT_FALSE(back.config().ffn);
+  Trace t1, t2;
+  model.forward(t1, kDecoderSeqs[0].tgt);
+  back.forward(t2, kDecoderSeqs[0].tgt);
+  EXPECT_EQ(t1.find("logits")->data, t2.find("logits")->data);
+  EXPECT_EQ(t1.find("ffn_out"), nullptr) << "no FFN stage in an attention-only block";
 }

@@ -330,6 +330,19 @@ TEST(TrainGrad, DecoderOnlyPreNormGeluLearnedTiedHead) {
   check_model("decoder-only, pre-norm, GELU, learned, tied head", cfg, decoder_batch());
 }
 
+// The induction view's models: attention-only blocks (no FFN, no norm2), pre- and post-norm.
+TEST(TrainGrad, DecoderOnlyAttentionOnlyPreNorm) {
+  ModelConfig cfg = tiny(Arch::DecoderOnly, NormPlace::Pre, PosKind::Learned, Act::Gelu);
+  cfg.ffn = false;
+  check_model("decoder-only, attention-only, pre-norm", cfg, decoder_batch());
+}
+
+TEST(TrainGrad, DecoderOnlyAttentionOnlyPostNorm) {
+  ModelConfig cfg = tiny(Arch::DecoderOnly, NormPlace::Post, PosKind::Sinusoidal, Act::Relu);
+  cfg.ffn = false;
+  check_model("decoder-only, attention-only, post-norm", cfg, decoder_batch());
+}
+
 TEST(TrainGrad, EncoderOnlyMaskedLMTiedHead) {
   ModelConfig cfg = tiny(Arch::EncoderOnly, NormPlace::Pre, PosKind::Learned, Act::Gelu);
   cfg.tied_head = true;

@@ -16,6 +16,7 @@ const CONFIG_KEYS = {
   scale: 'scale',
   causal: 'causal',
   tokenizer: 'tokenizer',
+  ffn: 'ffn',
 };
 // Read-only: a pretrained (Hugging Face) model's config also says what it is and has.
 const PRETRAINED_KEYS = {
