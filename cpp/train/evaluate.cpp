@@ -123,8 +123,9 @@ EvalResult evaluate_model(const Model& model, const Task& task, int n, uint64_t 
     if (e) std::rethrow_exception(e);
   EvalResult r;
   if (task.corpus_lm()) {  // one count per token
-    for (const auto& right : hits)
-      for (size_t at = 0; at < right.size(); ++at) r.add(task.token_kind(static_cast<int>(at)), right[at] != 0);
+    for (size_t i = 0; i < hits.size(); ++i)
+      for (size_t at = 0; at < hits[i].size(); ++at)
+        r.add(task.token_kind(examples[i], static_cast<int>(at)), hits[i][at] != 0);
     return r;
   }
   for (int i = 0; i < total; ++i)

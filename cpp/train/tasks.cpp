@@ -51,12 +51,17 @@ class StringTask : public Task {
   bool sort_;
 };
 
-// induction: a random string of kInductionLength letters read twice, "<bos>" s s, as a language
+// induction: a random string of 6..kInductionLength letters read twice, "<bos>" s s, as a language
 // model with the loss everywhere (no <eos>). The first pass is unpredictable (ln 26 nats a letter
 // at best); every letter of the repeat but its first is predictable by copying: find the earlier
-// copy of the current letter and say the letter that followed it. That is what an induction head
-// does (Olsson et al. 2022), and a two-layer attention-only model forms one on this task.
+// copy of the current letter and say the letter that followed it (the first is the string's
+// first). That is what an induction head does (Olsson et al. 2022), and a two-layer
+// attention-only model forms one on this task. The length varies so that no fixed offset solves
+// it: with every string 12 letters long, a head that looks 11 places back by position alone
+// predicts the repeat, and no induction head forms (measured: the repeat's loss fell to 0.02 with
+// every head's induction score under 0.05).
 constexpr int kInductionLength = 12;
+constexpr int kInductionShortest = 6;
 
 class InductionTask : public Task {
  public:
@@ -69,20 +74,23 @@ class InductionTask : public Task {
   Arch arch() const override { return Arch::DecoderOnly; }
   int max_len() const override { return 1 + 2 * kInductionLength; }  // <bos> s s
   bool corpus_lm() const override { return true; }
-  // Target `at` is the token after input `at`: inputs 0..n are <bos> and the first copy (targets:
-  // the first copy and the repeat's first letter, none of which can be known); inputs n+1..2n-1
-  // are the repeat, whose next letters the first copy gives away.
-  std::string token_kind(int at) const override { return at <= kInductionLength ? "first pass" : "repeat"; }
+  // Target `at` is the token after input `at`: targets 0..n-1 are the first copy, which nothing
+  // predicts; targets n..2n-1 are the repeat, which looking back gives away (its first letter is
+  // always the string's first, each later one the letter after the earlier copy of the one before).
+  std::string token_kind(const Example& e, int at) const override {
+    return at < static_cast<int>(e.ids.size() / 2) ? "first pass" : "repeat";
+  }
 
   Example sample(Rng& rng, Split split) const override {
     for (;;) {
       std::string s;
-      for (int i = 0; i < kInductionLength; ++i) s += static_cast<char>('a' + rng.below(26));
+      const int n = rng.between(kInductionShortest, kInductionLength);
+      for (int i = 0; i < n; ++i) s += static_cast<char>('a' + rng.below(26));
       const bool held = hash_string(s.data(), s.size()) % 10 == 0;
       if (held != (split == Split::HeldOut)) continue;
       Example e;
       e.tgt = s + s;
-      e.kind = "repeat";
+      e.kind = "len" + std::to_string(n);
       e.ids = tok_.encode(e.tgt).ids;  // given as ids, so that no <eos> follows
       return e;
     }

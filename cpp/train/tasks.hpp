@@ -21,9 +21,9 @@
 //       Vocabulary: grammar's, then "[MASK]".
 //   translate (encoder-decoder, sentence tokenizer: words, elided "l'" kept whole): encoder input =
 //       the English sentence, decoder = "<bos>" + the French sentence + "<eos>" (translation.cpp).
-//   induction (decoder-only, characters a-z): "<bos>" + s + s, s 12 random letters, a language model
-//       with the loss everywhere and no <eos>; held-out accuracy per kind of target ("first pass",
-//       "repeat"). The induction view's task: a copy of s can only be predicted by looking back.
+//   induction (decoder-only, characters a-z): "<bos>" + s + s, s 6..12 random letters, a language
+//       model with the loss everywhere and no <eos>; held-out accuracy per kind of target ("first
+//       pass", "repeat"). The induction view's task: a copy of s can only be predicted by looking back.
 // Held-out data: every task hashes an example's key (the input string; the date; the subject
 // phrase of a sentence; mlm: grammar's) and reserves one bucket in 10 (sort, reverse: 1 in 20) for evaluation:
 // training never draws a held-out key, evaluation draws only held-out keys.
@@ -77,10 +77,10 @@ class Task {
   virtual int mask_id() const { return -1; }
   // A language model over a corpus (english): held-out evaluation is next-token accuracy.
   virtual bool corpus_lm() const { return false; }
-  // A language model's held-out accuracy per kind of target: the kind of target `at` (0-based, the
-  // token after input `at`). One kind, "token", unless a task tells its targets apart (induction:
-  // "first pass" and "repeat").
-  virtual std::string token_kind(int /*at*/) const { return "token"; }
+  // A language model's held-out accuracy per kind of target: the kind of target `at` of example e
+  // (0-based, the token after input `at`). One kind, "token", unless a task tells its targets apart
+  // (induction: "first pass" and "repeat").
+  virtual std::string token_kind(const Example& /*e*/, int /*at*/) const { return "token"; }
   // What the model file records about the data besides "task" (corpus, split, tokenizer).
   virtual std::map<std::string, std::string> file_metadata() const { return {}; }
 

@@ -236,15 +236,19 @@ EvalResult Trainer::evaluate(int n, uint64_t seed) {
     constexpr int kChunk = 16;  // logits are (16 * max_len, V)
     Activations<float> acts;
     for (int lo = 0; lo < n; lo += kChunk) {
+      std::vector<Example> ex;
       std::vector<EncodedExample> enc;
-      for (int i = lo; i < std::min(n, lo + kChunk); ++i)
-        enc.push_back(encode_example(*task_, task_->sample(rng, Split::HeldOut)));
+      for (int i = lo; i < std::min(n, lo + kChunk); ++i) {
+        ex.push_back(task_->sample(rng, Split::HeldOut));
+        enc.push_back(encode_example(*task_, ex.back()));
+      }
       const Batch b = make_batch(enc);
       transformer_forward(acts, params_, b);
       for (size_t at = 0; at < b.targets.size(); ++at) {
         if (b.targets[at] == 0) continue;
         const float* z = acts.logits.data() + at * static_cast<size_t>(V);
-        const std::string kind = task_->token_kind(static_cast<int>(at % static_cast<size_t>(b.T)));
+        const size_t T = static_cast<size_t>(b.T);
+        const std::string kind = task_->token_kind(ex[at / T], static_cast<int>(at % T));
         count(kind, static_cast<int>(std::max_element(z, z + V) - z) == b.targets[at]);
         // -ln softmax(z)[target], as the loss computes it: log-sum-exp about the largest logit.
         const float top = *std::max_element(z, z + V);

@@ -324,29 +324,33 @@ TEST(TrainTasks, GrammarWordClasses) {
     if (vocab[i] != "." && vocab[i] != "and") EXPECT_NE(grammar_word_class(vocab[i]), "other") << vocab[i];
 }
 
-// induction: "<bos>" s s with s 12 letters: 24 inputs (<bos> and the letters but the last), each
-// target the next letter. Targets 0..12 (the first copy and the repeat's first letter) cannot be
-// known; targets 13..23 are the repeat's, each the letter that followed the earlier copy of the
-// current one (inputs[at - 11]).
+// induction: "<bos>" s s with s 6..12 letters: 2n inputs (<bos> and the letters but the last),
+// each target the next letter. Targets 0..n-1 (the first copy) cannot be known; targets n..2n-1
+// are the repeat's: the first is the string's first letter (inputs[1]), each later one the letter
+// that followed the earlier copy of the current one (inputs[at - n + 1]).
 TEST(TrainTasks, InductionRepeatsARandomString) {
   auto task = make_task("induction");
   EXPECT_EQ(task->arch(), Arch::DecoderOnly);
   EXPECT_EQ(task->max_len(), 25);
   Rng rng(4);
+  std::set<size_t> lengths;
   for (Split split : {Split::Train, Split::HeldOut})
-    for (int i = 0; i < 50; ++i) {
+    for (int i = 0; i < 100; ++i) {
       const Example e = task->sample(rng, split);
-      ASSERT_EQ(e.tgt.size(), 24u);
-      EXPECT_EQ(e.tgt.substr(0, 12), e.tgt.substr(12));
+      const size_t n = e.tgt.size() / 2;
+      lengths.insert(n);
+      ASSERT_GE(n, 6u);
+      ASSERT_LE(n, 12u);
+      EXPECT_EQ(e.tgt.substr(0, n), e.tgt.substr(n));
       const EncodedExample x = encode_example(*task, e);
-      ASSERT_EQ(x.inputs.size(), 24u) << "<bos> and 23 letters: no <eos> follows";
-      ASSERT_EQ(x.targets.size(), 24u);
+      ASSERT_EQ(x.inputs.size(), 2 * n) << "<bos> and the letters but the last: no <eos> follows";
+      ASSERT_EQ(x.targets.size(), 2 * n);
       EXPECT_EQ(x.inputs[0], task->tokenizer().bos_id());
-      for (int at = 0; at < 24; ++at) {
-        const size_t a = static_cast<size_t>(at);
-        EXPECT_EQ(x.targets[a], task->tokenizer().encode(e.tgt.substr(a, 1)).ids[0]);
-        EXPECT_EQ(task->token_kind(at), at <= 12 ? "first pass" : "repeat");
-        if (at > 12) EXPECT_EQ(x.targets[a], x.inputs[a - 11]) << "the letter after the earlier copy";
+      for (size_t at = 0; at < 2 * n; ++at) {
+        EXPECT_EQ(x.targets[at], task->tokenizer().encode(e.tgt.substr(at, 1)).ids[0]);
+        EXPECT_EQ(task->token_kind(e, static_cast<int>(at)), at < n ? "first pass" : "repeat");
+        if (at >= n) EXPECT_EQ(x.targets[at], x.inputs[at - n + 1]) << "the letter after the earlier copy";
       }
     }
+  EXPECT_EQ(lengths.size(), 7u) << "every length from 6 to 12";
 }

@@ -172,6 +172,53 @@ describe('training: a tiny transformer learns in the page', () => {
   }, 300_000);
 });
 
+describe('induction: two heads form together to copy', () => {
+  // The view's own run (web/lib/induction.js), seed 1: one click on "Step +400" (every="400") trains
+  // 400 steps in the worker. tests/wasm/induction.test.js finds the head forming at step 375 in
+  // Node; here the page's numbers are read back and checked by hand: each layer-1 map's induction
+  // score recomputed from the drawn weights (query j of the repeat, key j - 11), the sentence naming
+  // the head with the largest, the repeat's held-out loss far below the first pass's, and the
+  // model's continuation of the held-out string.
+  test('after 400 steps a layer-1 head lights the shifted diagonal, and the view says which', async () => {
+    const { page, errors, widget } = await openAlone('ap-induction', { every: '400' });
+    await widget.locator('.step').click();
+    await page.waitForFunction(() => document.querySelector('ap-induction').dataset.pausedAt === '400', null, {
+      timeout: 240_000,
+    });
+    await page.waitForFunction(() => document.querySelector('ap-induction').shadowRoot.querySelector('.verdict'));
+    const got = await widget.evaluate((w) => ({
+      maps: [...w.shadowRoot.querySelectorAll('.heads ap-heatmap')].map((m) => ({
+        title: m.matrix.title,
+        n: m.matrix.rows,
+        labels: m.matrix.rowLabels.join(''),
+        values: Array.from(m.matrix.values),
+      })),
+      verdict: w.shadowRoot.querySelector('.verdict').textContent,
+      readout: w.shadowRoot.querySelector('.readout').textContent,
+      correct: w.shadowRoot.querySelector('.answer').dataset.correct,
+    }));
+    expect(got.maps.map((m) => [m.n, m.labels])).toEqual(Array(4).fill([25, '<bos>xjqzvkmwbhdfxjqzvkmwbhdf']));
+    const score = (v) => {
+      let sum = 0;
+      for (let j = 13; j <= 24; j++) sum += v[j * 25 + j - 11];
+      return sum / 12;
+    };
+    const layer1 = got.maps.slice(2).map((m) => score(m.values));
+    const best = layer1.indexOf(Math.max(...layer1));
+    console.log(`induction view, step 400: layer-1 scores ${layer1.map((x) => x.toFixed(3))}; ${got.readout}`);
+    expect(layer1[best]).toBeGreaterThan(0.5);
+    expect(got.maps[2 + best].title).toBe(`layer 1, head ${best}: induction ${layer1[best].toFixed(2)} (uniform 0.05)`);
+    expect(got.verdict).toContain(`An induction head has formed: layer 1, head ${best}.`);
+    expect(got.verdict).toContain(`it puts ${layer1[best].toFixed(2)} of its weight`);
+    const loss = (kind) => Number(got.readout.match(new RegExp(`${kind} ([0-9.]+)`))[1]);
+    expect(loss('first pass')).toBeGreaterThan(Math.log(26) - 0.1);
+    expect(loss('repeat')).toBeLessThan(loss('first pass') / 2);
+    expect(got.correct).toBe('true');
+    await widget.screenshot({ path: join(SCREENSHOT_DIR, 'view-induction.png') });
+    expect(errors).toEqual([]);
+  }, 300_000);
+});
+
 describe("quiz: the notes' questions, answered by the core", () => {
   test('right and wrong answers get the right feedback; predictions reveal their view', async () => {
     const { page, errors, widget } = await openAlone('ap-quiz');

@@ -20,6 +20,7 @@ import './ap-softmax.js';
 import './ap-weighted-sum.js';
 import './ap-general-form.js';
 import './ap-heads.js';
+import './ap-induction.js';
 import './ap-reshape.js';
 import './ap-concat-wo.js';
 import './ap-head-cost.js';

@@ -1,7 +1,7 @@
 // The lecture concepts of docs/concepts.md (sections A-H), each with a view, in the notes' order:
 // each chapter once, with its concepts (id: title). Tag names are "ap-" + the concept id
 // (ap-scores, ap-causal-mask...); the stepper is <ap-stepper>. A few concepts go beyond the notes
-// (tokens) and sit in the chapter where a student needs them.
+// (tokens, induction) and sit in the chapter where a student needs them.
 const PATH = [
   {
     id: 'A',
@@ -36,6 +36,7 @@ const PATH = [
     title: 'Multi-head attention',
     concepts: {
       heads: 'Several heads, several patterns',
+      induction: 'Induction heads: two heads that copy',
       reshape: 'Heads are a reshape',
       'concat-wo': 'Concatenate heads, multiply by W_O',
       'head-cost': 'h small heads cost about one big head',

@@ -185,12 +185,19 @@ export const LESSONS = {
     intro: [
       "One attention pattern relates words in one way only. Multi-head attention runs h smaller attentions side by side, each with its own W_Q, W_K and W_V of width d_k = d / h, concatenates their outputs and mixes them with W_O. Trained heads often specialise (in GPT-2, one looks at the previous word, another at the first token); under each head of this page's model, the heads view says what that head was measured to do on held-out text, or that it has no clear role.",
       'The notes also show that heads are just a reshape: (n, d) → (n, h, d/h) → (h, n, d/h), so the head axis works like a batch axis and h heads cost about as much as one.',
+      'Beyond the notes: heads in different layers can work as a team. The induction view trains, in your browser, a model with two layers of attention and nothing else, and you watch two heads form together to copy text they have seen before.',
     ],
     extras: {
       heads: [
         {
           try: 'Each card names what its head was measured to do on average over the held-out Brown text, with the figure. Try a sentence with commas, "When the rain stopped, the children ran outside, laughing.": does a head measured as a punctuation head weigh the commas of this one sentence? One sentence is a small sample; a role is an average over thousands of tokens.',
           patch: { text: 'When the rain stopped, the children ran outside, laughing.', preset: '' },
+        },
+      ],
+      induction: [
+        {
+          try: 'Train, then press Pause while the repeat’s loss is still near the first pass’s, and go on with Step: the layer-1 map turns from a smear into the shifted diagonal in a few reports, and the repeat’s loss falls with it.',
+          attrs: { every: '25' },
         },
       ],
       reshape: [{ question: 'dimensions' }],

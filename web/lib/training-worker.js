@@ -18,7 +18,8 @@
 // of trainer.snapshot()) and the model's greedy answer to it (model.generate).
 //
 // spec: { task, config, seed, lr, warmupSteps, totalSteps, batch, every, evalN, evalSeed,
-//         evalEvery, example: { src, tgt }, fromBytes (optional: a model file to fine-tune) }
+//         evalEvery, example: { src, tgt, prompt?, expected? }, fromBytes (optional: a model file to
+//         fine-tune) }. A language model's example has no src: its greedy answer continues `prompt`.
 import { loadTrainer } from '../../wasm/index.js';
 
 let ap = null;
@@ -108,7 +109,11 @@ function look(model) {
   let answer = null;
   const g = model.generate(src || prompt, { maxTokens: spec.answerTokens || 12 });
   try {
-    answer = { prompt: src || prompt, text: g.text, expected: src ? tgt : spec.example.good || '' };
+    answer = {
+      prompt: src || prompt,
+      text: g.text,
+      expected: src ? tgt : spec.example.good || spec.example.expected || '',
+    };
   } finally {
     g.dispose();
   }
@@ -164,6 +169,7 @@ function report(type, loss) {
       accuracy: lastEval.accuracy,
       correct: lastEval.correct,
       total: lastEval.total,
+      byKind: lastEval.byKind,
       attention: seen.attention,
       answer: seen.answer,
     },

@@ -1,0 +1,215 @@
+// <ap-induction> (induction): watch an induction head form. A two-layer attention-only
+// transformer (no FFN) trains live in the training view's Web Worker (lib/training-worker.js) on
+// 6 to 12 random letters read twice; every `every` steps the worker reports the held-out loss on the
+// first pass and on the repeat (the core's trainer.evaluate, per kind of target) and the attention
+// of every head on one held-out string, from which this view computes each head's induction and
+// previous-token scores (lib/induction.js). The repeat's loss falls suddenly when layer 0's
+// previous-token head and layer 1's induction head form together; every sentence about the heads
+// is written from the scores of the current step.
+//
+// Attributes: train-seed, autostart, every (steps per report), hide="seed".
+import { ApTraining } from './ap-training.js';
+import { define } from '../lib/widget.js';
+import { el, fmt } from '../lib/dom.js';
+import { matrix } from '../lib/heatmap.js';
+import { linePlot } from '../lib/plot.js';
+import { COPY, INDUCTION_RUN, headScores } from '../lib/induction.js';
+
+/** A head counts as formed above this score (and as a previous-token head above it too). */
+export const FORMED = 0.5;
+const LN26 = Math.log(26);
+
+export class ApInduction extends ApTraining {
+  static concept = 'induction';
+  static extraAttributes = ['train-seed', 'autostart', 'every'];
+
+  build() {
+    super.build();
+    // The training view's task picker: this view has one task.
+    this.taskField.remove();
+    this.body.querySelector('.lead').textContent =
+      'An induction head completes a pattern it has seen earlier in the same text: after "… A B … A" it predicts "B". It is how a trained transformer copies a name, a number or a phrase it has already read, and it is the simplest form of learning in context (Olsson et al., 2022). It needs two heads working together: a head in layer 0 that looks at the previous token, so that each position carries "the token before me was A", and a head in layer 1 whose query (the current token, A) matches that "before me was A" and copies the token found there (B). Train a two-layer model with attention only (no feed-forward network) on strings of 6 to 12 random letters read twice: the first pass cannot be predicted, the repeat can, but only by looking back. The strings’ lengths vary, so no fixed offset finds the earlier copy.';
+    this.headsTitle.textContent = 'Attention of every head on a held-out string read twice';
+  }
+
+  _spec() {
+    let seed = Number(this.seedIn.value);
+    if (!Number.isInteger(seed) || seed < 0 || seed > 1_000_000) {
+      throw new Error(`the seed must be a whole number from 0 to 1000000, got "${this.seedIn.value}"`);
+    }
+    return { ...INDUCTION_RUN, seed, every: this._every() };
+  }
+
+  render() {
+    this.stepBtn.textContent = `Step +${this._every()}`;
+    this.seedField.hidden = this.hides('seed');
+    if (this.hasAttribute('autostart') && !this._autostarted) {
+      this._autostarted = true;
+      this.start();
+    }
+  }
+
+  attributeChangedCallback(name, oldValue, newValue) {
+    if (name === 'task') return; // one task
+    super.attributeChangedCallback(name, oldValue, newValue);
+  }
+
+  renderKey() {
+    return 'induction';
+  }
+
+  _clear() {
+    this.history = [];
+    this.last = null;
+    delete this.dataset.step;
+    delete this.dataset.loss;
+    delete this.dataset.accuracy;
+    delete this.dataset.pausedAt;
+    delete this.dataset.induction;
+    const c = INDUCTION_RUN.config;
+    this.about.textContent = `Model: ${c.nLayers} layers of attention only, ${c.nHeads} heads each, d_model ${c.dModel}, learned positions, pre-norm; vocabulary: the 26 letters. Each training string is 6 to 12 random letters written twice after <bos>; the loss counts every next letter. The maps and scores below are on one held-out string of 12 letters. AdamW, lr ${INDUCTION_RUN.lr}, batch ${INDUCTION_RUN.batch}, ${INDUCTION_RUN.totalSteps} steps.`;
+    this.readout.textContent =
+      'Press Train: the model starts from random weights, with a loss near ln 26 ≈ 3.26 on every letter.';
+    this.answer.replaceChildren();
+    this.plots.replaceChildren();
+    this.heads.replaceChildren();
+    this.headsTitle.hidden = true;
+    this.verdict?.remove();
+    this.verdict = null;
+  }
+
+  _message(msg) {
+    // Keep each report's held-out loss per kind and the head scores before the base class draws.
+    if (msg && msg.gen === this.gen && (msg.type === 'ready' || msg.type === 'progress')) {
+      msg.scores = msg.attention.heads.map((h) => ({ layer: h.layer, head: h.head, ...headScores(h.values) }));
+      const best = Math.max(...msg.scores.filter((s) => s.layer > 0).map((s) => s.induction));
+      this.dataset.induction = String(best);
+    }
+    super._message(msg);
+    const h = this.history[this.history.length - 1];
+    if (h && msg && msg.gen === this.gen && msg.scores && h.step === msg.step) {
+      h.first = msg.byKind?.['first pass']?.loss ?? null;
+      h.repeat = msg.byKind?.repeat?.loss ?? null;
+      h.repeatAccuracy = msg.byKind?.repeat ? msg.byKind.repeat.correct / msg.byKind.repeat.total : null;
+      h.scores = msg.scores;
+    }
+  }
+
+  _drawProgress() {
+    const msg = this.last;
+    if (!msg || !msg.scores) return;
+    const hist = this.history.filter((h) => h.scores);
+    const now = hist[hist.length - 1];
+    const rep = msg.byKind?.repeat;
+    this.readout.textContent = `step ${msg.step} / ${this.spec.totalSteps} · held-out loss: first pass ${fmt(now.first, 3)}, repeat ${fmt(now.repeat, 3)} nats a letter · letters of the repeat predicted right: ${rep ? `${fmt(100 * now.repeatAccuracy, 1)}% (${rep.correct}/${rep.total})` : '–'}`;
+
+    // The model's own continuation of the held-out string and the start of its repeat.
+    const a = msg.answer;
+    if (a) {
+      const got = a.text.trim();
+      const ok = got === a.expected;
+      this.answer.replaceChildren(
+        el('span', { text: `Given "${a.prompt}", the model continues with ` }),
+        el('b', { className: 'mono', text: got || '(nothing)' }),
+        el('span', {
+          className: ok ? 'ok' : 'no',
+          text: ok ? ` ✓ (the rest of the repeat: ${a.expected})` : ` ✗ (the rest of the repeat: ${a.expected})`,
+        }),
+      );
+      this.answer.dataset.correct = String(ok);
+    }
+
+    const ticks = (x) => (x % 100 === 0 ? String(x) : '');
+    const lossPlot = linePlot({
+      title: 'held-out loss per letter (nats), first pass and repeat',
+      xLabel: 'step',
+      yLabel: 'cross-entropy',
+      series: [
+        { name: 'first pass (cannot be predicted)', points: hist.map((h) => [h.step, h.first]) },
+        { name: 'repeat (predictable by looking back)', points: hist.map((h) => [h.step, h.repeat]) },
+        { name: 'ln 26: a guess among the 26 letters', points: hist.map((h) => [h.step, LN26]), color: '#868e96' },
+      ],
+      xTickFormat: ticks,
+      width: 440,
+      height: 220,
+      yMin: 0,
+    });
+    const heads = now.scores;
+    const scorePlot = linePlot({
+      title: 'each head’s score on the held-out string (layer 0: previous token, layer 1: induction)',
+      xLabel: 'step',
+      yLabel: 'mean attention weight',
+      series: heads.map((s, i) => ({
+        name: s.layer === 0 ? `layer 0, head ${s.head}: previous token` : `layer ${s.layer}, head ${s.head}: induction`,
+        points: hist.map((h) => [h.step, h.scores[i][s.layer === 0 ? 'previous' : 'induction']]),
+      })),
+      xTickFormat: ticks,
+      width: 440,
+      height: 220,
+      yMin: 0,
+      yMax: 1,
+    });
+    this.plots.replaceChildren(lossPlot, scorePlot);
+
+    // What the heads do now, from the scores of this step.
+    if (!this.verdict) {
+      this.verdict = el('p', { className: 'verdict', attrs: { 'aria-live': 'polite' } });
+      this.headsTitle.before(this.verdict);
+    }
+    this.verdict.replaceChildren(...this._verdict(heads));
+
+    const at = msg.attention;
+    this.headsTitle.hidden = false;
+    this.headsTitle.textContent = `Attention of every head on the held-out string read twice (rows: queries, columns: keys; hatched: masked future), step ${msg.step}. An induction head lights the diagonal ${COPY - 1} places left of the main one: from each letter of the repeat to the letter after its first copy.`;
+    const maps = at.heads.map((h, i) => {
+      const s = heads[i];
+      const score =
+        h.layer === 0
+          ? `previous token ${fmt(s.previous, 2)} (uniform ${fmt(s.previousChance, 2)})`
+          : `induction ${fmt(s.induction, 2)} (uniform ${fmt(s.inductionChance, 2)})`;
+      const m = matrix({
+        name: `l${h.layer}h${h.head}`,
+        title: `layer ${h.layer}, head ${h.head}: ${score}`,
+        values: h.values,
+        rows: at.rowLabels.length,
+        cols: at.colLabels.length,
+        rowLabels: at.rowLabels,
+        colLabels: at.colLabels,
+        kind: 'prob',
+        domain: [0, 1],
+        masked: h.masked,
+        corner: 'q \\ k',
+      });
+      return this.hm(`l${h.layer}h${h.head}`, m, { 'max-cell': '18', 'no-numbers': '' });
+    });
+    this.place(this.heads, maps);
+  }
+
+  /** Sentences about the heads, from this step's scores only. */
+  _verdict(heads) {
+    const ind = heads.filter((s) => s.layer > 0).sort((x, y) => y.induction - x.induction)[0];
+    const prev = heads.filter((s) => s.layer === 0).sort((x, y) => y.previous - x.previous)[0];
+    const name = (s) => `layer ${s.layer}, head ${s.head}`;
+    if (ind.induction >= FORMED) {
+      return [
+        el('b', { text: `An induction head has formed: ${name(ind)}. ` }),
+        el('span', {
+          text: `From each letter of the repeat it puts ${fmt(ind.induction, 2)} of its weight, on average, on the letter that followed that letter's first copy (uniform attention would put ${fmt(ind.inductionChance, 2)} there). `,
+        }),
+        el('span', {
+          text:
+            prev.previous >= FORMED
+              ? `Its partner is ${name(prev)}, which puts ${fmt(prev.previous, 2)} of its weight on the previous letter (uniform: ${fmt(prev.previousChance, 2)}).`
+              : `No head of layer 0 is a clean previous-token head in this run (the most: ${name(prev)}, ${fmt(prev.previous, 2)} of its weight on the previous letter; uniform: ${fmt(prev.previousChance, 2)}), yet layer 1 finds the letter after the earlier copy: layer 0 tells it where each letter came from in another way. Look at layer 0's maps.`,
+        }),
+      ];
+    }
+    return [
+      el('span', {
+        text: `No induction head yet: the head of layer 1 that looks most at the letter after the earlier copy puts ${fmt(ind.induction, 2)} of its weight there (${name(ind)}; uniform attention: ${fmt(ind.inductionChance, 2)}). The most previous-token head of layer 0 puts ${fmt(prev.previous, 2)} on the previous letter (${name(prev)}).`,
+      }),
+    ];
+  }
+}
+
+define(ApInduction);
