@@ -214,6 +214,26 @@ describe('induction: two heads form together to copy', () => {
     expect(loss('first pass')).toBeGreaterThan(Math.log(26) - 0.1);
     expect(loss('repeat')).toBeLessThan(loss('first pass') / 2);
     expect(got.correct).toBe('true');
+    // The other two sentences, from made-up scores: copying shared by both heads (seed 3 ends so,
+    // 0.30 and 0.25 with the repeat's loss at 0.49), and nothing formed yet.
+    const said = await widget.evaluate((w) => {
+      const head = (layer, h, induction, previous) => ({
+        layer,
+        head: h,
+        induction,
+        previous,
+        inductionChance: 0.05,
+        previousChance: 0.12,
+      });
+      const heads = [head(0, 0, 0.1, 0.16), head(0, 1, 0.1, 0.02), head(1, 0, 0.3, 0.1), head(1, 1, 0.25, 0.1)];
+      const text = (nodes) => nodes.map((n) => n.textContent).join('');
+      return { shared: text(w._verdict(heads, 3.36, 0.49)), early: text(w._verdict(heads, 3.3, 3.2)) };
+    });
+    expect(said.shared).toContain('The repeat is predicted, but no single head copies it.');
+    expect(said.shared).toContain('0.49 nats a letter against 3.36');
+    expect(said.shared).toContain('(layer 1, head 0 0.30, layer 1, head 1 0.25; uniform attention: 0.05)');
+    expect(said.early).toContain('No induction head yet');
+    expect(said.early).toContain('puts 0.16 on the previous letter (layer 0, head 0)');
     await widget.screenshot({ path: join(SCREENSHOT_DIR, 'view-induction.png') });
     expect(errors).toEqual([]);
   }, 300_000);

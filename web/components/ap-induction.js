@@ -156,7 +156,7 @@ export class ApInduction extends ApTraining {
       this.verdict = el('p', { className: 'verdict', attrs: { 'aria-live': 'polite' } });
       this.headsTitle.before(this.verdict);
     }
-    this.verdict.replaceChildren(...this._verdict(heads));
+    this.verdict.replaceChildren(...this._verdict(heads, now.first, now.repeat));
 
     const at = msg.attention;
     this.headsTitle.hidden = false;
@@ -185,8 +185,8 @@ export class ApInduction extends ApTraining {
     this.place(this.heads, maps);
   }
 
-  /** Sentences about the heads, from this step's scores only. */
-  _verdict(heads) {
+  /** Sentences about the heads, from this step's scores and held-out losses only. */
+  _verdict(heads, first, repeat) {
     const ind = heads.filter((s) => s.layer > 0).sort((x, y) => y.induction - x.induction)[0];
     const prev = heads.filter((s) => s.layer === 0).sort((x, y) => y.previous - x.previous)[0];
     const name = (s) => `layer ${s.layer}, head ${s.head}`;
@@ -204,9 +204,22 @@ export class ApInduction extends ApTraining {
         }),
       ];
     }
+    const layer1 = heads
+      .filter((s) => s.layer > 0)
+      .map((s) => `${name(s)} ${fmt(s.induction, 2)}`)
+      .join(', ');
+    // The repeat predicted (its loss under half the first pass's) without one head doing the copying.
+    if (repeat !== null && first !== null && repeat < first / 2) {
+      return [
+        el('b', { text: 'The repeat is predicted, but no single head copies it. ' }),
+        el('span', {
+          text: `The repeat's loss is ${fmt(repeat, 2)} nats a letter against ${fmt(first, 2)} for the first pass, yet no head of layer 1 puts half its weight on the letter after the earlier copy (${layer1}; uniform attention: ${fmt(ind.inductionChance, 2)}): the heads share the job.`,
+        }),
+      ];
+    }
     return [
       el('span', {
-        text: `No induction head yet: the head of layer 1 that looks most at the letter after the earlier copy puts ${fmt(ind.induction, 2)} of its weight there (${name(ind)}; uniform attention: ${fmt(ind.inductionChance, 2)}). The most previous-token head of layer 0 puts ${fmt(prev.previous, 2)} on the previous letter (${name(prev)}).`,
+        text: `No induction head yet: the weight each head of layer 1 puts on the letter after the earlier copy is ${layer1} (uniform attention: ${fmt(ind.inductionChance, 2)}). The most previous-token head of layer 0 puts ${fmt(prev.previous, 2)} on the previous letter (${name(prev)}).`,
       }),
     ];
   }

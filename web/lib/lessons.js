@@ -196,8 +196,8 @@ export const LESSONS = {
       ],
       induction: [
         {
-          try: 'Train, then press Pause while the repeat’s loss is still near the first pass’s, and go on with Step: the layer-1 map turns from a smear into the shifted diagonal in a few reports, and the repeat’s loss falls with it.',
-          attrs: { every: '25' },
+          try: 'This button puts 3 in the seed box: press Reset with seed, then Train. Does one head of layer 1 take the whole job this time, or do both share it? The sentence above the maps answers from the scores of the current step.',
+          attrs: { 'train-seed': '3' },
         },
       ],
       reshape: [{ question: 'dimensions' }],
