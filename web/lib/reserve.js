@@ -26,6 +26,7 @@ const MEASURED = {
   'ap-weighted-sum': { view: [1422, 1079, 969, 957], element: [1508, 1147, 1037, 1025] },
   'ap-general-form': { view: [1491, 939, 627, 699], element: [1577, 1008, 695, 767] },
   'ap-heads': { view: [2573, 1368, 1328, 783], element: [2659, 1436, 1397, 851] },
+  'ap-induction': { view: [821, 422, 402, 402], element: [932, 490, 470, 470] },
   'ap-reshape': { view: [572, 445, 461, 477], element: [640, 513, 529, 545] },
   'ap-concat-wo': { view: [3115, 2410, 1983, 2015], element: [3226, 2479, 2051, 2083] },
   'ap-head-cost': { view: [676, 509, 452, 452], element: [790, 582, 524, 524] },
