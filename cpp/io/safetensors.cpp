@@ -139,22 +139,23 @@ uint16_t float_to_half(float f) {
 }
 
 float half_to_float(uint16_t h) {
+  // Branch-free for every normal value, inf and NaN (F. Giesen's "half to float": shift the
+  // exponent and mantissa into place, rebias by 112, widen inf/NaN's exponent); a subnormal or
+  // zero is the float subnormal trick (magic 2^-14 subtracted). Bit-exact with the long way.
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu, bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13);  // inf / NaN
-  } else if (exp != 0) {
-    bits = sign | ((exp + 112u) << 23) | (mant << 13);  // normal: rebias 15 -> 127
-  } else if (mant == 0) {
-    bits = sign;  // +-0
-  } else {        // subnormal: normalise
-    int e = -1;
-    do {
-      ++e;
-      mant <<= 1;
-    } while ((mant & 0x400u) == 0);
-    bits = sign | ((112u - static_cast<uint32_t>(e)) << 23) | ((mant & 0x3ffu) << 13);
+  uint32_t bits = static_cast<uint32_t>(h & 0x7fffu) << 13;  // exponent and mantissa
+  const uint32_t exp = bits & 0x0f800000u;                   // the F16 exponent, in place
+  bits += (127u - 15u) << 23;                                // rebias
+  if (exp == 0x0f800000u) {
+    bits += (128u - 16u) << 23;  // inf / NaN: the float exponent all ones
+  } else if (exp == 0) {         // zero or subnormal: renormalise through a float subtraction
+    bits += 1u << 23;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    f -= 6.103515625e-05f;  // 2^-14
+    std::memcpy(&bits, &f, 4);
   }
+  bits |= sign;
   float f;
   std::memcpy(&f, &bits, 4);
   return f;

@@ -313,3 +313,30 @@ TEST(SafeTensorsWrite, F16RoundsToNearestEvenAndReadsBack) {
   big.tensors["w"] = {{1}, {1.0e6f}, true};
   EXPECT_THROW(ap::write_safetensors(big), ap::Error);  // beyond F16's range: refused, not inf
 }
+
+// Every one of the 65,536 F16 bit patterns widens to the float the format defines, written out
+// the long way here: (-1)^s 2^(e-15) (1 + m/1024) for a normal, (-1)^s 2^-14 (m/1024) for a
+// subnormal, +-inf, and NaN with its payload in the top mantissa bits.
+TEST(SafeTensors, EveryHalfWidensExactly) {
+  for (uint32_t h = 0; h < 0x10000u; ++h) {
+    const uint32_t s = h >> 15, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    const float sign = s ? -1.0f : 1.0f;
+    const float got = ap::half_to_float(static_cast<uint16_t>(h));
+    if (e == 0x1f && m != 0) {
+      uint32_t bits;
+      std::memcpy(&bits, &got, 4);
+      ASSERT_TRUE(std::isnan(got)) << std::hex << h;
+      ASSERT_EQ(bits, (s << 31) | 0x7f800000u | (m << 13)) << std::hex << h;
+      continue;
+    }
+    float want;
+    if (e == 0x1f)
+      want = sign * std::numeric_limits<float>::infinity();
+    else if (e == 0)
+      want = sign * std::ldexp(static_cast<float>(m) / 1024.0f, -14);
+    else
+      want = sign * std::ldexp(1.0f + static_cast<float>(m) / 1024.0f, static_cast<int>(e) - 15);
+    ASSERT_EQ(got, want) << std::hex << h;
+    ASSERT_EQ(std::signbit(got), s == 1) << std::hex << h << ": the sign of zero too";
+  }
+}

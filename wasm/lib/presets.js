@@ -4,7 +4,14 @@ import { Trace } from './trace.js';
 export class Presets {
   constructor(ap) {
     this._ap = ap;
-    this._list = ap._raw.presets();
+    this._cached = null;
+  }
+
+  // Read from the core on first use, not at load: building the list's embind objects was a 150 ms
+  // task of a phone's first load (4x slower CPU) before any view asked for a preset.
+  get _list() {
+    if (!this._cached) this._cached = this._ap._raw.presets();
+    return this._cached;
   }
 
   /** [{ id, concepts, source, title, claim, tokens, dModel, nHeads, causal, scale, pos }] */
