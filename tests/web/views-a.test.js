@@ -226,6 +226,21 @@ describe('standalone, in a plain page', () => {
     const norms = await data(page, 'ap-rnn-vanishing', 'gradNorms', true);
     expect(norms).toHaveLength(20);
     norms.forEach((v, i) => near(v, want[i], `norm ${i}`));
+    // The note under it: at ρ = 1 the norm falls too, by tanh's slope 1 - h² (mean over the ρ = 1
+    // run's states, recomputed here) and about ×(g_10 / g_0)^(1/10) per step.
+    const one = ap.rnn({ x: xs, n: 20, dIn: d, dHidden: 8, spectralRadius: 1, seed: 1 });
+    const h1 = one.get('rnn_h'),
+      g1 = one.get('rnn_grad_norm');
+    one.dispose();
+    const slope = h1.reduce((a, v) => a + 1 - v * v, 0) / h1.length;
+    const perStep = Math.pow(g1[19 - 10] / g1[19], 1 / 10);
+    const note = page.locator('ap-rnn-vanishing .tanh-note');
+    near(Number(await note.getAttribute('data-slope')), slope, 'mean tanh slope');
+    near(Number(await note.getAttribute('data-per-step')), perStep, 'per-step factor at ρ = 1');
+    expect(slope).toBeLessThan(1);
+    const said = await note.textContent();
+    expect(said).toContain(`about ×${perStep.toFixed(2)} per step over the last 10`);
+    expect(said).toContain(`mean slope 1 − h² is ${slope.toFixed(2)}`);
 
     // bahdanau at t = 1: the decoder state s_0 is 0, so every dot-product score is exactly 0
     // (and the additive scores, v . tanh(W_h h_j), are not all equal).

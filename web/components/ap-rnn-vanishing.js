@@ -48,6 +48,7 @@ export class ApRnnVanishing extends ApWidget {
     this.plots = el('div', { className: 'col2' });
     this.table = el('div');
     this.summary = el('p', { className: 'panel summary' });
+    this.tanhNote = el('p', { className: 'note tanh-note' });
     this.body.append(
       el(
         'p',
@@ -64,6 +65,7 @@ export class ApRnnVanishing extends ApWidget {
       }),
       this.plots,
       this.summary,
+      this.tanhNote,
       this.table,
     );
   }
@@ -84,8 +86,16 @@ export class ApRnnVanishing extends ApWidget {
     this.length.out.textContent = String(T);
     const { x, n, d, labels } = tokenRows(run);
     const xs = repeatRows(x, n, d, T);
-    const { grad } = rnnStates(ap, { x: xs, n: T, dIn: d, radius });
-    const ref = radius === 1 ? grad : rnnStates(ap, { x: xs, n: T, dIn: d, radius: 1 }).grad;
+    const states = rnnStates(ap, { x: xs, n: T, dIn: d, radius });
+    const { grad } = states;
+    const refRun = radius === 1 ? null : rnnStates(ap, { x: xs, n: T, dIn: d, radius: 1 });
+    const ref = refRun ? refRun.grad : grad;
+    // tanh's slope 1 - h^2 at every state of the ρ = 1 run: the factor each step multiplies by
+    // besides W_hh (below 1 wherever h != 0).
+    const hRef = refRun ? refRun.h : states.h;
+    let slope = 0;
+    for (const v of hRef) slope += 1 - v * v;
+    slope /= hRef.length;
     renderTex(
       this.formula,
       '\\frac{\\partial h_T}{\\partial h_t} = \\prod_{k=t+1}^{T} \\operatorname{diag}\\!\\big(1 - h_k^2\\big)\\, W_{hh}^{\\top} \\qquad \\text{vs. attention: } z_T = \\sum_j \\alpha_{Tj}\\, v_j \\ \\text{(one hop from every } t\\text{)}',
@@ -154,6 +164,11 @@ export class ApRnnVanishing extends ApWidget {
       }),
       ` The RNN's path from the ${T}-token input's first token to its last is ${T - 1} steps; attention's is 1.`,
     );
+    // The ρ = 1 curve falls too: W_hh alone would keep the norm, tanh's slope does not.
+    const refPerStep = Math.pow(ref[T - 1 - k] / ref[T - 1], 1 / k);
+    this.tanhNote.textContent = `${radius === 1 ? 'This curve' : 'The grey curve'} (ρ = 1: multiplying by W_hh alone no longer shrinks every direction) falls too, about ×${fmt(refPerStep, 2)} per step over the last ${k}: every step also multiplies by tanh's slope diag(1 − h²), below 1 wherever a state is not 0. On this input the states' mean slope 1 − h² is ${fmt(slope, 2)}; the larger |h| grows (tanh saturating towards ±1), the smaller it gets.`;
+    this.tanhNote.dataset.slope = String(slope);
+    this.tanhNote.dataset.perStep = String(refPerStep);
     this.dataset.radius = String(radius);
     this.dataset.length = String(T);
     this.dataset.gradNorms = JSON.stringify(Array.from(grad));
