@@ -311,3 +311,96 @@ describe('the glossary of the notes', () => {
     expect(errors).toEqual([]);
   });
 });
+
+// 6. The generation views opened on a finished sentence (the grammar model's "." at p = 0.995, then
+//    <eos>), so temperature, top-k and top-p changed nothing visible. On the English decoder they
+//    continue the page's sentence: decoding writes its full 14 tokens, the same ids as the JS API's
+//    greedy generate() in Node on the same file and prompt; sampling's distribution at the first
+//    step is the softmax of the same logits at each temperature, so T changes what it shows.
+describe('6. generation continues the sentence', () => {
+  test('decoding: 14 English tokens, the same as generate() in Node; sampling: temperature reshapes the first step', async () => {
+    const { page, errors } = await playground.open('/#chapter=F', { viewport: { width: 1366, height: 900 } });
+    const dec = page.locator('ap-decoding');
+    await dec.scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => document.querySelector('ap-decoding')?.gen?.steps?.length > 0, null, {
+      timeout: 60_000,
+    });
+    const got = await dec.evaluate((w) => ({
+      note: w.shadowRoot.querySelector('.model-note')?.textContent ?? w.modelNote.textContent,
+      prompt: w.promptIn.value,
+      ids: w.gen.steps.map((s) => s.token),
+      text: w.gen.text,
+      stop: w.gen.stop,
+    }));
+    expect(got.note).toMatch(/^trained: english/);
+    expect(got.ids).toHaveLength(14);
+    expect(got.stop).not.toBe('eos');
+    const { load } = await import('../../wasm/index.js');
+    const { readFileSync } = await import('node:fs');
+    const ap = await load();
+    const model = await ap.openModel(readFileSync('web/models/english.safetensors'));
+    const g = model.generate(got.prompt, { maxTokens: 14 });
+    console.log(`decoding "${got.prompt}" -> "${got.text}" (Node: "${g.text}")`);
+    expect(Array.from(g.tokens)).toEqual(got.ids);
+    g.dispose();
+    model.dispose();
+
+    const sam = page.locator('ap-sampling');
+    await sam.scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => document.querySelector('ap-sampling')?.gen?.steps?.length > 0, null, {
+      timeout: 60_000,
+    });
+    // The temperature slider, as a student drags it; the largest q of the first step's sampling
+    // distribution, read once it has changed from the value before.
+    const topQ = () => sam.evaluate((w) => Math.max(...w.gen.steps[0].distribution));
+    const drag = async (t, before) => {
+      await sam.evaluate((w, t) => {
+        const input = w.shadowRoot.querySelector('input[aria-label="temperature"]');
+        input.value = t;
+        input.dispatchEvent(new Event('input'));
+      }, String(t));
+      await expect.poll(topQ, { timeout: 30_000 }).not.toBe(before);
+      return topQ();
+    };
+    const warm = await topQ();
+    const cold = await drag(0.5, warm);
+    const hot = await drag(2, cold);
+    console.log(
+      `sampling: largest q at step 1, T = 0.5: ${cold.toFixed(3)}, 1: ${warm.toFixed(3)}, 2: ${hot.toFixed(3)}`,
+    );
+    expect(cold).toBeGreaterThan(warm);
+    expect(warm).toBeGreaterThan(hot);
+    expect(errors).toEqual([]);
+  }, 120_000);
+});
+
+// 11. The FFN view gave a d_ff = 2d model's 50 % / 50 % beside the notes' "most parameters are in
+//     the FFN" (a d_ff = 4d statement). On such a model a line now works out the same block at 4d;
+//     on the English decoder (d_ff = 512 = 4d) there is no such line.
+describe('11. the FFN share at the notes d_ff = 4d', () => {
+  test('grammar (d_ff = 2d): the 4d share by hand, 8d² + 5d over 12d² + 13d; English (4d): no line', async () => {
+    const { page, errors } = await playground.open('/?model=grammar#chapter=E', {
+      viewport: { width: 1366, height: 900 },
+    });
+    const ffn = page.locator('ap-ffn');
+    await ffn.scrollIntoViewIfNeeded();
+    const note = ffn.locator('.ffn-4d');
+    await expect.poll(() => note.count(), { timeout: 60_000 }).toBe(1);
+    const { load } = await import('../../wasm/index.js');
+    const { readFileSync } = await import('node:fs');
+    const ap = await load();
+    const grammar = ap.loadModel(readFileSync('web/models/grammar.safetensors'));
+    const c = grammar.config;
+    grammar.dispose();
+    expect(c.dFf).toBe(2 * c.dModel);
+    // one self-attention (4d² + 4d), two norms (4d), the FFN at 4d (2·d·4d + 4d + d)
+    const D = c.dModel;
+    const want = (100 * (8 * D * D + 5 * D)) / (4 * D * D + 4 * D + 4 * D + 8 * D * D + 5 * D);
+    expect(Number(await note.getAttribute('data-share'))).toBeCloseTo(want, 9);
+    expect(await note.textContent()).toContain(`${want.toFixed(1)}% of the block`);
+    console.log(`ffn at 4d on grammar (d = ${D}): ${want.toFixed(1)}%`);
+    await page.locator('ap-controls select#model').selectOption('english');
+    await expect.poll(() => note.count(), { timeout: 60_000 }).toBe(0);
+    expect(errors).toEqual([]);
+  }, 120_000);
+});

@@ -270,6 +270,20 @@ export class ApFfn extends ApWidget {
         ],
       }),
     );
+    // The notes' "most parameters are in the FFN" is about d_ff = 4d: the same block at 4d, from
+    // the formulas of the table, when this model's d_ff is another width.
+    if (c.dFf !== 4 * c.dModel) {
+      const d = c.dModel,
+        ffn4 = 2 * d * 4 * d + 4 * d + d;
+      const share = (100 * ffn4) / (total - ffn + ffn4);
+      this.params.append(
+        el('p', {
+          className: 'note ffn-4d',
+          text: `This model's d_ff is ${c.dFf / d}·d. At the notes' d_ff = 4d = ${4 * d}, the FFN of this block would have 2·d·4d + 4d + d = ${ffn4} parameters, ${share.toFixed(1)}% of the block: most of it, as the notes say.`,
+          attrs: { 'data-share': String(share) },
+        }),
+      );
+    }
   }
 }
 
