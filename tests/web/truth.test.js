@@ -404,3 +404,33 @@ describe('11. the FFN share at the notes d_ff = 4d', () => {
     expect(errors).toEqual([]);
   }, 120_000);
 });
+
+// 11. The queries-and-keys view shows Q n x d; the scores view below it showed "Q, head 0" n x d/h
+//     with no word on why. A line now says so, with the numbers of the model on the page; checked
+//     against the widths of the matrices the two views draw.
+describe('11. the scores view says its Q is one head slice', () => {
+  test('English (d = 128, h = 4): the line says 128 / 4 = 32, and the drawn Q is 32 wide where qkv draws 128', async () => {
+    const { page, errors } = await playground.open('/#chapter=B', { viewport: { width: 1366, height: 900 } });
+    const scores = page.locator('ap-scores');
+    await scores.scrollIntoViewIfNeeded();
+    const note = scores.locator('.head-note');
+    await expect.poll(() => note.textContent(), { timeout: 60_000 }).toContain('h = 4 heads');
+    expect(await note.textContent()).toContain('d_k = d / h = 128 / 4 = 32 columns');
+    const widths = async (tag) =>
+      page
+        .locator(tag)
+        .evaluate((w) =>
+          Object.fromEntries(
+            [...w.shadowRoot.querySelectorAll('ap-heatmap')]
+              .filter((m) => m.matrix)
+              .map((m) => [m.matrix.title, m.matrix.cols]),
+          ),
+        );
+    const s = await widths('ap-scores');
+    expect(s['Q, head 0']).toBe(32);
+    const qkv = page.locator('ap-qkv');
+    await qkv.scrollIntoViewIfNeeded();
+    await expect.poll(async () => Object.values(await widths('ap-qkv')), { timeout: 30_000 }).toContain(128);
+    expect(errors).toEqual([]);
+  }, 120_000);
+});

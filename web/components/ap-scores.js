@@ -12,6 +12,7 @@ export class ApScores extends ApWidget {
     this.panel = new StepPanel();
     this.presets = presetButtons(this, 'softmax');
     this.claim = el('div');
+    this.headNote = el('p', { className: 'note head-note' });
     this.body.append(
       el('p', {
         className: 'lead',
@@ -19,6 +20,7 @@ export class ApScores extends ApWidget {
       }),
       this.presets.node,
       this.claim,
+      this.headNote,
       this.panel.node,
     );
   }
@@ -26,7 +28,15 @@ export class ApScores extends ApWidget {
   render(run, state) {
     this.presets.refresh();
     this.claim.replaceChildren(...[claimBox(run.preset)].filter(Boolean));
-    const { view } = stepView(run, 'scores', { layer: layerFor(run, state), head: headFor(run, state) });
+    const head = headFor(run, state);
+    const { view } = stepView(run, 'scores', { layer: layerFor(run, state), head });
+    // Q and K here are one head's slice: the qkv view above shows them d columns wide.
+    const { nHeads: h, dModel: d } = run.config;
+    this.headNote.hidden = h === 1;
+    this.headNote.textContent =
+      h === 1
+        ? ''
+        : `This model has h = ${h} heads. Each compares queries and keys in its own d_k = d / h = ${d} / ${h} = ${d / h} columns, so the Q and K below are head ${head}'s slices, ${d / h} of the ${d} columns the queries-and-keys view shows. Chapter C puts the heads side by side.`;
     this.panel.show(view, { explainCell: { row: Math.min(1, view.output.rows - 1), col: 0 } });
   }
 }
