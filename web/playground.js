@@ -40,6 +40,7 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
   const byConcept = new Map();
   for (const c of CONCEPTS) {
     const w = document.createElement(`ap-${c.id}`);
+    if (c.id === 'quiz') w.earlier = progress.answers; // each card says how it was answered before
     w.dataset.concept = c.id;
     w.id = `concept-${c.id}`;
     widgets.push(w);
@@ -261,6 +262,7 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
   // A question of the notes beside its concept: the quiz element with just that question.
   function questionBox(qid) {
     const q = document.createElement('ap-quiz');
+    q.earlier = progress.answers;
     q.setAttribute('questions', qid);
     q.dataset.question = qid;
     q.id = `question-${qid}`;

@@ -255,6 +255,25 @@ describe('the learning path', () => {
     expect(JSON.parse(await page.evaluate(() => localStorage.getItem('ap-progress'))).answers).toEqual({
       'thinking-machines': true,
     });
+    // The card remembers: on the next visit it says it was answered right, beside softmax and in
+    // chapter H's quiz; a question never answered says nothing of the kind.
+    await page.reload();
+    await quiz.scrollIntoViewIfNeeded();
+    await rendered(page, 'ap-quiz[data-question="thinking-machines"]');
+    const earlier = quiz.locator('section.q .earlier');
+    await expect.poll(() => earlier.isVisible()).toBe(true);
+    expect(await earlier.textContent()).toBe(
+      'You have answered this one right before. Answer again to check yourself.',
+    );
+    await page.evaluate(() => {
+      location.hash = 'chapter=H';
+    });
+    const all = page.locator('ap-quiz#concept-quiz');
+    await all.scrollIntoViewIfNeeded();
+    await rendered(page, 'ap-quiz#concept-quiz');
+    expect(await all.locator('section.q[data-question="thinking-machines"]').getAttribute('data-earlier')).toBe('true');
+    expect(await all.locator('section.q[data-question="thinking-machines"] .earlier').isVisible()).toBe(true);
+    expect(await all.locator('section.q[data-question="dimensions"] .earlier').isVisible()).toBe(false);
     expect(errors).toEqual([]);
   });
 

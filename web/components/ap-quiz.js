@@ -5,7 +5,8 @@
 // Attributes: questions (comma list of ids: thinking-machines, transformers-vs-rnns, dimensions,
 // predict, or one of predict-cat-sat, predict-causal, predict-live; default: all), plus the
 // page's state (text, model, preset...) for the live predict question.
-// Events: 'ap-quiz-answer' { question, correct } after every check.
+// Events: 'ap-quiz-answer' { question, correct } after every check. Property `earlier`: the
+// page's stored { [question]: correct }, so that each card says how it was last answered.
 import { ApWidget, define } from '../lib/widget.js';
 import { el } from '../lib/dom.js';
 import { adoptOwnStyles } from '../lib/styles.js';
@@ -115,6 +116,7 @@ export class ApQuiz extends ApWidget {
       if (PREDICT_IDS.includes(id) && !single && !nodes.includes(this.predictIntro)) nodes.push(this.predictIntro);
       if (id === 'predict' || (id === 'predict-live' && r.p3.empty)) continue;
       this.cards[id].show(answers[id]);
+      this.cards[id].remember(this.earlier?.[id]);
       nodes.push(this.cards[id].node);
     }
     this.place(this.sections, nodes);

@@ -15,6 +15,7 @@ export class Card {
     this.check = el('button', { type: 'button', className: 'check', text: check });
     this.again = el('button', { type: 'button', className: 'again small', text: 'Try again', hidden: true });
     this.feedback = el('p', { className: 'feedback', attrs: { role: 'status', 'aria-live': 'polite' } });
+    this.before = el('p', { className: 'note earlier', hidden: true });
     this.explain = el('div', { className: 'explain-box', hidden: true });
     this.extra = el('div');
     this.node = el(
@@ -24,6 +25,7 @@ export class Card {
       this.prompt,
       this.inputs,
       el('div', { className: 'controls' }, this.check, this.again),
+      this.before,
       this.feedback,
       this.explain,
       this.extra,
@@ -68,6 +70,7 @@ export class Card {
   }
 
   result(correct, text) {
+    this.before.hidden = true;
     this.node.dataset.result = correct ? 'correct' : 'wrong';
     this.feedback.className = `feedback ${correct ? 'ok' : 'no'}`;
     this.feedback.textContent = text;
@@ -83,6 +86,18 @@ export class Card {
     this.explain.hidden = true;
     this.again.hidden = true;
     this.onReset?.();
+  }
+
+  /** How this question was last answered, here or on an earlier visit (true, false, or undefined: never). */
+  remember(correct) {
+    this.before.hidden = correct === undefined || this.answered;
+    this.before.textContent =
+      correct === undefined
+        ? ''
+        : correct
+          ? 'You have answered this one right before. Answer again to check yourself.'
+          : 'Your last answer to this one was not right yet. Try it again.';
+    this.node.dataset.earlier = correct === undefined ? '' : String(correct);
   }
 
   get answered() {
