@@ -11,7 +11,6 @@
 import { ApTraining } from './ap-training.js';
 import { define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
-import { matrix } from '../lib/heatmap.js';
 import { linePlot } from '../lib/plot.js';
 import { COPY, INDUCTION_RUN, headScores } from '../lib/induction.js';
 
@@ -58,22 +57,18 @@ export class ApInduction extends ApTraining {
     return 'induction';
   }
 
-  _clear() {
-    this.history = [];
-    this.last = null;
-    delete this.dataset.step;
-    delete this.dataset.loss;
-    delete this.dataset.accuracy;
-    delete this.dataset.pausedAt;
-    delete this.dataset.induction;
+  _aboutText() {
     const c = INDUCTION_RUN.config;
-    this.about.textContent = `Model: ${c.nLayers} layers of attention only, ${c.nHeads} heads each, d_model ${c.dModel}, learned positions, pre-norm; vocabulary: the 26 letters. Each training string is 6 to 12 random letters written twice after <bos>; the loss counts every next letter. The maps and scores below are on one held-out string of 12 letters. AdamW, lr ${INDUCTION_RUN.lr}, batch ${INDUCTION_RUN.batch}, ${INDUCTION_RUN.totalSteps} steps.`;
-    this.readout.textContent =
-      'Press Train: the model starts from random weights, with a loss near ln 26 ≈ 3.26 on every letter.';
-    this.answer.replaceChildren();
-    this.plots.replaceChildren();
-    this.heads.replaceChildren();
-    this.headsTitle.hidden = true;
+    return `Model: ${c.nLayers} layers of attention only, ${c.nHeads} heads each, d_model ${c.dModel}, learned positions, pre-norm; vocabulary: the 26 letters. Each training string is 6 to 12 random letters written twice after <bos>; the loss counts every next letter. The maps and scores below are on one held-out string of 12 letters. AdamW, lr ${INDUCTION_RUN.lr}, batch ${INDUCTION_RUN.batch}, ${INDUCTION_RUN.totalSteps} steps.`;
+  }
+
+  _startText() {
+    return 'Press Train: the model starts from random weights, with a loss near ln 26 ≈ 3.26 on every letter.';
+  }
+
+  _clear() {
+    super._clear();
+    delete this.dataset.induction;
     this.verdict?.remove();
     this.verdict = null;
   }
@@ -161,28 +156,16 @@ export class ApInduction extends ApTraining {
     const at = msg.attention;
     this.headsTitle.hidden = false;
     this.headsTitle.textContent = `Attention of every head on the held-out string read twice (rows: queries, columns: keys; hatched: masked future), step ${msg.step}. An induction head lights the diagonal ${COPY - 1} places left of the main one: from each letter of the repeat to the letter after its first copy.`;
-    const maps = at.heads.map((h, i) => {
-      const s = heads[i];
-      const score =
-        h.layer === 0
-          ? `previous token ${fmt(s.previous, 2)} (uniform ${fmt(s.previousChance, 2)})`
-          : `induction ${fmt(s.induction, 2)} (uniform ${fmt(s.inductionChance, 2)})`;
-      const m = matrix({
-        name: `l${h.layer}h${h.head}`,
-        title: `layer ${h.layer}, head ${h.head}: ${score}`,
-        values: h.values,
-        rows: at.rowLabels.length,
-        cols: at.colLabels.length,
-        rowLabels: at.rowLabels,
-        colLabels: at.colLabels,
-        kind: 'prob',
-        domain: [0, 1],
-        masked: h.masked,
-        corner: 'q \\ k',
-      });
-      return this.hm(`l${h.layer}h${h.head}`, m, { 'max-cell': '18', 'no-numbers': '' });
-    });
-    this.place(this.heads, maps);
+    this._drawHeads(
+      at,
+      (h, i) =>
+        `layer ${h.layer}, head ${h.head}: ${
+          h.layer === 0
+            ? `previous token ${fmt(heads[i].previous, 2)} (uniform ${fmt(heads[i].previousChance, 2)})`
+            : `induction ${fmt(heads[i].induction, 2)} (uniform ${fmt(heads[i].inductionChance, 2)})`
+        }`,
+      18,
+    );
   }
 
   /** Sentences about the heads, from this step's scores and held-out losses only. */

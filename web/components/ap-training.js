@@ -403,14 +403,23 @@ export class ApTraining extends ApWidget {
     delete this.dataset.loss;
     delete this.dataset.accuracy;
     delete this.dataset.pausedAt;
-    const t = TRAINING_TASKS[this.taskSel.value];
-    this.about.textContent = `${t.about} Model: d_model ${t.config.dModel}, ${t.config.nHeads} heads, ${t.config.nLayers} layers, d_ff ${t.config.dFf}, learned positions; AdamW, lr ${t.lr}, batch ${t.batch}, ${t.totalSteps} steps.`;
-    this.readout.textContent =
-      'Press Train: the model starts from random weights (loss near ln(vocabulary size), accuracy near zero).';
+    this.about.textContent = this._aboutText();
+    this.readout.textContent = this._startText();
     this.answer.replaceChildren();
     this.plots.replaceChildren();
     this.heads.replaceChildren();
     this.headsTitle.hidden = true;
+  }
+
+  /** The task and the model, under the controls. */
+  _aboutText() {
+    const t = TRAINING_TASKS[this.taskSel.value];
+    return `${t.about} Model: d_model ${t.config.dModel}, ${t.config.nHeads} heads, ${t.config.nLayers} layers, d_ff ${t.config.dFf}, learned positions; AdamW, lr ${t.lr}, batch ${t.batch}, ${t.totalSteps} steps.`;
+  }
+
+  /** The readout before the first report. */
+  _startText() {
+    return 'Press Train: the model starts from random weights (loss near ln(vocabulary size), accuracy near zero).';
   }
 
   _drawProgress() {
@@ -479,10 +488,15 @@ export class ApTraining extends ApWidget {
       at.stage === 'cross_weights'
         ? `Cross-attention of every layer and head on the held-out example (rows: output characters, columns: the source), step ${msg.step}`
         : `Attention of every layer and head on the held-out example (rows: queries, columns: keys; hatched: masked future), step ${msg.step}`;
-    const maps = at.heads.map((h) => {
+    this._drawHeads(at, (h) => `layer ${h.layer}, head ${h.head}`, 22);
+  }
+
+  /** The attention map of every head of a report, titled title(head, i), cells up to maxCell px. */
+  _drawHeads(at, title, maxCell) {
+    const maps = at.heads.map((h, i) => {
       const m = matrix({
         name: `l${h.layer}h${h.head}`,
-        title: `layer ${h.layer}, head ${h.head}`,
+        title: title(h, i),
         values: h.values,
         rows: at.rowLabels.length,
         cols: at.colLabels.length,
@@ -493,7 +507,7 @@ export class ApTraining extends ApWidget {
         masked: h.masked,
         corner: 'q \\ k',
       });
-      return this.hm(`l${h.layer}h${h.head}`, m, { 'max-cell': '22', 'no-numbers': '' });
+      return this.hm(`l${h.layer}h${h.head}`, m, { 'max-cell': String(maxCell), 'no-numbers': '' });
     });
     this.place(this.heads, maps);
   }
