@@ -2,6 +2,7 @@
 // before reading its arrays, and the JS wrapper adds none of its own. The sizes keep one call
 // from asking for more memory than a browser tab has (a traced call keeps every stage).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 namespace ap::limits {
@@ -12,6 +13,23 @@ constexpr int64_t kAdditiveScores = int64_t{1} << 24;  // n * m * dA of one addi
 constexpr int kSize = 4096;           // d_in, d_hidden of an RNN; keys and dK of the online-softmax demo
 constexpr int kKernelTokens = 65536;  // n or m of the untraced kernels (and rnnStates)
 constexpr int64_t kKernelFullScores = int64_t{1} << 24;  // n * m with full: true (64 MB of floats)
+
+// A Hugging Face tokenizer.json (cpp/io/hf_tokenizer.cpp; the README's limits say why each is
+// what it is). Every real tokenizer passes with room (GPT-2: 50,257 pieces, 50,000 merges, its
+// longest piece 256 bytes as the file writes it; BERT: 30,522 pieces; Llama 3: 128,256 pieces, about
+// 280,000 merges); past them a file is refused before its pieces are read, with an Error naming the
+// field and the limit.
+constexpr int64_t kTokenizerVocab = int64_t{1} << 20;   // model.vocab entries: a model's largest vocab_size
+constexpr int64_t kTokenizerMerges = int64_t{1} << 21;  // model.merges: twice the largest vocabulary
+constexpr size_t kTokenizerPieceBytes = 1024;           // one piece (vocab, each side of a merge, added token)
+
+// The limits a tokenizer.json is read with: these, except in a test that tries one just under and
+// just over a small limit (a million-piece file per test would take seconds).
+struct TokenizerLimits {
+  int64_t vocab = kTokenizerVocab;
+  int64_t merges = kTokenizerMerges;
+  size_t piece_bytes = kTokenizerPieceBytes;
+};
 
 // Each throws ap::Error naming the value and the limit.
 void check_tokens(int n, const char* what);              // 1 <= n <= kTracedTokens

@@ -318,6 +318,22 @@ bool is_bert_punct(uint32_t c) {
 // ---- JSON access with the field's path in every message ---------------------------------------
 [[noreturn]] void bad(const std::string& msg) { fail("tokenizer.json: " + msg); }
 
+// A string as a message quotes it: in quotes, at most 40 bytes of it (cut at a character boundary),
+// so a megabyte-long token or type name in a hostile file is never copied into an Error.
+std::string quoted(const std::string& s) {
+  constexpr size_t kShown = 40;
+  if (s.size() <= kShown) return "'" + s + "'";
+  size_t cut = kShown - 3;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return "'" + s.substr(0, cut) + "...'";
+}
+
+// "of <n> bytes ('<prefix>...') is longer than the limit of <limit> bytes for one piece".
+std::string piece_too_long(const std::string& piece, size_t limit) {
+  return "of " + std::to_string(piece.size()) + " bytes (" + quoted(piece) + ") is longer than the limit of " +
+         std::to_string(limit) + " bytes for one piece";
+}
+
 std::string show(const json& j) {
   std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
   if (s.size() > 40) s = s.substr(0, 37) + "...";
@@ -367,13 +383,14 @@ std::string type_of(const json& obj, const std::string& path) {
 }
 
 [[noreturn]] void unsupported(const std::string& path, const std::string& type, const std::string& what) {
-  bad(path + ".type '" + type + "' is not supported (" + what + ")");
+  bad(path + ".type " + quoted(type) + " is not supported (" + what + ")");
 }
 
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_text) {
+std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_text,
+                                                      const limits::TokenizerLimits& limits) {
   json root;
   try {
     root = parse_json_limited(json_text.begin(), json_text.end(), "tokenizer.json");
@@ -393,11 +410,14 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
     else if (type == "WordPiece")
       t->kind_ = Kind::WordPiece;
     else
-      bad("model.type '" + type + "' is not supported (byte-level BPE as in GPT-2, or WordPiece as in BERT)");
+      bad("model.type " + quoted(type) + " is not supported (byte-level BPE as in GPT-2, or WordPiece as in BERT)");
     const bool bpe = t->kind_ == Kind::ByteLevelBpe;
 
     const json& vocab = need(model, "model.", "vocab");
     if (!vocab.is_object()) bad("model.vocab is not an object (token -> id)");
+    if (static_cast<int64_t>(vocab.size()) > limits.vocab)
+      bad("model.vocab has " + std::to_string(vocab.size()) + " pieces, more than the limit of " +
+          std::to_string(limits.vocab));
     // Ids may leave holes (a model's embedding can be larger than its tokenizer), but not millions.
     const json* added_json = opt(root, "added_tokens");
     const size_t n_tokens = vocab.size() + (added_json && added_json->is_array() ? added_json->size() : 0);
@@ -408,8 +428,11 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
       if (id >= static_cast<int>(t->vocab_.size())) t->vocab_.resize(id + 1);
     };
     for (auto it = vocab.begin(); it != vocab.end(); ++it) {
-      const int id = id_value(it.value(), "model.vocab['" + it.key() + "']");
-      grow(id, "model.vocab['" + it.key() + "']");
+      if (it.key().size() > limits.piece_bytes)
+        bad("model.vocab: a piece " + piece_too_long(it.key(), limits.piece_bytes));
+      const std::string path = "model.vocab[" + quoted(it.key()) + "]";
+      const int id = id_value(it.value(), path);
+      grow(id, path);
       if (!t->vocab_[id].empty()) bad("model.vocab has two tokens with id " + std::to_string(id));
       if (it.key().empty()) bad("model.vocab has an empty token");
       t->vocab_[id] = it.key();
@@ -418,7 +441,7 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
     if (t->model_index_.empty()) bad("model.vocab is empty");
     const auto model_id = [&](const std::string& tok, const std::string& path) {
       const auto f = t->model_index_.find(tok);
-      if (f == t->model_index_.end()) bad(path + " '" + tok + "' is not in model.vocab");
+      if (f == t->model_index_.end()) bad(path + " " + quoted(tok) + " is not in model.vocab");
       return f->second;
     };
     if (const json* u = opt(model, "unk_token"))
@@ -439,6 +462,9 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
       t->ignore_merges_ = flag(model, "model.", "ignore_merges", false);
       const json& merges = need(model, "model.", "merges");
       if (!merges.is_array()) bad("model.merges is not an array");
+      if (static_cast<int64_t>(merges.size()) > limits.merges)
+        bad("model.merges has " + std::to_string(merges.size()) + " merges, more than the limit of " +
+            std::to_string(limits.merges));
       for (size_t i = 0; i < merges.size(); ++i) {
         const std::string path = "model.merges[" + std::to_string(i) + "]";
         const json& m = merges[i];
@@ -455,6 +481,8 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
         } else {
           bad(path + " is not a pair");
         }
+        for (const std::string* side : {&a, &b})
+          if (side->size() > limits.piece_bytes) bad(path + ": a piece " + piece_too_long(*side, limits.piece_bytes));
         const int ia = model_id(a, path), ib = model_id(b, path), ic = model_id(a + b, path);
         t->merges_[(static_cast<uint64_t>(ia) << 32) | static_cast<uint32_t>(ib)] = {static_cast<uint32_t>(i), ic};
       }
@@ -479,6 +507,8 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
         tok.id = id_value(need(a, path, "id"), path + "id");
         tok.content = str(need(a, path, "content"), path + "content");
         if (tok.content.empty()) bad(path + "content is empty");
+        if (tok.content.size() > limits.piece_bytes)
+          bad(path + "content: a piece " + piece_too_long(tok.content, limits.piece_bytes));
         tok.single_word = flag(a, path, "single_word", false);
         tok.lstrip = flag(a, path, "lstrip", false);
         tok.rstrip = flag(a, path, "rstrip", false);
@@ -571,8 +601,8 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
               if (!s.is_object()) bad(ip + ".SpecialToken is not an object");
               const std::string name = str(need(s, ip + ".SpecialToken.", "id"), ip + ".SpecialToken.id");
               const auto f = specials.find(name);
-              if (f == specials.end() || !f->is_object()) bad(path + ".special_tokens['" + name + "'] is missing");
-              const std::string sp = path + ".special_tokens['" + name + "']";
+              const std::string sp = path + ".special_tokens[" + quoted(name) + "]";
+              if (f == specials.end() || !f->is_object()) bad(sp + " is missing");
               const json& ids = need(*f, sp + ".", "ids");
               const json& toks = need(*f, sp + ".", "tokens");
               if (!ids.is_array() || !toks.is_array() || ids.size() != toks.size())

@@ -24,14 +24,17 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/limits.hpp"
+
 namespace ap {
 
 class HfTokenizer {
  public:
   enum class Kind { ByteLevelBpe, WordPiece };
   // Parses the text of a tokenizer.json. Throws ap::Error whose message starts with
-  // "tokenizer.json: " and names the field.
-  static std::shared_ptr<const HfTokenizer> parse(const std::string& json_text);
+  // "tokenizer.json: " and names the field (and the limit, for a file past one of `limits`).
+  static std::shared_ptr<const HfTokenizer> parse(const std::string& json_text,
+                                                  const limits::TokenizerLimits& limits = {});
   Kind kind() const { return kind_; }
 
   struct Encoded {

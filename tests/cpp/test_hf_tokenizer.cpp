@@ -353,3 +353,125 @@ TEST(HfTokenizerBpe, TwentyThousandAddedTokensSplitLeftmostLongest) {
   // text with no added token at all: the same ids as without them
   EXPECT_EQ(many->encode("the cat sat on the mat", false).ids, plain("the cat sat on the mat"));
 }
+
+// ---- Issue 25: tokenizer sizes (cpp/core/limits.hpp) ------------------------------------------------
+// Each limit just under (read) and just over (refused with an Error naming the file, the field and
+// the limit, in a short message). The piece length at the real limit; the two counts at the real
+// limit too where a file just over it is cheap (merges: the count is checked before any merge is
+// read), and otherwise at a small limit passed to parse() (the same check; a file just over the
+// real vocabulary limit has a million pieces and takes seconds to build and read).
+
+using ap::limits::TokenizerLimits;
+
+// Real tokenizers pass: GPT-2 (50,257 pieces, 50,000 merges, longest piece 256 bytes as written),
+// BERT (30,522 pieces), Llama 3 (128,256 pieces, about 280,000 merges).
+static_assert(ap::limits::kTokenizerVocab >= 128256 && ap::limits::kTokenizerMerges >= 280147);
+static_assert(ap::limits::kTokenizerPieceBytes >= 256);
+
+std::string refusal(const std::string& text, const TokenizerLimits& limits = {}) {
+  const std::string msg = error_of([&] { HfTokenizer::parse(text, limits); });
+  EXPECT_EQ(msg.rfind("tokenizer.json: ", 0), 0u) << msg;
+  EXPECT_LE(msg.size(), 200u) << msg;  // never the payload
+  return msg;
+}
+
+TEST(HfTokenizerLimits, OnePieceOfAtMost1024Bytes) {
+  const size_t L = ap::limits::kTokenizerPieceBytes;
+  ASSERT_EQ(L, 1024u);
+  const int next = static_cast<int>(bpe()->size());
+  const auto with_piece = [&](size_t bytes) {
+    return edited("bpe.json", [&](json& j) { j["model"]["vocab"][std::string(bytes, 'q')] = next; });
+  };
+  EXPECT_EQ(HfTokenizer::parse(with_piece(L))->id_of(std::string(L, 'q')), next);
+  EXPECT_EQ(refusal(with_piece(L + 1)),
+            "tokenizer.json: model.vocab: a piece of 1025 bytes ('qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq...') is "
+            "longer than the limit of 1024 bytes for one piece");
+  // WordPiece's vocabulary is read the same way.
+  const auto wp = [&](size_t bytes) {
+    return edited("wordpiece.json", [&](json& j) { j["model"]["vocab"][std::string(bytes, 'q')] = 512; });
+  };
+  EXPECT_EQ(HfTokenizer::parse(wp(L))->id_of(std::string(L, 'q')), 512);
+  EXPECT_MENTIONS(refusal(wp(L + 1)), "model.vocab: a piece of 1025 bytes");
+  // A multi-byte character is not cut in the quote.
+  const std::string snowmen = [&] {
+    std::string s;
+    while (s.size() <= L) s += "\xE2\x98\x83";
+    return s;
+  }();
+  const std::string msg = refusal(edited("bpe.json", [&](json& j) { j["model"]["vocab"][snowmen] = next; }));
+  EXPECT_MENTIONS(msg, "('" + std::string(snowmen, 0, 36) + "...')");
+}
+
+TEST(HfTokenizerLimits, EachSideOfAMergeIsOnePiece) {
+  const size_t L = ap::limits::kTokenizerPieceBytes;
+  const int next = static_cast<int>(bpe()->size());
+  // sides of L - 1 and 1 bytes make a piece of L: read
+  const std::string a(L - 1, 'q');
+  const auto t = HfTokenizer::parse(edited("bpe.json", [&](json& j) {
+    j["model"]["vocab"][a] = next;
+    j["model"]["vocab"][a + "e"] = next + 1;
+    j["model"]["merges"].push_back(json::array({a, "e"}));
+  }));
+  EXPECT_EQ(t->id_of(a + "e"), next + 1);
+  // a side past the limit is refused as such (before it is looked up), in either form of a merge
+  const std::string b(L + 1, 'q');
+  EXPECT_EQ(refusal(edited("bpe.json",
+                           [&](json& j) {
+                             j["model"]["merges"][7] = json::array({"e", b});
+                           })),
+            "tokenizer.json: model.merges[7]: a piece of 1025 bytes ('qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq...') is "
+            "longer than the limit of 1024 bytes for one piece");
+  EXPECT_MENTIONS(refusal(edited("bpe.json", [&](json& j) { j["model"]["merges"][7] = b + " e"; })),
+                  "model.merges[7]: a piece of 1025 bytes");
+  // and a long token that is not in the vocabulary is quoted by its prefix
+  EXPECT_EQ(refusal(edited("bpe.json",
+                           [&](json& j) {
+                             j["model"]["merges"][7] = json::array({"e", a});
+                           })),
+            "tokenizer.json: model.merges[7] 'qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq...' is not in model.vocab");
+}
+
+TEST(HfTokenizerLimits, AnAddedTokenIsOnePiece) {
+  const size_t L = ap::limits::kTokenizerPieceBytes;
+  const int next = static_cast<int>(bpe()->size());
+  const auto with_added = [&](size_t bytes) {
+    return edited("bpe.json", [&](json& j) {
+      j["added_tokens"].push_back({{"id", next}, {"content", std::string(bytes, 'q')}, {"special", true}});
+    });
+  };
+  EXPECT_EQ(HfTokenizer::parse(with_added(L))->encode("a " + std::string(L, 'q'), false).ids.back(), next);
+  EXPECT_MENTIONS(refusal(with_added(L + 1)), "added_tokens[1].content: a piece of 1025 bytes ('qqqq");
+}
+
+TEST(HfTokenizerLimits, VocabularySize) {
+  ASSERT_EQ(ap::limits::kTokenizerVocab, 1 << 20);
+  const std::string text = read_fixture("bpe.json");
+  const int64_t n = static_cast<int64_t>(json::parse(text)["model"]["vocab"].size());  // 512
+  TokenizerLimits at;
+  at.vocab = n;
+  EXPECT_EQ(HfTokenizer::parse(text, at)->size(), bpe()->size());
+  TokenizerLimits under = at;
+  under.vocab = n - 1;
+  EXPECT_EQ(refusal(text, under), "tokenizer.json: model.vocab has 512 pieces, more than the limit of 511");
+  TokenizerLimits wp;
+  wp.vocab = 511;
+  EXPECT_MENTIONS(refusal(read_fixture("wordpiece.json"), wp),
+                  "model.vocab has 512 pieces, more than the limit of 511");
+}
+
+TEST(HfTokenizerLimits, NumberOfMerges) {
+  ASSERT_EQ(ap::limits::kTokenizerMerges, 1 << 21);
+  const std::string text = read_fixture("bpe.json");
+  const int64_t n = static_cast<int64_t>(json::parse(text)["model"]["merges"].size());  // 255
+  TokenizerLimits at;
+  at.merges = n;
+  EXPECT_EQ(HfTokenizer::parse(text, at)->encode("the cat", false).ids, bpe()->encode("the cat", false).ids);
+  TokenizerLimits under;
+  under.merges = n - 1;
+  EXPECT_EQ(refusal(text, under), "tokenizer.json: model.merges has 255 merges, more than the limit of 254");
+  // Past the real limit: counted before any merge is read (these zeros are no merges at all).
+  std::string zeros(2 * static_cast<size_t>(ap::limits::kTokenizerMerges), '0');  // ",0" per merge
+  for (size_t i = 0; i < zeros.size(); i += 2) zeros[i] = ',';
+  const std::string many = R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [0)" + zeros + "]}}";
+  EXPECT_EQ(refusal(many), "tokenizer.json: model.merges has 2097153 merges, more than the limit of 2097152");
+}
