@@ -18,6 +18,7 @@ import {
   questionsOf,
   saveProgress,
 } from './lib/lessons.js';
+import { onStorageRefused, storedItem, storeItem } from './lib/storage.js';
 
 const { el, resetTheme, parseState, readUrl, STATE_KEYS, writeUrl, filesFromDataTransfer } = playgroundKit;
 
@@ -537,7 +538,15 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
         ]),
       ),
     );
-    return el('nav', { className: 'toc', attrs: { 'aria-label': 'Chapters' } }, details, glossary);
+    // Storage blocked or full (lib/storage.js): one line says that nothing is kept after this visit.
+    const storageNote = el('p', {
+      className: 'storage-note',
+      hidden: true,
+      attrs: { role: 'status' },
+      text: 'Your progress and the theme last for this visit only: this browser does not let the page store them.',
+    });
+    onStorageRefused(() => (storageNote.hidden = false));
+    return el('nav', { className: 'toc', attrs: { 'aria-label': 'Chapters' } }, details, storageNote, glossary);
   }
 }
 
@@ -584,13 +593,8 @@ function setupOpen(controls) {
 function setupTheme() {
   const button = document.getElementById('theme-toggle');
   // Storage may be blocked (a sandboxed frame, strict privacy settings: access throws) or full
-  // (setItem throws): the theme then lasts for this visit only.
-  let saved = null;
-  try {
-    saved = localStorage.getItem('ap-theme');
-  } catch {
-    /* storage blocked */
-  }
+  // (setItem throws): the theme then lasts for this visit only (lib/storage.js).
+  const saved = storedItem('ap-theme');
   if (saved === 'light' || saved === 'dark') document.documentElement.dataset.theme = saved;
   const current = () =>
     document.documentElement.dataset.theme || (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
@@ -604,11 +608,7 @@ function setupTheme() {
   button?.addEventListener('click', () => {
     const next = current() === 'dark' ? 'light' : 'dark';
     document.documentElement.dataset.theme = next;
-    try {
-      localStorage.setItem('ap-theme', next);
-    } catch {
-      /* storage blocked or full: the theme lasts for this visit */
-    }
+    storeItem('ap-theme', next);
     label();
     redrawAll();
   });

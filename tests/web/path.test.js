@@ -204,6 +204,10 @@ describe('the learning path', () => {
     await page.locator('section[data-chapter="B"] .chapter-foot .done input').check();
     const stored = JSON.parse(await page.evaluate(() => localStorage.getItem('ap-progress')));
     expect(stored.done).toEqual({ A: true, B: true });
+    // Storage works here: the line that says progress lasts for this visit only is not shown (the
+    // control of 'browser storage that refuses' below).
+    expect(await page.locator('nav.toc .storage-note').count()).toBe(1);
+    expect(await page.locator('nav.toc .storage-note').isVisible()).toBe(false);
     // B's own tick is the student's mark; its goal still waits for the questions.
     expect(await page.locator('nav.toc li[data-goal="sdpa"]').evaluate((li) => li.classList.contains('met'))).toBe(
       false,
@@ -331,20 +335,30 @@ describe('browser storage that refuses (issue 25, item 6)', () => {
         };
       },
     ],
-  ])('storage %s: no uncaught error, the theme button and "worked through" still work', async (_, initScript) => {
-    const { page, errors } = await playground.open('/#chapter=A', { initScript });
-    await rendered(page, 'ap-rnn-chain');
-    const theme = () => page.evaluate(() => document.documentElement.dataset.theme || '');
-    const before = await theme();
-    await page.locator('#theme-toggle').click();
-    await expect.poll(theme).not.toBe(before);
-    await page.locator('#theme-toggle').click();
-    await expect.poll(theme).toBe(before === '' ? 'light' : before);
-    // "I have worked through this chapter" ticks the chapter in the contents, for this visit.
-    await page.locator('.chapter-foot .done input').check();
-    await expect.poll(() => page.locator('nav.toc a[data-chapter="A"] .mark').textContent()).toContain('✓');
-    expect(errors).toEqual([]);
-  });
+  ])(
+    'storage %s: no uncaught error, the theme button and "worked through" still work, one line says so',
+    async (_, initScript) => {
+      const { page, errors } = await playground.open('/#chapter=A', { initScript });
+      await rendered(page, 'ap-rnn-chain');
+      // Opening chapter A stores it as the last one read: refused, so the note is there at once.
+      const note = page.locator('nav.toc .storage-note');
+      await expect.poll(() => note.isVisible()).toBe(true);
+      expect(await note.textContent()).toBe(
+        'Your progress and the theme last for this visit only: this browser does not let the page store them.',
+      );
+      expect(await page.locator('.storage-note').count()).toBe(1);
+      const theme = () => page.evaluate(() => document.documentElement.dataset.theme || '');
+      const before = await theme();
+      await page.locator('#theme-toggle').click();
+      await expect.poll(theme).not.toBe(before);
+      await page.locator('#theme-toggle').click();
+      await expect.poll(theme).toBe(before === '' ? 'light' : before);
+      // "I have worked through this chapter" ticks the chapter in the contents, for this visit.
+      await page.locator('.chapter-foot .done input').check();
+      await expect.poll(() => page.locator('nav.toc a[data-chapter="A"] .mark').textContent()).toContain('✓');
+      expect(errors).toEqual([]);
+    },
+  );
 });
 
 describe('choosing a model', () => {

@@ -3,6 +3,7 @@
 // change a view's state, and the notes' questions placed beside the concept they test.
 // The concepts themselves (and their order) come from concepts.js; this file only adds the
 // teaching around them, so a concept without an entry here still appears in its chapter.
+import { storedItem, storeItem } from './storage.js';
 
 /** The course's learning goals, as the notes state them (000), and the chapters that teach each. */
 export const GOALS = [
@@ -292,23 +293,20 @@ const KEY = 'ap-progress';
 /** { done: { [chapter]: true }, last: chapter, answers: { [question]: correct } } */
 export function loadProgress() {
   try {
-    const p = JSON.parse(localStorage.getItem(KEY) || '{}');
+    const p = JSON.parse(storedItem(KEY) || '{}');
     return {
       done: p.done && typeof p.done === 'object' ? p.done : {},
       last: typeof p.last === 'string' ? p.last : '',
       answers: p.answers && typeof p.answers === 'object' ? p.answers : {},
     };
   } catch {
-    return { done: {}, last: '', answers: {} }; // storage blocked (a sandboxed frame): progress lives for this visit
+    return { done: {}, last: '', answers: {} }; // not JSON: a fresh start
   }
 }
 
+// Storage blocked or full (lib/storage.js): progress lives for this visit, and the page says so.
 export function saveProgress(p) {
-  try {
-    localStorage.setItem(KEY, JSON.stringify(p));
-  } catch {
-    /* storage blocked */
-  }
+  storeItem(KEY, JSON.stringify(p));
 }
 
 /** Is a goal met: every chapter that teaches it marked done? */
