@@ -22,7 +22,7 @@ export const embedCode = (widget, { base = BASE } = {}) => embedCodeAt(widget, {
 // same bundle rather than a second copy of the widget code. Not a stable API for course pages.
 import { el } from './lib/dom.js';
 import { resetTheme } from './lib/heatmap.js';
-import { parseState, readUrl, STATE_KEYS, writeUrl } from './lib/state.js';
+import { parseState, readUrl, STATE_KEYS, valueWarning, writeUrl } from './lib/state.js';
 import { filesFromDataTransfer } from './lib/hf-open.js';
 
 export const playgroundKit = Object.freeze({
@@ -31,6 +31,7 @@ export const playgroundKit = Object.freeze({
   parseState,
   readUrl,
   STATE_KEYS,
+  valueWarning,
   writeUrl,
   filesFromDataTransfer,
 });

@@ -20,12 +20,15 @@ import {
 } from './lib/lessons.js';
 import { onStorageRefused, storedItem, storeItem } from './lib/storage.js';
 
-const { el, resetTheme, parseState, readUrl, STATE_KEYS, writeUrl, filesFromDataTransfer } = playgroundKit;
+const { el, resetTheme, parseState, readUrl, STATE_KEYS, valueWarning, writeUrl, filesFromDataTransfer } =
+  playgroundKit;
 
 const WIDGET_STATE_KEYS = STATE_KEYS.filter((k) => k !== 'step');
 
 export function startPlayground({ root = document.getElementById('app') } = {}) {
   const initial = readUrl(location.href);
+  // A number in the URL out of its range was clamped, one that is not a number ignored: say which.
+  for (const [name, i] of initial.issues) console.warn(valueWarning('the page URL:', name, i.raw, i.why, i.used));
   let state = initial.state;
   const hide = initial.hide;
   let concept = initial.concept;

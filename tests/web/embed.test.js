@@ -329,24 +329,54 @@ describe('the gallery (examples/gallery.html)', () => {
 describe('the iframe embed (embed.html)', () => {
   // height=<px> caps the widget and scrolls it; a value that is not a positive number of px sets no
   // cap (height=1e9 was read as 1 px by parseInt and collapsed the widget: issue 25 item 7).
-  test('height=300 caps the widget at 300 px; 1e9, -5 and "tall" leave it its own height', async () => {
+  test('height=300 caps the widget at 300 px; 1e9, -5 and "tall" leave it its own height, with a warning', async () => {
     const heightOf = async (height) => {
-      const { page, errors } = await open(
+      const { page, errors, warnings } = await open(
         `dist/embed.html?widget=softmax&preset=softmax.the-cat-sat&height=${encodeURIComponent(height)}`,
       );
       const w = page.locator('ap-softmax');
       await expect.poll(() => w.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
       expect(errors).toEqual([]);
-      return w.evaluate((e) => ({ box: e.getBoundingClientRect().height, scroll: e.scrollHeight }));
+      const size = await w.evaluate((e) => ({ box: e.getBoundingClientRect().height, scroll: e.scrollHeight }));
+      return { ...size, warnings };
     };
     const capped = await heightOf('300');
     expect(Math.round(capped.box)).toBe(300);
     expect(capped.scroll).toBeGreaterThan(300);
-    for (const v of ['1e9', '-5', 'tall']) {
+    expect(capped.warnings).toEqual([]);
+    for (const [v, why] of [
+      ['1e9', 'is out of range (0 to 1000000); using 1000000 px'],
+      ['-5', 'is out of range (0 to 1000000); using no height limit'],
+      ['tall', 'is not a number; using no height limit'],
+    ]) {
       const free = await heightOf(v);
       expect(free.box, v).toBeGreaterThan(300);
       expect(Math.abs(free.box - free.scroll), v).toBeLessThanOrEqual(1);
+      expect(free.warnings).toEqual([`Attention Playground: <ap-softmax> height="${v}" ${why}.`]);
     }
+  });
+
+  // Issue 25 item 7: every other number in the URL goes through the same attribute readers.
+  test('hostile numbers in the URL (row, head, heads, layer) are clamped or ignored, one warning each', async () => {
+    const long = '9'.repeat(10_000);
+    const { page, errors, warnings } = await open(
+      `dist/embed.html?widget=softmax&preset=softmax.the-cat-sat&row=1e400&head=abc&heads=-1&layer=${long}`,
+    );
+    const w = page.locator('ap-softmax');
+    await expect.poll(() => w.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
+    // the preset's last row, its one head, its one layer
+    expect(await w.evaluate((e) => e.shadowRoot.querySelector('[data-control="row"] select').value)).toBe('2');
+    const soft = await heatmaps(w);
+    const weights = soft.find((h) => h.rows === 3 && h.cols === 3 && /weight/i.test(h.title));
+    CAT_SAT.forEach((v, i) => expect(weights.values[i]).toBeCloseTo(v, 5));
+    expect(errors).toEqual([]);
+    const ours = warnings.filter((m) => m.startsWith('Attention Playground: <ap-softmax>')).sort();
+    expect(ours).toEqual([
+      'Attention Playground: <ap-softmax> head="abc" is not a number; using 0.',
+      'Attention Playground: <ap-softmax> heads="-1" is out of range (1 to 64); using 1.',
+      `Attention Playground: <ap-softmax> layer="${'9'.repeat(40)}…" (10000 characters) is out of range (0 to 63); using 63.`,
+      'Attention Playground: <ap-softmax> row="1e400" is out of range (0 to 2); using 2.',
+    ]);
   });
 
   test('the URL configures the widget: widget, preset, text, <control>_hide, theme', async () => {

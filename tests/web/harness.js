@@ -172,7 +172,8 @@ async function withBrowser(server, { httpErrors = false } = {}) {
     baseUrl,
     browser: b,
 
-    // Opens `path` (relative to the served root) in a fresh context; `errors` fills up as things go wrong.
+    // Opens `path` (relative to the served root) in a fresh context; `errors` fills up as things go wrong,
+    // `warnings` with the page's console warnings.
     // `initScript` runs in the page before any of its own scripts (e.g. to block its storage).
     async open(path = '/', { viewport = { width: 1100, height: 800 }, colorScheme, initScript } = {}) {
       const context = await b.newContext({ viewport, colorScheme });
@@ -180,8 +181,10 @@ async function withBrowser(server, { httpErrors = false } = {}) {
       if (initScript) await context.addInitScript(initScript);
       const page = await context.newPage();
       const errors = [];
+      const warnings = []; // console.warn texts (a widget's clamped or ignored attribute, ...)
       page.on('console', (msg) => {
         if (msg.type() === 'error') errors.push(`console error: ${msg.text()}`);
+        else if (msg.type() === 'warning') warnings.push(msg.text());
       });
       page.on('pageerror', (err) => errors.push(`uncaught: ${err.message}`));
       page.on('requestfailed', (req) => errors.push(`request failed: ${req.url()} (${req.failure()?.errorText})`));
@@ -194,7 +197,7 @@ async function withBrowser(server, { httpErrors = false } = {}) {
           if (res.status() >= 400) errors.push(`HTTP ${res.status()}: ${res.url()}`);
         });
       await page.goto(new URL(path, baseUrl).href);
-      return { page, errors, requests };
+      return { page, errors, warnings, requests };
     },
 
     // Opens `html` as a page of the served origin (a route answers `path`; no file is written), so

@@ -300,9 +300,13 @@ describe('the learning path', () => {
   });
 
   test('#concept=<id> opens the chapter of that concept, and #chapter=all shows every view on one page', async () => {
-    const { page, errors } = await open('/#concept=heads');
+    // (a number in the URL out of its range is clamped, with one warning: issue 25 item 7)
+    const { page, errors, warnings } = await open('/?seed=1e400#concept=heads');
     await rendered(page, 'ap-heads');
     expect(await page.evaluate(() => document.body.dataset.chapter)).toBe('C');
+    expect(warnings.filter((m) => m.startsWith('Attention Playground:'))).toEqual([
+      'Attention Playground: the page URL: seed="1e400" is out of range (0 to 1000000000); using 1000000000.',
+    ]);
     await page.evaluate(() => {
       location.hash = 'chapter=all';
     });

@@ -161,8 +161,9 @@ export class ApBirnn extends ApWidget {
     );
 
     // The second sentence: one word changed.
-    const rawAt = this.getAttribute('at');
-    let at = rawAt === null || rawAt === '' ? words.indexOf(DEFAULT_CHANGE.from) + 1 : Math.round(Number(rawAt));
+    // The word to change: the at attribute (one of the sentence's words: clamped to them, with a
+    // warning), else the notes' word, else one two thirds of the way in.
+    let at = this.numberAttribute('at', { min: 1, max: n, integer: true }, words.indexOf(DEFAULT_CHANGE.from) + 1);
     if (!(at >= 1 && at <= n)) at = Math.max(1, Math.min(n, Math.ceil((2 * n) / 3)));
     const replacement =
       (this.getAttribute('word') ?? (words[at - 1] === DEFAULT_CHANGE.from ? DEFAULT_CHANGE.to : '')).trim() ||

@@ -67,9 +67,11 @@ export class ApHeadCost extends ApWidget {
     const key = ['n', 'd', 'h'].map((a) => this.getAttribute(a)).join('|');
     if (key !== this.applied) {
       this.applied = key;
+      // Each a power of two within its slider's range (RANGES, log2).
       for (const a of ['n', 'd', 'h']) {
-        const v = Math.log2(Number(this.getAttribute(a)));
-        if (Number.isInteger(v) && v >= RANGES[a][0] && v <= RANGES[a][1]) this[a].input.value = v;
+        const [lo, hi] = RANGES[a];
+        const v = this.numberAttribute(a, { min: 2 ** lo, max: 2 ** hi, power2: true }, 2 ** this[a].input.value);
+        this[a].input.value = Math.log2(v);
       }
     }
     this.measureBox.hidden = this.hides('measure');

@@ -8,7 +8,10 @@ import { clamp, el, emit, fmt, num } from '../lib/dom.js';
 import { scaleFor } from '../lib/colors.js';
 import { drawMatrix, numbersFit, renderForExport, themeOf } from '../lib/heatmap.js';
 import { canvasToPng, download, downloadCsv, fileName, matrixToCsv } from '../lib/export.js';
+import { readNumber, valueWarning } from '../lib/state.js';
 
+// max-cell: the largest cell in px (the width available makes cells smaller still).
+const MAX_CELL = { min: 4, max: 200 };
 const LABEL_FONT = '12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 let measureCtx = null;
 function textWidth(text) {
@@ -205,7 +208,12 @@ export class ApHeatmap extends HTMLElement {
     this.dataset.rows = m.rows;
     this.dataset.cols = m.cols;
     const compact = this.hasAttribute('compact');
-    const maxCell = Number(this.getAttribute('max-cell')) || (compact ? 18 : 40);
+    const raw = this.getAttribute('max-cell');
+    const { value: maxCell, why } = readNumber(raw, MAX_CELL, compact ? 18 : 40);
+    if (why && this._warned !== raw) {
+      this._warned = raw;
+      console.warn(valueWarning('<ap-heatmap>', 'max-cell', raw, why, `${maxCell} px`));
+    }
     // Row label column: as wide as the longest label (capped), so the plot gets the rest.
     const rowText = (i) => (m.rowLabels ? m.rowLabels[i] : String(i));
     let labelW = 0;

@@ -14,6 +14,7 @@ import { normals } from '../lib/random.js';
 import { fmtBytes, fmtInt } from '../lib/timing.js';
 
 const MAX_N = 4096;
+const TILES = [1, 2, 3, 4, 5, 8]; // keys per tile the select offers
 const D_K = 64;
 const LONG_N = 50000;
 // The worked example: one query q = (1, 0), keys k_j = (s_j, 0), so q·k_j = s_j (no scaling);
@@ -59,7 +60,7 @@ export class ApLongContext extends ApWidget {
       min: 1,
       max: MAX_N,
       step: 1,
-      value: this.getAttribute('n') || 1000,
+      value: 1000,
       attrs: { 'aria-label': 'n (tokens)' },
       on: { change: () => this.update() },
     });
@@ -79,9 +80,9 @@ export class ApLongContext extends ApWidget {
     this.tileSelect = el(
       'select',
       { attrs: { 'aria-label': 'keys per tile' }, on: { change: () => this.update() } },
-      ...[1, 2, 3, 4, 5, 8].map((t) => el('option', { value: t, text: String(t) })),
+      ...TILES.map((t) => el('option', { value: t, text: String(t) })),
     );
-    this.tileSelect.value = this.getAttribute('tile') || '2';
+    this.tileSelect.value = '2';
     this.exampleSetup = el('p', { className: 'note' });
     this.exampleTable = el('div');
     this.exampleFinal = el('p', { className: 'lc-final' });
@@ -139,16 +140,24 @@ export class ApLongContext extends ApWidget {
     this._example(ap);
   }
 
-  /** n, scores and tile attributes set after the view was built move its controls. */
+  /**
+   * n, scores and tile attributes set after the view was built move its controls: n within its
+   * input's range, tile one of the select's, each with a warning when it was not (widget.js).
+   */
   _syncAttributes() {
     this._seen = this._seen || {};
+    const read = {
+      n: () => this.numberAttribute('n', { min: 1, max: MAX_N, integer: true }, Number(this.nInput.value)),
+      scores: () => this.getAttribute('scores'),
+      tile: () => this.numberAttribute('tile', { min: 1, max: Math.max(...TILES), choices: TILES }, 2),
+    };
     for (const [name, input] of [
       ['n', this.nInput],
       ['scores', this.scoresInput],
       ['tile', this.tileSelect],
     ]) {
       const v = this.getAttribute(name);
-      if (v !== null && v !== this._seen[name]) input.value = v;
+      if (v !== null && v !== this._seen[name]) input.value = String(read[name]());
       this._seen[name] = v;
     }
   }

@@ -11,6 +11,7 @@
 //   hide="presets,inputs"                                         hide the preset buttons / the inputs
 // Example: <ap-model-sizes preset="gpt3"></ap-model-sizes>
 import { ApWidget, define } from '../lib/widget.js';
+import { readNumber } from '../lib/state.js';
 import { el, fmt } from '../lib/dom.js';
 import { numsTable } from '../lib/view.js';
 import { getPlayground, playgroundNow } from '../lib/playground.js';
@@ -299,23 +300,48 @@ export class ApModelSizes extends ApWidget {
       const want = this.getAttribute('preset');
       const id = presets.some((p) => p.id === want) ? want : this.current || 'original';
       const o = {};
-      const intAttr = (a) => {
-        const v = Number(this.getAttribute(a));
-        return this.hasAttribute(a) && Number.isInteger(v) && v > 0 ? v : undefined;
-      };
       if (['encoder', 'decoder', 'encoder-decoder'].includes(this.getAttribute('kind')))
         o.arch = this.getAttribute('kind');
-      o.dModel = intAttr('d-model');
-      o.nLayers = intAttr('n-layers');
-      o.nHeads = intAttr('n-heads');
-      o.dFf = intAttr('d-ff');
-      o.vocabSize = intAttr('vocab');
-      o.maxLen = intAttr('max-len');
+      // Each size a whole number the core's calculator takes (its limits, cpp/core/costs.cpp): one it
+      // refuses, or that is not a number, is left out (the preset's value stays), with a warning.
+      const preset = `the ${id} preset's`;
+      const intAttr = (a, key) => {
+        if (!this.hasAttribute(a)) return undefined;
+        const raw = this.getAttribute(a);
+        const whole = { min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER, integer: true };
+        const { value, why } = readNumber(raw, whole, undefined);
+        if (value === undefined) {
+          if (why) this.warnAttribute(a, raw, why, preset);
+          return undefined;
+        }
+        try {
+          ap.parameterCount({ preset: id, [key]: value });
+        } catch (err) {
+          this.warnAttribute(a, raw, `is refused by the calculator (${err.message})`, preset);
+          return undefined;
+        }
+        if (why) this.warnAttribute(a, raw, why, String(value));
+        return value;
+      };
+      o.dModel = intAttr('d-model', 'dModel');
+      o.nLayers = intAttr('n-layers', 'nLayers');
+      o.nHeads = intAttr('n-heads', 'nHeads');
+      o.dFf = intAttr('d-ff', 'dFf');
+      o.vocabSize = intAttr('vocab', 'vocabSize');
+      o.maxLen = intAttr('max-len', 'maxLen');
       const overridden = Object.values(o).some((v) => v !== undefined);
       try {
         this._load(ap, id, o);
-      } catch {
-        this._load(ap, id); // bad attributes: the preset as published (the inputs show the error on edit)
+      } catch (err) {
+        // Each one taken alone, but not together (d-model not divisible by n-heads...): the preset.
+        const set = ATTRS.filter((a) => a !== 'kind' && this.hasAttribute(a));
+        this.warnAttribute(
+          set[0] ?? 'kind',
+          this.getAttribute(set[0] ?? 'kind'),
+          `with ${set.join(', ')} is refused by the calculator (${err.message})`,
+          preset,
+        );
+        this._load(ap, id); // the preset as published (the inputs show the error on edit)
       }
       if (overridden) this.current = '';
     }

@@ -24,6 +24,8 @@ const BASE = {
   answerTokens: 10,
   example: EXAMPLE,
 };
+// steps="n": the training steps of each of the two runs.
+const STEPS = { min: 25, max: 5000, integer: true };
 const SIZES = { dModel: 64, nHeads: 4, nLayers: 2, dFf: 256, pos: 'learned', act: 'gelu', norm: 'post' };
 
 export class ApPretrainFinetune extends ApWidget {
@@ -98,23 +100,13 @@ export class ApPretrainFinetune extends ApWidget {
   }
 
   steps() {
-    const raw = this.getAttribute('steps');
-    const n = raw === null ? 300 : Number(raw);
-    if (!Number.isInteger(n) || n < 25 || n > 5000)
-      throw new Error(`steps must be an integer from 25 to 5000, got ${raw}`);
-    return n;
+    return this.numberAttribute('steps', STEPS, 300);
   }
 
   async start() {
     this.stop();
     const gen = ++this.gen;
-    let totalSteps;
-    try {
-      totalSteps = this.steps();
-    } catch (err) {
-      this.verdict.textContent = err.message;
-      return;
-    }
+    const totalSteps = this.steps();
     this.startBtn.disabled = true;
     this.stopBtn.disabled = false;
     this.verdict.textContent = 'Loading the pre-trained model…';

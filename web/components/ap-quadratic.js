@@ -6,6 +6,7 @@
 // view is on screen; otherwise the "Measure" button starts it); hide="notes,question,measure" leaves
 // those parts out.
 import { ApWidget, define } from '../lib/widget.js';
+import { readNumber } from '../lib/state.js';
 import { el, fmt } from '../lib/dom.js';
 import { numsTable } from '../lib/view.js';
 import { tex } from '../lib/katex.js';
@@ -16,6 +17,7 @@ import { fitFixedPower, fitPowerLaw, fmtBytes, fmtInt, timeCall, yieldToBrowser 
 
 const DEFAULT_SIZES = [64, 128, 256, 512, 1024, 2048];
 const MAX_N = 4096; // the full kernel holds at most 2^24 scores: n = 4096
+const MAX_SIZES = 12; // points of the fit (each is timed)
 // The notes' lengths: 004 (100 / 1000 / 10000 tokens, the 4096-token context), 002 (GPT-2's 1,024, and n >= 50,000).
 const NOTES_ROWS = [
   { n: 100, note: '10,000 attention scores (notes 004)' },
@@ -119,26 +121,31 @@ export class ApQuadratic extends ApWidget {
     return playgroundNow() || getPlayground();
   }
 
-  /** The n to time: the sizes attribute, else 64..2048. */
+  /**
+   * The n to time: the sizes attribute (at most MAX_SIZES of them, each a whole number from 1 to
+   * MAX_N: clamped, and what is not a number left out), else 64..2048; a warning when it was not
+   * taken as it was (widget.js).
+   */
   _sizes() {
     const raw = this.getAttribute('sizes');
     if (!raw) return DEFAULT_SIZES;
-    const list = raw
-      .split(/[\s,]+/)
-      .filter(Boolean)
-      .map(Number);
-    const bad = list.find((n) => !Number.isInteger(n) || n < 1 || n > MAX_N);
-    if (bad !== undefined) throw new Error(`sizes: each n must be an integer from 1 to ${MAX_N}, got ${bad}`);
-    if (list.length < 2) throw new Error('sizes: give at least two values of n to fit a line through');
-    return [...new Set(list)].sort((a, b) => a - b);
+    const items = raw.split(/[\s,]+/).filter(Boolean);
+    const read = items.map((x) => readNumber(x, { min: 1, max: MAX_N, integer: true }, null));
+    const kept = [...new Set(read.map((r) => r.value).filter((n) => n !== null))].sort((a, b) => a - b);
+    const sizes = kept.length >= 2 ? kept.slice(0, MAX_SIZES) : DEFAULT_SIZES;
+    const exact = read.every((r) => !r.why) && kept.length >= 2 && kept.length <= MAX_SIZES;
+    if (!exact)
+      this.warnAttribute(
+        'sizes',
+        raw,
+        `is not 2 to ${MAX_SIZES} whole numbers from 1 to ${MAX_N} (sizes of n)`,
+        sizes.join(', '),
+      );
+    return sizes;
   }
 
   _dk() {
-    const raw = this.getAttribute('dk');
-    if (raw === null || raw === '') return 64;
-    const d = Number(raw);
-    if (!Number.isInteger(d) || d < 1 || d > 512) throw new Error(`dk must be an integer from 1 to 512, got ${raw}`);
-    return d;
+    return this.numberAttribute('dk', { min: 1, max: 512, integer: true }, 64);
   }
 
   render(ap) {

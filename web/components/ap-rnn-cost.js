@@ -28,10 +28,9 @@ export function flopText(x) {
   return `${x} FLOP`;
 }
 const exact = (x) => x.toLocaleString('en-US');
-const log2Attr = (w, name, [lo, hi], fallback) => {
-  const v = Math.log2(Number(w.getAttribute(name)));
-  return Number.isInteger(v) && v >= lo && v <= hi ? v : fallback;
-};
+// The n or d attribute as its slider's log2, within the slider's range (a power of two).
+const log2Attr = (w, name, [lo, hi], fallback) =>
+  Math.log2(w.numberAttribute(name, { min: 2 ** lo, max: 2 ** hi, power2: true }, 2 ** fallback));
 
 // Milliseconds per call of fn: the best of three batches of calls, each batch ~15 ms (after one
 // warm-up call), so a garbage collection or a memory growth in one batch does not count.

@@ -12,17 +12,12 @@ import { linePlot } from '../lib/plot.js';
 import { RNN, repeatRows, rnnStates, tokenRows } from '../lib/rnn-view.js';
 
 const RADIUS = { min: 0.25, max: 2, step: 0.05 };
-const LENGTH = { min: 4, max: 64, default: 32 };
+const LENGTH = { min: 4, max: 64, default: 32, integer: true };
 const FLOOR = -30;
 const m = (source) => tex(source, { className: 'math' }); // log10 of norms below 1e-30 are off the plot (float32 runs out near 1e-45)
 
 /** A norm as read in the table: small ones in powers of ten (0.000 would hide them). */
 const small = (v) => (v !== 0 && Math.abs(v) < 0.01 ? v.toExponential(2).replace('-', '−') : fmt(v, 3));
-
-function attrNumber(widget, name, { min, max }, fallback) {
-  const v = Number(widget.getAttribute(name));
-  return widget.getAttribute(name) === null || !Number.isFinite(v) ? fallback : Math.max(min, Math.min(max, v));
-}
 
 export class ApRnnVanishing extends ApWidget {
   static concept = 'rnn-vanishing';
@@ -76,8 +71,8 @@ export class ApRnnVanishing extends ApWidget {
 
   render(run) {
     const ap = playgroundNow();
-    const radius = attrNumber(this, 'radius', RADIUS, RNN.radius);
-    const T = Math.round(attrNumber(this, 'length', LENGTH, LENGTH.default));
+    const radius = this.numberAttribute('radius', RADIUS, RNN.radius);
+    const T = this.numberAttribute('length', LENGTH, LENGTH.default);
     this.radius.input.value = String(radius);
     this.length.input.value = String(T);
     this.radius.node.hidden = this.hides('radius');

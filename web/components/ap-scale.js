@@ -203,10 +203,10 @@ export class ApScale extends ApWidget {
     this.experiment.hidden = this.hides('experiment');
     const attr = this.getAttribute('dk');
     if (attr !== this.appliedDk) {
-      // the dk attribute moves the slider (then the slider is free)
+      // the dk attribute moves the slider (then the slider is free): one of its d_k, the nearest
       this.appliedDk = attr;
-      const i = DKS.indexOf(Number(attr));
-      if (i >= 0) this.dk.value = String(i);
+      const dK = this.numberAttribute('dk', { min: DKS[0], max: DKS.at(-1), choices: DKS }, DKS[Number(this.dk.value)]);
+      this.dk.value = String(DKS.indexOf(dK));
     }
     // One experiment per d_k, made once: the curves and the table read from it.
     if (!this._curve) this._curve = DKS.map((dK) => ap.scaleStats({ dK, n: N, draws: DRAWS, seed: SEED }));

@@ -106,17 +106,15 @@ export class ApSoftmax extends ApWidget {
     const n = A.rows;
     const presetKey = run.preset?.id || '';
     const rowAttr = this.getAttribute('row');
-    if (rowAttr !== this._lastRowAttr && rowAttr !== null && Number.isInteger(Number(rowAttr))) {
-      this.row = clamp(Number(rowAttr), 0, n - 1); // the attribute changed: it wins
-      this._lastPreset = presetKey;
-    } else if (presetKey !== this._lastPreset || this.row === undefined || this.row >= n) {
-      this.row = clamp(
-        rowAttr !== null && Number.isInteger(Number(rowAttr))
-          ? Number(rowAttr)
-          : (DEFAULT_ROW[presetKey] ?? (presetKey ? 0 : n - 1)),
-        0,
-        n - 1,
-      ); // a model's last row: its first (<bos>) is trivially 1 on itself
+    // The row attribute, when it changed (or the example did), moves the row: one of this text's
+    // rows (clamped to them, with a warning); one that is not a number leaves the row as it was.
+    // A model's default is its last row: its first (<bos>) is trivially 1 on itself.
+    if (rowAttr !== this._lastRowAttr || presetKey !== this._lastPreset || this.row === undefined || this.row >= n) {
+      const kept =
+        presetKey === this._lastPreset && this.row !== undefined && this.row < n
+          ? this.row
+          : clamp(DEFAULT_ROW[presetKey] ?? (presetKey ? 0 : n - 1), 0, n - 1);
+      this.row = this.numberAttribute('row', { min: 0, max: n - 1, integer: true }, kept);
       this._lastPreset = presetKey;
     }
     this._lastRowAttr = rowAttr;

@@ -103,6 +103,8 @@ export class ApStepper extends ApWidget {
 
   render(run, state) {
     this._run = run;
+    // The layer asked for, within the model (widget.js warns about one it does not have).
+    const layer = run.kind === 'model' ? clamp(state.layer, 0, run.config.nLayers - 1) : state.layer;
     // The recipe of a random-weights model, so anyone (a test, a student) can rebuild it.
     if (run.entry?.kind === 'random')
       this.dataset.model = JSON.stringify({ config: randomConfig(run.entry.spec), seed: run.entry.spec.seed });
@@ -111,7 +113,7 @@ export class ApStepper extends ApWidget {
     const big = run.entry?.kind === 'pretrained' && run.config.nLayers > 1;
     this._keptNote.hidden = !big;
     if (big)
-      this._keptNote.textContent = `${run.entry.label}: every step of layer ${Math.min(state.layer, run.config.nLayers - 1)} is shown; the other ${run.config.nLayers - 1} layers show only their attention weights (softmax) and their output. Pick a layer (or click one of its steps) to see all of its steps.`;
+      this._keptNote.textContent = `${run.entry.label}: every step of layer ${layer} is shown; the other ${run.config.nLayers - 1} layers show only their attention weights (softmax) and their output. Pick a layer (or click one of its steps) to see all of its steps.`;
     const prevId = this._steps[this._index]?.id;
     this._steps = run.empty ? [] : buildSteps(run);
     if (!this._steps.length) {
@@ -127,24 +129,24 @@ export class ApStepper extends ApWidget {
     let idx = this._steps.findIndex((s) => s.id === wanted);
     if (idx < 0 && wanted && wanted.includes(':')) {
       // The same operation in another layout (e.g. pre-norm reorders a block): match by name and layer.
-      const [, layer, name] = wanted.split(':');
-      idx = this._steps.findIndex((s) => s.name === name && String(s.layer ?? '-') === layer);
+      const [, inLayer, name] = wanted.split(':');
+      idx = this._steps.findIndex((s) => s.name === name && String(s.layer ?? '-') === inLayer);
     } else if (idx < 0 && wanted) {
       // A bare stage name (step="weights", as an instructor writes it): that stage in the layer asked for.
-      idx = this._steps.findIndex((s) => s.name === wanted && (s.layer ?? 0) === state.layer);
+      idx = this._steps.findIndex((s) => s.name === wanted && (s.layer ?? 0) === layer);
       if (idx < 0) idx = this._steps.findIndex((s) => s.name === wanted);
     }
-    if (idx < 0 && !prevId && state.layer > 0) idx = this._steps.findIndex((s) => s.layer === state.layer);
+    if (idx < 0 && !prevId && layer > 0) idx = this._steps.findIndex((s) => s.layer === layer);
     // The page's layer changed (another view picked one): go to that layer's first step.
     if (
       this._appliedLayer !== undefined &&
-      state.layer !== this._appliedLayer &&
-      this._steps[idx < 0 ? 0 : idx]?.layer !== state.layer
+      layer !== this._appliedLayer &&
+      this._steps[idx < 0 ? 0 : idx]?.layer !== layer
     ) {
-      const first = this._steps.findIndex((s) => s.layer === state.layer);
+      const first = this._steps.findIndex((s) => s.layer === layer);
       if (first >= 0) idx = first;
     }
-    this._appliedLayer = state.layer;
+    this._appliedLayer = layer;
     this._index = idx < 0 ? 0 : idx;
     const h = run.config.nHeads;
     if (this._head === null || state.head !== this._lastHeadAttr) this._head = state.head;

@@ -181,15 +181,11 @@ export class ApTraining extends ApWidget {
   }
 
   _seedAttr() {
-    if (!this.hasAttribute('train-seed')) return 1;
-    const s = Number(this.getAttribute('train-seed'));
-    return Number.isInteger(s) && s >= 0 && s <= 1_000_000 ? s : 1;
+    return this.numberAttribute('train-seed', { min: 0, max: 1_000_000, integer: true }, 1);
   }
 
   _every() {
-    if (!this.hasAttribute('every')) return 25;
-    const k = Number(this.getAttribute('every'));
-    return Number.isInteger(k) && k >= 1 && k <= 1000 ? k : 25;
+    return this.numberAttribute('every', { min: 1, max: 1000, integer: true }, 25);
   }
 
   attributeChangedCallback(name, oldValue, newValue) {

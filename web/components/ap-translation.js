@@ -126,8 +126,7 @@ export class ApTranslation extends ApWidget {
       label: `${l + 1} of ${d.nLayers}`,
     }));
     // Its own layer attribute (the page's "layer" is for the other views); default the last layer.
-    const asked = this.hasAttribute('align-layer') ? Number(this.getAttribute('align-layer')) : NaN;
-    const want = Number.isInteger(asked) && asked >= 0 && asked < d.nLayers ? asked : d.nLayers - 1;
+    const want = this.numberAttribute('align-layer', { min: 0, max: d.nLayers - 1, integer: true }, d.nLayers - 1);
     if (this.layerSel.options.length !== layers.length)
       for (const o of layers) this.layerSel.append(el('option', { value: o.value, text: o.label }));
     this.layerSel.value = String(want);

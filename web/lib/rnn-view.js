@@ -324,7 +324,5 @@ export function stepControls(label, onChange) {
 
 /** The step `t` (1-based) a view shows: its attribute, clamped to 1..n, default n. */
 export function stepOf(widget, n, name = 't') {
-  const raw = widget.getAttribute(name);
-  const t = raw === null || raw === '' ? n : Math.round(Number(raw));
-  return Number.isFinite(t) ? Math.max(1, Math.min(n, t)) : n;
+  return widget.numberAttribute(name, { min: 1, max: n, integer: true }, n);
 }

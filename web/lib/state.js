@@ -38,7 +38,6 @@ export const DEFAULTS = {
 /** Names of state fields (attributes and URL parameters). */
 export const STATE_KEYS = Object.keys(DEFAULTS);
 
-const INT_KEYS = new Set(['seed', 'dmodel', 'layers', 'layer', 'head']);
 const CHOICES = {
   arch: ['decoder', 'encoder', 'encoder-decoder'],
   tokenizer: ['word', 'char'],
@@ -47,21 +46,81 @@ const CHOICES = {
   pos: ['', 'none', 'sinusoidal', 'rope'],
   norm: ['', 'post', 'pre'],
 };
-const LIMITS = { seed: [0, 1e9], dmodel: [2, 64], layers: [1, 6], layer: [0, 63], head: [0, 63] };
+// The numeric state fields and their ranges, the one place they are written: the widgets'
+// attributes, the page's URL and embed.html's parameters all go through parseState. layer and head
+// go up to the core's largest model (64 layers; 64 heads of d_k 64 at d_model 4096); within a model,
+// the widgets keep them to its own layers and heads (view.js layerFor / headFor, models.js
+// switchesFor: the core's switchChoices) and say so (widget.js). The random model's recipe: seed,
+// d_model (even: positions pair dimensions) and layers as its controls offer them.
+export const NUMBER_FIELDS = {
+  seed: { min: 0, max: 1e9, integer: true },
+  dmodel: { min: 2, max: 64, integer: true, even: true },
+  layers: { min: 1, max: 6, integer: true },
+  layer: { min: 0, max: 63, integer: true },
+  head: { min: 0, max: 63, integer: true },
+  heads: { min: 1, max: 64, integer: true }, // '' (the default): the model's own
+};
 
-/** A clean state from raw strings (attributes or URL values); bad values fall back to defaults. */
-export function parseState(raw = {}) {
+/**
+ * A number from an attribute or a URL value, kept within `spec` ({ min, max, integer, even, power2,
+ * choices }): { value, why }, `why` saying what was wrong with `raw` (null: nothing). Absent or empty:
+ * `fallback`. Not a number: `fallback`. Out of range (Infinity too): the nearest end. integer: rounded;
+ * even: the even number below; power2: the nearest power of two; choices: the nearest of them.
+ */
+export function readNumber(raw, { min, max, integer = false, even = false, power2 = false, choices }, fallback) {
+  if (raw === undefined || raw === null) return { value: fallback, why: null };
+  const text = String(raw).trim();
+  if (text === '') return { value: fallback, why: null };
+  const n = Number(text);
+  if (Number.isNaN(n)) return { value: fallback, why: 'is not a number' };
+  let value = n;
+  let why = null;
+  if (Number.isFinite(n)) {
+    if (power2 && n > 0 && 2 ** Math.round(Math.log2(n)) !== n) {
+      value = 2 ** Math.round(Math.log2(n));
+      why = 'is not a power of two';
+    } else if (integer && !Number.isInteger(n)) {
+      value = Math.round(n);
+      why = 'is not a whole number';
+    }
+    if (even && value % 2 !== 0) {
+      value -= 1;
+      why = 'is not an even number';
+    }
+  }
+  if (!(value >= min)) value = min;
+  else if (!(value <= max)) value = max;
+  else if (choices && !choices.includes(value)) {
+    const nearest = choices.reduce((a, c) => (Math.abs(c - value) < Math.abs(a - value) ? c : a));
+    return { value: nearest, why: `is not one of ${choices.join(', ')}` };
+  } else return { value, why };
+  return { value, why: `is out of range (${min} to ${max})` };
+}
+
+/**
+ * The console warning for a value that was clamped or ignored: names `where` (the element or the
+ * URL), the attribute, the value (its first 40 characters, if longer) and what was used instead.
+ */
+export function valueWarning(where, name, raw, why, used) {
+  const text = String(raw);
+  const shown = text.length > 40 ? `"${text.slice(0, 40)}…" (${text.length} characters)` : `"${text}"`;
+  return `Attention Playground: ${where} ${name}=${shown} ${why}; using ${used}.`;
+}
+
+/**
+ * A clean state from raw strings (attributes or URL values). A number out of its range is clamped
+ * to it, anything else that is not valid falls back to the default; `issues` (a Map), if given,
+ * gets name -> { raw, why, used } for each number that was not taken as it was.
+ */
+export function parseState(raw = {}, issues = null) {
   const s = { ...DEFAULTS };
   for (const key of STATE_KEYS) {
     const v = raw[key];
     if (v === undefined || v === null) continue;
-    if (INT_KEYS.has(key)) {
-      const n = Number(v);
-      const [lo, hi] = LIMITS[key];
-      if (Number.isInteger(n) && n >= lo && n <= hi) s[key] = n;
-    } else if (key === 'heads') {
-      const n = Number(v);
-      s.heads = v === '' || !Number.isInteger(n) || n < 1 || n > 64 ? '' : n;
+    if (NUMBER_FIELDS[key]) {
+      const { value, why } = readNumber(v, NUMBER_FIELDS[key], DEFAULTS[key]);
+      s[key] = value;
+      if (why && issues) issues.set(key, { raw: v, why, used: value === '' ? "the model's own" : String(value) });
     } else if (CHOICES[key]) {
       if (CHOICES[key].includes(String(v))) s[key] = String(v);
     } else if (key === 'model') {
@@ -71,7 +130,6 @@ export function parseState(raw = {}) {
       s[key] = String(v).slice(0, MAX_TEXT_CHARS);
     }
   }
-  if (s.dmodel % 2 !== 0) s.dmodel = DEFAULTS.dmodel; // sinusoidal / rope positions pair dimensions
   return s;
 }
 
@@ -101,7 +159,10 @@ export function runSpec(s) {
 
 // ---- the URL ---------------------------------------------------------------------------
 
-/** State fields and hide flags from a URL's query string; the concept or chapter from its hash. */
+/**
+ * State fields and hide flags from a URL's query string; the concept or chapter from its hash.
+ * `issues`: name -> { raw, why, used } for each number parseState clamped or ignored.
+ */
 export function readUrl(href) {
   const url = new URL(href);
   const raw = {};
@@ -112,7 +173,9 @@ export function readUrl(href) {
     } else if (STATE_KEYS.includes(k)) raw[k] = v;
   }
   const hash = new URLSearchParams(url.hash.replace(/^#/, ''));
-  return { raw, state: parseState(raw), hide, concept: hash.get('concept') || '', chapter: hash.get('chapter') || '' };
+  const issues = new Map();
+  const state = parseState(raw, issues);
+  return { raw, state, issues, hide, concept: hash.get('concept') || '', chapter: hash.get('chapter') || '' };
 }
 
 /** A URL for `state` (only what differs from the defaults), hide flags and concept (or chapter). */

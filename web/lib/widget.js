@@ -6,14 +6,17 @@
 import { adoptStyles } from './styles.js';
 import { el, emit, keyboardScrollable } from './dom.js';
 import { conceptById } from './concepts.js';
-import { MAX_TEXT_CHARS, parseState, runSpec, STATE_KEYS } from './state.js';
+import { MAX_TEXT_CHARS, parseState, readNumber, runSpec, STATE_KEYS, valueWarning } from './state.js';
 import { runFor } from './runs.js';
 import { downloadsNow, onDownloadProgress } from './models.js';
 import { resetTheme } from './heatmap.js';
 import { RESERVE, RESERVE_WIDTHS } from './reserve.js';
 
 const BASE_ATTRS = [...STATE_KEYS, 'hide', 'height', 'theme'];
+// height="<px>": at most a million px (a taller box is no limit at all); 0 or less sets none.
+const HEIGHT = { min: 0, max: 1e6 };
 const megabytes = (bytes) => (bytes / 2 ** 20).toFixed(1);
+const warned = new Set(); // the attribute warnings said on this page (warnAttribute)
 let firstRender = false;
 
 export class ApWidget extends HTMLElement {
@@ -140,9 +143,9 @@ export class ApWidget extends HTMLElement {
     if (oldValue === newValue) return;
     if (name === 'theme') resetTheme(); // canvases read their colours again on the next draw
     if (name === 'height') {
-      // A number of px (parseInt read "1e9" as 1 px); anything else, or <= 0, sets no limit.
-      const px = Number(newValue);
-      const limit = newValue && Number.isFinite(px) && px > 0 ? Math.min(px, 1e6) : 0;
+      // A number of px (parseInt read "1e9" as 1 px), kept within HEIGHT; not a number: no limit.
+      const { value: limit, why } = readNumber(newValue, HEIGHT, 0);
+      if (why) this.warnAttribute('height', newValue, why, limit ? `${limit} px` : 'no height limit');
       this.style.maxHeight = limit ? `${limit}px` : '';
       this.style.overflow = limit ? 'auto' : '';
     }
@@ -152,9 +155,71 @@ export class ApWidget extends HTMLElement {
 
   /** The state of this widget: class defaults, then attributes. */
   get state() {
+    return this.#readState(null);
+  }
+
+  // `issues` (a Map): the numbers parseState clamped or ignored, reported once drawn (#report).
+  #readState(issues) {
     const raw = { ...this.constructor.defaults };
     for (const k of STATE_KEYS) if (this.hasAttribute(k)) raw[k] = this.getAttribute(k);
-    return parseState(raw);
+    return parseState(raw, issues);
+  }
+
+  /**
+   * The number attribute `name` kept within `spec` ({ min, max, integer, even, power2 }; see
+   * state.js readNumber), or `fallback` when it is absent or empty. A value out of range is
+   * clamped, one that is not a number ignored (the fallback), each with one console warning.
+   */
+  numberAttribute(name, spec, fallback) {
+    const raw = this.getAttribute(name);
+    const { value, why } = readNumber(raw, spec, fallback);
+    if (why) this.warnAttribute(name, raw, why, value);
+    return value;
+  }
+
+  /**
+   * One console warning for attribute `name` whose value `raw` was not used as it was (`why`), naming
+   * the element, the attribute, the value (a prefix of a long one) and what was `used`. Said once per
+   * page for each attribute, value and outcome: a widget redraws often, and the playground page gives
+   * every view the same layer and head.
+   */
+  warnAttribute(name, raw, why, used) {
+    const key = JSON.stringify([name, raw, why, used]);
+    if (warned.has(key)) return;
+    warned.add(key);
+    console.warn(valueWarning(`<${this.localName}>`, name, raw, why, used));
+  }
+
+  // Once a run is drawn: the state's numbers that were clamped or ignored (parseState), and the
+  // layer, head and heads the run could not take as asked (kept to the model's own layers and heads
+  // by view.js layerFor / headFor, and to the core's switchChoices by models.js switchesFor).
+  #report(run) {
+    const issues = this._issues;
+    if (!issues) return;
+    this._issues = null;
+    const state = this.state;
+    const config = run?.config;
+    if (config && (run.kind === 'model' || run.kind === 'preset')) {
+      const within = (name, count, what) => {
+        if (!this.hasAttribute(name) || !(count > 0) || state[name] <= count - 1) return;
+        issues.set(name, {
+          raw: this.getAttribute(name),
+          why: `is out of range for this ${run.kind === 'model' ? 'model' : 'example'} (${count} ${what}: 0 to ${count - 1})`,
+          used: String(count - 1),
+        });
+      };
+      if (run.kind === 'model') within('layer', config.nLayers, 'layers');
+      within('head', config.nHeads, 'heads');
+      if (state.heads !== '' && state.heads !== config.nHeads) {
+        const choices = run.kind === 'model' ? run.model?.switchChoices?.nHeads : run.preset?.headChoices;
+        issues.set('heads', {
+          raw: this.getAttribute('heads'),
+          why: `is not a number of heads this ${run.kind === 'model' ? 'model' : 'example'} can be split into${choices ? ` (${choices.join(', ')})` : ''}`,
+          used: `its own ${config.nHeads}`,
+        });
+      }
+    }
+    for (const [name, i] of issues) this.warnAttribute(name, i.raw, i.why, i.used);
   }
 
   /**
@@ -233,7 +298,9 @@ export class ApWidget extends HTMLElement {
   /** Re-render now with the current attributes (also called by local controls). */
   update() {
     this._dirty = false;
-    const state = this.state;
+    const issues = new Map();
+    const state = this.#readState(issues);
+    this._issues = issues;
     // Before computing: a widget whose computation fails (empty text...) still hides what it was
     // told to; after drawing again for the controls render() made.
     this.applyHides();
@@ -283,6 +350,7 @@ export class ApWidget extends HTMLElement {
     try {
       if (run && run.error) throw run.error;
       this.clearError();
+      this.#report(run);
       this.render(run, state);
       // The first drawing keeps the reserved height while the view is in sight (no shrinking
       // under the reader's eyes); once out of sight, or from the second drawing on (a change the
@@ -314,6 +382,7 @@ export class ApWidget extends HTMLElement {
    * next drawing brings it back.
    */
   fail(err) {
+    this.#report(null);
     const message = err && err.message ? err.message : String(err);
     this.status.textContent = '';
     this.root.classList.add('failed');
