@@ -1,13 +1,16 @@
 // `npm run fuzz`: build the libFuzzer targets in tests/fuzz (clang, ASan + UBSan, build/fuzz),
 // run each for a bounded time on a fresh copy of its seed corpus from tests/corpus, and print
-// per target the executions, libFuzzer's coverage (cov: edges, ft: features) and any crash.
+// per target the executions, libFuzzer's coverage (cov: edges, ft: features) and any crash; then
+// the JS targets (tests/fuzz/js: loadPretrained's readers, JSON at the JS boundary, tokenizer
+// limits) against the built wasm module in Node (tests/tools/fuzz-js.mjs), for FUZZ_SECONDS too.
 // FUZZ_SECONDS (default 60) sets the time per target; `npm run fuzz -- forward config` runs only
-// those targets. Exits non-zero if any target crashed, leaked, timed out or ran out of memory.
-// A crash becomes a regression input: see tests/fuzz/README.md.
+// those targets (`js`: the JS targets). Exits non-zero if any target crashed, leaked, timed out or
+// ran out of memory, or a JS case failed. A crash becomes a regression input: see tests/fuzz/README.md.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, createWriteStream, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { ROOT, StepError, ensureDebianPackages, main, run, step } from './lib/setup.mjs';
+import { ROOT, StepError, ensureDebianPackages, main, prepareWasmModule, run, step } from './lib/setup.mjs';
+import { runJsFuzz } from './fuzz-js.mjs';
 
 const FUZZ_DIR = 'build/fuzz';
 const JOBS = '2';
@@ -172,17 +175,27 @@ main(async () => {
     throw new StepError(`FUZZ_SECONDS must be a positive number, got ${process.env.FUZZ_SECONDS}`);
   const wanted = process.argv.slice(2);
   for (const n of wanted) {
-    if (!(n in TARGETS)) throw new StepError(`unknown fuzz target '${n}' (known: ${Object.keys(TARGETS).join(', ')})`);
+    if (!(n in TARGETS) && n !== 'js')
+      throw new StepError(`unknown fuzz target '${n}' (known: ${Object.keys(TARGETS).join(', ')}, js)`);
   }
-  const names = wanted.length ? wanted : Object.keys(TARGETS);
-  await ensureDebianPackages(FUZZ_PACKAGES);
-  clangRuntimeCheck();
-  await buildFuzzers(names);
-
+  const names = wanted.length ? wanted.filter((n) => n !== 'js') : Object.keys(TARGETS);
+  const js = !wanted.length || wanted.includes('js');
   const results = [];
-  for (const name of names) {
-    step(`fuzz_${name}: ${TARGETS[name].what}, ${seconds} s`);
-    results.push(await fuzzOne(name, TARGETS[name]));
+  if (names.length) {
+    await ensureDebianPackages(FUZZ_PACKAGES);
+    clangRuntimeCheck();
+    await buildFuzzers(names);
+    for (const name of names) {
+      step(`fuzz_${name}: ${TARGETS[name].what}, ${seconds} s`);
+      results.push(await fuzzOne(name, TARGETS[name]));
+    }
+  }
+  let jsResult = null;
+  if (js) {
+    await prepareWasmModule();
+    step(`JS targets (tests/fuzz/js): loadPretrained's readers, JSON, tokenizer limits, ${seconds} s`);
+    jsResult = await runJsFuzz({ seconds, from: Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31) });
+    console.log(`seeds from ${jsResult.from}: run one again with node tests/tools/fuzz-js.mjs --class <c> --seed <s>`);
   }
 
   step('Summary');
@@ -197,9 +210,25 @@ main(async () => {
         `${pad(`${r.seeds} -> ${r.end.corp}`, 24)}${r.crashes.length}`,
     );
   }
+  if (jsResult) {
+    for (const [n, c] of Object.entries(jsResult.perClass))
+      console.log(
+        `${pad(`js ${n}`, 18)}${pad(c.cases, 12)}${pad('', 8)}${pad('', 18)}${pad('', 18)}${pad('', 24)}${c.failed}`,
+      );
+    const h = jsResult.heap;
+    console.log(`js: wasm heap ${h.start} bytes before the cases, ${h.end} after (at most ${h.slack} apart)`);
+  }
+  const jsBad =
+    jsResult &&
+    (jsResult.failures.length > 0 || Math.abs(jsResult.heap.end - jsResult.heap.start) > jsResult.heap.slack);
+  if (jsResult?.failures.length) {
+    mkdirSync(join(ROOT, FUZZ_DIR, 'js'), { recursive: true });
+    writeFileSync(join(ROOT, FUZZ_DIR, 'js', 'failures.json'), `${JSON.stringify(jsResult.failures, null, 2)}\n`);
+    console.log(`\njs: ${jsResult.failures.length} failing cases in ${FUZZ_DIR}/js/failures.json`);
+  }
   const bad = results.filter((r) => r.crashes.length || r.code !== 0);
-  if (bad.length === 0) {
-    console.log(`\nno crashes in ${results.length} targets x ${seconds} s`);
+  if (bad.length === 0 && !jsBad) {
+    console.log(`\nno crashes in ${results.length} targets x ${seconds} s${jsResult ? ', no failing JS case' : ''}`);
     return;
   }
   for (const r of bad) {
@@ -210,5 +239,5 @@ main(async () => {
         `tests/corpus/${TARGETS[r.name].corpora[0]}/regress_<what>.<ext> and add a test to tests/cpp/test_regressions.cpp`,
     );
   }
-  throw new StepError(`${bad.length} fuzz target(s) found a problem`);
+  throw new StepError(`${bad.length + (jsBad ? 1 : 0)} fuzz target(s) found a problem`);
 });

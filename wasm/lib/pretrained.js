@@ -8,23 +8,33 @@ const CHUNK = 8 << 20; // bytes per feed
 /**
  * A streamed text read chunk by chunk: a server that sends no Content-Length (or a wrong one) is
  * stopped once the file passes its limit, instead of filling the tab's memory; each chunk must
- * come within the stall time.
+ * come within the stall time; a stream that ends before its Content-Length (`expected`, 0: none)
+ * is an Error, not a shorter file. Any failure cancels the stream.
  */
-async function boundedText(reader, file, stallMs) {
+async function boundedText(reader, file, stallMs, expected) {
   const limit = TEXT_LIMITS[file] ?? Infinity;
   const chunks = [];
   let total = 0;
-  for (;;) {
-    const { done, value } = await withinStall(reader.read(), stallMs, file, 'its text');
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      reader.cancel().catch(() => {});
-      throw new Error(
-        `loadPretrained: ${file} is more than the ${limit / 2 ** 20} MB such a file can be (${(total / 2 ** 20).toFixed(1)} MB had come, and it went on)`,
-      );
+  try {
+    for (;;) {
+      const { done, value } = await withinStall(reader.read(), stallMs, file, 'its text');
+      if (done) break;
+      if (!ArrayBuffer.isView(value))
+        throw new Error(`loadPretrained: ${file} is not a stream of bytes (a chunk was ${typeof value})`);
+      total += value.byteLength;
+      if (total > limit)
+        throw new Error(
+          `loadPretrained: ${file} is more than the ${limit / 2 ** 20} MB such a file can be (${(total / 2 ** 20).toFixed(1)} MB had come, and it went on)`,
+        );
+      chunks.push(asBytes(value));
     }
-    chunks.push(value);
+    // A body the browser decompressed is longer than its Content-Length, never shorter: shorter is
+    // a connection that closed early (the JSON may still parse: a truncated file must not load).
+    if (expected && total < expected)
+      throw new Error(`loadPretrained: ${file} ended after ${total} of its ${expected} bytes (Content-Length)`);
+  } catch (err) {
+    reader.cancel().catch(() => {});
+    throw err;
   }
   const bytes = new Uint8Array(total);
   let at = 0;
@@ -55,12 +65,14 @@ function withinStall(promise, ms, file, what) {
 /** A failure while reading `file` as an Error that names it (a network error names nothing). */
 function readError(err, file, where) {
   if (err instanceof Error && err.message.startsWith('loadPretrained: ')) return err;
-  return new Error(`loadPretrained: ${file} could not be read ${where} (${err?.message || err})`);
+  return new Error(
+    `loadPretrained: ${file} could not be read${where ? ` ${where}` : ''} (${cut(err?.message || err)})`,
+  );
 }
 
 // The largest text file read whole: a real config.json is a few KB, a real tokenizer.json up to
 // about 20 MB (Llama 3: 9 MB); a 200 MB "config.json" from a URL ran the tab out of memory.
-const TEXT_LIMITS = { 'config.json': 1 << 20, 'tokenizer.json': 64 << 20 };
+export const TEXT_LIMITS = { 'config.json': 1 << 20, 'tokenizer.json': 64 << 20 };
 
 function checkTextSize(bytes, file) {
   const limit = TEXT_LIMITS[file];
@@ -70,26 +82,66 @@ function checkTextSize(bytes, file) {
     );
 }
 
-async function textOf(part, file, stallMs = STALL_MS) {
+/** A chunk of a stream (any typed array or DataView) as its bytes. */
+const asBytes = (v) => (v instanceof Uint8Array ? v : new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+
+/** A message quoted into an Error: on one line, at most `n` characters of it. */
+const cut = (text, n = 120) => {
+  const s = String(text).replace(/\s+/g, ' ');
+  return s.length > n ? `${s.slice(0, n - 3)}...` : s;
+};
+
+/**
+ * The text of a JSON part, checked against its file's size limit before it is read where the size
+ * is known: a string (its length: at least its UTF-8 bytes), bytes, a Blob / File, an object (written
+ * as JSON here; one that cannot be, circular or with a BigInt, is an Error naming the file), or a
+ * fetch Response (streamed: boundedText). Exported for the fuzz targets (tests/fuzz/js).
+ */
+export async function textOf(part, file, stallMs = STALL_MS) {
   if (part == null) throw new Error(`loadPretrained: ${file} is missing`);
-  if (typeof part === 'string') return part;
+  if (typeof part === 'string') {
+    checkTextSize(part.length, file);
+    return part;
+  }
   if (part instanceof ArrayBuffer || ArrayBuffer.isView(part)) {
     const bytes =
       part instanceof ArrayBuffer
         ? new Uint8Array(part)
         : new Uint8Array(part.buffer, part.byteOffset, part.byteLength);
+    checkTextSize(bytes.byteLength, file);
     return new TextDecoder().decode(bytes);
   }
   if (typeof Blob !== 'undefined' && part instanceof Blob) {
     checkTextSize(part.size, file);
-    return part.text();
-  }
-  if (typeof part === 'object' && typeof part.text !== 'function') return JSON.stringify(part);
-  if (typeof part.text === 'function') {
-    // a fetch Response: its body may stall or break halfway
-    if (part.headers?.get) checkTextSize(Number(part.headers.get('content-length')) || 0, file);
     try {
-      if (part.body?.getReader) return await boundedText(part.body.getReader(), file, stallMs);
+      return await part.text();
+    } catch (err) {
+      throw readError(err, file, ''); // a picked file removed or changed since
+    }
+  }
+  if (typeof part === 'object' && typeof part.text !== 'function') {
+    let text;
+    try {
+      text = JSON.stringify(part);
+    } catch (err) {
+      // circular, a BigInt, a getter or toJSON that throws, or nested past the stack
+      throw new Error(`loadPretrained: ${file} (an object) cannot be written as JSON (${cut(err?.message || err)})`);
+    }
+    if (typeof text !== 'string') throw new Error(`loadPretrained: ${file} (an object) is not JSON`);
+    checkTextSize(text.length, file);
+    return text;
+  }
+  if (typeof part.text === 'function') {
+    // a fetch Response: its body may stall, break halfway or end early
+    const length = part.headers?.get ? Number(part.headers.get('content-length')) || 0 : 0;
+    try {
+      checkTextSize(length, file);
+    } catch (err) {
+      part.body?.cancel?.().catch(() => {}); // never read: free the connection
+      throw err;
+    }
+    try {
+      if (part.body?.getReader) return await boundedText(part.body.getReader(), file, stallMs, length);
       return await withinStall(part.text(), stallMs, file, 'its text');
     } catch (err) {
       throw readError(err, file, 'to its end');
@@ -101,9 +153,9 @@ async function textOf(part, file, stallMs = STALL_MS) {
 /**
  * The weights as a reader of byte ranges in order: { size, read(n) -> Promise<Uint8Array> } from
  * bytes, a Blob / File (sliced, never read whole) or a fetch Response (streamed; needs its
- * Content-Length).
+ * Content-Length). read(n) gives n bytes, fewer only at the end. Exported for the fuzz targets.
  */
-function weightsReader(part, stallMs = STALL_MS) {
+export function weightsReader(part, stallMs = STALL_MS) {
   if (part == null) throw new Error('loadPretrained: model.safetensors (weights) is missing');
   if (part instanceof ArrayBuffer || ArrayBuffer.isView(part)) {
     const bytes =
@@ -120,7 +172,14 @@ function weightsReader(part, stallMs = STALL_MS) {
     let at = 0;
     return {
       size: part.size,
-      read: async (n) => new Uint8Array(await part.slice(at, (at += n)).arrayBuffer()),
+      async read(n) {
+        const from = at;
+        try {
+          return new Uint8Array(await part.slice(from, (at += n)).arrayBuffer());
+        } catch (err) {
+          throw readError(err, 'model.safetensors', `after ${from} of ${part.size} bytes`); // removed since picked
+        }
+      },
     };
   }
   if (part && typeof part.body === 'object' && part.headers) {
@@ -142,6 +201,10 @@ function weightsReader(part, stallMs = STALL_MS) {
             throw readError(err, 'model.safetensors', `after ${got} of ${size} bytes`);
           }
           const { done, value } = chunk;
+          if (!done && !ArrayBuffer.isView(value)) {
+            reader.cancel().catch(() => {});
+            throw new Error(`loadPretrained: model.safetensors is not a stream of bytes (a chunk was ${typeof value})`);
+          }
           if (done) {
             if (got < size)
               throw new Error(
@@ -149,10 +212,11 @@ function weightsReader(part, stallMs = STALL_MS) {
               );
             break;
           }
-          got += value.length;
-          const joined = new Uint8Array(pending.length + value.length);
+          const bytes = asBytes(value);
+          got += bytes.length;
+          const joined = new Uint8Array(pending.length + bytes.length);
           joined.set(pending);
-          joined.set(value, pending.length);
+          joined.set(bytes, pending.length);
           pending = joined;
         }
         const out = pending.subarray(0, n);
