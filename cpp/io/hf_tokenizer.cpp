@@ -318,15 +318,17 @@ bool is_bert_punct(uint32_t c) {
 // ---- JSON access with the field's path in every message ---------------------------------------
 [[noreturn]] void bad(const std::string& msg) { fail("tokenizer.json: " + msg); }
 
-// A string as a message quotes it: in quotes, at most 40 bytes of it (cut at a character boundary),
-// so a megabyte-long token or type name in a hostile file is never copied into an Error.
-std::string quoted(const std::string& s) {
-  constexpr size_t kShown = 40;
-  if (s.size() <= kShown) return "'" + s + "'";
-  size_t cut = kShown - 3;
+// At most `n` bytes of `s` (cut at a character boundary, "..." at the end when cut).
+std::string prefix(const std::string& s, size_t n) {
+  if (s.size() <= n) return s;
+  size_t cut = n - 3;
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return "'" + s.substr(0, cut) + "...'";
+  return s.substr(0, cut) + "...";
 }
+
+// A string as a message quotes it: in quotes, at most 40 bytes of it, so a megabyte-long token or
+// type name in a hostile file is never copied into an Error.
+std::string quoted(const std::string& s) { return "'" + prefix(s, 40) + "'"; }
 
 // "of <n> bytes ('<prefix>...') is longer than the limit of <limit> bytes for one piece".
 std::string piece_too_long(const std::string& piece, size_t limit) {
@@ -395,7 +397,7 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
   try {
     root = parse_json_limited(json_text.begin(), json_text.end(), "tokenizer.json");
   } catch (const json::exception& e) {
-    bad(std::string("not JSON (") + e.what() + ")");
+    bad("not JSON (" + prefix(e.what(), 200) + ")");  // it quotes what it last read: an unterminated string is the file
   }
   if (!root.is_object()) bad("not a tokenizer (the top level is not an object)");
   std::shared_ptr<HfTokenizer> t(new HfTokenizer());
@@ -639,7 +641,7 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
       }
     }
   } catch (const json::exception& e) {
-    bad(std::string("malformed (") + e.what() + ")");
+    bad("malformed (" + prefix(e.what(), 200) + ")");
   }
 
   // ---- derived tables

@@ -32,7 +32,8 @@ class HfTokenizer {
  public:
   enum class Kind { ByteLevelBpe, WordPiece };
   // Parses the text of a tokenizer.json. Throws ap::Error whose message starts with
-  // "tokenizer.json: " and names the field (and the limit, for a file past one of `limits`).
+  // "tokenizer.json: " and names the field (and the limit, for a file past one of `limits`), or is
+  // "tokenizer.json nests more than 64 levels deep" (io/json_limited.hpp).
   static std::shared_ptr<const HfTokenizer> parse(const std::string& json_text,
                                                   const limits::TokenizerLimits& limits = {});
   Kind kind() const { return kind_; }

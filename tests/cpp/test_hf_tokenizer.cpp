@@ -318,7 +318,11 @@ TEST(HfTokenizerFuzzSeeds, ValidParseAndEncodeBadAreRefused) {
     } else if (name.rfind("bad_", 0) == 0) {
       ++bad;
       const std::string msg = error_of([&] { HfTokenizer::parse(data.substr(0, nul)); });
-      EXPECT_EQ(msg.rfind("tokenizer.json: ", 0), 0u) << msg;
+      // a field's message, or the depth check's (bad_regress_braces_after_broken_quote: a quote the
+      // fuzzer broke leaves the braces of a key outside any string, 100 levels deep)
+      EXPECT_TRUE(msg.rfind("tokenizer.json: ", 0) == 0 || msg == "tokenizer.json nests more than 64 levels deep")
+          << msg;
+      EXPECT_LE(msg.size(), 400u) << msg;
     }
   }
   EXPECT_GE(valid, 6);

@@ -5,6 +5,9 @@
 // text for two fixed small tokenizers (byte-level BPE and WordPiece), and the byte-level one must
 // round-trip it: its pieces re-join to the text and decode(encode(text)) is the text (invalid UTF-8
 // replaced by U+FFFD), unless the text spells the special token.
+// Each file is also read with small size limits (64 pieces, 64 merges, 8 bytes a piece: what the
+// real limits need megabytes to reach): it must then be refused, or have no piece past 8 bytes, and
+// be accepted with the real limits too. Every refusal is at most 400 bytes (it quotes prefixes only).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -99,14 +102,33 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);
   const size_t nul = input.find('\0');
   if (nul != std::string::npos) {
+    const std::string file = input.substr(0, nul);
+    // "tokenizer.json: <field> ...", or the depth check's "tokenizer.json nests more than 64 levels
+    // deep" (io/json_limited.hpp, worded as for config.json and the safetensors header)
+    const auto refusal_ok = [](const ap::Error& e) {
+      const std::string msg = e.what();
+      return (msg.rfind("tokenizer.json: ", 0) == 0 || msg == "tokenizer.json nests more than 64 levels deep") &&
+             msg.size() <= 400;
+    };
     std::shared_ptr<const HfTokenizer> t;
     try {
-      t = HfTokenizer::parse(input.substr(0, nul));
+      t = HfTokenizer::parse(file);
     } catch (const ap::Error& e) {
-      if (std::string(e.what()).rfind("tokenizer.json: ", 0) != 0) __builtin_trap();
-      return 0;
+      if (!refusal_ok(e)) __builtin_trap();
     }
-    check(*t, input.substr(nul + 1));
+    ap::limits::TokenizerLimits small;
+    small.vocab = 64;
+    small.merges = 64;
+    small.piece_bytes = 8;
+    try {
+      const auto s = HfTokenizer::parse(file, small);
+      if (!t) __builtin_trap();  // smaller limits refuse more, never less
+      for (const std::string& piece : s->vocab())
+        if (piece.size() > small.piece_bytes) __builtin_trap();
+    } catch (const ap::Error& e) {
+      if (!refusal_ok(e)) __builtin_trap();
+    }
+    if (t) check(*t, input.substr(nul + 1));
     return 0;
   }
   check(*bpe, input);
