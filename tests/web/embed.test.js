@@ -87,6 +87,7 @@ describe('the course page (examples/course.html)', () => {
     const scores = page.locator('ap-scores');
     await expect.poll(() => scores.getAttribute('data-rendered')).toBeTruthy();
     const map = scores.locator('.out ap-heatmap .hm-plot canvas');
+    await map.scrollIntoViewIfNeeded(); // a mouse click lands only inside the viewport
     const box = await map.boundingBox();
     // <|endoftext|> + "the cat sat on the mat" in the English pieces (" m" + "at"): 8 x 8
     await page.mouse.click(box.x + box.width * (2.5 / 8), box.y + box.height * (1.5 / 8)); // query 1, key 2
