@@ -501,6 +501,9 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
     // ---- added tokens
     if (const json* added = opt(root, "added_tokens")) {
       if (!added->is_array()) bad("added_tokens is not an array");
+      if (static_cast<int64_t>(added->size()) > limits.added)
+        bad("added_tokens has " + std::to_string(added->size()) + " entries, more than the limit of " +
+            std::to_string(limits.added));
       for (size_t i = 0; i < added->size(); ++i) {
         const std::string path = "added_tokens[" + std::to_string(i) + "].";
         const json& a = (*added)[i];

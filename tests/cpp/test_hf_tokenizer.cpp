@@ -463,6 +463,20 @@ TEST(HfTokenizerLimits, VocabularySize) {
                   "model.vocab has 512 pieces, more than the limit of 511");
 }
 
+TEST(HfTokenizerLimits, NumberOfAddedTokens) {
+  ASSERT_EQ(ap::limits::kTokenizerAddedTokens, 65536);
+  const std::string text = read_fixture("bpe.json");
+  const int64_t n = static_cast<int64_t>(json::parse(text)["added_tokens"].size());
+  ASSERT_GE(n, 1);
+  TokenizerLimits at;
+  at.added = n;
+  EXPECT_EQ(HfTokenizer::parse(text, at)->size(), bpe()->size());
+  TokenizerLimits under = at;
+  under.added = n - 1;
+  EXPECT_EQ(refusal(text, under), "tokenizer.json: added_tokens has " + std::to_string(n) +
+                                      " entries, more than the limit of " + std::to_string(n - 1));
+}
+
 TEST(HfTokenizerLimits, NumberOfMerges) {
   ASSERT_EQ(ap::limits::kTokenizerMerges, 1 << 21);
   const std::string text = read_fixture("bpe.json");
