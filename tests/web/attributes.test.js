@@ -1,4 +1,4 @@
-// Issue 25 item 7: hostile numbers in widget attributes. Each numeric attribute of seven widgets is
+// Issue 25 item 7: hostile numbers in widget attributes. Each numeric attribute of eight widgets is
 // set, in turn, to 1e9, -1, NaN, "abc", 1e400 and a 10,000-character number; each time the widget
 // must draw again with the value kept to its range (the nearest end) or, for one that is not a
 // number, the value it had (or its default), show only finite numbers, and say so in exactly one
@@ -49,6 +49,8 @@ const WIDGETS = [
   },
   { tag: 'ap-scale', attrs: {}, numbers: { dk: { high: 512, low: 1, nan: 1 } } },
   { tag: 'ap-long-context', attrs: {}, numbers: { tile: { high: 8, low: 1, nan: 2 } } },
+  // The word hidden from BERT: a position of the sentence's 4 words (default: the third).
+  { tag: 'ap-bert-gpt', attrs: { text: 'the cat sleeps .' }, numbers: { mask: { high: 3, low: 0, nan: 2 } } },
   // The calculator's own limits (the core's) refuse these: the preset's d_model stays.
   { tag: 'ap-model-sizes', attrs: { preset: 'original' }, numbers: { 'd-model': { high: 512, low: 512, nan: 512 } } },
 ];
@@ -72,6 +74,7 @@ function shown(page, tag, attr) {
         'ap-scale|dk': () => Number(w.dataset.dk),
         'ap-long-context|tile': () => Number(w.tileSelect.value),
         'ap-model-sizes|d-model': () => Number(w.in.dModel.input.value),
+        'ap-bert-gpt|mask': () => Number(w.maskSel.value),
       };
       return probes[`${tag}|${attr}`]();
     },
@@ -144,7 +147,7 @@ ${[...new Set(tags)].map((t) => `<script type="module" src="/components/${t}.js"
 }
 
 describe('numeric attributes out of range or not numbers (issue 25, item 7)', () => {
-  test('seven widgets: each value is clamped or ignored, drawn with finite numbers, and warned about once', async () => {
+  test('eight widgets: each value is clamped or ignored, drawn with finite numbers, and warned about once', async () => {
     const opened = await openWidgets(WIDGETS);
     const problems = [];
     let tried = 0;
@@ -157,7 +160,7 @@ describe('numeric attributes out of range or not numbers (issue 25, item 7)', ()
         await opened.page.evaluate(([t, a]) => document.querySelector(t).removeAttribute(a), [tag, attr]);
       }
     }
-    expect(tried).toBe(12 * HOSTILE.length);
+    expect(tried).toBe(13 * HOSTILE.length);
     expect(problems).toEqual([]);
     // One warning as it reads on the console:
     expect(opened.warnings).toContain(

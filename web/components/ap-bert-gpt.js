@@ -107,9 +107,8 @@ export class ApBertGpt extends ApWidget {
 
   /** The position to mask: the `mask` attribute, else the third word (or the last). */
   maskIndex(n) {
-    const a = Number(this.getAttribute('mask'));
-    if (this.hasAttribute('mask') && Number.isInteger(a) && a >= 0 && a < n) return a;
-    return Math.min(2, n - 1);
+    // Out of the sentence: the nearest position (with a console warning); not a number: the default.
+    return this.numberAttribute('mask', { min: 0, max: n - 1, integer: true }, Math.min(2, n - 1));
   }
 
   compute(state) {
