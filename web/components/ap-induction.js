@@ -12,7 +12,7 @@ import { ApTraining } from './ap-training.js';
 import { define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
 import { linePlot } from '../lib/plot.js';
-import { COPY, INDUCTION_RUN, headScores } from '../lib/induction.js';
+import { LETTERS, INDUCTION_RUN, headScores } from '../lib/induction.js';
 
 /** A head counts as formed above this score (and as a previous-token head above it too). */
 export const FORMED = 0.5;
@@ -27,8 +27,12 @@ export class ApInduction extends ApTraining {
     // The training view's task picker: this view has one task.
     this.taskField.remove();
     this.body.querySelector('.lead').textContent =
-      'An induction head completes a pattern it has seen earlier in the same text: after "… A B … A" it predicts "B". It is how a trained transformer copies a name, a number or a phrase it has already read, and it is the simplest form of learning in context (Olsson et al., 2022). It needs two heads working together: a head in layer 0 that looks at the previous token, so that each position carries "the token before me was A", and a head in layer 1 whose query (the current token, A) matches that "before me was A" and copies the token found there (B). Train a two-layer model with attention only (no feed-forward network) on strings of 6 to 12 random letters read twice: the first pass cannot be predicted, the repeat can, but only by looking back. The strings’ lengths vary, so no fixed offset finds the earlier copy.';
+      'An induction head completes a pattern seen earlier in the same text: after "… A B … A" it predicts "B". It is how a transformer copies a name or a phrase it has already read, the simplest learning in context (Olsson et al., 2022). It takes two heads: one in layer 0 that attends to the previous token, so that each position carries "the letter before me was A", and one in layer 1 that, from the current letter A, finds that position and copies its letter, B. Train a two-layer model with attention only on 6 to 12 random letters read twice: the first pass cannot be predicted, the repeat can, by looking back. The strings’ lengths vary, so the earlier copy is not always the same number of places back: the head has to find it by what it reads.';
     this.headsTitle.textContent = 'Attention of every head on a held-out string read twice';
+    this.lossNote = el('p', { className: 'note loss-note' });
+    this.headsNote = el('p', { className: 'note heads-note' });
+    this.plots.after(this.lossNote);
+    this.headsTitle.after(this.headsNote);
   }
 
   _spec() {
@@ -59,11 +63,11 @@ export class ApInduction extends ApTraining {
 
   _aboutText() {
     const c = INDUCTION_RUN.config;
-    return `Model: ${c.nLayers} layers of attention only, ${c.nHeads} heads each, d_model ${c.dModel}, learned positions, pre-norm; vocabulary: the 26 letters. Each training string is 6 to 12 random letters written twice after <bos>; the loss counts every next letter. The maps and scores below are on one held-out string of 12 letters. AdamW, lr ${INDUCTION_RUN.lr}, batch ${INDUCTION_RUN.batch}, ${INDUCTION_RUN.totalSteps} steps.`;
+    return `Model: ${c.nLayers} layers of attention only, ${c.nHeads} heads each, d_model ${c.dModel}, learned positions, pre-norm; vocabulary: the 26 letters. Each training string is 6 to 12 random letters written twice after <bos>; the loss counts every next letter. The maps and scores below are on one held-out string of ${LETTERS} letters, "${INDUCTION_RUN.example.tgt.slice(0, LETTERS)}". AdamW, lr ${INDUCTION_RUN.lr}, batch ${INDUCTION_RUN.batch}, ${INDUCTION_RUN.totalSteps} steps.`;
   }
 
   _startText() {
-    return 'Press Train: the model starts from random weights, with a loss near ln 26 ≈ 3.26 on every letter.';
+    return 'Press Train: the model starts from random weights. A guess among the 26 letters, spread evenly, would lose ln 26 ≈ 3.26 nats on every letter (the grey dashed line of the loss plot).';
   }
 
   _clear() {
@@ -71,6 +75,8 @@ export class ApInduction extends ApTraining {
     delete this.dataset.induction;
     this.verdict?.remove();
     this.verdict = null;
+    this.lossNote?.replaceChildren();
+    this.headsNote?.replaceChildren();
   }
 
   _message(msg) {
@@ -122,29 +128,50 @@ export class ApInduction extends ApTraining {
       series: [
         { name: 'first pass (cannot be predicted)', points: hist.map((h) => [h.step, h.first]) },
         { name: 'repeat (predictable by looking back)', points: hist.map((h) => [h.step, h.repeat]) },
-        { name: 'ln 26: a guess among the 26 letters', points: hist.map((h) => [h.step, LN26]), color: '#868e96' },
+        {
+          name: 'ln 26: a guess among the 26 letters',
+          points: hist.map((h) => [h.step, LN26]),
+          color: '#868e96',
+          reference: true,
+        },
       ],
       xTickFormat: ticks,
-      width: 440,
+      // Narrower than the training view's: on a phone the plot is drawn near its own size, so its
+      // labels stay readable.
+      width: 360,
       height: 220,
       yMin: 0,
     });
     const heads = now.scores;
     const scorePlot = linePlot({
-      title: 'each head’s score on the held-out string (layer 0: previous token, layer 1: induction)',
+      title: 'each head’s score on the held-out string (layer 0: previous-token score, layer 1: induction score)',
       xLabel: 'step',
       yLabel: 'mean attention weight',
-      series: heads.map((s, i) => ({
-        name: s.layer === 0 ? `layer 0, head ${s.head}: previous token` : `layer ${s.layer}, head ${s.head}: induction`,
-        points: hist.map((h) => [h.step, h.scores[i][s.layer === 0 ? 'previous' : 'induction']]),
-      })),
+      series: [
+        ...heads.map((s, i) => ({
+          name:
+            s.layer === 0
+              ? `layer 0, head ${s.head}: previous-token score`
+              : `layer ${s.layer}, head ${s.head}: induction score`,
+          points: hist.map((h) => [h.step, h.scores[i][s.layer === 0 ? 'previous' : 'induction']]),
+        })),
+        {
+          name: `${FORMED}: half the weight, counted as formed`,
+          points: hist.map((h) => [h.step, FORMED]),
+          color: '#868e96',
+          reference: true,
+        },
+      ],
       xTickFormat: ticks,
-      width: 440,
+      // Narrower than the training view's: on a phone the plot is drawn near its own size, so its
+      // labels stay readable.
+      width: 360,
       height: 220,
       yMin: 0,
       yMax: 1,
     });
     this.plots.replaceChildren(lossPlot, scorePlot);
+    this.lossNote.textContent = this._lossNote(now.first, now.repeat);
 
     // What the heads do now, from the scores of this step.
     if (!this.verdict) {
@@ -155,54 +182,88 @@ export class ApInduction extends ApTraining {
 
     const at = msg.attention;
     this.headsTitle.hidden = false;
-    this.headsTitle.textContent = `Attention of every head on the held-out string read twice (rows: queries, columns: keys; hatched: masked future), step ${msg.step}. An induction head lights the diagonal ${COPY - 1} places left of the main one: from each letter of the repeat to the letter after its first copy.`;
+    const str = INDUCTION_RUN.example.tgt.slice(0, LETTERS);
+    this.headsTitle.textContent = `Attention of every head on the held-out string "${str}" read twice, step ${msg.step}`;
+    this.headsNote.textContent = `Rows: queries, columns: keys; hatched: the masked future. Previous-token score (layer 0): the mean weight each letter of the first pass puts on the letter just before it. Induction score (layer 1): the mean weight each letter of the repeat puts on the letter that followed its earlier copy. This string has ${LETTERS} letters, so that letter is ${LETTERS - 1} places back, and an induction head lights the diagonal ${LETTERS - 1} cells left of the main one; in a string of another length it is another number of places back.`;
     this._drawHeads(
       at,
       (h, i) =>
         `layer ${h.layer}, head ${h.head}: ${
           h.layer === 0
-            ? `previous token ${fmt(heads[i].previous, 2)} (uniform ${fmt(heads[i].previousChance, 2)})`
-            : `induction ${fmt(heads[i].induction, 2)} (uniform ${fmt(heads[i].inductionChance, 2)})`
+            ? `previous-token score ${fmt(heads[i].previous, 2)} (uniform ${fmt(heads[i].previousChance, 2)})`
+            : `induction score ${fmt(heads[i].induction, 2)} (uniform ${fmt(heads[i].inductionChance, 2)})`
         }`,
       18,
     );
   }
 
+  /** Why neither loss reaches its floor, with this step's numbers (facts of the task, not of the model). */
+  _lossNote(first, repeat) {
+    if (first === null || repeat === null) return '';
+    const parts = [];
+    if (first > LN26)
+      parts.push(
+        `The first pass stays above ln 26 ≈ 3.26 (now ${fmt(first, 2)}): from the 6th letter on, the model cannot know whether the string has ended and the repeat begun, so it keeps some probability on the string's first letter coming back, and that probability is lost on every letter that is new.`,
+      );
+    if (repeat < first / 2)
+      parts.push(
+        `The repeat's loss (now ${fmt(repeat, 2)}) cannot reach 0 either: its first letter comes right after the first pass ends, which the model cannot see coming.`,
+      );
+    return parts.join(' ');
+  }
+
   /** Sentences about the heads, from this step's scores and held-out losses only. */
   _verdict(heads, first, repeat) {
-    const ind = heads.filter((s) => s.layer > 0).sort((x, y) => y.induction - x.induction)[0];
-    const prev = heads.filter((s) => s.layer === 0).sort((x, y) => y.previous - x.previous)[0];
+    const layer1 = heads.filter((s) => s.layer > 0).sort((x, y) => y.induction - x.induction);
+    const layer0 = heads.filter((s) => s.layer === 0).sort((x, y) => y.previous - x.previous);
     const name = (s) => `layer ${s.layer}, head ${s.head}`;
-    if (ind.induction >= FORMED) {
+    const list = (items) =>
+      items.length < 3 ? items.join(' and ') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+    const formed = layer1.filter((s) => s.induction >= FORMED);
+    const chance = layer1[0].inductionChance;
+    if (formed.length) {
+      const one = formed.length === 1;
+      const partners = layer0.filter((s) => s.previous >= FORMED);
+      const prev = layer0[0];
       return [
-        el('b', { text: `An induction head has formed: ${name(ind)}. ` }),
-        el('span', {
-          text: `From each letter of the repeat it puts ${fmt(ind.induction, 2)} of its weight, on average, on the letter that followed that letter's first copy (uniform attention would put ${fmt(ind.inductionChance, 2)} there). `,
+        el('b', {
+          text: one
+            ? `An induction head has formed: ${name(formed[0])}. `
+            : `${formed.length === 2 ? 'Two' : formed.length} induction heads have formed: ${list(formed.map(name))}. `,
         }),
         el('span', {
-          text:
-            prev.previous >= FORMED
-              ? `Its partner is ${name(prev)}, which puts ${fmt(prev.previous, 2)} of its weight on the previous letter (uniform: ${fmt(prev.previousChance, 2)}).`
-              : `No head of layer 0 is a clean previous-token head in this run (the most: ${name(prev)}, ${fmt(prev.previous, 2)} of its weight on the previous letter; uniform: ${fmt(prev.previousChance, 2)}), yet layer 1 finds the letter after the earlier copy: layer 0 tells it where each letter came from in another way. Look at layer 0's maps.`,
+          text: one
+            ? `From each letter of the repeat it puts ${fmt(formed[0].induction, 2)} of its weight, on average, on the letter that followed that letter's earlier copy (uniform attention would put ${fmt(chance, 2)} there). `
+            : `From each letter of the repeat, on average, head ${formed[0].head} puts ${fmt(formed[0].induction, 2)} of its weight${formed
+                .slice(1)
+                .map((s) => `, head ${s.head} ${fmt(s.induction, 2)},`)
+                .join(
+                  '',
+                )} on the letter that followed that letter's earlier copy (uniform attention would put ${fmt(chance, 2)} there). `,
+        }),
+        el('span', {
+          text: partners.length
+            ? `${one ? 'Its' : 'Their'} ${partners.length === 1 ? `partner in layer 0 is head ${partners[0].head}, which puts ${fmt(partners[0].previous, 2)} of its weight` : `partners in layer 0 are ${list(partners.map((s) => `head ${s.head}`))}, which put ${list(partners.map((s) => fmt(s.previous, 2)))} of their weight`} on the previous letter in the first pass (uniform: ${fmt(prev.previousChance, 2)}).`
+            : `No head of layer 0 is a clean previous-token head in this run (the most: ${name(prev)}, ${fmt(prev.previous, 2)} of its weight on the previous letter; uniform: ${fmt(prev.previousChance, 2)}), yet layer 1 finds the letter after the earlier copy: layer 0 tells it where each letter came from in another way. Look at layer 0's maps.`,
         }),
       ];
     }
-    const layer1 = heads
-      .filter((s) => s.layer > 0)
-      .map((s) => `${name(s)} ${fmt(s.induction, 2)}`)
-      .join(', ');
+    const scores = layer1.map((s) => `${name(s)} ${fmt(s.induction, 2)}`).join(', ');
     // The repeat predicted (its loss under half the first pass's) without one head doing the copying.
     if (repeat !== null && first !== null && repeat < first / 2) {
+      const rows = layer1[0].found.length;
+      const either = layer1[0].found.filter((_, i) => layer1.some((s) => s.found[i])).length;
+      const byHead = list(layer1.map((s) => `${s.found.filter(Boolean).length} for head ${s.head}`));
       return [
         el('b', { text: 'The repeat is predicted, but no single head copies it. ' }),
         el('span', {
-          text: `The repeat's loss is ${fmt(repeat, 2)} nats a letter against ${fmt(first, 2)} for the first pass, yet no head of layer 1 puts half its weight on the letter after the earlier copy (${layer1}; uniform attention: ${fmt(ind.inductionChance, 2)}): the heads share the job.`,
+          text: `The repeat's loss is ${fmt(repeat, 2)} nats a letter against ${fmt(first, 2)} for the first pass, yet no head of layer 1 puts half its weight on the letter after the earlier copy (${scores}; uniform attention: ${fmt(chance, 2)}). Row by row, of the repeat's ${rows} rows, the heaviest key is that letter in ${byHead}; ${either === rows ? 'every row is found by one head or the other.' : `${either} of ${rows} are found by at least one of them. In the other rows they look at other letters: the copying here does not run through one clean diagonal.`}`,
         }),
       ];
     }
     return [
       el('span', {
-        text: `No induction head yet: the weight each head of layer 1 puts on the letter after the earlier copy is ${layer1} (uniform attention: ${fmt(ind.inductionChance, 2)}). The most previous-token head of layer 0 puts ${fmt(prev.previous, 2)} on the previous letter (${name(prev)}).`,
+        text: `No induction head yet: the weight each head of layer 1 puts on the letter after the earlier copy is ${scores} (uniform attention: ${fmt(chance, 2)}). The most previous-token head of layer 0 puts ${fmt(layer0[0].previous, 2)} on the previous letter (${name(layer0[0])}).`,
       }),
     ];
   }

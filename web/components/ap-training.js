@@ -364,7 +364,9 @@ export class ApTraining extends ApWidget {
     }
     if (msg.type === 'done') {
       this._running = false;
-      this.readout.append(el('span', { className: 'note', text: `  Finished: ${this.spec.totalSteps} steps.` }));
+      this._done = true;
+      // A report may still be waiting for its frame: it redraws the readout, then the mark.
+      if (!this._frame) this._markDone();
       this._setButtons();
       return;
     }
@@ -385,6 +387,7 @@ export class ApTraining extends ApWidget {
       this._frame = requestAnimationFrame(() => {
         this._frame = 0;
         this._drawProgress();
+        this._markDone();
       });
     }
     emit(this, 'ap-training-progress', { step: msg.step, loss: msg.loss, accuracy: msg.accuracy });
@@ -392,7 +395,14 @@ export class ApTraining extends ApWidget {
 
   // ---- drawing ----------------------------------------------------------------------------
 
+  /** "Finished" once at the end of the readout, after the run's last report is drawn. */
+  _markDone() {
+    if (!this._done || this.readout.querySelector('.finished')) return;
+    this.readout.append(el('span', { className: 'note finished', text: `  Finished: ${this.spec.totalSteps} steps.` }));
+  }
+
   _clear() {
+    this._done = false;
     this.history = [];
     this.last = null;
     delete this.dataset.step;

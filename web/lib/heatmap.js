@@ -230,7 +230,9 @@ function paintCells(ctx, m, { x0, y0, cellW, cellH, scale, theme, numbers }) {
       if (isMasked(k)) {
         ctx.fillStyle = pattern || (pattern = hatch(ctx, theme.masked, theme.maskedLine));
         ctx.fillRect(x, y, cellW, cellH);
-        if (cellW >= (v === -Infinity ? 22 : 16) && cellH >= 12) {
+        // Its "−∞" or "0" only where the other cells show their numbers: on a map without
+        // numbers the hatching alone says masked.
+        if (numbers && cellW >= (v === -Infinity ? 22 : 16) && cellH >= 12) {
           ctx.fillStyle = theme.maskedInk;
           ctx.fillText(v === -Infinity ? '−∞' : '0', x + cellW / 2, y + cellH / 2);
         }

@@ -9,8 +9,13 @@
 // induction head in layer 1 looks, from the current letter A, for the position whose previous
 // letter was A and copies the letter found there.
 
-/** Letters per copy of the view's held-out string (the task's longest, kInductionLength in cpp/train/tasks.cpp). */
-export const COPY = 12;
+/**
+ * Letters per copy of the view's held-out string. Shorter than the task's longest (12): on a
+ * 12-letter string a head that looks 11 places back by position alone (which the longest training
+ * strings reward) would light the same diagonal as an induction head; at 8 letters only a head that
+ * finds the earlier copy by its content does.
+ */
+export const LETTERS = 8;
 
 /** The view's run: model, schedule and the held-out example whose attention it draws. */
 export const INDUCTION_RUN = {
@@ -23,39 +28,48 @@ export const INDUCTION_RUN = {
   evalN: 100,
   evalSeed: 777,
   evalEvery: 1,
-  // 12 different letters (so each has one earlier copy); held out: its hash falls in the task's
+  // 8 different letters (so each has one earlier copy); held out: its hash falls in the task's
   // evaluation bucket, so the trainer never draws it.
   // The model's greedy continuation of the string and the first three letters of its repeat.
-  example: { src: '', tgt: 'xjqzvkmwbhdf'.repeat(2), prompt: 'xjqzvkmwbhdfxjq', expected: 'zvkmwbhdf' },
-  answerTokens: 9,
+  example: { src: '', tgt: 'mjsbfvqr'.repeat(2), prompt: 'mjsbfvqrmjs', expected: 'bfvqr' },
+  answerTokens: 5,
 };
 
 /**
- * The two scores of one head's attention weights `w` (n x n, row-major) on "<bos> s s":
- *   induction: mean over the repeat's queries j = COPY+1 .. 2 COPY of the weight on key j - COPY + 1,
- *     the letter after the earlier copy of query j's letter (Olsson et al.'s prefix-matching score);
- *   previous: mean over queries j >= 1 of the weight on key j - 1.
+ * The two scores of one head's attention weights `w` (n x n, row-major, n = 2 L + 1) on "<bos> s s"
+ * with s of L letters:
+ *   induction: mean over the repeat's queries j = L+1 .. 2L of the weight on key j - L + 1, the
+ *     letter after the earlier copy of query j's letter (Olsson et al.'s prefix-matching score);
+ *     `found[i]`: whether that key is the heaviest of repeat query L+1+i;
+ *   previous: mean over the first pass's queries j = 1 .. L of the weight on key j - 1 (what the
+ *     induction head needs is at the first copy's positions, its keys: "the letter before me").
  * Each with its chance level: what uniform causal attention (1 / (j + 1) per key) would give.
  */
-export function headScores(w, n = 2 * COPY + 1) {
+export function headScores(w, L = LETTERS) {
+  const n = 2 * L + 1;
   if (w.length !== n * n) throw new Error(`headScores: expected ${n} x ${n} weights, got ${w.length} values`);
   let induction = 0,
     inductionChance = 0,
     previous = 0,
     previousChance = 0;
-  for (let j = COPY + 1; j < n; j++) {
-    induction += w[j * n + (j - COPY + 1)];
+  const found = [];
+  for (let j = L + 1; j < n; j++) {
+    const key = j - L + 1;
+    induction += w[j * n + key];
     inductionChance += 1 / (j + 1);
+    let best = 0;
+    for (let k = 1; k <= j; k++) if (w[j * n + k] > w[j * n + best]) best = k;
+    found.push(best === key);
   }
-  for (let j = 1; j < n; j++) {
+  for (let j = 1; j <= L; j++) {
     previous += w[j * n + (j - 1)];
     previousChance += 1 / (j + 1);
   }
-  const q = n - COPY - 1;
   return {
-    induction: induction / q,
-    inductionChance: inductionChance / q,
-    previous: previous / (n - 1),
-    previousChance: previousChance / (n - 1),
+    induction: induction / L,
+    inductionChance: inductionChance / L,
+    found,
+    previous: previous / L,
+    previousChance: previousChance / L,
   };
 }

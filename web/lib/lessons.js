@@ -197,7 +197,7 @@ export const LESSONS = {
       ],
       induction: [
         {
-          try: 'This button puts 3 in the seed box: press Reset with seed, then Train. Does one head of layer 1 take the whole job this time, or do both share it? The sentence above the maps answers from the scores of the current step.',
+          try: 'This button puts 3 in the seed box: press Reset with seed, then Train to the end. Does a head of layer 1 pass 0.5 this time? If none does, the sentence above the maps counts, row by row, which letters of the repeat each head finds, and the loss plot shows whether the repeat is predicted anyway.',
           attrs: { 'train-seed': '3' },
         },
       ],

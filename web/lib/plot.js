@@ -15,7 +15,8 @@ const COLORS = ['#1c5fb8', '#c2255c', '#2b8a3e', '#e67700', '#6741d9'];
 const DASHES = ['', '6 3', '2 3', '8 3 2 3', ''];
 
 /**
- * A line plot. series: [{ name, points: [[x, y]] }]; x may be drawn on a log2 axis.
+ * A line plot. series: [{ name, points: [[x, y]], color?, reference? }]; x may be drawn on a log2 axis.
+ * A reference series (a level to compare with, such as chance) is drawn dashed, without dots.
  * Returns a figure element with the SVG, a legend, and PNG / CSV buttons.
  */
 export function linePlot({
@@ -86,10 +87,11 @@ export function linePlot({
         fill: 'none',
         stroke: se.color || COLORS[i],
         'stroke-width': 2,
-        'stroke-dasharray': DASHES[i],
+        'stroke-dasharray': se.reference ? '5 4' : DASHES[i],
       }),
     );
-    for (const p of pts) svg.append(s('circle', { cx: X(p[0]), cy: Y(p[1]), r: 2.8, fill: se.color || COLORS[i] }));
+    if (!se.reference)
+      for (const p of pts) svg.append(s('circle', { cx: X(p[0]), cy: Y(p[1]), r: 2.8, fill: se.color || COLORS[i] }));
   });
   const legend = el(
     'div',
