@@ -98,7 +98,7 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
         el(
           'div',
           { className: 'goals' },
-          el('h3', { text: 'By the end of this chapter you can' }),
+          el('h3', { text: goals.length === 1 ? 'Goal:' : 'Goals:' }),
           el('ul', {}, ...goals.map((g) => el('li', { text: g.text }))),
           el('p', {
             className: 'goal-how',
@@ -109,7 +109,19 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
         ),
       );
     }
-    for (const p of lesson.intro || []) head.append(el('p', { className: 'intro', text: p }));
+    // The first paragraph of the introduction, then the rest folded: with the controls beside the
+    // heading on a wide screen (style.css), the chapter's first view comes up on the first screen.
+    const intro = lesson.intro || [];
+    if (intro.length) head.append(el('p', { className: 'intro', text: intro[0] }));
+    if (intro.length > 1)
+      head.append(
+        el(
+          'details',
+          { className: 'intro-more' },
+          el('summary', { text: 'Read more of the introduction' }),
+          ...intro.slice(1).map((p) => el('p', { className: 'intro', text: p })),
+        ),
+      );
     const body = [];
     if (id === RECAP.id) body.push(stepper, embedBox(stepper));
     for (const c of CONCEPTS.filter((x) => x.chapter === id)) {
@@ -149,7 +161,9 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
     return el(
       'section',
       { className: 'chapter', dataset: { chapter: id }, attrs: { 'aria-labelledby': `chapter-${id}` } },
-      head,
+      // The heading and the text and model controls (showChapter puts them here), side by side on a
+      // wide screen.
+      el('div', { className: 'chapter-top' }, head),
       ...body,
       foot,
     );
@@ -293,8 +307,7 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
     // the one-page view), so a chapter opens with what it teaches.
     if (chapter === 'all') content.prepend(controls);
     else {
-      const head = sectionOf(chapter).querySelector('.chapter-head');
-      head.after(controls);
+      sectionOf(chapter).querySelector('.chapter-top').append(controls);
     }
     document.body.dataset.chapter = chapter;
     if (chapter !== 'all') {

@@ -115,7 +115,7 @@ describe('a new student opens the page', () => {
       .evaluate((h) => Array.from(h.matrix.values).filter((v) => v === -Infinity).length);
     expect(masked).toBe(15);
     // Switching the architecture to encoder-only removes the mask (an encoder sees both ways).
-    await page.locator('ap-controls select').nth(1).selectOption('encoder');
+    await page.locator('ap-controls #arch').selectOption('encoder');
     await page.waitForFunction(() => document.querySelector('ap-stepper')?.dataset.stage !== 'masked' || true);
     expect(await page.locator('ap-controls #causal').isChecked()).toBe(false);
     expect(errors).toEqual([]);

@@ -111,9 +111,25 @@ export class ApControls extends HTMLElement {
     this._limit = el('p', { id: 'limit', className: 'warn limit', hidden: true, attrs: { role: 'status' } });
     this._presetNote = el('p', { className: 'note', hidden: true });
     this._textNote = el('p', { className: 'warn text-note', hidden: true, attrs: { role: 'status' } });
-    this._modelNote = el('p', { className: 'note model-note', attrs: { role: 'status' } });
+    this._modelNote = el('p', { className: 'note model-note clamp', attrs: { role: 'status', id: 'model-note' } });
+    // The model's description is kept to two lines (the chapter's first view comes up sooner);
+    // this button shows the rest, and only appears when there is more.
+    this._noteMore = el('button', {
+      type: 'button',
+      className: 'note-more',
+      hidden: true,
+      text: 'More about this model',
+      attrs: { 'aria-controls': 'model-note', 'aria-expanded': 'false' },
+      on: {
+        click: () => {
+          const open = this._modelNote.classList.toggle('clamp');
+          this._noteMore.textContent = open ? 'More about this model' : 'Less';
+          this._noteMore.setAttribute('aria-expanded', String(!open));
+        },
+      },
+    });
     this._model = el('select', { id: 'model', on: { change: () => this._pickModel(this._model.value) } });
-    this._arch = el('select', { on: { change: () => this._emit({ arch: this._arch.value, step: '' }) } });
+    this._arch = el('select', { id: 'arch', on: { change: () => this._emit({ arch: this._arch.value, step: '' }) } });
     fillSelect(this._arch, [
       { value: 'decoder', label: 'decoder-only (GPT-like)' },
       { value: 'encoder', label: 'encoder-only (BERT-like)' },
@@ -167,7 +183,7 @@ export class ApControls extends HTMLElement {
     this._pos = el('select', { id: 'pos', on: { change: () => this._emit({ pos: this._pos.value }) } });
     this._norm = el('select', { id: 'norm', on: { change: () => this._emit({ norm: this._norm.value }) } });
     fillSelect(this._norm, [
-      { value: 'post', label: 'post-norm (as in the notes)' },
+      { value: 'post', label: 'post-norm (the notes)' },
       { value: 'pre', label: 'pre-norm' },
     ]);
     this._causalField = el('label', { className: 'switch' }, this._causal, el('span', { text: 'causal mask' }));
@@ -184,6 +200,12 @@ export class ApControls extends HTMLElement {
       this._posField,
       this._normField,
     );
+    // Folded on a narrow screen behind a line that says how each is set (the chapter's first view
+    // comes up sooner on a phone); open on a wide one.
+    this._switchState = el('span', { className: 'switch-state' });
+    this._switchSummary = el('summary', {}, el('span', { text: 'Switches' }), this._switchState);
+    this._switchBox = el('details', { className: 'switch-box' }, this._switchSummary, this._switches);
+    this._switchBox.open = !!globalThis.matchMedia?.('(min-width: 1100px)').matches;
     this._textField = el(
       'div',
       { className: 'textfield' },
@@ -204,9 +226,10 @@ export class ApControls extends HTMLElement {
         { className: 'panel controls-panel', part: 'panel' },
         this._textField,
         el('div', { className: 'controls model-row' }, this._modelField, this._hfBox),
+        this._switchBox,
         this._modelNote,
+        this._noteMore,
         this._random,
-        this._switches,
         this._status,
       ),
     );
@@ -216,11 +239,16 @@ export class ApControls extends HTMLElement {
       .textfield { display: flex; flex-direction: column; gap: 4px; }
       .field-label { font-weight: 600; font-size: 0.92em; }
       #text { width: 100%; font-size: 1.05rem; padding: 6px 10px; }
-      #model { max-width: min(100%, 440px); }
+      #model { max-width: 260px; }
       .controls { margin: 8px 0 0; }
       .random { padding-top: 2px; }
-      .switches { border-top: 1px solid var(--_border); padding-top: 8px; }
-      .model-note { margin: 4px 0 0; }
+      .switch-box { margin: 6px 0 0; }
+      .switch-box > summary { cursor: pointer; font-size: 0.9em; color: var(--_muted); padding: 2px 0; }
+      .switch-box .switches { margin: 4px 0 0; }
+      .switch-box[open] .switch-state { display: none; } /* the switches below say it */
+      .model-note { margin: 4px 0 0; max-width: none; }
+      .model-note.clamp { display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden; }
+      .note-more { background: none; border: none; padding: 0; margin: 0; color: var(--_accent, inherit); text-decoration: underline; font-size: 0.85em; cursor: pointer; }
       #tokens { min-height: 23px; } /* one row of tokens, kept while the tokenizer loads */
       .model-note:empty { display: none; }
       .model-row { align-items: flex-end; }
@@ -451,7 +479,7 @@ export class ApControls extends HTMLElement {
     this._random.hidden = !!s.preset || s.model !== 'random' || this.hides('random');
     this._textField.hidden = this.hides('text');
     this._modelField.hidden = this.hides('model');
-    this._switches.hidden = this.hides('switches');
+    this._switchBox.hidden = this.hides('switches');
     this._causalField.hidden = this.hides('causal');
     this._scaleField.hidden = this.hides('scale');
     this._headsField.hidden = this.hides('heads');
@@ -459,7 +487,7 @@ export class ApControls extends HTMLElement {
     this._normField.hidden = this.hides('norm');
     const ap = playgroundNow();
     if (!ap) {
-      if (!s.preset) this._modelNote.textContent = modelNoteBefore(s, this._trained);
+      if (!s.preset) this._setModelNote(modelNoteBefore(s, this._trained));
       return;
     }
     if (s.preset) {
@@ -471,7 +499,7 @@ export class ApControls extends HTMLElement {
       this._presetNote.hidden = false;
       this._limit.hidden = true;
       this._presetNote.textContent = `Preset from the notes (${p.source}): ${p.claim}. Its tokens and weights are fixed; the switches still apply.`;
-      this._modelNote.textContent = '';
+      this._setModelNote('');
       this._setSwitches(
         {
           causal: p.causal,
@@ -494,7 +522,7 @@ export class ApControls extends HTMLElement {
     if (!entry) {
       // What the model is, from the state and the build's list of model headers, while its
       // weights load: the note takes its place now instead of pushing the views down later.
-      this._modelNote.textContent = modelNoteBefore(s, this._trained);
+      this._setModelNote(modelNoteBefore(s, this._trained));
       getModel(key).then(
         () => this._update(),
         (err) => {
@@ -504,7 +532,7 @@ export class ApControls extends HTMLElement {
       return;
     }
     this._status.textContent = '';
-    this._modelNote.textContent = modelNoteOf(entry, s);
+    this._setModelNote(modelNoteOf(entry, s));
     const enc = entry.model.tokenizer.encode(s.text);
     // A byte-level BPE piece that is part of a character shows its bytes (<0xC3>), not "�".
     const bytePieces = entry.model.specialTokens?.kind === 'byte-level BPE';
@@ -517,6 +545,16 @@ export class ApControls extends HTMLElement {
         ? `The model reads this text as ${n} tokens; it can read at most ${max} (its context length). Shorten it: until then each view says so in place of its drawing.`
         : '';
     this._setSwitches(entry.base, s, entry.model.switchChoices);
+  }
+
+  _setModelNote(text) {
+    if (this._modelNote.textContent === text) return;
+    this._modelNote.textContent = text;
+    // Whether two lines hold it is known once laid out.
+    requestAnimationFrame(() => {
+      const clamped = this._modelNote.classList.contains('clamp');
+      this._noteMore.hidden = clamped && this._modelNote.scrollHeight <= this._modelNote.clientHeight + 1;
+    });
   }
 
   _showTokens(pieces, unknown, ids) {
@@ -562,6 +600,8 @@ export class ApControls extends HTMLElement {
     this._pos.disabled = base.arch === 'attention';
     this._norm.value = s.norm || base.norm;
     this._norm.disabled = base.arch === 'attention';
+    const attention = base.arch === 'attention';
+    this._switchState.textContent = `: causal mask ${this._causal.checked ? 'on' : 'off'}, divide by √d_k ${this._scale.checked ? 'on' : 'off'}, ${this._heads.value} heads${attention ? '' : `, ${this._pos.value} positions, ${this._norm.value}-norm`}`;
   }
 }
 

@@ -301,6 +301,7 @@ export class ApTraining extends ApWidget {
 
   /** Train until paused (starts a trainer on first use). */
   start() {
+    this._buildNow();
     if (this._running) return;
     if (!this._initialised) {
       this._init(true);
@@ -325,6 +326,7 @@ export class ApTraining extends ApWidget {
 
   /** One report's worth of steps, when paused. */
   stepOnce() {
+    this._buildNow();
     if (this._running) return;
     if (!this._initialised) {
       if (!this._init(false)) return;

@@ -118,8 +118,7 @@ export const LESSONS = {
   B: {
     goals: ['sdpa'],
     intro: [
-      'Each token becomes a row of a matrix X. Three learned matrices turn each row into a query ("what am I looking for?"), a key ("what do I offer?") and a value ("what I pass on if attended to"). A score is a query times a key; scores are divided by √d_k, each row goes through softmax to become weights that sum to 1, and each output row is the weights\' mix of value rows:',
-      'Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V.',
+      'Each token becomes a row of a matrix X. Three learned matrices turn each row into a query ("what am I looking for?"), a key ("what do I offer?") and a value ("what I pass on if attended to"). A score is a query times a key; scores are divided by √d_k, each row goes through softmax to become weights that sum to 1, and each output row is the weights\' mix of value rows: Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V.',
       "Unless you pick another model below (the line under the picker says which one runs), the views run a small decoder trained by this project on real English, the Brown corpus (about a million words of American prose in 15 genres): 4 layers of 4 heads, 128 dimensions, a vocabulary of 4,096 pieces. Its weights were learned, not random, and any sentence you type works. Change the sentence at the top and every number recomputes; the notes' own worked examples are one click away.",
     ],
     extras: {

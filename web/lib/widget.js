@@ -53,6 +53,15 @@ export class ApWidget extends HTMLElement {
       },
       { rootMargin: '100px 0px' },
     );
+    // A view builds its own DOM (build()) when it comes within a screen and a half of the
+    // viewport, or in idle time after the page has loaded, whichever is first: a chapter holds
+    // 10 to 30 views, and building them all at once was the longest task of a phone's first load.
+    this._near = new IntersectionObserver(
+      (entries) => {
+        if (entries[entries.length - 1].isIntersecting) this._buildNow();
+      },
+      { rootMargin: '150% 0px' },
+    );
     // A box that overflows can be scrolled with the keyboard: checked when the widget's size
     // changes (new content, a narrower window) and after each draw.
     // Until it draws, the view keeps the space it will take (lib/reserve.js), so that nothing
@@ -67,8 +76,7 @@ export class ApWidget extends HTMLElement {
   connectedCallback() {
     const concept = this.constructor.concept;
     if (concept && !this.dataset.concept) this.dataset.concept = concept;
-    if (!this._built) {
-      this._built = true;
+    if (!this.root) {
       const info = conceptById(concept);
       this.titleNode = el('h3', { text: this.constructor.title || info?.title || concept });
       this.body = el('div', { className: 'body' });
@@ -110,13 +118,26 @@ export class ApWidget extends HTMLElement {
       );
       if (concept) this.root.dataset.concept = concept;
       this.shadowRoot.append(this.root);
-      this.build();
       this.applyHides(); // a hidden text box takes no space from the start
       reserveSoon(this);
+    }
+    if (!this._built) {
+      this._near.observe(this);
+      buildSoon(this);
     }
     this._vis.observe(this);
     this._size.observe(this);
     this.schedule();
+  }
+
+  /** Builds the view's own DOM now if it has not been (near the viewport, in idle time, or asked). */
+  _buildNow() {
+    if (this._built || !this.root) return;
+    this._built = true;
+    this._near.disconnect();
+    this.build();
+    this.applyHides();
+    if (this._dirty) this.schedule();
   }
 
   /** Which measured view of lib/reserve.js this element's height follows (null: none). */
@@ -136,6 +157,7 @@ export class ApWidget extends HTMLElement {
 
   disconnectedCallback() {
     this._vis.disconnect();
+    this._near.disconnect();
     this._size.disconnect();
   }
 
@@ -297,6 +319,7 @@ export class ApWidget extends HTMLElement {
 
   /** Re-render now with the current attributes (also called by local controls). */
   update() {
+    this._buildNow(); // called by a page before the view came near the viewport
     this._dirty = false;
     const issues = new Map();
     const state = this.#readState(issues);
@@ -456,6 +479,31 @@ function reserveSoon(widget) {
     });
   }
   toReserve.add(widget);
+}
+
+// Views not built yet are built one after another in idle time, each in its own task (lib/widget.js
+// connectedCallback), so that a page's views are all there soon after load without one long task.
+const toBuild = new Set();
+let building = false;
+const whenIdle =
+  typeof requestIdleCallback === 'function'
+    ? (fn) => requestIdleCallback(fn, { timeout: 2000 })
+    : (fn) => setTimeout(() => fn({ timeRemaining: () => 0 }), 30);
+function buildSoon(widget) {
+  toBuild.add(widget);
+  if (building) return;
+  building = true;
+  whenIdle(function next(deadline) {
+    // At least one view per idle period, more while the period lasts.
+    do {
+      const w = toBuild.values().next().value;
+      if (!w) break;
+      toBuild.delete(w);
+      if (w.isConnected) w._buildNow();
+    } while (deadline.timeRemaining() > 8);
+    if (toBuild.size) whenIdle(next);
+    else building = false;
+  });
 }
 
 /** Registers a widget class under "ap-<concept>" unless already defined. */
