@@ -58,8 +58,15 @@ function productLines(a, b, what) {
 }
 
 export class ApBahdanau extends ApWidget {
+  static ownInput =
+    "This view does not read the text at the top: it reads its own English sentence, in its box, with the project's small English-to-French translator, which knows only the words of its training.";
   static concept = 'bahdanau';
   static extraAttributes = ['t', 'weights', 'source'];
+
+  /** With random weights it reads the page's tokens (see the top of this file). */
+  ownInputText() {
+    return this.trained ? super.ownInputText() : '';
+  }
 
   /** Trained unless weights="random"; the trained model reads its own English sentence. */
   get trained() {

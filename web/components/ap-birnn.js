@@ -24,6 +24,8 @@ function rowDistance(a, b, cols, j) {
 }
 
 export class ApBirnn extends ApWidget {
+  static ownInput =
+    "This view does not read the text at the top: it reads its own English sentence, in its box, with the project's small English-to-French translator, which knows only the words of its training.";
   static concept = 'birnn';
   static textInput = false; // it reads its own English sentence (the trained model's language)
   static extraAttributes = ['source', 'at', 'word'];

@@ -15,6 +15,8 @@ import { modelNow } from '../lib/models.js';
 const isPromise = (x) => x && typeof x.then === 'function';
 
 export class ApContextEmbeddings extends ApWidget {
+  static ownInput =
+    "This view does not read the text at the top: it reads its two sentences, in its boxes, with the encoder of the project's English-to-French translator.";
   static concept = 'context-embeddings';
   static extraAttributes = ['a', 'b', 'word'];
   static textInput = false; // its own two sentence boxes

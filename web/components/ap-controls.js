@@ -117,7 +117,6 @@ export class ApControls extends HTMLElement {
     this._noteMore = el('button', {
       type: 'button',
       className: 'note-more',
-      hidden: true,
       text: 'More about this model',
       attrs: { 'aria-controls': 'model-note', 'aria-expanded': 'false' },
       on: {
@@ -239,17 +238,27 @@ export class ApControls extends HTMLElement {
       .textfield { display: flex; flex-direction: column; gap: 4px; }
       .field-label { font-weight: 600; font-size: 0.92em; }
       #text { width: 100%; font-size: 1.05rem; padding: 6px 10px; }
-      #model { max-width: 260px; }
+      /* Fixed widths: the options arrive with the module and the model, and a select that grew
+         then would move the row's wrapping, and every view below. */
+      #model { width: 260px; max-width: 100%; }
+      #heads { width: 9.5em; }
+      #pos { width: 8.5em; }
+      #norm { width: 12em; }
       .controls { margin: 8px 0 0; }
       .random { padding-top: 2px; }
       .switch-box { margin: 6px 0 0; }
       .switch-box > summary { cursor: pointer; font-size: 0.9em; color: var(--_muted); padding: 2px 0; }
       .switch-box .switches { margin: 4px 0 0; }
       .switch-box[open] .switch-state { display: none; } /* the switches below say it */
+      /* Two lines kept for the state, which comes with the model (nothing below moves then). */
+      .switch-box:not([open]) > summary { min-height: calc(2lh + 4px); }
       .model-note { margin: 4px 0 0; max-width: none; }
-      .model-note.clamp { display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden; }
+      .model-note.clamp { min-height: 2lh; display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden; }
       .note-more { background: none; border: none; padding: 0; margin: 0; color: var(--_accent, inherit); text-decoration: underline; font-size: 0.85em; cursor: pointer; }
-      #tokens { min-height: 23px; } /* one row of tokens, kept while the tokenizer loads */
+      /* One row of tokens, kept while the tokenizer loads; a longer text scrolls sideways in it, so
+         that the views below do not move when the tokens arrive. */
+      #tokens { min-height: 25px; flex-wrap: nowrap; overflow-x: auto; padding-bottom: 2px; }
+      #tokens .tok { flex: none; }
       .model-note:empty { display: none; }
       .model-row { align-items: flex-end; }
       .hf-open { padding: 4px 8px; border: 1px dashed transparent; border-radius: 8px; }
@@ -553,7 +562,9 @@ export class ApControls extends HTMLElement {
     // Whether two lines hold it is known once laid out.
     requestAnimationFrame(() => {
       const clamped = this._modelNote.classList.contains('clamp');
-      this._noteMore.hidden = clamped && this._modelNote.scrollHeight <= this._modelNote.clientHeight + 1;
+      // Hidden but keeping its line: nothing below moves when the note's length changes.
+      this._noteMore.style.visibility =
+        clamped && this._modelNote.scrollHeight <= this._modelNote.clientHeight + 1 ? 'hidden' : '';
     });
   }
 

@@ -143,6 +143,7 @@ export class ApPretrainFinetune extends ApWidget {
   }
 
   stop() {
+    if (!this._built) return; // removed before it came near the viewport: nothing ran
     for (const r of Object.values(this.runs)) r.worker.terminate();
     this.runs = {};
     this.startBtn.disabled = false;

@@ -52,6 +52,7 @@ function timeIt(fn) {
 }
 
 export class ApRnnCost extends ApWidget {
+  static ownInput = 'This view does not read the text at the top: it counts the cost for a length n that you set here.';
   static concept = 'rnn-cost';
   static extraAttributes = ['n', 'd'];
   static textInput = false;

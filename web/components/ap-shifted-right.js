@@ -16,6 +16,8 @@ const SOURCE = '22 Nov 2026';
 const TARGET = '2026-11-22';
 
 export class ApShiftedRight extends ApWidget {
+  static ownInput =
+    "This view does not read the text at the top: it reads a date and its answer, in its boxes, with the project's trained dates model.";
   static concept = 'shifted-right';
   static textInput = false;
   static extraAttributes = ['source', 'target'];

@@ -66,7 +66,7 @@ export class ApSinusoidal extends ApWidget {
     this.added = new StepPanel();
     this.addedBox = el(
       'div',
-      { className: 'added-box' },
+      { className: 'added-box', hidden: true }, // shown once the page's model is known to add sinusoids
       el('h4', { text: 'Added to the embeddings of your text' }),
       this.added.node,
     );

@@ -257,6 +257,7 @@ export class ApStepper extends ApWidget {
   stop() {
     if (this._timer) clearInterval(this._timer);
     this._timer = null;
+    if (!this._built) return; // not built yet (lib/widget.js builds near the viewport)
     this._play.textContent = '▶ Play';
     this._play.setAttribute('aria-pressed', 'false');
   }

@@ -14,6 +14,8 @@ import { translationRnn } from '../lib/rnn-attention.js';
 import { NOTES_EN, argmaxRows, translateWithAlignment, translationEntry } from '../lib/translation.js';
 
 export class ApTranslation extends ApWidget {
+  static ownInput =
+    "This view does not read the text at the top: it reads its own English sentence, in its box, with the project's small English-to-French translators, which know only the words of their training.";
   static concept = 'translation';
   static extraAttributes = ['source', 'align-layer'];
   static textInput = false; // its own English box: the page's text is for the other views

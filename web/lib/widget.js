@@ -28,6 +28,9 @@ export class ApWidget extends HTMLElement {
   static extraAttributes = [];
   /** Does the widget show the state's text (and so offer its own text box, hide="text")? */
   static textInput = true;
+  // A view that does not read the page's text says so in one line (ownInput: why, and what it
+  // reads instead) on a page whose controls bar sets the text of the other views.
+  static ownInput = '';
 
   static get observedAttributes() {
     return [...BASE_ATTRS, ...this.extraAttributes];
@@ -107,10 +110,12 @@ export class ApWidget extends HTMLElement {
       this.status = el('p', { className: 'note', attrs: { role: 'status' } });
       // One line when the view runs on random weights: its patterns were not learned.
       this.randomNote = el('p', { className: 'random-note', hidden: true });
+      this.ownNote = this.constructor.ownInput ? el('p', { className: 'note own-input', hidden: true }) : null;
       this.root = el(
         'section',
         { className: 'widget', part: 'widget' },
         el('header', {}, this.titleNode, concept ? el('span', { className: 'concept-id', text: `#${concept}` }) : null),
+        this.ownNote,
         this.textField,
         this.randomNote,
         this.body,
@@ -137,7 +142,16 @@ export class ApWidget extends HTMLElement {
     this._near.disconnect();
     this.build();
     this.applyHides();
+    this._showOwnInput(); // before the view draws: the line does not push its drawing down later
     if (this._dirty) this.schedule();
+  }
+
+  // The line saying this view does not read the page's text, on a page with a controls bar.
+  _showOwnInput() {
+    if (!this.ownNote) return;
+    const own = this.ownInputText();
+    this.ownNote.textContent = own;
+    this.ownNote.hidden = !own || !document.querySelector('ap-controls');
   }
 
   /** Which measured view of lib/reserve.js this element's height follows (null: none). */
@@ -327,6 +341,7 @@ export class ApWidget extends HTMLElement {
     // Before computing: a widget whose computation fails (empty text...) still hides what it was
     // told to; after drawing again for the controls render() made.
     this.applyHides();
+    this._showOwnInput();
     if (this.textField) {
       const shown = state.preset ? '' : state.text;
       if (this.textInputNode.value !== shown && this.shadowRoot.activeElement !== this.textInputNode)
@@ -442,6 +457,11 @@ export class ApWidget extends HTMLElement {
   /** The default computation: the run of the widget's state (lib/runs.js). */
   compute(state) {
     return runFor(runSpec(state));
+  }
+
+  /** The one line saying what this view reads instead of the page's text ('' when it reads it). */
+  ownInputText() {
+    return this.constructor.ownInput;
   }
 
   /** Builds the widget's fixed DOM once (subclasses). */
