@@ -254,7 +254,7 @@ export class ApControls extends HTMLElement {
       .switch-box:not([open]) > summary { min-height: calc(2lh + 4px); }
       .model-note { margin: 4px 0 0; max-width: none; }
       .model-note.clamp { min-height: 2lh; display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden; }
-      .note-more { background: none; border: none; padding: 0; margin: 0; color: var(--_accent, inherit); text-decoration: underline; font-size: 0.85em; cursor: pointer; }
+      .note-more { min-height: 0; background: none; border: none; padding: 0; margin: 0; color: var(--_accent, inherit); text-decoration: underline; font-size: 0.85em; cursor: pointer; }
       /* One row of tokens, kept while the tokenizer loads; a longer text scrolls sideways in it, so
          that the views below do not move when the tokens arrive. */
       #tokens { min-height: 25px; flex-wrap: nowrap; overflow-x: auto; padding-bottom: 2px; }
