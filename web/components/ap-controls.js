@@ -4,7 +4,7 @@
 // switches (causal mask, scaling, heads, positions, norm) recompute every view at once.
 // It owns no state: it shows its attributes and emits 'ap-state-change' { patch } on edits.
 import { adoptStyles } from '../lib/styles.js';
-import { el, fillSelect, tokenText } from '../lib/dom.js';
+import { el, fillSelect, keyboardScrollable, tokenText } from '../lib/dom.js';
 import { parseState, STATE_KEYS, modelKeyOf } from '../lib/state.js';
 import {
   availableTrainedModels,
@@ -106,7 +106,9 @@ export class ApControls extends HTMLElement {
         },
       },
     });
-    this._tokens = el('div', { id: 'tokens', className: 'tokens', attrs: { 'aria-label': 'Tokens' } });
+    this._tokens = el('div', { id: 'tokens', className: 'tokens scroll-x', attrs: { 'aria-label': 'Tokens' } });
+    // The row scrolls sideways for a long text: then it takes focus, so a keyboard can scroll it.
+    new ResizeObserver(() => keyboardScrollable(this.shadowRoot)).observe(this._tokens);
     this._unknown = el('p', { id: 'unknown', className: 'warn', hidden: true, attrs: { role: 'status' } });
     this._limit = el('p', { id: 'limit', className: 'warn limit', hidden: true, attrs: { role: 'status' } });
     this._presetNote = el('p', { className: 'note', hidden: true });
