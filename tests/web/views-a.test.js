@@ -226,20 +226,36 @@ describe('standalone, in a plain page', () => {
     const norms = await data(page, 'ap-rnn-vanishing', 'gradNorms', true);
     expect(norms).toHaveLength(20);
     norms.forEach((v, i) => near(v, want[i], `norm ${i}`));
-    // The note under it: at ρ = 1 the norm falls too, by tanh's slope 1 - h² (mean over the ρ = 1
-    // run's states, recomputed here) and about ×(g_10 / g_0)^(1/10) per step.
+    // The note under it: at ρ = 1, tanh's slope 1 - h² (mean over the ρ = 1 run's states, recomputed
+    // here) and about ×(g_19 / g_0)^(1/19) per step over the 19 steps back to the first token.
     const one = ap.rnn({ x: xs, n: 20, dIn: d, dHidden: 8, spectralRadius: 1, seed: 1 });
     const h1 = one.get('rnn_h'),
       g1 = one.get('rnn_grad_norm');
     one.dispose();
     const slope = h1.reduce((a, v) => a + 1 - v * v, 0) / h1.length;
-    const perStep = Math.pow(g1[19 - 10] / g1[19], 1 / 10);
+    const perStep = Math.pow(g1[0] / g1[19], 1 / 19);
     const note = page.locator('ap-rnn-vanishing .tanh-note');
     near(Number(await note.getAttribute('data-slope')), slope, 'mean tanh slope');
     near(Number(await note.getAttribute('data-per-step')), perStep, 'per-step factor at ρ = 1');
     expect(slope).toBeLessThan(1);
     const said = await note.textContent();
-    expect(said).toContain(`about ×${perStep.toFixed(2)} per step over the last 10`);
+    expect(said).toContain(`about ×${perStep.toFixed(2)} per step over the 19 steps`);
+    // Its verb follows the factor: below 0.97 falls, above 1.03 grows.
+    expect(said).toContain(perStep < 0.97 ? 'falls too' : perStep > 1.03 ? 'grows' : 'stays about level');
+    // The line above it, at ρ = 0.6: the norm at the first token (19 steps back) against the last.
+    const p6 = Math.pow(want[0] / want[19], 1 / 19);
+    const summary = await page.locator('ap-rnn-vanishing .summary').textContent();
+    expect(summary).toContain(`from 19 steps back (the first token)`);
+    expect(summary).toContain(`about ×${p6.toFixed(2)} per step`);
+    expect(summary).toContain(
+      p6 < 0.97
+        ? want[0] < 1e-2
+          ? 'all but vanished'
+          : 'it is fading'
+        : p6 > 1.03
+          ? 'it has grown'
+          : 'neither faded nor grown',
+    );
     expect(said).toContain(`mean slope 1 − h² is ${slope.toFixed(2)}`);
 
     // bahdanau at t = 1: the decoder state s_0 is 0, so every dot-product score is exactly 0

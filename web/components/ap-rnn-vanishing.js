@@ -56,7 +56,7 @@ export class ApRnnVanishing extends ApWidget {
       el('div', { className: 'controls' }, this.radius.node, this.length.node),
       el('p', {
         className: 'note',
-        text: `The RNN of the chain view (tanh, ${RNN.dHidden} hidden units, same seed) reads your tokens again and again up to T; at T = the number of tokens it is exactly that view's RNN. ρ is the largest |eigenvalue| of W_hh: below 1, multiplying by W_hh again and again shrinks any vector towards 0 (tanh' ≤ 1 damps it further).`,
+        text: `The RNN of the chain view (tanh, ${RNN.dHidden} hidden units, same seed) reads your tokens again and again up to T; at T = the number of tokens it is exactly that view's RNN. ρ is the largest |eigenvalue| of W_hh: below 1, multiplying by W_hh again and again shrinks any vector towards 0 in the end, though a few steps can first stretch some directions (tanh' ≤ 1 damps it further).`,
       }),
       this.plots,
       this.summary,
@@ -145,23 +145,35 @@ export class ApRnnVanishing extends ApWidget {
         className: 'nums grad-norms',
       }),
     );
-    const k = Math.min(10, T - 1);
-    const perStep = Math.pow(at(k) / at(0), 1 / k);
+    // The farthest distance (the first token), and the trend over it from the core's norms: a
+    // norm can first grow for a few steps (W_hh stretches some directions) before it falls.
+    const K = T - 1;
+    const trendOf = (p, end) =>
+      p < 0.97 ? (end < 1e-2 ? 'all but vanished' : 'fading') : p > 1.03 ? 'growing' : 'about level';
+    const perStep = Math.pow(at(K) / at(0), 1 / K);
+    const trend = trendOf(perStep, at(K));
+    let peak = 0;
+    for (let k = 1; k <= K; k++) if (at(k) > at(peak)) peak = k;
     this.summary.replaceChildren(
-      `With ρ = ${fmt(radius, 2)}, the gradient from ${k} steps back has norm ${small(at(k))} (about ×${fmt(perStep, 2)} per step): `,
+      `With ρ = ${fmt(radius, 2)}, the gradient from ${K} steps back (the first token) has norm ${small(at(K))}, about ×${fmt(perStep, 2)} per step: `,
       el('b', {
-        text:
-          at(k) < 1e-2
-            ? 'it has all but vanished.'
-            : at(k) > 1
-              ? 'it has grown: the RNN is not contractive here (and tanh saturation will stop it).'
-              : 'it is fading.',
+        text: {
+          'all but vanished': 'it has all but vanished.',
+          fading: 'it is fading.',
+          growing: 'it has grown: the RNN is not contractive here.',
+          'about level': 'it has neither faded nor grown much.',
+        }[trend],
       }),
+      peak > 0 && at(peak) > 1.2 * at(0)
+        ? ` It first grows, to ${small(at(peak))} at ${peak} ${peak === 1 ? 'step' : 'steps'} back${peak < K ? ', then falls' : ''}.`
+        : '',
       ` The RNN's path from the ${T}-token input's first token to its last is ${T - 1} steps; attention's is 1.`,
     );
-    // The ρ = 1 curve falls too: W_hh alone would keep the norm, tanh's slope does not.
-    const refPerStep = Math.pow(ref[T - 1 - k] / ref[T - 1], 1 / k);
-    this.tanhNote.textContent = `${radius === 1 ? 'This curve' : 'The grey curve'} (ρ = 1: multiplying by W_hh alone no longer shrinks every direction) falls too, about ×${fmt(refPerStep, 2)} per step over the last ${k}: every step also multiplies by tanh's slope diag(1 − h²), below 1 wherever a state is not 0. On this input the states' mean slope 1 − h² is ${fmt(slope, 2)}; the larger |h| grows (tanh saturating towards ±1), the smaller it gets.`;
+    this.summary.dataset.trend = trend;
+    // The ρ = 1 curve: W_hh alone no longer shrinks every direction; tanh's slope still damps.
+    const refPerStep = Math.pow(ref[0] / ref[T - 1], 1 / K);
+    const refTrend = trendOf(refPerStep, ref[0]);
+    this.tanhNote.textContent = `${radius === 1 ? 'This curve' : 'The grey curve'} (ρ = 1: multiplying by W_hh alone no longer shrinks every direction) ${{ 'all but vanished': 'falls too', fading: 'falls too', growing: 'grows', 'about level': 'stays about level' }[refTrend]}, about ×${fmt(refPerStep, 2)} per step over the ${K} steps: every step multiplies by W_hh, which at ρ = 1 can still stretch some directions, and by tanh's slope diag(1 − h²), below 1 wherever a state is not 0. On this input the states' mean slope 1 − h² is ${fmt(slope, 2)}; the larger |h| grows (tanh saturating towards ±1), the smaller it gets.`;
     this.tanhNote.dataset.slope = String(slope);
     this.tanhNote.dataset.perStep = String(refPerStep);
     this.dataset.radius = String(radius);

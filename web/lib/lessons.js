@@ -90,7 +90,7 @@ export const LESSONS = {
       ],
       'rnn-vanishing': [
         {
-          try: "Set the spectral radius ρ to 1.5: W_hh now stretches vectors, but tanh flattens as its inputs grow (its slope falls towards 0). Does the gradient from 10 steps back grow or fade here? The line under the plot says which, from the core's numbers.",
+          try: "Set the spectral radius ρ to 1.5: W_hh now stretches vectors, but tanh flattens as its inputs grow (its slope falls towards 0). Does the gradient from the first token grow or fade here? The line under the plot says which, from the core's numbers.",
           attrs: { radius: '1.5' },
         },
         { try: 'Back to ρ = 0.9.', attrs: { radius: '0.9' } },
