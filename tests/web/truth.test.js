@@ -560,3 +560,28 @@ describe('11. chapter A says which views do not read the text at the top', () =>
     expect(errors).toEqual([]);
   }, 180_000);
 });
+
+describe('the layer-norm picker says where each norm sits', () => {
+  // Pre-norm (the English model, as GPT-2) normalises a sublayer's input: norm1 comes before
+  // attention; post-norm (the notes' switch) normalises after the residual sum.
+  test('before attention on the pre-norm model, after it with the post-norm switch', async () => {
+    const label = async (url) => {
+      const { page, errors } = await playground.open(url, { viewport: { width: 1366, height: 900 } });
+      const w = page.locator('ap-layernorm');
+      await w.scrollIntoViewIfNeeded();
+      await page.waitForFunction(() => document.querySelector('ap-layernorm')?.dataset.rendered);
+      const options = await w.evaluate((el) =>
+        [...el.shadowRoot.querySelectorAll('select option')].map((o) => o.textContent),
+      );
+      expect(errors).toEqual([]);
+      return options;
+    };
+    const pre = await label('/#concept=layernorm');
+    expect(pre).toContain('before attention (norm1)');
+    expect(pre).toContain('before the FFN (norm2)');
+    expect(pre).not.toContain('after attention (norm1)');
+    const post = await label('/?norm=post#concept=layernorm');
+    expect(post).toContain('after attention (norm1)');
+    expect(post).toContain('after the FFN (norm2)');
+  }, 120_000);
+});

@@ -55,17 +55,20 @@ export class ApLayernorm extends ApWidget {
       .map((s) => s.name);
     if (run.stages().some((s) => s.name === 'final_norm')) names.push('final_norm');
     if (!names.includes(this.which)) this.which = names[0];
+    // Post-norm (the notes) normalises a sublayer's sum after it; pre-norm (GPT-2, the English
+    // model) normalises the sublayer's input before it.
+    const where = run.config.norm === 'pre' ? 'before' : 'after';
     fillSelect(
       this.sel,
       names.map((n) => ({
         value: n,
         label:
           n === 'norm1'
-            ? 'after attention (norm1)'
+            ? `${where} attention (norm1)`
             : n === 'norm2'
-              ? 'after the FFN (norm2)'
+              ? `${where} the FFN (norm2)`
               : n === 'cross_norm'
-                ? 'after cross-attention'
+                ? `${where} cross-attention`
                 : 'final norm',
       })),
       this.which,
