@@ -171,7 +171,7 @@ export class ApModelSizes extends ApWidget {
         el('b', { text: '213M' }),
         ' (big) from Vaswani et al. 2017, ',
         el('b', { text: '110M' }),
-        ' (BERT-base) from Devlin et al. 2018. Each layer has four d × d attention matrices and an FFN with d_ff = 4d (003): 8d² weights against attention’s 4d², so most parameters live in the FFN.',
+        ' (BERT-base) from Devlin et al. 2018. Each layer has four d × d attention matrices and an FFN with d_ff = 4d (003): 8d² weights against attention’s 4d², so two thirds of an encoder layer’s weights are in its FFN (half of a decoder layer’s, which has cross-attention too). The embeddings come on top: the breakdown below counts every part.',
       ),
       this.presetBox,
       this.inputs,
