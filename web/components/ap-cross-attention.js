@@ -78,7 +78,7 @@ export class ApCrossAttention extends ApWidget {
           key: TRANSLATE_KEY,
           text: NOTES_EN,
           trained: true,
-          note: "The trained translation model on the notes' sentence (004): the decoder input is its own greedy French, so the row of each French word is the step that wrote the next one. It opens on the last decoder layer, where the notes' alignment forms (zone reads area, signé reads signed); layer 1 has not aligned yet. The translation view shows it averaged over the heads.",
+          note: "The trained translation model on the notes' sentence (004): the decoder input is its own greedy French, so the row of each French word is the step that writes the next one (the translation view in chapter A labels its rows by the word written instead). It opens on the last decoder layer, where the notes' alignment forms, and on the head that agrees most with the average over heads, which the translation view draws; layer 0 has not aligned yet. Layers and heads are counted from 0, as elsewhere on the page.",
         };
       }
     }
@@ -120,18 +120,18 @@ export class ApCrossAttention extends ApWidget {
     const head = Math.min(this._head ?? (own ? this.alignedHead(run, layer) : headFor(run, state)), H - 1);
     fillSelect(
       this.layerSel,
-      Array.from({ length: L }, (_, l) => ({ value: l, label: `${l + 1} of ${L}` })),
+      Array.from({ length: L }, (_, l) => ({ value: l, label: `${l} (of 0 to ${L - 1})` })),
       layer,
     );
     fillSelect(
       this.headSel,
-      Array.from({ length: H }, (_, h) => ({ value: h, label: `${h + 1} of ${H}` })),
+      Array.from({ length: H }, (_, h) => ({ value: h, label: `${h} (of 0 to ${H - 1})` })),
       head,
     );
     this.dataset.layer = String(layer);
     this.dataset.head = String(head);
     const w = stepView(run, 'cross_weights', { layer, head, stack: 'decoder' }).view;
-    w.output.title = `alignment (cross-attention weights), decoder layer ${layer + 1}, head ${head + 1}`;
+    w.output.title = `alignment (cross-attention weights), decoder layer ${layer}, head ${head}`;
     // The explanation opens on the largest weight: the clearest alignment in this head.
     const vals = w.output.values;
     let top = 0;
