@@ -507,58 +507,70 @@ describe('11. chapter A says which views do not read the text at the top', () =>
   // Chapter A opens with the page's text box beside its heading, but four of its views read
   // something else (their own sentence for the translator, or a length): each says so in one line,
   // and the line is true: typing a new text changes every view without the line and none with it.
-  test('the views with the line draw the same after new text; the others draw the new text', async () => {
-    const { page, errors } = await playground.open('/#chapter=A', { viewport: { width: 1366, height: 900 } });
-    const tags = await page.evaluate(() =>
-      [...document.querySelectorAll('section[data-chapter="A"] [data-concept]')]
-        .filter((w) => w.shadowRoot?.querySelector('.widget') && w.localName !== 'ap-quiz')
-        .map((w) => w.localName),
-    );
-    // Each view is read once it has drawn with `text` as the page's text (lib/widget.js sets
-    // data-text on every drawing, whether the view reads the text or not).
-    const read = async (text) => {
-      const out = {};
-      for (const tag of tags) {
-        const w = page.locator(tag).first();
-        await w.scrollIntoViewIfNeeded();
-        await page.waitForFunction(
-          ([t, text]) => {
-            const el = document.querySelector(t);
-            return el.dataset.rendered && el.dataset.text === text;
-          },
-          [tag, text],
-          { timeout: 30_000 },
-        );
-        out[tag] = await w.evaluate((el) => {
-          const note = el.shadowRoot.querySelector('.own-input');
-          return {
-            note: note && !note.hidden ? note.textContent : '',
-            drawing: el.shadowRoot.querySelector('.widget > .body').textContent,
-          };
-        });
+  // Chapter G: none of its views reads the text (costs and sizes for the n and d set in each).
+  test.each([
+    ['A', ['ap-bahdanau', 'ap-birnn', 'ap-rnn-cost', 'ap-translation']],
+    ['G', ['ap-comparison', 'ap-long-context', 'ap-model-sizes', 'ap-quadratic']],
+  ])(
+    'chapter %s: the views with the line draw the same after new text; the others draw the new text',
+    async (chapter, lined) => {
+      const { page, errors } = await playground.open(`/#chapter=${chapter}`, {
+        viewport: { width: 1366, height: 900 },
+      });
+      const tags = await page.evaluate(
+        (chapter) =>
+          [...document.querySelectorAll(`section[data-chapter="${chapter}"] [data-concept]`)]
+            .filter((w) => w.shadowRoot?.querySelector('.widget') && w.localName !== 'ap-quiz')
+            .map((w) => w.localName),
+        chapter,
+      );
+      // Each view is read once it has drawn with `text` as the page's text (lib/widget.js sets
+      // data-text on every drawing, whether the view reads the text or not).
+      const read = async (text) => {
+        const out = {};
+        for (const tag of tags) {
+          const w = page.locator(tag).first();
+          await w.scrollIntoViewIfNeeded();
+          await page.waitForFunction(
+            ([t, text]) => {
+              const el = document.querySelector(t);
+              return el.dataset.rendered && el.dataset.text === text;
+            },
+            [tag, text],
+            { timeout: 30_000 },
+          );
+          out[tag] = await w.evaluate((el) => {
+            const note = el.shadowRoot.querySelector('.own-input');
+            return {
+              note: note && !note.hidden ? note.textContent : '',
+              drawing: el.shadowRoot.querySelector('.widget > .body').textContent,
+            };
+          });
+        }
+        return out;
+      };
+      const before = await read('the cat sat on the mat');
+      await page.locator('#text').fill('my grandmother baked cookies');
+      const after = await read('my grandmother baked cookies');
+      const withLine = tags.filter((t) => before[t].note);
+      console.log(
+        `chapter ${chapter}: the line on ${withLine.join(', ')}; the text read by ${tags.filter((t) => !before[t].note).join(', ')}`,
+      );
+      expect(withLine.sort()).toEqual(lined);
+      for (const t of tags) {
+        expect(after[t].note).toBe(before[t].note);
+        if (before[t].note) {
+          expect(before[t].note).toMatch(/^This view does not read the text at the top: /);
+          expect(after[t].drawing, t).toBe(before[t].drawing);
+        } else {
+          expect(after[t].drawing, t).not.toBe(before[t].drawing);
+          expect(after[t].drawing, t).toMatch(/grand/);
+        }
       }
-      return out;
-    };
-    const before = await read('the cat sat on the mat');
-    await page.locator('#text').fill('my grandmother baked cookies');
-    const after = await read('my grandmother baked cookies');
-    const withLine = tags.filter((t) => before[t].note);
-    console.log(
-      `chapter A: the line on ${withLine.join(', ')}; the text read by ${tags.filter((t) => !before[t].note).join(', ')}`,
-    );
-    expect(withLine.sort()).toEqual(['ap-bahdanau', 'ap-birnn', 'ap-rnn-cost', 'ap-translation']);
-    for (const t of tags) {
-      expect(after[t].note).toBe(before[t].note);
-      if (before[t].note) {
-        expect(before[t].note).toMatch(/^This view does not read the text at the top: /);
-        expect(after[t].drawing, t).toBe(before[t].drawing);
-      } else {
-        expect(after[t].drawing, t).not.toBe(before[t].drawing);
-        expect(after[t].drawing, t).toMatch(/grand/);
-      }
-    }
-    expect(errors).toEqual([]);
-  }, 180_000);
+      expect(errors).toEqual([]);
+    },
+    180_000,
+  );
 });
 
 describe('the layer-norm picker says where each norm sits', () => {

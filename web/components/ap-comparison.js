@@ -100,6 +100,8 @@ function styles() {
 }
 
 export class ApComparison extends ApWidget {
+  static ownInput =
+    "This view does not read the text at the top: it is the notes' comparison table, each cell linking to its view.";
   static concept = 'comparison';
   static extraAttributes = ['href-base'];
   static textInput = false; // the notes' table does not depend on the text

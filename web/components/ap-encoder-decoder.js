@@ -8,6 +8,14 @@ import { encoderDecoderChoice, encoderDecoderRun, headFor, layerFor } from '../l
 import { stepView } from '../lib/steps.js';
 
 export class ApEncoderDecoder extends ApWidget {
+  // Unless the page's model is an encoder-decoder, it runs a model of its own on that model's text.
+  ownInputText() {
+    const state = this.state;
+    const text = this._choice?.text ?? encoderDecoderChoice(state).text;
+    if (state.preset || text === state.text) return '';
+    return "This view does not read the text at the top: the page's model has no encoder and decoder, so it runs the project's trained dates model on its own example.";
+  }
+
   static concept = 'encoder-decoder';
 
   build() {

@@ -17,6 +17,8 @@ const RANGES = { n: [4, 10], d: [5, 10], h: [0, 5] }; // log2
 const exact = (x) => x.toLocaleString('en-US');
 
 export class ApHeadCost extends ApWidget {
+  static ownInput =
+    'This view does not read the text at the top: it counts the cost of attention for the sizes n, d and h you set here.';
   static concept = 'head-cost';
   static extraAttributes = ['n', 'd', 'h'];
   static textInput = false;

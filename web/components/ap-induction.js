@@ -35,6 +35,10 @@ export class ApInduction extends ApTraining {
     this.headsTitle.after(this.headsNote);
   }
 
+  ownInputText() {
+    return 'This view does not read the text at the top: it trains a model on strings of random letters read twice, in your browser.';
+  }
+
   _spec() {
     let seed = Number(this.seedIn.value);
     if (!Number.isInteger(seed) || seed < 0 || seed > 1_000_000) {

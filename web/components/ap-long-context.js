@@ -49,6 +49,8 @@ function styles() {
 const vec = (a, digits = 3) => `(${Array.from(a, (x) => fmt(x, digits)).join(', ')})`;
 
 export class ApLongContext extends ApWidget {
+  static ownInput =
+    "This view does not read the text at the top: it runs the core's attention kernels on random inputs of the length n you set here.";
   static concept = 'long-context';
   static extraAttributes = ['n', 'scores', 'tile'];
   static textInput = false; // nothing here depends on the text

@@ -78,6 +78,8 @@ function styles() {
 }
 
 export class ApModelSizes extends ApWidget {
+  static ownInput =
+    'This view does not read the text at the top: it counts the parameters of the model sizes you set here.';
   static concept = 'model-sizes';
   static extraAttributes = ATTRS;
   static textInput = false;

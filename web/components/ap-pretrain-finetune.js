@@ -29,6 +29,8 @@ const STEPS = { min: 25, max: 5000, integer: true };
 const SIZES = { dModel: 64, nHeads: 4, nLayers: 2, dFf: 256, pos: 'learned', act: 'gelu', norm: 'post' };
 
 export class ApPretrainFinetune extends ApWidget {
+  static ownInput =
+    'This view does not read the text at the top: it trains two models on the reverse-a-string task, in your browser.';
   static concept = 'pretrain-finetune';
   static textInput = false;
   static extraAttributes = ['steps'];

@@ -419,6 +419,15 @@ export class ApTraining extends ApWidget {
     this.headsTitle.hidden = true;
   }
 
+  /** It trains on its task's own examples, whatever the page's text. */
+  ownInputText() {
+    return `This view does not read the text at the top: it trains a model on the ${this._ownTaskName()} task's own examples, in your browser.`;
+  }
+
+  _ownTaskName() {
+    return this._built ? this.taskSel.value : this._taskAttr();
+  }
+
   /** The task and the model, under the controls. */
   _aboutText() {
     const t = TRAINING_TASKS[this.taskSel.value];

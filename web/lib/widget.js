@@ -110,7 +110,7 @@ export class ApWidget extends HTMLElement {
       this.status = el('p', { className: 'note', attrs: { role: 'status' } });
       // One line when the view runs on random weights: its patterns were not learned.
       this.randomNote = el('p', { className: 'random-note', hidden: true });
-      this.ownNote = this.constructor.ownInput ? el('p', { className: 'note own-input', hidden: true }) : null;
+      this.ownNote = el('p', { className: 'note own-input', hidden: true });
       this.root = el(
         'section',
         { className: 'widget', part: 'widget' },
@@ -148,7 +148,6 @@ export class ApWidget extends HTMLElement {
 
   // The line saying this view does not read the page's text, on a page with a controls bar.
   _showOwnInput() {
-    if (!this.ownNote) return;
     const own = this.ownInputText();
     this.ownNote.textContent = own;
     this.ownNote.hidden = !own || !document.querySelector('ap-controls');
