@@ -64,7 +64,7 @@ describe("a student's own text on the default English model", () => {
         // read the new text: wait for as many chips as the model's tokens.
         const readChips = () =>
           page.locator('ap-controls').evaluate((c) =>
-            [...c.shadowRoot.querySelectorAll('#tokens .tok')].map((t) => ({
+            [...c.shadowRoot.querySelectorAll('#tokens .tok:not(.special)')].map((t) => ({
               title: t.title,
               piece: t.firstChild.textContent,
             })),
@@ -73,6 +73,13 @@ describe("a student's own text on the default English model", () => {
         await expect.poll(async () => (await readChips()).length, { timeout: 60_000 }).toBe(n);
         const chips = await readChips();
         expect(chips).toHaveLength(n);
+        // Before them, dashed, the start token the model reads first (the first row of every view).
+        const start = await page
+          .locator('ap-controls')
+          .evaluate((c) =>
+            [...c.shadowRoot.querySelectorAll('#tokens .tok.special')].map((t) => t.firstChild.textContent),
+          );
+        expect(start).toEqual([english.vocab[english.prompt(text).ids[0]]]);
         expect(chips.filter((t) => /not in the vocabulary/.test(t.title))).toEqual([]);
         // Each chip is its piece's text, or its bytes as <0xNN> when it is part of a character
         // (never "�"): put back together, the bytes are the text.

@@ -261,6 +261,9 @@ export class ApControls extends HTMLElement {
          that the views below do not move when the tokens arrive. */
       #tokens { min-height: 25px; flex-wrap: nowrap; overflow-x: auto; padding-bottom: 2px; }
       #tokens .tok { flex: none; }
+      #tokens .tok.special { border-style: dashed; color: var(--_muted); }
+      /* A row longer than the box fades out at its right edge: there is more to scroll to. */
+      #tokens[data-scroll-focus] { mask-image: linear-gradient(to right, #000 calc(100% - 32px), transparent); }
       .model-note:empty { display: none; }
       .model-row { align-items: flex-end; }
       .hf-open { padding: 4px 8px; border: 1px dashed transparent; border-radius: 8px; }
@@ -548,7 +551,17 @@ export class ApControls extends HTMLElement {
     // A byte-level BPE piece that is part of a character shows its bytes (<0xC3>), not "�".
     const bytePieces = entry.model.specialTokens?.kind === 'byte-level BPE';
     const shown = bytePieces ? Array.from(enc.ids, (id) => displayVocab(entry)[id]) : enc.pieces;
-    this._showTokens(shown, enc.unknown, enc.ids);
+    // The model's prompt: a start token (<|endoftext|>, <bos>) before the text, when it has one.
+    let prompt = null;
+    try {
+      if (enc.ids.length > 0) prompt = entry.model.prompt(s.text);
+    } catch {
+      prompt = null; // text the model cannot read: the limit line below says why
+    }
+    const startId = prompt && prompt.ids.length === enc.ids.length + 1 ? prompt.ids[0] : null;
+    const start =
+      startId === null ? null : { id: startId, piece: bytePieces ? displayVocab(entry)[startId] : prompt.pieces[0] };
+    this._showTokens(shown, enc.unknown, enc.ids, start);
     const { n, max } = lengthOf(entry, s.text);
     this._limit.hidden = n <= max;
     this._limit.textContent =
@@ -570,9 +583,21 @@ export class ApControls extends HTMLElement {
     });
   }
 
-  _showTokens(pieces, unknown, ids) {
+  // start: { piece, id } of a token the model reads before the text (its start token), or null.
+  _showTokens(pieces, unknown, ids, start = null) {
     const unk = new Set(unknown);
     this._tokens.replaceChildren(
+      start
+        ? el(
+            'span',
+            {
+              className: 'tok special',
+              title: `id ${start.id}: the start token, which the model reads before your text (the first row of every view)`,
+            },
+            tokenText(start.piece),
+            el('small', { text: String(start.id) }),
+          )
+        : '',
       ...pieces.map((p, i) =>
         el(
           'span',
