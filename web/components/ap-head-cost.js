@@ -103,8 +103,8 @@ export class ApHeadCost extends ApWidget {
       el('b', {
         text:
           a.total === b.total
-            ? `the same ${flopText(a.total)} either way`
-            : `${flopText(a.total)} against ${flopText(b.total)}`,
+            ? `the same ${flopText(a.total)} in all, projections included, either way`
+            : `${flopText(a.total)} against ${flopText(b.total)} in all, projections included`,
       }),
       `. What grows with h is the number of n × n weight matrices kept (${exact(a.scoreEntries)} scores instead of ${exact(b.scoreEntries)}), not the arithmetic.`,
     );
