@@ -110,7 +110,7 @@ export class ApWidget extends HTMLElement {
       this.status = el('p', { className: 'note', attrs: { role: 'status' } });
       // One line when the view runs on random weights: its patterns were not learned.
       this.randomNote = el('p', { className: 'random-note', hidden: true });
-      this.ownNote = el('p', { className: 'note own-input', hidden: true });
+      this.ownNote = el('p', { className: 'own-input', hidden: true });
       this.root = el(
         'section',
         { className: 'widget', part: 'widget' },
