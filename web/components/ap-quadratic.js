@@ -64,7 +64,7 @@ function styles() {
 
 export class ApQuadratic extends ApWidget {
   static ownInput =
-    'This view does not read the text at the top: it sizes and times attention for the lengths n you set here.';
+    'This view does not read the text at the top: it sizes and times attention for the lengths n listed here.';
   static concept = 'quadratic';
   static extraAttributes = ['sizes', 'dk', 'autorun'];
   static textInput = false; // nothing here depends on the text
