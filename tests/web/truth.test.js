@@ -597,3 +597,25 @@ describe('the layer-norm picker says where each norm sits', () => {
     expect(post).toContain('after the FFN (norm2)');
   }, 120_000);
 });
+
+describe('qkv says when its X is normalised first', () => {
+  // The notes write Q = XW_Q; the English model is pre-norm, so the view's product is LN(X)W_Q + b_Q.
+  test('a line on the pre-norm model, none with the post-norm switch', async () => {
+    const line = async (url) => {
+      const { page, errors } = await playground.open(url, { viewport: { width: 1366, height: 900 } });
+      const w = page.locator('ap-qkv');
+      await w.scrollIntoViewIfNeeded();
+      await page.waitForFunction(() => document.querySelector('ap-qkv')?.dataset.rendered);
+      const got = await w.evaluate((el) => {
+        const p = el.shadowRoot.querySelector('.pre-note');
+        return p.hidden ? null : p.textContent;
+      });
+      expect(errors).toEqual([]);
+      return got;
+    };
+    expect(await line('/#concept=qkv')).toMatch(
+      /^This model is pre-norm, as GPT-2: the rows multiplied here are LN\(X\)/,
+    );
+    expect(await line('/?norm=post#concept=qkv')).toBe(null);
+  }, 120_000);
+});

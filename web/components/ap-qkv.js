@@ -24,11 +24,15 @@ export class ApQkv extends ApWidget {
       }),
     );
     this.panel = new StepPanel();
+    // The notes write Q = XW_Q; a pre-norm model (GPT-2, this page's English model) multiplies the
+    // normalised rows instead, and adds a bias: said when the model is one.
+    this.preNote = el('p', { className: 'note pre-note', hidden: true });
     this.body.append(
       el('p', {
         className: 'lead',
         text: 'Three learned matrices turn every row of X into a query ("what am I looking for?"), a key ("what do I offer?") and a value ("what I pass on"). Same X, three different products.',
       }),
+      this.preNote,
       el(
         'div',
         { className: 'controls' },
@@ -40,7 +44,17 @@ export class ApQkv extends ApWidget {
 
   render(run, state) {
     for (const b of this.buttons) b.setAttribute('aria-pressed', String(b.textContent.toLowerCase() === this.which));
-    const { view } = stepView(run, this.which, { layer: layerFor(run, state) });
+    const layer = layerFor(run, state);
+    const pre = run.config.norm === 'pre';
+    this.preNote.hidden = !pre;
+    if (pre) {
+      const added =
+        layer === 0 && ['learned', 'sinusoidal'].includes(run.config.pos)
+          ? ' (the token embeddings plus positions)'
+          : '';
+      this.preNote.textContent = `This model is pre-norm, as GPT-2: the rows multiplied here are LN(X), the rows of X${added} after layer normalisation, and each product adds its learned bias, as the formula below shows. The notes' Q = XW_Q is the same product without the norm and the bias.`;
+    }
+    const { view } = stepView(run, this.which, { layer });
     this.panel.show(view, { explainCell: { row: Math.min(1, view.output.rows - 1), col: 0 } });
   }
 }
