@@ -573,21 +573,25 @@ describe('11. chapter A says which views do not read the text at the top', () =>
   );
 });
 
+// Opens `url` at 1366 x 900, scrolls to view `tag`, waits for its drawing and returns what `read`
+// (run in the page on the element) finds there; no console error on the way.
+async function readView(url, tag, read) {
+  const { page, errors } = await playground.open(url, { viewport: { width: 1366, height: 900 } });
+  await page.locator(tag).scrollIntoViewIfNeeded();
+  await page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag);
+  const got = await page.locator(tag).evaluate(read);
+  expect(errors).toEqual([]);
+  return got;
+}
+
 describe('the layer-norm picker says where each norm sits', () => {
   // Pre-norm (the English model, as GPT-2) normalises a sublayer's input: norm1 comes before
   // attention; post-norm (the notes' switch) normalises after the residual sum.
   test('before attention on the pre-norm model, after it with the post-norm switch', async () => {
-    const label = async (url) => {
-      const { page, errors } = await playground.open(url, { viewport: { width: 1366, height: 900 } });
-      const w = page.locator('ap-layernorm');
-      await w.scrollIntoViewIfNeeded();
-      await page.waitForFunction(() => document.querySelector('ap-layernorm')?.dataset.rendered);
-      const options = await w.evaluate((el) =>
+    const label = (url) =>
+      readView(url, 'ap-layernorm', (el) =>
         [...el.shadowRoot.querySelectorAll('select option')].map((o) => o.textContent),
       );
-      expect(errors).toEqual([]);
-      return options;
-    };
     const pre = await label('/#concept=layernorm');
     expect(pre).toContain('before attention (norm1)');
     expect(pre).toContain('before the FFN (norm2)');
@@ -601,21 +605,35 @@ describe('the layer-norm picker says where each norm sits', () => {
 describe('qkv says when its X is normalised first', () => {
   // The notes write Q = XW_Q; the English model is pre-norm, so the view's product is LN(X)W_Q + b_Q.
   test('a line on the pre-norm model, none with the post-norm switch', async () => {
-    const line = async (url) => {
-      const { page, errors } = await playground.open(url, { viewport: { width: 1366, height: 900 } });
-      const w = page.locator('ap-qkv');
-      await w.scrollIntoViewIfNeeded();
-      await page.waitForFunction(() => document.querySelector('ap-qkv')?.dataset.rendered);
-      const got = await w.evaluate((el) => {
+    const line = (url) =>
+      readView(url, 'ap-qkv', (el) => {
         const p = el.shadowRoot.querySelector('.pre-note');
         return p.hidden ? null : p.textContent;
       });
-      expect(errors).toEqual([]);
-      return got;
-    };
     expect(await line('/#concept=qkv')).toMatch(
       /^This model is pre-norm, as GPT-2: the rows multiplied here are LN\(X\)/,
     );
     expect(await line('/?norm=post#concept=qkv')).toBe(null);
+  }, 120_000);
+});
+
+describe('the encoder-decoder views say when they run a model of their own', () => {
+  // The English default has no encoder: both views run a trained encoder-decoder on its own text and
+  // say so.
+  test('a line on the English default; on the dates model, only where it is still true', async () => {
+    const line = (url, tag) =>
+      readView(url, tag, (el) => {
+        const p = el.shadowRoot.querySelector('.own-input');
+        return p.hidden ? null : p.textContent;
+      });
+    expect(await line('/#concept=encoder-decoder', 'ap-encoder-decoder')).toContain(
+      "the project's trained dates model",
+    );
+    expect(await line('/#concept=cross-attention', 'ap-cross-attention')).toContain('English-to-French translator');
+    // With the dates model picked, cross-attention keeps the translator on the notes' sentence
+    // (where the notes' alignment forms), and says so without blaming the page's model.
+    expect(await line('/?model=dates#concept=cross-attention', 'ap-cross-attention')).toBe(
+      "This view does not read the text at the top: it runs the project's English-to-French translator on the notes' sentence.",
+    );
   }, 120_000);
 });

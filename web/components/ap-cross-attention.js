@@ -3,7 +3,14 @@
 // the source), like the translation alignment of the notes; any score explained.
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fillSelect } from '../lib/dom.js';
-import { StepPanel, encoderDecoderChoice, encoderDecoderRun, headFor, layerFor } from '../lib/view.js';
+import {
+  StepPanel,
+  encoderDecoderChoice,
+  encoderDecoderOwnInput,
+  encoderDecoderRun,
+  headFor,
+  layerFor,
+} from '../lib/view.js';
 import { stepView } from '../lib/steps.js';
 import { NOTES_EN, TRANSLATE_KEY } from '../lib/translation.js';
 import { hasModelFile } from '../lib/models.js';
@@ -11,10 +18,11 @@ import { hasModelFile } from '../lib/models.js';
 export class ApCrossAttention extends ApWidget {
   // Unless the page's model is an encoder-decoder, it runs a model of its own on that model's text.
   ownInputText() {
-    const state = this.state;
-    const text = this._choice?.text ?? encoderDecoderChoice(state).text;
-    if (state.preset || text === state.text) return '';
-    return "This view does not read the text at the top: the page's model has no encoder and decoder, so it runs the project's English-to-French translator on the notes' sentence.";
+    return encoderDecoderOwnInput(
+      this.state,
+      this._choice,
+      "the project's English-to-French translator on the notes' sentence",
+    );
   }
 
   static concept = 'cross-attention';

@@ -4,16 +4,13 @@
 // random weights when its file is absent), run by the core, one attention of each kind.
 import { ApWidget, define } from '../lib/widget.js';
 import { el, tokenText } from '../lib/dom.js';
-import { encoderDecoderChoice, encoderDecoderRun, headFor, layerFor } from '../lib/view.js';
+import { encoderDecoderChoice, encoderDecoderOwnInput, encoderDecoderRun, headFor, layerFor } from '../lib/view.js';
 import { stepView } from '../lib/steps.js';
 
 export class ApEncoderDecoder extends ApWidget {
   // Unless the page's model is an encoder-decoder, it runs a model of its own on that model's text.
   ownInputText() {
-    const state = this.state;
-    const text = this._choice?.text ?? encoderDecoderChoice(state).text;
-    if (state.preset || text === state.text) return '';
-    return "This view does not read the text at the top: the page's model has no encoder and decoder, so it runs the project's trained dates model on its own example.";
+    return encoderDecoderOwnInput(this.state, this._choice, "the project's trained dates model on its own example");
   }
 
   static concept = 'encoder-decoder';

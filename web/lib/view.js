@@ -250,6 +250,17 @@ export function textFor(state) {
  * The encoder-decoder a view shows: the page's model if it is one, else the trained dates model
  * (when its file exists), else random weights. Returns { key, text, trained, note }.
  */
+/**
+ * The one line of a view built on encoderDecoderChoice saying it does not read the page's text
+ * (it runs `what` instead), or '' when it does. `choice`: the view's last choice, if it has one.
+ */
+export function encoderDecoderOwnInput(state, choice, what) {
+  const text = choice?.text ?? encoderDecoderChoice(state).text;
+  if (state.preset || text === state.text) return '';
+  const encDec = modelNow(modelKeyOf(state))?.base.arch === 'encoder-decoder';
+  return `This view does not read the text at the top: ${encDec ? 'it' : "the page's model has no encoder and decoder, so it"} runs ${what}.`;
+}
+
 export function encoderDecoderChoice(state) {
   if (!state.preset && state.model !== 'random' && modelNow(modelKeyOf(state))?.base.arch === 'encoder-decoder') {
     return { key: modelKeyOf(state), text: state.text, trained: true, note: '' };

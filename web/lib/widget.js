@@ -389,6 +389,7 @@ export class ApWidget extends HTMLElement {
       this.clearError();
       this.#report(run);
       this.render(run, state);
+      this._showOwnInput(); // again: what the view runs on is known once it has computed
       // The first drawing keeps the reserved height while the view is in sight (no shrinking
       // under the reader's eyes); once out of sight, or from the second drawing on (a change the
       // reader made), the view takes its own height.
