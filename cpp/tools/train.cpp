@@ -107,6 +107,7 @@ int main(int argc, char** argv) {
       cfg.model.act = mc.act;
       cfg.model.norm = mc.norm;
       cfg.model.ffn = mc.ffn;
+      cfg.model.tied_head = mc.tied_head;
     }
     opt.finish();
     if (steps < 1) fail("--steps must be >= 1");

@@ -52,11 +52,18 @@ void Trainer::start_from(const Model& model) {
   auto differ = [&](const char* what, const std::string& have, const std::string& want) {
     fail(std::string("start_from: the model's ") + what + " is " + have + " but task " + cfg_.task + " trains " + want);
   };
-  if (a.arch != b.arch) differ("architecture", to_string(a.arch), to_string(b.arch));
-  const std::pair<const char*, std::pair<int, int>> sizes[] = {
-      {"d_model", {a.d_model, b.d_model}},          {"n_heads", {a.n_heads, b.n_heads}},
-      {"n_layers", {a.n_layers, b.n_layers}},       {"d_ff", {a.d_ff, b.d_ff}},
-      {"vocab_size", {a.vocab_size, b.vocab_size}}, {"max_len", {a.max_len, b.max_len}}};
+  // An encoder may start from a decoder-only model of the same sizes: its blocks become the
+  // encoder's (the same tensors; only the causal mask goes), its final norm the encoder's, and the
+  // first max_len rows of its learned positions are kept.
+  const bool from_decoder = a.arch == Arch::DecoderOnly && b.arch == Arch::EncoderOnly;
+  if (a.arch != b.arch && !from_decoder) differ("architecture", to_string(a.arch), to_string(b.arch));
+  if (from_decoder ? a.max_len < b.max_len : a.max_len != b.max_len)
+    differ("max_len", std::to_string(a.max_len), std::to_string(b.max_len));
+  const std::pair<const char*, std::pair<int, int>> sizes[] = {{"d_model", {a.d_model, b.d_model}},
+                                                               {"n_heads", {a.n_heads, b.n_heads}},
+                                                               {"n_layers", {a.n_layers, b.n_layers}},
+                                                               {"d_ff", {a.d_ff, b.d_ff}},
+                                                               {"vocab_size", {a.vocab_size, b.vocab_size}}};
   for (const auto& [name, v] : sizes)
     if (v.first != v.second) differ(name, std::to_string(v.first), std::to_string(v.second));
   if (a.pos != b.pos) differ("position kind", to_string(a.pos), to_string(b.pos));
@@ -64,7 +71,16 @@ void Trainer::start_from(const Model& model) {
   if (a.act != b.act) differ("activation", to_string(a.act), to_string(b.act));
   if (model.tokenizer().vocab() != task_->tokenizer().vocab())
     fail("start_from: the model's vocabulary differs from task " + cfg_.task + "'s");
-  params_from_model(params_, model.weights());
+  if (!from_decoder) {
+    params_from_model(params_, model.weights());
+    return;
+  }
+  ModelWeights w = model.weights();
+  w.encoder = std::move(w.decoder);
+  w.decoder.clear();
+  w.enc_final_norm = w.dec_final_norm;
+  if (w.pos_emb.size() > 0) w.pos_emb = Mat(w.pos_emb.topRows(b.max_len));
+  params_from_model(params_, w);
 }
 
 Model Trainer::snapshot() const {

@@ -36,7 +36,8 @@ class Trainer {
   // Fine-tuning: replaces the freshly initialised weights with a trained model's (pre-training
   // done elsewhere, e.g. a shipped model of another task). Only before the first step; the
   // model must have this trainer's architecture, sizes, positions, norm, activation and the
-  // task's exact vocabulary, else ap::Error names the first difference.
+  // task's exact vocabulary, else ap::Error names the first difference. An encoder-only trainer
+  // may also start from a decoder-only model (its blocks, final norm and first max_len positions).
   void start_from(const Model& model);
 
   // One optimisation step on a fresh batch; returns the batch's mean loss.

@@ -14,8 +14,10 @@
 #include <set>
 #include <string>
 
+#include "core/model.hpp"
 #include "core/rng.hpp"
 #include "train/tasks.hpp"
+#include "train/trainer.hpp"
 
 using namespace ap;
 using namespace ap::train;
@@ -146,4 +148,58 @@ TEST(TrainEnglish, MissingDataIsNamed) {
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("npm run train -- english --data-only"), std::string::npos) << e.what();
   }
+}
+
+// The masked LM may start from the decoder (npm run train -- english-mlm does): the encoder gets the
+// decoder's blocks and final norm unchanged and the first 128 of its 256 learned positions; the
+// other direction, and a size that differs, are still refused by name.
+TEST(TrainEnglish, MaskedLmStartsFromTheDecodersWeights) {
+  const std::string data = write_data();
+  auto config = [&](const char* task, int d_model) {
+    TrainConfig c;
+    c.task = task;
+    c.data = data;
+    c.model.d_model = d_model;
+    c.model.n_heads = 2;
+    c.model.n_layers = 2;
+    c.model.d_ff = 32;
+    c.model.pos = PosKind::Learned;
+    c.model.norm = NormPlace::Pre;
+    c.model.tied_head = true;
+    c.batch = 2;
+    c.optim.total_steps = 10;
+    return c;
+  };
+  Trainer dec(config("english", 16));
+  dec.step();
+  const Model lm = dec.snapshot();
+  Trainer enc(config("english-mlm", 16));
+  enc.start_from(lm);
+  const Model mlm = enc.snapshot();
+  const ModelWeights &a = lm.weights(), &b = mlm.weights();
+  ASSERT_EQ(b.encoder.size(), 2u);
+  EXPECT_TRUE(b.decoder.empty());
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(b.encoder[i].self_attn.wq, a.decoder[i].self_attn.wq);
+    EXPECT_EQ(b.encoder[i].self_attn.bo, a.decoder[i].self_attn.bo);
+    EXPECT_EQ(b.encoder[i].norm2.gamma, a.decoder[i].norm2.gamma);
+  }
+  EXPECT_EQ(b.enc_final_norm.beta, a.dec_final_norm.beta);
+  EXPECT_EQ(b.tok_emb, a.tok_emb);
+  ASSERT_EQ(b.pos_emb.rows(), 128);
+  EXPECT_EQ(Mat(b.pos_emb), Mat(a.pos_emb.topRows(128)));
+  EXPECT_EQ(b.lm_head_b, a.lm_head_b);
+
+  auto refused = [&](Trainer& t, const Model& from, const char* named) {
+    try {
+      t.start_from(from);
+      ADD_FAILURE() << "no error";
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find(named), std::string::npos) << e.what();
+    }
+  };
+  Trainer back(config("english", 16));
+  refused(back, mlm, "architecture is encoder but");
+  Trainer wider(config("english-mlm", 32));
+  refused(wider, lm, "d_model is 16");
 }
