@@ -635,5 +635,16 @@ describe('the encoder-decoder views say when they run a model of their own', () 
     expect(await line('/?model=dates#concept=cross-attention', 'ap-cross-attention')).toBe(
       "This view does not read the text at the top: it runs the project's English-to-French translator on the notes' sentence.",
     );
+    // Opened straight on the dates model with a date of one's own: the view waits for the model and
+    // reads that date (it once drew the dates example, chosen before the model had loaded, and kept it).
+    const own = await readView(
+      '/?model=dates&text=4%20July%202001#concept=encoder-decoder',
+      'ap-encoder-decoder',
+      (el) => ({
+        line: el.shadowRoot.querySelector('.own-input').hidden,
+        src: el.shadowRoot.querySelector('.tokens').textContent,
+      }),
+    );
+    expect(own).toEqual({ line: true, src: '4␣July␣2001' });
   }, 120_000);
 });

@@ -285,6 +285,11 @@ export function switchesFor(entry, switches = {}) {
   return out;
 }
 
+/** The architecture of a shipped model file, from the header read at build time (no download). */
+export function trainedArch(name) {
+  return hasModelFile(name) ? MODEL_HEADERS[name]?.arch : undefined;
+}
+
 let trainedList = null;
 
 /**

@@ -6,7 +6,7 @@ import { clamp, el } from './dom.js';
 import { renderTex } from './katex.js';
 import { explainBox } from './explain.js';
 import { playgroundNow } from './playground.js';
-import { getModel, modelNow, trainedFiles, TRAINED_EXAMPLES } from './models.js';
+import { getModel, modelNow, trainedArch, trainedFiles, TRAINED_EXAMPLES } from './models.js';
 import { DEFAULTS, modelKeyOf, switchesOf } from './state.js';
 import { runFor } from './runs.js';
 
@@ -247,22 +247,28 @@ export function textFor(state) {
 }
 
 /**
- * The encoder-decoder a view shows: the page's model if it is one, else the trained dates model
- * (when its file exists), else random weights. Returns { key, text, trained, note }.
- */
-/**
  * The one line of a view built on encoderDecoderChoice saying it does not read the page's text
  * (it runs `what` instead), or '' when it does. `choice`: the view's last choice, if it has one.
  */
 export function encoderDecoderOwnInput(state, choice, what) {
   const text = choice?.text ?? encoderDecoderChoice(state).text;
   if (state.preset || text === state.text) return '';
-  const encDec = modelNow(modelKeyOf(state))?.base.arch === 'encoder-decoder';
+  const encDec = pageModelArch(state) === 'encoder-decoder';
   return `This view does not read the text at the top: ${encDec ? 'it' : "the page's model has no encoder and decoder, so it"} runs ${what}.`;
 }
 
+// The architecture of the page's model; for a shipped file, read from its header while the weights
+// are still coming (so that a view waits for the model rather than drawing something else first).
+function pageModelArch(state) {
+  return modelNow(modelKeyOf(state))?.base.arch ?? trainedArch(state.model);
+}
+
+/**
+ * The encoder-decoder a view shows: the page's model if it is one, else the trained dates model
+ * (when its file exists), else random weights. Returns { key, text, trained, note }.
+ */
 export function encoderDecoderChoice(state) {
-  if (!state.preset && state.model !== 'random' && modelNow(modelKeyOf(state))?.base.arch === 'encoder-decoder') {
+  if (!state.preset && state.model !== 'random' && pageModelArch(state) === 'encoder-decoder') {
     return { key: modelKeyOf(state), text: state.text, trained: true, note: '' };
   }
   if (!state.preset && state.model === 'random' && state.arch === 'encoder-decoder') {
