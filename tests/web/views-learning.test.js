@@ -391,6 +391,13 @@ describe("quiz: the notes' questions, answered by the core", () => {
       return Array.from(h.matrix.values.slice(row * h.matrix.cols, (row + 1) * h.matrix.cols));
     }, live.row);
     expect(shown).toEqual(live.weights);
+    // A new sentence asks a new question: the card forgets the answer and lists the new tokens.
+    await widget.evaluate((w) => w.setAttribute('text', 'Transformers changed natural language processing.'));
+    await expect.poll(() => result('predict-live'), { timeout: 30_000 }).toBe('unanswered');
+    const next = await widget.evaluate((w) => w.data.p3);
+    expect(next.labels.join('')).toContain('Transformers');
+    await expect(p3.locator('p').first().textContent()).resolves.toContain(next.labels.join(' · '));
+    expect(await p3.locator('.reveal').isHidden()).toBe(true);
 
     await widget.screenshot({ path: join(SCREENSHOT_DIR, 'view-quiz.png') });
     expect(errors).toEqual([]);
