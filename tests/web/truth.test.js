@@ -584,6 +584,19 @@ async function readView(url, tag, read) {
   return got;
 }
 
+describe("relative positions' scaled scores say the bias was added", () => {
+  // The step adds b[j − i] after dividing by √d_k (d_model 16, 2 heads: √8 = 2.83); its line once
+  // credited the division alone with the new range and called the softmax "less peaked".
+  test('the line names the bias; the explained cell adds it', async () => {
+    const got = await readView('/#concept=relative', 'ap-relative', (el) =>
+      [...el.shadowRoot.querySelectorAll('.changed')].map((p) => p.textContent),
+    );
+    const line = got.find((t) => t.startsWith('Divided by'));
+    expect(line).toMatch(/^Divided by √8 = 2\.83, then each pair's bias b\[j − i\] added: the range /);
+    expect(line).not.toContain('less peaked');
+  }, 120_000);
+});
+
 describe('the layer-norm picker says where each norm sits', () => {
   // Pre-norm (the English model, as GPT-2) normalises a sublayer's input: norm1 comes before
   // attention; post-norm (the notes' switch) normalises after the residual sum.

@@ -554,6 +554,7 @@ function scaledStep(ctx, { stack, layer, head, cross, name }) {
   const out = ctx.m(name, { stack, layer, head, keyStack: kStack, title: `scaled scores, head ${head}` });
   const dK = ctx.c.dModel / ctx.c.nHeads;
   const on = ctx.c.scale;
+  const clipped = (off) => Math.max(-ctx.c.relClip, Math.min(ctx.c.relClip, off)); // the core's offset clip
   // √d_k as the core applied it: the ratio of a score to its scaled value.
   let ratio = null;
   for (let i = 0; i < S.values.length; i++) {
@@ -575,14 +576,17 @@ function scaledStep(ctx, { stack, layer, head, cross, name }) {
       : `\\tilde S = S${B ? ' + B' : ''} \\quad ${out.rows}\\times ${out.cols}`,
     inputs: [S, B].filter(Boolean),
     output: out,
-    changed: on
-      ? `Divided by √${dK} = ${ratio ? fmt(ratio, 2) : fmt(Math.sqrt(dK), 2)}: the range [${f(lo)}, ${f(hi)}] became [${f(lo2)}, ${f(hi2)}], so the softmax is less peaked.`
-      : `Unscaled: the range stays [${f(lo2)}, ${f(hi2)}]; with large d_k the softmax saturates.`,
+    // With a relative bias the new range is the bias's doing too: no claim about the peak then.
+    changed: B
+      ? `${on ? `Divided by √${dK} = ${ratio ? fmt(ratio, 2) : fmt(Math.sqrt(dK), 2)}, then` : 'Unscaled;'} each pair's bias b[j − i] added: the range [${f(lo)}, ${f(hi)}] became [${f(lo2)}, ${f(hi2)}].`
+      : on
+        ? `Divided by √${dK} = ${ratio ? fmt(ratio, 2) : fmt(Math.sqrt(dK), 2)}: the range [${f(lo)}, ${f(hi)}] became [${f(lo2)}, ${f(hi2)}], so the softmax is less peaked.`
+        : `Unscaled: the range stays [${f(lo2)}, ${f(hi2)}]; with large d_k the softmax saturates.`,
     explain: (i, j) => ({
       title: `scaled score "${out.rowLabels[i]}" → "${out.colLabels[j]}"`,
       formula: on
-        ? `\\tilde s_{${i}${j}} = s_{${i}${j}} / \\sqrt{${dK}}${B ? ` + b_{${j - i}}` : ''}`
-        : `\\tilde s_{${i}${j}} = s_{${i}${j}}`,
+        ? `\\tilde s_{${i}${j}} = s_{${i}${j}} / \\sqrt{${dK}}${B ? ` + b_{${clipped(j - i)}}` : ''}`
+        : `\\tilde s_{${i}${j}} = s_{${i}${j}}${B ? ` + b_{${clipped(j - i)}}` : ''}`,
       lines: [
         `${fmt(S.values[i * S.cols + j], 4)}${on ? ` / ${fmt(Math.sqrt(dK), 4)}` : ''}${B ? ` + ${fmt(B.values[i * B.cols + j], 4)}` : ''}`,
       ],
