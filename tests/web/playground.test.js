@@ -101,6 +101,34 @@ async function showConcept(page, id) {
   return widget;
 }
 
+describe('the recap lists its steps under input, each layer and output', () => {
+  // The English decoder is pre-norm: its final norm comes after the last layer, beside the logits
+  // (it was once listed under "input:", its stack having no layer).
+  test('the final norm under output, the embeddings under input', async () => {
+    const { page, errors } = await openPage('/#chapter=recap');
+    const groups = await page
+      .locator('ap-stepper')
+      .evaluate((s) =>
+        [...s.shadowRoot.querySelectorAll('.step-group')].map((g) => [
+          g.querySelector('.layer-tag').textContent,
+          [...g.querySelectorAll('button')].map((b) => b.dataset.step.split(':').pop()),
+        ]),
+      );
+    expect(groups.map(([label]) => label)).toEqual([
+      'input:',
+      'layer 0:',
+      'layer 1:',
+      'layer 2:',
+      'layer 3:',
+      'output:',
+    ]);
+    expect(groups[0][1]).toContain('tokens');
+    expect(groups[0][1]).not.toContain('final_norm');
+    expect(groups.at(-1)[1]).toContain('final_norm');
+    expect(errors).toEqual([]);
+  }, 120_000);
+});
+
 describe("a student's walk through the playground", () => {
   test('every step of layer 0 shows the shapes and numbers of the same model run in Node', async () => {
     const { page, errors } = await openPage();

@@ -187,18 +187,22 @@ export class ApStepper extends ApWidget {
     const nodes = [];
     let group = null;
     let list = null;
+    const encDec = this._run.config.arch === 'encoder-decoder';
+    let seenLayer = false;
     this._listButtons = this._steps.map((s, i) => {
-      const g = `${s.stack}|${s.layer}`;
-      if (g !== group) {
-        group = g;
-        const label =
-          s.layer === null
-            ? s.stack && this._run.config.arch === 'encoder-decoder'
-              ? s.stack
-              : s.stack === '' && i > 0
-                ? 'output'
-                : 'input'
-            : `${this._run.config.arch === 'encoder-decoder' ? `${s.stack} ` : ''}layer ${s.layer}`;
+      // A step outside the layers is the input before them or the output after them (a decoder's
+      // final norm too); an encoder-decoder's are its stacks'.
+      seenLayer ||= s.layer !== null;
+      const label =
+        s.layer !== null
+          ? `${encDec ? `${s.stack} ` : ''}layer ${s.layer}`
+          : encDec && s.stack
+            ? s.stack
+            : seenLayer
+              ? 'output'
+              : 'input';
+      if (label !== group) {
+        group = label;
         list = el('ul', { attrs: { role: 'list', 'aria-label': `${label} steps` } });
         nodes.push(
           el(
