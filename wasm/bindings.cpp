@@ -385,6 +385,7 @@ class ModelHandle {
     return guard([&]() { return ap::config_to_json(model->config(switches_from(switches))); }, std::string());
   }
   val vocab() const { return js(model->tokenizer().vocab()); }
+  val pieces() const { return js(model->tokenizer().pieces()); }
   // The model's own tokenizer: its kind and special ids (-1 for none; GPT-2 has no <pad>).
   val tokenizer_info() const {
     const ap::Tokenizer& t = model->tokenizer();
@@ -1010,6 +1011,7 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
       .function("metadata", &ModelHandle::metadata)
       .function("configJson", &ModelHandle::config_json)
       .function("vocab", &ModelHandle::vocab)
+      .function("pieces", &ModelHandle::pieces)
       .function("tokenizerInfo", &ModelHandle::tokenizer_info)
       .function("encode", &ModelHandle::encode)
       .function("prompt", &ModelHandle::prompt)

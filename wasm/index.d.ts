@@ -177,6 +177,8 @@ export interface Model {
   readonly specialTokens: { kind: string; size: number; pad: number; unk: number; bos: number; eos: number; mask: number };
   /** Full vocabulary, specials first. */
   readonly vocab: string[];
+  /** Each id's token as `encode().pieces` shows it: a byte-level BPE token as text, part of a character as its bytes (<0xC3>). */
+  readonly pieces: string[];
   readonly tokenizer: Tokenizer;
   /** What the switches can be set to on this model (the core's rule): head counts and position kinds. */
   readonly switchChoices: { nHeads: number[]; pos: string[] };

@@ -163,6 +163,7 @@ class HfBackend : public TokenizerBackend {
   }
   std::string decode(const std::vector<int>& ids) const override { return t_->decode(ids); }
   const std::vector<std::string>& vocab() const override { return t_->vocab(); }
+  const std::vector<std::string>& pieces() const override { return t_->pieces(); }
   int id_of(const std::string& token) const override { return t_->id_of(token); }
   std::string name() const override {
     return t_->kind() == HfTokenizer::Kind::ByteLevelBpe ? "byte-level BPE" : "WordPiece";

@@ -189,6 +189,22 @@ std::string lossy_utf8(const std::string& bytes) {
   return out;
 }
 
+// How a byte-level token is shown: its text, or (a token holding part of a character, which has
+// no text of its own) every byte written <0xC3>, so that two such tokens read apart.
+std::string shown_piece(const std::string& bytes) {
+  bool valid = true;
+  for (size_t i = 0; i < bytes.size() && valid;) {
+    uint32_t cp;
+    i += next_cp(bytes, i, cp);
+    valid = cp != kInvalid;
+  }
+  if (valid) return bytes;
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char b : bytes) out += std::string("<0x") + hex[b >> 4] + hex[b & 15] + ">";
+  return out;
+}
+
 struct Cps {
   std::u32string cp;        // kInvalid for a bad byte
   std::vector<size_t> off;  // byte offset of each character, plus the end
@@ -679,7 +695,7 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
       const auto f = t->model_index_.find(s);
       t->byte_id_[b] = f == t->model_index_.end() ? -1 : f->second;
     }
-    for (size_t i = 0; i < t->vocab_.size(); ++i) t->piece_of_[i] = lossy_utf8(symbols_to_bytes(t->vocab_[i]));
+    for (size_t i = 0; i < t->vocab_.size(); ++i) t->piece_of_[i] = shown_piece(symbols_to_bytes(t->vocab_[i]));
   } else {
     t->piece_of_ = t->vocab_;
   }

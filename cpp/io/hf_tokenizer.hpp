@@ -40,8 +40,8 @@ class HfTokenizer {
 
   struct Encoded {
     std::vector<int> ids;
-    std::vector<std::string> pieces;  // byte-level: the token's bytes as UTF-8 (U+FFFD for partial
-                                      // characters); WordPiece: the token string; added tokens: the
+    std::vector<std::string> pieces;  // byte-level: the token's bytes as UTF-8 (<0xC3> per byte for
+                                      // part of a character); WordPiece: the token string; added tokens: the
                                       // text they matched, with any space lstrip / rstrip took
     std::vector<int> unknown;         // positions whose id is the unk token
   };
@@ -50,7 +50,8 @@ class HfTokenizer {
   // Hugging Face's decode(ids, skip_special_tokens = true); ids without a token give "<id N>".
   std::string decode(const std::vector<int>& ids) const;
 
-  const std::vector<std::string>& vocab() const { return vocab_; }  // id -> token ("" for holes)
+  const std::vector<std::string>& pieces() const { return piece_of_; }  // id -> the piece encode shows
+  const std::vector<std::string>& vocab() const { return vocab_; }      // id -> token ("" for holes)
   int size() const { return static_cast<int>(vocab_.size()); }
   int id_of(const std::string& token) const;  // -1 when absent
   // -1 when the tokenizer has none. BERT: [UNK] [PAD] [CLS] [SEP] [MASK]; GPT-2: bos = eos =
@@ -102,7 +103,7 @@ class HfTokenizer {
   bool add_prefix_space_ = false, use_regex_ = true, fuse_unk_ = false, ignore_merges_ = false;
   int byte_id_[256] = {};                                          // byte -> id of its symbol, -1
   std::unordered_map<uint64_t, std::pair<uint32_t, int>> merges_;  // (a, b) -> (rank, merged id)
-  std::vector<std::string> piece_of_;                              // id -> displayed piece
+  std::vector<std::string> piece_of_;  // id -> displayed piece (<0xC3> for part of a character)
   // WordPiece.
   std::string wp_prefix_ = "##";
   int max_chars_ = 100;

@@ -31,10 +31,11 @@ struct TokenizerBackend {
   virtual ~TokenizerBackend() = default;
   virtual Encoded encode(const std::string& text) const = 0;  // with the file's special tokens ([CLS] ... [SEP])
   virtual std::string decode(const std::vector<int>& ids) const = 0;
-  virtual const std::vector<std::string>& vocab() const = 0;  // id -> token ("" for an id with none)
-  virtual int id_of(const std::string& token) const = 0;      // -1 when absent
-  virtual std::string name() const = 0;                       // "byte-level BPE", "WordPiece"
-  virtual int pad() const = 0;                                // -1 when absent
+  virtual const std::vector<std::string>& vocab() const = 0;   // id -> token ("" for an id with none)
+  virtual const std::vector<std::string>& pieces() const = 0;  // id -> the token as encode's pieces show it
+  virtual int id_of(const std::string& token) const = 0;       // -1 when absent
+  virtual std::string name() const = 0;                        // "byte-level BPE", "WordPiece"
+  virtual int pad() const = 0;                                 // -1 when absent
   virtual int unk() const = 0;
   virtual int bos() const = 0;  // GPT-2 <|endoftext|>, BERT [CLS]
   virtual int eos() const = 0;  // GPT-2 <|endoftext|>, BERT [SEP]
@@ -79,6 +80,9 @@ class Tokenizer {
 
   Kind kind() const { return kind_; }
   const std::vector<std::string>& vocab() const { return backend_ ? backend_->vocab() : vocab_; }
+  // id -> the token as encode's pieces show it (a byte-level BPE token as text: " the", not "Ġthe";
+  // part of a character as its bytes, <0xC3>); the vocabulary itself for the project's own kinds.
+  const std::vector<std::string>& pieces() const { return backend_ ? backend_->pieces() : vocab_; }
   int size() const { return static_cast<int>(vocab().size()); }
   // Human name of the kind: "char", "word", "sentence", or the backend's ("byte-level BPE").
   std::string kind_label() const { return backend_ ? backend_->name() : name_of(kind_); }

@@ -72,6 +72,18 @@ describe('the English tokenizer (byte-level BPE trained on the Brown training sp
     }
   });
 
+  test('a token holding part of a character shows its bytes, in encode() and in model.pieces alike', () => {
+    // 🙂 is U+1F642, UTF-8 F0 9F 99 82; this vocabulary has no merge for it, so four byte tokens.
+    const enc = dec.tokenizer.encode('café 🙂');
+    expect(enc.pieces.slice(-4)).toEqual(['<0xF0>', '<0x9F>', '<0x99>', '<0x82>']);
+    expect(enc.pieces.join('').startsWith('caf')).toBe(true);
+    Array.from(enc.ids).forEach((id, i) => expect(dec.pieces[id]).toBe(enc.pieces[i]));
+    // A whole token reads as its text, its leading space kept (the vocabulary writes it "Ġthe").
+    const the = dec.vocab.indexOf('Ġthe');
+    expect(dec.pieces[the]).toBe(' the');
+    expect(dec.pieces[dec.specialTokens.bos]).toBe('<|endoftext|>');
+  });
+
   test('a passage tokenized as a whole gives the tokens of its sentences (how training cut them)', async () => {
     const chunks = firstPassages(await chunksFor(dec, tokJson, split.heldOut, 255));
     for (const c of chunks) expect(Array.from(dec.tokenizer.encode(c.text).ids)).toEqual(c.ids);

@@ -104,6 +104,18 @@ describe("a student's own text on the default English model", () => {
           await page.waitForFunction((s) => document.querySelector(s)?.dataset.rendered, sel, { timeout: 60_000 });
           expect(await page.locator(sel).getAttribute('data-error'), id).toBeNull();
         }
+        // The views label their rows and columns with the same pieces as the chips: a byte of a
+        // character as <0xNN> there too, never "�".
+        const labels = await page.evaluate(() =>
+          [...document.querySelectorAll('section.chapter [data-concept]')].flatMap((w) =>
+            [...(w.shadowRoot?.querySelectorAll('ap-heatmap') ?? [])].flatMap((h) => [
+              ...(h.matrix?.rowLabels ?? []),
+              ...(h.matrix?.colLabels ?? []),
+            ]),
+          ),
+        );
+        expect(labels.length).toBeGreaterThan(0);
+        expect(labels.filter((l) => String(l).includes('\uFFFD'))).toEqual([]);
         if (width === 1366) {
           // The recap's probabilities step: the table after the last piece is the model's top 5.
           await page.evaluate(() => {

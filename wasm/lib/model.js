@@ -54,6 +54,15 @@ export class Model {
     this.pretrained = !!this.config.family;
   }
 
+  /**
+   * Each id's token as encode() shows it in `pieces`: a byte-level BPE token as text (" the", not
+   * "Ġthe"), part of a character as its bytes (<0xC3>); for the playground's own tokenizers, vocab.
+   */
+  get pieces() {
+    this._pieces ??= this._alive().pieces();
+    return this._pieces;
+  }
+
   /** The config a call with these switches runs with (throws for a switch the model cannot take). */
   configFor(switches = {}) {
     const json = this._alive().configJson(switches);

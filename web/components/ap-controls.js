@@ -6,14 +6,7 @@
 import { adoptStyles } from '../lib/styles.js';
 import { el, fillSelect, keyboardScrollable, tokenText } from '../lib/dom.js';
 import { parseState, STATE_KEYS, modelKeyOf } from '../lib/state.js';
-import {
-  availableTrainedModels,
-  displayVocab,
-  getModel,
-  modelNow,
-  pretrainedEntries,
-  TRAINED_EXAMPLES,
-} from '../lib/models.js';
+import { availableTrainedModels, getModel, modelNow, pretrainedEntries, TRAINED_EXAMPLES } from '../lib/models.js';
 import { openFiles, openUrl } from '../lib/hf-open.js';
 import { lengthOf } from '../lib/runs.js';
 import { getPlayground, playgroundNow } from '../lib/playground.js';
@@ -548,9 +541,8 @@ export class ApControls extends HTMLElement {
     this._status.textContent = '';
     this._setModelNote(modelNoteOf(entry, s));
     const enc = entry.model.tokenizer.encode(s.text);
-    // A byte-level BPE piece that is part of a character shows its bytes (<0xC3>), not "�".
-    const bytePieces = entry.model.specialTokens?.kind === 'byte-level BPE';
-    const shown = bytePieces ? Array.from(enc.ids, (id) => displayVocab(entry)[id]) : enc.pieces;
+    // The core's pieces: a byte-level BPE token that is part of a character shows its bytes (<0xC3>).
+    const shown = enc.pieces;
     // The model's prompt: a start token (<|endoftext|>, <bos>) before the text, when it has one.
     let prompt = null;
     try {
@@ -559,8 +551,7 @@ export class ApControls extends HTMLElement {
       prompt = null; // text the model cannot read: the limit line below says why
     }
     const startId = prompt && prompt.ids.length === enc.ids.length + 1 ? prompt.ids[0] : null;
-    const start =
-      startId === null ? null : { id: startId, piece: bytePieces ? displayVocab(entry)[startId] : prompt.pieces[0] };
+    const start = startId === null ? null : { id: startId, piece: prompt.pieces[0] };
     this._showTokens(shown, enc.unknown, enc.ids, start);
     const { n, max } = lengthOf(entry, s.text);
     this._limit.hidden = n <= max;

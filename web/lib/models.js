@@ -376,45 +376,10 @@ export async function openPretrained(parts, { name = '', onProgress, signal } = 
 
 const DEFAULT_HF_TEXT = 'The cat sat on the mat because it was tired';
 
-// GPT-2's byte-level BPE writes each byte as a printable character (space = Ġ, newline = Ċ):
-// the inverse of its bytes_to_unicode table, so a student reads " cat" and not "Ġcat".
-let byteOf = null;
-function byteDecoder() {
-  if (byteOf) return byteOf;
-  byteOf = new Map();
-  const printable = (b) => (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
-  let extra = 0;
-  for (let b = 0; b < 256; b++) byteOf.set(String.fromCharCode(printable(b) ? b : 256 + extra++), b);
-  return byteOf;
-}
-
-const shown = new WeakMap();
-
-/** The model's vocabulary as a student should read it (byte-level BPE pieces decoded to text). */
+/**
+ * The model's vocabulary as a student should read it: the core's pieces (a byte-level BPE token as
+ * text, " the" and not "Ġthe"; part of a character as its bytes, <0xC3>), the same as encode() gives.
+ */
 export function displayVocab(entry) {
-  const model = entry.model;
-  if (model.specialTokens?.kind !== 'byte-level BPE') return model.vocab;
-  let v = shown.get(model);
-  if (!v) {
-    const map = byteDecoder();
-    const dec = new TextDecoder('utf-8', { fatal: true });
-    const { bos, eos } = model.specialTokens;
-    v = model.vocab.map((piece, id) => {
-      if (id === bos || id === eos) return piece;
-      const bytes = [];
-      for (const ch of piece) {
-        const b = map.get(ch);
-        if (b === undefined) return piece; // an added token: as written
-        bytes.push(b);
-      }
-      try {
-        return dec.decode(Uint8Array.from(bytes));
-      } catch {
-        // Part of a character (one byte of a multi-byte UTF-8 sequence): shown as its bytes.
-        return bytes.map((b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`).join('');
-      }
-    });
-    shown.set(model, v);
-  }
-  return v;
+  return entry.model.pieces;
 }
