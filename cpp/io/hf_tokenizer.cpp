@@ -445,25 +445,31 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
             " ids without a token (there are " + std::to_string(n_tokens) + " tokens)");
       if (id >= static_cast<int>(t->vocab_.size())) t->vocab_.resize(id + 1);
     };
+    // The two loops below run once per token and per merge (thousands to a hundred thousand): the
+    // path an error names is only written out when there is an error.
+    t->model_index_.reserve(vocab.size());
     for (auto it = vocab.begin(); it != vocab.end(); ++it) {
       if (it.key().size() > limits.piece_bytes)
         bad("model.vocab: a piece " + piece_too_long(it.key(), limits.piece_bytes));
-      const std::string path = "model.vocab[" + quoted(it.key()) + "]";
-      const int id = id_value(it.value(), path);
-      grow(id, path);
+      const json& v = it.value();
+      const bool plain = v.is_number_unsigned() && v.get<uint64_t>() < std::min<uint64_t>(n_tokens + kMaxHoles, kMaxId);
+      const int id = plain ? static_cast<int>(v.get<uint64_t>()) : id_value(v, "model.vocab[" + quoted(it.key()) + "]");
+      if (!plain) grow(id, "model.vocab[" + quoted(it.key()) + "]");
+      if (id >= static_cast<int>(t->vocab_.size())) t->vocab_.resize(static_cast<size_t>(id) + 1);
       if (!t->vocab_[id].empty()) bad("model.vocab has two tokens with id " + std::to_string(id));
       if (it.key().empty()) bad("model.vocab has an empty token");
       t->vocab_[id] = it.key();
-      t->model_index_[it.key()] = id;
+      t->model_index_.emplace(it.key(), id);
     }
     if (t->model_index_.empty()) bad("model.vocab is empty");
-    const auto model_id = [&](const std::string& tok, const std::string& path) {
+    // path() writes the place an error names (called only on an error).
+    const auto model_id = [&](const std::string& tok, const auto& path) {
       const auto f = t->model_index_.find(tok);
-      if (f == t->model_index_.end()) bad(path + " " + quoted(tok) + " is not in model.vocab");
+      if (f == t->model_index_.end()) bad(path() + " " + quoted(tok) + " is not in model.vocab");
       return f->second;
     };
     if (const json* u = opt(model, "unk_token"))
-      t->model_unk_ = model_id(str(*u, "model.unk_token"), "model.unk_token");
+      t->model_unk_ = model_id(str(*u, "model.unk_token"), [] { return std::string("model.unk_token"); });
 
     if (bpe) {
       if (const json* d = opt(model, "dropout")) {
@@ -483,25 +489,27 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
       if (static_cast<int64_t>(merges.size()) > limits.merges)
         bad("model.merges has " + std::to_string(merges.size()) + " merges, more than the limit of " +
             std::to_string(limits.merges));
+      t->merges_.reserve(merges.size());
+      std::string a, b, ab;
       for (size_t i = 0; i < merges.size(); ++i) {
-        const std::string path = "model.merges[" + std::to_string(i) + "]";
+        const auto path = [i] { return "model.merges[" + std::to_string(i) + "]"; };
         const json& m = merges[i];
-        std::string a, b;
         if (m.is_string()) {
-          const std::string s = m.get<std::string>();
+          const std::string& s = m.get_ref<const std::string&>();
           const size_t sp = s.find(' ');
-          if (sp == std::string::npos || s.find(' ', sp + 1) != std::string::npos) bad(path + " is not a pair");
-          a = s.substr(0, sp);
-          b = s.substr(sp + 1);
+          if (sp == std::string::npos || s.find(' ', sp + 1) != std::string::npos) bad(path() + " is not a pair");
+          a.assign(s, 0, sp);
+          b.assign(s, sp + 1, std::string::npos);
         } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
-          a = m[0].get<std::string>();
-          b = m[1].get<std::string>();
+          a = m[0].get_ref<const std::string&>();
+          b = m[1].get_ref<const std::string&>();
         } else {
-          bad(path + " is not a pair");
+          bad(path() + " is not a pair");
         }
         for (const std::string* side : {&a, &b})
-          if (side->size() > limits.piece_bytes) bad(path + ": a piece " + piece_too_long(*side, limits.piece_bytes));
-        const int ia = model_id(a, path), ib = model_id(b, path), ic = model_id(a + b, path);
+          if (side->size() > limits.piece_bytes) bad(path() + ": a piece " + piece_too_long(*side, limits.piece_bytes));
+        ab.assign(a).append(b);
+        const int ia = model_id(a, path), ib = model_id(b, path), ic = model_id(ab, path);
         t->merges_[(static_cast<uint64_t>(ia) << 32) | static_cast<uint32_t>(ib)] = {static_cast<uint32_t>(i), ic};
       }
     } else {

@@ -13,6 +13,7 @@
 
 #include "core/tensor.hpp"
 #include "io/json_limited.hpp"
+#include "kernels/convert.hpp"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "safetensors.cpp copies raw little-endian floats: a big-endian target needs byte swaps"
@@ -138,34 +139,13 @@ uint16_t float_to_half(float f) {
   return static_cast<uint16_t>(sign | h);
 }
 
-float half_to_float(uint16_t h) {
-  // Branch-free for every normal value, inf and NaN (F. Giesen's "half to float": shift the
-  // exponent and mantissa into place, rebias by 112, widen inf/NaN's exponent); a subnormal or
-  // zero is the float subnormal trick (magic 2^-14 subtracted). Bit-exact with the long way.
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  uint32_t bits = static_cast<uint32_t>(h & 0x7fffu) << 13;  // exponent and mantissa
-  const uint32_t exp = bits & 0x0f800000u;                   // the F16 exponent, in place
-  bits += (127u - 15u) << 23;                                // rebias
-  if (exp == 0x0f800000u) {
-    bits += (128u - 16u) << 23;  // inf / NaN: the float exponent all ones
-  } else if (exp == 0) {         // zero or subnormal: renormalise through a float subtraction
-    bits += 1u << 23;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    f -= 6.103515625e-05f;  // 2^-14
-    std::memcpy(&bits, &f, 4);
-  }
-  bits |= sign;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
+float half_to_float(uint16_t h) { return kernels::half_to_float(h); }
 
 void to_float(const std::string& dtype, const uint8_t* src, size_t count, float* dst) {
   if (dtype == "F32") {
     if (count) std::memcpy(dst, src, count * 4);
   } else if (dtype == "F16") {
-    for (size_t i = 0; i < count; ++i) dst[i] = half_to_float(static_cast<uint16_t>(src[2 * i] | src[2 * i + 1] << 8));
+    kernels::halves_to_floats(dst, src, count);
   } else if (dtype == "BF16") {
     for (size_t i = 0; i < count; ++i) {
       const uint32_t bits = static_cast<uint32_t>(src[2 * i] | src[2 * i + 1] << 8) << 16;

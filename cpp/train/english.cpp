@@ -27,8 +27,8 @@ namespace {
 // A model file that carries a tokenizer.json is read with the Hugging Face reader, linked here.
 const bool kJsonReaderSet = set_tokenizer_json_reader(&hf_tokenizer);
 
-constexpr int kLmContext = 256;   // a 100-word paragraph is about 130 tokens
-constexpr int kMlmContext = 128;  // the encoder views show a sentence or two
+constexpr int kLmContext = 256;  // a 100-word paragraph is about 130 tokens
+constexpr int kMlmContext = 64;  // the encoder views show a sentence or two
 constexpr double kMaskRate = 0.15;
 
 std::string read_text(const std::string& path) {
