@@ -28,7 +28,7 @@ namespace {
 const bool kJsonReaderSet = set_tokenizer_json_reader(&hf_tokenizer);
 
 constexpr int kLmContext = 256;  // a 100-word paragraph is about 130 tokens
-constexpr int kMlmContext = 64;  // the encoder views show a sentence or two
+constexpr int kMlmContext = 64;  // the encoder views show a sentence or two (about 45 words)
 constexpr double kMaskRate = 0.15;
 
 std::string read_text(const std::string& path) {

@@ -125,7 +125,7 @@ TEST(TrainEnglish, PassagesRunThroughWholeSentencesOfOneSample) {
 TEST(TrainEnglish, MaskedLmHidesTokensBehindMask) {
   const auto task = make_task("english-mlm", write_data());
   EXPECT_EQ(task->arch(), Arch::EncoderOnly);
-  EXPECT_EQ(task->max_len(), 128);
+  EXPECT_EQ(task->max_len(), 64);
   EXPECT_EQ(task->mask_id(), 2);
   Rng rng(5);
   for (int i = 0; i < 100; ++i) {
@@ -151,7 +151,7 @@ TEST(TrainEnglish, MissingDataIsNamed) {
 }
 
 // The masked LM may start from the decoder (npm run train -- english-mlm does): the encoder gets the
-// decoder's blocks and final norm unchanged and the first 128 of its 256 learned positions; the
+// decoder's blocks and final norm unchanged and the first 64 of its 256 learned positions; the
 // other direction, and a size that differs, are still refused by name.
 TEST(TrainEnglish, MaskedLmStartsFromTheDecodersWeights) {
   const std::string data = write_data();
@@ -186,8 +186,8 @@ TEST(TrainEnglish, MaskedLmStartsFromTheDecodersWeights) {
   }
   EXPECT_EQ(b.enc_final_norm.beta, a.dec_final_norm.beta);
   EXPECT_EQ(b.tok_emb, a.tok_emb);
-  ASSERT_EQ(b.pos_emb.rows(), 128);
-  EXPECT_EQ(Mat(b.pos_emb), Mat(a.pos_emb.topRows(128)));
+  ASSERT_EQ(b.pos_emb.rows(), 64);
+  EXPECT_EQ(Mat(b.pos_emb), Mat(a.pos_emb.topRows(64)));
   EXPECT_EQ(b.lm_head_b, a.lm_head_b);
 
   auto refused = [&](Trainer& t, const Model& from, const char* named) {
