@@ -127,6 +127,20 @@ describe('a Hugging Face folder in the page', () => {
     } finally {
       t0.dispose();
     }
+    // GPT-2's activation is GELU with the tanh approximation (config "gelu_new"; the core's gelu_tanh):
+    // the step names it so and writes its formula (it once said ReLU, and zeroed nothing).
+    expect(m.config.act).toBe('gelu_tanh');
+    const act = await stepOut(page, 'decoder:0:ffn_act');
+    const hid = m.forward(ids, {}, { layers: [0] });
+    try {
+      expectClose(act.values, hid.get('ffn_act', { layer: 0 }));
+    } finally {
+      hid.dispose();
+    }
+    expect(await page.locator('ap-stepper .step-title').textContent()).toBe(
+      'Activation: GELU (tanh approximation), a smooth ReLU',
+    );
+    expect(await page.locator('ap-stepper').evaluate((s) => s.shadowRoot.textContent)).not.toMatch(/ReLU zeroed/);
     // Layer 1 in full: the page's layer picker.
     await page.locator('ap-stepper #step-layer').selectOption('1');
     await page.waitForFunction(() => document.querySelector('ap-stepper').dataset.layer === '1');
@@ -172,6 +186,13 @@ describe('a Hugging Face folder in the page', () => {
     }
     const chosen = await page.locator('ap-decoding').getAttribute('data-chosen');
     expect(chosen).toBe(m.tokenizer.decode([tokens[0]]) || m.vocab[tokens[0]]);
+
+    // The FFN view names the same activation.
+    await page.evaluate(() => (location.hash = '#concept=ffn'));
+    await drawn(page, 'ap-ffn', key, text);
+    expect(await page.locator('ap-ffn h4', { hasText: /^2\. / }).textContent()).toMatch(
+      /^2\. GELU \(tanh approximation\): which hidden units pass/,
+    );
 
     // model-sizes: its config.json in the calculator, beside the count of its tensors.
     await page.evaluate(() => (location.hash = '#concept=model-sizes'));

@@ -14,7 +14,7 @@ const WHY_TEXT = 'the cat near the dogs sleeps .';
 const WHY_DEPTH = 6;
 import { runFor } from '../lib/runs.js';
 import { runSpec } from '../lib/state.js';
-import { stepView } from '../lib/steps.js';
+import { activationOf, stepView } from '../lib/steps.js';
 import { matrix } from '../lib/heatmap.js';
 
 export class ApFfn extends ApWidget {
@@ -215,7 +215,7 @@ export class ApFfn extends ApWidget {
       count += on[k];
     }
     // The model's own activation and width, named as they are (this small model may differ from the notes).
-    const actName = run.config.act === 'gelu' ? 'GELU' : 'ReLU';
+    const actName = activationOf(run.config.act).name;
     this.actTitle.textContent = `2. ${actName}: which hidden units pass (d_ff = ${run.config.dFf} = ${run.config.dFf / run.config.dModel}·d in this model; the notes use 4d)`;
     this.maskNote.textContent = act.changed;
     this.place(

@@ -894,37 +894,56 @@ function ffnHiddenStep(ctx, { stack, layer }) {
   };
 }
 
+/**
+ * The FFN's activation as the page names and writes it, from the core's config.act ('relu',
+ * 'gelu', or GPT-2's 'gelu_tanh'): the one place a view reads it from.
+ */
+export function activationOf(act) {
+  if (act === 'relu')
+    return { name: 'ReLU', smooth: false, tex: '\\operatorname{ReLU}(h) = \\max(0, h)', cell: 'max(0, ' };
+  if (act === 'gelu')
+    return { name: 'GELU', smooth: true, tex: '\\operatorname{GELU}(h) = h\\,\\Phi(h)', cell: 'GELU(' };
+  if (act === 'gelu_tanh')
+    return {
+      name: 'GELU (tanh approximation)',
+      smooth: true,
+      tex: '\\operatorname{GELU}(h) \\approx \\tfrac{h}{2}\\bigl(1 + \\tanh\\bigl(\\sqrt{2/\\pi}\\,(h + 0.044715\\,h^3)\\bigr)\\bigr)',
+      cell: 'GELU_tanh(',
+    };
+  throw new Error(`unknown activation '${act}'`);
+}
+
 function ffnActStep(ctx, { stack, layer }) {
+  const act = activationOf(ctx.c.act);
   const H = ctx.m('ffn_hidden', { stack, layer, title: 'hidden pre-activation' });
-  const A = ctx.m('ffn_act', {
-    stack,
-    layer,
-    title: `after ${ctx.c.act === 'gelu' ? 'GELU' : 'ReLU'}`,
-    kind: ctx.c.act === 'gelu' ? 'div' : 'seq',
-  });
+  const A = ctx.m('ffn_act', { stack, layer, title: `after ${act.name}`, kind: act.smooth ? 'div' : 'seq' });
   let zeros = 0;
   for (const v of A.values) if (v === 0) zeros++;
-  const relu = ctx.c.act !== 'gelu';
   return {
-    title: relu ? 'Activation: ReLU keeps positive values and zeroes the rest' : 'Activation: GELU, a smooth ReLU',
-    tex: relu
-      ? `\\operatorname{ReLU}(h) = \\max(0, h) \\quad ${A.rows}\\times ${A.cols}`
-      : `\\operatorname{GELU}(h) = h\\,\\Phi(h) \\quad ${A.rows}\\times ${A.cols}`,
+    title: act.smooth
+      ? `Activation: ${act.name}, a smooth ReLU`
+      : 'Activation: ReLU keeps positive values and zeroes the rest',
+    tex: `${act.tex} \\quad ${A.rows}\\times ${A.cols}`,
     inputs: [H],
     output: A,
-    changed: relu
-      ? `ReLU zeroed ${zeros} of ${A.values.length} hidden values (${Math.round((100 * zeros) / A.values.length)}%): those units are off for that token.`
-      : `GELU let positive values through almost unchanged and squeezed negative ones towards 0 (never below −0.17); ${zeros} of ${A.values.length} are exactly 0.`,
+    changed: act.smooth
+      ? `${act.name} let positive values through almost unchanged and squeezed negative ones towards 0 (never below −0.17); ${zeros} of ${A.values.length} are exactly 0.`
+      : `ReLU zeroed ${zeros} of ${A.values.length} hidden values (${Math.round((100 * zeros) / A.values.length)}%): those units are off for that token.`,
     explain: (i, c) => ({
       title: `act[${i}, ${c}]`,
-      lines: [`${relu ? 'max(0, ' : 'GELU('}${fmt(H.values[i * H.cols + c], 4)})`],
+      lines: [`${act.cell}${fmt(H.values[i * H.cols + c], 4)})`],
       result: `= ${fmt(A.values[i * A.cols + c], 4)} (core)`,
     }),
   };
 }
 
 function ffnOutStep(ctx, { stack, layer }) {
-  const A = ctx.m('ffn_act', { stack, layer, title: 'activations', kind: ctx.c.act === 'gelu' ? 'div' : 'seq' });
+  const A = ctx.m('ffn_act', {
+    stack,
+    layer,
+    title: 'activations',
+    kind: activationOf(ctx.c.act).smooth ? 'div' : 'seq',
+  });
   const W = ctx.w(`${stack}.${layer}.ffn.w2`, 'W_2');
   const b = ctx.w(`${stack}.${layer}.ffn.b2`, 'b_2');
   const O = ctx.m('ffn_out', { stack, layer, title: 'FFN output' });
