@@ -404,14 +404,147 @@ std::string type_of(const json& obj, const std::string& path) {
   bad(path + ".type " + quoted(type) + " is not supported (" + what + ")");
 }
 
+// Reads a tokenizer.json as nlohmann's DOM, except its two large members: model.vocab (token ->
+// id, tens of thousands of entries) and model.merges (as many "a b" strings or ["a", "b"] pairs)
+// are kept in plain vectors as they stream past, and the DOM gets an empty object / array in
+// their place. The DOM of those two was most of the reading's time (a std::map node and heap
+// strings per entry, built and then freed). A value that is not what it should be is kept as a
+// stand-in for the checks after reading to name (a vocab value that is an object or array: an
+// empty array; a merge that is not a string or a pair of strings: Merge::Bad).
+class TokenizerJsonReader {
+ public:
+  struct Merge {
+    enum Form : uint8_t { Joined, Pair, Bad };
+    std::string a, b;  // Joined: the whole "a b" in a, split by the checks
+    Form form = Bad;
+  };
+  explicit TokenizerJsonReader(json& root) : dom_(root) {}
+
+  bool vocab_read = false, merges_read = false;
+  std::vector<std::pair<std::string, json>> vocab;  // (token, its id value), in file order
+  std::vector<Merge> merges;
+
+  bool null() { return mode_ == Mode::Dom ? dom_.null() : value(json()); }
+  bool boolean(bool v) { return mode_ == Mode::Dom ? dom_.boolean(v) : value(json(v)); }
+  bool number_integer(json::number_integer_t v) { return mode_ == Mode::Dom ? dom_.number_integer(v) : value(json(v)); }
+  bool number_unsigned(json::number_unsigned_t v) {
+    return mode_ == Mode::Dom ? dom_.number_unsigned(v) : value(json(v));
+  }
+  bool number_float(json::number_float_t v, const json::string_t& s) {
+    return mode_ == Mode::Dom ? dom_.number_float(v, s) : value(json(v));
+  }
+  bool binary(json::binary_t& v) { return mode_ == Mode::Dom ? dom_.binary(v) : value(json()); }
+  bool string(json::string_t& v) {
+    if (mode_ == Mode::Dom) return dom_.string(v);
+    if (mode_ == Mode::Merges && skip_ == 0) {
+      merges.push_back({std::move(v), {}, Merge::Joined});
+    } else if (mode_ == Mode::Merges && skip_ == 1 && merges.back().form == Merge::Pair && pair_n_ < 2) {
+      (pair_n_ == 0 ? merges.back().a : merges.back().b) = std::move(v);
+      ++pair_n_;
+    } else {
+      return value(json(std::move(v)));
+    }
+    return true;
+  }
+  bool key(json::string_t& k) {
+    if (mode_ == Mode::Vocab && skip_ == 0) {
+      key_ = std::move(k);
+      return true;
+    }
+    if (mode_ != Mode::Dom) return true;
+    if (depth_ == 1) in_model_ = k == "model";
+    if (depth_ <= 2) key_ = k;
+    return dom_.key(k);
+  }
+  bool start_object(std::size_t n) {
+    if (mode_ == Mode::Dom) {
+      if (++depth_ == 3 && in_model_ && key_ == "vocab" && !vocab_read) {
+        mode_ = Mode::Vocab;
+        vocab_read = true;
+        return dom_.start_object(0) && dom_.end_object();
+      }
+      return dom_.start_object(n);
+    }
+    return open(false);
+  }
+  bool start_array(std::size_t n) {
+    if (mode_ == Mode::Dom) {
+      if (++depth_ == 3 && in_model_ && key_ == "merges" && !merges_read) {
+        mode_ = Mode::Merges;
+        merges_read = true;
+        return dom_.start_array(0) && dom_.end_array();
+      }
+      return dom_.start_array(n);
+    }
+    return open(true);
+  }
+  bool end_object() { return mode_ == Mode::Dom ? dom_close(false) : close(); }
+  bool end_array() {
+    if (mode_ == Mode::Merges && skip_ == 1 && merges.back().form == Merge::Pair && pair_n_ != 2)
+      merges.back().form = Merge::Bad;  // ["a"] or ["a", "b", "c"]
+    return mode_ == Mode::Dom ? dom_close(true) : close();
+  }
+  template <class Exception>
+  bool parse_error(std::size_t at, const std::string& token, const Exception& e) {
+    return dom_.parse_error(at, token, e);
+  }
+
+ private:
+  enum class Mode { Dom, Vocab, Merges };
+  // A scalar inside model.vocab or model.merges.
+  bool value(json v) {
+    if (skip_ == 0) {
+      if (mode_ == Mode::Vocab)
+        vocab.emplace_back(std::move(key_), std::move(v));
+      else
+        merges.push_back({});  // a merge that is a number, true, null...: Bad
+    } else if (mode_ == Mode::Merges && skip_ == 1) {
+      merges.back().form = Merge::Bad;  // ["a", 3]
+    }
+    return true;
+  }
+  // An object or array inside model.vocab or model.merges; skip_ counts how deep.
+  bool open(bool array) {
+    if (skip_ == 0 && mode_ == Mode::Vocab) vocab.emplace_back(std::move(key_), json::array());  // not an id
+    if (skip_ == 0 && mode_ == Mode::Merges) {
+      merges.push_back({});
+      if (array) merges.back().form = Merge::Pair;  // until shown otherwise
+      pair_n_ = 0;
+    }
+    if (skip_ == 1 && mode_ == Mode::Merges) merges.back().form = Merge::Bad;  // [["a"], "b"]
+    ++skip_;
+    return true;
+  }
+  bool close() {
+    if (skip_ == 0) {  // the end of model.vocab / model.merges itself
+      mode_ = Mode::Dom;
+      --depth_;
+    } else {
+      --skip_;
+    }
+    return true;
+  }
+  bool dom_close(bool array) {
+    if (depth_-- == 2) in_model_ = false;
+    return array ? dom_.end_array() : dom_.end_object();
+  }
+
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  Mode mode_ = Mode::Dom;
+  int depth_ = 0, skip_ = 0, pair_n_ = 0;
+  bool in_model_ = false;
+  std::string key_;
+};
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
 std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_text,
                                                       const limits::TokenizerLimits& limits) {
   json root;
+  TokenizerJsonReader reader(root);
   try {
-    root = parse_json_limited(json_text.begin(), json_text.end(), "tokenizer.json");
+    sax_parse_limited(json_text.begin(), json_text.end(), "tokenizer.json", &reader);
   } catch (const json::exception& e) {
     bad("not JSON (" + prefix(e.what(), 200) + ")");  // it quotes what it last read: an unterminated string is the file
   }
@@ -431,8 +564,9 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
       bad("model.type " + quoted(type) + " is not supported (byte-level BPE as in GPT-2, or WordPiece as in BERT)");
     const bool bpe = t->kind_ == Kind::ByteLevelBpe;
 
-    const json& vocab = need(model, "model.", "vocab");
-    if (!vocab.is_object()) bad("model.vocab is not an object (token -> id)");
+    need(model, "model.", "vocab");
+    if (!reader.vocab_read) bad("model.vocab is not an object (token -> id)");
+    const auto& vocab = reader.vocab;
     if (static_cast<int64_t>(vocab.size()) > limits.vocab)
       bad("model.vocab has " + std::to_string(vocab.size()) + " pieces, more than the limit of " +
           std::to_string(limits.vocab));
@@ -448,18 +582,16 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
     // The two loops below run once per token and per merge (thousands to a hundred thousand): the
     // path an error names is only written out when there is an error.
     t->model_index_.reserve(vocab.size());
-    for (auto it = vocab.begin(); it != vocab.end(); ++it) {
-      if (it.key().size() > limits.piece_bytes)
-        bad("model.vocab: a piece " + piece_too_long(it.key(), limits.piece_bytes));
-      const json& v = it.value();
+    for (const auto& [token, v] : vocab) {
+      if (token.size() > limits.piece_bytes) bad("model.vocab: a piece " + piece_too_long(token, limits.piece_bytes));
       const bool plain = v.is_number_unsigned() && v.get<uint64_t>() < std::min<uint64_t>(n_tokens + kMaxHoles, kMaxId);
-      const int id = plain ? static_cast<int>(v.get<uint64_t>()) : id_value(v, "model.vocab[" + quoted(it.key()) + "]");
-      if (!plain) grow(id, "model.vocab[" + quoted(it.key()) + "]");
+      const int id = plain ? static_cast<int>(v.get<uint64_t>()) : id_value(v, "model.vocab[" + quoted(token) + "]");
+      if (!plain) grow(id, "model.vocab[" + quoted(token) + "]");
       if (id >= static_cast<int>(t->vocab_.size())) t->vocab_.resize(static_cast<size_t>(id) + 1);
       if (!t->vocab_[id].empty()) bad("model.vocab has two tokens with id " + std::to_string(id));
-      if (it.key().empty()) bad("model.vocab has an empty token");
-      t->vocab_[id] = it.key();
-      t->model_index_.emplace(it.key(), id);
+      if (token.empty()) bad("model.vocab has an empty token");
+      t->vocab_[id] = token;
+      t->model_index_.emplace(token, id);
     }
     if (t->model_index_.empty()) bad("model.vocab is empty");
     // path() writes the place an error names (called only on an error).
@@ -484,8 +616,9 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
       if (flag(model, "model.", "byte_fallback", false)) bad("model.byte_fallback true is not supported (only false)");
       t->fuse_unk_ = flag(model, "model.", "fuse_unk", false);
       t->ignore_merges_ = flag(model, "model.", "ignore_merges", false);
-      const json& merges = need(model, "model.", "merges");
-      if (!merges.is_array()) bad("model.merges is not an array");
+      need(model, "model.", "merges");
+      if (!reader.merges_read) bad("model.merges is not an array");
+      const auto& merges = reader.merges;
       if (static_cast<int64_t>(merges.size()) > limits.merges)
         bad("model.merges has " + std::to_string(merges.size()) + " merges, more than the limit of " +
             std::to_string(limits.merges));
@@ -493,16 +626,16 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
       std::string a, b, ab;
       for (size_t i = 0; i < merges.size(); ++i) {
         const auto path = [i] { return "model.merges[" + std::to_string(i) + "]"; };
-        const json& m = merges[i];
-        if (m.is_string()) {
-          const std::string& s = m.get_ref<const std::string&>();
+        const auto& m = merges[i];
+        if (m.form == TokenizerJsonReader::Merge::Joined) {
+          const std::string& s = m.a;
           const size_t sp = s.find(' ');
           if (sp == std::string::npos || s.find(' ', sp + 1) != std::string::npos) bad(path() + " is not a pair");
           a.assign(s, 0, sp);
           b.assign(s, sp + 1, std::string::npos);
-        } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
-          a = m[0].get_ref<const std::string&>();
-          b = m[1].get_ref<const std::string&>();
+        } else if (m.form == TokenizerJsonReader::Merge::Pair) {
+          a = m.a;
+          b = m.b;
         } else {
           bad(path() + " is not a pair");
         }

@@ -17,7 +17,7 @@ inline constexpr int kMaxJsonDepth = 64;
 // reads it: its parser with a callback scans an object's or array's members again at the end of
 // each member object, quadratic in their number (a tokenizer.json of 160,000 added tokens took 8 s).
 template <class It>
-nlohmann::json parse_json_limited(It first, It last, const std::string& what) {
+void check_json_depth(It first, It last, const std::string& what) {
   int depth = 0;
   bool in_string = false, escaped = false;
   for (It p = first; p != last; ++p) {
@@ -37,7 +37,20 @@ nlohmann::json parse_json_limited(It first, It last, const std::string& what) {
       --depth;  // unbalanced text is the parser's to refuse
     }
   }
+}
+
+template <class It>
+nlohmann::json parse_json_limited(It first, It last, const std::string& what) {
+  check_json_depth(first, last, what);
   return nlohmann::json::parse(first, last);
+}
+
+// The same check, then nlohmann's SAX parser with `sax` (a reader that keeps what it needs as it
+// goes, where a DOM of a large file would cost more than the reading).
+template <class It, class Sax>
+void sax_parse_limited(It first, It last, const std::string& what, Sax* sax) {
+  check_json_depth(first, last, what);
+  nlohmann::json::sax_parse(first, last, sax);
 }
 
 }  // namespace ap

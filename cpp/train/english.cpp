@@ -7,7 +7,7 @@
 //   split.json      the split rule and the held-out sample ids (copied into the model file)
 // An example starts at a random sentence of a sample and runs on through the sample's sentences
 // (joined by single spaces) for up to max_len tokens: english predicts every token after <bos>
-// (and <|endoftext|> where the sample ends); english-mlm hides 15 % of the tokens behind [MASK]
+// (and <|endoftext|> where the sample ends); english-mlm hides 40 % of the tokens behind [MASK]
 // (held-out examples hide exactly one). The tokens of a run of sentences are the tokens of each
 // sentence, the later ones with their leading space, which is what the tokenizer gives for the
 // joined text (GPT-2's split never joins a space to the piece before it).
@@ -29,7 +29,10 @@ const bool kJsonReaderSet = set_tokenizer_json_reader(&hf_tokenizer);
 
 constexpr int kLmContext = 256;  // a 100-word paragraph is about 130 tokens
 constexpr int kMlmContext = 64;  // the encoder views show a sentence or two (about 45 words)
-constexpr double kMaskRate = 0.15;
+// 40 %, not BERT's 15 %: each passage then teaches 2.7 times as many hidden tokens for the same
+// compute (Wettig et al. 2022, "Should You Mask 15% in Masked Language Modeling?"). At 15 % two
+// runs of 1,000 and 800 steps stayed near the unigram's loss.
+constexpr double kMaskRate = 0.4;
 
 std::string read_text(const std::string& path) {
   std::ifstream f(path, std::ios::binary);

@@ -226,6 +226,32 @@ TEST(HfTokenizerErrors, MalformedMerges) {
                         j["model"]["merges"][0] = json::array({"a", 5});
                       }),
                "model.merges[0] is not a pair");
+  // The reader keeps model.merges out of the DOM (io/hf_tokenizer.cpp, TokenizerJsonReader): every
+  // shape of a wrong entry is still named, and what follows it is still read.
+  expect_error(edited("bpe.json",
+                      [](json& j) {
+                        j["model"]["merges"][1] = json::array({"a", "b", "c"});
+                      }),
+               "tokenizer.json: model.merges[1] is not a pair");
+  expect_error(edited("bpe.json",
+                      [](json& j) {
+                        j["model"]["merges"][1] = json::array({json::array({"a"}), "b"});
+                      }),
+               "tokenizer.json: model.merges[1] is not a pair");
+  expect_error(edited("bpe.json", [](json& j) { j["model"]["merges"][4] = 7; }),
+               "tokenizer.json: model.merges[4] is not a pair");
+  expect_error(edited("bpe.json",
+                      [](json& j) {
+                        j["model"]["merges"][4] = json::object({{"a", "b"}});
+                      }),
+               "tokenizer.json: model.merges[4] is not a pair");
+  expect_error(edited("bpe.json", [](json& j) { j["model"]["merges"] = json::object(); }),
+               "tokenizer.json: model.merges is not an array");
+  expect_error(edited("bpe.json",
+                      [](json& j) {
+                        j["model"]["vocab"]["x"] = json::object({{"id", 3}});
+                      }),
+               "model.vocab['x'] is not an integer id");
   expect_error(edited("bpe.json", [](json& j) { j["model"]["merges"][2] = "zzz qqq"; }),
                "model.merges[2] 'zzz' is not in model.vocab");
   expect_error(edited("bpe.json", [](json& j) { j["model"].erase("merges"); }), "model.merges is missing");
