@@ -111,13 +111,15 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
     }
     // The first paragraph of the introduction, then the rest folded: with the controls beside the
     // heading on a wide screen (style.css), the chapter's first view comes up on the first screen.
+    // On a phone the first paragraph shows three lines until the fold is opened (style.css), so a
+    // one-paragraph introduction has the fold too, shown on phones only.
     const intro = lesson.intro || [];
-    if (intro.length) head.append(el('p', { className: 'intro', text: intro[0] }));
-    if (intro.length > 1)
+    if (intro.length) head.append(el('p', { className: 'intro intro-first', text: intro[0] }));
+    if (intro.length)
       head.append(
         el(
           'details',
-          { className: 'intro-more' },
+          { className: `intro-more${intro.length === 1 ? ' phone-only' : ''}` },
           el('summary', { text: 'Read more of the introduction' }),
           ...intro.slice(1).map((p) => el('p', { className: 'intro', text: p })),
         ),

@@ -258,6 +258,11 @@ export class ApControls extends HTMLElement {
       /* A row longer than the box fades out at its right edge: there is more to scroll to. */
       #tokens[data-scroll-focus] { mask-image: linear-gradient(to right, #000 calc(100% - 32px), transparent); }
       .model-note:empty { display: none; }
+      /* On a phone the note keeps one line (its button shows the rest), for the chapter's first view. */
+      @media (max-width: 600px) {
+        .model-note.clamp { min-height: 1lh; -webkit-line-clamp: 1; }
+        .controls-panel { padding: 10px 12px; }
+      }
       .model-row { align-items: flex-end; }
       .hf-open { padding: 4px 8px; border: 1px dashed transparent; border-radius: 8px; }
       .hf-open[open], .hf-open.dragging { flex-basis: 100%; padding: 8px 10px; border-color: var(--_border); }
