@@ -116,7 +116,7 @@ export interface ModelConfig {
   maxLen?: number;
   pos?: 'none' | 'sinusoidal' | 'learned' | 'relative' | 'rope';
   relClip?: number;
-  act?: 'relu' | 'gelu';
+  act?: 'relu' | 'gelu' | 'gelu_tanh';
   norm?: 'post' | 'pre';
   eps?: number;
   scale?: boolean;
@@ -197,6 +197,53 @@ export interface Model {
   setTensor(name: string, data: Float32Array | number[]): void;
   /** safetensors bytes with the config and vocabulary in the header metadata. */
   save(): Uint8Array;
+  /** Free-form metadata saved with the model ("task", "separator", "train_command", "corpus", ...). */
+  readonly metadata: Record<string, string>;
+  /**
+   * Generates tokens one at a time (with the KV cache unless useCache is false). prompt: text
+   * (model.prompt adds <bos> and a task's separator; for an encoder-decoder model, the source) or ids.
+   */
+  generate(prompt: string | ArrayLike<number>, options?: GenerateOptions): Generation;
+  dispose(): void;
+}
+
+export interface GenerateOptions {
+  maxTokens?: number;
+  /** 0: greedy (the default). */
+  temperature?: number;
+  /** 0: no top-k cut. */
+  topK?: number;
+  /** 1: no nucleus cut. */
+  topP?: number;
+  seed?: number;
+  useCache?: boolean;
+  switches?: Switches;
+  keep?: TraceKeep;
+}
+
+export interface GenerateStep {
+  token: number;
+  /** The token as encode() pieces show it. */
+  piece: string;
+  /** Positions in the KV cache when this token was chosen. */
+  cacheLen: number;
+  /** The probabilities the token was drawn from (after temperature, top-k and top-p). */
+  distribution: Float32Array;
+  trace: Trace;
+}
+
+export interface Generation {
+  prompt: Int32Array;
+  tokens: Int32Array;
+  /** The decoder's whole sequence: the prompt, then the generated tokens without a final <eos>. */
+  sequence: Int32Array;
+  text: string;
+  stop: 'eos' | 'max_tokens' | 'max_len';
+  /** Prompt positions read as <unk>. */
+  unknown: number[];
+  steps: GenerateStep[];
+  /** The encoder's trace (encoder-decoder models), else null. */
+  encoder: Trace | null;
   dispose(): void;
 }
 

@@ -57,11 +57,76 @@ export interface ApWidgetElement extends HTMLElement {
   update(): void;
 }
 
+export interface GotoStepDetail { step: string }
+export interface TrainingProgressDetail { step: number; loss: number; accuracy?: number }
+export interface QuizAnswerDetail { question: string; correct: boolean }
+
+/** The events widgets dispatch (EVENTS): bubbling and composed, so heard on document and window too. */
+export interface ApEventMap {
+  'ap-cell-select': CustomEvent<CellSelectDetail>;
+  'ap-step-change': CustomEvent<StepChangeDetail>;
+  'ap-state-change': CustomEvent<StateChangeDetail>;
+  'ap-rendered': CustomEvent<{ concept: string }>;
+  'ap-goto-step': CustomEvent<GotoStepDetail>;
+  'ap-training-progress': CustomEvent<TrainingProgressDetail>;
+  'ap-quiz-answer': CustomEvent<QuizAnswerDetail>;
+}
+
 declare global {
-  interface HTMLElementEventMap {
-    'ap-cell-select': CustomEvent<CellSelectDetail>;
-    'ap-step-change': CustomEvent<StepChangeDetail>;
-    'ap-state-change': CustomEvent<StateChangeDetail>;
-    'ap-rendered': CustomEvent<{ concept: string }>;
+  interface HTMLElementEventMap extends ApEventMap {}
+  interface DocumentEventMap extends ApEventMap {}
+  interface WindowEventMap extends ApEventMap {}
+  /** Every element the bundle registers (tests/wasm/types.test.js holds this list to the bundle's). */
+  interface HTMLElementTagNameMap {
+    'ap-stepper': ApWidgetElement;
+    'ap-rnn-chain': ApWidgetElement;
+    'ap-rnn-vanishing': ApWidgetElement;
+    'ap-rnn-cost': ApWidgetElement;
+    'ap-birnn': ApWidgetElement;
+    'ap-bahdanau': ApWidgetElement;
+    'ap-translation': ApWidgetElement;
+    'ap-soft-lookup': ApWidgetElement;
+    'ap-tokens': ApWidgetElement;
+    'ap-embed': ApWidgetElement;
+    'ap-context-embeddings': ApWidgetElement;
+    'ap-qkv': ApWidgetElement;
+    'ap-scores': ApWidgetElement;
+    'ap-scale': ApWidgetElement;
+    'ap-softmax': ApWidgetElement;
+    'ap-weighted-sum': ApWidgetElement;
+    'ap-general-form': ApWidgetElement;
+    'ap-heads': ApWidgetElement;
+    'ap-induction': ApWidgetElement;
+    'ap-reshape': ApWidgetElement;
+    'ap-concat-wo': ApWidgetElement;
+    'ap-head-cost': ApWidgetElement;
+    'ap-permutation': ApWidgetElement;
+    'ap-sinusoidal': ApWidgetElement;
+    'ap-learned-pos': ApWidgetElement;
+    'ap-relative': ApWidgetElement;
+    'ap-rope': ApWidgetElement;
+    'ap-residual': ApWidgetElement;
+    'ap-layernorm': ApWidgetElement;
+    'ap-ffn': ApWidgetElement;
+    'ap-block': ApWidgetElement;
+    'ap-causal-mask': ApWidgetElement;
+    'ap-encoder-decoder': ApWidgetElement;
+    'ap-shifted-right': ApWidgetElement;
+    'ap-cross-attention': ApWidgetElement;
+    'ap-decoding': ApWidgetElement;
+    'ap-sampling': ApWidgetElement;
+    'ap-kv-cache': ApWidgetElement;
+    'ap-bert-gpt': ApWidgetElement;
+    'ap-pretrain-finetune': ApWidgetElement;
+    'ap-quadratic': ApWidgetElement;
+    'ap-long-context': ApWidgetElement;
+    'ap-model-sizes': ApWidgetElement;
+    'ap-comparison': ApWidgetElement;
+    'ap-training': ApWidgetElement;
+    'ap-quiz': ApWidgetElement;
+    /** The playground page's text box, model picker and switches. */
+    'ap-controls': HTMLElement;
+    /** A matrix drawn as a heatmap (inside the widgets). */
+    'ap-heatmap': HTMLElement;
   }
 }

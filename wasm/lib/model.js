@@ -84,9 +84,7 @@ export class Model {
 
   /** What a student should read for one id: a pretrained model's token decoded (" cat", not "Ġcat"). */
   _piece(id) {
-    if (!this.pretrained) return this.vocab[id];
-    if (id === this.specialTokens.eos || id === this.specialTokens.bos) return this.vocab[id];
-    return this.tokenizer.decode([id]) || this.vocab[id];
+    return this.pieces[id];
   }
 
   _alive() {

@@ -61,6 +61,17 @@ export const EVENTS = [
     detail: '{ patch }',
     doc: 'The widget asks for a state change (a preset button, its text box). Call preventDefault() to handle it yourself; otherwise the widget applies it to its own attributes.',
   },
+  {
+    name: 'ap-goto-step',
+    detail: '{ step }',
+    doc: '<ap-block>: the reader asked to open one of its stages in the stepper (the playground page shows the recap there).',
+  },
+  {
+    name: 'ap-training-progress',
+    detail: '{ step, loss, accuracy }',
+    doc: '<ap-training>: a progress report from the training worker (accuracy is undefined where the task has none).',
+  },
+  { name: 'ap-quiz-answer', detail: '{ question, correct }', doc: '<ap-quiz>: the reader checked an answer.' },
 ];
 
 /** Every widget: [{ tag, id, chapter, chapterTitle, title, extra: [attribute names] }]. */
