@@ -507,6 +507,22 @@ describe('bert-gpt: the same sentence, two masks, two objectives', () => {
     expect(errors).toEqual([]);
   }, 120_000);
 
+  test('a paragraph longer than the models read is cut to its first 63 words, and the view says so', async () => {
+    // 12 x 7 = 84 words; the random models read 64 tokens, the decoder's <bos> takes one: 63 words.
+    const text = Array(12).fill('the cat sat on the mat and').join(' ');
+    const { errors, widget } = await openAlone('ap-bert-gpt', { text });
+    expect(await widget.getAttribute('data-error')).toBeNull();
+    await expect(widget.locator('.cut').textContent()).resolves.toBe(
+      'These models read at most 63 words; your text has 84, so the view reads its first 63.',
+    );
+    const size = await widget.evaluate((w) => {
+      const m = w.shadowRoot.querySelector('[data-model=bert] ap-heatmap[data-role=mask]').matrix;
+      return [m.rows, m.cols];
+    });
+    expect(size).toEqual([63, 63]);
+    expect(errors).toEqual([]);
+  }, 120_000);
+
   test("a word outside the masked LM's vocabulary is named, and BERT falls back to random weights (said)", async () => {
     const { errors, widget } = await openAlone('ap-bert-gpt', { text: 'the cat sat on the futon' });
     expect(await data(widget, 'bertTrained')).toBe('false');

@@ -35,6 +35,7 @@ const NSP_NOTE_HF =
   "Objectives compared. BERT: masked LM + next sentence prediction (NSP). GPT: next-token prediction only. Only the masked LM is shown on the BERT side: your folder's masked-LM head (cls.predictions). A BERT checkpoint's NSP head (cls.seq_relationship) is not read, so there is no NSP prediction to show.";
 
 export const MASK_PIECE = '[MASK]';
+const MLM_MAX_LEN = 64; // the fallback masked-LM encoder's context
 const TOP = 6;
 
 // The fallback masked-LM encoders (random weights, vocabulary + [MASK]), one per (seed, d_model).
@@ -52,7 +53,7 @@ function mlmEntry(ap, seed, dModel) {
         nHeads: 2,
         nLayers: 1,
         dFf: 4 * dModel,
-        maxLen: 64,
+        maxLen: MLM_MAX_LEN,
         pos: 'sinusoidal',
       },
       { seed },
@@ -94,6 +95,7 @@ export class ApBertGpt extends ApWidget {
         { className: 'controls' },
         el('label', { className: 'field' }, el('span', { text: 'Word to hide from BERT / to predict' }), this.maskSel),
       )),
+      (this.cutNote = el('p', { className: 'note cut', hidden: true })),
       this.cols,
       (this.nspNote = el('p', { className: 'note nsp', text: NSP_NOTE })),
       el('h4', { text: 'Who sees what: change the last word' }),
@@ -174,8 +176,14 @@ export class ApBertGpt extends ApWidget {
     return r;
   }
 
-  _compute(state, text, ap, enc, dec, grammar, trainedMlm) {
-    const e = enc.model.tokenizer.encode(text);
+  _compute(state, fullText, ap, enc, dec, grammar, trainedMlm) {
+    // Every model here reads at most `max` words (the decoder's <bos> takes a place): a longer
+    // text, such as a paragraph, is cut to its first `max` words, and the view says so.
+    const max = Math.min(enc.base.maxLen, dec.base.maxLen - 1, MLM_MAX_LEN);
+    const whole = enc.model.tokenizer.encode(fullText);
+    const cut = whole.ids.length > max ? { max, n: whole.ids.length } : null;
+    const text = cut ? whole.pieces.slice(0, max).join(' ') : fullText;
+    const e = cut ? enc.model.tokenizer.encode(text) : whole;
     const ids = Array.from(e.ids);
     const labels = e.pieces.map(tokenText);
     if (!ids.length) return { empty: true };
@@ -235,6 +243,7 @@ export class ApBertGpt extends ApWidget {
       bertTrained,
       bertUnknown,
       mlmMissing: !trainedMlm,
+      cut,
       bertName: bertTrained
         ? `a masked language model (encoder-only: ${mlm.base.nLayers} layers, ${mlm.base.nHeads} heads, d_model ${mlm.base.dModel}) trained on the same kind of sentences as the grammar model`
         : null,
@@ -263,6 +272,10 @@ export class ApBertGpt extends ApWidget {
     this.maskSel.replaceChildren(...opts);
     this.maskSel.value = String(r.selectAt ?? r.at);
     this.maskField.hidden = this.hides('mask');
+    this.cutNote.hidden = !r.cut;
+    this.cutNote.textContent = r.cut
+      ? `These models read at most ${r.cut.max} words; your text has ${r.cut.n}, so the view reads its first ${r.cut.max}.`
+      : '';
     this.dataset.mask = String(r.at);
 
     const side = (run, key, name, objective, { row, truth, dist }) => {
