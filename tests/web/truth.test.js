@@ -3,6 +3,7 @@
 //    the student types, each view shows the core's message in place of its drawing (which was of
 //    the previous text) and keeps its own controls, and every view comes back with the next valid
 //    text. Run on the grammar decoder, whose context is 32 tokens.
+import { PARAGRAPH } from '../tools/lib/english-sentences.mjs';
 import { describe, expect, test } from 'vitest';
 import { usePlayground } from './harness.js';
 
@@ -594,6 +595,30 @@ describe("relative positions' scaled scores say the bias was added", () => {
     const line = got.find((t) => t.startsWith('Divided by'));
     expect(line).toMatch(/^Divided by √8 = 2\.83, then each pair's bias b\[j − i\] added: the range /);
     expect(line).not.toContain('less peaked');
+  }, 120_000);
+});
+
+describe("a paragraph longer than a view's own model reads", () => {
+  // The 100-word paragraph fits the English model (256 tokens), not the 64 of the random models
+  // these two views run (positions off, relative positions): each reads its first 64 and says so;
+  // both once showed only "input has 120 tokens but the model's max length is 64".
+  test('permutation and relative positions draw its first 64 tokens, with a line saying so', async () => {
+    const q = `/?${new URLSearchParams({ text: PARAGRAPH })}`;
+    for (const [concept, tag] of [
+      ['permutation', 'ap-permutation'],
+      ['relative', 'ap-relative'],
+    ]) {
+      const got = await readView(`${q}#concept=${concept}`, tag, (el) => ({
+        error: el.dataset.error ?? null,
+        cut: el.shadowRoot.querySelector('.cut').textContent,
+        rows: Math.max(...[...el.shadowRoot.querySelectorAll('ap-heatmap')].map((h) => h.matrix.rows)), // the n x n maps
+      }));
+      expect(got.error, concept).toBe(null);
+      expect(got.rows, concept).toBe(64);
+      expect(got.cut, concept).toMatch(
+        /^This view's model reads at most 64 tokens; your text has \d{3}, so the view reads its first 64\.$/,
+      );
+    }
   }, 120_000);
 });
 

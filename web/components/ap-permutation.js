@@ -4,7 +4,7 @@
 // the rows differ. The notes' example: "The cat sat on the mat" vs "mat the on sat cat The".
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt, tokenText } from '../lib/dom.js';
-import { numsTable, textFor, withModelFor } from '../lib/view.js';
+import { numsTable, textFor, tokensWithin, withModelFor } from '../lib/view.js';
 import { runIds } from '../lib/runs.js';
 import { matrix } from '../lib/heatmap.js';
 import { permutation } from '../lib/random.js';
@@ -45,6 +45,7 @@ export class ApPermutation extends ApWidget {
         text: 'Attention is a weighted sum over a set: nothing in it knows where a token sits. Feed the same tokens in another order and, without positional encodings, every token gets exactly the same output vector as before, just in another row.',
       }),
       el('div', { className: 'controls' }, this.reverse, this.shuffle),
+      (this.cutNote = el('p', { className: 'note cut', hidden: true })),
       this.orders,
       this.verdict,
       this.maps,
@@ -59,7 +60,8 @@ export class ApPermutation extends ApWidget {
       state,
       (b, entry) => b.arch !== 'encoder-decoder' && entry.model.switchChoices.pos.includes('none'),
       (entry) => {
-        const enc = entry.model.tokenizer.encode(textFor(state));
+        const enc = tokensWithin(entry, textFor(state));
+        this._cut = enc.cut;
         const ids = Array.from(enc.ids);
         const n = ids.length;
         const perm = this.seed === 0 ? ids.map((_, i) => n - 1 - i) : permutation(n, this.seed);
@@ -80,6 +82,8 @@ export class ApPermutation extends ApWidget {
   }
 
   render(r) {
+    this.cutNote.textContent = this._cut;
+    this.cutNote.hidden = !this._cut;
     if (!r.n) {
       this.verdict.textContent = 'Type some text.';
       return;

@@ -3,7 +3,7 @@
 // stage of a model with pos 'relative': constant along every diagonal.
 import { ApWidget, define } from '../lib/widget.js';
 import { el } from '../lib/dom.js';
-import { StepPanel, headFor, layerFor, textFor, withEntry } from '../lib/view.js';
+import { StepPanel, headFor, layerFor, textFor, tokensWithin, withEntry } from '../lib/view.js';
 import { randomKey } from '../lib/models.js';
 import { runIds } from '../lib/runs.js';
 import { stepView } from '../lib/steps.js';
@@ -22,6 +22,7 @@ export class ApRelative extends ApWidget {
         className: 'lead',
         text: 'Relative position methods ask "how far apart are i and j?" instead of "where is i?". Here each head learns one number per offset j − i, added to the score: the same bias for every pair at the same distance, wherever they are.',
       }),
+      (this.cutNote = el('p', { className: 'note cut', hidden: true })),
       this.table,
       el('h4', { text: 'The bias added to the scores (this head)' }),
       this.bias.node,
@@ -42,12 +43,15 @@ export class ApRelative extends ApWidget {
       pos: 'relative',
     });
     return withEntry(key, (entry) => {
-      const enc = entry.model.tokenizer.encode(textFor(state));
-      return runIds(entry, enc.ids, { causal: false }, enc.pieces.map(tokenText));
+      const t = tokensWithin(entry, textFor(state));
+      this._cut = t.cut;
+      return runIds(entry, t.ids, { causal: false }, t.pieces.map(tokenText));
     });
   }
 
   render(run, state) {
+    this.cutNote.textContent = this._cut;
+    this.cutNote.hidden = !this._cut;
     if (run.tokens.length === 0) return;
     const head = headFor(run, state);
     const rel = run.tensor('rel_bias');

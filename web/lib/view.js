@@ -237,6 +237,22 @@ export function withModelFor(state, ok, fn) {
   return withEntry(modelKeyOf(state), (entry) => (ok(entry.base, entry) ? fn(entry) : withEntry(fallback, fn)));
 }
 
+/**
+ * The tokens of `text` a view's own model reads: at most its context (a paragraph typed for the
+ * English model can be longer than a small random model's 64). { ids, pieces, cut }: cut is '' or
+ * the line the view shows when the text was cut.
+ */
+export function tokensWithin(entry, text) {
+  const enc = entry.model.tokenizer.encode(text);
+  const max = entry.base.maxLen;
+  if (enc.ids.length <= max) return { ids: enc.ids, pieces: enc.pieces, cut: '' };
+  return {
+    ids: enc.ids.slice(0, max),
+    pieces: enc.pieces.slice(0, max),
+    cut: `This view's model reads at most ${max} tokens; your text has ${enc.ids.length}, so the view reads its first ${max}.`,
+  };
+}
+
 /** Text to run a model-only view on: the page's text, or a preset's tokens. */
 export function textFor(state) {
   if (!state.preset) return state.text;
