@@ -16,7 +16,7 @@ import tk from 'tokenizers';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
 import { splitBrown } from '../tools/lib/brown.mjs';
-import { chunksFor, decoderFigures, firstPassages, mlmFigures, tokenizerJsonOf } from '../tools/lib/english-eval.mjs';
+import { chunksFor, decoderFigures, firstPassages, tokenizerJsonOf } from '../tools/lib/english-eval.mjs';
 import { bitsPerByte, trainKneserNey, trainUnigram } from '../tools/lib/ngram.mjs';
 import { POOL, randomStrings } from './lib/random-text.js';
 

@@ -4,7 +4,7 @@
 // Face's tensor names and layouts (F32, F16 and BF16), every stage recorded in float64. Ours must
 // agree within 1e-4 relative to each stage's largest value.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';

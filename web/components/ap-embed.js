@@ -1,8 +1,8 @@
 // <ap-embed> (embed): tokens become rows of X. Each piece of the text gets its id in the
 // vocabulary, the id picks a row of the embedding table E, and the rows stacked make X (n x d).
 import { ApWidget, define } from '../lib/widget.js';
-import { el, fmt, tokenText } from '../lib/dom.js';
-import { StepPanel, claimBox, presetButtons } from '../lib/view.js';
+import { el, tokenText } from '../lib/dom.js';
+import { StepPanel, claimBox } from '../lib/view.js';
 import { stepView } from '../lib/steps.js';
 
 export class ApEmbed extends ApWidget {

@@ -12,7 +12,7 @@
 // Example: <ap-model-sizes preset="gpt3"></ap-model-sizes>
 import { ApWidget, define } from '../lib/widget.js';
 import { readNumber } from '../lib/state.js';
-import { el, fmt } from '../lib/dom.js';
+import { el } from '../lib/dom.js';
 import { numsTable } from '../lib/view.js';
 import { getPlayground, playgroundNow } from '../lib/playground.js';
 import { modelNow, paramText } from '../lib/models.js';

@@ -3,7 +3,7 @@
 // stage of a model with pos 'relative': constant along every diagonal.
 import { ApWidget, define } from '../lib/widget.js';
 import { el } from '../lib/dom.js';
-import { StepPanel, headFor, layerFor, textFor, tokensWithin, withEntry } from '../lib/view.js';
+import { StepPanel, headFor, textFor, tokensWithin, withEntry } from '../lib/view.js';
 import { randomKey } from '../lib/models.js';
 import { runIds } from '../lib/runs.js';
 import { stepView } from '../lib/steps.js';

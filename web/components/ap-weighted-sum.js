@@ -5,7 +5,7 @@ import { ApWidget, define } from '../lib/widget.js';
 import { clamp, el, fillSelect, fmt, num } from '../lib/dom.js';
 import { StepPanel, claimBox, headFor, layerFor, presetButtons, rowSelect } from '../lib/view.js';
 import { stepView } from '../lib/steps.js';
-import { matrix, rowOf } from '../lib/heatmap.js';
+import { rowOf } from '../lib/heatmap.js';
 
 export class ApWeightedSum extends ApWidget {
   static concept = 'weighted-sum';
