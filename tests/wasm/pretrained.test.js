@@ -61,7 +61,7 @@ describe.each([
   ['bert-tiny', 'tests/fixtures/hf/bert-tiny', 'F32, BertForMaskedLM names'],
   ['bert-tiny', 'tests/fixtures/hf/bert-tiny-bf16', 'BF16, LayerNorm gamma/beta, pooler and decoder copies'],
   ['distilbert-tiny', 'tests/fixtures/hf/distilbert-tiny', 'F16, DistilBertForMaskedLM names, no token types'],
-])('%s from %s (%s)', (name, dir, _what) => {
+])('%s from %s (%s)', (name, dir) => {
   test('every traced stage and the logits match PyTorch within 1e-4', async () => {
     const fx = expected(name);
     const model = await ap.loadPretrained(folder(join(ROOT, dir)));

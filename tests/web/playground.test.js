@@ -94,13 +94,6 @@ async function waitForText(page, selector, text) {
   );
 }
 
-async function showConcept(page, id) {
-  const widget = page.locator(`ap-${id}`);
-  await widget.scrollIntoViewIfNeeded();
-  await page.waitForFunction((tag) => document.querySelector(tag)?.dataset.rendered, `ap-${id}`);
-  return widget;
-}
-
 describe('the recap lists its steps under input, each layer and output', () => {
   // The English decoder is pre-norm: its final norm comes after the last layer, beside the logits
   // (it was once listed under "input:", its stack having no layer).

@@ -49,7 +49,6 @@ const std = (a) => {
   const m = mean(a);
   return Math.sqrt(mean(a.map((v) => (v - m) ** 2)));
 };
-const rowMaxes = (w, n) => Array.from({ length: n }, (_, i) => Math.max(...w.slice(i * n, i * n + n)));
 
 describe("scale: the notes' case d_k = 512", () => {
   test('unscaled largest weight > 0.9, scaled < 0.6, the spread of q.k near sqrt(512); the same numbers as the core in Node', async () => {

@@ -286,7 +286,7 @@ describe('induction: two heads form together to copy', () => {
 
 describe("quiz: the notes' questions, answered by the core", () => {
   test('right and wrong answers get the right feedback; predictions reveal their view', async () => {
-    const { page, errors, widget } = await openAlone('ap-quiz');
+    const { errors, widget } = await openAlone('ap-quiz');
     expect(JSON.parse(await data(widget, 'answers'))).toEqual({ tm: 'c', rnn: ['b'], p1: 2, p2: 3 });
     const q = (id) => widget.locator(`[data-question="${id}"]`);
     const result = (id) => q(id).evaluate((n) => n.dataset.result);

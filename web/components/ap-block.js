@@ -268,7 +268,7 @@ export class ApBlock extends ApWidget {
     const wanted = this.open ?? this.getAttribute('stage') ?? 'attn';
     const open =
       plan.nodes.find((n) => n.id === wanted && n.available.length) || plan.nodes.find((n) => n.id === 'attn');
-    this._draw(plan, open, run, layer);
+    this._draw(plan, open, run);
     this._showStage(open, run, state);
     this.dataset.norm = run.config.norm;
     this.dataset.layer = String(layer);
@@ -277,7 +277,7 @@ export class ApBlock extends ApWidget {
     this.note.textContent = `${pre ? 'Pre-norm' : 'Post-norm'}, layer ${layer} of ${nLayers}: ${plan.skips.length} residual paths, one around each sublayer.${pre ? ' The residual stream is never normalised inside the stack; the final LayerNorm after the last block does it once.' : ' Each Add & Norm normalises the sum, so the next sublayer gets rows of mean 0 and variance 1.'}`;
   }
 
-  _draw(plan, open, run, layer) {
+  _draw(plan, open, run) {
     const s = this.svg;
     const y = (i) => TOP + i * (BOX_H + GAP);
     const height = y(plan.nodes.length - 1) + BOX_H + TOP;

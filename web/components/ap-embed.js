@@ -19,7 +19,7 @@ export class ApEmbed extends ApWidget {
     this.body.append(this.lead, this.claim, this.tokens, this.panel.node);
   }
 
-  render(run, state) {
+  render(run) {
     this.claim.replaceChildren(...[claimBox(run.preset)].filter(Boolean));
     const ids = run.kind === 'model' ? run.get('tokens') : null;
     this.tokens.replaceChildren(

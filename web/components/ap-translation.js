@@ -119,7 +119,7 @@ export class ApTranslation extends ApWidget {
     }
   }
 
-  render(d, state) {
+  render(d) {
     if (this.shadowRoot.activeElement !== this.input && this.input.value !== this.source())
       this.input.value = this.source();
     const { t } = d;

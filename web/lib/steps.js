@@ -68,7 +68,6 @@ const SHORT = {
 };
 
 const f = (v) => fmt(v, 3);
-const dims = (k) => Array.from({ length: k }, (_, i) => String(i));
 
 function range(values) {
   let lo = Infinity,
@@ -191,8 +190,8 @@ export class Ctx {
       ? { name: 'resid2', layer: layer - 1, tex: `X^{(${layer})}` }
       : { name: 'norm2', layer: layer - 1, tex: `X^{(${layer})}` };
   }
-  /** The stack's final output (what logits or cross-attention read). */
-  stackOutput(stack) {
+  /** A stack's final output (what logits or cross-attention read); the caller names the stack: both have nLayers. */
+  stackOutput() {
     const last = this.c.nLayers - 1;
     if (this.pre) return { name: 'final_norm', layer: null };
     return { name: 'norm2', layer: last };
@@ -288,7 +287,7 @@ function attnInputs(ctx, stack, layer, cross) {
   const q = ctx.pre
     ? { name: 'cross_norm', layer, stack, tex: '\\mathrm{LN}(H)' }
     : { name: 'norm1', layer, stack, tex: 'H' };
-  const out = ctx.stackOutput('encoder');
+  const out = ctx.stackOutput();
   return { q, kv: { ...out, stack: 'encoder', tex: 'Z_{\\text{enc}}' } };
 }
 
@@ -979,7 +978,7 @@ export function topK(values, cols, i, vocab, k = 5) {
 
 function logitsStep(ctx, { name }) {
   const stack = ctx.run.mainStack || 'decoder';
-  const src = ctx.stackOutput(stack);
+  const src = ctx.stackOutput();
   const X = ctx.m(src.name, { stack, layer: src.layer, title: 'final hidden states' });
   // A byte-level BPE piece as its text (" the", not GPT-2's "Ġthe").
   const vocab = ctx.run.model ? displayVocab({ model: ctx.run.model }).map(tokenText) : null;
