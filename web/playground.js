@@ -637,6 +637,7 @@ function redrawAll() {
   resetTheme();
   const visit = (root) => {
     for (const node of root.querySelectorAll('*')) {
+      // eslint-disable-next-line no-self-assign -- the setter lays out and redraws: the same matrix in the new colours
       if (node.tagName === 'AP-HEATMAP' && node.matrix) node.matrix = node.matrix;
       if (node.shadowRoot) visit(node.shadowRoot);
     }

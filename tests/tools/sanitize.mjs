@@ -19,6 +19,7 @@ const SANITIZER_ENV = {
   UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1',
 };
 
+// eslint-disable-next-line no-control-regex -- ESC (\x1b) opens the ANSI colour codes this strips
 const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, '');
 const seconds = (t0) => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
 

@@ -28,6 +28,7 @@ const force = process.argv.includes('--force');
 const vitestArgs = process.argv.slice(2).filter((a) => a !== '--force');
 const fullRun = vitestArgs.length === 0; // only a run of everything may vouch for everything
 
+// eslint-disable-next-line no-control-regex -- ESC (\x1b) opens the ANSI colour codes this strips
 const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, '');
 
 // "95% tests passed, 1 tests failed out of 20"

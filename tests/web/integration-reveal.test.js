@@ -4,6 +4,7 @@
 // inside the scaled slide, each only once its slide is shown (not while hidden, not when a jump
 // sweeps its slide past), the arrow keys change slides unless a widget has the focus, nothing is
 // fetched from anywhere but the deck's folder, and slides not yet seen still draw offline.
+/* global Reveal -- reveal.js's global in the deck's page, where the page.evaluate callbacks below run */
 import { beforeAll, describe, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
 import { requireBundle, useStaticSite } from './harness.js';
