@@ -1,6 +1,7 @@
-// `npm test`: install what is missing, build everything, then run every test suite:
-// the C++ tests natively and compiled to wasm (ctest), and Vitest (tests/wasm in Node
-// against the real module, tests/web in headless Chromium). Exits non-zero if anything fails.
+// `npm test`: install what is missing, build everything, then run every check and test suite:
+// the formatting check, ESLint, the C++ tests natively and compiled to wasm (ctest), and Vitest
+// (tests/wasm in Node against the real module, tests/web in headless Chromium). Exits non-zero if
+// anything fails.
 // Arguments after `npm test --` go to Vitest (for example a test file to run alone), except
 // --force, which reruns everything even when nothing changed since the last green run.
 import { createHash } from 'node:crypto';
@@ -88,6 +89,13 @@ const suites = [
     cmd: process.execPath,
     args: [join(ROOT, 'tests', 'tools', 'format.mjs'), '--check'],
     counts: (output) => (/^formatted: /m.test(output) ? { passed: 1, failed: 0, skipped: 0 } : null),
+  },
+  {
+    // One check: ESLint (eslint.config.js) finds no error in the project's JS; its report says where.
+    name: 'Lint (ESLint)',
+    cmd: join(ROOT, 'node_modules', '.bin', 'eslint'),
+    args: ['.'],
+    counts: (output, code) => (code === 0 ? { passed: 1, failed: 0, skipped: 0 } : null),
   },
   {
     name: 'C++ tests, native (ctest)',
@@ -248,7 +256,7 @@ main(async () => {
     const t = performance.now();
     suite.before?.();
     const { code, output } = await run(suite.cmd, suite.args, { capture: true });
-    const counts = suite.counts(output) ?? { passed: 0, failed: 0, skipped: 0 };
+    const counts = suite.counts(output, code) ?? { passed: 0, failed: 0, skipped: 0 };
     // A runner that failed without reporting a failed test (crash, no tests found, an
     // unhandled error) still counts as one failure, so the totals never look clean.
     const failed = counts.failed || (code !== 0 ? 1 : 0);
