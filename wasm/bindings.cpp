@@ -228,7 +228,11 @@ class TraceHandle {
     val out = val::array();
     int i = 0;
     for (const ap::Stage& s : trace.stages())
-      out.set(i++, obj({{"name", js(s.name)}, {"stack", js(s.stack)}, {"layer", js(s.layer)}, {"shape", js(s.shape)}}));
+      out.set(i++, obj({{"name", js(s.name)},
+                        {"stack", js(s.stack)},
+                        {"layer", js(s.layer)},
+                        {"shape", js(s.shape)},
+                        {"role", js(s.role)}}));
     return out;
   }
   int count() const { return static_cast<int>(trace.stages().size()); }

@@ -52,6 +52,8 @@ export interface StageInfo {
   /** Always null: per-head stages are listed once with shape [h, n, m]; slice with { head }. */
   head: null;
   shape: number[];
+  /** 'block_output' on the stage a block hands to the next one (Trace.blockOutput), '' otherwise. */
+  role: string;
 }
 
 export interface StageQuery {
@@ -65,6 +67,8 @@ export interface StageQuery {
 
 export interface Trace {
   stages(): StageInfo[];
+  /** The name of the stage layer `layer` hands to the next (norm2 after a post-norm block, resid2 after a pre-norm one), null when not kept. */
+  blockOutput(opts: { layer: number; stack?: 'encoder' | 'decoder' }): string | null;
   shape(name: StageName, opts?: StageQuery): number[];
   /** A copy, row-major. 'tokens' is an Int32Array. */
   get(name: StageName, opts?: StageQuery): Float32Array;

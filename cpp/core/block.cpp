@@ -56,6 +56,7 @@ void block_forward(Mat& out, const Mat& x, const Mat* memory, const std::vector<
   };
 
   Mat attn_out, resid1, norm1, h;
+  const char* h_stage = post ? "norm1" : "resid1";  // the stage h is, marked when it is the block's output
   // Self-attention sub-layer.
   if (post) {
     multi_head_attention(attn_out, x, x, b.self_attn, self, &tr, "", stack, layer);
@@ -79,16 +80,19 @@ void block_forward(Mat& out, const Mat& x, const Mat* memory, const std::vector<
       add_mat(tr, "cross_resid", stack, layer, cross_resid);
       norm(cross_norm, cross_resid, b.norm_cross, "cross_norm");
       h = cross_norm;
+      h_stage = "cross_norm";
     } else {
       norm(cross_norm, h, b.norm_cross, "cross_norm");
       multi_head_attention(cross_out, cross_norm, *memory, b.cross_attn, cross, &tr, "cross_", stack, layer);
       cross_resid = h + cross_out;
       add_mat(tr, "cross_resid", stack, layer, cross_resid);
       h = cross_resid;
+      h_stage = "cross_resid";
     }
   }
   if (!cfg.ffn) {  // attention-only: the block ends with its attention sublayer(s)
     out = h;
+    tr.mark(h_stage, stack, layer, "block_output");
     return;
   }
   // FFN sub-layer: FFN(z) = act(z W1 + b1) W2 + b2, applied to each token on its own.
@@ -113,6 +117,7 @@ void block_forward(Mat& out, const Mat& x, const Mat* memory, const std::vector<
     out = norm2;
   } else
     out = resid2;
+  tr.mark(post ? "norm2" : "resid2", stack, layer, "block_output");
 }
 
 }  // namespace ap

@@ -15,6 +15,10 @@ struct Stage {
   int layer = -1;           // -1 for stages outside the layers (tokens, embed, logits)
   std::vector<int> shape;   // row-major; per-head stages are [h, n, m] or [h, n, d_k]
   std::vector<float> data;  // size = product of shape (token ids are stored as floats)
+  // What the stage is for a reader: "block_output" on the stage a block hands to the next one (as
+  // the block computed it: norm2 after a post-norm block, resid2 after a pre-norm one, the
+  // attention sublayer's stage in an attention-only block), "" for the others.
+  std::string role;
 };
 
 // What a traced call keeps, so that a pretrained model's forward need not hold every stage of
@@ -38,6 +42,10 @@ class Trace {
   MatMap add2d(const std::string& name, const std::string& stack, int layer, int rows, int cols);
   // Per-head slice h of a [h, rows, cols] stage as a (rows, cols) map.
   static MatMap head(Stage& s, int h);
+  // Sets the role of a recorded stage (nothing when the stage was not kept).
+  void mark(const std::string& name, const std::string& stack, int layer, const char* role) {
+    if (Stage* s = find(name, stack, layer)) s->role = role;
+  }
   // nullptr when absent.
   const Stage* find(const std::string& name, const std::string& stack = "", int layer = -1) const;
   Stage* find(const std::string& name, const std::string& stack = "", int layer = -1);

@@ -9,6 +9,7 @@ export class Trace {
       stack: s.stack,
       layer: s.layer < 0 ? null : s.layer,
       shape: s.shape,
+      role: s.role,
       index,
     }));
     /** Pieces of the input text, when the trace came from text. */
@@ -56,10 +57,29 @@ export class Trace {
     return [head * rows * cols, rows * cols, [rows, cols]];
   }
 
-  /** [{ name, stack, layer, head: null, shape }] in the order they were computed. */
+  /**
+   * The name of the stage layer `layer` hands to the next one, as the core marked it: norm2 after a
+   * post-norm block, resid2 after a pre-norm one (the notes' post-norm X^(l+1) = LN(H + FFN(H))),
+   * the attention sublayer's stage in an attention-only block; null when that layer was not kept.
+   */
+  blockOutput({ layer, stack } = {}) {
+    this._alive();
+    const want = stack ?? this._defaultStack;
+    const hit = this._stages.find((s) => s.role === 'block_output' && s.layer === layer && (s.stack === want || !want));
+    return hit ? hit.name : null;
+  }
+
+  /** [{ name, stack, layer, head: null, shape, role }] in the order they were computed (role: see blockOutput). */
   stages() {
     this._alive();
-    return this._stages.map(({ name, stack, layer, shape }) => ({ name, stack, layer, head: null, shape: [...shape] }));
+    return this._stages.map(({ name, stack, layer, shape, role }) => ({
+      name,
+      stack,
+      layer,
+      head: null,
+      shape: [...shape],
+      role,
+    }));
   }
 
   /** Shape of a stage, or of one head's slice when opts.head is given. */

@@ -139,7 +139,7 @@ function layout(run, layer, stack) {
     id: 'input',
     kind: 'io',
     label: first ? 'X: embeddings + positions' : `X: output of layer ${layer - 1}`,
-    steps: first ? ['x'] : [pre ? 'resid2' : 'norm2'],
+    steps: first ? ['x'] : [run.blockOutput(layer - 1, stack)],
     stepLayer: first ? null : layer - 1,
   });
   const skips = [];

@@ -84,13 +84,13 @@ export class ApCausalMask extends ApWidget {
     if (run.kind !== 'model' || c.pos === 'rope' || c.pos === 'relative') return null;
     const stack = run.mainStack;
     // What the layer's attention reads: pre-norm (GPT-2), its own norm1 of the stream; post-norm,
-    // the layer's input (the embeddings, or the layer before's norm2).
+    // the layer's input (the embeddings, or what the layer before handed on: the trace marks it).
     const x =
       c.norm === 'pre'
         ? run.get('norm1', { layer, stack })
         : layer === 0
           ? run.get('x', { stack })
-          : run.get('norm2', { layer: layer - 1, stack });
+          : run.get(run.blockOutput(layer - 1, stack), { layer: layer - 1, stack });
     const w = (k) => run.tensor(`${stack}.${layer}.self_attn.${k}`)?.data;
     return {
       x,

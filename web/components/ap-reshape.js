@@ -171,10 +171,7 @@ export class ApReshape extends ApWidget {
     const sh = (name, extra = {}) => run.shape(name, { ...opts, ...extra }).join(' × ');
     const wo = run.tensor(run.kind === 'model' ? `${run.mainStack}.${layer}.self_attn.wo` : 'wo');
     const items = [
-      [
-        'X (input)',
-        run.shape(layer ? (c.norm === 'pre' ? 'resid2' : 'norm2') : 'x', layer ? { layer: layer - 1 } : {}).join(' × '),
-      ],
+      ['X (input)', run.shape(layer ? run.blockOutput(layer - 1) : 'x', layer ? { layer: layer - 1 } : {}).join(' × ')],
       ['Q = X W_Q', sh('q')],
       [`Q of one head (h = ${c.nHeads})`, `${run.shape('q', opts)[0]} × ${c.dK}`],
       ['scores, all heads', sh('scores')],

@@ -88,6 +88,11 @@ export class Run {
     return this._stages;
   }
 
+  /** The stage layer `layer` of `stack` hands to the next, as the core marked it (Trace.blockOutput). */
+  blockOutput(layer, stack = this.mainStack) {
+    return this.stages().find((s) => s.role === 'block_output' && s.layer === layer && s.stack === stack)?.name ?? null;
+  }
+
   /** Is there such a stage (for this layer / stack)? */
   has(name, { layer = null, stack } = {}) {
     const st = stack ?? this.mainStack;

@@ -183,12 +183,10 @@ export class Ctx {
   has(name, stack, layer) {
     return this.run.stages().some((s) => s.name === name && s.stack === stack && s.layer === layer);
   }
-  /** The input of layer `layer` of `stack`: x, or the previous block's output. */
+  /** The input of layer `layer` of `stack`: x, or the stage the core marks as the previous block's output. */
   layerInput(stack, layer) {
     if (layer === 0 || layer === null) return { name: 'x', layer: null, tex: 'X' };
-    return this.pre
-      ? { name: 'resid2', layer: layer - 1, tex: `X^{(${layer})}` }
-      : { name: 'norm2', layer: layer - 1, tex: `X^{(${layer})}` };
+    return { name: this.run.blockOutput(layer - 1, stack), layer: layer - 1, tex: `X^{(${layer})}` };
   }
   /** A stack's final output (what logits or cross-attention read); the caller names the stack: both have nLayers. */
   stackOutput() {

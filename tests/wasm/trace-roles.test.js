@@ -1,0 +1,57 @@
+// The trace says which stage each block hands to the next (role "block_output", Trace.blockOutput),
+// so no view restates the post-norm / pre-norm rule. Checked against the numbers, not the rule: the
+// next layer's first residual is its input plus its attention output, so resid1(l + 1) − attn_out(l + 1)
+// must equal the marked stage of layer l, whatever the block's form.
+import { beforeAll, describe, expect, test } from 'vitest';
+import { load } from '../../wasm/index.js';
+
+let ap;
+beforeAll(async () => {
+  ap = await load();
+});
+
+const VOCAB = ['the', 'cat', 'sat', 'on', 'mat'];
+
+function check(config, want, stack = 'decoder', input = 'the cat sat on the mat') {
+  const model = ap.createModel({ dModel: 16, nHeads: 2, nLayers: 3, dFf: 32, vocab: VOCAB, ...config }, { seed: 5 });
+  const t = model.forward(input);
+  try {
+    for (let l = 0; l < 2; l++) {
+      const name = t.blockOutput({ layer: l, stack });
+      expect(name, `layer ${l}`).toBe(want);
+      const out = t.get(name, { layer: l, stack });
+      const r1 = t.get('resid1', { layer: l + 1, stack });
+      const a = t.get('attn_out', { layer: l + 1, stack });
+      let worst = 0;
+      for (let i = 0; i < out.length; i++) worst = Math.max(worst, Math.abs(r1[i] - a[i] - out[i]));
+      expect(worst, `layer ${l}`).toBeLessThan(1e-5);
+    }
+    expect(t.stages().filter((s) => s.role === 'block_output' && s.stack === stack)).toHaveLength(3);
+  } finally {
+    t.dispose();
+    model.dispose();
+  }
+}
+
+describe("the trace marks each block's output", () => {
+  test('post-norm (the notes): norm2, the normalised sum after the FFN', () =>
+    check({ arch: 'decoder', norm: 'post' }, 'norm2'));
+  test('pre-norm (GPT-2): resid2, the residual stream after the FFN', () =>
+    check({ arch: 'decoder', norm: 'pre' }, 'resid2'));
+  test('attention-only, post-norm: norm1; pre-norm: resid1', () => {
+    check({ arch: 'decoder', norm: 'post', ffn: false }, 'norm1');
+    check({ arch: 'decoder', norm: 'pre', ffn: false }, 'resid1');
+  });
+  test('an encoder the same way; a layer not kept has no mark (null)', () => {
+    check({ arch: 'encoder', norm: 'post' }, 'norm2', 'encoder');
+    const model = ap.createModel(
+      { arch: 'decoder', dModel: 16, nHeads: 2, nLayers: 3, dFf: 32, vocab: VOCAB },
+      { seed: 5 },
+    );
+    const t = model.forward('the cat', {}, { layers: [1] });
+    expect(t.blockOutput({ layer: 1 })).toBe('norm2');
+    expect(t.blockOutput({ layer: 0 })).toBe(null);
+    t.dispose();
+    model.dispose();
+  });
+});
