@@ -112,7 +112,10 @@ export class ApContextEmbeddings extends ApWidget {
         const n = enc.ids.length;
         const vec = (stage, layer) =>
           tr.get(stage, layer == null ? { stack: 'encoder' } : { layer, stack: 'encoder' }).slice(at * d, (at + 1) * d);
-        const vectors = [vec('embed'), ...Array.from({ length: L }, (_, l) => vec('norm2', l))];
+        const vectors = [
+          vec('embed'),
+          ...Array.from({ length: L }, (_, l) => vec(tr.blockOutput({ layer: l, stack: 'encoder' }), l)),
+        ];
         const moved = Array.from({ length: L }, (_, l) => {
           const w = tr.get('weights', { layer: l, stack: 'encoder' });
           return enc.pieces.map((p, j) => {
@@ -143,7 +146,8 @@ export class ApContextEmbeddings extends ApWidget {
       L = model.config.nLayers,
       H = model.config.nHeads;
     // The layer's output: after its second LayerNorm (post-norm, BERT) or its residual sum (pre-norm, GPT-2).
-    const out = model.config.norm === 'pre' ? 'resid2' : 'norm2';
+    // Each layer's output, as the trace marks it (norm2 after a post-norm block, as BERT's; resid2
+    // after a pre-norm one, as GPT-2's): both are kept, the mark says which.
     const side = (text, name) => {
       const p = model.prompt(text);
       const pieces = p.pieces.map((x) => x.trim());
@@ -152,11 +156,11 @@ export class ApContextEmbeddings extends ApWidget {
         throw new Error(
           `Sentence ${name} has no token "${word}" for this model's tokenizer (its tokens: ${pieces.join(' ')}); a word split into several pieces has no single vector to follow.`,
         );
-      const tr = model.forward(p.ids, {}, { layers: [], stages: [out, 'weights'] });
+      const tr = model.forward(p.ids, {}, { layers: [], stages: ['resid2', 'norm2', 'weights'] });
       try {
         const n = p.ids.length;
         const vec = (stage, layer) => tr.get(stage, layer == null ? {} : { layer }).slice(at * d, (at + 1) * d);
-        const vectors = [vec('embed'), ...Array.from({ length: L }, (_, l) => vec(out, l))];
+        const vectors = [vec('embed'), ...Array.from({ length: L }, (_, l) => vec(tr.blockOutput({ layer: l }), l))];
         const moved = Array.from({ length: L }, (_, l) => {
           const w = tr.get('weights', { layer: l });
           return pieces.map((_, j) => {
