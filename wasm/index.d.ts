@@ -69,6 +69,8 @@ export interface Trace {
   stages(): StageInfo[];
   /** The name of the stage layer `layer` hands to the next (norm2 after a post-norm block, resid2 after a pre-norm one), null when not kept. */
   blockOutput(opts: { layer: number; stack?: 'encoder' | 'decoder' }): string | null;
+  /** Where a stack's output is: its final_norm (pre-norm) or its last block's output; null when not kept. */
+  stackOutput(opts?: { stack?: 'encoder' | 'decoder' }): { name: string; layer: number | null } | null;
   shape(name: StageName, opts?: StageQuery): number[];
   /** A copy, row-major. 'tokens' is an Int32Array. */
   get(name: StageName, opts?: StageQuery): Float32Array;

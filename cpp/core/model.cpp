@@ -190,6 +190,7 @@ void run_stack(Mat& x, const std::vector<uint8_t>& pad, const std::string& stack
     Mat y;
     layer_norm(y, x, fin.gamma, fin.beta, cfg.eps);
     add_mat(tr, "final_norm", stack, -1, y);
+    tr.mark("final_norm", stack, -1, "stack_output");
     x.swap(y);
   }
 }

@@ -17,7 +17,8 @@ struct Stage {
   std::vector<float> data;  // size = product of shape (token ids are stored as floats)
   // What the stage is for a reader: "block_output" on the stage a block hands to the next one (as
   // the block computed it: norm2 after a post-norm block, resid2 after a pre-norm one, the
-  // attention sublayer's stage in an attention-only block), "" for the others.
+  // attention sublayer's stage in an attention-only block), "stack_output" on a pre-norm stack's
+  // final_norm (a post-norm stack's output is its last block's), "" for the others.
   std::string role;
 };
 

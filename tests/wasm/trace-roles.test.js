@@ -27,6 +27,25 @@ function check(config, want, stack = 'decoder', input = 'the cat sat on the mat'
       expect(worst, `layer ${l}`).toBeLessThan(1e-5);
     }
     expect(t.stages().filter((s) => s.role === 'block_output' && s.stack === stack)).toHaveLength(3);
+    // The stack's output: a pre-norm stack's final norm, a post-norm stack's last block output. On a
+    // decoder-only model the logits are read from it: row 0 times lm_head.w (d, V) plus the bias.
+    const out = t.stackOutput({ stack });
+    expect(out).toEqual(config.norm === 'pre' ? { name: 'final_norm', layer: null } : { name: want, layer: 2 });
+    if (config.arch === 'decoder') {
+      const h = t.get(out.name, out.layer === null ? { stack } : { layer: 2, stack });
+      const W = model.getTensor('lm_head.w'),
+        b = model.getTensor('lm_head.b');
+      const logits = t.get('logits');
+      const V = b.length,
+        d = 16;
+      let worst = 0;
+      for (let v = 0; v < V; v++) {
+        let s = b[v];
+        for (let c = 0; c < d; c++) s += h[c] * W[c * V + v];
+        worst = Math.max(worst, Math.abs(s - logits[v]));
+      }
+      expect(worst).toBeLessThan(1e-4);
+    }
   } finally {
     t.dispose();
     model.dispose();

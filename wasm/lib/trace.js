@@ -69,6 +69,20 @@ export class Trace {
     return hit ? hit.name : null;
   }
 
+  /**
+   * Where a stack's output is: { name: 'final_norm', layer: null } after a pre-norm stack (as the
+   * core marks it), else its last block's output ({ name, layer }); null when not kept.
+   */
+  stackOutput({ stack } = {}) {
+    this._alive();
+    const want = stack ?? this._defaultStack;
+    const fin = this._stages.find((s) => s.role === 'stack_output' && (s.stack === want || !want));
+    if (fin) return { name: fin.name, layer: null };
+    const outs = this._stages.filter((s) => s.role === 'block_output' && (s.stack === want || !want));
+    const last = outs.at(-1);
+    return last ? { name: last.name, layer: last.layer } : null;
+  }
+
   /** [{ name, stack, layer, head: null, shape, role }] in the order they were computed (role: see blockOutput). */
   stages() {
     this._alive();

@@ -90,12 +90,11 @@ export class ApPermutation extends ApWidget {
     }
     const { a, b, perm, labels, pLabels } = r;
     if (a.error || b.error) throw a.error || b.error;
-    const stack = a.mainStack,
-      L = a.config.nLayers - 1;
-    const outName = a.config.norm === 'pre' ? 'final_norm' : 'norm2';
-    const opts = outName === 'norm2' ? { layer: L, stack } : { stack };
-    const Z = a.get(outName, opts),
-      Zp = b.get(outName, opts);
+    const stack = a.mainStack;
+    const out = a.stackOutput(stack); // the stack's output, as the trace marks it
+    const opts = out.layer === null ? { stack } : { layer: out.layer, stack };
+    const Z = a.get(out.name, opts),
+      Zp = b.get(out.name, opts);
     const d = a.config.dModel,
       n = r.n;
     this.orders.replaceChildren(
@@ -117,7 +116,7 @@ export class ApPermutation extends ApWidget {
         ? `Positions off, no mask: the largest difference between a token's output in the two orders is ${worst.toExponential(1)} (float rounding): the same vectors, permuted.`
         : `Positions off, no mask: the largest difference is ${worst.toExponential(1)}, more than float rounding: something still sees the order.`;
     this.dataset.maxDiff = String(worst);
-    const title = `output of the last layer (${outName})`;
+    const title = `output of the last layer (${out.name})`;
     this.place(
       this.maps,
       this.hm(
@@ -153,8 +152,8 @@ export class ApPermutation extends ApWidget {
       }),
     );
     if (r.pa && !r.pa.error) {
-      const P = r.pa.get(outName, opts),
-        Pp = r.pb.get(outName, opts);
+      const P = r.pa.get(out.name, opts),
+        Pp = r.pb.get(out.name, opts);
       let worstPos = 0;
       for (let k = 0; k < n; k++)
         for (let c = 0; c < d; c++) worstPos = Math.max(worstPos, Math.abs(Pp[k * d + c] - P[perm[k] * d + c]));

@@ -93,6 +93,15 @@ export class Run {
     return this.stages().find((s) => s.role === 'block_output' && s.layer === layer && s.stack === stack)?.name ?? null;
   }
 
+  /** Where the stack's output is, as the core marks it (Trace.stackOutput): { name, layer }. */
+  stackOutput(stack = this.mainStack) {
+    const st = this.stages().filter((s) => s.stack === stack);
+    const fin = st.find((s) => s.role === 'stack_output');
+    if (fin) return { name: fin.name, layer: null };
+    const last = st.filter((s) => s.role === 'block_output').at(-1);
+    return last ? { name: last.name, layer: last.layer } : null;
+  }
+
   /** Is there such a stage (for this layer / stack)? */
   has(name, { layer = null, stack } = {}) {
     const st = stack ?? this.mainStack;

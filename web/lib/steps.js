@@ -188,11 +188,9 @@ export class Ctx {
     if (layer === 0 || layer === null) return { name: 'x', layer: null, tex: 'X' };
     return { name: this.run.blockOutput(layer - 1, stack), layer: layer - 1, tex: `X^{(${layer})}` };
   }
-  /** A stack's final output (what logits or cross-attention read); the caller names the stack: both have nLayers. */
-  stackOutput() {
-    const last = this.c.nLayers - 1;
-    if (this.pre) return { name: 'final_norm', layer: null };
-    return { name: 'norm2', layer: last };
+  /** A stack's final output (what logits or cross-attention read), as the trace marks it. */
+  stackOutput(stack) {
+    return this.run.stackOutput(stack);
   }
 }
 
@@ -285,7 +283,7 @@ function attnInputs(ctx, stack, layer, cross) {
   const q = ctx.pre
     ? { name: 'cross_norm', layer, stack, tex: '\\mathrm{LN}(H)' }
     : { name: 'norm1', layer, stack, tex: 'H' };
-  const out = ctx.stackOutput();
+  const out = ctx.stackOutput('encoder');
   return { q, kv: { ...out, stack: 'encoder', tex: 'Z_{\\text{enc}}' } };
 }
 
@@ -976,7 +974,7 @@ export function topK(values, cols, i, vocab, k = 5) {
 
 function logitsStep(ctx, { name }) {
   const stack = ctx.run.mainStack || 'decoder';
-  const src = ctx.stackOutput();
+  const src = ctx.stackOutput(stack);
   const X = ctx.m(src.name, { stack, layer: src.layer, title: 'final hidden states' });
   // A byte-level BPE piece as its text (" the", not GPT-2's "Ġthe").
   const vocab = ctx.run.model ? displayVocab({ model: ctx.run.model }).map(tokenText) : null;
