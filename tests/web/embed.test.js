@@ -85,7 +85,8 @@ describe('the course page (examples/course.html)', () => {
   test('a selected cell reaches the page as an ap-cell-select event', async () => {
     const { page, errors } = await open('examples/course.html');
     const scores = page.locator('ap-scores');
-    await expect.poll(() => scores.getAttribute('data-rendered')).toBeTruthy();
+    // The English model loads first: wait for it as the test before does (a busy CI run took over the default 1 s).
+    await expect.poll(() => scores.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
     const map = scores.locator('.out ap-heatmap .hm-plot canvas');
     await map.scrollIntoViewIfNeeded(); // a mouse click lands only inside the viewport
     const box = await map.boundingBox();
@@ -115,7 +116,7 @@ describe('the course page (examples/course.html)', () => {
       two = page.locator('#two');
     // Each keeps the height it will have before it draws, so #one (prepended first, so below #two)
     // starts below the fold: a view draws when it comes into view, as a reader would scroll to it.
-    await expect.poll(() => two.getAttribute('data-rendered')).toBeTruthy();
+    await expect.poll(() => two.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
     await one.scrollIntoViewIfNeeded();
     await expect
       .poll(
