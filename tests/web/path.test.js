@@ -57,6 +57,42 @@ describe("on a phone, the introduction folds so the chapter's first view comes s
     expect(await page.locator('.chapter-head .intro-more').isVisible()).toBe(false); // nothing more to read
     expect(errors).toEqual([]);
   }, 120_000);
+
+  test("the model and its switches fold behind one line naming them; a view's lead keeps three lines until More", async () => {
+    const { page, errors } = await open('/#chapter=B', { width: 375, height: 812 });
+    const toggle = page.locator('ap-controls .model-toggle');
+    await expect.poll(() => toggle.textContent(), { timeout: 30000 }).toContain('causal mask on');
+    expect(await toggle.textContent()).toContain('Model: trained: english');
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(await page.locator('ap-controls #model').isVisible()).toBe(false);
+    // The first view's top, with the model folded: the controls bar is the text box, its tokens and this line.
+    const top = () => page.locator('ap-tokens').evaluate((e) => e.getBoundingClientRect().top + scrollY);
+    const folded = await top();
+    await toggle.click();
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    expect(await page.locator('ap-controls #model').isVisible()).toBe(true);
+    expect(await top()).toBeGreaterThan(folded + 100); // the picker, switches and note take their room again
+    // The tokens view's lead: three lines, then the whole paragraph once "More" is pressed.
+    const lead = page.locator('ap-tokens p.lead');
+    await rendered(page, 'ap-tokens');
+    const lines = () =>
+      lead.evaluate((p) => Math.round(p.getBoundingClientRect().height / parseFloat(getComputedStyle(p).lineHeight)));
+    expect(await lines()).toBe(3);
+    const more = page.locator('ap-tokens .lead-more');
+    expect(await more.isVisible()).toBe(true);
+    await more.click();
+    expect(await lines()).toBeGreaterThan(3);
+    expect(await more.textContent()).toBe('Less');
+    await more.click();
+    expect(await lines()).toBe(3);
+    // At 1366 px everything is open: no line, no More, the whole lead.
+    await page.setViewportSize({ width: 1366, height: 768 });
+    expect(await toggle.isVisible()).toBe(false);
+    expect(await page.locator('ap-controls #model').isVisible()).toBe(true);
+    expect(await more.isVisible()).toBe(false);
+    expect(await lines()).toBeGreaterThan(3);
+    expect(errors).toEqual([]);
+  }, 120_000);
 });
 
 describe('a new student opens the page', () => {

@@ -214,16 +214,41 @@ export class ApControls extends HTMLElement {
     this._modelField = field('Model', this._model);
     this._buildOpen();
     this._status = el('p', { className: 'note', attrs: { role: 'status' } });
+    // On a phone the model, its switches and its note fold behind one line that names the model
+    // (the chapter's first picture comes up on the first screen); on a wider screen they are open.
+    this._modelGroup = el(
+      'div',
+      { className: 'model-group', id: 'model-group' },
+      el('div', { className: 'controls model-row' }, this._modelField, this._hfBox),
+      this._switchBox,
+      this._modelNote,
+      this._noteMore,
+      this._random,
+    );
+    this._modelToggleText = el('span', { className: 'model-toggle-text' });
+    this._modelToggle = el(
+      'button',
+      {
+        type: 'button',
+        className: 'model-toggle',
+        attrs: { 'aria-controls': 'model-group', 'aria-expanded': 'false' },
+        on: {
+          click: () => {
+            const open = this._modelGroup.classList.toggle('open');
+            this._modelToggle.setAttribute('aria-expanded', String(open));
+          },
+        },
+      },
+      el('span', { className: 'caret', attrs: { 'aria-hidden': 'true' } }),
+      this._modelToggleText,
+    );
     this.shadowRoot.append(
       el(
         'div',
         { className: 'panel controls-panel', part: 'panel' },
         this._textField,
-        el('div', { className: 'controls model-row' }, this._modelField, this._hfBox),
-        this._switchBox,
-        this._modelNote,
-        this._noteMore,
-        this._random,
+        this._modelToggle,
+        this._modelGroup,
         this._status,
       ),
     );
@@ -262,6 +287,18 @@ export class ApControls extends HTMLElement {
       @media (max-width: 600px) {
         .model-note.clamp { min-height: 1lh; -webkit-line-clamp: 1; }
         .controls-panel { padding: 10px 12px; }
+        .model-group:not(.open) { display: none; }
+      }
+      .model-toggle { display: none; }
+      @media (max-width: 600px) {
+        .model-toggle {
+          display: flex; gap: 6px; align-items: baseline; width: 100%; margin: 8px 0 0; padding: 6px 0;
+          min-height: 0; background: none; border: none; text-align: left; font: inherit; font-size: 0.9em;
+          color: var(--_muted); cursor: pointer;
+        }
+        .model-toggle-text { flex: 1; min-width: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+        .model-toggle .caret::before { content: '▸'; }
+        .model-toggle[aria-expanded='true'] .caret::before { content: '▾'; }
       }
       .model-row { align-items: flex-end; }
       .hf-open { padding: 4px 8px; border: 1px dashed transparent; border-radius: 8px; }
@@ -478,6 +515,15 @@ export class ApControls extends HTMLElement {
 
   /** Shows the state: values of every control, the tokens, what can be switched. */
   _update() {
+    this._updateNow();
+    // The phone's folded line: which model, and how its switches are set.
+    const label = this._model.selectedOptions[0]?.textContent || this.state.model;
+    const switches = this._switchBox.hidden ? '' : this._switchState.textContent.replace(/^: /, '');
+    this._modelToggleText.textContent = `Model: ${label}${switches ? ` · ${switches}` : ''}`;
+    this._modelToggle.hidden = this._modelField.hidden && this._switchBox.hidden;
+  }
+
+  _updateNow() {
     const s = this.state;
     if (document.activeElement !== this || this.shadowRoot.activeElement !== this._text) {
       if (this._text.value !== s.text) this._text.value = s.text;

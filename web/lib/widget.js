@@ -141,6 +141,7 @@ export class ApWidget extends HTMLElement {
     this._built = true;
     this._near.disconnect();
     this.build();
+    foldLeads(this.root);
     this.applyHides();
     this._showOwnInput(); // before the view draws: the line does not push its drawing down later
     if (this._dirty) this.schedule();
@@ -499,6 +500,41 @@ function reserveSoon(widget) {
     });
   }
   toReserve.add(widget);
+}
+
+// On a phone a view's lead paragraph keeps three lines until its "More" button opens it (the
+// view's picture comes up sooner); the button shows only when the lead has more than three lines.
+const leadSize =
+  typeof ResizeObserver === 'function'
+    ? new ResizeObserver((entries) => {
+        for (const { target } of entries) {
+          const more = target.nextElementSibling;
+          if (!more?.classList.contains('lead-more')) continue;
+          const clamped = target.classList.contains('clamp');
+          more.classList.toggle('needed', !clamped || target.scrollHeight > target.clientHeight + 1);
+        }
+      })
+    : null;
+function foldLeads(root) {
+  if (!leadSize) return;
+  for (const lead of root.querySelectorAll('p.lead')) {
+    lead.classList.add('clamp');
+    const more = el('button', {
+      type: 'button',
+      className: 'lead-more',
+      text: 'More',
+      attrs: { 'aria-expanded': 'false' },
+      on: {
+        click: () => {
+          const open = lead.classList.toggle('clamp');
+          more.textContent = open ? 'More' : 'Less';
+          more.setAttribute('aria-expanded', String(!open));
+        },
+      },
+    });
+    lead.after(more);
+    leadSize.observe(lead);
+  }
 }
 
 // Views not built yet are built one after another in idle time, each in its own task (lib/widget.js
