@@ -5,14 +5,12 @@
 // It owns no state: it shows its attributes and emits 'ap-state-change' { patch } on edits.
 import { adoptStyles } from '../lib/styles.js';
 import { el, fillSelect, keyboardScrollable, tokenText } from '../lib/dom.js';
-import { parseState, STATE_KEYS, modelKeyOf } from '../lib/state.js';
+import { MAX_TEXT_CHARS, modelKeyOf, optionsOf, parseState, STATE_KEYS } from '../lib/state.js';
 import { availableTrainedModels, getModel, modelNow, pretrainedEntries, TRAINED_EXAMPLES } from '../lib/models.js';
 import { openFiles, openUrl } from '../lib/hf-open.js';
 import { lengthOf } from '../lib/runs.js';
 import { getPlayground, playgroundNow } from '../lib/playground.js';
 import { conceptById } from '../lib/concepts.js';
-
-const D_MODELS = [4, 8, 16, 32, 64];
 
 // The state patch of a newly picked model: no preset, step, layer, head or switches carried over
 // from the model before (they may not exist on this one).
@@ -89,6 +87,7 @@ export class ApControls extends HTMLElement {
     this._text = el('input', {
       id: 'text',
       type: 'text',
+      maxLength: MAX_TEXT_CHARS,
       autocomplete: 'off',
       spellcheck: false,
       attrs: { 'aria-describedby': 'tokens unknown limit' },
@@ -124,16 +123,9 @@ export class ApControls extends HTMLElement {
     });
     this._model = el('select', { id: 'model', on: { change: () => this._pickModel(this._model.value) } });
     this._arch = el('select', { id: 'arch', on: { change: () => this._emit({ arch: this._arch.value, step: '' }) } });
-    fillSelect(this._arch, [
-      { value: 'decoder', label: 'decoder-only (GPT-like)' },
-      { value: 'encoder', label: 'encoder-only (BERT-like)' },
-      { value: 'encoder-decoder', label: 'encoder-decoder' },
-    ]);
+    fillSelect(this._arch, optionsOf('arch'));
     this._tokenizer = el('select', { on: { change: () => this._emit({ tokenizer: this._tokenizer.value }) } });
-    fillSelect(this._tokenizer, [
-      { value: 'word', label: 'words' },
-      { value: 'char', label: 'characters' },
-    ]);
+    fillSelect(this._tokenizer, optionsOf('tokenizer'));
     this._seed = el('input', {
       type: 'number',
       min: 0,
@@ -141,15 +133,9 @@ export class ApControls extends HTMLElement {
       on: { change: () => this._emit({ seed: this._seed.value }) },
     });
     this._dmodel = el('select', { on: { change: () => this._emit({ dmodel: this._dmodel.value, heads: '' }) } });
-    fillSelect(
-      this._dmodel,
-      D_MODELS.map((d) => ({ value: d, label: String(d) })),
-    );
+    fillSelect(this._dmodel, optionsOf('dmodel'));
     this._layers = el('select', { on: { change: () => this._emit({ layers: this._layers.value, layer: 0 }) } });
-    fillSelect(
-      this._layers,
-      [1, 2, 3, 4].map((d) => ({ value: d, label: String(d) })),
-    );
+    fillSelect(this._layers, optionsOf('layers'));
     this._random = el(
       'div',
       { className: 'controls random' },
@@ -176,10 +162,10 @@ export class ApControls extends HTMLElement {
     });
     this._pos = el('select', { id: 'pos', on: { change: () => this._emit({ pos: this._pos.value }) } });
     this._norm = el('select', { id: 'norm', on: { change: () => this._emit({ norm: this._norm.value }) } });
-    fillSelect(this._norm, [
-      { value: 'post', label: 'post-norm (the notes)' },
-      { value: 'pre', label: 'pre-norm' },
-    ]);
+    fillSelect(
+      this._norm,
+      optionsOf('norm').filter((o) => o.value),
+    );
     this._causalField = el('label', { className: 'switch' }, this._causal, el('span', { text: 'causal mask' }));
     this._scaleField = el('label', { className: 'switch' }, this._scale, el('span', { text: 'divide by √d_k' }));
     this._headsField = field('Heads', this._heads);
@@ -671,10 +657,11 @@ export class ApControls extends HTMLElement {
       heads.map((h) => ({ value: h, label: `${h} (d_k = ${base.dModel / h})` })),
       s.heads || base.nHeads,
     );
-    const kinds = ['none', 'sinusoidal', 'rope', 'learned', 'relative'];
     fillSelect(
       this._pos,
-      kinds.map((k) => ({ value: k, label: k, disabled: !choices.pos.includes(k) })),
+      optionsOf('pos')
+        .filter((o) => o.value)
+        .map((o) => ({ ...o, disabled: !choices.pos.includes(o.value) })),
       choices.pos.includes(s.pos) ? s.pos : base.pos,
     );
     this._pos.disabled = base.arch === 'attention';

@@ -2,38 +2,11 @@
 // widget its tag, concept, title and own extra attributes. The gallery (examples/gallery.html)
 // and the README are written from this list.
 import { CHAPTERS, CONCEPTS } from './concepts.js';
-import { DEFAULTS, MAX_TEXT_CHARS } from './state.js';
+import { DEFAULTS, SETTINGS, STATE_KEYS, valuesOf } from './state.js';
 
-/** Attributes every view widget observes (the stepper too). */
+/** Attributes every view widget observes (the stepper too): the state's settings (state.js), then hide, height and theme. */
 export const COMMON_ATTRIBUTES = [
-  {
-    name: 'text',
-    values: `any text (≤ ${MAX_TEXT_CHARS} characters; each model reads at most its own context in tokens)`,
-    doc: 'The sentence to run. The English model reads any text (byte-level pieces); a word-level model writes <unk> for a word it does not know.',
-  },
-  {
-    name: 'preset',
-    values: "a preset id, e.g. 'softmax.the-cat-sat'",
-    doc: "One of the notes' worked examples (ap.presets.list()); overrides text and model.",
-  },
-  {
-    name: 'model',
-    values: "'english' (default) | 'grammar' | 'sort' | 'reverse' | 'dates' | 'random'",
-    doc: 'One of the trained models shipped with the bundle, or seeded random weights (the widget then says so in one line).',
-  },
-  { name: 'arch', values: "'decoder' | 'encoder' | 'encoder-decoder'", doc: 'Architecture of the random model.' },
-  { name: 'tokenizer', values: "'word' | 'char'", doc: 'Tokenizer of the random model.' },
-  { name: 'seed', values: 'integer', doc: 'Seed of the random weights.' },
-  { name: 'dmodel', values: 'even integer 2..64', doc: 'd_model of the random model.' },
-  { name: 'layers', values: '1..6', doc: 'Layers of the random model.' },
-  { name: 'layer', values: 'integer', doc: 'Which layer the view shows.' },
-  { name: 'head', values: 'integer', doc: 'Which head the view shows.' },
-  { name: 'step', values: "a stage id, e.g. 'weights'", doc: "The stepper's current step." },
-  { name: 'causal', values: "'' | 'on' | 'off'", doc: 'Force the causal mask on or off.' },
-  { name: 'scale', values: "'' | 'on' | 'off'", doc: 'Divide scores by √d_k or not.' },
-  { name: 'heads', values: 'integer dividing d_model', doc: 'Number of heads.' },
-  { name: 'pos', values: "'' | 'none' | 'sinusoidal' | 'rope'", doc: 'Positional encoding.' },
-  { name: 'norm', values: "'' | 'post' | 'pre'", doc: 'Post-norm (as in the notes) or pre-norm.' },
+  ...STATE_KEYS.map((name) => ({ name, values: valuesOf(name), doc: SETTINGS[name].doc })),
   {
     name: 'hide',
     values: "comma list, e.g. 'text,presets'",

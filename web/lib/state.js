@@ -16,50 +16,126 @@ export const MAX_TEXT_CHARS = 2000;
 // one choice away (model=grammar, model=random, ...).
 export const DEFAULT_MODEL = 'english';
 
-export const DEFAULTS = {
-  text: DEFAULT_TEXT,
-  model: DEFAULT_MODEL,
-  preset: '',
-  seed: RANDOM_DEFAULTS.seed,
-  dmodel: RANDOM_DEFAULTS.dModel,
-  layers: RANDOM_DEFAULTS.nLayers,
-  arch: RANDOM_DEFAULTS.arch,
-  tokenizer: RANDOM_DEFAULTS.tokenizer,
-  layer: 0,
-  head: 0,
-  step: '',
-  causal: '', // '' = the model's own setting, 'on' / 'off'
-  scale: '',
-  heads: '', // '' = the model's own number of heads
-  pos: '', // '' | none | sinusoidal | rope
-  norm: '', // '' | post | pre
+// Every setting of a view, once: its default, what values it takes (a number's range or the
+// choices it snaps to, a list of choices, free text) and its doc line. The widgets' attributes, the
+// page's URL and embed.html's parameters (parseState), the controls' option lists (ap-controls) and
+// the attribute reference (catalog.js, the README's and the gallery's tables) all read it.
+// layer and head go up to the core's largest model (64 layers; 64 heads of d_k 64 at d_model 4096);
+// within a model the widgets keep them to its own layers and heads (view.js layerFor / headFor;
+// models.js switchesFor keeps heads and pos to the core's model.switchChoices) and say so (widget.js).
+export const SETTINGS = {
+  text: {
+    default: DEFAULT_TEXT,
+    values: `any text (≤ ${MAX_TEXT_CHARS} characters; each model reads at most its own context in tokens)`,
+    doc: 'The sentence to run. The English model reads any text (byte-level pieces); a word-level model writes <unk> for a word it does not know.',
+  },
+  model: {
+    default: DEFAULT_MODEL,
+    values: "'english' (default) | 'grammar' | 'sort' | 'reverse' | 'dates' | 'random'",
+    doc: 'One of the trained models shipped with the bundle, or seeded random weights (the widget then says so in one line).',
+  },
+  preset: {
+    default: '',
+    values: "a preset id, e.g. 'softmax.the-cat-sat'",
+    doc: "One of the notes' worked examples (ap.presets.list()); overrides text and model.",
+  },
+  seed: {
+    default: RANDOM_DEFAULTS.seed,
+    number: { min: 0, max: 1e9, integer: true },
+    values: 'integer',
+    doc: 'Seed of the random weights.',
+  },
+  // d_model of the random model: even (positions pair dimensions), one of the picker's sizes.
+  dmodel: {
+    default: RANDOM_DEFAULTS.dModel,
+    number: { min: 4, max: 64, integer: true, choices: [4, 8, 16, 32, 64] },
+    doc: 'd_model of the random model.',
+  },
+  layers: {
+    default: RANDOM_DEFAULTS.nLayers,
+    number: { min: 1, max: 6, integer: true },
+    doc: 'Layers of the random model.',
+  },
+  arch: {
+    default: RANDOM_DEFAULTS.arch,
+    choices: ['decoder', 'encoder', 'encoder-decoder'],
+    labels: ['decoder-only (GPT-like)', 'encoder-only (BERT-like)', 'encoder-decoder'],
+    doc: 'Architecture of the random model.',
+  },
+  tokenizer: {
+    default: RANDOM_DEFAULTS.tokenizer,
+    choices: ['word', 'char'],
+    labels: ['words', 'characters'],
+    doc: 'Tokenizer of the random model.',
+  },
+  layer: {
+    default: 0,
+    number: { min: 0, max: 63, integer: true },
+    values: 'integer',
+    doc: 'Which layer the view shows.',
+  },
+  head: {
+    default: 0,
+    number: { min: 0, max: 63, integer: true },
+    values: 'integer',
+    doc: 'Which head the view shows.',
+  },
+  step: { default: '', values: "a stage id, e.g. 'weights'", doc: "The stepper's current step." },
+  // '' = the model's own setting.
+  causal: { default: '', choices: ['', 'on', 'off'], doc: 'Force the causal mask on or off.' },
+  scale: { default: '', choices: ['', 'on', 'off'], doc: 'Divide scores by √d_k or not.' },
+  heads: {
+    default: '',
+    number: { min: 1, max: 64, integer: true },
+    values: 'integer dividing d_model',
+    doc: 'Number of heads.',
+  },
+  // The core's positional kinds (config.hpp PosKind). A model switches among the weight-free ones
+  // (none, sinusoidal, rope) when its own is weight-free; learned and relative are only a model's own.
+  pos: {
+    default: '',
+    choices: ['', 'none', 'sinusoidal', 'rope', 'learned', 'relative'],
+    doc: 'Positional encoding.',
+  },
+  norm: {
+    default: '',
+    choices: ['', 'post', 'pre'],
+    labels: ["the model's own", 'post-norm (the notes)', 'pre-norm'],
+    doc: 'Post-norm (as in the notes) or pre-norm.',
+  },
 };
 
 /** Names of state fields (attributes and URL parameters). */
-export const STATE_KEYS = Object.keys(DEFAULTS);
+export const STATE_KEYS = Object.keys(SETTINGS);
 
-const CHOICES = {
-  arch: ['decoder', 'encoder', 'encoder-decoder'],
-  tokenizer: ['word', 'char'],
-  causal: ['', 'on', 'off'],
-  scale: ['', 'on', 'off'],
-  pos: ['', 'none', 'sinusoidal', 'rope'],
-  norm: ['', 'post', 'pre'],
-};
-// The numeric state fields and their ranges, the one place they are written: the widgets'
-// attributes, the page's URL and embed.html's parameters all go through parseState. layer and head
-// go up to the core's largest model (64 layers; 64 heads of d_k 64 at d_model 4096); within a model,
-// the widgets keep them to its own layers and heads (view.js layerFor / headFor, models.js
-// switchesFor: the core's switchChoices) and say so (widget.js). The random model's recipe: seed,
-// d_model (even: positions pair dimensions) and layers as its controls offer them.
-export const NUMBER_FIELDS = {
-  seed: { min: 0, max: 1e9, integer: true },
-  dmodel: { min: 2, max: 64, integer: true, even: true },
-  layers: { min: 1, max: 6, integer: true },
-  layer: { min: 0, max: 63, integer: true },
-  head: { min: 0, max: 63, integer: true },
-  heads: { min: 1, max: 64, integer: true }, // '' (the default): the model's own
-};
+export const DEFAULTS = Object.fromEntries(STATE_KEYS.map((k) => [k, SETTINGS[k].default]));
+
+/** The numeric state fields and their ranges (readNumber's spec). */
+export const NUMBER_FIELDS = Object.fromEntries(
+  STATE_KEYS.filter((k) => SETTINGS[k].number).map((k) => [k, SETTINGS[k].number]),
+);
+
+const CHOICES = Object.fromEntries(STATE_KEYS.filter((k) => SETTINGS[k].choices).map((k) => [k, SETTINGS[k].choices]));
+
+/** A setting's values as the attribute reference writes them ("'' | 'on' | 'off'", "1..6"). */
+export function valuesOf(key) {
+  const s = SETTINGS[key];
+  if (s.values) return s.values;
+  if (s.choices) return s.choices.map((c) => `'${c}'`).join(' | ');
+  const n = s.number;
+  if (n.choices) return n.choices.join(' | ');
+  return `${n.even ? 'even integer ' : ''}${n.min}..${n.max}`;
+}
+
+/** [{ value, label }] of a setting with a list of values (the controls' selects). */
+export function optionsOf(key) {
+  const s = SETTINGS[key];
+  if (s.choices) return s.choices.map((value, i) => ({ value, label: s.labels?.[i] ?? value }));
+  const n = s.number;
+  if (!n.choices && n.max - n.min > 100) throw new Error(`${key} is a number from ${n.min} to ${n.max}, not a list`);
+  const values = n.choices || Array.from({ length: n.max - n.min + 1 }, (_, i) => n.min + i);
+  return values.map((value) => ({ value, label: String(value) }));
+}
 
 /**
  * A number from an attribute or a URL value, kept within `spec` ({ min, max, integer, even, power2,
