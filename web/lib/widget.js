@@ -13,6 +13,8 @@ import { resetTheme } from './heatmap.js';
 import { RESERVE, RESERVE_WIDTHS } from './reserve.js';
 
 const BASE_ATTRS = [...STATE_KEYS, 'hide', 'height', 'theme'];
+// Every setting a view draws from (the stepper's step is the stepper's own).
+const RENDER_KEYS = STATE_KEYS.filter((k) => k !== 'step');
 // height="<px>": at most a million px (a taller box is no limit at all); 0 or less sets none.
 const HEIGHT = { min: 0, max: 1e6 };
 const megabytes = (bytes) => (bytes / 2 ** 20).toFixed(1);
@@ -441,18 +443,7 @@ export class ApWidget extends HTMLElement {
 
   /** A string that changes whenever what is shown changes (tests wait for it). */
   renderKey(state) {
-    return JSON.stringify([
-      state.preset,
-      state.model,
-      state.text,
-      state.causal,
-      state.scale,
-      state.heads,
-      state.pos,
-      state.norm,
-      state.layer,
-      state.head,
-    ]);
+    return JSON.stringify(RENDER_KEYS.map((k) => state[k]));
   }
 
   /** The default computation: the run of the widget's state (lib/runs.js). */
