@@ -52,6 +52,13 @@ export interface StageInfo {
   /** Always null: per-head stages are listed once with shape [h, n, m]; slice with { head }. */
   head: null;
   shape: number[];
+  /**
+   * True for a stage laid out [h, rows, cols], one (rows, cols) slice per head, which { head }
+   * slices: scores, pos_bias, scaled, masked, weights, head_out and their cross_ forms (and a
+   * lookup's or additive attention's one-head [1, n, m] scores and weights; additive attention's
+   * add_tanh [n, m, dA] shares the layout with the query step first).
+   */
+  perHead: boolean;
   /** 'block_output' on the stage a block hands to the next one (Trace.blockOutput), '' otherwise. */
   role: string;
 }

@@ -15,7 +15,7 @@ export async function api(): Promise<number> {
   const trace: Trace = model.forward(enc.ids, { causal: true, nHeads: 2 }, { layers: [0], stages: ['weights'] });
   const w: Float32Array = trace.get('weights', { layer: 0, head: 1 });
   const [n, m] = trace.shape('weights', { layer: 0, head: 0 });
-  const stages = trace.stages().map((s) => s.name);
+  const stages = trace.stages().map((s) => `${s.name}${s.perHead ? ' (per head)' : ''}`);
   trace.dispose();
   const g: Generation = model.generate('the', { maxTokens: 4, temperature: 0.8, topK: 5, topP: 0.9, seed: 2 });
   const first = g.steps[0];

@@ -74,3 +74,45 @@ describe("the trace marks each block's output", () => {
     model.dispose();
   });
 });
+
+// Stage.perHead says which stages hold one slice per head (what { head } slices), so no view keeps
+// its own list: checked against the numbers, each head's slice being that head's columns of the
+// concatenation, and with an encoder-decoder's cross-attention.
+describe('the trace says which stages are per head', () => {
+  test("every per-head stage has h slices; head_out's slices are concat's columns; the rest are not sliced", () => {
+    const h = 2,
+      d = 16;
+    const model = ap.createModel(
+      { arch: 'encoder-decoder', dModel: d, nHeads: h, nLayers: 1, dFf: 32, pos: 'relative', vocab: VOCAB },
+      { seed: 5 },
+    );
+    const t = model.forward({ src: 'the cat sat', tgt: 'on the mat' });
+    try {
+      const per = t.stages().filter((s) => s.perHead);
+      expect(new Set(per.map((s) => s.name))).toEqual(
+        new Set([
+          ...['scores', 'pos_bias', 'scaled', 'masked', 'weights', 'head_out'],
+          ...['scores', 'scaled', 'masked', 'weights', 'head_out'].map((n) => `cross_${n}`),
+        ]),
+      );
+      for (const s of per) expect(s.shape[0], s.name).toBe(h);
+      for (const s of t.stages().filter((x) => !x.perHead))
+        expect(() => t.get(s.name, { stack: s.stack, layer: s.layer ?? undefined, head: 0 }), s.name).toThrow(
+          /has no heads/,
+        );
+      for (const prefix of ['', 'cross_']) {
+        const concat = t.get(`${prefix}concat`, { layer: 0 });
+        const dK = d / h;
+        const n = concat.length / d;
+        for (let hd = 0; hd < h; hd++) {
+          const z = t.get(`${prefix}head_out`, { layer: 0, head: hd });
+          for (let i = 0; i < n; i++)
+            for (let c = 0; c < dK; c++) expect(z[i * dK + c]).toBe(concat[i * d + hd * dK + c]);
+        }
+      }
+    } finally {
+      t.dispose();
+      model.dispose();
+    }
+  });
+});

@@ -9,6 +9,8 @@ export class Trace {
       stack: s.stack,
       layer: s.layer < 0 ? null : s.layer,
       shape: s.shape,
+      // The trace's per-head layout (trace/trace.hpp): [h, rows, cols], one slice per head.
+      perHead: s.shape.length === 3,
       role: s.role,
       index,
     }));
@@ -50,7 +52,7 @@ export class Trace {
 
   _headRange(stage, head) {
     if (head == null) return [0, stage.shape.reduce((a, b) => a * b, 1), stage.shape];
-    if (stage.shape.length !== 3) throw new Error(`stage '${stage.name}' has no heads (shape [${stage.shape}])`);
+    if (!stage.perHead) throw new Error(`stage '${stage.name}' has no heads (shape [${stage.shape}])`);
     const [h, rows, cols] = stage.shape;
     if (!Number.isInteger(head) || head < 0 || head >= h)
       throw new Error(`head ${head} is out of range: stage '${stage.name}' has ${h} heads`);
@@ -83,15 +85,19 @@ export class Trace {
     return last ? { name: last.name, layer: last.layer } : null;
   }
 
-  /** [{ name, stack, layer, head: null, shape, role }] in the order they were computed (role: see blockOutput). */
+  /**
+   * [{ name, stack, layer, head: null, shape, perHead, role }] in the order they were computed
+   * (perHead: one slice per head, { head } slices it; role: see blockOutput).
+   */
   stages() {
     this._alive();
-    return this._stages.map(({ name, stack, layer, shape, role }) => ({
+    return this._stages.map(({ name, stack, layer, shape, perHead, role }) => ({
       name,
       stack,
       layer,
       head: null,
       shape: [...shape],
+      perHead,
       role,
     }));
   }

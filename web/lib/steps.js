@@ -9,20 +9,6 @@ import { fmt, tokenText } from './dom.js';
 import { displayVocab } from './models.js';
 import { colAt, dotTerms, rowAt, softmaxTerms } from './explain.js';
 
-const PER_HEAD = new Set([
-  'scores',
-  'pos_bias',
-  'scaled',
-  'masked',
-  'weights',
-  'head_out',
-  'cross_scores',
-  'cross_scaled',
-  'cross_masked',
-  'cross_weights',
-  'cross_head_out',
-]);
-
 const SHORT = {
   tokens: 'tokens',
   embed: 'embed',
@@ -105,16 +91,30 @@ export class Ctx {
   flags(stack) {
     return this.run.flags(stack);
   }
-  /** A stage as a matrix; per-head stages sliced to `head`. */
+  /** Whether stage `name` has one slice per head, as the trace says (Stage.perHead). */
+  perHead(name) {
+    if (!this._perHead)
+      this._perHead = new Set(
+        this.run
+          .stages()
+          .filter((s) => s.perHead)
+          .map((s) => s.name),
+      );
+    return this._perHead.has(name);
+  }
+  /**
+   * A stage as a matrix; per-head stages sliced to `head`. keyStack: the stack whose positions
+   * are its columns, given for a stage of attention scores or weights (queries × keys).
+   */
   m(name, { stack, layer = null, head = null, title, kind, colLabels, rowLabels, keyStack } = {}) {
     const opts = { stack, layer: layer ?? undefined };
-    if (head !== null && PER_HEAD.has(name)) opts.head = head;
+    if (head !== null && this.perHead(name)) opts.head = head;
     const shape = this.run.shape(name, opts);
     const values = this.run.get(name, opts);
     const rows = shape.length === 1 ? 1 : shape[0];
     const cols = shape.length === 1 ? shape[0] : shape[shape.length - 1];
+    const isAttn = keyStack !== undefined;
     const keyLabels = this.labels(keyStack ?? stack);
-    const isAttn = /scores|scaled|masked|weights|pos_bias/.test(name);
     // Weights whose score was masked (-inf) are marked, so a masked 0 never looks like a learned 0.
     let masked = null;
     if (/weights$/.test(name)) {
@@ -195,7 +195,7 @@ export class Ctx {
 }
 
 /**
- * Steps of a run: [{ id, name, stack, layer, short, perHead, build(head) -> view }].
+ * Steps of a run: [{ id, name, stack, layer, short, perHead (the stage's, from the trace), build(head) -> view }].
  * view = { title, tex, inputs: [matrix], output: matrix | null, outputs: [matrix] (heads),
  *          changed: string, explain(row, col) -> { title, formula, lines, result } }
  */
@@ -218,7 +218,7 @@ export function buildSteps(run) {
       stack: s.stack,
       layer: s.layer,
       short: SHORT[s.name] || s.name,
-      perHead: PER_HEAD.has(s.name),
+      perHead: s.perHead,
       build: (head) => maker(ctx, { stack: s.stack, layer: s.layer, head, cross, name: s.name, shape: s.shape }),
     });
     if (s.name === 'head_out' || s.name === 'cross_head_out') {
@@ -509,8 +509,8 @@ function scoresStep(ctx, { stack, layer, head, cross, name }) {
 }
 
 function posBiasStep(ctx, { stack, layer, head }) {
-  const S = ctx.m('scores', { stack, layer, head, title: 'scores' });
-  const B = ctx.m('pos_bias', { stack, layer, head, title: `relative bias B, head ${head}` });
+  const S = ctx.m('scores', { stack, layer, head, keyStack: stack, title: 'scores' });
+  const B = ctx.m('pos_bias', { stack, layer, head, keyStack: stack, title: `relative bias B, head ${head}` });
   const rel = ctx.run.tensor('rel_bias');
   const clip = ctx.c.relClip;
   const biasRow = rel
@@ -545,7 +545,7 @@ function scaledStep(ctx, { stack, layer, head, cross, name }) {
   const kStack = cross ? 'encoder' : stack;
   const S = ctx.m(n.scores, { stack, layer, head, keyStack: kStack, title: 'scores S' });
   const hasBias = !cross && ctx.has('pos_bias', stack, layer);
-  const B = hasBias ? ctx.m('pos_bias', { stack, layer, head, title: 'relative bias B' }) : null;
+  const B = hasBias ? ctx.m('pos_bias', { stack, layer, head, keyStack: stack, title: 'relative bias B' }) : null;
   const out = ctx.m(name, { stack, layer, head, keyStack: kStack, title: `scaled scores, head ${head}` });
   const dK = ctx.c.dModel / ctx.c.nHeads;
   const on = ctx.c.scale;
