@@ -24,7 +24,7 @@ import { displayVocab, getModel, hasModelFile, modelNow, randomKey, trainedFiles
 import { modelKeyOf } from '../lib/state.js';
 import { getPlayground, playgroundNow } from '../lib/playground.js';
 import { runIds } from '../lib/runs.js';
-import { stepView } from '../lib/steps.js';
+import { stepView } from '../lib/steps/index.js';
 import { maskLike } from '../lib/heatmap.js';
 import { barList } from '../lib/plot.js';
 import { COMMON_WORDS } from '../lib/vocab.js';

@@ -15,7 +15,7 @@ import { el, emit, shapeText } from '../lib/dom.js';
 import { headFor, layerFor, StepPanel, textFor } from '../lib/view.js';
 import { runFor } from '../lib/runs.js';
 import { runSpec } from '../lib/state.js';
-import { buildSteps } from '../lib/steps.js';
+import { buildSteps } from '../lib/steps/index.js';
 import { renderTex } from '../lib/katex.js';
 
 const ORDER_POST =

@@ -8,7 +8,7 @@ import { ApWidget, define } from '../lib/widget.js';
 import { playgroundNow } from '../lib/playground.js';
 import { el, fmt, num } from '../lib/dom.js';
 import { claimBox, headFor, layerFor, numsTable, presetButtons } from '../lib/view.js';
-import { stepView } from '../lib/steps.js';
+import { stepView } from '../lib/steps/index.js';
 import { maskLike, matrix } from '../lib/heatmap.js';
 
 export class ApCausalMask extends ApWidget {

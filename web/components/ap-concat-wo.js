@@ -3,7 +3,7 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el } from '../lib/dom.js';
 import { StepPanel, layerFor } from '../lib/view.js';
-import { stepView } from '../lib/steps.js';
+import { stepView } from '../lib/steps/index.js';
 
 export class ApConcatWo extends ApWidget {
   static concept = 'concat-wo';

@@ -11,7 +11,7 @@ import {
   headFor,
   layerFor,
 } from '../lib/view.js';
-import { stepView } from '../lib/steps.js';
+import { stepView } from '../lib/steps/index.js';
 import { NOTES_EN, TRANSLATE_KEY } from '../lib/translation.js';
 import { hasModelFile } from '../lib/models.js';
 

@@ -6,7 +6,7 @@ import { define } from '../lib/widget.js';
 import { displayVocab } from '../lib/models.js';
 import { GenerationWidget } from '../lib/generation.js';
 import { barList } from '../lib/plot.js';
-import { topK } from '../lib/steps.js';
+import { topK } from '../lib/steps/index.js';
 import { renderTex } from '../lib/katex.js';
 
 export class ApDecoding extends GenerationWidget {

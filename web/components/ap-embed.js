@@ -3,7 +3,7 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el, tokenText } from '../lib/dom.js';
 import { StepPanel, claimBox } from '../lib/view.js';
-import { stepView } from '../lib/steps.js';
+import { stepView } from '../lib/steps/index.js';
 
 export class ApEmbed extends ApWidget {
   static concept = 'embed';

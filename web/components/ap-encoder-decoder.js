@@ -5,7 +5,7 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el, tokenText } from '../lib/dom.js';
 import { encoderDecoderChoice, encoderDecoderOwnInput, encoderDecoderRun, headFor, layerFor } from '../lib/view.js';
-import { stepView } from '../lib/steps.js';
+import { stepView } from '../lib/steps/index.js';
 
 export class ApEncoderDecoder extends ApWidget {
   // Unless the page's model is an encoder-decoder, it runs a model of its own on that model's text.

@@ -14,7 +14,7 @@ const WHY_TEXT = 'the cat near the dogs sleeps .';
 const WHY_DEPTH = 6;
 import { runFor } from '../lib/runs.js';
 import { runSpec } from '../lib/state.js';
-import { activationOf, stepView } from '../lib/steps.js';
+import { activationOf, stepView } from '../lib/steps/index.js';
 import { matrix } from '../lib/heatmap.js';
 
 export class ApFfn extends ApWidget {

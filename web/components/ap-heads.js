@@ -13,7 +13,7 @@ import { el, fmt } from '../lib/dom.js';
 import { matrix } from '../lib/heatmap.js';
 import { headFor, layerFor } from '../lib/view.js';
 import { scaleFor } from '../lib/colors.js';
-import { stepView } from '../lib/steps.js';
+import { stepView } from '../lib/steps/index.js';
 import { renderTex } from '../lib/katex.js';
 import { headPattern, patternParts } from '../lib/head-patterns.js';
 import { hasMeasuredHeads, measuredHeads, measuredHeadsNow } from '../lib/models.js';

@@ -6,7 +6,7 @@ import { clamp, el, fillSelect, fmt } from '../lib/dom.js';
 import { StepPanel, layerFor, numsTable, rowSelect, textFor } from '../lib/view.js';
 import { runFor } from '../lib/runs.js';
 import { runSpec } from '../lib/state.js';
-import { stepView } from '../lib/steps.js';
+import { stepView } from '../lib/steps/index.js';
 
 export class ApLayernorm extends ApWidget {
   static concept = 'layernorm';

@@ -6,7 +6,7 @@ import { el } from '../lib/dom.js';
 import { StepPanel, headFor, textFor, tokensWithin, withEntry } from '../lib/view.js';
 import { randomKey } from '../lib/models.js';
 import { runIds } from '../lib/runs.js';
-import { stepView } from '../lib/steps.js';
+import { stepView } from '../lib/steps/index.js';
 import { matrix } from '../lib/heatmap.js';
 import { tokenText } from '../lib/dom.js';
 

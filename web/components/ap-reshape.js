@@ -5,7 +5,7 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
 import { layerFor } from '../lib/view.js';
-import { stepView } from '../lib/steps.js';
+import { stepView } from '../lib/steps/index.js';
 import { scaleFor } from '../lib/colors.js';
 import { renderTex } from '../lib/katex.js';
 

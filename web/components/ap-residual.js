@@ -6,7 +6,7 @@ import { el, fmt } from '../lib/dom.js';
 import { StepPanel, layerFor, textFor, withEntry, withModelFor } from '../lib/view.js';
 import { runFor, runIds } from '../lib/runs.js';
 import { runSpec, switchesOf } from '../lib/state.js';
-import { stepView } from '../lib/steps.js';
+import { stepView } from '../lib/steps/index.js';
 import { tokenText } from '../lib/dom.js';
 
 export class ApResidual extends ApWidget {

@@ -6,7 +6,7 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
 import { headFor, layerFor } from '../lib/view.js';
-import { stepView } from '../lib/steps.js';
+import { stepView } from '../lib/steps/index.js';
 import { matrix, rowOf } from '../lib/heatmap.js';
 import { playgroundNow } from '../lib/playground.js';
 import { renderTex, tex } from '../lib/katex.js';

@@ -7,7 +7,7 @@ import { el, fmt } from '../lib/dom.js';
 import { StepPanel, headFor, numsTable, withEntry } from '../lib/view.js';
 import { randomKey } from '../lib/models.js';
 import { runIds } from '../lib/runs.js';
-import { stepView } from '../lib/steps.js';
+import { stepView } from '../lib/steps/index.js';
 
 const N = 8;
 

@@ -13,7 +13,7 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
 import { claimBox, headFor, layerFor, numsTable, presetButtons } from '../lib/view.js';
-import { stepView } from '../lib/steps.js';
+import { stepView } from '../lib/steps/index.js';
 import { runsFor } from '../lib/runs.js';
 import { runSpec } from '../lib/state.js';
 import { playgroundNow } from '../lib/playground.js';

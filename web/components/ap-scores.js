@@ -3,7 +3,7 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el } from '../lib/dom.js';
 import { StepPanel, claimBox, headFor, layerFor, presetButtons } from '../lib/view.js';
-import { stepView } from '../lib/steps.js';
+import { stepView } from '../lib/steps/index.js';
 
 export class ApScores extends ApWidget {
   static concept = 'scores';

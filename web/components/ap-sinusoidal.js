@@ -7,7 +7,7 @@ import { el, fillSelect, fmt, num } from '../lib/dom.js';
 import { StepPanel, claimBox, numsTable, presetButtons, withEntry } from '../lib/view.js';
 import { randomKey } from '../lib/models.js';
 import { runFor, runIds } from '../lib/runs.js';
-import { stepView } from '../lib/steps.js';
+import { stepView } from '../lib/steps/index.js';
 import { runSpec } from '../lib/state.js';
 import { renderTex } from '../lib/katex.js';
 

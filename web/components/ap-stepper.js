@@ -1,6 +1,6 @@
 // <ap-stepper>: the whole forward pass, one operation at a time, like a debugger. Next /
 // previous buttons, the arrow keys, a scrubber and play / pause walk through the steps of
-// lib/steps.js; each step shows its formula with the shapes filled in, the matrices that go
+// lib/steps/; each step shows its formula with the shapes filled in, the matrices that go
 // in, the one that comes out, what changed, and how any output cell was computed (click it).
 // Attributes: the state of lib/state.js (text, model, preset, layer, head, step, switches).
 // Events: 'ap-step-change' { step, index, name, layer, head }, 'ap-cell-select' (from heatmaps).
@@ -8,7 +8,7 @@ import './ap-heatmap.js';
 import { ApWidget, define } from '../lib/widget.js';
 import { clamp, el, emit, fillSelect, fmt, shapeText, tokenText } from '../lib/dom.js';
 import { renderTex } from '../lib/katex.js';
-import { buildSteps } from '../lib/steps.js';
+import { buildSteps } from '../lib/steps/index.js';
 import { explainBox } from '../lib/explain.js';
 import { randomConfig } from '../lib/models.js';
 

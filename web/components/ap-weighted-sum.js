@@ -4,7 +4,7 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { clamp, el, fillSelect, fmt, num } from '../lib/dom.js';
 import { StepPanel, claimBox, headFor, layerFor, presetButtons, rowSelect } from '../lib/view.js';
-import { stepView } from '../lib/steps.js';
+import { stepView } from '../lib/steps/index.js';
 import { rowOf } from '../lib/heatmap.js';
 
 export class ApWeightedSum extends ApWidget {

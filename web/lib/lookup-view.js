@@ -2,7 +2,7 @@
 // general-form): the three score functions with their formulas and a switch between them, the
 // queries, keys and values of one head of a run, and the core's lookup with its stages copied out.
 import { el } from './dom.js';
-import { stepView } from './steps.js';
+import { stepView } from './steps/index.js';
 
 /** The score functions the core knows (ap.lookup score), in the order of the switch. */
 export const SCORE_FNS = {

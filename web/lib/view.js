@@ -34,7 +34,7 @@ export class HeatmapPool {
 }
 
 /**
- * Draws a step view (lib/steps.js) into `box`: formula, what changed, inputs → output, and an
+ * Draws a step view (lib/steps/) into `box`: formula, what changed, inputs → output, and an
  * explanation of a clicked output cell (or of `explainCell` { row, col } at once).
  */
 export class StepPanel {
