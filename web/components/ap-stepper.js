@@ -1,16 +1,16 @@
 // <ap-stepper>: the whole forward pass, one operation at a time, like a debugger. Next /
 // previous buttons, the arrow keys, a scrubber and play / pause walk through the steps of
-// lib/steps/; each step shows its formula with the shapes filled in, the matrices that go
-// in, the one that comes out, what changed, and how any output cell was computed (click it).
+// lib/steps/; each step is drawn by the StepPanel every view uses (lib/view.js): its formula
+// with the shapes filled in, the matrices that go in, the one that comes out, what changed, and
+// how any output cell was computed (click it; an input cell offers the step that computed it).
 // Attributes: the state of lib/state.js (text, model, preset, layer, head, step, switches).
 // Events: 'ap-step-change' { step, index, name, layer, head }, 'ap-cell-select' (from heatmaps).
-import './ap-heatmap.js';
 import { ApWidget, define } from '../lib/widget.js';
-import { clamp, el, emit, fillSelect, fmt, shapeText, tokenText } from '../lib/dom.js';
-import { renderTex } from '../lib/katex.js';
+import { clamp, el, emit, fillSelect, shapeText } from '../lib/dom.js';
 import { buildSteps } from '../lib/steps/index.js';
 import { explainBox } from '../lib/explain.js';
 import { randomConfig } from '../lib/models.js';
+import { StepPanel } from '../lib/view.js';
 
 const PLAY_MS = 1400;
 
@@ -70,13 +70,8 @@ export class ApStepper extends ApWidget {
     this._list = el('div', { className: 'steplist' });
     this._keptNote = el('p', { className: 'note kept-note', hidden: true });
     this._title = el('div', { className: 'step-title', attrs: { 'aria-live': 'polite' } });
-    this._formula = el('div', { className: 'formula' });
-    this._changed = el('p', { className: 'changed' });
-    this._ins = el('div', { className: 'io-ins' });
-    this._io = el('div', { className: 'io' });
-    this._explain = el('div');
-    this._table = el('div', { className: 'scroll-x' });
-    this._heatmaps = [];
+    // Weight matrices stay open here: the stepper is where every number of a step is shown.
+    this._panel = new StepPanel({ foldWeights: false, onInputCell: (cell) => this._inputCell(cell) });
     this.body.append(
       el('p', {
         className: 'lead',
@@ -87,14 +82,9 @@ export class ApStepper extends ApWidget {
       this._keptNote,
       el('details', { className: 'steps-details', open: true }, el('summary', { text: 'All steps' }), this._list),
       this._title,
-      this._formula,
-      this._changed,
-      this._io,
-      this._table,
-      this._explain,
+      this._panel.node,
     );
     this.root.addEventListener('keydown', (e) => this._key(e));
-    this.root.addEventListener('ap-cell-select', (e) => this._cell(e));
   }
 
   renderKey(state) {
@@ -118,9 +108,9 @@ export class ApStepper extends ApWidget {
     this._steps = run.empty ? [] : buildSteps(run);
     if (!this._steps.length) {
       this._title.textContent = 'Type some text to start.';
-      this._io.hidden = true;
-      this._formula.replaceChildren();
-      this._changed.textContent = '';
+      this._panel.io.hidden = true;
+      this._panel.formula.replaceChildren();
+      this._panel.changed.textContent = '';
       return;
     }
     // Keep the step when only the text or a switch changed; else honour the step attribute.
@@ -285,26 +275,19 @@ export class ApStepper extends ApWidget {
     }
   }
 
-  _heatmap(i) {
-    if (!this._heatmaps[i]) this._heatmaps[i] = el('ap-heatmap');
-    return this._heatmaps[i];
-  }
-
   _renderStep() {
     const step = this._steps[this._index];
     this._rendered = true;
-    this._explain.replaceChildren();
-    const head = step.perHead || step.name.endsWith('heads') ? this._head : this._head;
     let view;
     try {
-      view = step.build(head);
+      view = step.build(this._head);
     } catch (err) {
       this._title.textContent = `${step.short}: ${err.message}`;
-      this._io.hidden = true;
+      this._panel.explainHolder.replaceChildren();
+      this._panel.io.hidden = true;
       return;
     }
-    this._io.hidden = false;
-    this._view = view;
+    this._panel.io.hidden = false;
     this._prev.disabled = this._index === 0;
     this._next.disabled = this._index === this._steps.length - 1;
     this._scrub.value = String(this._index);
@@ -317,66 +300,7 @@ export class ApStepper extends ApWidget {
     if (layerKey >= 0) this._layerSel.value = String(layerKey);
     this._headSel.disabled = !(step.perHead || step.name.endsWith('heads'));
     this._title.textContent = view.title;
-    renderTex(this._formula, view.tex, { display: true });
-    this._changed.textContent = view.changed;
-
-    // Inputs, an arrow, the output (or, for the heads step, every head's output).
-    // Inputs use slots 0.., outputs slots 100..: an element keeps its role, so it stays put.
-    const ins = view.inputs.map((m, k) => {
-      const h = this._heatmap(k);
-      h.matrix = m;
-      return h;
-    });
-    const outs = view.topk
-      ? []
-      : (view.outputs || [view.output]).filter(Boolean).map((m, k) => {
-          const h = this._heatmap(100 + k);
-          h.matrix = m;
-          h.classList.add('out');
-          return h;
-        });
-    // The boxes stay in the page; their children change only when the set of matrices does
-    // (moving an element out and back in would lay it out again).
-    if (!this._inBox) {
-      this._inBox = el('div', { className: 'ins' });
-      this._outBox = el('div', { className: 'out' });
-      this._arrow = el('span', { className: 'arrow', text: '→', attrs: { 'aria-hidden': 'true' } });
-      for (const b of [this._inBox, this._outBox]) {
-        b.style.display = 'grid';
-        b.style.gap = '12px';
-      }
-      this._io.replaceChildren(this._inBox, this._arrow, this._outBox);
-    }
-    const same = (box, list) => box.children.length === list.length && list.every((h, i) => box.children[i] === h);
-    this._inBox.style.gridTemplateColumns =
-      ins.length > 1 && view.inputs.every((m) => m.cols <= 24)
-        ? 'repeat(auto-fit, minmax(min(100%, 200px), 1fr))'
-        : '1fr';
-    this._outBox.style.gridTemplateColumns =
-      outs.length > 1 ? 'repeat(auto-fit, minmax(min(100%, 200px), 1fr))' : '1fr';
-    if (!same(this._inBox, ins)) this._inBox.replaceChildren(...ins);
-    if (!same(this._outBox, outs)) this._outBox.replaceChildren(...outs);
-    this._inBox.hidden = this._arrow.hidden = ins.length === 0;
-
-    this._table.replaceChildren();
-    if (view.topk) this._table.append(this._topkTable(view));
-    if (view.table) {
-      const t = el('table', { className: 'nums' }, el('caption', { text: view.table.caption }));
-      t.createTHead().append(
-        el('tr', {}, ...view.table.header.map((h) => el('th', { attrs: { scope: 'col' }, text: h }))),
-      );
-      const body = t.createTBody();
-      for (const r of view.table.rows)
-        body.append(
-          el(
-            'tr',
-            {},
-            el('th', { attrs: { scope: 'row' }, text: r[0] }),
-            ...r.slice(1).map((c) => el('td', { text: c })),
-          ),
-        );
-      this._table.append(t);
-    }
+    this._panel.show(view);
 
     const out = view.output;
     this.dataset.step = step.id;
@@ -388,69 +312,8 @@ export class ApStepper extends ApWidget {
     this.dataset.outShape = out ? shapeText([out.rows, out.cols]) : '';
   }
 
-  // Top-k of a distribution over the vocabulary: one row per position, bars for probabilities.
-  _topkTable(view) {
-    const { caption, kind, rows } = view.topk;
-    const t = el('table', { className: 'nums topk' }, el('caption', { text: caption }));
-    t.createTHead().append(
-      el(
-        'tr',
-        {},
-        el('th', { attrs: { scope: 'col' }, text: 'after' }),
-        ...['1st', '2nd', '3rd', '4th', '5th'].map((h) => el('th', { attrs: { scope: 'col' }, text: h })),
-      ),
-    );
-    const body = t.createTBody();
-    for (const r of rows) {
-      body.append(
-        el(
-          'tr',
-          { dataset: { row: r.row } },
-          el('th', { attrs: { scope: 'row' }, text: tokenText(r.label) }),
-          ...r.items.map((it) =>
-            el(
-              'td',
-              { dataset: { id: it.id, value: it.value } },
-              el(
-                'button',
-                {
-                  type: 'button',
-                  className: 'topk-item',
-                  attrs: { 'aria-label': `${it.piece}: ${fmt(it.value, 3)}, explain` },
-                  on: {
-                    click: () => {
-                      if (view.explain) this._explain.replaceChildren(explainBox(view.explain(r.row, it.id)));
-                    },
-                  },
-                },
-                el('span', { className: 'piece', text: tokenText(it.piece) }),
-                el('span', { className: 'val', text: ` ${fmt(it.value, 3)}` }),
-                kind === 'probs'
-                  ? el('span', {
-                      className: 'bar',
-                      style: { width: `${Math.max(1, Math.round(it.value * 100))}%` },
-                      attrs: { 'aria-hidden': 'true' },
-                    })
-                  : null,
-              ),
-            ),
-          ),
-        ),
-      );
-    }
-    return t;
-  }
-
-  _cell(e) {
-    const { name, row, col, value } = e.detail;
-    const view = this._view;
-    const isOut = view.output && e.composedPath().some((n) => n.classList?.contains('out')) && view.explain;
-    if (isOut) {
-      const x = view.explain(row, col);
-      this._explain.replaceChildren(explainBox(x));
-      return;
-    }
-    // An input cell: where it came from.
+  // A cell the step does not explain (an input's): its value, and the step that computed it.
+  _inputCell({ name, row, col, value }) {
     const target = this._steps.findIndex((s) => s.name === name && s.layer === this._steps[this._index].layer);
     const box = explainBox({
       title: `${name}[${row}, ${col}] = ${value === -Infinity ? '−∞' : value.toFixed(4)}`,
@@ -464,7 +327,7 @@ export class ApStepper extends ApWidget {
           on: { click: () => this.go(target) },
         }),
       );
-    this._explain.replaceChildren(box);
+    this._panel.explainHolder.replaceChildren(box);
   }
 }
 

@@ -2,7 +2,7 @@
 // after the causal mask) hatched grey with "−∞" so they never look like a weight of 0, the
 // selected cell and the keyboard cursor. Labels live in HTML beside the canvas (ap-heatmap);
 // the PNG export draws everything, labels included, onto one canvas.
-import { fmt, fmtCell } from './dom.js';
+import { el, fmt, fmtCell } from './dom.js';
 import { scaleFor } from './colors.js';
 
 /** A matrix ready to draw: values are row-major rows x cols. */
@@ -344,4 +344,25 @@ export function renderForExport(m, theme) {
     ctx.fillText(fmt(scale.domain[1]), x0 + lw, ly + 20);
   }
   return canvas;
+}
+
+/**
+ * Reuses <ap-heatmap> elements by slot: a slot's element is made once (with `attrs`) and is given
+ * each new matrix, since a new element per render would be laid out (and observed for resizing)
+ * from scratch. The one pool of the widgets (ApWidget.hm) and the step panels (lib/view.js);
+ * whoever draws with it loads components/ap-heatmap.js, which defines the element.
+ */
+export class HeatmapPool {
+  constructor() {
+    this.slots = new Map();
+  }
+  get(slot, m, attrs = {}) {
+    let h = this.slots.get(slot);
+    if (!h) {
+      h = el('ap-heatmap', { attrs });
+      this.slots.set(slot, h);
+    }
+    h.matrix = m;
+    return h;
+  }
 }

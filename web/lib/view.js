@@ -2,7 +2,8 @@
 // output, what changed, click-to-explain) drawn into a container, the notes' presets of a
 // concept as buttons, and the layer / head a widget should show for a run.
 import '../components/ap-heatmap.js';
-import { clamp, el } from './dom.js';
+import { clamp, el, fmt, tokenText } from './dom.js';
+import { HeatmapPool } from './heatmap.js';
 import { renderTex } from './katex.js';
 import { explainBox } from './explain.js';
 import { playgroundNow } from './playground.js';
@@ -17,38 +18,28 @@ export function heatmap(m, attrs = {}) {
   return h;
 }
 
-/** Reuses heatmap elements by slot (no re-creation on every keystroke). */
-export class HeatmapPool {
-  constructor() {
-    this.slots = new Map();
-  }
-  get(slot, m, attrs = {}) {
-    let h = this.slots.get(slot);
-    if (!h) {
-      h = el('ap-heatmap', { attrs });
-      this.slots.set(slot, h);
-    }
-    h.matrix = m;
-    return h;
-  }
-}
-
 /**
- * Draws a step view (lib/steps/) into `box`: formula, what changed, inputs → output, and an
- * explanation of a clicked output cell (or of `explainCell` { row, col } at once).
+ * Draws a step view (lib/steps/) into `box`: formula, what changed, inputs → output (or, for a
+ * distribution over the vocabulary, a table of each position's top entries), and an explanation
+ * of a clicked output cell (or of `explainCell` { row, col } at once). The stepper is one of these
+ * plus navigation; Bahdanau's walkthrough is one per stage.
+ * foldWeights: a large learned weight matrix is folded behind one line (the stepper shows it open).
+ * onInputCell(detail): a cell was clicked that the view does not explain (an input's).
  */
 export class StepPanel {
-  constructor() {
+  constructor({ foldWeights = true, onInputCell = null } = {}) {
     this.pool = new HeatmapPool();
+    this.foldWeights = foldWeights;
+    this.onInputCell = onInputCell;
     this.formula = el('div', { className: 'formula' });
     this.changed = el('p', { className: 'changed' });
     this.io = el('div', { className: 'io' });
     this.explainHolder = el('div');
     this.node = el('div', { className: 'step-panel' }, this.formula, this.changed, this.io, this.explainHolder);
     this.node.addEventListener('ap-cell-select', (e) => {
-      if (!this.view?.explain) return;
       const fromOut = e.composedPath().some((n) => n.classList?.contains('out'));
-      if (fromOut) this.explain(e.detail.row, e.detail.col);
+      if (fromOut && this.view?.explain) this.explain(e.detail.row, e.detail.col);
+      else if (this.onInputCell) this.onInputCell(e.detail);
     });
   }
 
@@ -57,11 +48,15 @@ export class StepPanel {
     renderTex(this.formula, view.tex, { display: true });
     this.changed.textContent = view.changed;
     const ins = showInputs ? view.inputs.map((m, i) => this.folded(`${slot}in${i}`, m)) : [];
-    const outs = (view.outputs || [view.output]).filter(Boolean).map((m, i) => {
-      const h = this.pool.get(`${slot}out${i}`, m);
-      h.classList.add('out');
-      return h;
-    });
+    // A distribution over the vocabulary is read as its top entries (the table below), never
+    // drawn as an n × vocabulary barcode.
+    const outs = view.topk
+      ? []
+      : (view.outputs || [view.output]).filter(Boolean).map((m, i) => {
+          const h = this.pool.get(`${slot}out${i}`, m);
+          h.classList.add('out');
+          return h;
+        });
     // Stable boxes; children replaced only when the set of heatmaps changes.
     if (!this.inBox) {
       this.inBox = el('div', { className: 'ins' });
@@ -75,6 +70,13 @@ export class StepPanel {
     if (!same(this.inBox, ins)) this.inBox.replaceChildren(...ins);
     if (!same(this.outBox, outs)) this.outBox.replaceChildren(...outs);
     this.inBox.hidden = this.arrow.hidden = ins.length === 0;
+    if (view.topk || this.table) {
+      if (!this.table) {
+        this.table = el('div', { className: 'scroll-x' });
+        this.node.insertBefore(this.table, this.explainHolder);
+      }
+      this.table.replaceChildren(...(view.topk ? [this.topkTable(view.topk)] : []));
+    }
     this.explainHolder.replaceChildren();
     if (explainCell && view.output && explainCell.row < view.output.rows && explainCell.col < view.output.cols) {
       this.explain(explainCell.row, explainCell.col);
@@ -85,7 +87,7 @@ export class StepPanel {
   // one line; the student opens it when the product is the point.
   folded(key, m) {
     const h = this.pool.get(key, m);
-    if (!m.weight || m.rows * m.cols <= 1024) return h;
+    if (!this.foldWeights || !m.weight || m.rows * m.cols <= 1024) return h;
     if (!this.folds) this.folds = new Map();
     let d = this.folds.get(key);
     if (!d) {
@@ -97,9 +99,64 @@ export class StepPanel {
     return d;
   }
 
+  // Top-k of a distribution over the vocabulary: one row per position, bars for probabilities;
+  // an entry explains itself when clicked.
+  topkTable({ caption, kind, rows }) {
+    const t = el('table', { className: 'nums topk' }, el('caption', { text: caption }));
+    t.createTHead().append(
+      el(
+        'tr',
+        {},
+        el('th', { attrs: { scope: 'col' }, text: 'after' }),
+        ...['1st', '2nd', '3rd', '4th', '5th'].map((h) => el('th', { attrs: { scope: 'col' }, text: h })),
+      ),
+    );
+    const body = t.createTBody();
+    for (const r of rows) {
+      body.append(
+        el(
+          'tr',
+          { dataset: { row: r.row } },
+          el('th', { attrs: { scope: 'row' }, text: tokenText(r.label) }),
+          ...r.items.map((it) =>
+            el(
+              'td',
+              { dataset: { id: it.id, value: it.value } },
+              el(
+                'button',
+                {
+                  type: 'button',
+                  className: 'topk-item',
+                  attrs: { 'aria-label': `${it.piece}: ${fmt(it.value, 3)}, explain` },
+                  on: {
+                    click: () => {
+                      if (this.view.explain) this.explain(r.row, it.id);
+                    },
+                  },
+                },
+                el('span', { className: 'piece', text: tokenText(it.piece) }),
+                el('span', { className: 'val', text: ` ${fmt(it.value, 3)}` }),
+                kind === 'probs'
+                  ? el('span', {
+                      className: 'bar',
+                      style: { width: `${Math.max(1, Math.round(it.value * 100))}%` },
+                      attrs: { 'aria-hidden': 'true' },
+                    })
+                  : null,
+              ),
+            ),
+          ),
+        ),
+      );
+    }
+    return t;
+  }
+
+  /** Explains output cell (row, col): the box carries data-cell="<output name>:<row>,<col>". */
   explain(row, col) {
-    const x = this.view.explain(row, col);
-    this.explainHolder.replaceChildren(explainBox(x));
+    const box = explainBox(this.view.explain(row, col));
+    if (this.view.output) box.dataset.cell = `${this.view.output.name}:${row},${col}`;
+    this.explainHolder.replaceChildren(box);
     const out = this.io.querySelector('.out ap-heatmap');
     if (out) out.selected = { row, col };
   }

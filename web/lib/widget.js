@@ -9,7 +9,7 @@ import { conceptById } from './concepts.js';
 import { MAX_TEXT_CHARS, parseState, readNumber, runSpec, STATE_KEYS, valueWarning } from './state.js';
 import { runFor } from './runs.js';
 import { downloadsNow, onDownloadProgress } from './models.js';
-import { resetTheme } from './heatmap.js';
+import { HeatmapPool, resetTheme } from './heatmap.js';
 import { RESERVE, RESERVE_WIDTHS } from './reserve.js';
 
 const BASE_ATTRS = [...STATE_KEYS, 'hide', 'height', 'theme'];
@@ -300,15 +300,8 @@ export class ApWidget extends HTMLElement {
    * a new element per render would be laid out (and observed for resizing) from scratch.
    */
   hm(slot, m, attrs = {}) {
-    if (!this._heatmaps) this._heatmaps = new Map();
-    let h = this._heatmaps.get(slot);
-    if (!h) {
-      h = document.createElement('ap-heatmap');
-      for (const [k, v] of Object.entries(attrs)) h.setAttribute(k, v);
-      this._heatmaps.set(slot, h);
-    }
-    h.matrix = m;
-    return h;
+    if (!this._heatmaps) this._heatmaps = new HeatmapPool();
+    return this._heatmaps.get(slot, m, attrs);
   }
 
   /** Makes `nodes` the children of `container`, touching the DOM only if they differ. */
