@@ -354,7 +354,7 @@ describe('controls', () => {
         .locator(`${tag} ap-heatmap[data-name="${name}"]`)
         .evaluate((h) => ({ rows: h.matrix.rows, cols: h.matrix.cols, values: Array.from(h.matrix.values) }));
     // The tanh layer for t = 3: n x d_a, the core's add_tanh[2] (all 32 cells, a few by name).
-    const th = await shown('add-tanh');
+    const th = await shown('add_tanh');
     expect([th.rows, th.cols]).toEqual([n, dA]);
     th.values.forEach((v, k) => near(v, want.add_tanh[i * n * dA + k], `tanh[t=3][${Math.floor(k / dA)}, ${k % dA}]`));
     for (const [j, c] of [
@@ -368,34 +368,34 @@ describe('controls', () => {
     // The other stages of step t: W_s s_2 (1 x 8), W_h h_j (4 x 8), v, scores, weights, context.
     const rowOfT = (a, cols) => Array.from(a.slice(i * cols, (i + 1) * cols));
     const cases = [
-      ['add-ws', [1, dA], rowOfT(want.add_s, dA)],
-      ['add-wh', [n, dA], Array.from(want.add_h)],
-      ['add-v', [1, dA], Array.from(want.add_v)],
-      ['add-e', [1, n], rowOfT(want.add_scores, n)],
-      ['add-alpha', [1, n], rowOfT(want.add_weights, n)],
-      ['add-context', [1, 8], rowOfT(want.add_context, 8)],
+      ['add_s', [1, dA], rowOfT(want.add_s, dA)],
+      ['add_h', [n, dA], Array.from(want.add_h)],
+      ['add_v', [1, dA], Array.from(want.add_v)],
+      ['add_scores', [1, n], rowOfT(want.add_scores, n)],
+      ['add_weights', [1, n], rowOfT(want.add_weights, n)],
+      ['add_context', [1, 8], rowOfT(want.add_context, 8)],
     ];
     for (const [name, shape, values] of cases) {
       const m = await shown(name);
       expect([m.rows, m.cols], name).toEqual(shape);
       m.values.forEach((v, k) => near(v, values[k], `${name}[${k}]`));
     }
-    // Every step has its formula (KaTeX) and a one-line caption, in order.
+    // Every step has its formula (KaTeX) and a one-line caption (what changed), in order.
     const steps = await page.locator(tag).evaluate((w) =>
       [...w.shadowRoot.querySelectorAll('.add-step')].map((s) => ({
         name: s.dataset.step,
         katex: !!s.querySelector('.katex'),
-        caption: s.querySelector('p.note')?.textContent ?? '',
+        caption: s.querySelector('p.changed')?.textContent ?? '',
       })),
     );
     expect(steps.map((s) => s.name)).toEqual([
-      'add-ws',
-      'add-wh',
-      'add-tanh',
-      'add-v',
-      'add-e',
-      'add-alpha',
-      'add-context',
+      'add_s',
+      'add_h',
+      'add_tanh',
+      'add_v',
+      'add_scores',
+      'add_weights',
+      'add_context',
     ]);
     for (const s of steps) {
       expect(s.katex, s.name).toBe(true);
@@ -403,11 +403,11 @@ describe('controls', () => {
     }
     // Click the tanh cell (j = 1 "cat", c = 5): the box adds (W_s s_2)[5] + (W_h h_2)[5], and
     // its result is the core's number.
-    const canvas = page.locator(`${tag} ap-heatmap[data-name="add-tanh"] .hm-plot canvas`);
+    const canvas = page.locator(`${tag} ap-heatmap[data-name="add_tanh"] .hm-plot canvas`);
     await canvas.scrollIntoViewIfNeeded();
     const box = await canvas.boundingBox();
     await page.mouse.click(box.x + box.width * (5.5 / dA), box.y + box.height * (1.5 / n));
-    const explain = page.locator(`${tag} .explain[data-cell="add-tanh:1,5"]`);
+    const explain = page.locator(`${tag} .explain[data-cell="add_tanh:1,5"]`);
     await explain.waitFor({ timeout: 10000 });
     const text = await explain.textContent();
     const core = Number(/core: (−?[\d.]+)/.exec(await explain.locator('.result').textContent())[1].replace('−', '-'));
@@ -427,11 +427,11 @@ describe('controls', () => {
     expect(Math.abs(term(terms[1]) - want.add_h[1 * dA + 5]), '(W_h h_2)[5] in the explanation').toBeLessThan(1e-4);
     await page.locator(tag).screenshot({ path: join(SCREENSHOT_DIR, 'view-bahdanau-explain.png') });
     // A score cell: v . (row j of the tanh layer), the sum's result is the core's e_3j.
-    const eCanvas = page.locator(`${tag} ap-heatmap[data-name="add-e"] .hm-plot canvas`);
+    const eCanvas = page.locator(`${tag} ap-heatmap[data-name="add_scores"] .hm-plot canvas`);
     await eCanvas.scrollIntoViewIfNeeded();
     const eb = await eCanvas.boundingBox();
     await page.mouse.click(eb.x + eb.width * (2.5 / n), eb.y + eb.height / 2);
-    const eBox = page.locator(`${tag} .explain[data-cell="add-e:0,2"]`);
+    const eBox = page.locator(`${tag} .explain[data-cell="add_scores:0,2"]`);
     await eBox.waitFor({ timeout: 10000 });
     expect(await eBox.locator('.terms div').count()).toBe(dA);
     const eCore = Number(/core: (−?[\d.]+)/.exec(await eBox.locator('.result').textContent())[1].replace('−', '-'));

@@ -59,13 +59,13 @@ describe('bahdanau on the trained translation model', () => {
   test("a clicked score cell is explained term by term with the core's number", async () => {
     const { page, errors } = await open('/#concept=bahdanau', 'ap-bahdanau');
     const tag = 'ap-bahdanau';
-    const canvas = page.locator(`${tag} ap-heatmap[data-name="add-e"] .hm-plot canvas`);
+    const canvas = page.locator(`${tag} ap-heatmap[data-name="add_scores"] .hm-plot canvas`);
     await canvas.scrollIntoViewIfNeeded();
     const box = await canvas.boundingBox();
     const src = await json(page, tag, 'source');
     const area = src.indexOf('area');
     await page.mouse.click(box.x + box.width * ((area + 0.5) / src.length), box.y + box.height / 2);
-    const e = page.locator(`${tag} .explain[data-cell="add-e:0,${area}"]`);
+    const e = page.locator(`${tag} .explain[data-cell="add_scores:0,${area}"]`);
     await e.waitFor({ timeout: 10000 });
     const core = Number(/core: (−?[\d.]+)/.exec(await e.locator('.result').textContent())[1].replace('−', '-'));
     const scores = await json(page, tag, 'addScores');

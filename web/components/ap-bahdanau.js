@@ -7,17 +7,20 @@
 // [forward; backward], decoder states from an RNN reading the same tokens): how the numbers are
 // made, without meaning. The core computes e_tj = v^T tanh(W_s s_{t-1} + W_h h_j), alpha = softmax, C_t = sum alpha h,
 // and records every stage (W_s, W_h, v, W_s s, W_h h, the tanh layer for every (t, j), the
-// scores, weights and context); the view shows them one by one for the chosen step t, each with
-// its formula and a one-line caption, and explains a clicked cell term by term. Beside it, on
+// scores, weights and context); the view shows them one by one for the chosen step t, as the
+// step makers of lib/steps/additive.js (keyed by the core's add_* stage names) give them, each in
+// the StepPanel every view uses: its formula, a line on what it is, and a clicked cell explained
+// term by term. Beside it, on
 // the same states, scaled dot-product attention. A decoder step t is chosen with a stepper or
 // by clicking a row of either alignment matrix. Attributes t (1-based step), weights, source.
 import { ApWidget, define } from '../lib/widget.js';
 import './ap-heatmap.js'; // this.hm() draws with <ap-heatmap>: defined here when this widget is loaded alone
-import { el, fmt, tokenText } from '../lib/dom.js';
+import { el, tokenText } from '../lib/dom.js';
 import { matrix, rowOf } from '../lib/heatmap.js';
 import { playgroundNow } from '../lib/playground.js';
 import { renderTex, tex } from '../lib/katex.js';
-import { colAt, explainBox, rowAt, softmaxTerms } from '../lib/explain.js';
+import { StepPanel } from '../lib/view.js';
+import { additiveViews } from '../lib/steps/additive.js';
 import { bidirectionalStates, rnnStates, stepControls, stepOf, tokenRows } from '../lib/rnn-view.js';
 import { lookupStages } from '../lib/lookup-view.js';
 import { NOTES_SENTENCE, stagesOf, translationRnn, unknownNote } from '../lib/rnn-attention.js';
@@ -42,21 +45,6 @@ const TRAINED_STAGES = [
 const SEEDS = { encoder: 11, decoder: 13, additive: 17 };
 const m = (source) => tex(source, { className: 'math' });
 const tokenLabel = (piece) => tokenText(piece);
-const f = (v) => fmt(v, 4);
-
-// The additive side, one block per stage: heatmap name, then (for step t) its formula and caption.
-const ADD_STEPS = ['add-ws', 'add-wh', 'add-tanh', 'add-v', 'add-e', 'add-alpha', 'add-context'];
-
-/** Term lines of a sum of products a_k × b_k, each named by what(k). */
-function productLines(a, b, what) {
-  const lines = [];
-  let sum = 0;
-  for (let k = 0; k < a.length; k++) {
-    sum += a[k] * b[k];
-    lines.push(`${k === 0 ? '  ' : '+ '}${f(a[k]).padStart(8)} × ${f(b[k]).padStart(8)}   (${what(k)})`);
-  }
-  return { lines, sum };
-}
 
 export class ApBahdanau extends ApWidget {
   static ownInput =
@@ -132,30 +120,14 @@ export class ApBahdanau extends ApWidget {
     this.unknownLine = el('p', { className: 'note unknown-note' });
     this.formula = el('div', { className: 'formula' });
     this.setup = el('p', { className: 'note' });
+    // The additive side: one StepPanel per stage (made at the first drawing, in the core's order),
+    // under a numbered heading; one cell explained at a time, kept while it exists.
     this.steps = new Map();
     this.add = el('div', { style: { display: 'grid', gap: '14px' } });
-    for (const [k, name] of ADD_STEPS.entries()) {
-      const s = {
-        formula: el('span', { className: 'math' }),
-        caption: el('p', { className: 'note', style: { margin: '2px 0 4px' } }),
-        slot: el('div'),
-        explain: el('div'),
-      };
-      s.node = el(
-        'div',
-        { className: 'add-step', dataset: { step: name } },
-        el('div', { style: { fontWeight: '600' } }, `${k + 1}. `, s.formula),
-        s.caption,
-        s.slot,
-        s.explain,
-      );
-      this.steps.set(name, s);
-      this.add.append(s.node);
-    }
     this.add.addEventListener('ap-cell-select', (e) => {
       if (!this.steps.has(e.detail.name)) return;
       this._picked = { name: e.detail.name, row: e.detail.row, col: e.detail.col };
-      this._explain();
+      for (const [name, st] of this.steps) if (name !== e.detail.name) st.panel.explainHolder.replaceChildren();
     });
     this.dot = el('div', { style: { display: 'grid', gap: '6px' } });
     this.maps = el('div', { className: 'col2' });
@@ -214,7 +186,7 @@ export class ApBahdanau extends ApWidget {
     this.sourceField.hidden = !d.trained;
     if (this.shadowRoot.activeElement !== this.sourceInput) this.sourceInput.value = this.source;
     this.weightsSelect.value = d.trained ? 'trained' : 'random';
-    const { T, m, dS, dH, dA, src, outs, S, H, A } = d;
+    const { T, m, dS, dH, src, outs, S, H, A } = d;
     this.stepper.node.hidden = this.hides('t');
     const raw = this.getAttribute('t');
     const t = raw === null || raw === '' ? d.defaultT : stepOf(this, T);
@@ -245,133 +217,22 @@ export class ApBahdanau extends ApWidget {
     const steps = outs.map((l, k) => `${k + 1} ${l}`);
     const i = t - 1;
     const p = t - 1; // the decoder state's index: s_{t-1}
-    const units = null; // the heatmap numbers its columns itself (every 4th when they are many)
-    this._cur = {
-      t,
-      T,
-      m,
-      dS,
-      dH,
-      dA,
-      labels: src,
-      outs,
-      H,
-      s: S.slice(i * dS, (i + 1) * dS),
-      A,
-      tanh: A.tanh.slice(i * m * dA, (i + 1) * m * dA),
-      trained: d.trained,
-    };
 
     // The additive side: each stage for step t, from the core's trace.
     const one = (values, cols, at) => values.slice(at * cols, (at + 1) * cols);
-    const show = (name, formula, caption, mat) => {
-      const st = this.steps.get(name);
-      renderTex(st.formula, formula);
-      st.caption.textContent = caption;
-      this.place(st.slot, this.hm(name, mat));
-    };
-    // Stages 2 and 3: one row of dA numbers per source word.
-    const perSource = { rows: m, cols: dA, rowLabels: src, colLabels: units, rowAxis: 'source j', kind: 'div' };
-    const s0 = d.trained
-      ? ' (s_0 is made from the backward state of the first word, which has read the whole sentence)'
-      : ' (= 0 at the start, so this row is 0)';
-    show(
-      'add-ws',
-      `W_s\\, s_{${p}}`,
-      `The previous decoder state s_${p}${t === 1 ? s0 : ''} through W_s (${dS}×${dA}): ${dA} numbers, made once for step ${t}.`,
-      matrix({
-        name: 'add-ws',
-        title: `W_s s_${p}`,
-        values: one(A.ws, dA, i),
-        rows: 1,
-        cols: dA,
-        rowLabels: [`s${p}`],
-        colLabels: units,
-        kind: 'div',
-      }),
-    );
-    show(
-      'add-wh',
-      'W_h\\, h_j \\quad (j = 1, \\dots, n)',
-      `Every encoder state through W_h (${dH}×${dA}): one row per source word, made once and reused at every decoder step.`,
-      matrix({
-        name: 'add-wh',
-        title: 'W_h h_j',
-        values: A.wh,
-        ...perSource,
-      }),
-    );
-    show(
-      'add-tanh',
-      `\\tanh\\big(W_s\\, s_{${p}} + W_h\\, h_j\\big)`,
-      `Row 1 added to every row of 2, squashed by tanh into (−1, 1): the alignment network's hidden layer for step ${t}, one row per source word.`,
-      matrix({
-        name: 'add-tanh',
-        title: `tanh layer, t = ${t}`,
-        values: this._cur.tanh,
-        ...perSource,
-        domain: [-1, 1],
-      }),
-    );
-    show(
-      'add-v',
-      'v',
-      `The output weights (${dA} numbers): they turn each row of 3 into one number. The notes' eq. (6) stops at the tanh vector; v is the network's last layer.`,
-      matrix({
-        name: 'add-v',
-        title: 'v',
-        values: A.v,
-        rows: 1,
-        cols: dA,
-        rowLabels: ['v'],
-        colLabels: units,
-        kind: 'div',
-      }),
-    );
-    show(
-      'add-e',
-      `e_{${t}j} = v^\\top \\tanh\\big(W_s\\, s_{${p}} + W_h\\, h_j\\big)`,
-      'Each row of 3 dotted with v: one score per source word (any real number).',
-      matrix({
-        name: 'add-e',
-        title: `scores e_${t}j`,
-        values: one(A.e, m, i),
-        rows: 1,
-        cols: m,
-        rowLabels: [`t=${t}`],
-        colLabels: src,
-        kind: 'div',
-      }),
-    );
-    show(
-      'add-alpha',
-      `\\alpha_{${t}j} = \\exp(e_{${t}j}) \\,/\\, \\textstyle\\sum_k \\exp(e_{${t}k})`,
-      'The softmax over the source words: positive weights that sum to 1.',
-      matrix({
-        name: 'add-alpha',
-        title: `weights α_${t}j`,
-        values: one(A.alpha, m, i),
-        rows: 1,
-        cols: m,
-        rowLabels: [`t=${t}`],
-        colLabels: src,
-        kind: 'prob',
-      }),
-    );
-    show(
-      'add-context',
-      `C_{${t}} = \\sum_j \\alpha_{${t}j}\\, h_j`,
-      `The encoder states averaged with those weights: the ${dH} numbers the decoder reads at step ${t}.`,
-      matrix({
-        name: 'add-context',
-        title: `context C_${t}`,
-        values: one(A.c, dH, i),
-        rows: 1,
-        cols: dH,
-        rowLabels: [`t=${t}`],
-        kind: 'div',
-      }),
-    );
+    for (const [k, { name, view }] of additiveViews({ ...d, labels: src }, t).entries()) {
+      let st = this.steps.get(name);
+      if (!st) {
+        st = { panel: new StepPanel(), heading: el('div', { style: { fontWeight: '600' } }) };
+        this.steps.set(name, st);
+        this.add.append(el('div', { className: 'add-step', dataset: { step: name } }, st.heading, st.panel.node));
+      }
+      st.heading.textContent = `${k + 1}. ${view.title}`;
+      // A picked cell stays explained (with the new step's numbers) while it exists.
+      const pk = this._picked?.name === name ? this._picked : null;
+      if (pk && !(pk.row < view.output.rows && pk.col < view.output.cols)) this._picked = null;
+      st.panel.show(view, { showInputs: false, explainCell: pk });
+    }
 
     // The dot-product side, on the same states.
     if (B) {
@@ -433,12 +294,6 @@ export class ApBahdanau extends ApWidget {
       align('align-add', d.trained ? 'additive (trained): α_tj' : 'additive: α_tj', A.alpha),
       B ? align('align-dot', 'scaled dot product: α_tj', B.weights) : null,
     );
-
-    // A picked cell stays explained (with the new step's numbers) while it exists.
-    const pk = this._picked;
-    const shown = pk && this._heatmaps.get(pk.name)?.matrix;
-    if (pk && !(shown && pk.row < shown.rows && pk.col < shown.cols)) this._picked = null;
-    this._explain();
 
     this.dataset.t = String(t);
     this.dataset.n = String(m);
@@ -539,110 +394,6 @@ export class ApBahdanau extends ApWidget {
       unknown: '',
       setup: `Random weights (untrained): encoder a bidirectional RNN over your ${n} tokens, h_j = [→h_j; ←h_j] (${D} numbers); decoder an RNN reading the same tokens (a copy task), s_0 = 0. W_s, W_h, v and the RNNs have random seeded weights: this shows how the alignment is computed, not what a trained model learns (choose the trained model for that).`,
     };
-  }
-
-  /** The picked cell of the additive side, term by term (the result is always the core's). */
-  _explain() {
-    for (const s of this.steps.values()) s.explain.replaceChildren();
-    const pk = this._picked,
-      cur = this._cur;
-    if (!pk || !cur) return;
-    const x = this._terms(pk.name, pk.row, pk.col);
-    if (!x) return;
-    const box = explainBox(x);
-    box.dataset.cell = `${pk.name}:${pk.row},${pk.col}`;
-    this.steps.get(pk.name).explain.append(box);
-    this._heatmaps.get(pk.name).selected = { row: pk.row, col: pk.col };
-  }
-
-  _terms(name, row, col) {
-    const { t, m: n, dS, dH, dA, labels, H, s, A, tanh, trained } = this._cur;
-    const p = t - 1,
-      i = t - 1;
-    const j = row,
-      c = col;
-    const src = (k) => `"${labels[k]}"`;
-    const core = (v) => `core: ${f(v)}`;
-    if (name === 'add-ws') {
-      const { lines, sum } = productLines(s, colAt(A.Ws, dS, dA, c), (k) => `s_${p}[${k}] · W_s[${k},${c}]`);
-      return {
-        title: `(W_s s_${p})[${c}]`,
-        formula: `(W_s\\, s_{${p}})_{${c}} = \\sum_k s_{${p},k}\\, W_s[k, ${c}]`,
-        lines,
-        result: `Σ = ${f(sum)}   ${core(A.ws[i * dA + c])}`,
-      };
-    }
-    if (name === 'add-wh') {
-      const { lines, sum } = productLines(
-        rowAt(H, dH, j),
-        colAt(A.Wh, dH, dA, c),
-        (k) => `h_${j + 1}[${k}] · W_h[${k},${c}]`,
-      );
-      return {
-        title: `(W_h h_${j + 1})[${c}], source ${src(j)}`,
-        formula: `(W_h\\, h_{${j + 1}})_{${c}} = \\sum_k h_{${j + 1},k}\\, W_h[k, ${c}]`,
-        lines,
-        result: `Σ = ${f(sum)}   ${core(A.wh[j * dA + c])}`,
-      };
-    }
-    if (name === 'add-tanh') {
-      const a = A.ws[i * dA + c],
-        b = A.wh[j * dA + c];
-      return {
-        title: `tanh layer [${src(j)}, ${c}] at t = ${t}`,
-        formula: `\\tanh\\big((W_s\\, s_{${p}})_{${c}} + (W_h\\, h_{${j + 1}})_{${c}}\\big)`,
-        lines: [
-          `  ${f(a).padStart(8)}   (W_s s_${p})[${c}], step 1`,
-          `+ ${f(b).padStart(8)}   (W_h h_${j + 1})[${c}], step 2 row ${src(j)}`,
-          `= ${f(a + b).padStart(8)}   then tanh`,
-        ],
-        result: `tanh(${f(a + b)}) = ${f(Math.tanh(a + b))}   ${core(tanh[j * dA + c])}`,
-      };
-    }
-    if (name === 'add-v') {
-      return {
-        title: `v[${c}]`,
-        lines: [
-          trained
-            ? 'A parameter of the alignment network, learned by backpropagation with the rest of the model.'
-            : 'A parameter of the alignment network (seeded random here; learned in a trained model).',
-        ],
-        result: `= ${f(A.v[c])}`,
-      };
-    }
-    if (name === 'add-e') {
-      const { lines, sum } = productLines(A.v, rowAt(tanh, dA, col), (k) => `v[${k}] · tanh[${k}]`);
-      return {
-        title: `e_${t},${col + 1}: step ${t}, source ${src(col)}`,
-        formula: `e_{${t},${col + 1}} = \\sum_c v_c \\tanh\\big(W_s\\, s_{${p}} + W_h\\, h_{${col + 1}}\\big)_c`,
-        lines,
-        result: `Σ = ${f(sum)}   ${core(A.e[i * n + col])}`,
-      };
-    }
-    if (name === 'add-alpha') {
-      const row = rowAt(A.e, n, i);
-      const sm = softmaxTerms(row, col, labels);
-      return {
-        title: `α_${t},${col + 1}: step ${t}, source ${src(col)}`,
-        formula: `\\alpha_{${t},${col + 1}} = \\frac{\\exp(e_{${t},${col + 1}})}{\\sum_k \\exp(e_{${t}k})}`,
-        lines: sm.lines,
-        result: `${f(sm.exps[col])} / ${f(sm.total)} = ${f(sm.value)}   ${core(A.alpha[i * n + col])}`,
-      };
-    }
-    if (name === 'add-context') {
-      const { lines, sum } = productLines(
-        rowAt(A.alpha, n, i),
-        colAt(H, n, dH, c),
-        (k) => `α_${t},${k + 1} · h_${k + 1}[${c}], ${src(k)}`,
-      );
-      return {
-        title: `C_${t}[${c}]`,
-        formula: `C_{${t}}[${c}] = \\sum_j \\alpha_{${t}j}\\, h_j[${c}]`,
-        lines,
-        result: `Σ = ${f(sum)}   ${core(A.c[i * dH + c])}`,
-      };
-    }
-    return null;
   }
 }
 
