@@ -4,6 +4,7 @@
 // must equal the marked stage of layer l, whatever the block's form.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
+import { keepFor } from '../../web/lib/runs.js';
 
 let ap;
 beforeAll(async () => {
@@ -110,6 +111,40 @@ describe('the trace says which stages are per head', () => {
             for (let c = 0; c < dK; c++) expect(z[i * dK + c]).toBe(concat[i * d + hd * dK + c]);
         }
       }
+    } finally {
+      t.dispose();
+      model.dispose();
+    }
+  });
+});
+
+// A Hugging Face model's trace keeps, beside the layer looked at, each layer's output: the keep list
+// names the stage the core marks (runs.js asks a one-token pass), so no rule is restated, and a
+// switch that changes the block's form (norm) changes the stage kept.
+describe("a large model's trace keeps every layer's output as the core marks it", () => {
+  test.each([
+    [{ norm: 'post' }, {}, 'norm2'],
+    [{ norm: 'pre' }, {}, 'resid2'],
+    [{ norm: 'post' }, { norm: 'pre' }, 'resid2'],
+    [{ norm: 'post', ffn: false }, {}, 'norm1'],
+    [{ norm: 'pre', ffn: false }, {}, 'resid1'],
+  ])('model %j, switches %j: %s', (config, switches, want) => {
+    const model = ap.createModel(
+      { arch: 'decoder', dModel: 16, nHeads: 2, nLayers: 3, dFf: 32, vocab: VOCAB, ...config },
+      { seed: 5 },
+    );
+    const entry = { kind: 'pretrained', key: `keep-${JSON.stringify(config)}`, model, base: { nLayers: 3 } };
+    const keep = keepFor(entry, 2, switches);
+    expect(keep).toEqual({ layers: [2], stages: ['weights', want] });
+    const t = model.forward('the cat sat on the mat', switches, keep);
+    try {
+      for (const l of [0, 1, 2]) expect(t.blockOutput({ layer: l }), `layer ${l}`).toBe(want);
+      expect(
+        t
+          .stages()
+          .filter((s) => s.layer === 0)
+          .map((s) => s.name),
+      ).toEqual(['weights', want]);
     } finally {
       t.dispose();
       model.dispose();

@@ -317,17 +317,40 @@ export function lengthOf(entry, text) {
  * What a trace keeps (model.forward's keep): everything for the project's small models; for a
  * Hugging Face model (GPT-2 small on 128 tokens would be ~350 MB of trace) the layer the student
  * looks at in full, plus every layer's attention weights (the heads grid) and output (the input
- * of the next layer: resid2 pre-norm, norm2 post-norm; n x d each).
+ * of the next layer, n x d: the stage the core marks as a block's output, blockOutputName).
  */
-export function keepFor(entry, layer = 0) {
+export function keepFor(entry, layer = 0, switches = {}) {
   if (entry.kind !== 'pretrained') return undefined;
   const l = Math.max(0, Math.min(entry.base.nLayers - 1, Number(layer) || 0));
-  return { layers: [l], stages: ['weights', entry.base.norm === 'pre' ? 'resid2' : 'norm2'] };
+  return { layers: [l], stages: ['weights', blockOutputName(entry, switches)] };
+}
+
+// Per model and switches: the name of the stage the core marks as a block's output.
+const blockOutputs = new Map();
+
+/**
+ * The stage a block of `entry`'s model hands to the next under `switches` (the same in every
+ * layer), as the core marks it (Trace.blockOutput): asked once of a one-token forward pass that
+ * keeps layer 0, so that a keep list can name it before the real forward pass runs.
+ */
+export function blockOutputName(entry, switches = {}) {
+  const key = `${entry.key}:${JSON.stringify(switches)}`;
+  let name = blockOutputs.get(key);
+  if (name === undefined) {
+    const t = entry.model.forward([0], switches, { layers: [0], stages: [], drop: ['probs'] });
+    try {
+      name = t.blockOutput({ layer: 0 });
+    } finally {
+      t.dispose();
+    }
+    blockOutputs.set(key, name);
+  }
+  return name;
 }
 
 function modelRun(entry, state) {
   const switches = switchesFor(entry, state.switches);
-  const keep = keepFor(entry, state.layer);
+  const keep = keepFor(entry, state.layer, switches);
   const key = `model:${entry.key}:${JSON.stringify(switches)}:${keep ? `${keep.layers[0]}:` : ''}${state.text}`;
   const cached = runs.get(key);
   if (cached) {
@@ -378,7 +401,7 @@ function computed(key, run) {
 /** Forward a model entry on explicit ids (for views that build their own inputs). */
 export function runIds(entry, ids, switches = {}, labels = null, layer = 0) {
   const sw = switchesFor(entry, switches);
-  const keep = keepFor(entry, layer);
+  const keep = keepFor(entry, layer, sw);
   const key = `ids:${entry.key}:${JSON.stringify(sw)}:${keep ? `${keep.layers[0]}:` : ''}${Array.from(ids).join(',')}`;
   const cached = runs.get(key);
   if (cached) {
