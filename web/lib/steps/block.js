@@ -45,7 +45,8 @@ function residStep(ctx, { stack, layer, name }) {
 }
 
 function normInput(ctx, stack, layer, name) {
-  if (name === 'final_norm') return { name: 'resid2', layer: ctx.c.nLayers - 1 };
+  // The final norm reads the last block's output, as the core marks it.
+  if (name === 'final_norm') return { name: ctx.run.blockOutput(ctx.c.nLayers - 1, stack), layer: ctx.c.nLayers - 1 };
   if (!ctx.pre) return { name: { norm1: 'resid1', norm2: 'resid2', cross_norm: 'cross_resid' }[name], layer };
   if (name === 'norm1') return { ...ctx.layerInput(stack, layer) };
   if (name === 'cross_norm') return { name: 'resid1', layer };
