@@ -164,7 +164,7 @@ std::string g_last_error;
 
 // A message quotes what it refuses (a token, a type name, a merge): at most 400 bytes of it cross
 // to JS, cut at a character boundary, so a 50 MB string in a hostile tokenizer.json does not come
-// back as a 50 MB Error (issue 25 item 3).
+// back as a 50 MB Error.
 constexpr size_t kMaxMessage = 400;
 // Assigned in place (no new buffer when the old one is large enough): a failing call repeated
 // leaves the heap exactly as the first left it (tests/wasm/pretrained.test.js checks it).

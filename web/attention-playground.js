@@ -18,7 +18,7 @@ const BASE = new URL('./', import.meta.url).href;
 /** How to show `widget` as it is now in another page: script tag, iframe URL, MyST directive (lib/embed.js). */
 export const embedCode = (widget, { base = BASE } = {}) => embedCodeAt(widget, { base });
 
-// What the playground page (web/playground.js) shares with the widgets, so that it can load this
+// What the playground page (web/page.js) shares with the widgets, so that it can load this
 // same bundle rather than a second copy of the widget code. Not a stable API for course pages.
 import { el } from './lib/dom.js';
 import { resetTheme } from './lib/heatmap.js';

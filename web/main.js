@@ -1,5 +1,5 @@
 // Entry point of the playground page (web/index.html): every view is a custom element from
-// web/components/, wired together by web/playground.js.
-import { startPlayground } from './playground.js';
+// web/components/, wired together by web/page.js.
+import { startPlayground } from './page.js';
 
 startPlayground();

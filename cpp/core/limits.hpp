@@ -23,7 +23,7 @@ constexpr int64_t kTokenizerVocab = int64_t{1} << 20;   // model.vocab entries: 
 constexpr int64_t kTokenizerMerges = int64_t{1} << 21;  // model.merges: twice the largest vocabulary
 constexpr size_t kTokenizerPieceBytes = 1024;           // one piece (vocab, each side of a merge, added token)
 // added_tokens entries: real files have a handful to a few hundred (GPT-2 1, BERT 5, Llama 3 256);
-// 65,536 read in about 0.4 s natively, where a million took 6.7 s (issue 25).
+// 65,536 read in about 0.4 s natively, where a million took 6.7 s.
 constexpr int64_t kTokenizerAddedTokens = int64_t{1} << 16;
 
 // The limits a tokenizer.json is read with: these, except in a test that tries one just under and

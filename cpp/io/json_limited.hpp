@@ -1,6 +1,6 @@
 // JSON from a file (a model's header, a config.json, a tokenizer.json) parsed with a depth limit.
 // nlohmann's values are built and destroyed recursively: a value nested 100,000 arrays deep
-// overflowed the wasm stack ("RangeError: Maximum call stack size exceeded", issue 25 item 2).
+// overflowed the wasm stack ("RangeError: Maximum call stack size exceeded").
 // No file the core reads nests deeper than a few levels.
 #pragma once
 #include <nlohmann/json.hpp>

@@ -13,7 +13,7 @@ test("a query whose keys are all masked: weights shown as the core's zeros, with
   // Real core output: 3 tokens, d = 2, identity projections, keys "b" and "c" masked as padding,
   // causal, so query "a" sees only "a"... and with "a" masked too, row "a" sees nothing.
   const result = await page.evaluate(`(async () => {
-    const { getPlayground } = await import('/lib/playground.js');
+    const { getPlayground } = await import('/lib/module.js');
     const { matrix } = await import('/lib/heatmap.js');
     const ap = await getPlayground();
     const I = [1, 0, 0, 1];

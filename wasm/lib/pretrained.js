@@ -47,7 +47,7 @@ async function boundedText(reader, file, stallMs, expected) {
 
 /** The text of a JSON part: a string, an object (serialised), bytes, or a Blob / File. */
 // A streamed file that sends nothing for this long is given up (a stalled server would otherwise
-// keep loadPretrained pending for ever: issue 25 item 1). options.stallMs overrides it.
+// keep loadPretrained pending for ever). options.stallMs overrides it.
 const STALL_MS = 30_000;
 
 /** `promise`, or an Error naming `file` if it has not settled after `ms`. */

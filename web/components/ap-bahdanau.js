@@ -17,7 +17,7 @@ import { ApWidget, define } from '../lib/widget.js';
 import './ap-heatmap.js'; // this.hm() draws with <ap-heatmap>: defined here when this widget is loaded alone
 import { el, tokenText } from '../lib/dom.js';
 import { matrix, rowOf } from '../lib/heatmap.js';
-import { playgroundNow } from '../lib/playground.js';
+import { playgroundNow } from '../lib/module.js';
 import { renderTex, tex } from '../lib/katex.js';
 import { StepPanel } from '../lib/view.js';
 import { additiveViews } from '../lib/steps/additive.js';

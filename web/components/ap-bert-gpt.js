@@ -22,7 +22,7 @@ import { el, fmt, num, tokenText } from '../lib/dom.js';
 import { numsTable, textFor } from '../lib/view.js';
 import { displayVocab, getModel, hasModelFile, modelNow, randomKey, trainedFiles } from '../lib/models.js';
 import { modelKeyOf } from '../lib/state.js';
-import { getPlayground, playgroundNow } from '../lib/playground.js';
+import { getPlayground, playgroundNow } from '../lib/module.js';
 import { runIds } from '../lib/runs.js';
 import { stepView } from '../lib/steps/index.js';
 import { maskLike } from '../lib/heatmap.js';

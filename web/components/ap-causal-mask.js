@@ -5,7 +5,7 @@
 // The notes' listing (004 §7) adds mask * -1e9 instead of writing -inf: the core computes the
 // head both ways (ap.attention's additiveMask) and the view prints the largest weight difference.
 import { ApWidget, define } from '../lib/widget.js';
-import { playgroundNow } from '../lib/playground.js';
+import { playgroundNow } from '../lib/module.js';
 import { el, fmt, num } from '../lib/dom.js';
 import { claimBox, headFor, layerFor, numsTable, presetButtons } from '../lib/view.js';
 import { stepView } from '../lib/steps/index.js';

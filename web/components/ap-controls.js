@@ -9,7 +9,7 @@ import { MAX_TEXT_CHARS, modelKeyOf, optionsOf, parseState, STATE_KEYS } from '.
 import { availableTrainedModels, getModel, modelNow, pretrainedEntries, TRAINED_EXAMPLES } from '../lib/models.js';
 import { openFiles, openUrl } from '../lib/hf-open.js';
 import { lengthOf } from '../lib/runs.js';
-import { getPlayground, playgroundNow } from '../lib/playground.js';
+import { getPlayground, playgroundNow } from '../lib/module.js';
 import { conceptById } from '../lib/concepts.js';
 
 // The state patch of a newly picked model: no preset, step, layer, head or switches carried over

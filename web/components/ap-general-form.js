@@ -6,7 +6,7 @@ import { ApWidget, define } from '../lib/widget.js';
 import { el } from '../lib/dom.js';
 import { headFor, layerFor } from '../lib/view.js';
 import { matrix } from '../lib/heatmap.js';
-import { playgroundNow } from '../lib/playground.js';
+import { playgroundNow } from '../lib/module.js';
 import { renderTex } from '../lib/katex.js';
 import { headQKV, lookupStages, SCORE_FNS, scoreOf, scoreSwitch } from '../lib/lookup-view.js';
 

@@ -8,7 +8,7 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt, rangeField } from '../lib/dom.js';
 import { numsTable } from '../lib/view.js';
-import { getPlayground, playgroundNow } from '../lib/playground.js';
+import { getPlayground, playgroundNow } from '../lib/module.js';
 import { normals } from '../lib/random.js';
 import { flopText } from './ap-rnn-cost.js';
 import { tex } from '../lib/katex.js';

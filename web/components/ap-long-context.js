@@ -9,7 +9,7 @@ import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
 import { numsTable } from '../lib/view.js';
 import { renderTex, tex } from '../lib/katex.js';
-import { getPlayground, playgroundNow } from '../lib/playground.js';
+import { getPlayground, playgroundNow } from '../lib/module.js';
 import { normals } from '../lib/random.js';
 import { fmtBytes, fmtInt } from '../lib/timing.js';
 

@@ -14,7 +14,7 @@ import { ApWidget, define } from '../lib/widget.js';
 import { readNumber } from '../lib/state.js';
 import { el } from '../lib/dom.js';
 import { numsTable } from '../lib/view.js';
-import { getPlayground, playgroundNow } from '../lib/playground.js';
+import { getPlayground, playgroundNow } from '../lib/module.js';
 import { modelNow, paramText } from '../lib/models.js';
 
 const ATTRS = ['kind', 'd-model', 'n-layers', 'n-heads', 'd-ff', 'vocab', 'max-len'];

@@ -11,7 +11,7 @@ import { el, fmt } from '../lib/dom.js';
 import { numsTable } from '../lib/view.js';
 import { tex } from '../lib/katex.js';
 import { linePlot } from '../lib/plot.js';
-import { getPlayground, playgroundNow } from '../lib/playground.js';
+import { getPlayground, playgroundNow } from '../lib/module.js';
 import { normals } from '../lib/random.js';
 import { fitFixedPower, fitPowerLaw, fmtBytes, fmtInt, timeCall, yieldToBrowser } from '../lib/timing.js';
 

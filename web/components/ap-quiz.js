@@ -10,7 +10,7 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el } from '../lib/dom.js';
 import { adoptOwnStyles } from '../lib/styles.js';
-import { getPlayground, playgroundNow } from '../lib/playground.js';
+import { getPlayground, playgroundNow } from '../lib/module.js';
 import { runFor } from '../lib/runs.js';
 import { runSpec, STATE_KEYS } from '../lib/state.js';
 import quizCss from '../styles/quiz.css?inline';

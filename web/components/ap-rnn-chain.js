@@ -8,7 +8,7 @@ import { el, fmt } from '../lib/dom.js';
 import { headFor, layerFor } from '../lib/view.js';
 import { stepView } from '../lib/steps/index.js';
 import { matrix, rowOf } from '../lib/heatmap.js';
-import { playgroundNow } from '../lib/playground.js';
+import { playgroundNow } from '../lib/module.js';
 import { renderTex, tex } from '../lib/katex.js';
 import {
   CAT_SAT_DOWN,

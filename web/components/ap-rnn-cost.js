@@ -12,7 +12,7 @@ import { el, fmt, rangeField } from '../lib/dom.js';
 import { numsTable } from '../lib/view.js';
 import { linePlot } from '../lib/plot.js';
 import { tex } from '../lib/katex.js';
-import { getPlayground, playgroundNow } from '../lib/playground.js';
+import { getPlayground, playgroundNow } from '../lib/module.js';
 import { normals } from '../lib/random.js';
 
 const N_RANGE = [1, 14]; // log2 n

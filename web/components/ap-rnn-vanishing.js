@@ -6,7 +6,7 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
 import { numsTable } from '../lib/view.js';
-import { playgroundNow } from '../lib/playground.js';
+import { playgroundNow } from '../lib/module.js';
 import { renderTex, tex } from '../lib/katex.js';
 import { linePlot } from '../lib/plot.js';
 import { RNN, repeatRows, rnnStates, tokenRows } from '../lib/rnn-view.js';

@@ -16,7 +16,7 @@ import { claimBox, headFor, layerFor, numsTable, presetButtons } from '../lib/vi
 import { stepView } from '../lib/steps/index.js';
 import { runsFor } from '../lib/runs.js';
 import { runSpec } from '../lib/state.js';
-import { playgroundNow } from '../lib/playground.js';
+import { playgroundNow } from '../lib/module.js';
 import { linePlot } from '../lib/plot.js';
 
 const DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];

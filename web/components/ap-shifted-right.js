@@ -9,7 +9,7 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
 import { numsTable, withEntry } from '../lib/view.js';
-import { playgroundNow } from '../lib/playground.js';
+import { playgroundNow } from '../lib/module.js';
 
 const MODEL = 'trained:dates';
 const SOURCE = '22 Nov 2026';

@@ -7,7 +7,7 @@ import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt, num } from '../lib/dom.js';
 import { headFor, layerFor, numsTable } from '../lib/view.js';
 import { matrix } from '../lib/heatmap.js';
-import { playgroundNow } from '../lib/playground.js';
+import { playgroundNow } from '../lib/module.js';
 import { renderTex } from '../lib/katex.js';
 import { SCORE_FNS, headQKV, lookupStages, scoreOf, scoreSwitch } from '../lib/lookup-view.js';
 import { stepOf } from '../lib/rnn-view.js';

@@ -6,7 +6,7 @@ import { ApWidget, define } from '../lib/widget.js';
 import { clamp, el, fillSelect, fmt, num } from '../lib/dom.js';
 import { claimBox, headFor, layerFor, numsTable, presetButtons, rowSelect } from '../lib/view.js';
 import { stepView } from '../lib/steps/index.js';
-import { playgroundNow } from '../lib/playground.js';
+import { playgroundNow } from '../lib/module.js';
 
 const DEFAULT_ROW = {
   'softmax.clouds': 4,

@@ -3,7 +3,7 @@
 // bundler, loaded on first use), and variants of either with some tensors replaced.
 // Widgets share one Model object per key. A model never changes: each widget passes its own
 // switches to each call (see runs.js), so widgets with different switches cannot disturb each other.
-import { getPlayground, playgroundNow } from './playground.js';
+import { getPlayground, playgroundNow } from './module.js';
 import { COMMON_WORDS } from './vocab.js';
 import MODEL_HEADERS from 'virtual:ap-model-headers';
 

@@ -2,7 +2,7 @@
 // cpp/core/rnn_attention.hpp), loaded once per page and shared by the birnn and bahdanau views;
 // and the small helpers both use: a trace's stages copied out (the trace freed at once) and the
 // one-line note about words the model's vocabulary does not have.
-import { getPlayground } from './playground.js';
+import { getPlayground } from './module.js';
 
 // The notes' alignment example (004), and its French as the model translates it.
 export const NOTES_SENTENCE = 'The agreement on the European Economic Area was signed in August 1992.';

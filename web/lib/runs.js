@@ -2,7 +2,7 @@
 // input), one preset run per (preset, switches). A Run keeps its wasm Trace in a small LRU;
 // stage arrays are copied out once and memoised, so widgets never hold wasm memory, and a
 // Run whose trace was evicted silently recomputes it when asked again.
-import { getPlayground, playgroundNow } from './playground.js';
+import { getPlayground, playgroundNow } from './module.js';
 import { displayVocab, getModel, modelNow, switchesFor } from './models.js';
 
 const TRACE_LRU = 12;

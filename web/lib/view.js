@@ -6,7 +6,7 @@ import { clamp, el, fmt, tokenText } from './dom.js';
 import { HeatmapPool } from './heatmap.js';
 import { renderTex } from './katex.js';
 import { explainBox } from './explain.js';
-import { playgroundNow } from './playground.js';
+import { playgroundNow } from './module.js';
 import { getModel, modelNow, trainedArch, trainedFiles, TRAINED_EXAMPLES } from './models.js';
 import { DEFAULTS, modelKeyOf, switchesOf } from './state.js';
 import { runFor } from './runs.js';

@@ -4,7 +4,7 @@
 import { el } from '../../lib/dom.js';
 import { numsTable } from '../../lib/view.js';
 import { renderTex } from '../../lib/katex.js';
-import { playgroundNow } from '../../lib/playground.js';
+import { playgroundNow } from '../../lib/module.js';
 import { dimensionShapes } from './answers.js';
 import { Card } from './card.js';
 
