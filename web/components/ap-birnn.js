@@ -201,7 +201,7 @@ export class ApBirnn extends ApWidget {
             display: 'inline-block',
             height: '10px',
             width: `${v === 0 ? 0 : Math.max(2, Math.round(120 * Math.sqrt(v / max)))}px`,
-            background: cls === 'fwd' ? 'var(--_accent)' : 'var(--_warn, #d55e00)',
+            background: cls === 'fwd' ? 'var(--_accent)' : 'var(--_warn)',
             verticalAlign: 'middle',
             marginRight: '6px',
           },

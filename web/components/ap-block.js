@@ -48,12 +48,12 @@ const CSS = `
       .block-stage h4 { margin: 0 0 4px; }
       .block-substeps { display: flex; flex-wrap: wrap; gap: 6px; margin: 6px 0 8px; }
       svg .box rect { fill: var(--_panel); stroke: var(--_border); stroke-width: 1.5; }
-      svg .box.attn rect { fill: #fde8c8; }
-      svg .box.ffn rect { fill: #d7e9f7; }
-      svg .box.add rect { fill: #fff6bf; }
-      svg .box.norm rect { fill: #dff2e4; }
-      svg .box text { fill: #1b1e24; font-size: 14px; text-anchor: middle; dominant-baseline: middle; pointer-events: none; }
-      svg .box text.shape { font-size: 11px; fill: #4a515e; }
+      svg .box.attn rect { fill: var(--_block-attn); }
+      svg .box.ffn rect { fill: var(--_block-ffn); }
+      svg .box.add rect { fill: var(--_block-add); }
+      svg .box.norm rect { fill: var(--_block-norm); }
+      svg .box text { fill: var(--_block-ink); font-size: 14px; text-anchor: middle; dominant-baseline: middle; pointer-events: none; }
+      svg .box text.shape { font-size: 11px; fill: var(--_block-ink-2); }
       svg .box.io rect { fill: transparent; stroke-dasharray: 4 3; }
       svg .box.io text { fill: var(--_fg); }
       svg .box.io text.shape { fill: var(--_muted); }
@@ -68,11 +68,6 @@ const CSS = `
       svg .branch { fill: var(--_accent); }
       svg .arrow-flow path { fill: var(--_fg); }
       svg .arrow-skip path { fill: var(--_accent); }
-      @media (prefers-color-scheme: dark) {
-        svg .box.attn rect { fill: #4a3a1c; } svg .box.ffn rect { fill: #1d3a52; }
-        svg .box.add rect { fill: #4a4418; } svg .box.norm rect { fill: #1f4029; }
-        svg .box text { fill: #e6e8ec; } svg .box text.shape { fill: #b7bdc8; }
-      }
     `;
 
 // The sublayers of a layer as boxes: { id, label, kind, steps: [stage names], main: default stage }.

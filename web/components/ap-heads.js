@@ -31,7 +31,7 @@ const CSS = `
       .all-heads .ah-label { font-size: 0.78em; color: var(--_muted); text-align: right; padding-right: 4px; white-space: nowrap; }
       .all-heads .ah-col { font-size: 0.78em; color: var(--_muted); text-align: center; }
       .all-heads button.mini-map { display: block; width: 100%; height: auto; min-width: 0; min-height: 0; padding: 0; margin: 0; border: 2px solid transparent; border-radius: 3px; background: none; line-height: 0; cursor: pointer; }
-      .all-heads button.mini-map[aria-pressed='true'] { border-color: var(--_accent, #c2185b); }
+      .all-heads button.mini-map[aria-pressed='true'] { border-color: var(--_accent); }
       .all-heads canvas { display: block; width: 100%; height: auto; aspect-ratio: 1 / 1; image-rendering: pixelated; }
       @media (max-width: 600px) { .all-heads { gap: 1px; } .all-heads .ah-col { font-size: 0.62em; } .all-heads button.mini-map { border-width: 1px; } }
       .big-head { max-width: 640px; margin: 0; background: var(--_panel); border-radius: 8px; padding: 8px 10px; }

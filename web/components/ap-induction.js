@@ -135,7 +135,7 @@ export class ApInduction extends ApTraining {
         {
           name: 'ln 26: a guess among the 26 letters',
           points: hist.map((h) => [h.step, LN26]),
-          color: '#868e96',
+          color: 'var(--_reference)',
           reference: true,
         },
       ],
@@ -162,7 +162,7 @@ export class ApInduction extends ApTraining {
         {
           name: `${FORMED}: half the weight, counted as formed`,
           points: hist.map((h) => [h.step, FORMED]),
-          color: '#868e96',
+          color: 'var(--_reference)',
           reference: true,
         },
       ],

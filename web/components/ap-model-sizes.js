@@ -26,12 +26,12 @@ const SHORT = {
 };
 // Okabe-Ito colours: distinguishable with colour-blindness, readable on light and dark.
 const PARTS = [
-  { key: 'embeddings', label: 'embeddings', color: '#56B4E9' },
-  { key: 'attention', label: 'attention', color: '#E69F00' },
-  { key: 'ffn', label: 'FFN', color: '#0072B2' },
-  { key: 'norms', label: 'LayerNorms', color: '#009E73' },
-  { key: 'lmHead', label: 'LM head', color: '#CC79A7' },
-  { key: 'pooler', label: 'pooler', color: '#D55E00' },
+  { key: 'embeddings', label: 'embeddings', color: 'var(--_cat-1)' },
+  { key: 'attention', label: 'attention', color: 'var(--_cat-2)' },
+  { key: 'ffn', label: 'FFN', color: 'var(--_cat-3)' },
+  { key: 'norms', label: 'LayerNorms', color: 'var(--_cat-4)' },
+  { key: 'lmHead', label: 'LM head', color: 'var(--_cat-5)' },
+  { key: 'pooler', label: 'pooler', color: 'var(--_cat-6)' },
 ];
 
 /** 174604259328 -> "174.60 B" */

@@ -202,7 +202,7 @@ export class ApRnnCost extends ApWidget {
               [d, Math.floor(Math.min(...ys) - 0.5)],
               [d, Math.ceil(Math.max(...ys))],
             ],
-            color: '#888888',
+            color: 'var(--_reference)',
           },
         ],
         xLabel: 'n (tokens)',

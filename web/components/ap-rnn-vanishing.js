@@ -110,7 +110,7 @@ export class ApRnnVanishing extends ApWidget {
     const every = T > 40 ? 10 : T > 16 ? 5 : T > 8 ? 2 : 1;
     const tick = (v) => (v % every === 0 ? String(v) : '');
     const series = [{ name: `RNN, ρ = ${fmt(radius, 2)}`, points: cur }];
-    if (radius !== 1) series.push({ name: 'RNN, ρ = 1 (reference)', points: one, color: '#868e96' });
+    if (radius !== 1) series.push({ name: 'RNN, ρ = 1 (reference)', points: one, color: 'var(--_reference)' });
     const normPlot = linePlot({
       title: 'log₁₀ ‖∂h_T / ∂h_t‖ against the distance T − t (computed by the core)',
       series,

@@ -248,7 +248,7 @@ export class ApScale extends ApWidget {
           series: [
             { name: 'unscaled q·k', points: this._curve.map((s) => [s.dK, s.unscaled.std]) },
             { name: 'scaled q·k / √d_k', points: this._curve.map((s) => [s.dK, s.scaled.std]) },
-            { name: '√d_k', points: this._curve.map((s) => [s.dK, s.sqrtDk]), color: '#888888' },
+            { name: '√d_k', points: this._curve.map((s) => [s.dK, s.sqrtDk]), color: 'var(--_reference)' },
           ],
           xLabel: 'd_k',
           yLabel: 'std of scores',

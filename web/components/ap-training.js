@@ -92,10 +92,6 @@ function ownSheet() {
   if (!sheet) {
     sheet = new CSSStyleSheet();
     sheet.replaceSync(`
-      :host { --_ok: var(--ap-ok, #2b8a3e); }
-      @media (prefers-color-scheme: dark) { :host { --_ok: var(--ap-ok, #69db7c); } }
-      :host([theme="light"]) { --_ok: var(--ap-ok, #2b8a3e); }
-      :host([theme="dark"]) { --_ok: var(--ap-ok, #69db7c); }
       .ok { color: var(--_ok); font-weight: 600; }
       .no { color: var(--_warn); font-weight: 600; }
       .readout { margin: 4px 0; }
@@ -490,7 +486,7 @@ export class ApTraining extends ApWidget {
       title: `held-out ${t.metric} (${msg.total} examples the trainer never sees)`,
       xLabel: 'step',
       yLabel: 'accuracy',
-      series: [{ name: t.metric, points: this.history.map((h) => [h.step, h.accuracy]), color: '#2b8a3e' }],
+      series: [{ name: t.metric, points: this.history.map((h) => [h.step, h.accuracy]), color: 'var(--_ok)' }],
       xTickFormat: ticks,
       width: 440,
       height: 220,

@@ -11,7 +11,8 @@ function s(tag, attrs = {}, text) {
   return node;
 }
 
-const COLORS = ['#1c5fb8', '#c2255c', '#2b8a3e', '#e67700', '#6741d9'];
+// The series colours are the palette's (web/styles/palette.css), light or dark with the widget.
+const COLORS = [1, 2, 3, 4, 5].map((i) => `var(--_series-${i})`);
 const DASHES = ['', '6 3', '2 3', '8 3 2 3', ''];
 
 /**
@@ -85,13 +86,14 @@ export function linePlot({
       s('polyline', {
         points: pts.map((p) => `${X(p[0])},${Y(p[1])}`).join(' '),
         fill: 'none',
-        stroke: se.color || COLORS[i],
+        style: `stroke: ${se.color || COLORS[i]}`,
         'stroke-width': 2,
         'stroke-dasharray': se.reference ? '5 4' : DASHES[i],
       }),
     );
     if (!se.reference)
-      for (const p of pts) svg.append(s('circle', { cx: X(p[0]), cy: Y(p[1]), r: 2.8, fill: se.color || COLORS[i] }));
+      for (const p of pts)
+        svg.append(s('circle', { cx: X(p[0]), cy: Y(p[1]), r: 2.8, style: `fill: ${se.color || COLORS[i]}` }));
   });
   const legend = el(
     'div',
@@ -187,6 +189,13 @@ async function savePng(content, title, width, height) {
   const canvas = document.createElement('canvas');
   if (content instanceof SVGElement) {
     const clone = content.cloneNode(true);
+    // The palette's colours are custom properties, which the picture file does not have: each
+    // styled stroke and fill is written out as the colour it is drawn in.
+    const from = content.querySelectorAll('[style]');
+    clone.querySelectorAll('[style]').forEach((node, i) => {
+      const drawn = getComputedStyle(from[i]);
+      node.setAttribute('style', `stroke: ${drawn.stroke}; fill: ${drawn.fill}`);
+    });
     clone.setAttribute('xmlns', NS);
     clone.setAttribute('width', width);
     clone.setAttribute('height', height);
@@ -223,7 +232,7 @@ async function savePng(content, title, width, height) {
       ctx.fillStyle = fg;
       ctx.textAlign = 'right';
       ctx.fillText(r.label, 110, y + 13);
-      ctx.fillStyle = '#1c5fb8';
+      ctx.fillStyle = cs.getPropertyValue('--_series-1').trim() || '#1c5fb8';
       ctx.fillRect(118, y + 3, (260 * r.value) / max, 13);
       ctx.fillStyle = fg;
       ctx.textAlign = 'left';
