@@ -17,6 +17,7 @@ import { runFor } from '../lib/runs.js';
 import { runSpec } from '../lib/state.js';
 import { buildSteps } from '../lib/steps/index.js';
 import { renderTex } from '../lib/katex.js';
+import CSS from '../styles/block.css?inline';
 
 const ORDER_POST =
   "\\begin{aligned} H &= \\mathrm{LN}(X + \\operatorname{MHA}(X)) \\\\ X' &= \\mathrm{LN}(H + \\operatorname{FFN}(H)) \\end{aligned}";
@@ -39,36 +40,6 @@ const W = 360,
   GAP = 26,
   SKIP_X = 312,
   TOP = 12;
-
-const CSS = `
-      .block-layout { display: flex; flex-wrap: wrap; gap: 16px 20px; align-items: flex-start; }
-      .block-diagram { flex: 0 1 360px; min-width: 0; max-width: 100%; }
-      .block-diagram svg { width: 100%; height: auto; display: block; font-family: inherit; }
-      .block-stage { flex: 1 1 420px; min-width: 0; }
-      .block-stage h4 { margin: 0 0 4px; }
-      .block-substeps { display: flex; flex-wrap: wrap; gap: 6px; margin: 6px 0 8px; }
-      svg .box rect { fill: var(--_panel); stroke: var(--_border); stroke-width: 1.5; }
-      svg .box.attn rect { fill: var(--_block-attn); }
-      svg .box.ffn rect { fill: var(--_block-ffn); }
-      svg .box.add rect { fill: var(--_block-add); }
-      svg .box.norm rect { fill: var(--_block-norm); }
-      svg .box text { fill: var(--_block-ink); font-size: 14px; text-anchor: middle; dominant-baseline: middle; pointer-events: none; }
-      svg .box text.shape { font-size: 11px; fill: var(--_block-ink-2); }
-      svg .box.io rect { fill: transparent; stroke-dasharray: 4 3; }
-      svg .box.io text { fill: var(--_fg); }
-      svg .box.io text.shape { fill: var(--_muted); }
-      svg .box[role='button'] { cursor: pointer; }
-      svg .box[role='button']:hover rect { stroke: var(--_fg); }
-      svg .box[aria-pressed='true'] rect { stroke: var(--_accent); stroke-width: 3.5; }
-      svg .box:focus { outline: none; }
-      svg .box:focus-visible rect { stroke: var(--_focus); stroke-width: 4; }
-      svg .flow { stroke: var(--_fg); stroke-width: 1.6; fill: none; }
-      svg .residual { stroke: var(--_accent); stroke-width: 2; fill: none; stroke-dasharray: 6 4; }
-      svg .residual-label { fill: var(--_accent); font-size: 11px; }
-      svg .branch { fill: var(--_accent); }
-      svg .arrow-flow path { fill: var(--_fg); }
-      svg .arrow-skip path { fill: var(--_accent); }
-    `;
 
 // The sublayers of a layer as boxes: { id, label, kind, steps: [stage names], main: default stage }.
 function layout(run, layer, stack) {

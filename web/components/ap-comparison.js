@@ -6,6 +6,8 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el } from '../lib/dom.js';
 import { conceptById } from '../lib/concepts.js';
+import { adoptOwnStyles } from '../lib/styles.js';
+import CSS from '../styles/comparison.css?inline';
 
 const COLUMNS = ['RNN/LSTM', 'RNN + Attention', 'Transformer'];
 
@@ -79,26 +81,6 @@ const DEFAULT_BASE = new URL(
   HERE,
 ).href;
 
-let sheet = null;
-function styles() {
-  if (!sheet) {
-    sheet = new CSSStyleSheet();
-    sheet.replaceSync(`
-      table.cmp { border-collapse: collapse; width: 100%; min-width: 560px; }
-      table.cmp th, table.cmp td { border: 1px solid var(--_border); padding: 6px 8px; vertical-align: top; text-align: left; }
-      table.cmp thead th { background: var(--_panel); }
-      table.cmp tbody th { font-weight: 600; white-space: nowrap; }
-      table.cmp a { color: var(--_link); font-weight: 600; text-decoration: underline; text-underline-offset: 2px; }
-      table.cmp a:hover { text-decoration-thickness: 2px; }
-      table.cmp .why { display: block; color: var(--_fg); font-size: 0.88em; margin-top: 2px; }
-      table.cmp .view { display: block; font-size: 0.8em; color: var(--_link); margin-top: 2px; }
-      table.cmp td.transformer { background: var(--_accent-bg); }
-      table.cmp caption { caption-side: top; text-align: left; color: var(--_muted); font-size: 0.92em; padding-bottom: 6px; }
-    `);
-  }
-  return sheet;
-}
-
 export class ApComparison extends ApWidget {
   static ownInput =
     "This view does not read the text at the top: it is the notes' comparison table, each cell linking to its view.";
@@ -107,7 +89,7 @@ export class ApComparison extends ApWidget {
   static textInput = false; // the notes' table does not depend on the text
 
   build() {
-    this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, styles()];
+    adoptOwnStyles(this.shadowRoot, CSS);
     this.tableBox = el('div', { className: 'scroll-x' });
     this.body.append(
       el('p', {

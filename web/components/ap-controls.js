@@ -3,7 +3,7 @@
 // by concept), random weights (seed and sizes) and the trained models whose files load; the
 // switches (causal mask, scaling, heads, positions, norm) recompute every view at once.
 // It owns no state: it shows its attributes and emits 'ap-state-change' { patch } on edits.
-import { adoptStyles } from '../lib/styles.js';
+import { adoptOwnStyles, adoptStyles } from '../lib/styles.js';
 import { el, fillSelect, keyboardScrollable, tokenText } from '../lib/dom.js';
 import { MAX_TEXT_CHARS, modelKeyOf, optionsOf, parseState, STATE_KEYS } from '../lib/state.js';
 import { availableTrainedModels, getModel, modelNow, pretrainedEntries, TRAINED_EXAMPLES } from '../lib/models.js';
@@ -11,6 +11,7 @@ import { openFiles, openUrl } from '../lib/hf-open.js';
 import { lengthOf } from '../lib/runs.js';
 import { getPlayground, playgroundNow } from '../lib/module.js';
 import { conceptById } from '../lib/concepts.js';
+import CSS from '../styles/controls.css?inline';
 
 // The state patch of a newly picked model: no preset, step, layer, head or switches carried over
 // from the model before (they may not exist on this one).
@@ -238,66 +239,7 @@ export class ApControls extends HTMLElement {
         this._status,
       ),
     );
-    const style = new CSSStyleSheet();
-    style.replaceSync(`
-      .controls-panel { padding: 12px 14px; }
-      .textfield { display: flex; flex-direction: column; gap: 4px; }
-      .field-label { font-weight: 600; font-size: 0.92em; }
-      #text { width: 100%; font-size: 1.05rem; padding: 6px 10px; }
-      /* Fixed widths: the options arrive with the module and the model, and a select that grew
-         then would move the row's wrapping, and every view below. */
-      #model { width: 260px; max-width: 100%; }
-      #heads { width: 9.5em; }
-      #pos { width: 8.5em; }
-      #norm { width: 12em; }
-      .controls { margin: 8px 0 0; }
-      .random { padding-top: 2px; }
-      .switch-box { margin: 6px 0 0; }
-      .switch-box > summary { cursor: pointer; font-size: 0.9em; color: var(--_muted); padding: 2px 0; }
-      .switch-box .switches { margin: 4px 0 0; }
-      .switch-box[open] .switch-state { display: none; } /* the switches below say it */
-      /* Two lines kept for the state, which comes with the model (nothing below moves then). */
-      .switch-box:not([open]) > summary { min-height: calc(2lh + 4px); }
-      .model-note { margin: 4px 0 0; max-width: none; }
-      .model-note.clamp { min-height: 2lh; display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden; }
-      .note-more { min-height: 0; background: none; border: none; padding: 0; margin: 0; color: var(--_accent, inherit); text-decoration: underline; font-size: 0.85em; cursor: pointer; }
-      /* One row of tokens, kept while the tokenizer loads; a longer text scrolls sideways in it, so
-         that the views below do not move when the tokens arrive. */
-      #tokens { min-height: 25px; flex-wrap: nowrap; overflow-x: auto; padding-bottom: 2px; }
-      #tokens .tok { flex: none; }
-      #tokens .tok.special { border-style: dashed; color: var(--_muted); }
-      /* A row longer than the box fades out at its right edge: there is more to scroll to. */
-      #tokens[data-scroll-focus] { mask-image: linear-gradient(to right, #000 calc(100% - 32px), transparent); }
-      .model-note:empty { display: none; }
-      /* On a phone the note keeps one line (its button shows the rest), for the chapter's first view. */
-      @media (max-width: 600px) {
-        .model-note.clamp { min-height: 1lh; -webkit-line-clamp: 1; }
-        .controls-panel { padding: 10px 12px; }
-        .model-group:not(.open) { display: none; }
-      }
-      .model-toggle { display: none; }
-      @media (max-width: 600px) {
-        .model-toggle {
-          display: flex; gap: 6px; align-items: baseline; width: 100%; margin: 8px 0 0; padding: 6px 0;
-          min-height: 0; background: none; border: none; text-align: left; font: inherit; font-size: 0.9em;
-          color: var(--_muted); cursor: pointer;
-        }
-        .model-toggle-text { flex: 1; min-width: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-        .model-toggle .caret::before { content: '▸'; }
-        .model-toggle[aria-expanded='true'] .caret::before { content: '▾'; }
-      }
-      .model-row { align-items: flex-end; }
-      .hf-open { padding: 4px 8px; border: 1px dashed transparent; border-radius: 8px; }
-      .hf-open[open], .hf-open.dragging { flex-basis: 100%; padding: 8px 10px; border-color: var(--_border); }
-      .hf-open.dragging { border-style: solid; border-color: var(--_accent, currentColor); }
-      .hf-open summary { cursor: pointer; font-weight: 600; padding: 4px 0; }
-      .hf-open .row { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 6px 0 0; }
-      .hf-open input[type='file'] { max-width: 100%; font-size: 0.9em; }
-      .hf-open progress { width: min(100%, 360px); }
-      .hf-open .hf-error { margin: 6px 0 0; }
-      .hf-open .hf-error:empty, .hf-open .hf-progress[hidden] { display: none; }
-    `);
-    this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, style];
+    adoptOwnStyles(this.shadowRoot, CSS);
     this._built = true;
   }
 

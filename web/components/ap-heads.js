@@ -19,24 +19,7 @@ import { headPattern, patternParts } from '../lib/head-patterns.js';
 import { hasMeasuredHeads, measuredHeads, measuredHeadsNow } from '../lib/models.js';
 import { runFor } from '../lib/runs.js';
 import { runSpec } from '../lib/state.js';
-
-const CSS = `
-      .heads-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 260px), 1fr)); gap: 16px 18px; align-items: start; margin: 8px 0; }
-      .head-card { min-width: 0; margin: 0; background: var(--_panel); border-radius: 8px; padding: 8px 10px; }
-      .head-card h4 { margin: 0 0 4px; font-size: 0.98em; }
-      .head-pattern { margin: 6px 0 0; font-size: 0.92em; }
-      .head-pattern b { font-weight: 600; }
-      .head-pattern .measured { color: var(--_muted); font-size: 0.95em; }
-      .all-heads { display: grid; gap: 3px; margin: 8px 0; align-items: center; max-width: 1000px; }
-      .all-heads .ah-label { font-size: 0.78em; color: var(--_muted); text-align: right; padding-right: 4px; white-space: nowrap; }
-      .all-heads .ah-col { font-size: 0.78em; color: var(--_muted); text-align: center; }
-      .all-heads button.mini-map { display: block; width: 100%; height: auto; min-width: 0; min-height: 0; padding: 0; margin: 0; border: 2px solid transparent; border-radius: 3px; background: none; line-height: 0; cursor: pointer; }
-      .all-heads button.mini-map[aria-pressed='true'] { border-color: var(--_accent); }
-      .all-heads canvas { display: block; width: 100%; height: auto; aspect-ratio: 1 / 1; image-rendering: pixelated; }
-      @media (max-width: 600px) { .all-heads { gap: 1px; } .all-heads .ah-col { font-size: 0.62em; } .all-heads button.mini-map { border-width: 1px; } }
-      .big-head { max-width: 640px; margin: 0; background: var(--_panel); border-radius: 8px; padding: 8px 10px; }
-      .big-head h4 { margin: 0 0 4px; font-size: 0.98em; }
-    `;
+import CSS from '../styles/heads.css?inline';
 
 export class ApHeads extends ApWidget {
   static concept = 'heads';

@@ -12,6 +12,8 @@ import { renderTex, tex } from '../lib/katex.js';
 import { getPlayground, playgroundNow } from '../lib/module.js';
 import { normals } from '../lib/random.js';
 import { fmtBytes, fmtInt } from '../lib/timing.js';
+import { adoptOwnStyles } from '../lib/styles.js';
+import CSS from '../styles/long-context.css?inline';
 
 const MAX_N = 4096;
 const TILES = [1, 2, 3, 4, 5, 8]; // keys per tile the select offers
@@ -31,21 +33,6 @@ const VALUES = [
 ];
 const MAX_KEYS = VALUES.length;
 
-let sheet = null;
-function styles() {
-  if (!sheet) {
-    sheet = new CSSStyleSheet();
-    sheet.replaceSync(`
-      .lc-diff { font-size: 1.05em; margin: 8px 0; }
-      .lc-diff b { font-variant-numeric: tabular-nums; }
-      .lc-example input[type='text'] { width: 12em; }
-      .lc-final { margin: 8px 0; }
-      td.up { color: var(--_accent); font-weight: 600; }
-    `);
-  }
-  return sheet;
-}
-
 const vec = (a, digits = 3) => `(${Array.from(a, (x) => fmt(x, digits)).join(', ')})`;
 
 export class ApLongContext extends ApWidget {
@@ -56,7 +43,7 @@ export class ApLongContext extends ApWidget {
   static textInput = false; // nothing here depends on the text
 
   build() {
-    this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, styles()];
+    adoptOwnStyles(this.shadowRoot, CSS);
     this.nInput = el('input', {
       type: 'number',
       min: 1,

@@ -16,6 +16,8 @@ import { el } from '../lib/dom.js';
 import { numsTable } from '../lib/view.js';
 import { getPlayground, playgroundNow } from '../lib/module.js';
 import { modelNow, paramText } from '../lib/models.js';
+import { adoptOwnStyles } from '../lib/styles.js';
+import CSS from '../styles/model-sizes.css?inline';
 
 const ATTRS = ['kind', 'd-model', 'n-layers', 'n-heads', 'd-ff', 'vocab', 'max-len'];
 const SHORT = {
@@ -49,34 +51,6 @@ export function citation(source) {
 }
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
-let sheet = null;
-function styles() {
-  if (!sheet) {
-    sheet = new CSSStyleSheet();
-    sheet.replaceSync(`
-      .ms-inputs { display: grid; grid-template-columns: repeat(auto-fill, minmax(9.5em, 1fr)); gap: 8px 12px; margin: 8px 0; }
-      .ms-inputs input[type='number'], .ms-inputs select { width: 100%; }
-      /* "encoder-decoder" needs more than one 9.5em column (it was cut to "encoder-decod" on a phone) */
-      .ms-inputs > .field:has(select[data-input='arch']) { grid-column: span 2; }
-      .ms-switches { display: flex; flex-wrap: wrap; gap: 6px 16px; margin: 4px 0 10px; }
-      .ms-total { font-size: 1.25em; margin: 8px 0 4px; }
-      .ms-total b { font-variant-numeric: tabular-nums; }
-      .ms-published { margin: 4px 0; }
-      .ms-diff { font-weight: 600; }
-      .ms-stack { display: flex; height: 26px; border-radius: 6px; overflow: hidden; border: 1px solid var(--_border); margin: 10px 0 4px; }
-      .ms-stack i { display: block; height: 100%; min-width: 0; }
-      .ms-legend { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 0.85em; color: var(--_muted); }
-      .ms-legend span { display: inline-flex; align-items: center; gap: 5px; }
-      .ms-legend i { width: 12px; height: 12px; border-radius: 3px; display: inline-block; }
-      .ms-ratio { margin: 8px 0; }
-      .ms-error:empty { display: none; }
-      .ms-source { margin: 2px 0 4px; }
-      table.nums td.ms-formula { white-space: normal; text-align: left; font-family: inherit; min-width: 12em; }
-    `);
-  }
-  return sheet;
-}
-
 export class ApModelSizes extends ApWidget {
   static ownInput =
     'This view does not read the text at the top: it counts the parameters of the model sizes you set here.';
@@ -85,7 +59,7 @@ export class ApModelSizes extends ApWidget {
   static textInput = false;
 
   build() {
-    this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, styles()];
+    adoptOwnStyles(this.shadowRoot, CSS);
     this.current = 'original'; // the preset the inputs came from ('' once edited away from it)
     this.appliedKey = null;
     this.presetBox = el('div', {

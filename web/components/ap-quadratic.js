@@ -14,6 +14,8 @@ import { linePlot } from '../lib/plot.js';
 import { getPlayground, playgroundNow } from '../lib/module.js';
 import { normals } from '../lib/random.js';
 import { fitFixedPower, fitPowerLaw, fmtBytes, fmtInt, timeCall, yieldToBrowser } from '../lib/timing.js';
+import { adoptOwnStyles } from '../lib/styles.js';
+import CSS from '../styles/quadratic.css?inline';
 
 const DEFAULT_SIZES = [64, 128, 256, 512, 1024, 2048];
 const MAX_N = 4096; // the full kernel holds at most 2^24 scores: n = 4096
@@ -44,24 +46,6 @@ function powerOfTen(v) {
     : '';
 }
 
-let sheet = null;
-function styles() {
-  if (!sheet) {
-    sheet = new CSSStyleSheet();
-    sheet.replaceSync(`
-      .q-fit { display: flex; flex-wrap: wrap; gap: 6px 18px; align-items: baseline; margin: 6px 0; }
-      .q-fit b { font-variant-numeric: tabular-nums; }
-      .q-plots { margin-top: 8px; }
-      .q-progress { min-height: 1.4em; }
-      .q-big { font-size: 1.05em; }
-      .q-compare { margin: 6px 0 0; padding-left: 20px; }
-      .q-compare li { margin: 3px 0; }
-      table.q-notes td:last-child { text-align: left; }
-    `);
-  }
-  return sheet;
-}
-
 export class ApQuadratic extends ApWidget {
   static ownInput =
     'This view does not read the text at the top: it sizes and times attention for the lengths n listed here.';
@@ -70,7 +54,7 @@ export class ApQuadratic extends ApWidget {
   static textInput = false; // nothing here depends on the text
 
   build() {
-    this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, styles()];
+    adoptOwnStyles(this.shadowRoot, CSS);
     this.formula = tex(
       'S = QK^{\\top} \\in \\mathbb{R}^{n\\times n}:\\quad \\text{time } O(n^2 d_k),\\quad \\text{memory } O(n^2)',
       { display: true },

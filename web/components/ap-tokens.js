@@ -9,29 +9,11 @@ import { el } from '../lib/dom.js';
 import { textFor } from '../lib/view.js';
 import { displayVocab, getModel, hasModelFile, modelNow } from '../lib/models.js';
 import { adoptOwnStyles } from '../lib/styles.js';
+import CSS from '../styles/tokens.css?inline';
 
 const ENGLISH = 'english';
 const GRAMMAR = 'grammar';
 const SHOW_SPLIT = 8; // split words and byte-fallback characters listed by name (the rest counted)
-
-const CSS = `
-  .tk-stats { font-weight: 600; margin: 6px 0 2px; }
-  .tk-row { display: flex; flex-wrap: wrap; gap: 6px 4px; margin: 8px 0; padding: 0; list-style: none; }
-  .tk { display: inline-flex; flex-direction: column; align-items: center; justify-content: flex-start; min-width: 2.2em; padding: 3px 6px 2px; border: 1px solid var(--_border); border-radius: 6px; background: var(--_panel); line-height: 1.25; }
-  .tk .piece { font-family: var(--_mono); font-size: 0.95em; white-space: pre; color: var(--_fg); }
-  .tk .sp { color: var(--_muted); }
-  .tk .id { font-family: var(--_mono); font-size: 0.74em; color: var(--_muted); }
-  .tk .of { font-size: 0.72em; color: var(--_muted); white-space: pre; }
-  .tk.word { border-color: var(--_ok); background: var(--_ok-bg); }
-  .tk.bytes { border-style: dashed; border-color: var(--_accent); background: var(--_accent-bg); }
-  .tk.bytes .piece { font-size: 0.85em; letter-spacing: 0.02em; }
-  .tk.unknown { border-color: var(--_warn); background: var(--_warn-bg); }
-  .tk.unknown .piece { color: var(--_warn); font-weight: 600; }
-  .tk-legend { display: flex; flex-wrap: wrap; gap: 4px 14px; align-items: center; font-size: 0.85em; color: var(--_muted); margin: 4px 0; }
-  .tk-legend .tk { display: inline-block; min-width: 1.6em; height: 1.1em; padding: 0; vertical-align: -0.2em; margin-right: 4px; }
-  .tk-compare { margin-top: 14px; padding-top: 8px; border-top: 1px solid var(--_border); }
-  .tk-compare h4 { margin: 0 0 4px; font-size: 1em; }
-`;
 
 const utf8 = new TextEncoder();
 const strict = new TextDecoder('utf-8', { fatal: true });

@@ -13,6 +13,8 @@ import './ap-heatmap.js';
 import { el, emit, fmt } from '../lib/dom.js';
 import { matrix } from '../lib/heatmap.js';
 import { linePlot } from '../lib/plot.js';
+import { adoptOwnStyles } from '../lib/styles.js';
+import CSS from '../styles/training.css?inline';
 
 // Sizes and schedules per task, and a fixed example from each task's held-out split (the
 // trainer never trains on it: its key hashes into the held-out bucket of cpp/train/tasks.hpp;
@@ -87,20 +89,6 @@ export const TRAINING_TASKS = {
 const TASK_IDS = Object.keys(TRAINING_TASKS);
 
 // Right / wrong marks (the shared sheet has no green): light and dark.
-let sheet = null;
-function ownSheet() {
-  if (!sheet) {
-    sheet = new CSSStyleSheet();
-    sheet.replaceSync(`
-      .ok { color: var(--_ok); font-weight: 600; }
-      .no { color: var(--_warn); font-weight: 600; }
-      .readout { margin: 4px 0; }
-      .heads { grid-template-columns: repeat(auto-fit, minmax(min(100%, 460px), 1fr)); }
-      h4 { margin: 12px 0 4px; font-size: 0.95em; }
-    `);
-  }
-  return sheet;
-}
 
 export class ApTraining extends ApWidget {
   static concept = 'training';
@@ -108,7 +96,7 @@ export class ApTraining extends ApWidget {
   static extraAttributes = ['task', 'train-seed', 'autostart', 'every'];
 
   build() {
-    this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, ownSheet()];
+    adoptOwnStyles(this.shadowRoot, CSS);
     this.taskSel = el(
       'select',
       { attrs: { 'aria-label': 'Task' }, on: { change: () => this.reset() } },
