@@ -313,6 +313,7 @@ val presets() {
                       {"source", js(p.source)},
                       {"title", js(p.title)},
                       {"claim", js(p.claim)},
+                      {"row", js(p.row)},
                       {"tokens", js(p.tokens)},
                       {"dModel", js(p.d_model)},
                       {"nHeads", js(p.n_heads)},

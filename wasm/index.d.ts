@@ -270,12 +270,16 @@ export interface PresetInfo {
   title: string;
   /** What the notes state, in words. */
   claim: string;
+  /** The query row the claim is about (its views open on it); -1 when the claim is about no one row. */
+  row: number;
   tokens: string[];
   dModel: number;
   nHeads: number;
   causal: boolean;
   scale: boolean;
   pos: 'none' | 'sinusoidal';
+  /** The head counts the preset can be split into (its d_model's divisors the core allows). */
+  headChoices: number[];
 }
 
 export interface Presets {

@@ -51,6 +51,7 @@ Preset the_cat_sat(const std::string& id) {
                        "weights .7 .2 .1 / .1 .6 .3 / .2 .3 .5; z_cat = 0.1 v_the + 0.6 v_cat + 0.3 v_sat",
                        {"the", "cat", "sat"});
   p.d_model = 3;
+  p.row = 1;  // z_cat: the row of "cat"
   p.x = Mat::Identity(3, 3);
   const Mat a = from_rows({{0.7f, 0.2f, 0.1f}, {0.1f, 0.6f, 0.3f}, {0.2f, 0.3f, 0.5f}});
   p.wq = log_table_query(a);
@@ -108,10 +109,12 @@ Preset clouds(const std::string& id, bool causal) {
     p.concepts = {"causal-mask"};
     p.title = "\"Clouds drift across blue sky\" with the look-ahead mask";
     p.claim = "look-ahead mask for n = 5; \"across\" attends to clouds, drift, across only";
+    p.row = 2;  // "across"
   } else {
     p.concepts = {"softmax", "weighted-sum"};
     p.title = "\"Clouds drift across blue sky\": the weights for \"sky\"";
     p.claim = "weights for \"sky\": [0.30, 0.10, 0.10, 0.30, 0.20]";
+    p.row = 4;  // "sky"
   }
   return p;
 }

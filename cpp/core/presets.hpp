@@ -16,6 +16,7 @@ struct Preset {
   std::string source;                 // seed file, e.g. "000"
   std::string title;
   std::string claim;  // what the notes say, in words
+  int row = -1;       // the query row the claim is about (its views open on it); -1: none
   std::vector<std::string> tokens;
   int d_model = 0, n_heads = 1;
   bool causal = false, scale = true;

@@ -187,3 +187,20 @@ test('every preset names a CURRICULUM concept and its inputs reproduce it throug
     b.dispose();
   }
 });
+
+describe('a preset names the row its claim is about', () => {
+  test('"the cat sat": z_cat, row 1; clouds: "sky", row 4; with the mask: "across", row 2; the rest: none', () => {
+    const rows = Object.fromEntries(ap.presets.list().map((p) => [p.id, p.row]));
+    expect(rows['softmax.the-cat-sat']).toBe(1);
+    expect(rows['weighted-sum.the-cat-sat']).toBe(1);
+    expect(rows['softmax.clouds']).toBe(4);
+    expect(rows['causal-mask.clouds']).toBe(2);
+    for (const p of ap.presets.list()) {
+      if (p.row < 0) continue;
+      // The claim quotes that row's token ("sky", "across") or names its output (z_cat).
+      const t = p.tokens[p.row];
+      expect(p.claim.includes(`"${t}"`) || p.claim.includes(`z_${t}`), `${p.id}: ${p.claim}`).toBe(true);
+    }
+    expect(Object.values(rows).filter((r) => r >= 0)).toHaveLength(4);
+  });
+});

@@ -213,8 +213,8 @@ export class ApCausalMask extends ApWidget {
       this.hm('weights', A),
     );
     this.dataset.causal = String(causal);
-    // One row in words: the preset's "across", else the middle token.
-    const i = run.preset?.id === 'causal-mask.clouds' ? 2 : Math.floor((A.rows - 1) / 2);
+    // One row in words: the one the preset's claim is about ("across"), else the middle token.
+    const i = run.preset?.row >= 0 ? run.preset.row : Math.floor((A.rows - 1) / 2);
     const seen = A.colLabels.map((l, j) => ({
       l,
       w: A.values[i * A.cols + j],

@@ -8,13 +8,6 @@ import { claimBox, headFor, layerFor, numsTable, presetButtons, rowSelect } from
 import { stepView } from '../lib/steps/index.js';
 import { playgroundNow } from '../lib/module.js';
 
-const DEFAULT_ROW = {
-  'softmax.clouds': 4,
-  'softmax.the-cat-sat': 1,
-  'weighted-sum.the-cat-sat': 1,
-  'causal-mask.clouds': 2,
-};
-
 /** softmax(row / T) by the core: ap.lookup with a 1-d query 1/T against keys = the scores. */
 export function coreSoftmax(ap, row, T) {
   const keep = [];
@@ -113,7 +106,7 @@ export class ApSoftmax extends ApWidget {
       const kept =
         presetKey === this._lastPreset && this.row !== undefined && this.row < n
           ? this.row
-          : clamp(DEFAULT_ROW[presetKey] ?? (presetKey ? 0 : n - 1), 0, n - 1);
+          : clamp(run.preset ? Math.max(run.preset.row, 0) : n - 1, 0, n - 1);
       this.row = this.numberAttribute('row', { min: 0, max: n - 1, integer: true }, kept);
       this._lastPreset = presetKey;
     }

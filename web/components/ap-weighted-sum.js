@@ -42,7 +42,8 @@ export class ApWeightedSum extends ApWidget {
     const [A, V] = view.inputs;
     const key = run.preset?.id || '';
     if (key !== this._lastPreset || this.row === undefined || this.row >= A.rows) {
-      this.row = key.endsWith('the-cat-sat') ? 1 : key ? 0 : A.rows - 1; // a model's last row (its <bos> row is trivially v_<bos>)
+      // The row the preset's claim is about; a model's last row (its <bos> row is trivially v_<bos>).
+      this.row = run.preset ? Math.max(run.preset.row, 0) : A.rows - 1;
       this._lastPreset = key;
     }
     const i = clamp(this.row, 0, A.rows - 1);
