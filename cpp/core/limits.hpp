@@ -25,6 +25,15 @@ constexpr size_t kTokenizerPieceBytes = 1024;           // one piece (vocab, eac
 // added_tokens entries: real files have a handful to a few hundred (GPT-2 1, BERT 5, Llama 3 256);
 // 65,536 read in about 0.4 s natively, where a million took 6.7 s.
 constexpr int64_t kTokenizerAddedTokens = int64_t{1} << 16;
+// The rules of a normalizer and a decoder (Llama 2: Prepend "▁", Replace " " -> "▁"; Replace "▁" -> " ",
+// ByteFallback, Fuse, Strip " "): each string at most 16 bytes (real ones: 1 to 3), a Sequence at most
+// 8 rules (real: 2 and 4), and the Replace rules of one Sequence make a text at most 16 times longer
+// (the product of their content / pattern lengths in bytes, rounded up; Llama 2's: 3). Without them a
+// file of a few bytes could make the normalized text of a short input gigabytes long (" " -> 16
+// spaces, eight times over).
+constexpr size_t kTokenizerRuleBytes = 16;
+constexpr int kTokenizerRules = 8;
+constexpr int64_t kTokenizerRuleGrowth = 16;
 
 // The limits a tokenizer.json is read with: these, except in a test that tries one just under and
 // just over a small limit (a million-piece file per test would take seconds).
