@@ -165,9 +165,7 @@ class HfBackend : public TokenizerBackend {
   const std::vector<std::string>& vocab() const override { return t_->vocab(); }
   const std::vector<std::string>& pieces() const override { return t_->pieces(); }
   int id_of(const std::string& token) const override { return t_->id_of(token); }
-  std::string name() const override {
-    return t_->kind() == HfTokenizer::Kind::ByteLevelBpe ? "byte-level BPE" : "WordPiece";
-  }
+  std::string name() const override { return t_->kind_name(); }
   int pad() const override { return t_->pad(); }
   int unk() const override { return t_->unk(); }
   int bos() const override { return t_->bos(); }

@@ -283,6 +283,114 @@ std::vector<std::pair<size_t, size_t>> gpt2_split(const std::string& s) {
   return out;
 }
 
+// The split patterns of Llama 3 and Qwen2 (a Split pre-tokenizer before a ByteLevel one without
+// its own regex), as their tokenizer.json files write them; another pattern is refused.
+const char* const kLlama3Pattern =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
+    "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+const char* const kQwen2Pattern =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
+    "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+
+// Llama 3's (max_digits 3) and Qwen2's (max_digits 1) pattern, by hand; the alternatives in order,
+// the first that matches at a position wins (Oniguruma's, as HF runs it):
+//   1 (?i:'s|'t|'re|'ve|'m|'ll|'d)   a contraction, in either case (and U+017F, which folds to s)
+//   2 [^\r\n\p{L}\p{N}]?\p{L}+       letters, after one character that is none of CR, LF, letter, number
+//   3 \p{N}{1,3} (Qwen2: \p{N})      up to three numbers (one)
+//   4  ?[^\s\p{L}\p{N}]+[\r\n]*      other characters, after an optional space, then any CR / LF
+//   5 \s*[\r\n]+                     white space up to its last CR / LF
+//   6 \s+(?!\S)                      white space but its last character before a non-space
+//   7 \s+                            white space
+// Every character is matched by one of them, so the matches cover the text (Isolated: each its own
+// piece). Returns their byte ranges.
+std::vector<std::pair<size_t, size_t>> llama3_split(const std::string& s, size_t max_digits) {
+  const Cps t = decode_cps(s);
+  const size_t n = t.cp.size();
+  std::string kind(n, 'O');  // 'L' letter, 'N' number, 'W' white space, 'O' anything else
+  for (size_t k = 0; k < n; ++k)
+    kind[k] = is_ws(t.cp[k]) ? 'W' : is_letter(t.cp[k]) ? 'L' : is_number(t.cp[k]) ? 'N' : 'O';
+  const auto newline = [&](size_t k) { return t.cp[k] == '\r' || t.cp[k] == '\n'; };
+  // Oniguruma's case folding for the contraction letters: ASCII, and U+017F LONG S -> s.
+  const auto fold = [&](size_t k) -> uint32_t {
+    if (k >= n) return 0;
+    const uint32_t c = t.cp[k];
+    if (c >= 'A' && c <= 'Z') return c + 32;
+    return c == 0x17F ? 's' : c;
+  };
+  std::vector<std::pair<size_t, size_t>> out;
+  size_t i = 0;
+  while (i < n) {
+    size_t end = i;
+    if (t.cp[i] == '\'') {  // 1
+      const uint32_t a = fold(i + 1), b = fold(i + 2);
+      if (a == 's' || a == 't' || a == 'm' || a == 'd')
+        end = i + 2;
+      else if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l'))
+        end = i + 3;
+    }
+    if (end == i) {  // 2
+      size_t j = i;
+      if (kind[i] != 'L' && kind[i] != 'N' && !newline(i) && i + 1 < n && kind[i + 1] == 'L') j = i + 1;
+      if (kind[j] == 'L') {
+        end = j;
+        while (end < n && kind[end] == 'L') ++end;
+      }
+    }
+    if (end == i && kind[i] == 'N') {  // 3
+      while (end < n && kind[end] == 'N' && end - i < max_digits) ++end;
+    }
+    if (end == i) {  // 4
+      const size_t j = (t.cp[i] == ' ' && i + 1 < n && kind[i + 1] == 'O') ? i + 1 : i;
+      if (kind[j] == 'O') {
+        end = j;
+        while (end < n && kind[end] == 'O') ++end;
+        while (end < n && newline(end)) ++end;
+      }
+    }
+    if (end == i && kind[i] == 'W') {  // 5, 6, 7
+      size_t k = i, last_newline = n;
+      for (; k < n && kind[k] == 'W'; ++k)
+        if (newline(k)) last_newline = k;
+      if (last_newline < n)
+        end = last_newline + 1;
+      else if (k == n || k - i == 1)
+        end = k;
+      else
+        end = k - 1;
+    }
+    if (end == i) end = i + 1;  // not reachable: every character is in one of the classes
+    out.emplace_back(t.off[i], t.off[end]);
+    i = end;
+  }
+  return out;
+}
+
+// A SentencePiece-style piece as bytes: a byte piece (<0x41>) its byte, else the text with the
+// space symbol ("▁") as a space.
+std::string sp_piece_bytes(const std::string& token, const std::string& space) {
+  const auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F'); };
+  if (token.size() == 6 && token.compare(0, 3, "<0x") == 0 && token[5] == '>' && hex(token[3]) && hex(token[4]))
+    return std::string(1, static_cast<char>(std::stoi(token.substr(3, 2), nullptr, 16)));
+  std::string out;
+  for (size_t p = 0, q; p < token.size(); p = q + space.size()) {
+    q = token.find(space, p);
+    if (q == std::string::npos) {
+      out.append(token, p, std::string::npos);
+      break;
+    }
+    out.append(token, p, q - p).append(" ");
+  }
+  return out;
+}
+
+// Every occurrence of `from` (not empty) in `s` replaced by `to`, left to right.
+std::string replace_all(const std::string& s, const std::string& from, const std::string& to) {
+  std::string out;
+  size_t p = 0;
+  for (size_t q; (q = s.find(from, p)) != std::string::npos; p = q + from.size()) out.append(s, p, q - p).append(to);
+  return out.append(s, p, std::string::npos);
+}
+
 // GPT-2's bytes_to_unicode: byte -> code point of its symbol.
 std::vector<uint32_t> byte_symbols() {
   std::vector<uint32_t> sym(256, 0);
@@ -402,6 +510,52 @@ std::string type_of(const json& obj, const std::string& path) {
 
 [[noreturn]] void unsupported(const std::string& path, const std::string& type, const std::string& what) {
   bad(path + ".type " + quoted(type) + " is not supported (" + what + ")");
+}
+
+// A string of a normalizer or decoder rule: at most kTokenizerRuleBytes.
+std::string rule_string(const json& v, const std::string& path) {
+  const std::string r = str(v, path);
+  if (r.size() > limits::kTokenizerRuleBytes)
+    bad(path + " of " + std::to_string(r.size()) + " bytes (" + quoted(r) + ") is longer than the limit of " +
+        std::to_string(limits::kTokenizerRuleBytes) + " bytes for a rule");
+  return r;
+}
+
+// One character (a Metaspace replacement, a Strip content): its UTF-8.
+std::string one_char(const json& v, const std::string& path) {
+  const std::string r = str(v, path);
+  uint32_t cp = kInvalid;
+  if (r.empty() || next_cp(r, 0, cp) != r.size() || cp == kInvalid)
+    bad(path + " " + quoted(r) + " is not one character");
+  return r;
+}
+
+// A Replace rule's pattern: {"String": "..."} (not empty); {"Regex": ...} is refused.
+std::string string_pattern(const json& rule, const std::string& path) {
+  const json& p = need(rule, path + ".", "pattern");
+  if (p.is_object() && p.size() == 1 && p.contains("String")) {
+    const std::string r = rule_string(p["String"], path + ".pattern.String");
+    if (r.empty()) bad(path + ".pattern.String is empty");
+    return r;
+  }
+  if (p.is_object() && p.contains("Regex")) bad(path + ".pattern: a Regex is not supported (only {\"String\": ...})");
+  bad(path + ".pattern is not {\"String\": ...}");
+}
+
+// The entries of a Sequence (its `key` array) with their paths, or the one part itself.
+std::vector<std::pair<const json*, std::string>> parts_of(const json& part, const std::string& path, const char* key) {
+  std::vector<std::pair<const json*, std::string>> out;
+  if (type_of(part, path) != "Sequence") {
+    out.emplace_back(&part, path);
+    return out;
+  }
+  const json& list = need(part, path + ".", key);
+  if (!list.is_array()) bad(path + "." + key + " is not an array");
+  if (static_cast<int64_t>(list.size()) > limits::kTokenizerRules)
+    bad(path + "." + key + " has " + std::to_string(list.size()) + " entries, more than the limit of " +
+        std::to_string(limits::kTokenizerRules));
+  for (size_t i = 0; i < list.size(); ++i) out.emplace_back(&list[i], path + "." + key + "[" + std::to_string(i) + "]");
+  return out;
 }
 
 // Reads a tokenizer.json as nlohmann's DOM, except its two large members: model.vocab (token ->
@@ -550,6 +704,27 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
   }
   if (!root.is_object()) bad("not a tokenizer (the top level is not an object)");
   std::shared_ptr<HfTokenizer> t(new HfTokenizer());
+  // A Metaspace pre-tokenizer or decoder: replacement (one character), prepend_scheme (always by
+  // default; the older add_prefix_space false must come with never, as HF requires), split.
+  const auto metaspace = [](const json& m, const std::string& path) {
+    Metaspace r;
+    r.rep = one_char(need(m, path + ".", "replacement"), path + ".replacement");
+    if (const json* v = opt(m, "prepend_scheme")) {
+      const std::string scheme = str(*v, path + ".prepend_scheme");
+      if (scheme == "always")
+        r.prepend = Prepend::Always;
+      else if (scheme == "first")
+        r.prepend = Prepend::First;
+      else if (scheme == "never")
+        r.prepend = Prepend::Never;
+      else
+        bad(path + ".prepend_scheme " + quoted(scheme) + " is not first, always or never");
+    }
+    if (!flag(m, path + ".", "add_prefix_space", true) && r.prepend != Prepend::Never)
+      bad(path + ".add_prefix_space false does not match prepend_scheme (it needs never)");
+    r.split = flag(m, path + ".", "split", true);
+    return r;
+  };
   try {
     // ---- model
     const json& model = need_object(root, "", "model");
@@ -613,7 +788,7 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
           if (!v->is_string() || !v->get<std::string>().empty())
             bad(std::string("model.") + k + " " + show(*v) + " is not supported (only null, as in GPT-2)");
         }
-      if (flag(model, "model.", "byte_fallback", false)) bad("model.byte_fallback true is not supported (only false)");
+      t->byte_fallback_ = flag(model, "model.", "byte_fallback", false);
       t->fuse_unk_ = flag(model, "model.", "fuse_unk", false);
       t->ignore_merges_ = flag(model, "model.", "ignore_merges", false);
       need(model, "model.", "merges");
@@ -684,39 +859,100 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
 
     // ---- normalizer
     if (const json* n = opt(root, "normalizer")) {
-      const std::string nt = type_of(*n, "normalizer");
-      if (nt == "BertNormalizer") {
+      if (type_of(*n, "normalizer") == "BertNormalizer") {
         t->has_bert_normalizer_ = true;
         t->clean_text_ = flag(*n, "normalizer.", "clean_text", true);
         t->chinese_chars_ = flag(*n, "normalizer.", "handle_chinese_chars", true);
         t->lowercase_ = flag(*n, "normalizer.", "lowercase", true);
         t->strip_accents_ = flag(*n, "normalizer.", "strip_accents", t->lowercase_);
-      } else if (!(nt == "Sequence" && n->contains("normalizers") && (*n)["normalizers"].is_array() &&
-                   (*n)["normalizers"].empty())) {
-        unsupported("normalizer", nt, "null or BertNormalizer");
+      } else {
+        int64_t growth = 1;
+        for (const auto& [q, path] : parts_of(*n, "normalizer", "normalizers")) {
+          const std::string nt = type_of(*q, path);
+          if (nt == "Prepend") {
+            t->rules_.push_back({Rule::Prepend, rule_string(need(*q, path + ".", "prepend"), path + ".prepend"), {}});
+          } else if (nt == "Replace") {
+            Rule r{Rule::Replace, string_pattern(*q, path),
+                   rule_string(need(*q, path + ".", "content"), path + ".content")};
+            growth *= std::max<int64_t>(1, (r.b.size() + r.a.size() - 1) / r.a.size());
+            if (growth > limits::kTokenizerRuleGrowth)
+              bad(path + ": the Replace rules make a text up to " + std::to_string(growth) +
+                  " times longer, more than the limit of " + std::to_string(limits::kTokenizerRuleGrowth));
+            if (r.a == " " && !r.b.empty()) t->space_symbol_ = r.b;  // Llama 2: " " -> "▁"
+            t->rules_.push_back(std::move(r));
+          } else {
+            unsupported(path, nt,
+                        path == "normalizer"
+                            ? "null, BertNormalizer, Prepend, Replace or a Sequence of Prepend and Replace"
+                            : "Prepend or Replace in a Sequence");
+          }
+        }
       }
     }
 
     // ---- pre-tokenizer
     {
-      const json* p = opt(root, "pre_tokenizer");
-      std::string path = "pre_tokenizer";
-      if (p && type_of(*p, path) == "Sequence") {
-        const json& list = need(*p, "pre_tokenizer.", "pretokenizers");
-        if (!list.is_array() || list.size() != 1)
-          bad("pre_tokenizer.pretokenizers: only a Sequence of one ByteLevel or BertPreTokenizer is supported");
-        p = &list[0];
-        path = "pre_tokenizer.pretokenizers[0]";
+      std::vector<std::pair<const json*, std::string>> pres;
+      if (const json* p = opt(root, "pre_tokenizer")) pres = parts_of(*p, "pre_tokenizer", "pretokenizers");
+      std::vector<std::string> types;
+      for (const auto& [q, path] : pres) types.push_back(type_of(*q, path));
+      const std::string many =
+          "pre_tokenizer.pretokenizers: only a Sequence of one ByteLevel, Metaspace or BertPreTokenizer, or of Split "
+          "then ByteLevel, is supported";
+      if (!bpe) {
+        if (pres.empty()) bad("pre_tokenizer is missing (BertPreTokenizer for WordPiece)");
+        if (pres.size() != 1) bad(many);
+        if (types[0] != "BertPreTokenizer")
+          unsupported(pres[0].second, types[0], "BertPreTokenizer with a WordPiece model");
+      } else if (pres.empty()) {
+        if (!t->byte_fallback_)
+          bad("pre_tokenizer is missing (ByteLevel or Metaspace for BPE; none only with model.byte_fallback true, as "
+              "in Llama 2)");
+        t->kind_ = Kind::SentencePieceBpe;
+        t->split_ = Split::None;
+      } else if (pres.size() == 1 && types[0] == "ByteLevel") {
+        const auto& [q, path] = pres[0];
+        t->add_prefix_space_ = flag(*q, path + ".", "add_prefix_space", true);
+        t->use_regex_ = flag(*q, path + ".", "use_regex", true);
+        t->split_ = t->use_regex_ ? Split::Gpt2 : Split::None;
+      } else if (pres.size() == 1 && types[0] == "Metaspace") {
+        t->kind_ = Kind::SentencePieceBpe;
+        t->split_ = Split::None;
+        t->has_metaspace_ = true;
+        t->metaspace_ = metaspace(*pres[0].first, pres[0].second);
+        t->space_symbol_ = t->metaspace_.rep;
+      } else if (pres.size() == 1) {
+        unsupported(pres[0].second, types[0],
+                    "ByteLevel, Metaspace, or a Sequence of Split then ByteLevel with a BPE model");
+      } else if (pres.size() == 2 && types[0] == "Split" && types[1] == "ByteLevel") {
+        const auto& [q, path] = pres[0];
+        t->kind_ = Kind::SplitByteLevelBpe;
+        const json& pat = need(*q, path + ".", "pattern");
+        if (!pat.is_object() || !pat.contains("Regex"))
+          bad(path + ".pattern is not {\"Regex\": ...} (only Llama 3's or Qwen2's split pattern is supported)");
+        const std::string re = str(pat["Regex"], path + ".pattern.Regex");
+        if (re == kLlama3Pattern)
+          t->split_ = Split::Llama3;
+        else if (re == kQwen2Pattern)
+          t->split_ = Split::Qwen2;
+        else
+          bad(path + ".pattern.Regex " + quoted(re) + " is not supported (only Llama 3's or Qwen2's split pattern)");
+        const std::string behavior = str(need(*q, path + ".", "behavior"), path + ".behavior");
+        if (behavior != "Isolated") bad(path + ".behavior " + quoted(behavior) + " is not supported (only Isolated)");
+        if (flag(*q, path + ".", "invert", false)) bad(path + ".invert true is not supported (only false)");
+        const auto& [b, bpath] = pres[1];
+        if (flag(*b, bpath + ".", "add_prefix_space", true))
+          bad(bpath + ".add_prefix_space true is not supported after a Split (only false)");
+        if (flag(*b, bpath + ".", "use_regex", true))
+          bad(bpath + ".use_regex true is not supported after a Split (only false)");
+        t->add_prefix_space_ = false;
+        t->use_regex_ = false;
+      } else {
+        bad(many);
       }
-      if (!p) bad("pre_tokenizer is missing (ByteLevel for BPE, BertPreTokenizer for WordPiece)");
-      const std::string pt = type_of(*p, path);
-      if (bpe) {
-        if (pt != "ByteLevel") unsupported(path, pt, "ByteLevel with a BPE model");
-        t->add_prefix_space_ = flag(*p, path + ".", "add_prefix_space", true);
-        t->use_regex_ = flag(*p, path + ".", "use_regex", true);
-      } else if (pt != "BertPreTokenizer") {
-        unsupported(path, pt, "BertPreTokenizer with a WordPiece model");
-      }
+      if (t->byte_fallback_ && t->kind_ != Kind::SentencePieceBpe)
+        bad("model.byte_fallback true is not supported with a ByteLevel pre-tokenizer (only with Metaspace or none, "
+            "as in Llama 2)");
     }
 
     // ---- post-processor
@@ -789,15 +1025,56 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
     // ---- decoder
     if (const json* d = opt(root, "decoder")) {
       const std::string dt = type_of(*d, "decoder");
-      if (dt == "ByteLevel" && bpe) {
+      const bool sp = t->kind_ == Kind::SentencePieceBpe;
+      if (dt == "ByteLevel" && bpe && !sp) {
         t->decoder_ = Decoder::ByteLevel;
       } else if (dt == "WordPiece" && !bpe) {
         t->decoder_ = Decoder::WordPiece;
         if (const json* p = opt(*d, "prefix")) t->dec_prefix_ = str(*p, "decoder.prefix");
         t->dec_cleanup_ = flag(*d, "decoder.", "cleanup", true);
+      } else if (sp) {
+        t->decoder_ = Decoder::Steps;
+        int64_t growth = 1;
+        for (const auto& [q, path] : parts_of(*d, "decoder", "decoders")) {
+          const std::string st = type_of(*q, path);
+          DecodeStep step{DecodeStep::Fuse, {}, {}};
+          if (st == "Replace") {
+            step.type = DecodeStep::Replace;
+            step.a = string_pattern(*q, path);
+            step.b = rule_string(need(*q, path + ".", "content"), path + ".content");
+            growth *= std::max<int64_t>(1, (step.b.size() + step.a.size() - 1) / step.a.size());
+            if (growth > limits::kTokenizerRuleGrowth)
+              bad(path + ": the Replace rules make a text up to " + std::to_string(growth) +
+                  " times longer, more than the limit of " + std::to_string(limits::kTokenizerRuleGrowth));
+          } else if (st == "ByteFallback") {
+            step.type = DecodeStep::ByteFallback;
+          } else if (st == "Fuse") {
+            step.type = DecodeStep::Fuse;
+          } else if (st == "Strip") {
+            step.type = DecodeStep::Strip;
+            step.a = one_char(need(*q, path + ".", "content"), path + ".content");
+            for (const char* k : {"start", "stop"}) {
+              const json& v = need(*q, path + ".", k);
+              if (!v.is_number_unsigned() || v.get<uint64_t>() > limits::kTokenizerPieceBytes)
+                bad(path + "." + k + " " + show(v) + " is not a count of at most " +
+                    std::to_string(limits::kTokenizerPieceBytes));
+              (std::string(k) == "start" ? step.start : step.stop) = static_cast<size_t>(v.get<uint64_t>());
+            }
+          } else if (st == "Metaspace") {
+            step.type = DecodeStep::Metaspace;
+            const Metaspace m = metaspace(*q, path);
+            step.a = m.rep;
+            step.prepend = m.prepend;
+          } else {
+            unsupported(path, st,
+                        "Metaspace, or a Sequence of Replace, ByteFallback, Fuse and Strip with a SentencePiece-style "
+                        "BPE");
+          }
+          t->steps_.push_back(std::move(step));
+        }
       } else {
         unsupported("decoder", dt,
-                    bpe ? "null or ByteLevel with a BPE model" : "null or WordPiece with a WordPiece model");
+                    bpe ? "null or ByteLevel with a byte-level BPE model" : "null or WordPiece with a WordPiece model");
       }
     }
   } catch (const json::exception& e) {
@@ -828,7 +1105,7 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
   }
   for (const auto& kv : t->model_index_) t->max_token_bytes_ = std::max(t->max_token_bytes_, kv.first.size());
   t->piece_of_.resize(t->vocab_.size());
-  if (t->kind_ == Kind::ByteLevelBpe) {
+  if (t->kind_ == Kind::ByteLevelBpe || t->kind_ == Kind::SplitByteLevelBpe) {
     const auto& sym = byte_symbol_table();
     for (int b = 0; b < 256; ++b) {
       std::string s;
@@ -837,6 +1114,14 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
       t->byte_id_[b] = f == t->model_index_.end() ? -1 : f->second;
     }
     for (size_t i = 0; i < t->vocab_.size(); ++i) t->piece_of_[i] = shown_piece(symbols_to_bytes(t->vocab_[i]));
+  } else if (t->kind_ == Kind::SentencePieceBpe) {
+    for (int b = 0; b < 256; ++b) {
+      static const char* hex = "0123456789ABCDEF";
+      const auto f = t->model_index_.find(std::string("<0x") + hex[b >> 4] + hex[b & 15] + ">");
+      t->byte_piece_[b] = f == t->model_index_.end() ? -1 : f->second;
+    }
+    for (size_t i = 0; i < t->vocab_.size(); ++i)
+      t->piece_of_[i] = shown_piece(sp_piece_bytes(t->vocab_[i], t->space_symbol_));
   } else {
     t->piece_of_ = t->vocab_;
   }
@@ -858,14 +1143,47 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
   return t;
 }
 
+std::vector<std::string> HfTokenizer::split_words(Split split, const std::string& text) {
+  if (split == Split::None) return {text};
+  std::vector<std::string> out;
+  for (const auto& [b, e] :
+       split == Split::Gpt2 ? gpt2_split(text) : llama3_split(text, split == Split::Llama3 ? 3 : 1))
+    out.push_back(text.substr(b, e - b));
+  return out;
+}
+
+std::string HfTokenizer::kind_name() const {
+  switch (kind_) {
+    case Kind::ByteLevelBpe:
+      return "byte-level BPE";
+    case Kind::WordPiece:
+      return "WordPiece";
+    case Kind::SentencePieceBpe:
+      return "SentencePiece BPE";
+    case Kind::SplitByteLevelBpe:
+      return split_ == Split::Qwen2 ? "byte-level BPE (Qwen2 split)" : "byte-level BPE (Llama 3 split)";
+  }
+  return "";
+}
+
 int HfTokenizer::id_of(const std::string& token) const {
   const auto it = index_.find(token);
   return it == index_.end() ? -1 : it->second;
 }
 
-// BertNormalizer (or nothing): returns the normalized text.
+// BertNormalizer, or the Prepend / Replace rules in order: returns the normalized text.
 std::string HfTokenizer::normalize(const std::string& s) const {
-  if (!has_bert_normalizer_) return s;
+  if (!has_bert_normalizer_) {
+    std::string out = s;
+    for (const Rule& r : rules_) {
+      if (r.type == Rule::Prepend) {
+        if (!out.empty()) out = r.a + out;  // HF prepends to a text that is not empty
+      } else {
+        out = replace_all(out, r.a, r.b);
+      }
+    }
+    return out;
+  }
   const Cps in = decode_cps(s);
   std::u32string a;
   for (uint32_t c : in.cp) {
@@ -1008,8 +1326,8 @@ HfTokenizer::Encoded HfTokenizer::encode(const std::string& text, bool add_speci
     for (const Span& p : parts) {
       if (p.added >= 0)
         push(out, added_[p.added].id, norm.substr(p.begin, p.end - p.begin));
-      else
-        encode_plain(norm.substr(p.begin, p.end - p.begin), out);
+      else  // at_start: the stretch begins the text (Metaspace's prepend_scheme first)
+        encode_plain(norm.substr(p.begin, p.end - p.begin), r.begin == 0 && p.begin == 0, out);
     }
   }
   if (add_special_tokens)
@@ -1018,8 +1336,36 @@ HfTokenizer::Encoded HfTokenizer::encode(const std::string& text, bool add_speci
 }
 
 // Pre-tokenizer and model on one stretch of normalized text without added tokens.
-void HfTokenizer::encode_plain(const std::string& s0, Encoded& out) const {
+void HfTokenizer::encode_plain(const std::string& s0, bool at_start, Encoded& out) const {
   if (s0.empty()) return;
+  if (kind_ == Kind::SentencePieceBpe) {
+    if (!has_metaspace_) {  // Llama 2: the normalizer wrote the "▁"; the stretch is one word
+      sp_word(s0, out);
+      return;
+    }
+    // HF's Metaspace: spaces become the replacement, which is put in front (always, or on the
+    // stretch that begins the text) unless there already; split: a word begins at each replacement.
+    const Metaspace& m = metaspace_;
+    std::string s = replace_all(s0, " ", m.rep);
+    if ((m.prepend == Prepend::Always || (m.prepend == Prepend::First && at_start)) &&
+        s.compare(0, m.rep.size(), m.rep) != 0)
+      s = m.rep + s;
+    if (!m.split) {
+      sp_word(s, out);
+      return;
+    }
+    size_t begin = 0;
+    for (size_t q = s.find(m.rep, 1); q != std::string::npos; q = s.find(m.rep, q + m.rep.size())) {
+      sp_word(s.substr(begin, q - begin), out);
+      begin = q;
+    }
+    sp_word(s.substr(begin), out);
+    return;
+  }
+  if (kind_ == Kind::SplitByteLevelBpe) {
+    for (const auto& [b, e] : llama3_split(s0, split_ == Split::Llama3 ? 3 : 1)) bpe_word(s0.substr(b, e - b), out);
+    return;
+  }
   if (kind_ == Kind::ByteLevelBpe) {
     const std::string s = (add_prefix_space_ && s0[0] != ' ') ? " " + s0 : s0;
     if (!use_regex_) {
@@ -1050,7 +1396,7 @@ void HfTokenizer::encode_plain(const std::string& s0, Encoded& out) const {
   flush();
 }
 
-// HF's BPE Word::merge_all: lowest rank first, then leftmost.
+// Byte-level BPE on one word: its bytes' symbols, merged.
 void HfTokenizer::bpe_word(const std::string& bytes, Encoded& out) const {
   if (bytes.empty()) return;
   if (ignore_merges_) {
@@ -1062,17 +1408,71 @@ void HfTokenizer::bpe_word(const std::string& bytes, Encoded& out) const {
       return;
     }
   }
-  struct Sym {
-    int id, prev, next, len;
-  };
-  std::vector<Sym> syms;
+  std::vector<int> ids;
   for (unsigned char b : bytes) {
     int id = byte_id_[b];
     if (id < 0) {
       if (model_unk_ < 0) continue;  // HF drops a character it cannot represent without unk
-      if (fuse_unk_ && !syms.empty() && syms.back().id == model_unk_) continue;
+      if (fuse_unk_ && !ids.empty() && ids.back() == model_unk_) continue;
       id = model_unk_;
     }
+    ids.push_back(id);
+  }
+  bpe_merge(ids, out);
+}
+
+// SentencePiece-style BPE on one word (HF's BPE::merge_word): each character its piece; one that is
+// not in the vocabulary its bytes' <0xHH> pieces (byte_fallback, when all are there), else unk
+// (consecutive ones fused into one with fuse_unk). As HF, an unk waiting to be written goes after
+// the byte pieces of a character that follows it, and before the next piece found in the vocabulary.
+void HfTokenizer::sp_word(const std::string& word, Encoded& out) const {
+  if (word.empty()) return;
+  if (ignore_merges_) {
+    const auto f = model_index_.find(word);
+    if (f != model_index_.end()) {
+      push(out, f->second, piece_of_[f->second]);
+      return;
+    }
+  }
+  std::vector<int> ids;
+  bool unk_waiting = false;
+  std::string ch;
+  for (size_t i = 0; i < word.size();) {
+    uint32_t cp;
+    const size_t n = next_cp(word, i, cp);
+    ch.assign(word, i, n);
+    i += n;
+    const auto f = model_index_.find(ch);
+    if (f != model_index_.end()) {
+      if (unk_waiting) ids.push_back(model_unk_);
+      unk_waiting = false;
+      ids.push_back(f->second);
+      continue;
+    }
+    if (byte_fallback_) {
+      bool all = true;
+      for (unsigned char b : ch) all = all && byte_piece_[b] >= 0;
+      if (all) {
+        for (unsigned char b : ch) ids.push_back(byte_piece_[b]);
+        continue;
+      }
+    }
+    if (model_unk_ < 0) continue;  // HF drops it
+    if (unk_waiting && !fuse_unk_) ids.push_back(model_unk_);
+    unk_waiting = true;
+  }
+  if (unk_waiting) ids.push_back(model_unk_);
+  bpe_merge(ids, out);
+}
+
+// HF's BPE Word::merge_all: lowest rank first, then leftmost.
+void HfTokenizer::bpe_merge(std::vector<int>& ids, Encoded& out) const {
+  struct Sym {
+    int id, prev, next, len;
+  };
+  std::vector<Sym> syms;
+  syms.reserve(ids.size());
+  for (int id : ids) {
     const int n = static_cast<int>(syms.size());
     syms.push_back({id, n - 1, n + 1, 1});
   }
@@ -1159,6 +1559,84 @@ void HfTokenizer::wordpiece_word(const std::u32string& word, Encoded& out) const
   for (int id : ids) push(out, id, vocab_[id]);
 }
 
+// One step of HF's decoder chain over the tokens (their strings, specials already dropped).
+void HfTokenizer::decode_step(const DecodeStep& step, std::vector<std::string>& tokens) {
+  switch (step.type) {
+    case DecodeStep::Replace:
+      for (auto& t : tokens) t = replace_all(t, step.a, step.b);
+      return;
+    case DecodeStep::Fuse: {
+      std::string all;
+      for (const auto& t : tokens) all += t;
+      tokens.assign(1, all);
+      return;
+    }
+    case DecodeStep::ByteFallback: {
+      // Runs of <0xHH> tokens become their bytes, or one U+FFFD per token when those bytes are not
+      // UTF-8. As Rust's u8::from_str_radix, HH may also be "+H".
+      const auto hex = [](char c) {
+        return c >= '0' && c <= '9'   ? c - '0'
+               : c >= 'a' && c <= 'f' ? c - 'a' + 10
+               : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                      : -1;
+      };
+      std::vector<std::string> res;
+      std::string run;
+      size_t run_tokens = 0;
+      const auto flush = [&] {
+        if (run_tokens == 0) return;
+        bool valid = true;
+        for (size_t i = 0; i < run.size() && valid;) {
+          uint32_t cp;
+          i += next_cp(run, i, cp);
+          valid = cp != kInvalid;
+        }
+        if (valid)
+          res.push_back(run);
+        else
+          for (size_t k = 0; k < run_tokens; ++k) res.push_back("\xEF\xBF\xBD");
+        run.clear();
+        run_tokens = 0;
+      };
+      for (auto& t : tokens) {
+        int value = -1;
+        if (t.size() == 6 && t.compare(0, 3, "<0x") == 0 && t[5] == '>') {
+          if (t[3] == '+')
+            value = hex(t[4]);
+          else if (hex(t[3]) >= 0 && hex(t[4]) >= 0)
+            value = hex(t[3]) * 16 + hex(t[4]);
+        }
+        if (value >= 0) {
+          run += static_cast<char>(value);
+          ++run_tokens;
+          continue;
+        }
+        flush();
+        res.push_back(std::move(t));
+      }
+      flush();
+      tokens.swap(res);
+      return;
+    }
+    case DecodeStep::Strip:
+      // Up to `start` leading and `stop` trailing characters equal to the content.
+      for (auto& t : tokens) {
+        size_t b = 0, e = t.size();
+        for (size_t k = 0; k < step.start && t.compare(b, step.a.size(), step.a) == 0 && b < e; ++k) b += step.a.size();
+        for (size_t k = 0;
+             k < step.stop && e >= b + step.a.size() && t.compare(e - step.a.size(), step.a.size(), step.a) == 0; ++k)
+          e -= step.a.size();
+        t = t.substr(b, e - b);
+      }
+      return;
+    case DecodeStep::Metaspace:
+      // The replacement is a space, except in the first token (all of them there) unless never.
+      for (size_t i = 0; i < tokens.size(); ++i)
+        tokens[i] = replace_all(tokens[i], step.a, i == 0 && step.prepend != Prepend::Never ? "" : " ");
+      return;
+  }
+}
+
 std::string HfTokenizer::decode(const std::vector<int>& ids) const {
   std::vector<std::string> tokens;
   for (int id : ids) {
@@ -1173,6 +1651,10 @@ std::string HfTokenizer::decode(const std::vector<int>& ids) const {
   switch (decoder_) {
     case Decoder::None:
       for (size_t i = 0; i < tokens.size(); ++i) out += (i ? " " : "") + tokens[i];
+      return out;
+    case Decoder::Steps:
+      for (const DecodeStep& step : steps_) decode_step(step, tokens);
+      for (const auto& t : tokens) out += t;
       return out;
     case Decoder::ByteLevel: {
       std::string bytes;

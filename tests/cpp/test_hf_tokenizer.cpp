@@ -272,9 +272,14 @@ TEST(HfTokenizerErrors, UnsupportedPipelineParts) {
                "tokenizer.json: normalizer.type 'NFKC' is not supported");
   expect_error(edited("bpe.json",
                       [](json& j) {
+                        j["pre_tokenizer"] = {{"type", "Whitespace"}};
+                      }),
+               "tokenizer.json: pre_tokenizer.type 'Whitespace' is not supported");
+  expect_error(edited("bpe.json",
+                      [](json& j) {
                         j["pre_tokenizer"] = {{"type", "Metaspace"}};
                       }),
-               "tokenizer.json: pre_tokenizer.type 'Metaspace' is not supported");
+               "tokenizer.json: pre_tokenizer.replacement is missing");
   expect_error(edited("wordpiece.json",
                       [](json& j) {
                         j["pre_tokenizer"] = {{"type", "Whitespace"}};
@@ -519,3 +524,275 @@ TEST(HfTokenizerLimits, NumberOfMerges) {
   const std::string many = R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [0)" + zeros + "]}}";
   EXPECT_EQ(refusal(many), "tokenizer.json: model.merges has 2097153 merges, more than the limit of 2097152");
 }
+
+// ---- the Llama family (issue 26): SentencePiece-style BPE with byte fallback, Llama 3 / Qwen2 splits --
+// Fixtures by tests/reference/make_llama_tokenizers.mjs; llama_cases.json holds HF's ids for each.
+
+namespace {
+
+const json& llama_cases() {
+  static const json c = json::parse(read_fixture("llama_cases.json"));
+  return c;
+}
+
+void check_llama_cases(const std::string& name) {
+  const auto t = HfTokenizer::parse(read_fixture(name + ".json"));
+  const json& list = llama_cases()[name];
+  ASSERT_GE(list.size(), 150u);
+  for (const json& c : list) {
+    const std::string text = c["text"];
+    SCOPED_TRACE(name + " text: " + c["text"].dump());
+    const auto with = t->encode(text, true);
+    EXPECT_EQ(with.ids, c["ids"].get<std::vector<int>>());
+    EXPECT_EQ(t->encode(text, false).ids, c["ids_no_special"].get<std::vector<int>>());
+    EXPECT_EQ(with.pieces.size(), with.ids.size());
+    EXPECT_EQ(t->decode(with.ids), c["decoded"].get<std::string>());
+  }
+}
+
+TEST(HfTokenizerLlama, Llama2MatchesHuggingFaceOnEveryCase) { check_llama_cases("llama2"); }
+TEST(HfTokenizerLlama, MistralMetaspaceMatchesHuggingFaceOnEveryCase) { check_llama_cases("mistral"); }
+TEST(HfTokenizerLlama, Llama3MatchesHuggingFaceOnEveryCase) { check_llama_cases("llama3"); }
+TEST(HfTokenizerLlama, Qwen2MatchesHuggingFaceOnEveryCase) { check_llama_cases("qwen2"); }
+
+TEST(HfTokenizerLlama, KindsAndSpecialIds) {
+  const auto l2 = HfTokenizer::parse(read_fixture("llama2.json"));
+  EXPECT_EQ(l2->kind(), HfTokenizer::Kind::SentencePieceBpe);
+  EXPECT_EQ(l2->kind_name(), "SentencePiece BPE");
+  EXPECT_EQ(l2->unk(), 0);
+  EXPECT_EQ(l2->bos(), 1);
+  EXPECT_EQ(l2->eos(), 2);
+  EXPECT_EQ(l2->encode("", true).ids, std::vector<int>{1});
+  // A piece shows "▁" as a space and a byte piece as its byte; part of a character as <0xHH>.
+  EXPECT_EQ(l2->pieces()[l2->id_of("<0x41>")], "A");
+  EXPECT_EQ(l2->pieces()[l2->id_of("<0xE4>")], "<0xE4>");
+  EXPECT_EQ(l2->pieces()[l2->id_of("\xE2\x96\x81the")], " the");
+  const auto l3 = HfTokenizer::parse(read_fixture("llama3.json"));
+  EXPECT_EQ(l3->kind(), HfTokenizer::Kind::SplitByteLevelBpe);
+  EXPECT_EQ(l3->split(), HfTokenizer::Split::Llama3);
+  EXPECT_EQ(l3->kind_name(), "byte-level BPE (Llama 3 split)");
+  EXPECT_EQ(l3->bos(), l3->id_of("<|begin_of_text|>"));
+  EXPECT_EQ(l3->eos(), l3->id_of("<|end_of_text|>"));
+  EXPECT_EQ(l3->encode("hi", true).ids.front(), l3->bos());
+  const auto q2 = HfTokenizer::parse(read_fixture("qwen2.json"));
+  EXPECT_EQ(q2->split(), HfTokenizer::Split::Qwen2);
+  EXPECT_EQ(q2->kind_name(), "byte-level BPE (Qwen2 split)");
+  EXPECT_EQ(q2->encode("hi", true).ids, q2->encode("hi", false).ids);  // no bos
+}
+
+// A small SentencePiece-style BPE written out here: the pieces ▁ h i ▁h ▁hi i▁ a b, only some byte
+// pieces (<0x41> 'A', <0xE4> <0xB8> <0xAD>: 中), merges "i ▁" < "▁ h" < "▁h i".
+json small_sp(const json& pre_tokenizer, bool fuse_unk = true) {
+  json vocab = {{"<unk>", 0},
+                {"<s>", 1},
+                {"</s>", 2},
+                {"<0x41>", 3},
+                {"<0xE4>", 4},
+                {"<0xB8>", 5},
+                {"<0xAD>", 6},
+                {"\xE2\x96\x81", 7},
+                {"h", 8},
+                {"i", 9},
+                {"\xE2\x96\x81h", 10},
+                {"\xE2\x96\x81hi", 11},
+                {"i\xE2\x96\x81", 12},
+                {"a", 13},
+                {"b", 14}};
+  json j = {{"added_tokens",
+             {{{"id", 0}, {"content", "<unk>"}, {"special", true}},
+              {{"id", 1}, {"content", "<s>"}, {"special", true}},
+              {{"id", 2}, {"content", "</s>"}, {"special", true}}}},
+            {"normalizer", nullptr},
+            {"pre_tokenizer", pre_tokenizer},
+            {"post_processor", nullptr},
+            {"decoder",
+             {{"type", "Sequence"},
+              {"decoders",
+               {{{"type", "Replace"}, {"pattern", {{"String", "\xE2\x96\x81"}}}, {"content", " "}},
+                {{"type", "ByteFallback"}},
+                {{"type", "Fuse"}},
+                {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}}}}}},
+            {"model",
+             {{"type", "BPE"},
+              {"unk_token", "<unk>"},
+              {"fuse_unk", fuse_unk},
+              {"byte_fallback", true},
+              {"vocab", vocab},
+              {"merges", {"i \xE2\x96\x81", "\xE2\x96\x81 h", "\xE2\x96\x81h i"}}}}};
+  return j;
+}
+
+json metaspace(const char* scheme, bool split) {
+  return {{"type", "Metaspace"}, {"replacement", "\xE2\x96\x81"}, {"prepend_scheme", scheme}, {"split", split}};
+}
+
+// The vocabulary entries of the ids, "|"-joined.
+std::string tokens_of(const HfTokenizer& t, const std::string& text) {
+  std::string out;
+  for (int id : t.encode(text, false).ids) out += (out.empty() ? "" : "|") + t.vocab()[id];
+  return out;
+}
+
+const std::string kSp = "\xE2\x96\x81";
+
+TEST(HfTokenizerLlama, ByteFallbackAndUnknownCharacters) {
+  const auto t = HfTokenizer::parse(small_sp(metaspace("always", true)).dump());
+  // 中 is not a piece, its three bytes are: their byte pieces; 'A' likewise.
+  EXPECT_EQ(tokens_of(*t, "\xE4\xB8\xAD"), kSp + "|<0xE4>|<0xB8>|<0xAD>");
+  EXPECT_EQ(tokens_of(*t, "A"), kSp + "|<0x41>");
+  const auto e = t->encode("\xE4\xB8\xAD", false);
+  EXPECT_EQ(e.pieces, (std::vector<std::string>{" ", "<0xE4>", "<0xB8>", "<0xAD>"}));
+  EXPECT_TRUE(e.unknown.empty());
+  // 'c' and 'd' have no piece and their bytes none either: one <unk> for the two (fuse_unk)...
+  EXPECT_EQ(tokens_of(*t, "cda"), kSp + "|<unk>|a");
+  EXPECT_EQ(t->encode("cda", false).unknown, std::vector<int>{1});
+  // ...or one each without it.
+  const auto nf = HfTokenizer::parse(small_sp(metaspace("always", true), false).dump());
+  EXPECT_EQ(tokens_of(*nf, "cda"), kSp + "|<unk>|<unk>|a");
+  // As HF: an <unk> not yet written goes after the byte pieces of the character that follows it.
+  EXPECT_EQ(tokens_of(*t, "cA"), kSp + "|<0x41>|<unk>");
+  // Decoding: the byte pieces become their character, a run that is not UTF-8 one U+FFFD a piece,
+  // and Strip takes the one leading space.
+  EXPECT_EQ(t->decode(t->encode("hi \xE4\xB8\xAD", false).ids), "hi \xE4\xB8\xAD");
+  EXPECT_EQ(t->decode({4, 5, 8, 3}), kFffd + kFffd + "hA");
+  EXPECT_EQ(t->decode({11, 11}), "hi hi");
+  EXPECT_EQ(t->decode({1, 11, 2}), "hi");  // specials skipped
+}
+
+TEST(HfTokenizerLlama, MetaspacePrependSchemesAndSplit) {
+  const auto always_whole = HfTokenizer::parse(small_sp(metaspace("always", false)).dump());
+  const auto always_split = HfTokenizer::parse(small_sp(metaspace("always", true)).dump());
+  const auto first_split = HfTokenizer::parse(small_sp(metaspace("first", true)).dump());
+  const auto never_split = HfTokenizer::parse(small_sp(metaspace("never", true)).dump());
+  // Not split, "▁hi▁hi" is one word: "i ▁" merges first, so the second "▁h" never meets its "i".
+  EXPECT_EQ(tokens_of(*always_whole, "hi hi"), kSp + "h|i" + kSp + "|h|i");
+  // Split before each "▁": "▁hi" "▁hi".
+  EXPECT_EQ(tokens_of(*always_split, "hi hi"), kSp + "hi|" + kSp + "hi");
+  EXPECT_EQ(tokens_of(*first_split, "hi hi"), kSp + "hi|" + kSp + "hi");
+  EXPECT_EQ(tokens_of(*never_split, "hi hi"), "h|i|" + kSp + "hi");
+  // A text that starts with a space gets no second "▁".
+  EXPECT_EQ(tokens_of(*always_split, " hi"), kSp + "hi");
+  // After an added token: always prepends again, first does not (the stretch does not begin the text).
+  EXPECT_EQ(tokens_of(*always_split, "<s>hi"), "<s>|" + kSp + "hi");
+  EXPECT_EQ(tokens_of(*first_split, "<s>hi"), "<s>|h|i");
+  // Consecutive "▁": each begins a word.
+  EXPECT_EQ(tokens_of(*never_split, "hi  hi"), "h|i|" + kSp + "|" + kSp + "hi");
+  // The older form: add_prefix_space true is always; false needs prepend_scheme never.
+  json old = small_sp({{"type", "Metaspace"}, {"replacement", "\xE2\x96\x81"}, {"add_prefix_space", true}});
+  EXPECT_EQ(tokens_of(*HfTokenizer::parse(old.dump()), "hi hi"), kSp + "hi|" + kSp + "hi");
+  old["pre_tokenizer"]["add_prefix_space"] = false;
+  expect_error(old.dump(), "pre_tokenizer.add_prefix_space false does not match prepend_scheme");
+  // The Metaspace decoder drops every "▁" of the first token (unless never), spaces elsewhere.
+  json md = small_sp(metaspace("always", true));
+  md["decoder"] = metaspace("always", true);
+  EXPECT_EQ(HfTokenizer::parse(md.dump())->decode({7, 11, 12, 11}), " hii  hi");
+  md["decoder"]["prepend_scheme"] = "never";
+  EXPECT_EQ(HfTokenizer::parse(md.dump())->decode({7, 11, 12, 11}), "  hii  hi");
+}
+
+TEST(HfTokenizerLlama, Llama2NormalizerPrependsToEachStretch) {
+  // Prepend "▁" + Replace " " -> "▁", no pre-tokenizer: each stretch between added tokens is one word
+  // with its own "▁" in front.
+  json j = small_sp(nullptr);
+  j["normalizer"] = {{"type", "Sequence"},
+                     {"normalizers",
+                      {{{"type", "Prepend"}, {"prepend", "\xE2\x96\x81"}},
+                       {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "\xE2\x96\x81"}}}}};
+  const auto t = HfTokenizer::parse(j.dump());
+  EXPECT_EQ(tokens_of(*t, "hi hi"), kSp + "h|i" + kSp + "|h|i");
+  EXPECT_EQ(tokens_of(*t, "hi<s> hi"), kSp + "hi|<s>|" + kSp + "|" + kSp + "hi");
+  EXPECT_EQ(tokens_of(*t, ""), "");
+  EXPECT_EQ(t->decode(t->encode("hi hi", true).ids), "hi hi");
+}
+
+TEST(HfTokenizerLlama, SplitPatternsByHand) {
+  using S = HfTokenizer::Split;
+  const auto split = [](S s, const std::string& text) {
+    std::string out;
+    for (const auto& w : HfTokenizer::split_words(s, text)) out += "[" + w + "]";
+    return out;
+  };
+  for (S s : {S::Llama3, S::Qwen2}) {
+    EXPECT_EQ(split(s, "Hello world"), "[Hello][ world]");
+    EXPECT_EQ(split(s, "I'M don't"), "[I]['M][ don]['t]");
+    EXPECT_EQ(split(s, "'sa"), "['s][a]");                // the contraction comes first
+    EXPECT_EQ(split(s, "'\xC5\xBFt"), "['\xC5\xBF][t]");  // U+017F LONG S folds to s
+    EXPECT_EQ(split(s, "  \n\n  x"), "[  \n\n][ ][ x]");  // white space up to its last newline
+    EXPECT_EQ(split(s, "!!!\n\nx"), "[!!!\n\n][x]");      // other characters take the newlines
+    EXPECT_EQ(split(s, "(((x (x"), "[(((][x][ (][x]");
+    EXPECT_EQ(split(s, "a \tb"), "[a][ ][\tb]");  // one non-newline space before letters
+    EXPECT_EQ(split(s, "x \n"), "[x][ \n]");
+    EXPECT_EQ(split(s, "hello   "), "[hello][   ]");
+    EXPECT_EQ(split(s, "\xC2\xA0hi"), "[\xC2\xA0hi]");
+    EXPECT_EQ(split(s, "a\r\n\r\nb"), "[a][\r\n\r\n][b]");
+    EXPECT_EQ(split(s, "  ?"), "[ ][ ?]");
+    EXPECT_EQ(split(s, "e\xCC\x81t"), "[e][\xCC\x81t]");  // a combining mark is not a letter
+  }
+  EXPECT_EQ(split(S::Llama3, "12345 3.14"), "[123][45][ ][3][.][14]");
+  EXPECT_EQ(split(S::Qwen2, "12345 3.14"), "[1][2][3][4][5][ ][3][.][1][4]");
+}
+
+TEST(HfTokenizerLlama, RefusedPartsNameTheirField) {
+  const auto l3 = [](const std::function<void(json&)>& edit) { return edited("llama3.json", edit); };
+  expect_error(l3([](json& j) { j["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = "\\p{L}+|\\s+"; }),
+               "tokenizer.json: pre_tokenizer.pretokenizers[0].pattern.Regex '\\p{L}+|\\s+' is not supported (only "
+               "Llama 3's or Qwen2's split pattern)");
+  // GPT-2's pattern as a Split: refused, showing the start of a long pattern.
+  expect_error(l3([](json& j) {
+                 j["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] =
+                     "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+               }),
+               "pattern.Regex ''s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p...' is not supported");
+  expect_error(l3([](json& j) {
+                 j["pre_tokenizer"]["pretokenizers"][0]["pattern"] = {{"String", " "}};
+               }),
+               "pre_tokenizer.pretokenizers[0].pattern is not {\"Regex\": ...}");
+  expect_error(l3([](json& j) { j["pre_tokenizer"]["pretokenizers"][0]["behavior"] = "Removed"; }),
+               "pre_tokenizer.pretokenizers[0].behavior 'Removed' is not supported (only Isolated)");
+  expect_error(l3([](json& j) { j["pre_tokenizer"]["pretokenizers"][0]["invert"] = true; }),
+               "pre_tokenizer.pretokenizers[0].invert true is not supported");
+  expect_error(l3([](json& j) { j["pre_tokenizer"]["pretokenizers"][1]["use_regex"] = true; }),
+               "pre_tokenizer.pretokenizers[1].use_regex true is not supported after a Split");
+  expect_error(l3([](json& j) {
+                 j["normalizer"] = {{"type", "NFC"}};
+               }),
+               "tokenizer.json: normalizer.type 'NFC' is not supported");
+  const auto l2 = [](const std::function<void(json&)>& edit) { return edited("llama2.json", edit); };
+  expect_error(l2([](json& j) {
+                 j["normalizer"]["normalizers"][1]["pattern"] = {{"Regex", " +"}};
+               }),
+               "normalizer.normalizers[1].pattern: a Regex is not supported");
+  expect_error(l2([](json& j) { j["normalizer"]["normalizers"][0]["prepend"] = std::string(17, 'x'); }),
+               "normalizer.normalizers[0].prepend of 17 bytes ('xxxxxxxxxxxxxxxxx') is longer than the limit of 16 "
+               "bytes for a rule");
+  expect_error(l2([](json& j) {
+                 j["normalizer"]["normalizers"][1]["content"] = std::string(16, ' ');
+                 j["normalizer"]["normalizers"].push_back(
+                     {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "  "}});
+               }),
+               "normalizer.normalizers[2]: the Replace rules make a text up to 32 times longer, more than the "
+               "limit of 16");
+  expect_error(l2([](json& j) {
+                 for (int i = 0; i < 8; ++i)
+                   j["normalizer"]["normalizers"].push_back({{"type", "Prepend"}, {"prepend", "x"}});
+               }),
+               "normalizer.normalizers has 10 entries, more than the limit of 8");
+  expect_error(l2([](json& j) { j["decoder"]["decoders"][3]["type"] = "CTC"; }),
+               "decoder.decoders[3].type 'CTC' is not supported");
+  expect_error(l2([](json& j) { j["decoder"]["decoders"][3]["content"] = "ab"; }),
+               "decoder.decoders[3].content 'ab' is not one character");
+  expect_error(l2([](json& j) {
+                 j["decoder"] = {{"type", "ByteLevel"}};
+               }),
+               "decoder.type 'ByteLevel' is not supported");
+  expect_error(l2([](json& j) { j["model"]["byte_fallback"] = false; }),
+               "pre_tokenizer is missing (ByteLevel or Metaspace for BPE; none only with model.byte_fallback true");
+  const auto mi = [](const std::function<void(json&)>& edit) { return edited("mistral.json", edit); };
+  expect_error(mi([](json& j) { j["pre_tokenizer"]["prepend_scheme"] = "sometimes"; }),
+               "pre_tokenizer.prepend_scheme 'sometimes' is not first, always or never");
+  expect_error(mi([](json& j) { j["pre_tokenizer"]["replacement"] = "__"; }),
+               "pre_tokenizer.replacement '__' is not one character");
+  expect_error(mi([](json& j) { j["pre_tokenizer"].erase("replacement"); }), "pre_tokenizer.replacement is missing");
+}
+
+}  // namespace
