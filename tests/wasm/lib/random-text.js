@@ -33,7 +33,8 @@ export const POOL = [
   ' transformer',
 ];
 
-export function randomStrings(count, seed) {
+/** `count` strings of 1 to 24 entries of `pool` each, the same for the same seed. */
+export function randomStrings(count, seed, pool = POOL) {
   let s = seed >>> 0;
   const next = () => {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
@@ -42,7 +43,7 @@ export function randomStrings(count, seed) {
   return Array.from({ length: count }, () => {
     const len = 1 + Math.floor(next() * 24);
     let text = '';
-    for (let i = 0; i < len; i++) text += POOL[Math.floor(next() * POOL.length)];
+    for (let i = 0; i < len; i++) text += pool[Math.floor(next() * pool.length)];
     return text;
   });
 }
