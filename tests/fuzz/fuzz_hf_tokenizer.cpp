@@ -2,9 +2,11 @@
 // byte and a text: the file must parse or be refused with an ap::Error, and a parsed tokenizer must
 // encode the text (with and without special tokens) to ids inside its vocabulary, one piece per id,
 // unknown positions holding the unk id, and decode any ids. Without a NUL byte the whole input is a
-// text for two fixed small tokenizers (byte-level BPE and WordPiece), and the byte-level one must
-// round-trip it: its pieces re-join to the text and decode(encode(text)) is the text (invalid UTF-8
-// replaced by U+FFFD), unless the text spells the special token.
+// text for four fixed small tokenizers (byte-level BPE as GPT-2's and behind Llama 3's split,
+// SentencePiece-style BPE with byte fallback as Llama 2's, WordPiece), and the byte-level ones must
+// round-trip it: their pieces re-join to the text and decode(encode(text)) is the text (invalid UTF-8
+// replaced by U+FFFD), unless the text spells the special token; the SentencePiece one must give back
+// any valid UTF-8 text without "▁" or a special token.
 // Each file is also read with small size limits (64 pieces, 64 merges, 8 bytes a piece: what the
 // real limits need megabytes to reach): it must then be refused, or have no piece past 8 bytes, and
 // be accepted with the real limits too. Every refusal is at most 400 bytes (it quotes prefixes only).
@@ -57,6 +59,43 @@ std::string small_bpe() {
          R"(},"merges":[["t","h"],["th","e"],["\u0120","the"],["a","t"],["e","n"],["t","i"],["o","n"],["ti","on"],["\u0120","a"]]}})";
 }
 
+// small_bpe() behind Llama 3's Split pre-tokenizer (the pattern as its tokenizer.json writes it),
+// ignore_merges.
+std::string small_llama3() {
+  std::string j = small_bpe();
+  const std::string from =
+      R"("pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":true})";
+  const std::string to =
+      R"("pre_tokenizer":{"type":"Sequence","pretokenizers":[{"type":"Split","pattern":{"Regex":"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"},"behavior":"Isolated","invert":false},{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":false}]})";
+  j.replace(j.find(from), from.size(), to);
+  const std::string model = R"("model":{"type":"BPE",)";
+  j.replace(j.find(model), model.size(), model + R"("ignore_merges":true,)");
+  return j;
+}
+
+// A SentencePiece-style BPE as Llama 2's: <unk> <s> </s>, the 256 byte pieces, a few pieces and merges;
+// normalizer Prepend + Replace, no pre-tokenizer, decoder Replace, ByteFallback, Fuse, Strip.
+std::string small_sentencepiece() {
+  std::string vocab = R"("<unk>":0,"<s>":1,"</s>":2)";
+  static const char* hex = "0123456789ABCDEF";
+  for (int b = 0; b < 256; ++b)
+    vocab += std::string(",\"<0x") + hex[b >> 4] + hex[b & 15] + ">\":" + std::to_string(3 + b);
+  int n = 259;
+  for (const char* t : {"\u2581", "t", "h", "e", "a", "\u2581t", "he", "\u2581th", "\u2581the", "\u2581a"})
+    vocab += std::string(",\"") + t + "\":" + std::to_string(n++);
+  return R"({"added_tokens":[{"id":0,"content":"<unk>","special":true},{"id":1,"content":"<s>","special":true},
+    {"id":2,"content":"</s>","special":true}],
+    "normalizer":{"type":"Sequence","normalizers":[{"type":"Prepend","prepend":"\u2581"},
+      {"type":"Replace","pattern":{"String":" "},"content":"\u2581"}]},
+    "pre_tokenizer":null,
+    "post_processor":{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"<s>","type_id":0}},
+      {"Sequence":{"id":"A","type_id":0}}],"special_tokens":{"<s>":{"id":"<s>","ids":[1],"tokens":["<s>"]}}},
+    "decoder":{"type":"Sequence","decoders":[{"type":"Replace","pattern":{"String":"\u2581"},"content":" "},
+      {"type":"ByteFallback"},{"type":"Fuse"},{"type":"Strip","content":" ","start":1,"stop":0}]},
+    "model":{"type":"BPE","unk_token":"<unk>","fuse_unk":true,"byte_fallback":true,"vocab":{)" +
+         vocab + R"(},"merges":["\u2581 t","h e","\u2581t h","\u2581th e","\u2581 a"]}})";
+}
+
 const char* kSmallWordPiece = R"({"added_tokens":[
   {"id":0,"content":"[PAD]","special":true},{"id":1,"content":"[UNK]","special":true},
   {"id":2,"content":"[CLS]","special":true},{"id":3,"content":"[SEP]","special":true},
@@ -99,6 +138,8 @@ std::string lossy(const std::string& s, const HfTokenizer& bpe) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const auto bpe = HfTokenizer::parse(small_bpe());
   static const auto wordpiece = HfTokenizer::parse(kSmallWordPiece);
+  static const auto llama3 = HfTokenizer::parse(small_llama3());
+  static const auto sentencepiece = HfTokenizer::parse(small_sentencepiece());
   const std::string input(reinterpret_cast<const char*>(data), size);
   const size_t nul = input.find('\0');
   if (nul != std::string::npos) {
@@ -133,13 +174,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   check(*bpe, input);
   check(*wordpiece, input);
-  if (input.find("<|endoftext|>") == std::string::npos) {
-    const HfTokenizer::Encoded e = bpe->encode(input, false);
+  check(*llama3, input);
+  check(*sentencepiece, input);
+  const bool valid_utf8 = lossy(input, *bpe) == input;
+  if (valid_utf8 && input.find("\xE2\x96\x81") == std::string::npos && input.find("<s>") == std::string::npos &&
+      input.find("</s>") == std::string::npos && input.find("<unk>") == std::string::npos &&
+      sentencepiece->decode(sentencepiece->encode(input, true).ids) != input)
+    __builtin_trap();
+  if (input.find("<|endoftext|>") != std::string::npos) return 0;
+  for (const HfTokenizer* t : {bpe.get(), llama3.get()}) {
+    const HfTokenizer::Encoded e = t->encode(input, false);
     // A piece holding part of a character is its bytes written <0xHH> (one per byte): read back as
     // bytes, the pieces joined are the text (unless the text itself holds "<0x", which then reads
     // the same as such a piece).
     const std::string want = lossy(input, *bpe);
-    if (bpe->decode(e.ids) != want) __builtin_trap();
+    if (t->decode(e.ids) != want) __builtin_trap();
     if (input.find("<0x") == std::string::npos) {
       std::string joined;
       for (const auto& p : e.pieces) {
