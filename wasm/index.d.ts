@@ -186,7 +186,9 @@ export interface Model {
   };
   /** True for a model from loadPretrained (a Hugging Face folder). */
   readonly pretrained: boolean;
-  /** This model's tokenizer and special ids (-1: none). GPT-2: bos = eos = <|endoftext|>, no pad; BERT: [CLS] [SEP] [MASK]. */
+  /** This model's tokenizer and special ids (-1: none). GPT-2: bos = eos = <|endoftext|>, no pad; BERT: [CLS] [SEP] [MASK].
+   * kind of a Hugging Face tokenizer.json: 'byte-level BPE', 'WordPiece', 'SentencePiece BPE' (Llama 2, Mistral),
+   * 'byte-level BPE (Llama 3 split)' or 'byte-level BPE (Qwen2 split)'. */
   readonly specialTokens: { kind: string; size: number; pad: number; unk: number; bos: number; eos: number; mask: number };
   /** Full vocabulary, specials first. */
   readonly vocab: string[];

@@ -46,8 +46,9 @@ export class Model {
     /**
      * This model's tokenizer and special ids (-1: none): { kind, size, pad, unk, bos, eos, mask }.
      * The playground's own models: 'char' / 'word' / 'sentence' with <pad> <unk> <bos> <eos> at 0..3;
-     * a Hugging Face model: 'byte-level BPE' (GPT-2: bos = eos = <|endoftext|>, no pad) or 'WordPiece'
-     * (BERT: [PAD] [UNK] [CLS] as bos, [SEP] as eos, [MASK]).
+     * a Hugging Face model: 'byte-level BPE' (GPT-2: bos = eos = <|endoftext|>, no pad), 'WordPiece'
+     * (BERT: [PAD] [UNK] [CLS] as bos, [SEP] as eos, [MASK]), 'SentencePiece BPE' (Llama 2, Mistral:
+     * <unk> <s> </s>), 'byte-level BPE (Llama 3 split)' or 'byte-level BPE (Qwen2 split)'.
      */
     this.specialTokens = handle.tokenizerInfo();
     /** True for a model read from a Hugging Face folder (loadPretrained): config.family says which. */
