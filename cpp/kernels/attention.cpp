@@ -282,7 +282,7 @@ AP_NOINLINE void zero_row(float* o, int d) {
 
 // One block of up to BQ queries of one head, against every key it may see.
 AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k, const float* v, int ld, int i0, int bq,
-                                       int m, int d, int offset, bool causal, float alpha) {
+                                       int m, int d, int offset, bool causal, float alpha, int window) {
   alignas(16) float s[BQ * BK];     // (bq, bk) scores, then probabilities, of one key block
   alignas(16) float kt[KT_D * BK];  // alpha K_blk^T
   // Lazy running max (d <= KT_D, when kt keeps the whole panel): a row's reference m_run is the max
@@ -303,7 +303,15 @@ AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k,
     long last = static_cast<long>(i0) + bq - 1 + offset + 1;
     k_end = last < m ? static_cast<int>(last) : m;
   }
-  for (int j0 = 0; j0 < k_end; j0 += BK) {
+  // Sliding window: row r sees keys j > i0 + r + offset - window, so no row of the block sees a key
+  // before k_begin. The key blocks start there: the keys before it are never read.
+  const bool windowed = causal && window > 0;
+  int k_begin = 0;
+  if (windowed) {
+    long first = static_cast<long>(i0) + offset - window + 1;
+    k_begin = first <= 0 ? 0 : first < k_end ? static_cast<int>(first) : k_end;
+  }
+  for (int j0 = k_begin; j0 < k_end; j0 += BK) {
     int bk = k_end - j0 < BK ? k_end - j0 : BK;
     int bk4 = (bk + 3) & ~3;
     const float* kb = k + static_cast<long>(j0) * ld;
@@ -318,6 +326,12 @@ AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k,
         if (first_hidden > bk) first_hidden = bk;
       }
       for (int j = first_hidden; j < bk4; ++j) sr[j] = kNegInf;  // masked, and vector padding: e^-inf = 0
+      int first_visible = 0;  // block column of the first key inside the row's window
+      if (windowed) {
+        long f = static_cast<long>(i0) + r + offset - window + 1 - j0;
+        first_visible = f <= 0 ? 0 : f < bk ? static_cast<int>(f) : bk;
+        for (int j = 0; j < first_visible; ++j) sr[j] = kNegInf;  // older than the window
+      }
       if (!lazy || m_run[r] == kNegInf) {
         online_softmax_row(sr, bk4, &m_run[r], &l_run[r], orow, d);
         continue;
@@ -331,6 +345,7 @@ AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k,
         m_run[r] = bmax;
         impl::gemm_tiled(sr, BK, q + static_cast<long>(r) * ld, ld, kt, BK, nullptr, 1, d, bk, false);
         for (int j = first_hidden; j < bk4; ++j) sr[j] = kNegInf;
+        for (int j = 0; j < first_visible; ++j) sr[j] = kNegInf;
         sum = exp2_shifted(sr, sr, bk4, bmax);
       }
       l_run[r] += sum;
@@ -377,6 +392,23 @@ void gelu_tanh_vec(float* out, const float* in, int n) {
   if (j < n) store_tail(out + j, n - j, gelu_tanh4(load_tail(in + j, n - j, 0.0f)));
 }
 
+// The key range attention_query_block reads for each query block, in whole key blocks.
+double attention_pairs_computed(int n, int m, bool causal, int window) {
+  double pairs = 0.0;
+  const int offset = m - n;
+  for (int i0 = 0; i0 < n; i0 += BQ) {
+    const int bq = n - i0 < BQ ? n - i0 : BQ;
+    long k_end = m, k_begin = 0;
+    if (causal && static_cast<long>(i0) + bq + offset < m) k_end = static_cast<long>(i0) + bq + offset;
+    if (causal && window > 0) {
+      k_begin = static_cast<long>(i0) + offset - window + 1;
+      k_begin = k_begin < 0 ? 0 : k_begin > k_end ? k_end : k_begin;
+    }
+    if (k_end > k_begin) pairs += double(bq) * static_cast<double>(k_end - k_begin);
+  }
+  return pairs;
+}
+
 // The tiles of attention_query_block and qk_block, by the constants that size them.
 AttentionMemory attention_memory(int n, int m, bool full) {
   if (full) return {double(n) * m, double(n) * m * sizeof(float)};
@@ -385,7 +417,7 @@ AttentionMemory attention_memory(int n, int m, bool full) {
 }
 
 void impl::attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k,
-                             int n_heads, bool causal, bool scale) {
+                             int n_heads, bool causal, bool scale, int window) {
   if (n <= 0 || d_k <= 0 || n_heads <= 0) return;
   const int ld = n_heads * d_k;
   const float alpha = scale ? 1.0f / __builtin_sqrtf(static_cast<float>(d_k)) : 1.0f;
@@ -394,7 +426,8 @@ void impl::attention_forward(float* out, const float* q, const float* k, const f
     for (int i0 = 0; i0 < n; i0 += BQ) {
       int bq = n - i0 < BQ ? n - i0 : BQ;
       const long row = static_cast<long>(i0) * ld;
-      attention_query_block(out + row + col, q + row + col, k + col, v + col, ld, i0, bq, m, d_k, m - n, causal, alpha);
+      attention_query_block(out + row + col, q + row + col, k + col, v + col, ld, i0, bq, m, d_k, m - n, causal, alpha,
+                            window);
     }
   }
 }

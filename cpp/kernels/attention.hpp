@@ -12,6 +12,13 @@
 // n of the m positions (decoding with a cache, or n == m for plain self-attention), so the last
 // query sees every key. When m < n, the first n - m queries see no key at all.
 // A query row that sees no key (every score -inf) gets all-zero weights and a zero output, never NaN.
+//
+// Sliding window (window > 0, with causal only; Mistral's definition, as Hugging Face writes it):
+// query i, at position p = i + (m - n), sees key j iff p - window < j <= p, i.e. itself and the
+// window - 1 keys before it. The online kernel starts each query block at the first key its first row
+// can see and stops after its last row's key: blocks wholly outside the window are never read, so a
+// call costs O(n window) instead of O(n m). window >= m is plain causal attention; window 1 sees only
+// the key at the query's own position.
 #pragma once
 
 namespace ap::kernels {
@@ -29,8 +36,9 @@ void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k
 void qk_scores_ref(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
                    float alpha = 1.0f);
 
-// scores[i][j] = -inf where j > i + (m - n) (see "Causal masking" above), in place.
-void mask_causal(float* scores, int ld_s, int n, int m);
+// scores[i][j] = -inf where j > i + (m - n) (see "Causal masking" above), and with window > 0 where
+// j <= i + (m - n) - window (see "Sliding window"), in place.
+void mask_causal(float* scores, int ld_s, int n, int m, int window = 0);
 
 // out (n, m) = softmax of each row of in (n, m), subtracting the row max first so exp never
 // overflows. A row that is entirely -inf gives a row of zeros. `out` may be `in` (same ld) but must
@@ -65,14 +73,15 @@ void gelu_tanh_vec(float* out, const float* in, int n);
 
 // Tiled, online softmax (running max and sum per query row, rescaling the partial output): it never
 // holds the (n, m) matrix; extra memory is a few KB of stack, independent of n and m.
+// window: see "Sliding window" above (0: none; used only with causal).
 void attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k, int n_heads,
-                       bool causal, bool scale);
+                       bool causal, bool scale, int window = 0);
 // Through the full (n, m) score matrix per head with the fast pieces above (allocates n*m floats).
 void attention_forward_full(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k,
-                            int n_heads, bool causal, bool scale);
-// Plain loops in double precision with std::exp: the independent reference.
+                            int n_heads, bool causal, bool scale, int window = 0);
+// Plain loops in double precision with std::exp: the independent reference (reads only the visible keys).
 void attention_forward_ref(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k,
-                           int n_heads, bool causal, bool scale);
+                           int n_heads, bool causal, bool scale, int window = 0);
 
 // ---- memory, and online softmax step by step (the long-context lesson) -------------------------
 // The working memory of one call besides its inputs and output. Full path: the (n, m) score matrix
@@ -89,7 +98,11 @@ AttentionMemory attention_memory(int n, int m, bool full);
 // call's peak (right after the (n, m) matrix is allocated) minus those before the call. -1 where
 // the C library cannot say (not wasm, not glibc >= 2.33).
 double attention_forward_full_measured(float* out, const float* q, const float* k, const float* v, int n, int m,
-                                       int d_k, int n_heads, bool causal, bool scale);
+                                       int d_k, int n_heads, bool causal, bool scale, int window = 0);
+
+// Query-key pairs the online kernel computes scores for, per head (whole BQ x BK tiles, as it reads
+// them): n m unmasked; about n^2 / 2 causal; about n (window + BQ + BK) with a window.
+double attention_pairs_computed(int n, int m, bool causal, int window);
 
 // The online softmax of one query over m keys, tile by tile, as attention_forward does it, for a
 // worked example: s_j = alpha q.k_j (alpha = 1/sqrt(d_k) if scale), keys taken `tile` at a time.

@@ -28,7 +28,7 @@ double heap_in_use() {
 
 // attention_forward_full; with `heap_before` >= 0, returns the heap in use at its peak minus that.
 double attention_full(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k, int n_heads,
-                      bool causal, bool scale, double heap_before) {
+                      bool causal, bool scale, int window, double heap_before) {
   if (n <= 0 || d_k <= 0 || n_heads <= 0) return 0.0;
   const int ld = n_heads * d_k;
   const float alpha = scale ? 1.0f / std::sqrt(static_cast<float>(d_k)) : 1.0f;
@@ -38,7 +38,7 @@ double attention_full(float* out, const float* q, const float* k, const float* v
   for (int h = 0; h < n_heads; ++h) {
     const int col = h * d_k;
     qk_scores(weights.data(), m, q + col, ld, k + col, ld, n, m, d_k, alpha);  // (n, m) = Q_h K_h^T
-    if (causal) mask_causal(weights.data(), m, n, m);
+    if (causal) mask_causal(weights.data(), m, n, m, window);
     softmax_rows(weights.data(), m, weights.data(), m, n, m);             // in place: rows are independent
     weights_v(out + col, ld, weights.data(), m, v + col, ld, n, m, d_k);  // (n, d_k) = (n, m)(m, d_k)
   }
@@ -84,39 +84,41 @@ void weights_v_ref(float* out, int ld_out, const float* weights, int ld_w, const
 }
 
 void attention_forward_ref(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k,
-                           int n_heads, bool causal, bool scale) {
+                           int n_heads, bool causal, bool scale, int window) {
   const int ld = n_heads * d_k;
   const double alpha = scale ? 1.0 / std::sqrt(static_cast<double>(d_k)) : 1.0;
   std::vector<double> s(m > 0 ? m : 1);  // one row of scores, then of weights
   for (int h = 0; h < n_heads; ++h)
     for (int i = 0; i < n; ++i) {
       int visible = causal ? std::min(m, std::max(0, i + (m - n) + 1)) : m;  // keys j < visible
+      // With a window: keys j > i + (m - n) - window only, i.e. j >= first.
+      const int first = causal && window > 0 ? std::min(visible, std::max(0, i + (m - n) - window + 1)) : 0;
       double mx = -std::numeric_limits<double>::infinity();
-      for (int j = 0; j < visible; ++j) {
+      for (int j = first; j < visible; ++j) {
         double dot = 0.0;
         for (int p = 0; p < d_k; ++p) dot += static_cast<double>(q[i * ld + h * d_k + p]) * k[j * ld + h * d_k + p];
         s[j] = alpha * dot;
         mx = std::max(mx, s[j]);
       }
       double sum = 0.0;
-      for (int j = 0; j < visible; ++j) sum += (s[j] = std::exp(s[j] - mx));
+      for (int j = first; j < visible; ++j) sum += (s[j] = std::exp(s[j] - mx));
       for (int c = 0; c < d_k; ++c) {
         double acc = 0.0;
-        for (int j = 0; j < visible; ++j) acc += s[j] * v[j * ld + h * d_k + c];
-        out[i * ld + h * d_k + c] = visible > 0 ? static_cast<float>(acc / sum) : 0.0f;
+        for (int j = first; j < visible; ++j) acc += s[j] * v[j * ld + h * d_k + c];
+        out[i * ld + h * d_k + c] = visible > first ? static_cast<float>(acc / sum) : 0.0f;
       }
     }
 }
 
 void attention_forward_full(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k,
-                            int n_heads, bool causal, bool scale) {
-  attention_full(out, q, k, v, n, m, d_k, n_heads, causal, scale, -1.0);
+                            int n_heads, bool causal, bool scale, int window) {
+  attention_full(out, q, k, v, n, m, d_k, n_heads, causal, scale, window, -1.0);
 }
 
 double attention_forward_full_measured(float* out, const float* q, const float* k, const float* v, int n, int m,
-                                       int d_k, int n_heads, bool causal, bool scale) {
+                                       int d_k, int n_heads, bool causal, bool scale, int window) {
   const double before = heap_in_use();
-  return attention_full(out, q, k, v, n, m, d_k, n_heads, causal, scale, before);
+  return attention_full(out, q, k, v, n, m, d_k, n_heads, causal, scale, window, before);
 }
 
 int online_softmax_steps(float* steps, float* out, float* scores, const float* q, const float* k, const float* v, int m,

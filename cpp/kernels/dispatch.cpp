@@ -44,8 +44,8 @@ void softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int
 void exp_vec(float* out, const float* in, int n) { active().exp_vec(out, in, n); }
 
 void attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k, int n_heads,
-                       bool causal, bool scale) {
-  active().attention_forward(out, q, k, v, n, m, d_k, n_heads, causal, scale);
+                       bool causal, bool scale, int window) {
+  active().attention_forward(out, q, k, v, n, m, d_k, n_heads, causal, scale, window);
 }
 
 void weights_v(float* out, int ld_out, const float* weights, int ld_w, const float* v, int ld_v, int n, int m,
@@ -53,11 +53,14 @@ void weights_v(float* out, int ld_out, const float* weights, int ld_w, const flo
   gemm_tiled(out, ld_out, weights, ld_w, v, ld_v, nullptr, n, m, d_k);  // (n, d_k) = (n, m)(m, d_k)
 }
 
-void mask_causal(float* scores, int ld_s, int n, int m) {
+void mask_causal(float* scores, int ld_s, int n, int m, int window) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
   for (int i = 0; i < n; ++i) {
     int first_hidden = i + (m - n) + 1;  // query i sees keys j <= i + (m - n)
     for (int j = first_hidden < 0 ? 0 : first_hidden; j < m; ++j) scores[static_cast<long>(i) * ld_s + j] = neg_inf;
+    // and, with a window, only keys j > i + (m - n) - window
+    for (int j = 0; window > 0 && j < m && j <= i + (m - n) - window; ++j)
+      scores[static_cast<long>(i) * ld_s + j] = neg_inf;
   }
 }
 

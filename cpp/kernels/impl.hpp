@@ -15,7 +15,7 @@ void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k
 void softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int m);
 void exp_vec(float* out, const float* in, int n);
 void attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k, int n_heads,
-                       bool causal, bool scale);
+                       bool causal, bool scale, int window);
 const char* variant();
 }  // namespace impl
 

@@ -30,8 +30,8 @@ void ap_relaxed_softmax_rows(float* out, int ld_out, const float* in, int ld_in,
 AP_EXPORT("exp_vec") void ap_relaxed_exp_vec(float* out, const float* in, int n) { k::exp_vec(out, in, n); }
 AP_EXPORT("attention_forward")
 void ap_relaxed_attention_forward(float* out, const float* q, const float* kk, const float* v, int n, int m, int d_k,
-                                  int n_heads, bool causal, bool scale) {
-  k::attention_forward(out, q, kk, v, n, m, d_k, n_heads, causal, scale);
+                                  int n_heads, bool causal, bool scale, int window) {
+  k::attention_forward(out, q, kk, v, n, m, d_k, n_heads, causal, scale, window);
 }
 
 // The compiler turns zeroing and small copies into memset/memcpy calls; the module has no libc, so

@@ -574,3 +574,123 @@ TEST(Kernels, HalvesWidenToFloatsExactlyForEveryBitPattern) {
     }
   }
 }
+
+// ---- sliding-window attention (issue 26) ------------------------------------------------------------
+// Query i (position p = i + m - n) sees key j iff p - window < j <= p (Mistral's window, as Hugging Face
+// writes it). The online kernel must start each query block at the first key in its window: keys older
+// than every window of a block are never read, not just masked.
+
+namespace {
+
+// A reference written here in double, apart from the kernels' own: the window's keys only.
+std::vector<double> window_reference(const std::vector<float>& q, const std::vector<float>& kk,
+                                     const std::vector<float>& v, int n, int m, int d_k, int h, int window) {
+  const int ld = h * d_k;
+  std::vector<double> out(static_cast<size_t>(n) * ld, 0.0);
+  for (int hd = 0; hd < h; ++hd)
+    for (int i = 0; i < n; ++i) {
+      const int p = i + m - n, lo = std::max(0, p - window + 1);
+      if (p < 0) continue;  // sees no key: zeros
+      std::vector<double> s;
+      double mx = -INFINITY;
+      for (int j = lo; j <= p; ++j) {
+        double dot = 0;
+        for (int c = 0; c < d_k; ++c) dot += double(q[i * ld + hd * d_k + c]) * kk[j * ld + hd * d_k + c];
+        s.push_back(dot / std::sqrt(double(d_k)));
+        mx = std::max(mx, s.back());
+      }
+      double sum = 0;
+      for (double& x : s) sum += (x = std::exp(x - mx));
+      for (int c = 0; c < d_k; ++c) {
+        double acc = 0;
+        for (int j = lo; j <= p; ++j) acc += s[j - lo] / sum * v[j * ld + hd * d_k + c];
+        out[i * ld + hd * d_k + c] = acc;
+      }
+    }
+  return out;
+}
+
+double window_error(const std::vector<float>& got, const std::vector<double>& want) {
+  double worst = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (!std::isfinite(got[i])) return INFINITY;
+    worst = std::max(worst, std::fabs(got[i] - want[i]) / std::max(1.0, std::fabs(want[i])));
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST(SlidingWindow, OnlineFullAndReferenceEqualAHandWrittenWindowOnManyShapes) {
+  ap::Rng rng(26);
+  double worst = 0;
+  int cases = 0;
+  for (int n : {1, 5, 33, 70, 200})
+    for (int m : {n, n + 7, 3 * n + 1})
+      for (int window : {1, 2, 7, 31, 64, 65, 150, m, m + 10})
+        for (int d_k : {3, 16}) {
+          const int h = 2, ld = h * d_k;
+          auto q = random_vec(n * ld, rng), kk = random_vec(m * ld, rng), v = random_vec(m * ld, rng);
+          const auto want = window_reference(q, kk, v, n, m, d_k, h, window);
+          std::vector<float> online(n * ld, NAN), full(n * ld, NAN), ref(n * ld, NAN);
+          k::attention_forward(online.data(), q.data(), kk.data(), v.data(), n, m, d_k, h, true, true, window);
+          k::attention_forward_full(full.data(), q.data(), kk.data(), v.data(), n, m, d_k, h, true, true, window);
+          k::attention_forward_ref(ref.data(), q.data(), kk.data(), v.data(), n, m, d_k, h, true, true, window);
+          const std::string what = "n=" + std::to_string(n) + " m=" + std::to_string(m) +
+                                   " window=" + std::to_string(window) + " d_k=" + std::to_string(d_k);
+          for (const auto* got : {&online, &full, &ref}) {
+            const double e = window_error(*got, want);
+            worst = std::max(worst, e);
+            ASSERT_LT(e, 1e-5) << what << (got == &online ? " online" : got == &full ? " full" : " ref");
+          }
+          ++cases;
+        }
+  std::printf("  %d cases, worst relative difference %.3g\n", cases, worst);
+}
+
+TEST(SlidingWindow, WindowAtLeastNIsPlainCausalAttention) {
+  ap::Rng rng(27);
+  const int n = 97, d_k = 8, h = 3, ld = h * d_k;
+  auto q = random_vec(n * ld, rng), kk = random_vec(n * ld, rng), v = random_vec(n * ld, rng);
+  std::vector<float> causal(n * ld), windowed(n * ld);
+  k::attention_forward(causal.data(), q.data(), kk.data(), v.data(), n, n, d_k, h, true, true);
+  for (int window : {n, n + 1, 1 << 20}) {
+    k::attention_forward(windowed.data(), q.data(), kk.data(), v.data(), n, n, d_k, h, true, true, window);
+    EXPECT_EQ(windowed, causal) << "window " << window;  // bit for bit: the same blocks, the same order
+  }
+}
+
+TEST(SlidingWindow, WindowOneCopiesEachQuerysOwnValue) {
+  // Each query sees only the key at its own position: weight 1 on it, the output is that value exactly.
+  ap::Rng rng(28);
+  const int n = 150, m = 170, d_k = 5, h = 2, ld = h * d_k;
+  auto q = random_vec(n * ld, rng), kk = random_vec(m * ld, rng), v = random_vec(m * ld, rng);
+  std::vector<float> online(n * ld), full(n * ld);
+  k::attention_forward(online.data(), q.data(), kk.data(), v.data(), n, m, d_k, h, true, true, 1);
+  k::attention_forward_full(full.data(), q.data(), kk.data(), v.data(), n, m, d_k, h, true, true, 1);
+  for (int i = 0; i < n; ++i)
+    for (int col = 0; col < ld; ++col) {
+      ASSERT_EQ(online[i * ld + col], v[(i + m - n) * ld + col]) << "row " << i;
+      ASSERT_EQ(full[i * ld + col], v[(i + m - n) * ld + col]) << "row " << i;
+    }
+}
+
+TEST(SlidingWindow, KeysOutsideEveryWindowAreNeverRead) {
+  // The last 40 of 1000 positions query with a window of 16: keys 0 .. 1000 - 40 - 16 are in no window.
+  // They hold NaN: a kernel that read them (even to mask them) would turn its output NaN, since a NaN
+  // score or a NaN value times a zero weight is NaN. The online kernel must skip their blocks.
+  ap::Rng rng(29);
+  const int n = 40, m = 1000, window = 16, d_k = 8, h = 2, ld = h * d_k;
+  auto q = random_vec(n * ld, rng), kk = random_vec(m * ld, rng), v = random_vec(m * ld, rng);
+  const int first_seen = m - n - window + 1;  // the first query's window starts here
+  for (int j = 0; j < first_seen - 64; ++j)   // whole 64-key blocks before it, and a margin
+    for (int col = 0; col < ld; ++col) kk[j * ld + col] = v[j * ld + col] = NAN;
+  std::vector<float> online(n * ld);
+  k::attention_forward(online.data(), q.data(), kk.data(), v.data(), n, m, d_k, h, true, true, window);
+  const auto want = window_reference(q, kk, v, n, m, d_k, h, window);
+  EXPECT_LT(window_error(online, want), 1e-5);
+  // And the tiles it computes are O(n window), not O(n m): 40 queries (2 blocks of 32) x at most
+  // window + 32 keys each, against n * m = 40000 without the window.
+  EXPECT_LE(k::attention_pairs_computed(n, m, true, window), double(n) * (window + 32));
+  EXPECT_EQ(k::attention_pairs_computed(n, m, false, 0), double(n) * m);
+}
