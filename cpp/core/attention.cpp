@@ -30,21 +30,26 @@ void check_bias(const Vec& b, int d, const std::string& name) {
 // Is key j hidden from query i?
 bool is_masked(const AttentionOptions& opt, int i, int j) {
   if (opt.causal && opt.k_offset + j > opt.q_offset + i) return true;  // a future token
+  // Sliding window (Mistral, Hugging Face's definition): query position p sees key positions
+  // p - window < pos <= p; older keys are hidden.
+  if (opt.causal && opt.window > 0 && opt.k_offset + j <= opt.q_offset + i - opt.window) return true;
   if (opt.key_padding && (*opt.key_padding)[static_cast<size_t>(j)]) return true;
   return false;
 }
 
 }  // namespace
 
-void check_attention_weights(const AttentionWeights& w, int d_model, int n_heads) {
+void check_attention_weights(const AttentionWeights& w, int d_model, int n_heads, int n_kv_heads) {
   limits::check_heads(d_model, n_heads);
+  limits::check_kv_heads(n_heads, n_kv_heads);
+  const int kv = n_kv_heads > 0 ? n_kv_heads * (d_model / n_heads) : d_model;
   check_matrix(w.wq, d_model, d_model, "wq");
-  check_matrix(w.wk, d_model, d_model, "wk");
-  check_matrix(w.wv, d_model, d_model, "wv");
+  check_matrix(w.wk, d_model, kv, "wk");
+  check_matrix(w.wv, d_model, kv, "wv");
   check_matrix(w.wo, d_model, d_model, "wo");
   check_bias(w.bq, d_model, "bq");
-  check_bias(w.bk, d_model, "bk");
-  check_bias(w.bv, d_model, "bv");
+  check_bias(w.bk, kv, "bk");
+  check_bias(w.bv, kv, "bv");
   check_bias(w.bo, d_model, "bo");
 }
 
@@ -53,6 +58,7 @@ void multi_head_attention(Mat& out, const Mat& x, const Mat& memory, const Atten
                           const std::string& stack, int layer) {
   const int n = static_cast<int>(x.rows());
   const int d = static_cast<int>(x.cols()), h = opt.n_heads, d_k = d / h;
+  const int g_heads = opt.n_kv_heads > 0 ? opt.n_kv_heads : h, d_kv = g_heads * d_k, group = h / g_heads;
   const float neg_inf = -std::numeric_limits<float>::infinity();
   if (!std::isfinite(opt.additive_mask) || opt.additive_mask > 0.0f)
     fail("the additive mask must be a finite negative number (the notes use -1e9), or 0 for -inf; got " +
@@ -71,16 +77,25 @@ void multi_head_attention(Mat& out, const Mat& x, const Mat& memory, const Atten
   if (reuse) {  // cross-attention while decoding: the memory's K and V never change
     k = opt.cache->k;
     v = opt.cache->v;
-  } else {
+  } else if (w.wk.cols() == d_kv) {
     linear(k, memory, w.wk, w.bk);
     linear(v, memory, w.wv, w.bv);
+  } else {
+    // Grouped K/V on a multi-head model's weights: each group's projection is the mean of its heads'
+    // (pool_kv_heads, core/modern.cpp). Linear, so RoPE after it commutes.
+    Mat wk, wv;
+    Vec bk, bv;
+    pool_kv_heads(wk, bk, w.wk, w.bk, h, g_heads);
+    pool_kv_heads(wv, bv, w.wv, w.bv, h, g_heads);
+    linear(k, memory, wk, bk);
+    linear(v, memory, wv, bv);
   }
   // Self-attention while decoding: append this call's K and V rows, then attend to all of them.
   auto append_to_cache = [&]() {
     KVCache& c = *opt.cache;
     const Eigen::Index old_rows = c.k.rows();
-    c.k.conservativeResize(old_rows + k.rows(), d);
-    c.v.conservativeResize(old_rows + v.rows(), d);
+    c.k.conservativeResize(old_rows + k.rows(), d_kv);
+    c.v.conservativeResize(old_rows + v.rows(), d_kv);
     c.k.bottomRows(k.rows()) = k;
     c.v.bottomRows(v.rows()) = v;
     k = c.k;
@@ -96,12 +111,16 @@ void multi_head_attention(Mat& out, const Mat& x, const Mat& memory, const Atten
     // this call's rows; k_rot holds every key attended to (cached keys are kept rotated).
     if (!reuse) record2d("k", k);
     apply_rope(q, h, opt.q_offset);
-    if (!reuse) apply_rope(k, h, k_offset);
+    if (!reuse) apply_rope(k, g_heads, k_offset);
     if (append) append_to_cache();
     record2d("q_rot", q);
     record2d("k_rot", k);
   }
   record2d("v", v);
+  if (trace && trace->keeps(prefix + "kv_group", layer)) {  // which K/V head each query head reads
+    Stage& g = trace->add(prefix + "kv_group", stack, layer, {h});
+    for (int hd = 0; hd < h; ++hd) g.data[static_cast<size_t>(hd)] = static_cast<float>(hd / group);
+  }
   if (opt.cache && !opt.cache_append && !reuse) {
     opt.cache->k = k;
     opt.cache->v = v;
@@ -135,7 +154,9 @@ void multi_head_attention(Mat& out, const Mat& x, const Mat& memory, const Atten
     MatMap a(weights + hd * nm, n, m), o(head_out + hd * nd, n, d_k);
 
     // 2. Scores: S = Q_h K_h^T, entry (i, j) = q_i . k_j (the SIMD kernel reads the head's columns in place).
-    kernels::qk_scores(s.data(), m, q.data() + hd * d_k, d, k.data() + hd * d_k, d, n, m, d_k);  // (n, m)
+    // Head hd reads K/V head hd / group (grouped-query attention; group = 1 for multi-head).
+    const int kv_col = (hd / group) * d_k;
+    kernels::qk_scores(s.data(), m, q.data() + hd * d_k, d, k.data() + kv_col, d_kv, n, m, d_k);  // (n, m)
     // 3. Scale: dot products grow like sqrt(d_k); dividing keeps softmax out of saturation.
     sc = s * inv_sqrt_dk;
     if (bias) {  // relative positions: a learned bias per head and clipped offset j - i
@@ -159,7 +180,7 @@ void multi_head_attention(Mat& out, const Mat& x, const Mat& memory, const Atten
     // 5. Softmax each row into weights that are >= 0 and sum to 1 (row max subtracted first).
     kernels::softmax_rows(a.data(), m, mk.data(), m, n, m);
     // 6. Weighted sum of values: head_out = A V_h.
-    kernels::weights_v(o.data(), d_k, a.data(), m, v.data() + hd * d_k, d, n, m, d_k);  // (n, d_k)
+    kernels::weights_v(o.data(), d_k, a.data(), m, v.data() + kv_col, d_kv, n, m, d_k);  // (n, d_k)
     concat.middleCols(hd * d_k, d_k) = o;
   }
   record2d("concat", concat);

@@ -16,19 +16,27 @@
 namespace ap {
 
 struct AttentionWeights {
-  Mat wq, wk, wv, wo;  // (d, d) each, applied as x @ W
-  Vec bq, bk, bv, bo;  // (d) each, or empty for no bias
+  Mat wq, wk, wv, wo;  // (d, d) each, applied as x @ W; wk, wv (d, n_kv_heads d_k) with grouped K/V heads
+  Vec bq, bk, bv, bo;  // (d) each (bk, bv: as wk's columns), or empty for no bias
 };
 
 // Keys and values kept across decoding steps (rows = positions so far; keys already rotated for RoPE).
 struct KVCache {
-  Mat k, v;  // (m, d) each
+  Mat k, v;  // (m, n_kv_heads d_k) each: (m, d) for multi-head attention
+  size_t bytes() const { return sizeof(float) * static_cast<size_t>(k.size() + v.size()); }
 };
 
 struct AttentionOptions {
   int n_heads = 1;
+  // Grouped-query attention: K and V have n_kv_heads heads (0: n_heads), head h reads K/V head
+  // h / (n_heads / n_kv_heads). Weights with full-width wk, wv (a multi-head model) are mean-pooled
+  // per group first (Ainslie et al. 2023): K/V head g's projection is the mean of its query heads'.
+  int n_kv_heads = 0;
   bool causal = false;  // query i sees keys j <= i + q_offset
-  bool scale = true;    // divide by sqrt(d_k)
+  // Sliding window (with causal only): query at position p sees keys at positions p - window < pos <= p.
+  // 0: no window.
+  int window = 0;
+  bool scale = true;  // divide by sqrt(d_k)
   // 0: masked scores are set to -inf (exact zeros after softmax). Nonzero: they get this value
   // added instead, masked = scaled + mask * additive_mask, as the notes' listing does with -1e9
   // (a fully masked row then gets uniform weights rather than zeros).
@@ -46,7 +54,8 @@ struct AttentionOptions {
   bool cache_append = true;
 };
 
-// Records q k v [q_rot k_rot] scores scaled masked weights head_out concat attn_out,
+// Records q k v [q_rot k_rot] kv_group scores scaled masked weights head_out concat attn_out (kv_group (h):
+// the K/V head each query head reads, 0..n_kv_heads-1; k and v are (m, n_kv_heads d_k)),
 // each name prefixed by `prefix` ("" or "cross_"), under (stack, layer).
 // `trace` may be null: then nothing is recorded (the fast path).
 void multi_head_attention(Mat& out,           // (n, d)
@@ -55,7 +64,8 @@ void multi_head_attention(Mat& out,           // (n, d)
                           const AttentionWeights& w, const AttentionOptions& opt, Trace* trace,
                           const std::string& prefix = "", const std::string& stack = "", int layer = -1);
 
-// Checks shapes and finiteness of weights for d_model/n_heads; throws ap::Error naming the problem.
-void check_attention_weights(const AttentionWeights& w, int d_model, int n_heads);
+// Checks shapes and finiteness of weights for d_model/n_heads (wk, wv, bk, bv: d_model wide, or
+// n_kv_heads d_k with n_kv_heads > 0); throws ap::Error naming the problem.
+void check_attention_weights(const AttentionWeights& w, int d_model, int n_heads, int n_kv_heads = 0);
 
 }  // namespace ap

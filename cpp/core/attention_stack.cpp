@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "core/block.hpp"
 #include "core/layers.hpp"
 
 namespace ap {
@@ -43,7 +44,9 @@ void attention_stack(Trace& tr, const Mat& x0, const BlockWeights& b, const Mode
   ao.n_heads = cfg.n_heads;
   ao.scale = cfg.scale;
   ao.causal = opt.causal;
-  Mat x = x0, a, h, hact, f, sum;  // (n, d) (n, d) (n, d_ff) (n, d_ff) (n, d) (n, d)
+  ao.n_kv_heads = cfg.kv_heads();
+  ao.window = opt.causal ? cfg.window : 0;
+  Mat x = x0, a, f, sum;  // (n, d) each
   record(x, 0);
   for (int l = 1; l <= opt.depth; ++l) {
     Trace scratch;  // the attention's own stages; only its weights are kept
@@ -51,14 +54,12 @@ void attention_stack(Trace& tr, const Mat& x0, const BlockWeights& b, const Mode
     for (const Stage& s : scratch.stages())
       if (s.name == "weights") tr.add("stack_weights", stack, l, s.shape).data = s.data;
     sum = opt.residual ? Mat(x + a) : a;  // (n, d)
-    layer_norm(x, sum, b.norm1.gamma, b.norm1.beta, cfg.eps);
+    apply_norm(x, sum, b.norm1.gamma, b.norm1.beta, cfg.norm_kind, cfg.eps);
     if (opt.with_ffn) {
-      // FFN(x) = act(x W_1 + b_1) W_2 + b_2, on each row alone: the elementwise nonlinearity.
-      linear(h, x, b.ffn.w1, b.ffn.b1);
-      activation(hact, h, cfg.act);
-      linear(f, hact, b.ffn.w2, b.ffn.b2);
+      // FFN(x) = act(x W_1 + b_1) W_2 + b_2 (or its gated form), on each row alone: the elementwise nonlinearity.
+      ffn_forward(f, x, b.ffn, cfg, nullptr, stack, l);
       sum = opt.residual ? Mat(x + f) : f;
-      layer_norm(x, sum, b.norm2.gamma, b.norm2.beta, cfg.eps);
+      apply_norm(x, sum, b.norm2.gamma, b.norm2.beta, cfg.norm_kind, cfg.eps);
     }
     record(x, l);
   }

@@ -18,6 +18,31 @@ void add_mat(Trace& tr, const char* name, const std::string& stack, int layer, c
 
 }  // namespace
 
+void ffn_forward(Mat& out, const Mat& in, const FFNWeights& w, const ModelConfig& cfg, Trace* tr,
+                 const std::string& stack, int layer) {
+  auto rec = [&](const char* name, const Mat& m) {
+    if (tr) add_mat(*tr, name, stack, layer, m);
+  };
+  Mat hidden, act;
+  if (cfg.ffn_kind == FfnKind::Mlp) {
+    linear(hidden, in, w.w1, w.b1);  // (n, d_ff)
+    activation(act, hidden, cfg.act);
+    linear(out, act, w.w2, w.b2);  // (n, d)
+    rec("ffn_hidden", hidden);
+    rec("ffn_act", act);
+  } else {
+    // Gated: (act(x W_gate) * (x W1 + b1)) W2 + b2, act = SiLU (SwiGLU) or exact GELU (GeGLU).
+    Mat gate, up;
+    gated_hidden(hidden, gate, act, up, in, w.w_gate, w.w1, w.b1, cfg.ffn_kind);
+    linear(out, hidden, w.w2, w.b2);
+    rec("ffn_gate", gate);
+    rec("ffn_gate_act", act);
+    rec("ffn_up", up);
+    rec("ffn_prod", hidden);
+  }
+  rec("ffn_out", out);
+}
+
 // One block: attention sub-layer(s) then the FFN sub-layer, each wrapped in Add & Norm
 // (post-norm, as in the notes) or Norm-then-Add (pre-norm).
 void block_forward(Mat& out, const Mat& x, const Mat* memory, const std::vector<uint8_t>& self_pad,
@@ -33,11 +58,14 @@ void block_forward(Mat& out, const Mat& x, const Mat* memory, const std::vector<
     self.cache = &cache->self;
     self.q_offset = static_cast<int>(cache->self.k.rows());  // the new rows follow the cached ones
   }
+  self.n_kv_heads = cfg.kv_heads();
+  self.window = causal ? cfg.window : 0;  // the window narrows the causal mask; no causal mask, no window
   self.pos = cfg.pos;
   self.rel_bias = rel_bias;
   self.rel_clip = cfg.rel_clip;
   AttentionOptions cross = self;
   cross.causal = false;
+  cross.window = 0;
   cross.key_padding = mem_pad;
   cross.pos = PosKind::None;  // positions of two different sequences are not comparable
   cross.rel_bias = nullptr;
@@ -50,9 +78,11 @@ void block_forward(Mat& out, const Mat& x, const Mat* memory, const std::vector<
   const bool post = cfg.norm == NormPlace::Post;
   auto norm = [&](Mat& dst, const Mat& src, const LayerNormWeights& ln, const char* name) {
     Mat stats;
-    layer_norm(dst, src, ln.gamma, ln.beta, cfg.eps, &stats);
+    apply_norm(dst, src, ln.gamma, ln.beta, cfg.norm_kind, cfg.eps, &stats);
     add_mat(tr, name, stack, layer, dst);
-    add_mat(tr, (std::string(name) + "_stats").c_str(), stack, layer, stats);
+    // LayerNorm: *_stats (n, 2) = mean, sigma; RMSNorm: *_rms (n, 1), the root mean square it divides by.
+    const char* suffix = cfg.norm_kind == NormKind::Rms ? "_rms" : "_stats";
+    add_mat(tr, (std::string(name) + suffix).c_str(), stack, layer, stats);
   };
 
   Mat attn_out, resid1, norm1, h;
@@ -103,13 +133,8 @@ void block_forward(Mat& out, const Mat& x, const Mat* memory, const std::vector<
     norm(norm2, h, b.norm2, "norm2");
     ffn_in = norm2;
   }
-  Mat hidden, act, ffn_out;
-  linear(hidden, ffn_in, b.ffn.w1, b.ffn.b1);  // (n, d_ff)
-  activation(act, hidden, cfg.act);
-  linear(ffn_out, act, b.ffn.w2, b.ffn.b2);  // (n, d)
-  add_mat(tr, "ffn_hidden", stack, layer, hidden);
-  add_mat(tr, "ffn_act", stack, layer, act);
-  add_mat(tr, "ffn_out", stack, layer, ffn_out);
+  Mat ffn_out;
+  ffn_forward(ffn_out, ffn_in, b.ffn, cfg, &tr, stack, layer);
   Mat resid2 = h + ffn_out;
   add_mat(tr, "resid2", stack, layer, resid2);
   if (post) {

@@ -11,6 +11,12 @@ enum class Arch { EncoderOnly, DecoderOnly, EncoderDecoder };
 enum class PosKind { None, Sinusoidal, Learned, Relative, Rope };
 enum class Act { Relu, Gelu, GeluTanh };  // GeluTanh: GPT-2's tanh approximation ("gelu_new")
 enum class NormPlace { Post, Pre };       // post-norm as in the notes; pre-norm as an option
+// LayerNorm as in the notes, or RMSNorm (Zhang & Sennrich 2019; Llama, Mistral): x / sqrt(mean(x^2) + eps) * g,
+// no mean subtracted and no bias.
+enum class NormKind { Layer, Rms };
+// The FFN: the notes' two matrices act(x W1 + b1) W2 + b2, or a gated linear unit (Shazeer 2020):
+// (act(x W_gate) * (x W1 + b1)) W2 + b2 with act = SiLU (SwiGLU: Llama, Mistral) or exact GELU (GeGLU: Gemma).
+enum class FfnKind { Mlp, SwiGlu, GeGlu };
 
 struct ModelConfig {
   Arch arch = Arch::DecoderOnly;
@@ -30,6 +36,17 @@ struct ModelConfig {
   // false: attention-only blocks, no FFN sublayer and no norm2 (the toy models of the induction-head
   // studies, Elhage et al. 2021, Olsson et al. 2022); each block's output is its attention sublayer's.
   bool ffn = true;
+  // The parts of today's decoders (issue 26), each off by default (the notes' transformer):
+  NormKind norm_kind = NormKind::Layer;  // every norm of the model: LayerNorm or RMSNorm (then no .beta tensors)
+  FfnKind ffn_kind = FfnKind::Mlp;       // a GLU kind adds ffn.w_gate (d, d_ff) to each block
+  // Grouped-query attention (Ainslie et al. 2023): n_kv_heads K/V heads, each shared by n_heads / n_kv_heads
+  // query heads (1: multi-query attention, Shazeer 2019). 0 means n_heads (ordinary multi-head attention).
+  // wk and wv are (d, n_kv_heads * d_k); the KV cache holds n_kv_heads heads.
+  int n_kv_heads = 0;
+  // Sliding-window causal self-attention (Mistral): query i sees key j iff i - window < j <= i, i.e. itself
+  // and the window - 1 keys before it (Hugging Face's Mistral definition). 0: no window. Applies where the
+  // causal mask does (decoder self-attention); without the causal mask there is no window.
+  int window = 0;
   std::string tokenizer = "char";  // "char" or "word"; "hf" for a model read from a Hugging Face folder
 
   // A pretrained model read from a Hugging Face folder (io/hf_model): its family and the parts of
@@ -42,6 +59,8 @@ struct ModelConfig {
   bool mlm_head = false;   // BERT: dense (d, d) + activation + LayerNorm before the tied decoder
 
   int d_k() const { return d_model / n_heads; }
+  int kv_heads() const { return n_kv_heads > 0 ? n_kv_heads : n_heads; }
+  int d_kv() const { return kv_heads() * d_k(); }  // width of K and V
   bool has_encoder() const { return arch != Arch::DecoderOnly; }
   bool has_decoder() const { return arch != Arch::EncoderOnly; }
   // Throws ap::Error naming the first problem (d_model % n_heads != 0, sizes <= 0, ...).
@@ -52,10 +71,14 @@ const char* to_string(Arch);
 const char* to_string(PosKind);
 const char* to_string(Act);
 const char* to_string(NormPlace);
+const char* to_string(NormKind);
+const char* to_string(FfnKind);
 Arch arch_from_string(const std::string&);
 PosKind pos_from_string(const std::string&);
 Act act_from_string(const std::string&);
 NormPlace norm_from_string(const std::string&);
+NormKind norm_kind_from_string(const std::string&);
+FfnKind ffn_kind_from_string(const std::string&);
 
 // The teaching switches of one call (Model::forward, generate): each field left unset keeps the
 // model's own value. A model is never changed by them, so two views with different switches on
@@ -68,6 +91,18 @@ struct Switches {
   std::optional<NormPlace> norm;
   std::optional<Act> act;
   std::optional<float> eps;
+  // Issue 26. On a model trained without the part (the project's own models):
+  //  norm_kind rms on a LayerNorm model: RMSNorm with the LayerNorm's gain, its bias dropped;
+  //    layer on an RMSNorm model: LayerNorm with that gain and a zero bias.
+  //  ffn_kind: swiglu <-> geglu only on a model whose file has ffn.w_gate; to or from mlp is refused.
+  //  n_kv_heads on a multi-head model: the K and V projections of each group of heads are mean-pooled
+  //    into one (Ainslie et al. 2023, sec. 2.1, how an MHA checkpoint becomes a GQA one for uptraining).
+  //    A model built with grouped K/V keeps its own n_kv_heads and n_heads.
+  //  window: any size on any model (no weights involved); 0 turns it off.
+  std::optional<NormKind> norm_kind;
+  std::optional<FfnKind> ffn_kind;
+  std::optional<int> n_kv_heads;
+  std::optional<int> window;
 };
 
 // The model's config with the switches applied. Throws ap::Error naming the switch a model
@@ -76,8 +111,11 @@ ModelConfig apply_switches(const ModelConfig& base, const Switches& sw);
 
 // What a model built with `base` can switch to, for a page to offer (apply_switches accepts each).
 struct SwitchChoices {
-  std::vector<int> n_heads;  // divisors of d_model up to kMaxHeadChoice, and the model's own
-  std::vector<PosKind> pos;  // the model's own, and the weight-free kinds when its own is weight-free
+  std::vector<int> n_heads;         // divisors of d_model up to kMaxHeadChoice, and the model's own
+  std::vector<PosKind> pos;         // the model's own, and the weight-free kinds when its own is weight-free
+  std::vector<int> n_kv_heads;      // divisors of n_heads (a multi-head model), or the model's own
+  std::vector<NormKind> norm_kind;  // both
+  std::vector<FfnKind> ffn_kind;    // mlp, or the two GLU kinds on a model with ffn.w_gate
 };
 constexpr int kMaxHeadChoice = 16;  // a head grid a page can still show
 SwitchChoices switch_choices(const ModelConfig& base);

@@ -47,15 +47,20 @@ void SizeConfig::validate() const {
   if (pos == PosKind::Learned) check_range("max_len", max_len, 1, kMaxWide);
   if (pos == PosKind::Relative) check_range("rel_clip", rel_clip, 1, kMaxWide);
   check_range("segments", segments, 0, 1024);
+  check_range("n_kv_heads", n_kv_heads, 0, n_heads);
+  if (n_kv_heads > 0 && n_heads % n_kv_heads != 0)
+    fail("n_kv_heads (" + str(n_kv_heads) + ") must divide n_heads (" + str(n_heads) + ")");
 }
 
 ParamCount count_parameters(const SizeConfig& c) {
   c.validate();
   const int64_t d = c.d_model, V = c.vocab_size;
   const int64_t linear_bias = c.biases ? 1 : 0;
-  const int64_t attention = 4 * d * d + linear_bias * 4 * d;        // W_Q W_K W_V W_O (d, d) + 4 (d)
-  const int64_t ffn = 2 * d * c.d_ff + linear_bias * (c.d_ff + d);  // W_1 (d, d_ff) W_2 (d_ff, d) + b_1 b_2
-  const int64_t norm = 2 * d;                                       // gamma, beta
+  const int64_t kv = (c.n_kv_heads > 0 ? c.n_kv_heads : c.n_heads) * (d / c.n_heads);  // K, V width
+  const int64_t attention = 2 * d * d + 2 * d * kv + linear_bias * (2 * d + 2 * kv);  // W_Q W_O (d, d), W_K W_V (d, kv)
+  const int64_t ffn_mats = c.ffn_kind == FfnKind::Mlp ? 2 : 3;                        // + W_gate (d, d_ff)
+  const int64_t ffn = ffn_mats * d * c.d_ff + linear_bias * (c.d_ff + d);  // W_1 (d, d_ff) W_2 (d_ff, d) + b_1 b_2
+  const int64_t norm = c.norm_kind == NormKind::Layer ? 2 * d : d;         // gamma, beta (RMSNorm: gamma)
 
   ParamCount p;
   const bool enc = c.arch != Arch::DecoderOnly, dec = c.arch != Arch::EncoderOnly;
@@ -150,8 +155,24 @@ const SizePreset& find_size_preset(const std::string& id) {
   fail("unknown model-size preset '" + id + "' (known: " + known + ")");
 }
 
+KvCacheSize kv_cache_size(const SizeConfig& c, int64_t positions) {
+  c.validate();
+  check_range("positions", positions, 0, kMaxTokens);
+  KvCacheSize k;
+  k.positions = positions;
+  k.layers = c.arch == Arch::EncoderOnly ? 0 : c.dec_layers;
+  k.kv_width = (c.n_kv_heads > 0 ? c.n_kv_heads : c.n_heads) * (c.d_model / c.n_heads);
+  k.bytes_per_token = 2 * k.layers * k.kv_width * static_cast<int64_t>(sizeof(float));
+  k.bytes = positions * k.bytes_per_token;
+  k.mha_bytes = positions * 2 * k.layers * c.d_model * static_cast<int64_t>(sizeof(float));
+  return k;
+}
+
 SizeConfig size_config_of(const ModelConfig& m) {
   SizeConfig c;
+  c.n_kv_heads = m.kv_heads() == m.n_heads ? 0 : m.kv_heads();
+  c.norm_kind = m.norm_kind;
+  c.ffn_kind = m.ffn_kind;
   c.arch = m.arch;
   c.d_model = m.d_model;
   c.n_heads = m.n_heads;
@@ -171,23 +192,33 @@ SizeConfig size_config_of(const ModelConfig& m) {
 
 // ---- FLOP counts ---------------------------------------------------------------------------
 
-AttentionFlops attention_flops(int64_t n, int64_t d, int64_t h) {
+AttentionFlops attention_flops(int64_t n, int64_t d, int64_t h, int64_t n_kv_heads, int64_t window) {
   check_range("n", n, 1, kMaxTokens);
   check_range("d", d, 1, kMaxFlopD);
   check_range("h", h, 1, d);
   check_heads(d, h);
+  check_range("n_kv_heads", n_kv_heads, 0, h);
+  if (n_kv_heads > 0 && h % n_kv_heads != 0)
+    fail("n_kv_heads (" + str(n_kv_heads) + ") must divide h (" + str(h) + ")");
+  check_range("window", window, 0, kMaxTokens);
   AttentionFlops f;
   f.n = n;
   f.d = d;
   f.h = h;
   f.d_k = d / h;
-  f.projections = 4 * 2 * n * d * d;       // 4 x (n, d)(d, d)
-  f.scores = 2 * h * n * n * f.d_k;        // h x (n, d_k)(d_k, n)
-  f.weighted_sum = 2 * h * n * n * f.d_k;  // h x (n, n)(n, d_k)
+  f.n_kv_heads = n_kv_heads > 0 ? n_kv_heads : h;
+  f.window = window;
+  // Causal window w: query i scores min(i + 1, w) keys; w(w + 1) / 2 for the first w, then w each.
+  const int64_t full = window > 0 ? std::min(window, n) : 0;
+  f.pairs = window > 0 ? full * (full + 1) / 2 + (n - full) * window : n * n;
+  const int64_t kv = f.n_kv_heads * f.d_k;
+  f.projections = 2 * 2 * n * d * d + 2 * 2 * n * d * kv;  // (n, d)(d, d) for Q and O, (n, d)(d, kv) for K and V
+  f.scores = 2 * h * f.pairs * f.d_k;                      // h x (n, d_k)(d_k, n), visible pairs only
+  f.weighted_sum = 2 * h * f.pairs * f.d_k;                // h x (n, n)(n, d_k)
   f.quadratic = f.scores + f.weighted_sum;
   f.total = f.projections + f.quadratic;
-  f.score_entries = h * n * n;
-  f.softmax_exps = h * n * n;
+  f.score_entries = h * f.pairs;
+  f.softmax_exps = h * f.pairs;
   f.sequential_steps = 1;
   f.path_length = n > 1 ? 1 : 0;
   return f;

@@ -45,6 +45,11 @@ struct SizeConfig {
   int64_t segments = 0;              // BERT: token-type (segment A / B) embeddings, 2 rows
   bool embed_norm = false;           // BERT: a LayerNorm on the summed embeddings
   bool pooler = false;               // BERT: the [CLS] pooler, a d x d dense layer
+  // Issue 26: grouped K/V heads (0: n_heads) make W_K and W_V (d, n_kv_heads d_k); RMSNorm has a gain
+  // and no bias (d per norm); a gated FFN adds W_gate (d, d_ff), no bias.
+  int64_t n_kv_heads = 0;
+  NormKind norm_kind = NormKind::Layer;
+  FfnKind ffn_kind = FfnKind::Mlp;
 
   // Throws ap::Error naming the first problem (sizes <= 0, d_model % n_heads != 0, too large...).
   void validate() const;
@@ -98,12 +103,27 @@ const SizePreset& find_size_preset(const std::string& id);  // throws ap::Error 
 // both stacks, an untied LM head with a bias, biases everywhere, final norms only with pre-norm.
 SizeConfig size_config_of(const ModelConfig& m);
 
+// The KV cache of a decoder after `positions` tokens, float32: per decoder layer K and V, positions rows of
+// n_kv_heads d_k each (bytes), and what multi-head attention's cache (n_heads d_k = d wide) would hold
+// (mha_bytes); bytes / mha_bytes = n_kv_heads / n_heads. Encoder-decoder caches of the memory's
+// cross-attention K/V are not counted (they are fixed by the source, not by decoding).
+struct KvCacheSize {
+  int64_t positions = 0, layers = 0, kv_width = 0;
+  int64_t bytes_per_token = 0;  // 2 layers kv_width 4
+  int64_t bytes = 0, mha_bytes = 0;
+};
+KvCacheSize kv_cache_size(const SizeConfig& c, int64_t positions);
+
 // ---- FLOP counts ---------------------------------------------------------------------------
 
 // One multi-head self-attention layer on n tokens (no FFN).
 struct AttentionFlops {
   int64_t n = 0, d = 0, h = 0, d_k = 0;
-  int64_t projections = 0;       // X W_Q, X W_K, X W_V, concat W_O: 4 (n x d)(d x d) = 8 n d^2
+  int64_t n_kv_heads = 0, window = 0;  // as asked (n_kv_heads h when not grouped; window 0: none)
+  // Query-key pairs each head scores: n^2 without a window (the notes' count, masked or not); with a
+  // causal window w, sum over queries i of min(i + 1, w) <= n w: the O(n w) of local attention.
+  int64_t pairs = 0;
+  int64_t projections = 0;       // X W_Q, X W_K, X W_V, concat W_O: 4 (n x d)(d x d) = 8 n d^2 (K, V: d_kv wide)
   int64_t scores = 0;            // Q K^T per head: h n^2 d_k multiply-adds = 2 n^2 d
   int64_t weighted_sum = 0;      // A V per head: h n^2 d_k multiply-adds = 2 n^2 d
   int64_t quadratic = 0;         // scores + weighted_sum: the O(n^2 d) part = 4 n^2 d
@@ -125,7 +145,8 @@ struct RnnFlops {
 };
 
 // Throws for n or d outside [1, limits], h < 1, d % h != 0.
-AttentionFlops attention_flops(int64_t n, int64_t d, int64_t h);
+// n_kv_heads (0: h) must divide h; window >= 0 (0: none). scores and weighted_sum are 2 h pairs d_k each.
+AttentionFlops attention_flops(int64_t n, int64_t d, int64_t h, int64_t n_kv_heads = 0, int64_t window = 0);
 RnnFlops rnn_flops(int64_t n, int64_t d);
 
 // The forward recurrence alone, h_t = tanh(x_t W_xh + h_{t-1} W_hh + b), h_0 = 0, into

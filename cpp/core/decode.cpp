@@ -141,6 +141,7 @@ Generation generate(const Model& model, const std::vector<int>& prompt, const st
     }
     seq.push_back(g.tokens.back());
   }
+  if (opt.use_cache) g.kv_cache_bytes = state.kv_cache_bytes();
   if (!opt.use_cache && encdec) model.begin_decoding(state, g.encoder, src, sw);  // the encoder's stages
   return g;
 }

@@ -48,6 +48,8 @@ struct Generation {
   std::vector<DecodeStep> steps;
   Trace encoder;     // encoder-decoder: the encoder's stages
   std::string stop;  // "eos", "max_tokens" or "max_len"
+  // With the cache: its self-attention K/V bytes at the end (DecodeState::kv_cache_bytes); 0 without it.
+  size_t kv_cache_bytes = 0;
 };
 
 // prompt: decoder input ids (for encoder-decoder usually just <bos>); src: encoder input

@@ -60,6 +60,25 @@ NormStats layer_norm_row(T* out, const T* x, const T* gamma, const T* beta, int 
   return {mu, sigma};
 }
 
+// RMSNorm of one row of n values (Zhang & Sennrich 2019): out = x / rms * gamma, rms =
+// sqrt(mean(x^2) + eps), the mean of squares in double. No mean is subtracted and there is no bias.
+// Returns rms.
+template <typename T>
+double rms_norm_row(T* out, const T* x, const T* gamma, int n, double eps) {
+  double ms = 0.0;
+  for (int j = 0; j < n; ++j) ms += static_cast<double>(x[j]) * x[j];
+  const double rms = std::sqrt(ms / static_cast<double>(n) + eps);
+  for (int j = 0; j < n; ++j) out[j] = static_cast<T>(x[j] / rms) * gamma[j];
+  return rms;
+}
+
+// SiLU (swish), x * sigmoid(x), the gate of SwiGLU, in double.
+template <typename T>
+T silu(T x) {
+  const double v = x;
+  return static_cast<T>(v / (1.0 + std::exp(-v)));
+}
+
 // GELU, the exact erf form (torch's default), computed in double.
 template <typename T>
 T gelu(T x) {
@@ -91,6 +110,26 @@ void softmax_rows(Mat& out, const Mat& in);
 
 // LayerNorm per row (layer_norm_row). stats (n, 2), if given, receives mean and sigma per row.
 void layer_norm(Mat& out, const Mat& in, const Vec& gamma, const Vec& beta, float eps, Mat* stats = nullptr);
+
+// ---- issue 26's parts (core/modern.cpp: built for size in the first module, off the hot paths) ----
+
+// RMSNorm per row (rms_norm_row). rms (n, 1), if given, receives each row's rms.
+void rms_norm(Mat& out, const Mat& in, const Vec& gamma, float eps, Mat* rms = nullptr);
+
+// The model's norm: LayerNorm (stats (n, 2): mean, sigma) or RMSNorm (stats (n, 1): rms; beta unused).
+// An empty beta is a zero bias (LayerNorm switched onto an RMSNorm model, whose file has no beta).
+void apply_norm(Mat& out, const Mat& in, const Vec& gamma, const Vec& beta, NormKind kind, float eps,
+                Mat* stats = nullptr);
+
+// A gated FFN's hidden vector: gate = x W_gate, act = SiLU(gate) (SwiGLU) or GELU(gate) (GeGLU),
+// up = x W1 + b1, hidden = act * up elementwise (n, d_ff each).
+void gated_hidden(Mat& hidden, Mat& gate, Mat& act, Mat& up, const Mat& x, const Mat& w_gate, const Mat& w1,
+                  const Vec& b1, FfnKind kind);
+
+// Grouped K/V from a multi-head projection (Ainslie et al. 2023, sec. 2.1): w (d, n_heads d_k) -> out
+// (d, n_kv d_k), K/V head g the mean of query heads g*G .. g*G + G - 1 (G = n_heads / n_kv); the bias too
+// (empty stays empty).
+void pool_kv_heads(Mat& out, Vec& out_b, const Mat& w, const Vec& b, int n_heads, int n_kv);
 
 // ReLU, GELU (gelu above) or GPT-2's tanh GELU (gelu_tanh).
 void activation(Mat& out, const Mat& in, Act act);

@@ -39,6 +39,7 @@ inline size_t element_count(const std::vector<int>& shape) {
 template <typename W, typename Visit>
 void for_each_tensor(const ModelConfig& cfg, W* w, Visit&& visit) {
   const int d = cfg.d_model, F = cfg.d_ff, V = cfg.vocab_size;
+  const int kv = cfg.d_kv();  // K and V width: d, or n_kv_heads d_k with grouped K/V heads
   // A tensor reached through field(weights) -> its member.
   auto one = [&](const std::string& name, std::vector<int> shape, TensorKind kind, auto field) {
     if constexpr (std::is_void_v<W>) {
@@ -51,25 +52,26 @@ void for_each_tensor(const ModelConfig& cfg, W* w, Visit&& visit) {
     one(
         p + ".wq", {d, d}, TensorKind::Matrix, [get](auto& x) -> auto& { return get(x).wq; });
     one(
-        p + ".wk", {d, d}, TensorKind::Matrix, [get](auto& x) -> auto& { return get(x).wk; });
+        p + ".wk", {d, kv}, TensorKind::Matrix, [get](auto& x) -> auto& { return get(x).wk; });
     one(
-        p + ".wv", {d, d}, TensorKind::Matrix, [get](auto& x) -> auto& { return get(x).wv; });
+        p + ".wv", {d, kv}, TensorKind::Matrix, [get](auto& x) -> auto& { return get(x).wv; });
     one(
         p + ".wo", {d, d}, TensorKind::Matrix, [get](auto& x) -> auto& { return get(x).wo; });
     one(
         p + ".bq", {d}, TensorKind::Bias, [get](auto& x) -> auto& { return get(x).bq; });
     one(
-        p + ".bk", {d}, TensorKind::Bias, [get](auto& x) -> auto& { return get(x).bk; });
+        p + ".bk", {kv}, TensorKind::Bias, [get](auto& x) -> auto& { return get(x).bk; });
     one(
-        p + ".bv", {d}, TensorKind::Bias, [get](auto& x) -> auto& { return get(x).bv; });
+        p + ".bv", {kv}, TensorKind::Bias, [get](auto& x) -> auto& { return get(x).bv; });
     one(
         p + ".bo", {d}, TensorKind::Bias, [get](auto& x) -> auto& { return get(x).bo; });
   };
   auto norm = [&](const std::string& p, auto get) {  // get(weights) -> the LayerNorm's weights
     one(
         p + ".gamma", {d}, TensorKind::Gain, [get](auto& x) -> auto& { return get(x).gamma; });
-    one(
-        p + ".beta", {d}, TensorKind::Bias, [get](auto& x) -> auto& { return get(x).beta; });
+    if (cfg.norm_kind == NormKind::Layer)  // RMSNorm has no bias
+      one(
+          p + ".beta", {d}, TensorKind::Bias, [get](auto& x) -> auto& { return get(x).beta; });
   };
   // stack(x) -> the stack's blocks, final(x) -> its final norm.
   auto stack = [&](const std::string& name, bool present, bool cross, auto blocks, auto final) {
@@ -96,6 +98,9 @@ void for_each_tensor(const ModelConfig& cfg, W* w, Visit&& visit) {
           p + ".ffn.w2", {F, d}, TensorKind::Matrix, [block](auto& x) -> auto& { return block(x).ffn.w2; });
       one(
           p + ".ffn.b2", {d}, TensorKind::Bias, [block](auto& x) -> auto& { return block(x).ffn.b2; });
+      if (cfg.ffn_kind != FfnKind::Mlp)
+        one(
+            p + ".ffn.w_gate", {d, F}, TensorKind::Matrix, [block](auto& x) -> auto& { return block(x).ffn.w_gate; });
       norm(
           p + ".norm2", [block](auto& x) -> auto& { return block(x).norm2; });
     }

@@ -20,6 +20,17 @@ void check_heads(int d_model, int n_heads) {
     fail("d_model (" + std::to_string(d_model) + ") is not divisible by n_heads (" + std::to_string(n_heads) + ")");
 }
 
+void check_kv_heads(int n_heads, int n_kv_heads) {
+  if (n_kv_heads < 0)
+    fail("nKvHeads must be >= 1, or 0 for as many as nHeads (got " + std::to_string(n_kv_heads) + ")");
+  if (n_kv_heads > 0 && n_heads % n_kv_heads != 0)
+    fail("nKvHeads (" + std::to_string(n_kv_heads) + ") must divide nHeads (" + std::to_string(n_heads) + ")");
+}
+
+void check_window(int window) {
+  if (window < 0) fail("window must be >= 1, or 0 for no window (got " + std::to_string(window) + ")");
+}
+
 void check_traced_attention(int n, int m, int n_heads) {
   check_tokens(n, "n");
   check_tokens(m, "m");

@@ -47,6 +47,8 @@ struct TokenizerLimits {
 // Each throws ap::Error naming the value and the limit.
 void check_tokens(int n, const char* what);              // 1 <= n <= kTracedTokens
 void check_heads(int d_model, int n_heads);              // both positive, d_model % n_heads == 0
+void check_kv_heads(int n_heads, int n_kv_heads);        // 0 (as n_heads) or a divisor of n_heads
+void check_window(int window);                           // 0 (none) or >= 1
 void check_traced_attention(int n, int m, int n_heads);  // tokens, and nHeads * n * m <= kTracedScores
 void check_kernel_attention(int n, int m, int d_k, int n_heads, bool full);
 void check_size(int value, const char* what);  // 1 <= value <= kSize

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "core/block.hpp"
 #include "core/layers.hpp"
@@ -49,6 +50,31 @@ void for_each_extra_tensor(const ModelConfig& cfg, ModelWeights& w, Visit&& visi
   }
 }
 
+// Every tensor of a model (the layout's, then the pretrained extras) through one instantiation of
+// the layout walk: the walk expands each tensor's visit in place, and a copy per caller (the
+// constructor's allocation, named_tensors) cost the first module about 10 KB.
+struct TensorSlot {
+  const std::string* name;
+  const std::vector<int>* shape;
+  TensorKind kind;
+  Mat* m;  // the tensor: a matrix, or
+  Vec* v;  // a vector
+};
+using SlotFn = void (*)(void* ctx, const TensorSlot&);
+
+void walk_tensors(const ModelConfig& cfg, ModelWeights& w, SlotFn fn, void* ctx = nullptr) {
+  auto visit = [&](const std::string& name, const std::vector<int>& shape, TensorKind kind, auto* t) {
+    TensorSlot s{&name, &shape, kind, nullptr, nullptr};
+    if constexpr (std::is_same_v<decltype(t), Mat*>)
+      s.m = t;
+    else
+      s.v = t;
+    fn(ctx, s);
+  };
+  for_each_tensor(cfg, &w, visit);
+  for_each_extra_tensor(cfg, w, visit);
+}
+
 }  // namespace
 
 Model::Model(ModelConfig cfg, Tokenizer tok) : cfg_(std::move(cfg)), tok_(std::move(tok)) {
@@ -68,22 +94,23 @@ Model::Model(ModelConfig cfg, Tokenizer tok) : cfg_(std::move(cfg)), tok_(std::m
     n->gamma.setOnes(cfg_.d_model);
     n->beta.setZero(cfg_.d_model);
   }
-  for_each_tensor(cfg_, &w_, [](const std::string&, const std::vector<int>& shape, TensorKind kind, auto* t) {
-    allocate(*t, shape, kind);
-  });
-  for_each_extra_tensor(cfg_, w_, [](const std::string&, const std::vector<int>& shape, TensorKind kind, auto* t) {
-    allocate(*t, shape, kind);
+  walk_tensors(cfg_, w_, [](void*, const TensorSlot& s) {
+    if (s.m)
+      allocate(*s.m, *s.shape, s.kind);
+    else
+      allocate(*s.v, *s.shape, s.kind);
   });
 }
 
 std::vector<Model::NamedTensor> Model::named_tensors() {
   std::vector<NamedTensor> out;
-  for_each_tensor(cfg_, &w_, [&](const std::string& name, std::vector<int> shape, TensorKind kind, auto* t) {
-    out.push_back({name, std::move(shape), t->data(), kind});
-  });
-  for_each_extra_tensor(cfg_, w_, [&](const std::string& name, std::vector<int> shape, TensorKind kind, auto* t) {
-    out.push_back({name, std::move(shape), t->data(), kind});
-  });
+  walk_tensors(
+      cfg_, w_,
+      [](void* o, const TensorSlot& s) {
+        static_cast<std::vector<NamedTensor>*>(o)->push_back(
+            {*s.name, *s.shape, s.m ? s.m->data() : s.v->data(), s.kind});
+      },
+      &out);
   return out;
 }
 
@@ -169,7 +196,7 @@ void embed_tokens(Mat& x, const std::vector<int>& ids, int offset, const ModelWe
   if (cfg.emb_norm) {  // BERT: LayerNorm over the sum before the first layer
     add_mat(tr, "emb_sum", stack, -1, x);
     Mat y;
-    layer_norm(y, x, w.emb_norm.gamma, w.emb_norm.beta, cfg.eps);
+    apply_norm(y, x, w.emb_norm.gamma, w.emb_norm.beta, cfg.norm_kind, cfg.eps);
     x.swap(y);
   }
   add_mat(tr, "x", stack, -1, x);
@@ -188,7 +215,7 @@ void run_stack(Mat& x, const std::vector<uint8_t>& pad, const std::string& stack
   }
   if (cfg.norm == NormPlace::Pre) {  // pre-norm leaves the residual stream un-normalised: one last LN
     Mat y;
-    layer_norm(y, x, fin.gamma, fin.beta, cfg.eps);
+    apply_norm(y, x, fin.gamma, fin.beta, cfg.norm_kind, cfg.eps);
     add_mat(tr, "final_norm", stack, -1, y);
     tr.mark("final_norm", stack, -1, "stack_output");
     x.swap(y);

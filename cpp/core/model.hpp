@@ -6,10 +6,12 @@
 //   pos_emb (L, d)                  learned positions only
 //   rel_bias (h, 2*rel_clip+1)      relative positions only: score bias by clipped offset j - i
 //   {stack}.{i}.self_attn.{wq,wk,wv,wo} (d, d)  .{bq,bk,bv,bo} (d)      stack = encoder | decoder
+//                                   with grouped K/V (n_kv_heads): wk, wv (d, n_kv_heads d_k), bk, bv (n_kv_heads d_k)
 //   decoder.{i}.cross_attn.*        encoder-decoder only, same names
 //   {stack}.{i}.norm1.{gamma,beta}  after (post) / before (pre) self-attention
 //   decoder.{i}.norm_cross.{gamma,beta}   around cross-attention
-//   {stack}.{i}.ffn.{w1 (d, d_ff), b1 (d_ff), w2 (d_ff, d), b2 (d)}
+//   {stack}.{i}.ffn.{w1 (d, d_ff), b1 (d_ff), w2 (d_ff, d), b2 (d)}  (+ w_gate (d, d_ff) with a gated FFN)
+//   (an RMSNorm model's norms have gamma only: no .beta tensors)
 //   {stack}.{i}.norm2.{gamma,beta}  around the FFN
 //   {stack}.final_norm.{gamma,beta} pre-norm only: LayerNorm after the last block
 //   lm_head.w (d, V), lm_head.b (V)   (no lm_head.w with a tied head, no lm_head.b without head_bias)
@@ -37,7 +39,8 @@ struct FFNWeights {
   Vec b1;
   Mat w2;
   Vec b2;
-};  // (d, d_ff) (d_ff) (d_ff, d) (d)
+  Mat w_gate;  // (d, d_ff), gated FFN kinds only (ModelConfig::ffn_kind)
+};             // (d, d_ff) (d_ff) (d_ff, d) (d)
 
 struct BlockWeights {
   AttentionWeights self_attn;
@@ -79,6 +82,13 @@ struct DecodeState {
   std::vector<uint8_t> mem_pad;  // (m)
   int length = 0;
   ModelConfig cfg;  // the model's config with this decoding's switches applied
+  // Bytes of the self-attention K/V caches (float32): 2 layers length n_kv_heads d_k 4, i.e.
+  // n_kv_heads / n_heads of a multi-head cache. Cross-attention's memory K/V are not counted.
+  size_t kv_cache_bytes() const {
+    size_t b = 0;
+    for (const BlockCache& l : layers) b += l.self.bytes();
+    return b;
+  }
 };
 
 class Model {

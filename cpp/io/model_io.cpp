@@ -86,7 +86,9 @@ std::string shape_string(const std::vector<int64_t>& shape) {
 // gigabytes of zeros.
 uint64_t min_weight_count(const ModelConfig& cfg) {
   const uint64_t d = cfg.d_model, d_ff = cfg.d_ff, layers = cfg.n_layers;
-  const uint64_t block = 4 * d * d + (cfg.ffn ? 2 * d * d_ff : 0);  // W_Q W_K W_V W_O, W_1 W_2
+  const uint64_t kv = cfg.d_kv(), ffn_mats = cfg.ffn_kind == FfnKind::Mlp ? 2 : 3;
+  const uint64_t block =
+      2 * d * d + 2 * d * kv + (cfg.ffn ? ffn_mats * d * d_ff : 0);  // W_Q W_O, W_K W_V, W_1 W_2 [W_gate]
   uint64_t n = static_cast<uint64_t>(cfg.vocab_size) * d;
   if (cfg.has_encoder()) n += layers * block;
   if (cfg.has_decoder()) n += layers * block;
@@ -133,7 +135,12 @@ std::string config_to_json(const ModelConfig& cfg) {
   j["scale"] = cfg.scale;
   j["causal"] = cfg.causal;
   j["tokenizer"] = cfg.tokenizer;
-  if (!cfg.ffn) j["ffn"] = false;                                  // an attention-only model (the induction view's)
+  if (!cfg.ffn) j["ffn"] = false;  // an attention-only model (the induction view's)
+  // Issue 26's parts, written only when on: the files of models without them stay as they were.
+  if (cfg.norm_kind != NormKind::Layer) j["norm_kind"] = to_string(cfg.norm_kind);
+  if (cfg.ffn_kind != FfnKind::Mlp) j["ffn_kind"] = to_string(cfg.ffn_kind);
+  if (cfg.kv_heads() != cfg.n_heads) j["n_kv_heads"] = cfg.n_kv_heads;
+  if (cfg.window != 0) j["window"] = cfg.window;
   if (cfg.family.empty() && cfg.tied_head) j["tied_head"] = true;  // the English models share tok_emb with the head
   if (!cfg.family.empty()) {  // a pretrained model's parts (never in the playground's own files)
     j["family"] = cfg.family;
@@ -182,6 +189,10 @@ ModelConfig config_from_json(const std::string& text) {
   read_string(j, "tokenizer", cfg.tokenizer);
   read_bool(j, "tied_head", cfg.tied_head);
   read_bool(j, "ffn", cfg.ffn);
+  if (read_string(j, "norm_kind", s)) cfg.norm_kind = norm_kind_from_string(s);
+  if (read_string(j, "ffn_kind", s)) cfg.ffn_kind = ffn_kind_from_string(s);
+  read_int(j, "n_kv_heads", cfg.n_kv_heads);
+  read_int(j, "window", cfg.window);
   cfg.validate();
   return cfg;
 }

@@ -15,6 +15,16 @@ Params<T>::Params(const ModelConfig& c) : cfg(c) {
   if (cfg.pos == PosKind::Relative || cfg.pos == PosKind::Rope)
     fail(std::string("the trainer supports positions none, sinusoidal and learned (got ") + to_string(cfg.pos) + ")");
   if (cfg.act == Act::GeluTanh) fail("the trainer supports activations relu and gelu (got gelu_tanh)");
+  // Issue 26's parts run in the core (forward and decoding); there is no backward pass for them.
+  if (cfg.norm_kind != NormKind::Layer)
+    fail(std::string("the trainer supports normKind layernorm only (got ") + to_string(cfg.norm_kind) + ")");
+  if (cfg.ffn_kind != FfnKind::Mlp)
+    fail(std::string("the trainer supports ffnKind mlp only (got ") + to_string(cfg.ffn_kind) + ")");
+  if (cfg.kv_heads() != cfg.n_heads)
+    fail("the trainer supports nKvHeads equal to nHeads only (got nKvHeads " + std::to_string(cfg.n_kv_heads) +
+         " with nHeads " + std::to_string(cfg.n_heads) + ")");
+  if (cfg.window != 0)
+    fail("the trainer supports window 0 (no sliding window) only (got " + std::to_string(cfg.window) + ")");
   if (!cfg.family.empty()) fail("the trainer trains the project's own models, not a pretrained " + cfg.family);
   if (cfg.has_encoder()) encoder.resize(static_cast<size_t>(cfg.n_layers));
   if (cfg.has_decoder()) {

@@ -26,7 +26,8 @@ struct NormParams {
 template <typename T>
 struct FFNParams {
   T *w1, *b1, *w2, *b2;
-};  // (d, d_ff) (d_ff) (d_ff, d) (d)
+  T* w_gate;  // gated FFNs: never set (the trainer refuses them)
+};            // (d, d_ff) (d_ff) (d_ff, d) (d)
 
 template <typename T>
 struct BlockParams {
