@@ -89,7 +89,8 @@ std::vector<std::string> strings_from(const val& a, const std::string& what) {
   return out;
 }
 
-// The teaching switches of one call, { causal, scale, nHeads, pos, norm, act, eps }, each optional.
+// The teaching switches of one call, { causal, scale, nHeads, pos, norm, act, eps, normKind, ffnKind,
+// nKvHeads, window }, each optional.
 ap::Switches switches_from(const val& o) {
   ap::Switches sw;
   if (o.isUndefined() || o.isNull()) return sw;
@@ -114,11 +115,15 @@ ap::Switches switches_from(const val& o) {
       sw.causal = boolean();
     else if (k == "scale")
       sw.scale = boolean();
-    else if (k == "nHeads") {
+    else if (k == "nHeads" || k == "nKvHeads" || k == "window") {
       const double h = number();
-      if (h != static_cast<int>(h)) ap::fail("switch nHeads must be an integer");
-      sw.n_heads = static_cast<int>(h);
-    } else if (k == "pos")
+      if (h != static_cast<int>(h)) ap::fail("switch " + k + " must be an integer");
+      (k == "nHeads" ? sw.n_heads : k == "window" ? sw.window : sw.n_kv_heads) = static_cast<int>(h);
+    } else if (k == "normKind")
+      sw.norm_kind = ap::norm_kind_from_string(text());
+    else if (k == "ffnKind")
+      sw.ffn_kind = ap::ffn_kind_from_string(text());
+    else if (k == "pos")
       sw.pos = ap::pos_from_string(text());
     else if (k == "norm")
       sw.norm = ap::norm_from_string(text());
@@ -127,7 +132,8 @@ ap::Switches switches_from(const val& o) {
     else if (k == "eps")
       sw.eps = static_cast<float>(number());
     else
-      ap::fail("unknown switch '" + k + "' (the switches are causal, scale, nHeads, pos, norm, act, eps)");
+      ap::fail("unknown switch '" + k +
+               "' (the switches are causal, scale, nHeads, pos, norm, act, eps, normKind, ffnKind, nKvHeads, window)");
   }
   return sw;
 }
@@ -244,21 +250,24 @@ class TraceHandle {
 
 TraceHandle* attention(uintptr_t x, uintptr_t memory, uintptr_t wq, uintptr_t wk, uintptr_t wv, uintptr_t wo,
                        uintptr_t bq, uintptr_t bk, uintptr_t bv, uintptr_t bo, uintptr_t key_padding, int n, int m,
-                       int d, int h, bool causal, bool scale, double additive_mask) {
+                       int d, int h, bool causal, bool scale, double additive_mask, int n_kv_heads, int window) {
   return guard(
       [&]() -> TraceHandle* {
         ap::limits::check_traced_attention(n, m, h);
         ap::limits::check_heads(d, h);
+        ap::limits::check_kv_heads(h, n_kv_heads);
+        ap::limits::check_window(window);
+        const int kv = n_kv_heads > 0 ? n_kv_heads * (d / h) : d;  // wk, wv: (d, kv)
         ap::AttentionWeights w;
         w.wq = mat_from(wq, d, d);
-        w.wk = mat_from(wk, d, d);
-        w.wv = mat_from(wv, d, d);
+        w.wk = mat_from(wk, d, kv);
+        w.wv = mat_from(wv, d, kv);
         w.wo = mat_from(wo, d, d);
         if (bq) w.bq = Eigen::Map<const ap::Vec>(fptr(bq), d);
-        if (bk) w.bk = Eigen::Map<const ap::Vec>(fptr(bk), d);
-        if (bv) w.bv = Eigen::Map<const ap::Vec>(fptr(bv), d);
+        if (bk) w.bk = Eigen::Map<const ap::Vec>(fptr(bk), kv);
+        if (bv) w.bv = Eigen::Map<const ap::Vec>(fptr(bv), kv);
         if (bo) w.bo = Eigen::Map<const ap::Vec>(fptr(bo), d);
-        ap::check_attention_weights(w, d, h);
+        ap::check_attention_weights(w, d, h, n_kv_heads);
         ap::Mat xm = mat_from(x, n, d);
         ap::check_finite(xm.data(), static_cast<size_t>(xm.size()), "x");
         ap::Mat mem;
@@ -272,6 +281,8 @@ TraceHandle* attention(uintptr_t x, uintptr_t memory, uintptr_t wq, uintptr_t wk
         opt.causal = causal;
         opt.scale = scale;
         opt.additive_mask = static_cast<float>(additive_mask);
+        opt.n_kv_heads = n_kv_heads;
+        opt.window = window;
         if (key_padding) {
           const uint8_t* kp = reinterpret_cast<const uint8_t*>(key_padding);
           pad.assign(kp, kp + m);
@@ -362,6 +373,7 @@ class GenerationHandle {
     return obj({{"prompt", int32_copy(gen.prompt)},
                 {"tokens", int32_copy(gen.tokens)},
                 {"stop", js(gen.stop)},
+                {"kvCacheBytes", js(static_cast<double>(gen.kv_cache_bytes))},
                 {"steps", steps}});
   }
   TraceHandle* take_step(int i) {
@@ -418,9 +430,15 @@ class ModelHandle {
   // What the model's switches can be set to, for a page to offer.
   val switch_choices() const {
     const ap::SwitchChoices c = ap::switch_choices(model->config());
-    std::vector<std::string> pos;
+    std::vector<std::string> pos, norm_kind, ffn_kind;
     for (ap::PosKind k : c.pos) pos.push_back(ap::to_string(k));
-    return obj({{"nHeads", js(c.n_heads)}, {"pos", js(pos)}});
+    for (ap::NormKind k : c.norm_kind) norm_kind.push_back(ap::to_string(k));
+    for (ap::FfnKind k : c.ffn_kind) ffn_kind.push_back(ap::to_string(k));
+    return obj({{"nHeads", js(c.n_heads)},
+                {"pos", js(pos)},
+                {"nKvHeads", js(c.n_kv_heads)},
+                {"normKind", js(norm_kind)},
+                {"ffnKind", js(ffn_kind)}});
   }
   std::string decode(uintptr_t ids, int n) const {
     return guard(
@@ -713,15 +731,16 @@ ModelHandle* load_model(uintptr_t bytes, int size) {
 // The fast path without a trace: online-softmax tiled attention, never the n x n matrix.
 // The fast path without a trace: online-softmax tiled attention, never the n x n matrix.
 bool kernel_attention(uintptr_t out, uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d_k, int h, bool causal,
-                      bool scale, bool full) {
+                      bool scale, bool full, int window) {
   return guard(
       [&]() {
         ap::limits::check_kernel_attention(n, m, d_k, h, full);
+        ap::limits::check_window(window);
         float* o = reinterpret_cast<float*>(out);
         if (full)
-          ap::kernels::attention_forward_full(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
+          ap::kernels::attention_forward_full(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale, window);
         else
-          ap::kernels::attention_forward(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
+          ap::kernels::attention_forward(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale, window);
         return true;
       },
       false);
@@ -730,33 +749,37 @@ bool kernel_attention(uintptr_t out, uintptr_t q, uintptr_t k, uintptr_t v, int 
 // kernel_attention, returning the heap bytes the call held at its peak beyond what was in use
 // before it (the allocator's count; the online kernel allocates nothing). -1 on error.
 double kernel_attention_measured(uintptr_t out, uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d_k, int h,
-                                 bool causal, bool scale, bool full) {
+                                 bool causal, bool scale, bool full, int window) {
   return guard(
       [&]() {
         ap::limits::check_kernel_attention(n, m, d_k, h, full);
+        ap::limits::check_window(window);
         float* o = reinterpret_cast<float*>(out);
         if (full)
-          return ap::kernels::attention_forward_full_measured(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal,
-                                                              scale);
+          return ap::kernels::attention_forward_full_measured(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale,
+                                                              window);
         const double before = static_cast<double>(mallinfo().uordblks);
-        ap::kernels::attention_forward(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale);
+        ap::kernels::attention_forward(o, fptr(q), fptr(k), fptr(v), n, m, d_k, h, causal, scale, window);
         return static_cast<double>(mallinfo().uordblks) - before;
       },
       -1.0);
 }
 
 // The working memory of each path (no call made): sizes only, so any n and m may be asked about.
-val kernel_attention_memory(int n, int m, int d_k, int h, bool full) {
+val kernel_attention_memory(int n, int m, int d_k, int h, bool full, bool causal, int window) {
   return guard(
       [&]() {
         if (n <= 0 || m <= 0) ap::fail("n and m must be at least 1");
         if (d_k <= 0 || h <= 0) ap::fail("dK and nHeads must be positive");  // any n and m may be asked about
+        ap::limits::check_window(window);
         ap::kernels::AttentionMemory mem = ap::kernels::attention_memory(n, m, full);
         const double width = double(h) * d_k;
         return obj({{"scoresHeld", js(mem.scores_held)},
                     {"scratchBytes", js(mem.scratch_bytes)},
                     {"ioBytes", js((2.0 * n + 2.0 * m) * width * sizeof(float))},  // q, out (n rows); k, v (m rows)
-                    {"limitScores", js(ap::limits::kKernelFullScores)}});
+                    {"limitScores", js(ap::limits::kKernelFullScores)},
+                    // query-key pairs the online kernel scores, all heads (whole tiles; O(n window) with a window)
+                    {"pairsComputed", js(h * ap::kernels::attention_pairs_computed(n, m, causal, window))}});
       },
       val::null());
 }
@@ -846,7 +869,10 @@ val size_config_js(const ap::SizeConfig& c) {
               {"lmHeadBias", js(c.lm_head_bias)},
               {"segments", js(c.segments)},
               {"embedNorm", js(c.embed_norm)},
-              {"pooler", js(c.pooler)}});
+              {"pooler", js(c.pooler)},
+              {"nKvHeads", js(c.n_kv_heads)},
+              {"normKind", js(ap::to_string(c.norm_kind))},
+              {"ffnKind", js(ap::to_string(c.ffn_kind))}});
 }
 
 // The wrapper sends every key, already checked for type; this only reads them.
@@ -871,6 +897,9 @@ ap::SizeConfig size_config_from(const val& j) {
   c.segments = count("segments");
   c.embed_norm = j["embedNorm"].as<bool>();
   c.pooler = j["pooler"].as<bool>();
+  c.n_kv_heads = count("nKvHeads");
+  c.norm_kind = ap::norm_kind_from_string(j["normKind"].as<std::string>());
+  c.ffn_kind = ap::ffn_kind_from_string(j["ffnKind"].as<std::string>());
   return c;
 }
 
@@ -915,15 +944,34 @@ val size_presets() {
   return out;
 }
 
-val flops(double n, double d, double h) {
+val kv_cache_size(val config, double positions) {
   return guard(
       [&]() {
-        const auto a = ap::attention_flops(static_cast<int64_t>(n), static_cast<int64_t>(d), static_cast<int64_t>(h));
-        const auto one = ap::attention_flops(static_cast<int64_t>(n), static_cast<int64_t>(d), 1);
+        const ap::KvCacheSize k = ap::kv_cache_size(size_config_from(config), static_cast<int64_t>(positions));
+        return obj({{"positions", js(k.positions)},
+                    {"layers", js(k.layers)},
+                    {"kvWidth", js(k.kv_width)},
+                    {"bytesPerToken", js(k.bytes_per_token)},
+                    {"bytes", js(k.bytes)},
+                    {"mhaBytes", js(k.mha_bytes)}});
+      },
+      val::null());
+}
+
+val flops(double n, double d, double h, double n_kv_heads, double window) {
+  return guard(
+      [&]() {
+        const auto a = ap::attention_flops(static_cast<int64_t>(n), static_cast<int64_t>(d), static_cast<int64_t>(h),
+                                           static_cast<int64_t>(n_kv_heads), static_cast<int64_t>(window));
+        const auto one =
+            ap::attention_flops(static_cast<int64_t>(n), static_cast<int64_t>(d), 1, 0, static_cast<int64_t>(window));
         const auto r = ap::rnn_flops(static_cast<int64_t>(n), static_cast<int64_t>(d));
         auto attn = [](const ap::AttentionFlops& f) {
           return obj({{"h", js(f.h)},
                       {"dK", js(f.d_k)},
+                      {"nKvHeads", js(f.n_kv_heads)},
+                      {"window", js(f.window)},
+                      {"pairs", js(f.pairs)},
                       {"projections", js(f.projections)},
                       {"scores", js(f.scores)},
                       {"weightedSum", js(f.weighted_sum)},
@@ -1044,6 +1092,7 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
   function("parameterCount", &parameter_count);  // costs
   function("sizePresets", &size_presets);
   function("flops", &flops);
+  function("kvCacheSize", &kv_cache_size);
   function("scaleStats", &scale_stats);
   function("rnnStates", &rnn_states);
   function("specialTokens", &special_tokens);

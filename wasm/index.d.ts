@@ -37,6 +37,10 @@ export function loadTrainer(options?: Record<string, unknown>): Promise<Attentio
  *   resid1, norm1 (n, d); cross_* the same for cross-attention (+ cross_resid, cross_norm),
  *   ffn_hidden, ffn_act (n, dFf), ffn_out (n, d), resid2, norm2 (n, d),
  *   <any norm>_stats (n, 2): per row [mean, sqrt(var + eps)] of that LayerNorm's input,
+ *   with normKind 'rmsnorm': <any norm>_rms (n, 1) = sqrt(mean(x^2) + eps) instead of _stats,
+ *   with ffnKind 'swiglu' / 'geglu': ffn_gate, ffn_gate_act, ffn_up, ffn_prod (n, dFf), ffn_out instead of
+ *   ffn_hidden, ffn_act, ffn_out; kv_group (h): the K/V head each query head reads (k, v are
+ *   (m, nKvHeads * dK) with grouped K/V heads),
  *   final_norm (n, d; pre-norm only, layer null), logits, probs (n, V; stack '').
  * Pre-norm reorders a block: norm1 = LN(x), attention on norm1, resid1 = x + attn_out,
  * norm2 = LN(resid1), FFN on norm2, resid2 = resid1 + ffn_out (the block output).
@@ -117,6 +121,11 @@ export interface AttentionOptions {
   m?: number;
   /** m flags: true/1 masks that key for every query. */
   keyPadding?: ArrayLike<number | boolean>;
+  /** Grouped-query attention: K/V heads, a divisor of nHeads (0, the default: nHeads). wk, wv are then
+   * dModel * nKvHeads*dK and bk, bv nKvHeads*dK; query head i reads K/V head i / (nHeads / nKvHeads). */
+  nKvHeads?: number;
+  /** Sliding window (with causal): query i sees key j iff i - window < j <= i. 0 (default): none. */
+  window?: number;
 }
 
 export interface ModelConfig {
@@ -135,6 +144,14 @@ export interface ModelConfig {
   scale?: boolean;
   causal?: boolean;
   tokenizer?: 'char' | 'word';
+  /** 'rmsnorm': x / sqrt(mean(x^2) + eps) * g for every norm (no mean, no bias). Default 'layernorm'. */
+  normKind?: 'layernorm' | 'rmsnorm';
+  /** Gated FFN: (act(x W_gate) * (x W1 + b1)) W2 + b2, act SiLU ('swiglu') or GELU ('geglu'); adds ffn.w_gate. Default 'mlp'. */
+  ffnKind?: 'mlp' | 'swiglu' | 'geglu';
+  /** K/V heads, a divisor of nHeads (1: multi-query). model.config reports nHeads for multi-head models. */
+  nKvHeads?: number;
+  /** Sliding-window causal self-attention: query i sees keys i - window < j <= i. 0: none (the default). */
+  window?: number;
 }
 
 export interface CreateModelConfig extends ModelConfig {
@@ -155,8 +172,15 @@ export interface Tokenizer {
   readonly vocab: string[];
 }
 
-/** Teaching switches of one call: each one left out keeps the model's own value. A model never changes. */
-export type Switches = Partial<Pick<ModelConfig, 'causal' | 'scale' | 'norm' | 'pos' | 'nHeads' | 'act' | 'eps'>>;
+/**
+ * Teaching switches of one call: each one left out keeps the model's own value. A model never changes.
+ * On a model trained without them: normKind 'rmsnorm' keeps the LayerNorm gains and drops the biases;
+ * nKvHeads mean-pools each group's K/V projection heads (Ainslie et al. 2023); window needs no weights;
+ * ffnKind changes only between 'swiglu' and 'geglu' on a model that has ffn.w_gate (else an Error).
+ */
+export type Switches = Partial<
+  Pick<ModelConfig, 'causal' | 'scale' | 'norm' | 'pos' | 'nHeads' | 'act' | 'eps' | 'normKind' | 'ffnKind' | 'nKvHeads' | 'window'>
+>;
 
 /** What a traced call keeps: every stage outside the layers, all stages of `layers`, the `stages`
  * names in every layer, minus `drop` (logits always). Leave it out to keep everything. */
@@ -195,8 +219,14 @@ export interface Model {
   /** Each id's token as `encode().pieces` shows it: a byte-level BPE token as text, part of a character as its bytes (<0xC3>). */
   readonly pieces: string[];
   readonly tokenizer: Tokenizer;
-  /** What the switches can be set to on this model (the core's rule): head counts and position kinds. */
-  readonly switchChoices: { nHeads: number[]; pos: string[] };
+  /** What the switches can be set to on this model (the core's rule): head counts, position kinds, K/V head counts, norm and FFN kinds. */
+  readonly switchChoices: {
+    nHeads: number[];
+    pos: string[];
+    nKvHeads: number[];
+    normKind: ('layernorm' | 'rmsnorm')[];
+    ffnKind: ('mlp' | 'swiglu' | 'geglu')[];
+  };
   /** Decoder-only / encoder-only: ids or text. Encoder-decoder: { src, tgt }. Switches apply to this call only. */
   forward(input: string | ArrayLike<number> | { src: string | ArrayLike<number>; tgt: string | ArrayLike<number> }, switches?: Switches, keep?: TraceKeep): Trace;
   /** The config a call with these switches runs with; throws for a switch the model cannot take. */
@@ -254,6 +284,8 @@ export interface Generation {
   sequence: Int32Array;
   text: string;
   stop: 'eos' | 'max_tokens' | 'max_len';
+  /** With the KV cache: bytes of its self-attention K and V at the end (2 layers positions nKvHeads dK 4); 0 without it. */
+  kvCacheBytes: number;
   /** Prompt positions read as <unk>. */
   unknown: number[];
   steps: GenerateStep[];
@@ -308,6 +340,9 @@ export interface KernelAttentionOptions {
   scale?: boolean;
   /** Go through the full n x m matrix instead of the online-softmax kernel (for comparisons). */
   full?: boolean;
+  /** Sliding window (with causal): query i sees keys j with p - window < j <= p, p = i + (m - n); the online
+   * kernel never reads the key blocks outside it. 0 (default): none. */
+  window?: number;
 }
 
 export interface Kernels {
@@ -320,7 +355,7 @@ export interface Kernels {
    */
   measure(opts: KernelAttentionOptions): { out: Float32Array; heapBytes: number };
   /** The working memory of each path, without running it (any n and m). */
-  memory(opts: { n: number; m?: number; dK: number; nHeads?: number; full?: boolean }): KernelMemory;
+  memory(opts: { n: number; m?: number; dK: number; nHeads?: number; full?: boolean; causal?: boolean; window?: number }): KernelMemory;
   /** The online softmax of one query, tile by tile, as the tiled kernel does it (a worked example). */
   onlineSoftmaxSteps(opts: { q: Float32Array | number[]; k: Float32Array | number[]; v: Float32Array | number[]; m: number; dK: number; tile?: number; scale?: boolean }): OnlineSoftmaxSteps;
 }
@@ -334,6 +369,8 @@ export interface KernelMemory {
   ioBytes: number;
   /** The largest n*m that full: true accepts. */
   limitScores: number;
+  /** Query-key pairs the online kernel scores over all heads, in whole tiles, for the causal / window given: O(n window) with a window. */
+  pairsComputed: number;
 }
 
 export interface OnlineSoftmaxSteps {
@@ -403,7 +440,9 @@ export interface AttentionPlayground {
   /** Exact parameter count by kind. Errors name the problem (negative sizes, dModel % nHeads, ...). */
   parameterCount(config: SizeConfig): ParamCount;
   /** FLOPs (one multiply-add = 2 FLOPs, matrix products only) of attention and an RNN on n tokens. */
-  flops(opts: { n: number; d: number; h?: number }): CostFlops;
+  flops(opts: { n: number; d: number; h?: number; nKvHeads?: number; window?: number }): CostFlops;
+  /** The KV cache of a decoder of this size after `positions` tokens, float32 (nKvHeads / nHeads of multi-head's). */
+  kvCacheSize(config: SizeConfig, positions: number): KvCacheSize;
   /** The sqrt(d_k) experiment on random N(0, 1) queries and keys drawn by the core. */
   scaleStats(opts: { dK: number; n?: number; draws?: number; seed?: number }): ScaleStats;
   /** The RNN recurrence alone (states n x dHidden), for timing against kernels.attention. */
@@ -448,6 +487,25 @@ export interface SizeConfig {
   embedNorm?: boolean;
   /** BERT: the [CLS] pooler (d x d + d). */
   pooler?: boolean;
+  /** K/V heads (0, the default: nHeads): W_K and W_V are d x nKvHeads*dK. */
+  nKvHeads?: number;
+  /** 'rmsnorm': a gain and no bias per norm (d instead of 2d). */
+  normKind?: 'layernorm' | 'rmsnorm';
+  /** A gated FFN adds W_gate (d x dFf, no bias). */
+  ffnKind?: 'mlp' | 'swiglu' | 'geglu';
+}
+
+export interface KvCacheSize {
+  positions: number;
+  /** Decoder layers. */
+  layers: number;
+  /** nKvHeads * dK */
+  kvWidth: number;
+  /** 2 layers kvWidth 4 */
+  bytesPerToken: number;
+  bytes: number;
+  /** The same model with every head's own K and V (kvWidth = dModel). */
+  mhaBytes: number;
 }
 
 export interface LayerParams { attention: number; ffn: number; norms: number; total: number }
@@ -487,6 +545,12 @@ export interface SizePreset {
 export interface AttentionLayerFlops {
   h: number;
   dK: number;
+  /** K/V heads counted (h when not grouped). */
+  nKvHeads: number;
+  /** 0: no window. */
+  window: number;
+  /** Query-key pairs per head: n^2, or sum over queries of min(i + 1, window) with a window (O(n window)). */
+  pairs: number;
   /** X W_Q, X W_K, X W_V, concat W_O: 8 n d^2 */
   projections: number;
   /** Q K^T: 2 n^2 d */

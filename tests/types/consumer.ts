@@ -26,6 +26,29 @@ export async function api(): Promise<number> {
   const pieces: string[] = model.pieces;
   const { bos, eos, mask, kind } = model.specialTokens;
   const choices: number[] = model.switchChoices.nHeads;
+  // Issue 26's parts: a Llama-like model, switches on it, the KV cache and the costs.
+  const llama: Model = ap.createModel(
+    { arch: 'decoder', dModel: 16, nHeads: 4, nKvHeads: 2, nLayers: 1, dFf: 24, pos: 'rope', norm: 'pre', normKind: 'rmsnorm', ffnKind: 'swiglu', window: 4 },
+    { seed: 1 },
+  );
+  const sw = { nKvHeads: 1, window: 2, normKind: 'layernorm', ffnKind: 'geglu' } as const;
+  const lt = llama.forward('abc', sw);
+  const groups: Float32Array = lt.get('kv_group', { layer: 0 });
+  lt.dispose();
+  const lg = llama.generate('ab', { maxTokens: 2, switches: { window: 3 } });
+  const cacheBytes: number = lg.kvCacheBytes;
+  lg.dispose();
+  const kvChoices: number[] = llama.switchChoices.nKvHeads;
+  const ffnKinds: ('mlp' | 'swiglu' | 'geglu')[] = llama.switchChoices.ffnKind;
+  const normKind: 'layernorm' | 'rmsnorm' | undefined = llama.config.normKind;
+  llama.dispose();
+  const cache = ap.kvCacheSize({ dModel: 16, nHeads: 4, nKvHeads: 2, nLayers: 1, vocabSize: 10, normKind: 'rmsnorm', ffnKind: 'swiglu' }, 8);
+  const pairs: number = ap.flops({ n: 8, d: 16, h: 4, nKvHeads: 1, window: 2 }).attention.pairs;
+  const held: number = ap.kernels.memory({ n: 8, dK: 4, causal: true, window: 2 }).pairsComputed;
+  const local: Float32Array = ap.kernels.attention({ q: new Float32Array(32), k: new Float32Array(32), v: new Float32Array(32), n: 8, dK: 4, causal: true, window: 3 });
+  const grouped = ap.attention({ x: new Float32Array(32), n: 2, dModel: 16, nHeads: 4, nKvHeads: 1, window: 1, causal: true, wq: new Float32Array(256), wk: new Float32Array(64), wv: new Float32Array(64), wo: new Float32Array(256) });
+  grouped.dispose();
+  const modern = groups.length + cacheBytes + kvChoices.length + ffnKinds.length + (normKind ?? '').length + cache.bytes + cache.mhaBytes + pairs + held + local.length;
   const act: 'relu' | 'gelu' | 'gelu_tanh' = model.config.act;
   const p = model.prompt('the cat');
   const bytes: Uint8Array = model.save();
@@ -38,7 +61,7 @@ export async function api(): Promise<number> {
   const variant: 'scalar' | 'simd128' | 'relaxed' = ap.kernels.info().variant;
   return (
     w.length + n + m + stages.length + text.length + chosen.length + Object.keys(meta).length + pieces.length +
-    bos + eos + mask + kind.length + choices.length + act.length + p.ids.length + variant.length + ap.heapUsed()
+    bos + eos + mask + kind.length + choices.length + act.length + p.ids.length + variant.length + ap.heapUsed() + modern
   );
 }
 

@@ -142,7 +142,14 @@ describe('switches are per call', () => {
       expect(() => m.forward('the cat', { pos: 'learned' })).toThrow(/needs weights this model does not have/);
       expect(() => m.forward('the cat', { heads: 4 })).toThrow(/unknown switch 'heads'/);
       expect(() => m.forward('the cat', { causal: 'off' })).toThrow(/switch causal must be true or false/);
-      expect(m.switchChoices).toEqual({ nHeads: [1, 2, 4, 8, 16], pos: ['none', 'sinusoidal', 'rope'] });
+      // 2 heads: K/V groups of 1 or 2 heads; either norm; no gated FFN without its W_gate (issue 26).
+      expect(m.switchChoices).toEqual({
+        nHeads: [1, 2, 4, 8, 16],
+        pos: ['none', 'sinusoidal', 'rope'],
+        nKvHeads: [1, 2],
+        normKind: ['layernorm', 'rmsnorm'],
+        ffnKind: ['mlp'],
+      });
       const t = m.forward('the cat');
       try {
         expect(t.shape('weights', { layer: 0 })).toEqual([2, 2, 2]);

@@ -17,6 +17,10 @@ const CONFIG_KEYS = {
   causal: 'causal',
   tokenizer: 'tokenizer',
   ffn: 'ffn',
+  normKind: 'norm_kind',
+  ffnKind: 'ffn_kind',
+  nKvHeads: 'n_kv_heads',
+  window: 'window',
 };
 // Read-only: a pretrained (Hugging Face) model's config also says what it is and has.
 const PRETRAINED_KEYS = {
@@ -42,9 +46,14 @@ export function toSnakeConfig(config, { allowVocab = false } = {}) {
   return out;
 }
 
+// The parts of issue 26 are in the core's JSON only when on; here every config has them.
 export function fromSnakeConfig(json) {
   const raw = JSON.parse(json);
   const out = {};
   for (const [key, value] of Object.entries(raw)) out[CONFIG_KEYS_BACK[key] || key] = value;
+  out.normKind ??= 'layernorm';
+  out.ffnKind ??= 'mlp';
+  out.nKvHeads ||= out.nHeads; // 0 in the core: as many K/V heads as query heads
+  out.window ??= 0;
   return out;
 }

@@ -22,6 +22,9 @@ const SIZE_DEFAULTS = {
   segments: 0,
   embedNorm: false,
   pooler: false,
+  nKvHeads: 0,
+  normKind: 'layernorm',
+  ffnKind: 'mlp',
 };
 const SIZE_INTS = [
   'dModel',
@@ -34,6 +37,7 @@ const SIZE_INTS = [
   'maxLen',
   'relClip',
   'segments',
+  'nKvHeads',
 ];
 const SIZE_BOOLS = ['biases', 'shareEmbeddings', 'tieEmbeddings', 'lmHeadBias', 'embedNorm', 'pooler'];
 
@@ -62,7 +66,7 @@ function sizeConfig(config, ap) {
     if (c[k] === null) continue;
     if (!Number.isInteger(c[k])) throw new Error(`${k} must be an integer, got ${JSON.stringify(c[k])}`);
   }
-  for (const k of ['arch', 'pos', 'norm'])
+  for (const k of ['arch', 'pos', 'norm', 'normKind', 'ffnKind'])
     if (typeof c[k] !== 'string') throw new Error(`${k} must be a string, got ${JSON.stringify(c[k])}`);
   for (const k of SIZE_BOOLS)
     if (typeof c[k] !== 'boolean') throw new Error(`${k} must be true or false, got ${JSON.stringify(c[k])}`);
@@ -94,10 +98,18 @@ export function parameterCount(ap, config = {}) {
   return out;
 }
 
-export function flops(ap, { n, d, h = 1 } = {}) {
-  checkInts({ n, d, h });
-  const out = ap._raw.flops(n, d, h);
+export function flops(ap, { n, d, h = 1, nKvHeads = 0, window = 0 } = {}) {
+  checkInts({ n, d, h, nKvHeads, window });
+  const out = ap._raw.flops(n, d, h, nKvHeads, window);
   if (!out) ap._fail('flops');
+  return out;
+}
+
+export function kvCacheSize(ap, config, positions) {
+  const c = sizeConfig(config, ap);
+  checkInts({ positions });
+  const out = ap._raw.kvCacheSize(c, positions);
+  if (!out) ap._fail('kvCacheSize');
   return out;
 }
 

@@ -31,11 +31,13 @@ export class Kernels {
   /**
    * The working memory of each path, without running it (any n, m): scoresHeld (n*m for full, one
    * score tile for the online kernel), scratchBytes (those scores' bytes, or all the online kernel's
-   * stack tiles), ioBytes (q, k, v and the output), limitScores (the most n*m that full: true allows).
+   * stack tiles), ioBytes (q, k, v and the output), limitScores (the most n*m that full: true allows),
+   * pairsComputed (query-key pairs the online kernel scores over all heads, in whole tiles, for these
+   * causal and window settings: O(n * window) with a sliding window).
    */
-  memory({ n, m = n, dK, nHeads = 1, full = false } = {}) {
-    checkInts({ n, m, dK, nHeads });
-    const out = this._ap._raw.kernelAttentionMemory(n, m, dK, nHeads, !!full);
+  memory({ n, m = n, dK, nHeads = 1, full = false, causal = false, window = 0 } = {}) {
+    checkInts({ n, m, dK, nHeads, window });
+    const out = this._ap._raw.kernelAttentionMemory(n, m, dK, nHeads, !!full, !!causal, window);
     if (!out) this._ap._fail('kernels.memory');
     return out;
   }
@@ -78,8 +80,9 @@ export class Kernels {
 
   _call(opts, measure) {
     if (!opts || typeof opts !== 'object') throw new Error('kernels.attention() needs an options object');
-    const { q, k, v, n, m = n, dK, nHeads = 1, causal = false, scale = true, full = false } = opts;
+    const { q, k, v, n, m = n, dK, nHeads = 1, causal = false, scale = true, full = false, window = 0 } = opts;
     checkInts({ n, m, dK, nHeads }, { min: 0 });
+    checkInt(window, 'window'); // 0: none; the core refuses a negative one
     const width = nHeads * dK;
     const [qa, ka, va] = float32Inputs([
       [q, 'q', n * width, 'n*nHeads*dK'],
@@ -92,9 +95,22 @@ export class Kernels {
     this._ap._withHeap([qa, ka, va, out], (p) => {
       const raw = this._ap._raw;
       if (measure) {
-        heapBytes = raw.kernelAttentionMeasured(p[3], p[0], p[1], p[2], n, m, dK, nHeads, !!causal, !!scale, !!full);
+        heapBytes = raw.kernelAttentionMeasured(
+          p[3],
+          p[0],
+          p[1],
+          p[2],
+          n,
+          m,
+          dK,
+          nHeads,
+          !!causal,
+          !!scale,
+          !!full,
+          window,
+        );
         if (heapBytes < 0) this._ap._fail('kernels.measure');
-      } else if (!raw.kernelAttention(p[3], p[0], p[1], p[2], n, m, dK, nHeads, !!causal, !!scale, !!full)) {
+      } else if (!raw.kernelAttention(p[3], p[0], p[1], p[2], n, m, dK, nHeads, !!causal, !!scale, !!full, window)) {
         this._ap._fail('kernels.attention');
       }
       out.set(new Float32Array(this._ap._heapBuffer(), p[3], out.length));

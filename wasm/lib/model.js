@@ -41,7 +41,7 @@ export class Model {
     this.vocab = handle.vocab();
     /** The model's own config. A model never changes: switches are an argument of each call. */
     this.config = fromSnakeConfig(handle.configJson(undefined));
-    /** What the teaching switches can be set to on this model: { nHeads: [...], pos: [...] } (the core's rule). */
+    /** What the teaching switches can be set to on this model (the core's rule): { nHeads, pos, nKvHeads, normKind, ffnKind }. */
     this.switchChoices = handle.switchChoices();
     /**
      * This model's tokenizer and special ids (-1: none): { kind, size, pad, unk, bos, eos, mask }.
@@ -106,7 +106,7 @@ export class Model {
   /**
    * Runs the model and records every stage. Decoder-only / encoder-only: forward(ids | text).
    * Encoder-decoder: forward({ src, tgt }) with ids or text each. switches ({ causal, scale, nHeads,
-   * pos, norm, act, eps }, each optional) apply to this call only. keep ({ layers, stages, drop },
+   * pos, norm, act, eps, normKind, ffnKind, nKvHeads, window }, each optional) apply to this call only. keep ({ layers, stages, drop },
    * optional; default everything) says which stages the trace holds: every stage outside the layers,
    * all stages of `layers`, the `stages` names in every layer, minus `drop` (e.g. 'probs').
    */
@@ -250,6 +250,8 @@ export class Model {
         sequence: Int32Array.from([...info.prompt, ...answer]),
         text: this.tokenizer.decode(tokens),
         stop: info.stop,
+        /** With the KV cache: its self-attention K and V bytes at the end (nKvHeads / nHeads of multi-head's); else 0. */
+        kvCacheBytes: info.kvCacheBytes,
         unknown,
         steps,
         encoder,

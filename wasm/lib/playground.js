@@ -101,10 +101,14 @@ export class AttentionPlayground {
    */
   attention(opts) {
     if (!opts || typeof opts !== 'object') throw new Error('attention() needs an options object');
-    const { n, dModel, nHeads = 1, causal = false, scale = true, additiveMask = 0 } = opts;
+    const { n, dModel, nHeads = 1, causal = false, scale = true, additiveMask = 0, nKvHeads = 0, window = 0 } = opts;
     if (typeof additiveMask !== 'number') throw new Error(`additiveMask must be a number, got ${typeof additiveMask}`);
     checkInts({ n, dModel }, { min: 0 });
     checkInt(nHeads, 'nHeads');
+    // nKvHeads (grouped K/V, 0: nHeads) and window (0: none) are checked by the core, which names them.
+    checkInts({ nKvHeads, window });
+    // wk, wv (and bk, bv) are nKvHeads * dK wide with grouped K/V heads.
+    const kvWidth = nKvHeads > 0 && nHeads > 0 && dModel % nHeads === 0 ? nKvHeads * (dModel / nHeads) : dModel;
     const cross = opts.memory != null;
     const m = cross ? opts.m : n;
     if (cross) checkInt(m, 'm', { min: 0 });
@@ -114,15 +118,18 @@ export class AttentionPlayground {
     checkLength(x, n * dModel, 'x', 'n*dModel');
     const memory = cross ? asFloat32(opts.memory, 'memory') : null;
     if (cross) checkLength(memory, m * dModel, 'memory', 'm*dModel');
+    const kv = (k) => kvWidth !== dModel && (k === 'wk' || k === 'wv' || k === 'bk' || k === 'bv');
     const mats = ['wq', 'wk', 'wv', 'wo'].map((k) => {
       const w = asFloat32(opts[k], k);
-      checkLength(w, dModel * dModel, k, 'dModel*dModel');
+      if (kv(k)) checkLength(w, dModel * kvWidth, k, 'dModel*nKvHeads*dK');
+      else checkLength(w, dModel * dModel, k, 'dModel*dModel');
       return w;
     });
     const biases = ['bq', 'bk', 'bv', 'bo'].map((k) => {
       if (opts[k] == null) return null;
       const b = asFloat32(opts[k], k);
-      checkLength(b, dModel, k, 'dModel');
+      if (kv(k)) checkLength(b, kvWidth, k, 'nKvHeads*dK');
+      else checkLength(b, dModel, k, 'dModel');
       return b;
     });
     let padding = null;
@@ -150,6 +157,8 @@ export class AttentionPlayground {
         !!causal,
         !!scale,
         additiveMask,
+        nKvHeads,
+        window,
       ),
     );
     if (!handle) this._fail('attention');
@@ -273,6 +282,14 @@ export class AttentionPlayground {
    */
   flops(opts) {
     return costs.flops(this, opts);
+  }
+
+  /**
+   * The KV cache of a decoder of this size after `positions` tokens (float32): { positions, layers,
+   * kvWidth (nKvHeads * dK), bytesPerToken, bytes, mhaBytes (the same model with every head's own K/V) }.
+   */
+  kvCacheSize(config, positions) {
+    return costs.kvCacheSize(this, config, positions);
   }
 
   /**
