@@ -73,6 +73,20 @@ function stageNames() {
       }
     }
   }
+  // Issue 26's parts: RMSNorm, a gated FFN, grouped K/V and a window, post- and pre-norm.
+  for (const norm of ['post', 'pre']) {
+    const m = ap.createModel({
+      ...small,
+      arch: 'decoder',
+      norm,
+      normKind: 'rmsnorm',
+      ffnKind: 'swiglu',
+      nKvHeads: 1,
+      window: 2,
+    });
+    note(m.forward('abc'));
+    m.dispose();
+  }
   for (const p of ap.presets.list()) note(ap.presets.run(p.id));
   const w = () => rnd(4);
   note(ap.attention({ x: rnd(6), wq: w(), wk: w(), wv: w(), wo: w(), n: 3, dModel: 2, nHeads: 2, causal: true }));
