@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/costs.hpp"
+#include "core/decode.hpp"
 #include "core/model.hpp"
 #include "core/rnn.hpp"
 #include "helpers.hpp"
@@ -290,4 +291,63 @@ TEST(SizePresets, ComputedBesidePublished) {
   }
   EXPECT_EQ(ap::find_size_preset("original").published, 65000000);
   EXPECT_THROW(ap::find_size_preset("gpt5"), ap::Error);
+}
+
+// Issue 26: grouped K/V heads, RMSNorm (a gain, no bias) and gated FFNs (W_gate) in the counts.
+TEST(ParamCount, EqualsTheTensorsOfModelsWithTodaysParts) {
+  const ap::Tokenizer tok = aptest::char_tokenizer({"abcdefghijklmnop"});
+  int checked = 0;
+  for (ap::Arch arch : {ap::Arch::DecoderOnly, ap::Arch::EncoderDecoder})
+    for (ap::NormKind nk : {ap::NormKind::Layer, ap::NormKind::Rms})
+      for (ap::FfnKind fk : {ap::FfnKind::Mlp, ap::FfnKind::SwiGlu, ap::FfnKind::GeGlu})
+        for (int kv : {0, 1, 3}) {
+          ap::ModelConfig cfg =
+              aptest::model_config(arch, {12, 3, 2, 20, 0, 24}, ap::PosKind::Rope, ap::NormPlace::Pre);
+          cfg.norm_kind = nk;
+          cfg.ffn_kind = fk;
+          cfg.n_kv_heads = kv;
+          ap::Model m = aptest::random_model(cfg, tok, 7);
+          SCOPED_TRACE(std::string(ap::to_string(nk)) + " " + ap::to_string(fk) + " kv " + std::to_string(kv));
+          const Tally t = tally(m);
+          const ap::ParamCount p = ap::count_parameters(ap::size_config_of(m.config()));
+          EXPECT_EQ(p.total, t.total);
+          EXPECT_EQ(p.attention, t.attention);
+          EXPECT_EQ(p.ffn, t.ffn);
+          EXPECT_EQ(p.norms, t.norms);
+          ++checked;
+        }
+  EXPECT_EQ(checked, 36);
+}
+
+TEST(KvCache, DecodingHoldsNKvHeadsOverNHeadsOfMultiHeadAttention) {
+  // d 12, 3 heads of 4, 2 decoder layers; K/V heads 3 (multi-head) and 1 (multi-query).
+  const ap::Tokenizer tok = aptest::char_tokenizer({"abcdefghijklmnop"});
+  ap::ModelConfig cfg =
+      aptest::model_config(ap::Arch::DecoderOnly, {12, 3, 2, 20, 0, 24}, ap::PosKind::Rope, ap::NormPlace::Pre);
+  const ap::Model m = aptest::random_model(cfg, tok, 11);
+  for (int kv : {3, 1}) {
+    ap::GenerateOptions opt;
+    opt.max_tokens = 6;
+    opt.switches.n_kv_heads = kv;
+    opt.switches.window = 2;
+    const ap::Generation g = ap::generate(m, {tok.bos_id(), 5, 6, 7}, {}, opt);
+    const int64_t positions = g.steps.back().cache_len;  // prompt + every token fed back
+    // K and V, per layer, per position, kv heads of d_k = 4 floats
+    EXPECT_EQ(static_cast<int64_t>(g.kv_cache_bytes), 2 * 2 * positions * kv * 4 * 4);
+    ap::SizeConfig sc = ap::size_config_of(m.config(opt.switches));
+    const ap::KvCacheSize k = ap::kv_cache_size(sc, positions);
+    EXPECT_EQ(k.bytes, static_cast<int64_t>(g.kv_cache_bytes));
+    EXPECT_EQ(k.mha_bytes * kv, k.bytes * 3);
+  }
+}
+
+TEST(Flops, AWindowCountsSumOfMinIPlusOneAndW) {
+  // n = 10, w = 3: queries 0, 1, 2 see 1, 2, 3 keys, the other 7 see 3: 6 + 21 = 27 pairs.
+  const ap::AttentionFlops f = ap::attention_flops(10, 8, 2, 1, 3);
+  EXPECT_EQ(f.pairs, 27);
+  EXPECT_EQ(f.scores, 2 * 2 * 27 * 4);
+  // Q and O (d, d), K and V (d, 1 head of 4): 2 (2 n d d) + 2 (2 n d 4)
+  EXPECT_EQ(f.projections, 2 * 2 * 10 * 8 * 8 + 2 * 2 * 10 * 8 * 4);
+  EXPECT_EQ(ap::attention_flops(10, 8, 2, 0, 100).pairs, 55);  // w >= n: causal, n (n + 1) / 2
+  EXPECT_EQ(ap::attention_flops(10, 8, 2).pairs, 100);         // no window: the notes' n^2
 }
