@@ -51,15 +51,17 @@ std::vector<float> sampling_distribution(const float* logits, int vocab, const S
   for (int i = 0; i < vocab; ++i) scaled[i] = static_cast<double>(z[i]) / s.temperature;
   softmax_row(pd.data(), scaled.data(), vocab);
   for (int i = 0; i < vocab; ++i) p[i] = static_cast<float>(pd[i]);
-  // keep the top-k, then the smallest prefix (by probability) whose mass reaches top_p
+  // keep the top-k, then the smallest prefix (by probability) whose mass reaches top_p. top_p = 1
+  // keeps every token (as Hugging Face's does): summed in order, the rounded masses reach 1 before
+  // the last tokens, and a 4096-token vocabulary lost its 192 least likely tokens that way.
   std::vector<int> order(static_cast<size_t>(vocab));
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return p[a] > p[b]; });
   size_t keep = static_cast<size_t>(vocab);
   if (s.top_k > 0) keep = std::min(keep, static_cast<size_t>(s.top_k));
   double mass = 0.0;
-  for (size_t r = 0; r < keep; ++r) {
-    mass += p[order[r]];
+  for (size_t r = 0; s.top_p < 1.0f && r < keep; ++r) {
+    mass += pd[order[r]];
     if (mass >= s.top_p) {
       keep = r + 1;
       break;

@@ -89,6 +89,32 @@ TEST(Sampling, GreedyTopKTopPByHand) {
   EXPECT_EQ(d[0], 0.0f);
 }
 
+// top-p = 1 keeps every token: over a 4096-token vocabulary of spread-out logits the running sum
+// of the rounded probabilities reaches 1 before the last tokens, and the nucleus cut used to drop them.
+TEST(Sampling, TopPOneKeepsEveryToken) {
+  const int V = 4096;
+  std::vector<float> logits(V);
+  for (int i = 0; i < V; ++i) logits[i] = 12.0f * std::sin(0.37f * static_cast<float>(i));  // -12 .. 12
+  ap::SamplingOptions s;
+  s.temperature = 1.0f;
+  s.top_p = 1.0f;
+  const auto d = ap::sampling_distribution(logits.data(), V, s, {});
+  int kept = 0;
+  for (float q : d) kept += q > 0.0f;
+  EXPECT_EQ(kept, V);
+  // The same by hand: q = softmax(z), the smallest e^{z - max} is e^-24, far above float's range floor.
+  const float mx = *std::max_element(logits.begin(), logits.end());
+  double sum = 0;
+  for (float z : logits) sum += std::exp(static_cast<double>(z - mx));
+  for (int i : {0, 1, 17, V - 1}) EXPECT_NEAR(d[i], std::exp(static_cast<double>(logits[i] - mx)) / sum, 1e-7);
+  // And p just under 1 still cuts the tail.
+  s.top_p = 0.9f;
+  const auto cut = ap::sampling_distribution(logits.data(), V, s, {});
+  int kept90 = 0;
+  for (float q : cut) kept90 += q > 0.0f;
+  EXPECT_LT(kept90, V);
+}
+
 TEST(Sampling, RejectsBadParameters) {
   const float logits[2] = {0, 1};
   ap::SamplingOptions s;
