@@ -214,9 +214,11 @@ void run_stack(Mat& x, const std::vector<uint8_t>& pad, const std::string& stack
     x.swap(y);
   }
   if (cfg.norm == NormPlace::Pre) {  // pre-norm leaves the residual stream un-normalised: one last LN
-    Mat y;
-    apply_norm(y, x, fin.gamma, fin.beta, cfg.norm_kind, cfg.eps);
+    Mat y, stats;
+    apply_norm(y, x, fin.gamma, fin.beta, cfg.norm_kind, cfg.eps, &stats);
     add_mat(tr, "final_norm", stack, -1, y);
+    // The statistic it divided by, as each block's norms record theirs (the stepper's norm step reads it).
+    add_mat(tr, cfg.norm_kind == NormKind::Rms ? "final_norm_rms" : "final_norm_stats", stack, -1, stats);
     tr.mark("final_norm", stack, -1, "stack_output");
     x.swap(y);
   }

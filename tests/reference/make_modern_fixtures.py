@@ -350,7 +350,7 @@ def model_case(case, seed, c, ids, switches=None):
     if c["norm"] == "pre":
         s = {}
         x = norm(x, w64, "decoder.final_norm", run["norm_kind"], s)
-        stages["decoder.final_norm"] = x
+        stages.update(s)  # decoder.final_norm and the statistic it divided by (_rms or _stats)
     stages["logits"] = x @ w64["lm_head.w"] + w64["lm_head.b"]
     stages["probs"] = torch.softmax(stages["logits"], dim=-1)
     cfg = dict(c, eps=EPS, scale=True, causal=True, tokenizer="char", max_len=16)

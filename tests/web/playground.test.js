@@ -118,6 +118,21 @@ describe('the recap lists its steps under input, each layer and output', () => {
     expect(groups[0][1]).toContain('tokens');
     expect(groups[0][1]).not.toContain('final_norm');
     expect(groups.at(-1)[1]).toContain('final_norm');
+    // The final norm's step draws: its input, the row statistics it divided by (the core records
+    // them for the final norm too; the step used to fail without them) and γ, β.
+    const stepper = page.locator('ap-stepper');
+    await stepper.evaluate((s) =>
+      [...s.shadowRoot.querySelectorAll('.step-group button')]
+        .find((b) => b.dataset.step.endsWith('final_norm'))
+        .click(),
+    );
+    const shown = () =>
+      stepper.evaluate((s) => ({
+        error: s.shadowRoot.querySelector('.error:not([hidden])')?.textContent ?? '',
+        text: s.shadowRoot.textContent,
+      }));
+    await expect.poll(async () => (await shown()).text).toMatch(/Row means were between −?\d\.\d{3} and −?\d\.\d{3}/);
+    expect((await shown()).error).toBe('');
     expect(errors).toEqual([]);
   }, 120_000);
 });
