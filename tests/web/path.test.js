@@ -71,6 +71,8 @@ describe("on a phone, the introduction folds so the chapter's first view comes s
     await toggle.click();
     expect(await toggle.getAttribute('aria-expanded')).toBe('true');
     expect(await page.locator('ap-controls #model').isVisible()).toBe(true);
+    // The English model's note is longer than its one line: its "More about this model" shows once opened.
+    await expect.poll(() => page.locator('ap-controls .note-more').isVisible()).toBe(true);
     expect(await top()).toBeGreaterThan(folded + 100); // the picker, switches and note take their room again
     // The tokens view's lead: three lines, then the whole paragraph once "More" is pressed.
     const lead = page.locator('ap-tokens p.lead');

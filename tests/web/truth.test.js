@@ -177,10 +177,56 @@ describe('8. a trained model switched away from its training', () => {
     await expect
       .poll(note, { timeout: 30_000 })
       .toMatch(
-        /^Trained .*8 heads: this model was trained with 4 heads of d_k = 32\. Its learned W_Q, W_K and W_V are cut into 8 slices of 16 columns instead, heads it never had/,
+        /^8 heads: this model was trained with 4 heads of d_k = 32\. Its learned W_Q, W_K and W_V are cut into 8 slices of 16 columns instead, heads it never had.* Trained by this project/,
       );
     await page.locator('ap-controls select#heads').selectOption('4');
     await expect.poll(note).not.toMatch(/heads it never had/);
+    expect(errors).toEqual([]);
+  });
+});
+
+// A student's second read found three more: dividing by √d_k switched off gave no line (heads and
+// the mask did), the additive score ran random weights under "scores and weights from the core",
+// and top-p = 1 (keep everything) left 192 of the English model's 4096 tokens out.
+describe('switches and scores the page runs but the model never learned, said where they are', () => {
+  test('scale off: the model line gives √32 and the factor 5.66, before what the model is', async () => {
+    const { page, errors } = await playground.open('/?scale=off#chapter=B', { viewport: { width: 1366, height: 900 } });
+    const note = () => page.locator('ap-controls .model-note').textContent();
+    await expect
+      .poll(note, { timeout: 30_000 })
+      .toMatch(
+        /^Division by √d_k switched off: this model was trained dividing its scores by √32; undivided, they are 5\.66 times larger/,
+      );
+    await page.locator('ap-controls input#scale').check();
+    await expect.poll(note).not.toMatch(/switched off/);
+    expect(errors).toEqual([]);
+  });
+
+  test('the additive score says its W_q, W_k and v are random; the dot products say nothing', async () => {
+    const { page, errors } = await playground.open('/?#concept=general-form', {
+      viewport: { width: 1366, height: 900 },
+    });
+    const view = page.locator('ap-general-form');
+    await view.scrollIntoViewIfNeeded();
+    const line = () =>
+      view.evaluate((w) => {
+        const p = w.shadowRoot.querySelector('.score-note');
+        return p.hidden ? '' : p.textContent;
+      });
+    await expect.poll(() => view.getAttribute('data-rendered'), { timeout: 30_000 }).toBeTruthy();
+    expect(await line()).toBe('');
+    await view.evaluate((w) => w.setAttribute('score', 'additive'));
+    await expect.poll(line).toMatch(/^W_q, W_k and v are random weights here \(seeded\), not learned/);
+    expect(errors).toEqual([]);
+  });
+
+  test('sampling at T = 1 with top-k and top-p off can draw every token but <pad> (4095 of 4096)', async () => {
+    const { page, errors } = await playground.open('/#concept=sampling', { viewport: { width: 1366, height: 900 } });
+    const view = page.locator('ap-sampling');
+    await view.scrollIntoViewIfNeeded();
+    const chosen = () => view.evaluate((w) => w.shadowRoot.querySelector('.changed')?.textContent ?? '');
+    // The core never draws the tokenizer's <pad> (decode.cpp); top-p = 1 used to drop 192 more.
+    await expect.poll(chosen, { timeout: 60_000 }).toMatch(/; 4095 token\(s\) can be drawn\)/);
     expect(errors).toEqual([]);
   });
 });

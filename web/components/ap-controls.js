@@ -4,7 +4,7 @@
 // switches (causal mask, scaling, heads, positions, norm) recompute every view at once.
 // It owns no state: it shows its attributes and emits 'ap-state-change' { patch } on edits.
 import { adoptOwnStyles, adoptStyles } from '../lib/styles.js';
-import { el, fillSelect, keyboardScrollable, tokenText } from '../lib/dom.js';
+import { el, fillSelect, fmt, keyboardScrollable, tokenText } from '../lib/dom.js';
 import { MAX_TEXT_CHARS, modelKeyOf, optionsOf, parseState, STATE_KEYS } from '../lib/state.js';
 import { availableTrainedModels, getModel, modelNow, pretrainedEntries, TRAINED_EXAMPLES } from '../lib/models.js';
 import { openFiles, openUrl } from '../lib/hf-open.js';
@@ -223,6 +223,7 @@ export class ApControls extends HTMLElement {
           click: () => {
             const open = this._modelGroup.classList.toggle('open');
             this._modelToggle.setAttribute('aria-expanded', String(open));
+            if (open) this._measureNote();
           },
         },
       },
@@ -545,12 +546,17 @@ export class ApControls extends HTMLElement {
     if (this._modelNote.textContent === text) return;
     this._modelNote.textContent = text;
     // Whether two lines hold it is known once laid out.
-    requestAnimationFrame(() => {
-      const clamped = this._modelNote.classList.contains('clamp');
-      // Hidden but keeping its line: nothing below moves when the note's length changes.
-      this._noteMore.style.visibility =
-        clamped && this._modelNote.scrollHeight <= this._modelNote.clientHeight + 1 ? 'hidden' : '';
-    });
+    requestAnimationFrame(() => this._measureNote());
+  }
+
+  // "More about this model" shows when the clamped note has more than its lines hold. Not while
+  // the note is folded away (a phone's closed model line lays out nothing): measured again on opening.
+  _measureNote() {
+    if (!this._modelNote.offsetParent) return;
+    const clamped = this._modelNote.classList.contains('clamp');
+    // Hidden but keeping its line: nothing below moves when the note's length changes.
+    this._noteMore.style.visibility =
+      clamped && this._modelNote.scrollHeight <= this._modelNote.clientHeight + 1 ? 'hidden' : '';
   }
 
   // start: { piece, id } of a token the model reads before the text (its start token), or null.
@@ -628,9 +634,8 @@ function modelNoteOf(entry, s) {
     lines.push(
       `Random weights (seed ${entry.spec.seed}): nothing here was learned, so the patterns mean nothing yet. Pick a trained model to see learned structure.`,
     );
-  else if (entry.metadata.task) lines.push(aboutTrained(entry));
   // A trained model switched away from how it was trained runs its learned weights in a way it
-  // never learned: say so beside the switch (the numbers are the core's, the patterns not learned).
+  // never learned: say so first (the note keeps two lines, one on a phone), then what the model is.
   const b = entry.base;
   if (entry.kind === 'trained') {
     const heads = Number(s.heads) || b.nHeads;
@@ -642,6 +647,10 @@ function modelNoteOf(entry, s) {
       lines.push(
         `${s.norm === 'pre' ? 'Pre' : 'Post'}-norm: this model was trained ${b.norm}-norm; the same weights in the other order were never trained, so its numbers are not what it learned.`,
       );
+    if (s.scale === 'off' && b.scale)
+      lines.push(
+        `Division by √d_k switched off: this model was trained dividing its scores by √${b.dModel / heads}; undivided, they are ${fmt(Math.sqrt(b.dModel / heads), 2)} times larger, its softmax is more peaked than anything it learned, and its predictions change.`,
+      );
   }
   const decoder = entry.base.arch !== 'encoder';
   if (decoder && s.causal === 'off') {
@@ -649,6 +658,7 @@ function modelNoteOf(entry, s) {
       'Causal mask off: every word also sees the words after it. A decoder that predicts the next word would see the answer, and generation (which has no future words) would not match training; switch it back on to see the model as it was trained.',
     );
   }
+  if (entry.kind !== 'random' && entry.metadata.task) lines.push(aboutTrained(entry));
   return lines.join(' ');
 }
 

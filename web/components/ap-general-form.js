@@ -8,7 +8,7 @@ import { headFor, layerFor } from '../lib/view.js';
 import { matrix } from '../lib/heatmap.js';
 import { playgroundNow } from '../lib/module.js';
 import { renderTex } from '../lib/katex.js';
-import { headQKV, lookupStages, SCORE_FNS, scoreOf, scoreSwitch } from '../lib/lookup-view.js';
+import { headQKV, lookupStages, SCORE_FNS, scoreNote, scoreOf, scoreSwitch } from '../lib/lookup-view.js';
 
 export class ApGeneralForm extends ApWidget {
   static concept = 'general-form';
@@ -32,6 +32,7 @@ export class ApGeneralForm extends ApWidget {
       },
     });
     this.formula = el('div', { className: 'formula' });
+    this.scoreNote = el('p', { className: 'note score-note' });
     this.out = el('div', { className: 'col3' });
     this.maskNote = el('p', {
       className: 'note mask-note',
@@ -55,6 +56,7 @@ export class ApGeneralForm extends ApWidget {
         ),
       ),
       this.formula,
+      this.scoreNote,
       this.maskNote,
       this.out,
     );
@@ -73,6 +75,8 @@ export class ApGeneralForm extends ApWidget {
       `${SCORE_FNS[this.score].tex}, \\quad \\alpha_i = ${this.hard ? '\\mathbb{1}[j = \\arg\\max_k e_{ik}]' : '\\operatorname{softmax}_j(e_{ij})'}, \\quad a_i = \\sum_j \\alpha_{ij} v_j`,
       { display: true },
     );
+    this.scoreNote.textContent = scoreNote(this.score);
+    this.scoreNote.hidden = !this.scoreNote.textContent;
     const { Q, K, V } = headQKV(run, { layer: layerFor(run, state), head: headFor(run, state) });
     // A decoder's head (the causal mask on) scores only the keys up to each query, as softmax's
     // weights above show for the same head: the lookup masks them too.

@@ -62,7 +62,8 @@ export class ApRelative extends ApWidget {
         'rel',
         matrix({
           name: 'rel_bias',
-          title: `learned bias b[j − i] per head (offsets −${clip}…${clip})`,
+          // A trained model learned its table; the random one this view builds drew it (seeded).
+          title: `${run.entry?.kind === 'random' ? 'bias (random, not learned)' : 'learned bias'} b[j − i] per head (offsets −${clip}…${clip})`,
           values: rel.data,
           rows: rel.shape[0],
           cols: rel.shape[1],

@@ -9,7 +9,7 @@ import { headFor, layerFor, numsTable } from '../lib/view.js';
 import { matrix } from '../lib/heatmap.js';
 import { playgroundNow } from '../lib/module.js';
 import { renderTex } from '../lib/katex.js';
-import { SCORE_FNS, headQKV, lookupStages, scoreOf, scoreSwitch } from '../lib/lookup-view.js';
+import { SCORE_FNS, headQKV, lookupStages, scoreNote, scoreOf, scoreSwitch } from '../lib/lookup-view.js';
 import { stepOf } from '../lib/rnn-view.js';
 
 export class ApSoftLookup extends ApWidget {
@@ -20,6 +20,7 @@ export class ApSoftLookup extends ApWidget {
     this.switch = scoreSwitch((g) => this.setAttribute('score', g));
     this.queries = el('span', { className: 'tokens', attrs: { role: 'group', 'aria-label': 'Query token' } });
     this.formula = el('div', { className: 'formula' });
+    this.scoreNote = el('p', { className: 'note score-note' });
     this.table = el('div');
     this.outs = el('div', { className: 'col2' });
     this.values = el('div');
@@ -32,6 +33,7 @@ export class ApSoftLookup extends ApWidget {
       el('div', { className: 'controls' }, this.switch.node),
       el('div', { className: 'controls' }, el('span', { className: 'note', text: 'query:' }), this.queries),
       this.formula,
+      this.scoreNote,
       this.table,
       this.outs,
       this.values,
@@ -79,6 +81,8 @@ export class ApSoftLookup extends ApWidget {
       `${SCORE_FNS[score].tex} \\qquad \\text{hard: } a_i = v_{j^*},\\ j^* = \\arg\\max_j e_{ij} \\qquad \\text{soft: } a_i = \\sum_j \\alpha_{ij} v_j,\\ \\alpha_{ij} = \\frac{e^{e_{ij}}}{\\sum_k e^{e_{ik}}}`,
       { display: true },
     );
+    this.scoreNote.textContent = scoreNote(score);
+    this.scoreNote.hidden = !this.scoreNote.textContent;
 
     const keys = K.rowLabels;
     const row = (a) => a.slice(i * m, (i + 1) * m);

@@ -8,8 +8,18 @@ import { stepView } from './steps/index.js';
 export const SCORE_FNS = {
   dot: { label: 'dot product', tex: 'e_{ij} = q_i \\cdot k_j' },
   scaled: { label: 'scaled dot product', tex: 'e_{ij} = \\frac{q_i \\cdot k_j}{\\sqrt{d_k}}' },
-  additive: { label: 'additive (Bahdanau)', tex: 'e_{ij} = v^\\top \\tanh(W_q q_i + W_k k_j)' },
+  additive: {
+    label: 'additive (Bahdanau)',
+    tex: 'e_{ij} = v^\\top \\tanh(W_q q_i + W_k k_j)',
+    // The core draws W_q, W_k and v (seeded, cpp/core/additive.cpp): no model here learned them.
+    note: "W_q, W_k and v are random weights here (seeded), not learned: the page's models use dot-product attention and have no additive weights. These scores show how the additive form compares a query with each key; only Bahdanau's translator (chapter A) has learned ones.",
+  },
 };
+
+/** The line under the formula for score function `score` ('' when there is nothing to say). */
+export function scoreNote(score) {
+  return SCORE_FNS[score]?.note || '';
+}
 
 /** A score function name from an attribute value (default 'scaled'). */
 export function scoreOf(value, fallback = 'scaled') {
