@@ -17,6 +17,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import tk from 'tokenizers';
+import { addedToken, trainMerges } from './lib/hf-json.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const OUT = join(HERE, '..', 'fixtures', 'hf', 'tokenizers');
@@ -37,42 +38,6 @@ function byteSymbols() {
       cs.push(256 + n++);
     }
   return cs.map((c) => String.fromCodePoint(c));
-}
-
-// A plain BPE trainer (most frequent adjacent pair first, ties by the pair's strings), deterministic
-// unlike HF's trainers, whose ties follow hash order. `words` maps a word (an array of symbols) to
-// its count; `join` makes the merged symbol. Returns the merges, in order, until `room` new symbols.
-function trainMerges(words, room, join) {
-  const seqs = [...words.entries()].map(([w, n]) => ({ syms: [...w], n }));
-  const merges = [];
-  const made = new Set();
-  while (merges.length < room) {
-    const counts = new Map();
-    for (const { syms, n } of seqs)
-      for (let i = 0; i + 1 < syms.length; i++) {
-        const k = syms[i] + '\u0000' + syms[i + 1];
-        counts.set(k, (counts.get(k) ?? 0) + n);
-      }
-    let best = null;
-    for (const [k, n] of counts) {
-      if (made.has(join(...k.split('\u0000')))) continue;
-      if (best === null || n > best[1] || (n === best[1] && k < best[0])) best = [k, n];
-    }
-    if (best === null) break;
-    const [a, b] = best[0].split('\u0000');
-    merges.push([a, b]);
-    made.add(join(a, b));
-    for (const s of seqs) {
-      const out = [];
-      for (let i = 0; i < s.syms.length; i++)
-        if (i + 1 < s.syms.length && s.syms[i] === a && s.syms[i + 1] === b) {
-          out.push(join(a, b));
-          i++;
-        } else out.push(s.syms[i]);
-      s.syms = out;
-    }
-  }
-  return merges;
 }
 
 // Word counts of the corpus as HF's own normalizer and pre-tokenizer split it.
@@ -261,16 +226,7 @@ function variant(base, name, patch) {
   return save(tk.Tokenizer.fromString(JSON.stringify(j)), name);
 }
 
-const added = (id, content, o) => ({
-  id,
-  content,
-  single_word: false,
-  lstrip: false,
-  rstrip: false,
-  normalized: false,
-  special: false,
-  ...o,
-});
+const added = addedToken;
 
 const bpe = makeBpe();
 const wordpiece = makeWordPiece();

@@ -6,21 +6,14 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import tk from 'tokenizers';
+import { addedToken } from './lib/hf-json.mjs';
 
 const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', 'corpus', 'hf_tokenizer');
 const SP = '\u2581';
 const LLAMA3 =
   "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 const QWEN2 = LLAMA3.replace('\\p{N}{1,3}', '\\p{N}');
-const special = (id, content) => ({
-  id,
-  content,
-  single_word: false,
-  lstrip: false,
-  rstrip: false,
-  normalized: false,
-  special: true,
-});
+const special = (id, content) => addedToken(id, content, { special: true });
 
 function sentencePiece(pre, normalizer) {
   const vocab = { '<unk>': 0, '<s>': 1, '</s>': 2 };

@@ -29,6 +29,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import tk from 'tokenizers';
 import { readBrown } from '../tools/lib/brown.mjs';
+import { addedToken, trainMerges } from './lib/hf-json.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const OUT = join(HERE, '..', 'fixtures', 'hf', 'tokenizers');
@@ -57,43 +58,6 @@ function corpusLines() {
   return lines.filter((l) => l.length);
 }
 
-// The plain BPE trainer of make_hf_tokenizers.mjs (most frequent adjacent pair first, ties by the
-// pair's strings), with pair counts kept up to date instead of recounted: `words` maps a word (an
-// array of symbols) to its count. Returns the merges, in order, until `room` new symbols.
-function trainMerges(words, room) {
-  const seqs = [...words.entries()].map(([w, n]) => ({ syms: [...w], n }));
-  const merges = [];
-  const made = new Set();
-  while (merges.length < room) {
-    const counts = new Map();
-    for (const { syms, n } of seqs)
-      for (let i = 0; i + 1 < syms.length; i++) {
-        const k = syms[i] + '\u0000' + syms[i + 1];
-        counts.set(k, (counts.get(k) ?? 0) + n);
-      }
-    let best = null;
-    for (const [k, n] of counts) {
-      if (made.has(k.replace('\u0000', ''))) continue;
-      if (best === null || n > best[1] || (n === best[1] && k < best[0])) best = [k, n];
-    }
-    if (best === null) break;
-    const [a, b] = best[0].split('\u0000');
-    merges.push([a, b]);
-    made.add(a + b);
-    for (const s of seqs) {
-      if (s.syms.length < 2) continue;
-      const out = [];
-      for (let i = 0; i < s.syms.length; i++)
-        if (i + 1 < s.syms.length && s.syms[i] === a && s.syms[i + 1] === b) {
-          out.push(a + b);
-          i++;
-        } else out.push(s.syms[i]);
-      s.syms = out;
-    }
-  }
-  return merges;
-}
-
 function count(words, key) {
   words.set(key, (words.get(key) ?? 0) + 1);
 }
@@ -117,15 +81,7 @@ function mergesFromVocab(vocab) {
   return merges.map(([l, r]) => [l, r]);
 }
 
-const added = (id, content, special = true) => ({
-  id,
-  content,
-  single_word: false,
-  lstrip: false,
-  rstrip: false,
-  normalized: false,
-  special,
-});
+const added = (id, content, special = true) => addedToken(id, content, { special });
 
 const template = (bos, id) => ({
   type: 'TemplateProcessing',
