@@ -4,10 +4,9 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
 import { StepPanel, layerFor, textFor, withEntry, withModelFor } from '../lib/view.js';
-import { runFor, runIds } from '../lib/runs.js';
-import { runSpec, switchesOf } from '../lib/state.js';
+import { runFor } from '../lib/runs.js';
+import { runSpec } from '../lib/state.js';
 import { stepView } from '../lib/steps/index.js';
-import { tokenText } from '../lib/dom.js';
 
 export class ApResidual extends ApWidget {
   static concept = 'residual';
@@ -54,13 +53,16 @@ export class ApResidual extends ApWidget {
       (entry) => {
         const layer = Math.min(state.layer, entry.base.nLayers - 1);
         const stack = entry.base.arch === 'encoder' ? 'encoder' : 'decoder';
-        if (!this.zero) return runFor(runSpec(state.preset ? { ...state, preset: '', text: textFor(state) } : state));
+        // Both runs go through runFor, the one path from text to ids (the model's prompt: its
+        // start token before the text), on this entry's model, so the zeroed copy reads exactly
+        // the ids the model reads.
+        const text = state.preset ? textFor(state) : state.text;
+        const spec = { ...runSpec({ ...state, preset: '', text }), modelKey: entry.key };
+        if (!this.zero) return runFor(spec);
         if (entry.base.arch === 'encoder-decoder')
           throw new Error('zeroing is shown for decoder-only and encoder-only models');
-        return withEntry(`${entry.key}|zero:${stack}.${layer}.self_attn`, (zeroed) => {
-          const enc = zeroed.model.tokenizer.encode(textFor(state));
-          return runIds(zeroed, enc.ids, switchesOf(state), enc.pieces.map(tokenText));
-        });
+        const key = `${spec.modelKey}|zero:${stack}.${layer}.self_attn`;
+        return withEntry(key, () => runFor({ ...spec, modelKey: key }));
       },
     );
   }
