@@ -44,3 +44,50 @@ describe('residual: zeroing the attention sublayer keeps the input', () => {
     expect(own(errors)).toEqual([]);
   });
 });
+
+describe('the start token is named, and the counts agree', () => {
+  const CAT = 'the cat sat on the mat';
+
+  test('tokens: one line names the start token with its id and says every view below has n + 1 rows', async () => {
+    const { widget: w, errors } = await playground.openAlone('ap-tokens', { text: CAT });
+    const line = await w.locator('.tk-start').textContent();
+    expect(await w.locator('.tk-stats').textContent()).toMatch(/→ 7 tokens/);
+    const id = await w.getAttribute('data-start');
+    expect(line).toContain(`the start token <|endoftext|> (id ${id})`);
+    expect(line).toContain('7 + 1 = 8 rows');
+    expect(line).toMatch(/first position to predict the first word/);
+    expect(line).toMatch(/GPT-2/);
+    expect(own(errors)).toEqual([]);
+  });
+
+  test('embed: "7 tokens + the start token = 8 vectors", the start token the first id, the same id as the tokens view', async () => {
+    const { widget: w, errors } = await playground.openAlone('ap-embed', { model: 'english', text: CAT });
+    const d = await w.evaluate((x) => ({
+      changed: x.panel.changed.textContent,
+      first: x.panel.view.inputs[0].values[0],
+      rows: x.panel.view.output.rows,
+      label: x.panel.view.output.rowLabels[0],
+    }));
+    expect(d.rows).toBe(8);
+    expect(d.label).toBe('<|endoftext|>');
+    expect(d.changed).toMatch(/^7 tokens \+ the start token <\|endoftext\|> became 8 vectors/);
+    const t = await playground.openAlone('ap-tokens', { text: CAT });
+    expect(Number(await t.widget.getAttribute('data-start'))).toBe(d.first);
+    expect(own(errors)).toEqual([]);
+  });
+
+  test("rnn-chain: the notes' example reads the notes' tokens only, h1 = the ... h4 = down", async () => {
+    const { widget: w, errors } = await playground.openAlone('ap-rnn-chain', {
+      model: 'english',
+      text: 'the cat sat down',
+    });
+    expect(await w.getAttribute('data-n')).toBe('4');
+    const labels = await w.evaluate((x) =>
+      [...x.shadowRoot.querySelectorAll('ap-heatmap')]
+        .map((h) => h.matrix?.rowLabels)
+        .find((l) => l?.[0]?.startsWith('h1')),
+    );
+    expect(labels.map((l) => l.replace(/\s+/g, ' ').trim())).toEqual(['h1 the', 'h2 cat', 'h3 sat', 'h4 down']);
+    expect(own(errors)).toEqual([]);
+  });
+});

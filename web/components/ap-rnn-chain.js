@@ -5,7 +5,9 @@
 // Attribute t (1-based step, default the last). The notes' chain: text="the cat sat down" (000).
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
-import { headFor, layerFor } from '../lib/view.js';
+import { headFor, layerFor, withEntry } from '../lib/view.js';
+import { runFor, runIds } from '../lib/runs.js';
+import { runSpec } from '../lib/state.js';
 import { stepView } from '../lib/steps/index.js';
 import { matrix, rowOf } from '../lib/heatmap.js';
 import { playgroundNow } from '../lib/module.js';
@@ -73,6 +75,17 @@ export class ApRnnChain extends ApWidget {
       el('div', { className: 'col2', style: { marginTop: '10px' } }, this.detail, this.tables),
       this.summary,
     );
+  }
+
+  // The notes' example is the notes' tokens only (000: h_1 = the ... h_4 = down): the page's model
+  // reads them without the start token it puts before a text of its own.
+  compute(state) {
+    const spec = runSpec(state);
+    if (state.preset || state.text.trim() !== CAT_SAT_DOWN) return runFor(spec);
+    return withEntry(spec.modelKey, (entry) => {
+      const enc = entry.model.tokenizer.encode(CAT_SAT_DOWN);
+      return runIds(entry, enc.ids, spec.switches, enc.pieces, spec.layer);
+    });
   }
 
   renderKey(state) {

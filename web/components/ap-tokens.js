@@ -9,6 +9,7 @@ import { el } from '../lib/dom.js';
 import { textFor } from '../lib/view.js';
 import { displayVocab, getModel, hasModelFile, modelNow } from '../lib/models.js';
 import { adoptOwnStyles } from '../lib/styles.js';
+import { startOf } from '../lib/runs.js';
 import CSS from '../styles/tokens.css?inline';
 
 const ENGLISH = 'english';
@@ -206,6 +207,7 @@ export class ApTokens extends ApWidget {
     adoptOwnStyles(this.shadowRoot, CSS);
     this.lead = el('p', { className: 'lead' });
     this.stats = el('p', { className: 'tk-stats' });
+    this.startLine = el('p', { className: 'note tk-start' });
     this.wordsLine = el('p', { className: 'note tk-words' });
     this.bytesLine = el('p', { className: 'note tk-bytes' });
     this.legend = el(
@@ -231,6 +233,7 @@ export class ApTokens extends ApWidget {
       this.missing,
       this.lead,
       this.stats,
+      this.startLine,
       this.wordsLine,
       this.bytesLine,
       this.legend,
@@ -248,7 +251,16 @@ export class ApTokens extends ApWidget {
   }
 
   render(r) {
-    const parts = [this.lead, this.stats, this.wordsLine, this.bytesLine, this.legend, this.row, this.compare];
+    const parts = [
+      this.lead,
+      this.stats,
+      this.startLine,
+      this.wordsLine,
+      this.bytesLine,
+      this.legend,
+      this.row,
+      this.compare,
+    ];
     this.missing.hidden = !r.missing;
     if (r.missing) {
       this.missing.textContent = `The English model (web/models/${ENGLISH}.safetensors) is not in this build yet, so there is no token row to show.`;
@@ -264,6 +276,13 @@ export class ApTokens extends ApWidget {
     this.stats.textContent = empty
       ? 'Type some text to see its tokens.'
       : `${plural(row.chars, 'character')} → ${plural(row.tokens.length, 'token')} (${plural(row.bytes, 'byte')})`;
+    // The start token: the model reads it before these tokens, so every view below has one row more.
+    const start = empty ? null : startOf(r.english.model, r.text);
+    this.startLine.hidden = !start;
+    this.startLine.textContent = start
+      ? `The model reads one more token before these: the start token ${start.piece} (id ${start.id}), so every view below has ${row.tokens.length} + 1 = ${row.tokens.length + 1} rows, the start token first. A decoder predicts each next token from the ones before it; the start token gives it a first position to predict the first word from. GPT-2 does the same with its <|endoftext|> token.`
+      : '';
+    this.dataset.start = start ? String(start.id) : '';
     this.wordsLine.hidden = empty || !row.aligned;
     const splitText = row.split.map(
       (w) => `${w.word} → ${w.tokens.map((t) => (t.whole ? t.shown.trim() : hex(t.bytes))).join('·')}`,

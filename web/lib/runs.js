@@ -46,6 +46,7 @@ export class Run {
       model = null,
       entry = null,
       preset = null,
+      start = null,
     },
   ) {
     this.key = key;
@@ -60,6 +61,7 @@ export class Run {
     this.model = model;
     this.entry = entry;
     this.preset = preset;
+    this.start = start; // { id, piece } of the start token the model reads before the text, or null
     this._trace = null;
     this._copies = new Map();
     this._stages = null;
@@ -281,6 +283,7 @@ function inputFor(entry, text) {
       return { input: new Int32Array(0), tokens: [], unknown: new Set() };
     const p = model.prompt(text);
     let ids = p.ids;
+    const start = startOf(model, text, p);
     if (entry.metadata.separator) {
       const g = model.generate(ids, { maxTokens: Math.max(1, Math.min(16, entry.base.maxLen - ids.length)) });
       try {
@@ -293,10 +296,28 @@ function inputFor(entry, text) {
       input: ids,
       tokens: [...p.pieces, ...piecesOf(model, ids.slice(p.pieces.length))],
       unknown: new Set(p.unknown),
+      start,
     };
   }
   const enc = model.tokenizer.encode(text);
   return { input: enc.ids, tokens: enc.pieces, unknown: new Set(enc.unknown) };
+}
+
+/**
+ * The start token `model` reads before `text` ({ id, piece }), or null: the prompt (the core's
+ * model.prompt, or `prompt` already made) is the text's tokens with one token before them.
+ */
+export function startOf(model, text, prompt = null) {
+  const enc = model.tokenizer.encode(text);
+  if (enc.ids.length === 0) return null;
+  let p = prompt;
+  try {
+    p ??= model.prompt(text);
+  } catch {
+    return null; // text the model cannot read
+  }
+  if (p.ids.length !== enc.ids.length + 1 || !enc.ids.every((id, i) => p.ids[i + 1] === id)) return null;
+  return { id: p.ids[0], piece: p.pieces[0] };
 }
 
 /**
@@ -358,7 +379,14 @@ function modelRun(entry, state) {
     return cached;
   }
   const model = entry.model;
-  const { input, tokens, srcTokens = null, unknown, srcUnknown = new Set() } = inputFor(entry, state.text);
+  const {
+    input,
+    tokens,
+    srcTokens = null,
+    unknown,
+    srcUnknown = new Set(),
+    start = null,
+  } = inputFor(entry, state.text);
   const n = input.src ? input.src.length : input.length;
   const run = new Run(key, {
     kind: 'model',
@@ -371,6 +399,7 @@ function modelRun(entry, state) {
     tensor: tensorOf(model),
     model,
     entry,
+    start,
   });
   run.empty = n === 0;
   return computed(key, run);

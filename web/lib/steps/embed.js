@@ -3,6 +3,13 @@
 import { fmt } from '../dom.js';
 import { f, meanAbs, range } from './ctx.js';
 
+// "8 tokens", or "7 tokens + the start token <|endoftext|>" when the run read one before the text.
+function countOf(run, n, stack) {
+  const start = stack !== 'encoder' && run.start;
+  if (!start) return `${n} tokens`;
+  return `${n - 1} token${n - 1 === 1 ? '' : 's'} + the start token ${start.piece}`;
+}
+
 function embedStep(ctx, { stack }) {
   const X = ctx.m('embed', { stack, title: 'token embeddings E[ids]' });
   const ids = ctx.run.kind === 'model' ? ctx.m('tokens', { stack, title: 'token ids' }) : null;
@@ -13,7 +20,7 @@ function embedStep(ctx, { stack }) {
     tex: `X_{\\text{tok}} = E[\\text{ids}] \\quad (${E ? `${E.shape[0]}\\times ${E.shape[1]}` : `V\\times ${d}`})[${n}] \\to ${n}\\times ${d}`,
     inputs: ids ? [ids] : [],
     output: X,
-    changed: `${n} tokens became ${n} vectors of ${d} numbers (values from ${f(range(X.values)[0])} to ${f(range(X.values)[1])}).`,
+    changed: `${countOf(ctx.run, n, stack)} became ${n} vectors of ${d} numbers (values from ${f(range(X.values)[0])} to ${f(range(X.values)[1])}).`,
     explain: (i, c) => ({
       title: `X_tok[${i}, ${c}]`,
       formula: `X_{\\text{tok}}[${i},${c}] = E[\\text{id}_{${i}}, ${c}]`,
