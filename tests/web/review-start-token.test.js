@@ -91,3 +91,50 @@ describe('the start token is named, and the counts agree', () => {
     expect(own(errors)).toEqual([]);
   });
 });
+
+describe('causal-mask on a preset', () => {
+  test('the notes\' "Clouds drift" preset: the row table says "the preset", never "layer null"', async () => {
+    const { widget: w, errors } = await playground.openAlone('ap-causal-mask', { preset: 'causal-mask.clouds' });
+    const caption = w.locator('.notes-mask-row caption');
+    await expect.poll(() => caption.count(), { timeout: 30_000 }).toBe(1);
+    const text = await caption.textContent();
+    expect(text).not.toMatch(/null/);
+    expect(text).toMatch(/^Row "across" \(the preset, head 0\)/);
+    expect(own(errors)).toEqual([]);
+  });
+});
+
+describe('softmax summary: the start row is trivially 1', () => {
+  const MARIE = 'Marie Curie won the Nobel Prize in 1903 and 1911.';
+
+  test("the stepper's softmax step reports the largest weight among the rows after the start token, checked against the weights", async () => {
+    const { widget: w, errors } = await playground.openAlone('ap-stepper', {
+      model: 'english',
+      text: MARIE,
+      step: 'weights',
+    });
+    const d = await w.evaluate((x) => {
+      const v = x._panel.view;
+      return {
+        changed: x._panel.changed.textContent,
+        values: Array.from(v.output.values),
+        n: v.output.rows,
+        rows: v.output.rowLabels,
+        cols: v.output.colLabels,
+      };
+    });
+    expect(d.rows[0]).toBe('<|endoftext|>');
+    // By hand: the largest weight over rows 1..n-1 (row 0 sees only itself: 1 under the mask).
+    expect(d.values[0]).toBeCloseTo(1, 6);
+    let best = { v: -1, i: 0, j: 0 };
+    for (let i = 1; i < d.n; i++)
+      for (let j = 0; j < d.n; j++) if (d.values[i * d.n + j] > best.v) best = { v: d.values[i * d.n + j], i, j };
+    expect(best.v).toBeLessThan(1);
+    expect(d.changed).toContain(
+      `the largest weight among the other rows is ${best.v.toFixed(3)} ("${d.rows[best.i]}" → "${d.cols[best.j]}")`,
+    );
+    expect(d.changed).toContain('row "<|endoftext|>" sees only itself under the mask, so its weight is trivially 1');
+    expect(d.changed).not.toMatch(/is 1\.000/);
+    expect(own(errors)).toEqual([]);
+  });
+});

@@ -151,7 +151,8 @@ export class ApCausalMask extends ApWidget {
       ]);
     }
     const table = numsTable({
-      caption: `Row "${labels[i] ?? i}" (layer ${layer}, head ${head}): the same scaled scores, masked two ways`,
+      // A preset is one attention layer: named as the preset (as rnn-chain does), not "layer null".
+      caption: `Row "${labels[i] ?? i}" (${run.kind === 'model' ? `layer ${layer}` : 'the preset'}, head ${head}): the same scaled scores, masked two ways`,
       header: ['key', 'scaled', 'masked: set −∞', 'masked: + mask × −1e9', 'weight (−∞)', 'weight (−1e9)'],
       rows,
       className: 'nums notes-mask-row',

@@ -286,18 +286,28 @@ function weightsStep(ctx, { stack, layer, head, cross, name }) {
   const kStack = cross ? 'encoder' : stack;
   const M = ctx.m(n.masked, { stack, layer, head, keyStack: kStack, title: 'masked scores' });
   const A = ctx.m(name, { stack, layer, head, keyStack: kStack, title: `attention weights A, head ${head}` });
+  // A row whose mask leaves it one key (the first row under the causal mask: the start token on
+  // itself) has weight 1 whatever the scores: the largest weight is sought among the other rows.
+  const sees = (i) => rowAt(M.values, M.cols, i).filter((v) => v !== -Infinity).length;
+  const trivial = [];
+  for (let i = 0; i < A.rows; i++) if (sees(i) === 1) trivial.push(i);
+  const counted = trivial.length < A.rows ? (i) => !trivial.includes(i) : () => true;
   let best = { v: -1, i: 0, j: 0 };
   for (let i = 0; i < A.rows; i++)
     for (let j = 0; j < A.cols; j++) {
       const v = A.values[i * A.cols + j];
-      if (v > best.v) best = { v, i, j };
+      if (counted(i) && v > best.v) best = { v, i, j };
     }
+  const skipped = trivial.length < A.rows ? trivial : [];
+  const aside = skipped.length
+    ? ` (${skipped.length === 1 ? `row "${A.rowLabels[skipped[0]]}" sees only ${rowAt(M.values, M.cols, skipped[0])[skipped[0]] === -Infinity ? 'one key' : 'itself'} under the mask, so its weight is trivially 1 and not counted` : `${skipped.length} rows see only one key under the mask, so their weights are trivially 1 and not counted`})`
+    : '';
   return {
     title: 'Softmax: each row becomes non-negative weights that sum to 1',
     tex: `A_{ij} = \\frac{\\exp(\\tilde s_{ij} - \\max_k \\tilde s_{ik})}{\\sum_{k} \\exp(\\tilde s_{ik} - \\max_k \\tilde s_{ik})} \\quad ${A.rows}\\times ${A.cols}`,
     inputs: [M],
     output: A,
-    changed: `Every row now sums to 1; the largest weight is ${f(best.v)} ("${A.rowLabels[best.i]}" → "${A.colLabels[best.j]}").`,
+    changed: `Every row now sums to 1; the largest weight${skipped.length ? ' among the other rows' : ''} is ${f(best.v)} ("${A.rowLabels[best.i]}" → "${A.colLabels[best.j]}")${aside}.`,
     explain: (i, j) => {
       const row = rowAt(M.values, M.cols, i);
       const t = softmaxTerms(row, j, M.colLabels);
