@@ -2,10 +2,15 @@
 // copy reads the same ids as the model (the start token included), the tokens view names the start
 // token, the counts agree, the summaries of the softmax do not report the start row's trivial 1,
 // presets say which numbers are the notes' and repeated words are named by their position.
-import { describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { load } from '../../wasm/index.js';
 import { usePlayground } from './harness.js';
 
 const playground = usePlayground();
+let ap;
+beforeAll(async () => {
+  ap = await load();
+});
 
 // This worktree's node_modules is a link outside the served root: the dev server refuses KaTeX's
 // fonts there (403). Those lines say nothing about the views and are left out; any other is kept.
@@ -135,6 +140,41 @@ describe('softmax summary: the start row is trivially 1', () => {
     );
     expect(d.changed).toContain('row "<|endoftext|>" sees only itself under the mask, so its weight is trivially 1');
     expect(d.changed).not.toMatch(/is 1\.000/);
+    expect(own(errors)).toEqual([]);
+  });
+});
+
+describe("presets say which numbers are the notes'", () => {
+  test('"Clouds drift": softmax, weighted-sum and causal-mask say only the sky row is from the notes (the sky row is the claim)', async () => {
+    // In Node: the sky row of both presets is the notes' [0.30, 0.10, 0.10, 0.30, 0.20]; another row is not.
+    for (const id of ['softmax.clouds', 'causal-mask.clouds']) {
+      const meta = ap.presets.list().find((p) => p.id === id);
+      const t = ap.presets.run(id);
+      const w = Array.from(t.get('weights'));
+      t.dispose();
+      const sky = meta.tokens.indexOf('sky');
+      expect(w.slice(sky * 5, sky * 5 + 5).map((v) => v.toFixed(2))).toEqual(['0.30', '0.10', '0.10', '0.30', '0.20']);
+    }
+    for (const [tag, preset] of [
+      ['ap-softmax', 'softmax.clouds'],
+      ['ap-weighted-sum', 'softmax.clouds'],
+      ['ap-causal-mask', 'causal-mask.clouds'],
+    ]) {
+      const { widget: w, errors } = await playground.openAlone(tag, { preset });
+      const line = await w.locator('.claim .not-notes').textContent();
+      expect(line).toMatch(
+        /^Only the "sky" row of weights .*is from the notes; the other .*rows were chosen to make a full example\.$/,
+      );
+      expect(own(errors)).toEqual([]);
+    }
+  });
+
+  test("scale: the notes' d_k = 512 vectors are said to be random, the words only their names", async () => {
+    const { widget: w, errors } = await playground.openAlone('ap-scale', { preset: 'scale.d512' });
+    expect(await w.locator('.claim .not-notes').textContent()).toMatch(/random N\(0, 1\) vectors/);
+    await expect
+      .poll(() => w.evaluate((x) => x.notesText.textContent), { timeout: 30_000 })
+      .toMatch(/random vectors, named clouds, drift, across, blue, sky after the notes’ words only/);
     expect(own(errors)).toEqual([]);
   });
 });

@@ -164,7 +164,7 @@ export class ApScale extends ApWidget {
       notesScoreStd: String(spread),
       notesDk: String(dK),
     });
-    this.notesText.textContent = `The core draws ${w1.rows} query and ${w1.cols} key vectors of ${dK} numbers, each N(0, 1) (seeded). Their ${raw.length} dot products q·k spread by ${fmt(spread, 3)} (standard deviation): close to √${dK} = ${fmt(Math.sqrt(dK), 3)}, because Var(q·k) = d_k.`;
+    this.notesText.textContent = `The core draws ${w1.rows} query and ${w1.cols} key vectors of ${dK} numbers, each N(0, 1) (seeded): random vectors, named ${w1.rowLabels.join(', ')} after the notes’ words only to tell the rows apart. Their ${raw.length} dot products q·k spread by ${fmt(spread, 3)} (standard deviation): close to √${dK} = ${fmt(Math.sqrt(dK), 3)}, because Var(q·k) = d_k.`;
     const card = (slot, m, title, maxes, cls) => {
       if (!this._notesCards) this._notesCards = {};
       let c = this._notesCards[slot];

@@ -217,9 +217,27 @@ export function presetButtons(widget, concept) {
 }
 
 /** The notes' claim of a preset, shown above its numbers. */
+// What of a preset's full table is not the notes': their numbers for one row only (the others were
+// chosen to make a full example), or random vectors the notes' words only name.
+const NOT_THE_NOTES = {
+  'softmax.clouds':
+    'Only the "sky" row of weights is from the notes; the other four rows were chosen to make a full example.',
+  'causal-mask.clouds':
+    'Only the "sky" row of weights (unmasked, it is the last row) is from the notes; the other rows were chosen to make a full example.',
+  'scale.d512':
+    'The queries and keys are random N(0, 1) vectors drawn by the core; the notes’ words only name the rows and columns.',
+};
+
 export function claimBox(preset) {
   if (!preset) return null;
-  return el('div', { className: 'claim' }, el('b', { text: `Notes ${preset.source}: ` }), preset.claim);
+  const notOurs = NOT_THE_NOTES[preset.id];
+  return el(
+    'div',
+    { className: 'claim' },
+    el('b', { text: `Notes ${preset.source}: ` }),
+    preset.claim,
+    ...(notOurs ? [el('br'), el('span', { className: 'not-notes', text: notOurs })] : []),
+  );
 }
 
 /** A small HTML table of numbers: header and rows of strings. */
