@@ -178,3 +178,57 @@ describe("presets say which numbers are the notes'", () => {
     expect(own(errors)).toEqual([]);
   });
 });
+
+describe('a word that occurs twice is named by which one', () => {
+  // "the 2nd “the”" for the k-th of several equal words (a BPE piece's leading space ignored).
+  const ORD = ['1st', '2nd', '3rd'];
+  const named = (words, j) => {
+    const same = words.map((w, i) => [w.trim(), i]).filter(([w]) => w === words[j].trim());
+    return same.length < 2 ? '' : `the ${ORD[same.findIndex(([, i]) => i === j)]} `;
+  };
+
+  test('translation: each French word reads "the 2nd “the”" when the sentence has two, the one of the weights', async () => {
+    const { widget: w, errors } = await playground.openAlone('ap-translation', {
+      source: 'the cat sees the dog .',
+    });
+    const d = await w.evaluate((x) => {
+      const m = [...x.shadowRoot.querySelectorAll('ap-heatmap')].find((h) => h.matrix?.name === 'alignment').matrix;
+      return {
+        values: Array.from(m.values),
+        rows: m.rows,
+        cols: m.cols,
+        src: m.colLabels,
+        out: m.rowLabels,
+        lines: [...x.shadowRoot.querySelectorAll('li')].map((li) => li.textContent).filter((t) => / reads /.test(t)),
+      };
+    });
+    expect(d.src.filter((s) => s.trim() === 'the').length).toBe(2);
+    let twice = 0;
+    for (let i = 0; i < d.rows; i++) {
+      let j0 = 0;
+      for (let j = 1; j < d.cols; j++) if (d.values[i * d.cols + j] > d.values[i * d.cols + j0]) j0 = j;
+      const which = named(d.src, j0);
+      if (which) twice++;
+      expect(d.lines[i]).toContain(`${d.out[i]} reads ${which}“${d.src[j0]}” most`);
+    }
+    expect(twice).toBeGreaterThan(0); // some French word reads one of the two "the"s most
+    expect(own(errors)).toEqual([]);
+  });
+
+  test('context-embeddings (word "the", its Try-it): "to" of the money sentence (twice) is named the 1st or the 2nd', async () => {
+    const { widget: w, errors } = await playground.openAlone('ap-context-embeddings', { word: 'the' });
+    const text = await w.evaluate((x) => x.french.textContent);
+    const a = 'I went to the bank to deposit my check.';
+    expect(text).toMatch(/Besides itself, "the" reads most/);
+    expect(text).toMatch(/A the (1st|2nd) "to"/);
+    // every word of sentence A named there: "to" only with its ordinal
+    const namedA = [...text.matchAll(/A (the \d\w\w )?"([^"]+)"/g)];
+    expect(namedA.length).toBeGreaterThan(0);
+    for (const [, ord, word] of namedA) {
+      const count = a.split(/\b/).filter((t) => t.trim() === word.trim()).length;
+      if (count > 1) expect(ord).toMatch(/^the (1st|2nd) $/);
+      else expect(ord).toBeUndefined();
+    }
+    expect(own(errors)).toEqual([]);
+  });
+});

@@ -7,7 +7,7 @@
 // (the head-averaged self-attention weights of "bank" on the words of its sentence, per layer).
 // Attributes: a, b (the two sentences), word (the word to follow, default "bank").
 import { ApWidget, define } from '../lib/widget.js';
-import { el, fmt, wideField } from '../lib/dom.js';
+import { el, fmt, occurrence, wideField } from '../lib/dom.js';
 import { barList } from '../lib/plot.js';
 import { BANK_MONEY, BANK_RIVER, cosine, encodeSource, translationEntry } from '../lib/translation.js';
 import { modelNow } from '../lib/models.js';
@@ -247,7 +247,7 @@ export class ApContextEmbeddings extends ApWidget {
       const w = S.moved[l];
       let j0 = -1;
       for (let j = 0; j < w.length; j++) if (j !== S.at && (j0 < 0 || w[j] > w[j0])) j0 = j;
-      return `"${S.pieces[j0]}" (${fmt(w[j0], 2)})`;
+      return `${occurrence(S.pieces, j0)}"${S.pieces[j0]}" (${fmt(w[j0], 2)})`;
     };
     const per = r.A.moved.map((_, l) => `layer ${l + 1}: A ${top(r.A, l)}, B ${top(r.B, l)}`).join('; ');
     if (r.hf) {

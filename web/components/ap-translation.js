@@ -9,7 +9,7 @@
 // beside. Attributes: source (the English sentence), align-layer (decoder layer, 0-based; default the last).
 import { ApWidget, define } from '../lib/widget.js';
 import './ap-heatmap.js'; // this.hm() draws with <ap-heatmap>: defined here when this widget is loaded alone
-import { el, fmt, wideField } from '../lib/dom.js';
+import { el, fmt, occurrence, wideField } from '../lib/dom.js';
 import { matrix } from '../lib/heatmap.js';
 import { translationRnn } from '../lib/rnn-attention.js';
 import { NOTES_EN, argmaxRows, translateWithAlignment, translationEntry } from '../lib/translation.js';
@@ -168,7 +168,7 @@ export class ApTranslation extends ApWidget {
           'li',
           {},
           el('b', { text: t.out[i] }),
-          ' reads ',
+          ` reads ${occurrence(t.src, b.col)}`,
           el('b', { text: `“${t.src[b.col]}”` }),
           ` most (weight ${fmt(b.value, 2)})`,
         ),

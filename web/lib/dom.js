@@ -82,6 +82,24 @@ export function tokenText(piece) {
   return piece;
 }
 
+const ORDINALS = ['1st', '2nd', '3rd'];
+
+/**
+ * 'the 2nd ' when the word at position j of `words` occurs more than once in them (the same text,
+ * ignoring a BPE piece's leading space): which of them is meant, to put before it. '' for a word
+ * that occurs once.
+ */
+export function occurrence(words, j) {
+  const key = (w) => String(w).trim();
+  const same = [];
+  words.forEach((w, i) => {
+    if (key(w) === key(words[j])) same.push(i);
+  });
+  if (same.length < 2) return '';
+  const k = same.indexOf(j);
+  return `the ${ORDINALS[k] ?? `${k + 1}th`} `;
+}
+
 /** Visually hidden text for screen readers. */
 export function srOnly(text) {
   return el('span', { className: 'sr-only', text });
