@@ -50,6 +50,12 @@ Preset the_cat_sat(const std::string& id) {
   Preset p = described(id, {"softmax", "weighted-sum"}, "000", "\"the cat sat\": weights and the weighted sum",
                        "weights .7 .2 .1 / .1 .6 .3 / .2 .3 .5; z_cat = 0.1 v_the + 0.6 v_cat + 0.3 v_sat",
                        {"the", "cat", "sat"});
+  // The same example under each concept, each titled by what it shows there (the model picker
+  // lists both, and two equal titles could not be told apart).
+  if (id.rfind("weighted-sum.", 0) == 0) {
+    p.concepts = {"weighted-sum", "softmax"};
+    p.title = "\"the cat sat\": the weighted sum z_cat";
+  }
   p.d_model = 3;
   p.row = 1;  // z_cat: the row of "cat"
   p.x = Mat::Identity(3, 3);

@@ -204,3 +204,8 @@ describe('a preset names the row its claim is about', () => {
     expect(Object.values(rows).filter((r) => r >= 0)).toHaveLength(4);
   });
 });
+
+test('every preset has its own title (the model picker lists them by title)', () => {
+  const titles = ap.presets.list().map((p) => p.title);
+  expect(new Set(titles).size).toBe(titles.length);
+});
