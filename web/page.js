@@ -317,6 +317,10 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
       saveProgress(progress);
     }
     apply();
+    // The chapter's first view builds its own DOM now (title, lead, controls), once it has its
+    // attributes, so that it paints with the chapter's introduction instead of a frame or two
+    // later; the others build as they come near the viewport or in idle time (lib/widget.js).
+    if (chapter !== 'all') sectionOf(chapter).querySelector('[data-concept]:not(ap-controls)')?._buildNow?.();
     updateNav();
   }
 
