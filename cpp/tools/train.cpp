@@ -35,7 +35,7 @@ const char kUsage[] =
     "  --f16 1            write the weights as F16 (half the bytes)\n"
     "  --steps N          optimisation steps (default 2000)\n"
     "  --d-model D --heads H --layers L --d-ff F     model size (default 64 4 2 256)\n"
-    "  --pos learned|sinusoidal|none  --act gelu|relu  --norm post|pre   (default learned gelu post)\n"
+    "  --pos learned|relative|sinusoidal|none  --act gelu|relu  --norm post|pre   (default learned gelu post)\n"
     "  --batch B          sequences per step (default 64)\n"
     "  --lr LR            peak learning rate (default 2e-3)\n"
     "  --warmup N         warm-up steps (default steps/20)\n"
@@ -103,7 +103,8 @@ int main(int argc, char** argv) {
       cfg.model.n_heads = mc.n_heads;
       cfg.model.n_layers = mc.n_layers;
       cfg.model.d_ff = mc.d_ff;
-      cfg.model.pos = mc.pos;
+      // --pos relative turns a learned-position decoder into a relative-position encoder (english-mlm).
+      if (get("pos", "").empty()) cfg.model.pos = mc.pos;
       cfg.model.act = mc.act;
       cfg.model.norm = mc.norm;
       cfg.model.ffn = mc.ffn;

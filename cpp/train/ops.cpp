@@ -142,9 +142,14 @@ void residual_forward(T* out, const T* a, const T* b, int n) {
 
 // ---- attention ------------------------------------------------------------------------------
 
+namespace {
+// The column of offset s - t in a relative-bias row: offsets clipped to [-clip, clip], shifted by clip.
+inline int clip_offset(int off, int clip) { return std::max(-clip, std::min(clip, off)) + clip; }
+}  // namespace
+
 template <typename T>
 void attention_forward(T* out, T* att, const T* q, const T* k, const T* v, const unsigned char* key_pad, bool causal,
-                       bool scale, int B, int T_, int S, int d, int NH) {
+                       bool scale, int B, int T_, int S, int d, int NH, const T* rel_bias, int rel_clip) {
   const int dk = d / NH;
   const T inv_sqrt_dk = scale ? T(1) / std::sqrt(static_cast<T>(dk)) : T(1);
   CMapT<T> Q(q, B * T_, d), K(k, B * S, d), Vv(v, B * S, d);
@@ -165,6 +170,11 @@ void attention_forward(T* out, T* att, const T* q, const T* k, const T* v, const
       // 2. scores = q_h k_h^T, scaled: dot products grow like sqrt(d_k).
       a.noalias() = q_h * k_h.transpose();  // (T, S) = (T, d_k)(d_k, S)
       a *= inv_sqrt_dk;
+      // 2b. Relative positions: a learned bias per head and clipped offset s - t (after the scaling, as the core).
+      if (rel_bias)
+        for (int t = 0; t < T_; ++t)
+          for (int s = 0; s < S; ++s)
+            a(t, s) += rel_bias[static_cast<size_t>(h) * (2 * rel_clip + 1) + clip_offset(s - t, rel_clip)];
       // 3. Softmax over the visible keys (a row with every key hidden stays all zero).
       for (int t = 0; t < T_; ++t) softmax_row(&a(t, 0), &a(t, 0), S, &hidden[static_cast<size_t>(t) * S]);
       // 4. head_out = att v_h into this head's columns of the concatenation.
@@ -175,7 +185,7 @@ void attention_forward(T* out, T* att, const T* q, const T* k, const T* v, const
 
 template <typename T>
 void attention_backward(T* dq, T* dk, T* dv, const T* dout, const T* att, const T* q, const T* k, const T* v,
-                        bool scale, int B, int T_, int S, int d, int NH) {
+                        bool scale, int B, int T_, int S, int d, int NH, T* g_rel_bias, int rel_clip) {
   const int dkh = d / NH;
   const T inv_sqrt_dk = scale ? T(1) / std::sqrt(static_cast<T>(dkh)) : T(1);
   CMapT<T> Q(q, B * T_, d), K(k, B * S, d), Vv(v, B * S, d), G(dout, B * T_, d);
@@ -189,10 +199,16 @@ void attention_backward(T* dq, T* dk, T* dv, const T* dout, const T* att, const 
       datt.noalias() = g_h * Vv.block(b * S, h * dkh, S, dkh).transpose();  // (T, S)
       dV.block(b * S, h * dkh, S, dkh).noalias() += a.transpose() * g_h;    // (S, d_k)
       // Softmax: dscore_ts = a_ts (datt_ts - sum_s' a_ts' datt_ts'). Masked entries have a = 0,
-      // so they get no gradient, as the -inf they stood for.
+      // so they get no gradient, as the -inf they stood for. The relative bias was added after the
+      // scaling: its gradient is dscore before the 1/sqrt(d_k).
+      T* g_bias = g_rel_bias ? g_rel_bias + static_cast<size_t>(h) * (2 * rel_clip + 1) : nullptr;
       for (int t = 0; t < T_; ++t) {
         const T dot = a.row(t).dot(datt.row(t));
-        for (int s = 0; s < S; ++s) datt(t, s) = a(t, s) * (datt(t, s) - dot) * inv_sqrt_dk;
+        for (int s = 0; s < S; ++s) {
+          const T g = a(t, s) * (datt(t, s) - dot);
+          if (g_bias) g_bias[clip_offset(s - t, rel_clip)] += g;
+          datt(t, s) = g * inv_sqrt_dk;
+        }
       }
       // scores = q_h k_h^T
       dQ.block(b * T_, h * dkh, T_, dkh).noalias() += datt * K.block(b * S, h * dkh, S, dkh);
@@ -241,9 +257,9 @@ void crossentropy_backward(T* dlogits, const T* probs, const int* targets, T sca
   template void gelu_backward<T>(T*, const T*, const T*, int);                                                         \
   template void residual_forward<T>(T*, const T*, const T*, int);                                                      \
   template void attention_forward<T>(T*, T*, const T*, const T*, const T*, const unsigned char*, bool, bool, int, int, \
-                                     int, int, int);                                                                   \
+                                     int, int, int, const T*, int);                                                    \
   template void attention_backward<T>(T*, T*, T*, const T*, const T*, const T*, const T*, const T*, bool, int, int,    \
-                                      int, int, int);                                                                  \
+                                      int, int, int, T*, int);                                                         \
   template void crossentropy_forward<T>(T*, T*, const T*, const int*, int, int);                                       \
   template void crossentropy_backward<T>(T*, const T*, const int*, T, int, int);
 

@@ -70,14 +70,17 @@ void residual_forward(T* out, const T* a, const T* b, int n);
 // Multi-head scaled dot-product attention on projected q (B*T, d), k, v (B*S, d):
 //   per sequence and head h (columns h*d_k .. h*d_k + d_k): scores = q_h k_h^T (T, S),
 //   scaled by 1/sqrt(d_k) if scale, masked (causal: key s > query t; key_pad[b*S + s] != 0),
-//   att = softmax rows (all-masked rows all zero), head_out = att v_h into out's columns.
+//   plus, with relative positions, rel_bias[h][clip(s - t) + rel_clip] (the core's "pos_bias" stage,
+//   T5's learned bias per head and clipped offset), masked (causal: key s > query t;
+//   key_pad[b*S + s] != 0), att = softmax rows (all-masked rows all zero), head_out = att v_h.
 // out (B*T, d) is the concatenation of the heads; att (B, NH, T, S) is kept for backward.
+// rel_bias (NH, 2 rel_clip + 1) or nullptr; its gradient is added into g_rel_bias.
 template <typename T>
 void attention_forward(T* out, T* att, const T* q, const T* k, const T* v, const unsigned char* key_pad, bool causal,
-                       bool scale, int B, int T_, int S, int d, int NH);
+                       bool scale, int B, int T_, int S, int d, int NH, const T* rel_bias = nullptr, int rel_clip = 0);
 template <typename T>
 void attention_backward(T* dq, T* dk, T* dv, const T* dout, const T* att, const T* q, const T* k, const T* v,
-                        bool scale, int B, int T_, int S, int d, int NH);
+                        bool scale, int B, int T_, int S, int d, int NH, T* g_rel_bias = nullptr, int rel_clip = 0);
 
 // Softmax cross-entropy per row: probs (N, V) = softmax(logits), losses (N) = -log probs[target].
 // Target 0 (<pad>) means "no loss here" (padding, or a prompt position): loss 0.

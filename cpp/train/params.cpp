@@ -12,8 +12,9 @@ template <typename T>
 Params<T>::Params(const ModelConfig& c) : cfg(c) {
   cfg.validate();
   if (cfg.vocab_size < 4) fail("the trainer needs vocab_size set (got " + std::to_string(cfg.vocab_size) + ")");
-  if (cfg.pos == PosKind::Relative || cfg.pos == PosKind::Rope)
-    fail(std::string("the trainer supports positions none, sinusoidal and learned (got ") + to_string(cfg.pos) + ")");
+  if (cfg.pos == PosKind::Rope)
+    fail(std::string("the trainer supports positions none, sinusoidal, learned and relative (got ") +
+         to_string(cfg.pos) + ")");
   if (cfg.act == Act::GeluTanh) fail("the trainer supports activations relu and gelu (got gelu_tanh)");
   // Issue 26's parts run in the core (forward and decoding); there is no backward pass for them.
   if (cfg.norm_kind != NormKind::Layer)
@@ -69,6 +70,16 @@ void init_params(Params<T>& p, uint64_t seed) {
     for (const auto& t : p.tensors)
       if (t.kind == TensorKind::Embedding)
         for (size_t i = 0; i < t.size; ++i) p.data(t)[i] *= s;
+  }
+  // Relative positions start as ALiBi's distance penalty (Press et al. 2022): head h's bias for
+  // offset o is -|o| / 2^h, so every head starts out looking near itself, head 0 most sharply. A
+  // random bias of the core's scale would take Adam thousands of steps to grow the few nats that
+  // make a head pick out a neighbour, and an encoder's hidden token has only its neighbours.
+  if (p.cfg.pos == PosKind::Relative) {
+    const int width = 2 * p.cfg.rel_clip + 1;
+    for (int h = 0; h < p.cfg.n_heads; ++h)
+      for (int c = 0; c < width; ++c)
+        p.rel_bias[static_cast<size_t>(h) * width + c] = -static_cast<T>(std::abs(c - p.cfg.rel_clip)) / (1 << h);
   }
 }
 

@@ -4,7 +4,7 @@
 // (ap::for_each_tensor, cpp/core/layout.hpp); every W is (in, out) applied as x @ W, so a
 // trained model copies into an ap::Model tensor by tensor.
 // Templated on the scalar: float to train, double for the whole-model gradient check.
-// Positions: learned (pos_emb), sinusoidal or none; relative and RoPE are not trained here.
+// Positions: learned (pos_emb), relative (rel_bias), sinusoidal or none; RoPE is not trained here.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -61,7 +61,7 @@ struct Params {
 
   T* tok_emb = nullptr;                              // (V, d)
   T* pos_emb = nullptr;                              // (L, d) learned only
-  T* rel_bias = nullptr;                             // relative positions: never set (not trained here)
+  T* rel_bias = nullptr;                             // (h, 2 rel_clip + 1) relative positions only
   std::vector<BlockParams<T>> encoder;               // n_layers or empty
   std::vector<BlockParams<T>> decoder;               // n_layers or empty
   NormParams<T> enc_final_norm{}, dec_final_norm{};  // pre-norm only

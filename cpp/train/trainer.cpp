@@ -66,7 +66,10 @@ void Trainer::start_from(const Model& model) {
                                                                {"vocab_size", {a.vocab_size, b.vocab_size}}};
   for (const auto& [name, v] : sizes)
     if (v.first != v.second) differ(name, std::to_string(v.first), std::to_string(v.second));
-  if (a.pos != b.pos) differ("position kind", to_string(a.pos), to_string(b.pos));
+  // ... and may trade the decoder's learned positions for relative ones (its blocks kept, the
+  // position table dropped, the relative biases at their start: see init_params).
+  const bool to_relative = from_decoder && a.pos == PosKind::Learned && b.pos == PosKind::Relative;
+  if (a.pos != b.pos && !to_relative) differ("position kind", to_string(a.pos), to_string(b.pos));
   if (a.norm != b.norm) differ("norm placement", to_string(a.norm), to_string(b.norm));
   if (a.act != b.act) differ("activation", to_string(a.act), to_string(b.act));
   if (model.tokenizer().vocab() != task_->tokenizer().vocab())
@@ -79,7 +82,13 @@ void Trainer::start_from(const Model& model) {
   w.encoder = std::move(w.decoder);
   w.decoder.clear();
   w.enc_final_norm = w.dec_final_norm;
-  if (w.pos_emb.size() > 0) w.pos_emb = Mat(w.pos_emb.topRows(b.max_len));
+  if (to_relative) {
+    w.pos_emb = Mat();
+    w.rel_bias = Mat(b.n_heads, 2 * b.rel_clip + 1);
+    std::copy(params_.rel_bias, params_.rel_bias + w.rel_bias.size(), w.rel_bias.data());
+  } else if (w.pos_emb.size() > 0) {
+    w.pos_emb = Mat(w.pos_emb.topRows(b.max_len));
+  }
   params_from_model(params_, w);
 }
 

@@ -126,8 +126,9 @@ const T* ffn_residual_input(const BlockActs<T>& a, bool post, bool cross) {
 }
 
 template <typename T>
-void block_forward(BlockActs<T>& a, const BlockParams<T>& w, const ModelConfig& cfg, const T* in, const T* memory,
-                   const unsigned char* self_pad, const unsigned char* cross_pad, bool causal, int B, int T_, int S) {
+void block_forward(BlockActs<T>& a, const BlockParams<T>& w, const ModelConfig& cfg, const T* rel_bias, const T* in,
+                   const T* memory, const unsigned char* self_pad, const unsigned char* cross_pad, bool causal, int B,
+                   int T_, int S) {
   const bool post = cfg.norm == NormPlace::Post;
   const int N = B * T_, M = B * S, d = cfg.d_model, F = cfg.d_ff, NH = cfg.n_heads;
   const T eps = static_cast<T>(cfg.eps);
@@ -143,8 +144,9 @@ void block_forward(BlockActs<T>& a, const BlockParams<T>& w, const ModelConfig& 
   linear_forward(a.k.data(), attn_in, sa.wk, sa.bk, N, d, d);
   linear_forward(a.v.data(), attn_in, sa.wv, sa.bv, N, d, d);
   // The encoder masks <pad> keys; the decoder's causal mask already hides its right padding.
+  // Relative positions bias the self-attention scores only (the core's rule), one table for every block.
   attention_forward(a.concat.data(), a.att.data(), a.q.data(), a.k.data(), a.v.data(), self_pad, causal, cfg.scale, B,
-                    T_, T_, d, NH);
+                    T_, T_, d, NH, rel_bias, cfg.rel_clip);
   linear_forward(a.attn_out.data(), a.concat.data(), sa.wo, sa.bo, N, d, d);
   residual_forward(a.resid1.data(), in, a.attn_out.data(), N * d);
   if (post)
@@ -222,20 +224,20 @@ const T* out_norm_backward(T* g_a, T* residual, NormParams<T>& gn, const NormPar
 template <typename T>
 void heads_backward(T* g_q, T* g_k, T* g_v, T* g_concat, AttnParams<T>& gp, const AttnParams<T>& p, const T* g_out,
                     const T* concat, const T* att, const T* q, const T* k, const T* v, bool scale, int B, int T_, int S,
-                    int d, int NH) {
+                    int d, int NH, T* g_rel_bias = nullptr, int rel_clip = 0) {
   const size_t Nd = static_cast<size_t>(B) * T_ * d, Md = static_cast<size_t>(B) * S * d;
   zero(g_concat, Nd);
   linear_backward(g_concat, gp.wo, gp.bo, g_out, concat, p.wo, B * T_, d, d);
   zero(g_q, Nd);
   zero(g_k, Md);
   zero(g_v, Md);
-  attention_backward(g_q, g_k, g_v, g_concat, att, q, k, v, scale, B, T_, S, d, NH);
+  attention_backward(g_q, g_k, g_v, g_concat, att, q, k, v, scale, B, T_, S, d, NH, g_rel_bias, rel_clip);
 }
 
 // g_out (N, d): dloss/d(block output). Writes dloss/d(block input) into g_in; adds the memory's
 // gradient into g_mem (cross-attention) and every weight's into gw.
 template <typename T>
-void block_backward(T* g_in, T* g_mem, BlockParams<T>& gw, Activations<T>& s, const BlockActs<T>& a,
+void block_backward(T* g_in, T* g_mem, BlockParams<T>& gw, T* g_rel_bias, Activations<T>& s, const BlockActs<T>& a,
                     const BlockParams<T>& w, const ModelConfig& cfg, const T* g_out, const T* in, const T* memory,
                     int B, int T_, int S) {
   const bool post = cfg.norm == NormPlace::Post, cross = w.has_cross;
@@ -296,7 +298,7 @@ void block_backward(T* g_in, T* g_mem, BlockParams<T>& gw, Activations<T>& s, co
   const AttnParams<T>& sa = w.self_attn;
   AttnParams<T>& gsa = gw.self_attn;
   heads_backward(g_q, g_k, g_v, g_concat, gsa, sa, g_r1, a.concat.data(), a.att.data(), a.q.data(), a.k.data(),
-                 a.v.data(), cfg.scale, B, T_, T_, d, NH);
+                 a.v.data(), cfg.scale, B, T_, T_, d, NH, g_rel_bias, cfg.rel_clip);
   const T* attn_in = post ? in : a.norm1.data();
   T* g_attn_in = g_in;
   if (!post) {
@@ -321,7 +323,7 @@ void stack_forward(StackActs<T>& s, const std::vector<BlockParams<T>>& blocks, c
                 d);
   const T* x = s.x.data();
   for (size_t l = 0; l < blocks.size(); ++l) {
-    block_forward(s.blocks[l], blocks[l], cfg, x, memory, self_pad, cross_pad, causal, B, T_, S);
+    block_forward(s.blocks[l], blocks[l], cfg, p.rel_bias, x, memory, self_pad, cross_pad, causal, B, T_, S);
     x = block_output(s.blocks[l], cfg, blocks[l].has_cross);
   }
   if (cfg.norm == NormPlace::Pre) {
@@ -353,7 +355,8 @@ void stack_backward(Params<T>& grads, std::vector<BlockParams<T>>& gblocks, Norm
   }
   for (size_t l = L; l-- > 0;) {
     const T* in = l == 0 ? s.x.data() : block_output(s.blocks[l - 1], cfg, blocks[l - 1].has_cross);
-    block_backward(g_in, acts.g_mem.data(), gblocks[l], acts, s.blocks[l], blocks[l], cfg, g_out, in, memory, B, T_, S);
+    block_backward(g_in, acts.g_mem.data(), gblocks[l], grads.rel_bias, acts, s.blocks[l], blocks[l], cfg, g_out, in,
+                   memory, B, T_, S);
     std::swap(g_in, g_out);
   }
   embed_backward(grads.tok_emb, grads.pos_emb, g_out, ids, B, T_, d);

@@ -134,6 +134,17 @@ TEST(TrainConsistency, DecoderAndEncoderDecoderStacksMatchCore) {
   }
 }
 
+// Relative positions: one bias table for every block's self-attention, offsets clipped (clip 2
+// on sequences of up to 7), as the core's pos_bias stage.
+TEST(TrainConsistency, RelativePositionsMatchCore) {
+  ModelConfig enc = small(Arch::EncoderOnly, NormPlace::Pre, PosKind::Relative, Act::Gelu);
+  enc.rel_clip = 2;
+  check("encoder-only, pre-norm, GELU, relative", enc, {{{}, {5, 7, 4, 9, 11, 6}}, {{}, {8}}, {{}, {10, 11, 5, 4}}});
+  ModelConfig dec = small(Arch::DecoderOnly, NormPlace::Post, PosKind::Relative, Act::Relu);
+  dec.rel_clip = 2;
+  check("decoder-only, post-norm, ReLU, relative", dec, kDecoderSeqs);
+}
+
 TEST(TrainConsistency, PositionsNoneMatchesCore) {
   check("decoder-only, no positions", small(Arch::DecoderOnly, NormPlace::Post, PosKind::None, Act::Gelu),
         kDecoderSeqs);

@@ -180,6 +180,37 @@ TEST(TrainGrad, AttentionBackwardMatchesFiniteDifferences) {
   }
 }
 
+// Relative positions (T5's bias per head and clipped offset s - t, added after the 1/sqrt(d_k)):
+// the bias table's gradient, with offsets beyond the clip (|s - t| = 3 > 2) sharing its end columns.
+TEST(TrainGrad, AttentionRelativeBiasBackwardMatchesFiniteDifferences) {
+  Rng rng(9);
+  const int B = 2, T = 4, d = 6, NH = 2, clip = 2;
+  for (const bool causal : {false, true}) {
+    SCOPED_TRACE(causal ? "causal" : "bidirectional, padded");
+    const std::vector<unsigned char> pad = {0, 0, 0, 1, 0, 0, 0, 0};
+    const unsigned char* key_pad = causal ? nullptr : pad.data();
+    Vecd q = random_vec(rng, B * T * d), k = random_vec(rng, B * T * d), v = random_vec(rng, B * T * d);
+    Vecd bias = random_vec(rng, NH * (2 * clip + 1)), r = random_vec(rng, B * T * d), out(B * T * d),
+         att(B * NH * T * T);
+    auto loss = [&] {
+      attention_forward(out.data(), att.data(), q.data(), k.data(), v.data(), key_pad, causal, true, B, T, T, d, NH,
+                        bias.data(), clip);
+      return dot(out, r);
+    };
+    loss();
+    Vecd dq(q.size(), 0.0), dk(k.size(), 0.0), dv(v.size(), 0.0), dbias(bias.size(), 0.0);
+    attention_backward(dq.data(), dk.data(), dv.data(), r.data(), att.data(), q.data(), k.data(), v.data(), true, B, T,
+                       T, d, NH, dbias.data(), clip);
+    expect_close("attention dq", dq, numeric_grad(q, loss));
+    expect_close("attention dk", dk, numeric_grad(k, loss));
+    expect_close("attention d(rel_bias)", dbias, numeric_grad(bias, loss));
+    // A causal head never sees a key to its right: the positive offsets get no gradient.
+    if (causal)
+      for (int h = 0; h < NH; ++h)
+        for (int off = 1; off <= clip; ++off) EXPECT_EQ(dbias[h * (2 * clip + 1) + clip + off], 0.0);
+  }
+}
+
 TEST(TrainGrad, CrossEntropyBackwardMatchesFiniteDifferencesAndIgnoresPadding) {
   Rng rng(6);
   const int N = 4, V = 5;
@@ -282,6 +313,19 @@ TEST(TrainGrad, EncoderOnlyMaskedLMPostNormGeluLearned) {
 TEST(TrainGrad, EncoderOnlyMaskedLMPreNormReluSinusoidal) {
   check_model("encoder-only (masked LM), pre-norm, ReLU, sinusoidal",
               tiny(Arch::EncoderOnly, NormPlace::Pre, PosKind::Sinusoidal, Act::Relu), mlm_batch());
+}
+
+TEST(TrainGrad, EncoderOnlyMaskedLMPreNormGeluRelative) {
+  ModelConfig cfg = tiny(Arch::EncoderOnly, NormPlace::Pre, PosKind::Relative, Act::Gelu);
+  cfg.rel_clip = 2;  // the batch's 5 positions reach offsets +-4: the clipped ends share a bias
+  cfg.tied_head = true;
+  check_model("encoder-only (masked LM), pre-norm, GELU, relative, tied", cfg, mlm_batch());
+}
+
+TEST(TrainGrad, DecoderOnlyPostNormReluRelative) {
+  ModelConfig cfg = tiny(Arch::DecoderOnly, NormPlace::Post, PosKind::Relative, Act::Relu);
+  cfg.rel_clip = 2;
+  check_model("decoder-only, post-norm, ReLU, relative", cfg, decoder_batch());
 }
 
 // Bidirectional: the loss at a masked position depends on the tokens after it. A sequence whose

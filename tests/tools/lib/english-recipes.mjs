@@ -18,12 +18,13 @@ export const RECIPES = {
       '--f16 1 --steps 2400 --batch 8 --lr 6e-4 --warmup 50 --min-lr 0.05 --weight-decay 0.1 --seed 3 --threads 2 ' +
       '--eval-every 0 --eval-n 200 --log-every 100',
   ],
-  // The masked LM (not shipped yet: docs/models.md): starts from the shipped decoder's weights (its
-  // sizes come from that file) and hides 40 % of each 64-token passage. 12,000 steps is an estimate of
-  // what it needs: 700 steps of this recipe left it near the unigram's loss.
+  // The masked LM: starts from the shipped decoder's blocks and token embeddings, trades its learned
+  // positions for relative ones (a bias per head and clipped offset, starting as ALiBi's distance
+  // penalty: docs/models.md says why) and hides 40 % of each 64-token passage.
   'english-mlm': [
-    '--task english-mlm --init web/models/english.safetensors --f16 1 --steps 12000 --batch 32 --lr 1e-3 ' +
-      '--warmup 100 --min-lr 0.05 --weight-decay 0.1 --seed 1 --threads 2 --eval-every 0 --eval-n 2000 --log-every 100',
+    '--task english-mlm --init web/models/english.safetensors --pos relative --f16 1 --steps 3000 --batch 32 ' +
+      '--lr 1.5e-3 --warmup 200 --min-lr 0.05 --weight-decay 0.1 --seed 1 --threads 2 --eval-every 0 --eval-n 2000 ' +
+      '--log-every 100',
   ],
 };
 
