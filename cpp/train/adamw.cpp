@@ -40,14 +40,17 @@ float clip_grad_norm(std::vector<float>& g, float max_norm) {
   return norm;
 }
 
-AdamW::AdamW(const Params<float>& p) : m_(p.size(), 0.0f), v_(p.size(), 0.0f), decay_(p.size(), 0.0f) {
-  for (const auto& t : p.tensors)
-    if (t.decay)
-      std::fill(decay_.begin() + static_cast<std::ptrdiff_t>(t.offset),
-                decay_.begin() + static_cast<std::ptrdiff_t>(t.offset + t.size), 1.0f);
+AdamW::AdamW(const Params<float>& p)
+    : m_(p.size(), 0.0f), v_(p.size(), 0.0f), decay_(p.size(), 0.0f), scale_(p.size(), 1.0f) {
+  for (const auto& t : p.tensors) {
+    const auto from = static_cast<std::ptrdiff_t>(t.offset), to = static_cast<std::ptrdiff_t>(t.offset + t.size);
+    if (t.decay) std::fill(decay_.begin() + from, decay_.begin() + to, 1.0f);
+    if (t.name == "rel_bias") std::fill(scale_.begin() + from, scale_.begin() + to, kRelBiasLrScale);
+  }
 }
 
-AdamW::AdamW(std::vector<float> decay) : m_(decay.size(), 0.0f), v_(decay.size(), 0.0f), decay_(std::move(decay)) {}
+AdamW::AdamW(std::vector<float> decay)
+    : m_(decay.size(), 0.0f), v_(decay.size(), 0.0f), decay_(std::move(decay)), scale_(decay_.size(), 1.0f) {}
 
 void AdamW::step(Params<float>& p, const Params<float>& g, const OptimConfig& c, float lr) {
   step(p.flat.data(), g.flat.data(), c, lr);
@@ -62,7 +65,7 @@ void AdamW::step(float* w, const float* grad, const OptimConfig& c, float lr) {
     v_[i] = c.beta2 * v_[i] + (1.0f - c.beta2) * grad[i] * grad[i];
     const float m_hat = m_[i] / bc1, v_hat = v_[i] / bc2;
     // Decoupled decay: shrink the weight directly, not through the gradient.
-    w[i] -= lr * (m_hat / (std::sqrt(v_hat) + c.eps) + c.weight_decay * decay_[i] * w[i]);
+    w[i] -= lr * scale_[i] * (m_hat / (std::sqrt(v_hat) + c.eps) + c.weight_decay * decay_[i] * w[i]);
   }
 }
 

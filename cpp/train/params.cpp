@@ -36,7 +36,8 @@ Params<T>::Params(const ModelConfig& c) : cfg(c) {
   size_t total = 0;
   for_each_tensor(cfg, this, [&](const std::string& name, std::vector<int> shape, TensorKind kind, T**) {
     const size_t n = element_count(shape);
-    tensors.push_back({name, std::move(shape), total, n, kind, kind == TensorKind::Matrix});
+    // Weight decay on the matrices; not on the relative biases (a distance penalty is not a weight to shrink).
+    tensors.push_back({name, std::move(shape), total, n, kind, kind == TensorKind::Matrix && name != "rel_bias"});
     total += n;
   });
   flat.assign(total, T(0));

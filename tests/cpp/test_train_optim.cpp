@@ -79,6 +79,27 @@ TEST(TrainOptim, AdamWTwoStepsByHand) {
   EXPECT_EQ(opt.steps_taken(), 2);
 }
 
+// Relative positions: the bias table steps kRelBiasLrScale times as far as any other weight with the
+// same gradient, and is not decayed (step 1 of Adam moves a weight by lr, its decay by lr wd w).
+TEST(TrainOptim, RelativeBiasesStepFasterAndAreNotDecayed) {
+  ModelConfig cfg = tiny();
+  cfg.pos = PosKind::Relative;
+  cfg.rel_clip = 2;
+  Params<float> p(cfg), g(cfg);
+  ASSERT_NE(p.find("rel_bias"), nullptr);
+  std::fill(p.flat.begin(), p.flat.end(), 0.5f);
+  std::fill(g.flat.begin(), g.flat.end(), 0.2f);
+  OptimConfig c;
+  c.weight_decay = 0.1f;
+  AdamW opt(p);
+  const float lr = 0.01f;
+  opt.step(p, g, c, lr);
+  EXPECT_NEAR(p.data(*p.find("rel_bias"))[3], 0.5f - lr * 30.0f, 1e-6);
+  EXPECT_NEAR(p.data(*p.find("decoder.0.self_attn.bq"))[0], 0.5f - lr, 1e-7);
+  EXPECT_NEAR(p.data(*p.find("decoder.0.self_attn.wq"))[0], 0.5f - lr * (1.0f + 0.1f * 0.5f), 1e-7);
+  EXPECT_EQ(kRelBiasLrScale, 30.0f);
+}
+
 TEST(TrainOptim, InitialisationIsSeededAndShaped) {
   Params<float> a(tiny()), b(tiny()), c(tiny());
   init_params(a, 5);

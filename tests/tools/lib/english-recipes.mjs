@@ -22,8 +22,8 @@ export const RECIPES = {
   // positions for relative ones (a bias per head and clipped offset, starting as ALiBi's distance
   // penalty: docs/models.md says why) and hides 40 % of each 64-token passage.
   'english-mlm': [
-    '--task english-mlm --init web/models/english.safetensors --pos relative --f16 1 --steps 3000 --batch 32 ' +
-      '--lr 1.5e-3 --warmup 200 --min-lr 0.05 --weight-decay 0.1 --seed 1 --threads 2 --eval-every 0 --eval-n 2000 ' +
+    '--task english-mlm --init web/models/english.safetensors --pos relative --f16 1 --steps 1500 --batch 32 ' +
+      '--lr 1.5e-3 --warmup 100 --min-lr 0.05 --weight-decay 0.1 --seed 1 --threads 2 --eval-every 0 --eval-n 2000 ' +
       '--log-every 100',
   ],
 };
