@@ -9,7 +9,7 @@ import { numsTable } from '../lib/view.js';
 import { playgroundNow } from '../lib/module.js';
 import { renderTex, tex } from '../lib/katex.js';
 import { linePlot } from '../lib/plot.js';
-import { RNN, repeatRows, rnnStates, tokenRows } from '../lib/rnn-view.js';
+import { RNN, powerNorms, repeatRows, rnnStates, tokenRows, vanishingWords } from '../lib/rnn-view.js';
 
 const RADIUS = { min: 0.25, max: 2, step: 0.05 };
 const LENGTH = { min: 4, max: 64, default: 32, integer: true };
@@ -145,37 +145,30 @@ export class ApRnnVanishing extends ApWidget {
         className: 'nums grad-norms',
       }),
     );
-    // The farthest distance (the first token), and the trend over it from the core's norms: a
-    // norm can first grow for a few steps (W_hh stretches some directions) before it falls.
-    const K = T - 1;
-    const trendOf = (p, end) =>
-      p < 0.97 ? (end < 1e-2 ? 'all but vanished' : 'fading') : p > 1.03 ? 'growing' : 'about level';
-    const perStep = Math.pow(at(K) / at(0), 1 / K);
-    const trend = trendOf(perStep, at(K));
-    let peak = 0;
-    for (let k = 1; k <= K; k++) if (at(k) > at(peak)) peak = k;
+    // Every sentence below is read from the plotted norms (lib/rnn-view.js vanishingWords): the
+    // trend from the two ends, the curve's rises and falls from its turning points, and the ρ = 1
+    // curve against W_hh alone (no tanh), so the part tanh's slopes play is a number, not a claim.
+    const whhRef = refRun ? refRun.whh : states.whh;
+    const words = vanishingWords({
+      grad,
+      ref,
+      alone: powerNorms(whhRef, RNN.dHidden, T - 1),
+      radius,
+      T,
+      slope,
+      value: small,
+    });
+    const trend = words.trend;
     this.summary.replaceChildren(
-      `With ρ = ${fmt(radius, 2)}, the gradient from ${K} steps back (the first token) has norm ${small(at(K))}, about ×${fmt(perStep, 2)} per step: `,
-      el('b', {
-        text: {
-          'all but vanished': 'it has all but vanished.',
-          fading: 'it is fading.',
-          growing: 'it has grown: the RNN is not contractive here.',
-          'about level': 'it has neither faded nor grown much.',
-        }[trend],
-      }),
-      peak > 0 && at(peak) > 1.2 * at(0)
-        ? ` It first grows, to ${small(at(peak))} at ${peak} ${peak === 1 ? 'step' : 'steps'} back${peak < K ? ', then falls' : ''}.`
-        : '',
+      words.lead,
+      el('b', { text: words.verdict }),
+      words.shape ? ` ${words.shape}` : '',
       ` The RNN's path from the ${T}-token input's first token to its last is ${T - 1} steps; attention's is 1.`,
     );
     this.summary.dataset.trend = trend;
-    // The ρ = 1 curve: W_hh alone no longer shrinks every direction; tanh's slope still damps.
-    const refPerStep = Math.pow(ref[0] / ref[T - 1], 1 / K);
-    const refTrend = trendOf(refPerStep, ref[0]);
-    this.tanhNote.textContent = `${radius === 1 ? 'This curve' : 'The grey curve'} (ρ = 1: multiplying by W_hh alone no longer shrinks every direction) ${{ 'all but vanished': 'falls too', fading: 'falls too', growing: 'grows', 'about level': 'stays about level' }[refTrend]}, about ×${fmt(refPerStep, 2)} per step over the ${K} steps: every step multiplies by W_hh, which at ρ = 1 can still stretch some directions, and by tanh's slope diag(1 − h²), below 1 wherever a state is not 0. On this input the states' mean slope 1 − h² is ${fmt(slope, 2)}; the larger |h| grows (tanh saturating towards ±1), the smaller it gets.`;
+    this.tanhNote.textContent = words.tanh;
     this.tanhNote.dataset.slope = String(slope);
-    this.tanhNote.dataset.perStep = String(refPerStep);
+    this.tanhNote.dataset.perStep = String(words.refPerStep);
     this.dataset.radius = String(radius);
     this.dataset.length = String(T);
     this.dataset.gradNorms = JSON.stringify(Array.from(grad));

@@ -4,6 +4,7 @@
 // attention's direct arcs from one token to every other. Numbers come from the core; this file
 // only moves rows around (repeat, reverse, concatenate) and draws.
 import { el, fmt, tokenText } from './dom.js';
+import { curveMoves, movesText } from './curve-words.js';
 
 /** The RNN every view of section A runs: 8 hidden units, W_hh scaled to spectral radius 0.9. */
 export const RNN = { dHidden: 8, radius: 0.9, seed: 1 };
@@ -325,4 +326,89 @@ export function stepControls(label, onChange) {
 /** The step `t` (1-based) a view shows: its attribute, clamped to 1..n, default n. */
 export function stepOf(widget, n, name = 't') {
   return widget.numberAttribute(name, { min: 1, max: n, integer: true }, n);
+}
+
+/**
+ * ‖(W_hhᵀ)^k‖₂ for k = 0..K: what the gradient norm k steps back would be with W_hh alone (no
+ * tanh slope), for whh (dHidden x dHidden, row-major). The largest singular value, by power
+ * iteration on AᵀA, as the core reports ‖∂h_T/∂h_t‖.
+ */
+export function powerNorms(whh, dHidden, K) {
+  const d = dHidden;
+  let a = new Float64Array(d * d);
+  for (let i = 0; i < d; i++) a[i * d + i] = 1;
+  const out = [1];
+  for (let k = 1; k <= K; k++) {
+    const next = new Float64Array(d * d); // next = a · W_hhᵀ
+    for (let i = 0; i < d; i++)
+      for (let j = 0; j < d; j++) {
+        let s = 0;
+        for (let m = 0; m < d; m++) s += a[i * d + m] * whh[j * d + m];
+        next[i * d + j] = s;
+      }
+    a = next;
+    out.push(largestSingular(a, d));
+  }
+  return out;
+}
+
+function largestSingular(a, d) {
+  let v = Array.from({ length: d }, (_, i) => 1 + i / d);
+  let sigma = 0;
+  for (let it = 0; it < 200; it++) {
+    const av = Array.from({ length: d }, (_, r) => v.reduce((s, x, c) => s + a[r * d + c] * x, 0));
+    const atav = Array.from({ length: d }, (_, c) => av.reduce((s, x, r) => s + a[r * d + c] * x, 0));
+    const norm = Math.hypot(...atav);
+    if (norm === 0) return 0;
+    sigma = Math.sqrt(norm / Math.hypot(...v));
+    v = atav.map((x) => x / norm);
+  }
+  return sigma;
+}
+
+/** 31 -> ³¹ */
+const sup = (k) => String(k).replace(/\d/g, (c) => '⁰¹²³⁴⁵⁶⁷⁸⁹'[c]);
+
+/**
+ * The sentences under rnn-vanishing's plot, from the plotted norms: grad[i] = ‖∂h_T/∂h_(i+1)‖
+ * (the core's order: the first token first), ref the same at ρ = 1, alone[k] = ‖(W_hhᵀ)^k‖₂ of
+ * the ρ = 1 W_hh (powerNorms), slope the ρ = 1 states' mean tanh slope 1 − h². `value` formats a
+ * norm. Returns { trend, perStep, lead, verdict, shape, tanh, refPerStep }.
+ */
+export function vanishingWords({ grad, ref, alone, radius, T, slope, value = (v) => fmt(v, 3) }) {
+  const K = T - 1;
+  const back = (g) => Array.from({ length: T }, (_, k) => g[T - 1 - k]); // index = steps back
+  const cur = back(grad),
+    one = back(ref);
+  const where = (k) =>
+    k === K ? `at ${k} ${k === 1 ? 'step' : 'steps'} back (the first token)` : `at ${k} steps back`;
+  const trendOf = (p, end) =>
+    p < 0.97 ? (end < 1e-2 ? 'all but vanished' : 'fading') : p > 1.03 ? 'growing' : 'about level';
+  const perStep = Math.pow(cur[K] / cur[0], 1 / K);
+  const trend = trendOf(perStep, cur[K]);
+  const shape =
+    K >= 2 ? `Along the curve, from 1 at distance 0 it ${movesText(cur, curveMoves(cur), value, where)}.` : '';
+  const refPerStep = Math.pow(one[K] / one[0], 1 / K);
+  const grey = radius === 1 ? 'This curve is' : 'The grey curve is';
+  const refShape = radius === 1 || K < 2 ? '' : ` From 1 it ${movesText(one, curveMoves(one), value, where)}.`;
+  const ratio = one[K] / alone[K];
+  const tanhPart =
+    ratio < 1
+      ? `With tanh's slope diag(1 − h²) at every step, below 1 wherever a state is not 0, it is ${value(one[K])}, ×${value(ratio)} of that: the slopes are the whole difference.`
+      : `With tanh's slope diag(1 − h²) at every step it is ${value(one[K])}: on this input the slopes do not take it below W_hh alone.`;
+  const tanh = `${grey} the same RNN with ρ = 1, where W_hh alone no longer shrinks every direction.${refShape} W_hh alone, ${K} times over, would give ‖(W_hhᵀ)${sup(K)}‖ = ${value(alone[K])} at ${K} steps back. ${tanhPart} On this input the states' mean slope 1 − h² is ${fmt(slope, 2)}; the closer a state is to ±1 (tanh saturating), the smaller its slope.`;
+  return {
+    trend,
+    perStep,
+    refPerStep,
+    lead: `With ρ = ${fmt(radius, 2)}, the gradient from ${K} steps back (the first token) has norm ${value(cur[K])}, on average ×${fmt(perStep, 2)} per step: `,
+    verdict: {
+      'all but vanished': 'it has all but vanished.',
+      fading: 'it is fading.',
+      growing: 'it has grown: the RNN is not contractive here.',
+      'about level': 'it has neither faded nor grown much.',
+    }[trend],
+    shape,
+    tanh,
+  };
 }
