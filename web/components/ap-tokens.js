@@ -10,6 +10,7 @@ import { textFor } from '../lib/view.js';
 import { displayVocab, getModel, hasModelFile, modelNow } from '../lib/models.js';
 import { adoptOwnStyles } from '../lib/styles.js';
 import { startOf } from '../lib/runs.js';
+import { spaceCounts, splitOnce, startWord, startWordLine } from '../lib/token-words.js';
 import CSS from '../styles/tokens.css?inline';
 
 const ENGLISH = 'english';
@@ -209,6 +210,7 @@ export class ApTokens extends ApWidget {
     this.stats = el('p', { className: 'tk-stats' });
     this.startLine = el('p', { className: 'note tk-start' });
     this.wordsLine = el('p', { className: 'note tk-words' });
+    this.firstLine = el('p', { className: 'note tk-first' });
     this.bytesLine = el('p', { className: 'note tk-bytes' });
     this.legend = el(
       'p',
@@ -235,6 +237,7 @@ export class ApTokens extends ApWidget {
       this.stats,
       this.startLine,
       this.wordsLine,
+      this.firstLine,
       this.bytesLine,
       this.legend,
       this.row,
@@ -256,6 +259,7 @@ export class ApTokens extends ApWidget {
       this.stats,
       this.startLine,
       this.wordsLine,
+      this.firstLine,
       this.bytesLine,
       this.legend,
       this.row,
@@ -284,10 +288,22 @@ export class ApTokens extends ApWidget {
       : '';
     this.dataset.start = start ? String(start.id) : '';
     this.wordsLine.hidden = empty || !row.aligned;
-    const splitText = row.split.map(
-      (w) => `${w.word} → ${w.tokens.map((t) => (t.whole ? t.shown.trim() : hex(t.bytes))).join('·')}`,
+    // The first word, when the tokenizer cuts it into more pieces than the same word after a space.
+    const first = empty || !row.aligned ? null : startWord(r.english.model.tokenizer, r.text);
+    this.firstLine.hidden = !first;
+    this.firstLine.textContent = first ? startWordLine(first, spaceCounts(displayVocab(r.english))) : '';
+    this.dataset.startWord = first ? first.word : '';
+    // Each split word with its pieces once (a repeated word is one entry, "2 times").
+    const groups = splitOnce(
+      row.split.map((w) => ({ word: w.word, pieces: w.tokens.map((t) => (t.whole ? t.shown.trim() : hex(t.bytes))) })),
     );
-    this.wordsLine.textContent = `${row.words} of the ${plural(row.tokens.length, 'token')} ${row.words === 1 ? 'is a whole word' : 'are whole words'} (a word, with the space before it if there is one).${row.split.length ? ` ${plural(row.split.length, 'word is', 'words are')} split into pieces: ${listOf(splitText)}.` : ' No word is split.'}`;
+    const splitText = groups.map((g, i) => {
+      const times = g.times > 1 ? `${g.times} times` : '';
+      if (i === 0 && first && row.split[0].start === 0 && g.word === first.word)
+        return `${g.word} (${times ? `${times}; ` : ''}see the next line)`;
+      return `${g.word} → ${g.pieces.join('·')}${times ? ` (${times})` : ''}`;
+    });
+    this.wordsLine.textContent = `${row.words} of the ${plural(row.tokens.length, 'token')} ${row.words === 1 ? 'is a whole word' : 'are whole words'} (a word, with the space before it if there is one).${groups.length ? ` ${plural(groups.length, 'word is', 'words are')} split into pieces: ${listOf(splitText)}.` : ' No word is split.'}`;
     this.bytesLine.hidden = empty || row.fallback.length === 0;
     const one = row.fallback.length === 1;
     this.bytesLine.textContent = `${plural(row.fallback.length, 'character')} ${one ? 'has no piece of its own and falls' : 'have no piece of their own and fall'} back to ${one ? 'its' : 'their'} UTF-8 bytes: ${listOf(row.fallback.map((f) => `${f.ch} = ${hex(f.bytes)} (${plural(f.tokens, 'token')})`))}.`;
