@@ -24,6 +24,7 @@ import { el } from './lib/dom.js';
 import { resetTheme } from './lib/heatmap.js';
 import { parseState, readUrl, STATE_KEYS, valueWarning, writeUrl } from './lib/state.js';
 import { filesFromDataTransfer } from './lib/hf-open.js';
+import { measuredHeads } from './lib/models.js';
 
 export const playgroundKit = Object.freeze({
   el,
@@ -34,4 +35,5 @@ export const playgroundKit = Object.freeze({
   valueWarning,
   writeUrl,
   filesFromDataTransfer,
+  measuredHeads,
 });

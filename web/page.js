@@ -14,14 +14,24 @@ import {
   RECAP,
   goalMet,
   loadProgress,
+  measuredPlace,
   pathOrder,
   questionsOf,
   saveProgress,
 } from './lib/lessons.js';
 import { onStorageRefused, storedItem, storeItem } from './lib/storage.js';
 
-const { el, resetTheme, parseState, readUrl, STATE_KEYS, valueWarning, writeUrl, filesFromDataTransfer } =
-  playgroundKit;
+const {
+  el,
+  resetTheme,
+  parseState,
+  readUrl,
+  STATE_KEYS,
+  valueWarning,
+  writeUrl,
+  filesFromDataTransfer,
+  measuredHeads,
+} = playgroundKit;
 
 const WIDGET_STATE_KEYS = STATE_KEYS.filter((k) => k !== 'step');
 
@@ -277,6 +287,16 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
     }
     for (const [name, value] of Object.entries(t.attrs || {})) w?.setAttribute(name, value);
     w?.scrollIntoView({ block: 'start' });
+    // Where the prompt's question can be seen: the layer and head measured in that role, once the
+    // model's roles are read (a model without them stays where it is).
+    if (t.headRole && !state.preset)
+      measuredHeads(state.model).then((roles) => {
+        const place = measuredPlace(roles, t.headRole);
+        if (!place) return;
+        state = parseState({ ...state, ...place });
+        apply();
+        saveUrl();
+      });
   }
 
   // A question of the notes beside its concept: the quiz element with just that question.

@@ -233,7 +233,7 @@ describe('heads on the trained grammar model', () => {
       expect(heads.length).toBeGreaterThan(1);
       for (const h of heads) {
         expect(h.drawn).toEqual([0, 1]);
-        expect(h.line).toMatch(/token|word|broad/);
+        expect(h.line).toMatch(/token|word|broad|no fixed place/);
       }
       await shot(w, `fixes-heads-${await w.getAttribute('model')}`);
     }

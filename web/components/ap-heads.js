@@ -2,7 +2,7 @@
 // so each computes its own attention pattern. All of a layer's patterns side by side on one
 // colour scale (0 … 1, so a faint head looks faint; a switch gives each head its own scale),
 // and under each map one line naming what the head does, computed from its weights
-// (lib/head-patterns.js): previous token, itself, first token, next token, one word, or broad.
+// (lib/head-patterns.js): previous token, itself, first token, next token, one word, broad or no fixed place.
 // The buttons change the number of heads of the whole model (same weights, cut differently).
 //
 // Attributes: the page's state (text, model, layer, heads, ...), colors="shared" | "per-head".

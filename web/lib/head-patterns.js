@@ -2,7 +2,15 @@
 // token, same token, first token, next token, one word) the weight a query row puts on it,
 // averaged over the rows where the pattern can be seen, beside what evenly spread weights would
 // put there. The heaviest candidate that clearly beats even spreading names the head; if none
-// does, the head is "broad". Pure functions over the core's weights (no DOM), so tests can use them too.
+// does, the head is "broad" (a row's largest weight, on average, not over half) or has "no fixed place".
+// Pure functions over the core's weights (no DOM), so tests can use them too.
+
+/** "Most" of a row's weight: more than half. At or below it a head leans to its pattern, or is broad. */
+export const MOST = 0.5;
+/** A pattern holds with at least this much of the weight and this many times its even share. */
+export const HOLDS = { weight: 0.3, ratio: 1.5 };
+/** Not "most": at most MOST at the two decimals the line shows (0.50 reads the same either side). */
+const notMost = (x) => Math.round(x * 100) / 100 <= MOST;
 
 /**
  * @param {ArrayLike<number>} w  weights, rows x cols (row-major), rows sum to 1
@@ -94,10 +102,10 @@ export function headPattern(w, rows, cols, { labels = null, masked = null } = {}
   const n = free.length || 1;
   const stats = { maxWeight: maxSum / n, evenMax: evenMaxSum / n, entropy: entSum / n, freeMax };
 
-  // A pattern holds if it gets at least 0.3 of the weight and 1.5 times what even spreading would
-  // give it; the head is named by the one that holds with the most weight (positional patterns
-  // first on ties), and a second one that holds is named too (small models' heads often mix two).
-  const clearOf = (c) => c && c.score >= 0.3 && c.score >= 1.5 * c.even;
+  // A pattern holds if it gets at least HOLDS.weight of the weight and HOLDS.ratio times what even
+  // spreading would give it; the head is named by the one that holds with the most weight (positional
+  // patterns first on ties), and a second one that holds is named too (small models' heads often mix two).
+  const clearOf = (c) => c && c.score >= HOLDS.weight && c.score >= HOLDS.ratio * c.even;
   let best = null,
     also = null;
   for (const c of usable) if (clearOf(c) && (!best || c.score > best.score + 1e-9)) best = c;
@@ -107,7 +115,7 @@ export function headPattern(w, rows, cols, { labels = null, masked = null } = {}
   if (!clear)
     return {
       key: 'broad',
-      name: stats.entropy > 0.9 ? 'broad (nearly uniform)' : 'broad',
+      name: notMost(stats.maxWeight) ? 'broad' : 'no fixed place',
       score: stats.maxWeight,
       even: stats.evenMax,
       rows: free.length,
@@ -123,16 +131,20 @@ export function headPattern(w, rows, cols, { labels = null, masked = null } = {}
  * (0.27 if spread evenly)"]. patternLine joins them with ": ".
  */
 export function patternParts(p, fmt = (x) => x.toFixed(2)) {
+  // Broad or not is read from the figure shown: a row's largest weight, on average, at most MOST.
   if (p.key === 'broad') {
-    return [
-      p.name,
-      `no single place gets most of the weight; the largest weight in a row is ${fmt(p.maxWeight)} on average (${fmt(p.evenMax)} if spread evenly)`,
-    ];
+    const largest = `a row's largest weight is ${fmt(p.maxWeight)} on average (${fmt(p.evenMax)} if spread evenly)`;
+    return notMost(p.maxWeight)
+      ? [p.name, `${largest}, not over half: no key gets most of the weight`]
+      : [
+          p.name,
+          `${largest}, but no one place (the previous token, itself, the first token, the next token, one word) gets ${fmt(HOLDS.weight)} of it and ${HOLDS.ratio} times its even share`,
+        ];
   }
   const whose = (c) => (c.key === 'word' ? `of the ${c.rows} rows that can see it ` : '');
   const alsoText = p.also ? `; also ${p.also.name}: ${fmt(p.also.score)}` : '';
   return [
-    `${p.score >= 0.5 ? '' : 'leans to '}${p.name}`,
+    `${notMost(p.score) ? 'leans to ' : ''}${p.name}`,
     `${fmt(p.score)} of the weight ${whose(p)}on average (${fmt(p.even)} if spread evenly)${alsoText}`,
   ];
 }

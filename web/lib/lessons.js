@@ -68,6 +68,8 @@ export const GLOSSARY = [
 // Chapter texts. `extras[concept]` lists what follows that concept's view:
 //   { try: 'text', patch: { state } }  a button that changes the page's state (text, preset, switches)
 //   { try: 'text', attrs: { name: value } }  a button that sets attributes of that concept's view
+//   headRole: 'punct' (with either)  also moves the page to the layer and head measured in that role
+//     (web/models/<model>.heads.json, measuredPlace below), where the prompt's question can be seen
 //   { question: 'id' }  one of the notes' questions (<ap-quiz questions="id">), predict first, then reveal
 export const LESSONS = {
   A: {
@@ -190,8 +192,9 @@ export const LESSONS = {
     extras: {
       heads: [
         {
-          try: 'Each card names what its head was measured to do on average over the held-out Brown text, with the figure. Try a sentence with commas, "When the rain stopped, the children ran outside, laughing.": does a head measured as a punctuation head weigh the commas of this one sentence? One sentence is a small sample; a role is an average over thousands of tokens.',
+          try: 'Each card names what its head was measured to do on average over the held-out Brown text, with the figure. Try a sentence with commas, "When the rain stopped, the children ran outside, laughing.": the view moves to the layer of a head measured as a punctuation head. Does it weigh the commas of this one sentence? One sentence is a small sample; a role is an average over thousands of tokens.',
           patch: { text: 'When the rain stopped, the children ran outside, laughing.', preset: '' },
+          headRole: 'punct',
         },
       ],
       induction: [
@@ -274,6 +277,20 @@ export const LESSONS = {
     extras: {},
   },
 };
+
+/**
+ * The layer and head a "try this" with `headRole` moves to: the head of the measured roles (a
+ * model's heads.json) with that role, the one with the most weight on it if several; null if none.
+ */
+export function measuredPlace(roles, role) {
+  let best = null;
+  for (const h of roles?.heads || []) {
+    if (h.role !== role) continue;
+    const mass = h.evidence?.[0]?.mass ?? 0;
+    if (!best || mass > best.mass) best = { layer: h.layer, head: h.head, mass };
+  }
+  return best && { layer: best.layer, head: best.head };
+}
 
 /** The chapters of the path in order: the lesson chapters with the recap after chapter B. */
 export function pathOrder(chapters) {
