@@ -2,7 +2,8 @@
 // cell, click (or Enter) to select a cell, PNG and CSV export, a colour legend and a table of
 // the numbers for screen readers. Every view of the playground draws its matrices with it.
 // Set `.matrix` (see lib/heatmap.js matrix()); events: 'ap-cell-select' { name, row, col, value }.
-// Attributes: max-cell (px, default 40), compact (no toolbar, legend or table), no-numbers.
+// Attributes: max-cell (px, default 40), min-cell (px: cells never narrower; a wider plot scrolls
+// sideways and says so), compact (no toolbar, legend or table), no-numbers.
 import { adoptStyles } from '../lib/styles.js';
 import { clamp, el, emit, fmt, num } from '../lib/dom.js';
 import { scaleFor } from '../lib/colors.js';
@@ -24,7 +25,7 @@ function textWidth(text) {
 
 export class ApHeatmap extends HTMLElement {
   static get observedAttributes() {
-    return ['max-cell', 'compact', 'no-numbers'];
+    return ['max-cell', 'min-cell', 'compact', 'no-numbers'];
   }
 
   constructor() {
@@ -96,6 +97,7 @@ export class ApHeatmap extends HTMLElement {
     // Where a value is undefined (a row whose keys are all masked: 0/0; NaN or +∞ from a
     // computation) the heatmap says so in words, not just with a strange number.
     this._undefined = el('p', { className: 'warn hm-undefined', hidden: true, attrs: { role: 'note' } });
+    this._scrollNote = el('p', { className: 'note hm-scroll', hidden: true });
     this._tableHolder = el('div', { className: 'scroll-x' });
     this._details = el(
       'details',
@@ -121,6 +123,7 @@ export class ApHeatmap extends HTMLElement {
           el('div', { className: 'hm-side' }, this._corner, this._rows),
           el('div', { className: 'hm-plotwrap' }, this._cols, this._plot),
         ),
+        this._scrollNote,
         el(
           'div',
           { className: 'hm-legend' },
@@ -223,13 +226,21 @@ export class ApHeatmap extends HTMLElement {
     // Wide matrices (logits over a vocabulary) get fractional cells so they fit the width.
     let cellW = avail / m.cols >= 8 ? clamp(Math.floor(avail / m.cols), 2, maxCell) : Math.max(0.5, avail / m.cols);
     if (m.cols === 1) cellW = Math.min(maxCell, 48);
+    // min-cell: a long text keeps readable cells and a label per column; the plot scrolls sideways.
+    const minCell = this.hasAttribute('min-cell') ? readNumber(this.getAttribute('min-cell'), MAX_CELL, 0).value : 0;
+    if (cellW < minCell) cellW = Math.min(minCell, maxCell);
     let cellH =
       m.rows * cellW > 520 && cellW > 10
         ? Math.max(10, Math.floor(520 / m.rows))
         : clamp(cellW, compact ? 4 : 12, maxCell);
     if (cellW < 10 && !compact) cellH = clamp(Math.floor(360 / m.rows), 12, 24);
+    if (minCell && !compact) cellH = Math.max(cellH, Math.min(minCell, 12)); // a label on every row too
     this._cellW = cellW;
     this._cellH = cellH;
+    const fit = Math.floor(avail / cellW);
+    this._scrollNote.hidden = m.cols <= fit;
+    this._scrollNote.textContent = `${fit} of the ${m.cols} columns fit across: scroll the map sideways for the rest.`;
+    this.dataset.scrolls = String(m.cols > fit);
     this._numbers = !compact && !this.hasAttribute('no-numbers') && numbersFit(m, cellW, cellH);
     this._scale = scaleFor(m.kind, m.values, m.domain ? { domain: m.domain } : {});
     this._theme = themeOf(this);

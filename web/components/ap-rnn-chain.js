@@ -16,6 +16,7 @@ import {
   CAT_SAT_DOWN,
   RNN,
   chainSvg,
+  hopsPlan,
   hopsSvg,
   rnnStates,
   scrollToColumn,
@@ -118,7 +119,13 @@ export class ApRnnChain extends ApWidget {
     const row = A.values.slice((t - 1) * A.cols, t * A.cols);
     this.place(this.hops, hopsSvg({ labels, weights: row, t }));
     const masked = row.some((w) => w === 0) && run.config.causal;
-    this.attnNote.textContent = `Row "${labels[t - 1]}" of the attention weights (${run.kind === 'model' ? `layer ${layer}, head ${head} of the page's model, counted from 0 as in the heatmaps` : 'the preset'}); arc width is the weight. ${masked ? 'The causal mask hides later tokens; every earlier one is still one hop away.' : 'No chain: the token reads every token directly, and every row of weights is computed at the same time.'}`;
+    // A long text: arcs only to the largest weights (more merge into one band), the rest said in numbers.
+    const plan = hopsPlan(row, t);
+    const few = plan.rest
+      ? ` Arcs go to the first token and the ${plan.drawn.length - (plan.drawn[0] === 0 ? 1 : 0)} tokens nearest "${labels[t - 1]}"; the other ${plan.rest} are one hop away too (scroll sideways to see their weights), with ${fmt(plan.restWeight, 2)} of the weight together.`
+      : '';
+    this.attnNote.textContent = `Row "${labels[t - 1]}" of the attention weights (${run.kind === 'model' ? `layer ${layer}, head ${head} of the page's model, counted from 0 as in the heatmaps` : 'the preset'}); arc width is the weight, written under each token.${few} ${masked ? 'The causal mask hides later tokens; every earlier one is still one hop away.' : 'No chain: the token reads every token directly, and every row of weights is computed at the same time.'}`;
+    this.hops.dataset.rest = String(plan.rest);
     scrollToColumn(this.chain, t - 1);
     scrollToColumn(this.hops, t - 1);
 

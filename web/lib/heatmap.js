@@ -361,6 +361,12 @@ export class HeatmapPool {
     if (!h) {
       h = el('ap-heatmap', { attrs });
       this.slots.set(slot, h);
+    } else {
+      // Attributes that change with the matrix (min-cell for a long text): set before it is drawn.
+      for (const [k, v] of Object.entries(attrs)) {
+        if (v === null || v === undefined || v === false) h.removeAttribute(k);
+        else if (h.getAttribute(k) !== String(v)) h.setAttribute(k, String(v));
+      }
     }
     h.matrix = m;
     return h;

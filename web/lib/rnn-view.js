@@ -216,55 +216,62 @@ export function chainSvg({ labels, t }) {
   return svg;
 }
 
+/** At most this many arcs: past it they merge into one band (a long text reads 80 tokens and more). */
+export const MAX_ARCS = 16;
+
 /**
- * Self-attention from token `t` (1-based): one arc to every token j, as thick as its weight
- * weights[j] (the core's softmax row). Masked (future) keys have weight 0 and get no arc.
+ * Which keys of a weights row get an arc: every key with a weight when there are at most `maxArcs`,
+ * else the first token (the farthest hop) and the `maxArcs` - 1 keys nearest token t, the ones in
+ * view where the picture scrolls to t. { drawn: [j, ...] in key order, keys: keys with a weight,
+ * rest: keys without an arc, restWeight: their weights' sum }.
  */
-export function hopsSvg({ labels, weights, t }) {
+export function hopsPlan(weights, t, maxArcs = MAX_ARCS) {
+  const keys = [];
+  for (let j = 0; j < weights.length; j++) if (weights[j] > 0) keys.push(j);
+  const near = [...keys].sort((a, b) => Math.abs(a - (t - 1)) - Math.abs(b - (t - 1)) || a - b);
+  const first = keys.length > maxArcs && keys[0] === 0 ? [0] : [];
+  const drawn = [...first, ...near.filter((j) => !first.includes(j)).slice(0, maxArcs - first.length)].sort(
+    (a, b) => a - b,
+  );
+  const on = new Set(drawn);
+  let restWeight = 0;
+  for (const j of keys) if (!on.has(j)) restWeight += weights[j];
+  return { drawn, keys: keys.length, rest: keys.length - drawn.length, restWeight };
+}
+
+/**
+ * Self-attention from token `t` (1-based): arcs to the keys hopsPlan picks, each as thick as its
+ * weight weights[j] (the core's softmax row), and every weight written under its token. Masked
+ * (future) keys have weight 0 and get neither.
+ */
+export function hopsSvg({ labels, weights, t, maxArcs = MAX_ARCS }) {
   const n = labels.length,
     base = 136,
     top = 8;
-  const svg = svgFor(n, base + 30, `Self-attention from token ${t}: one hop to each of ${n} tokens`, 'attn-hops');
+  const svg = svgFor(n, base + 46, `Self-attention from token ${t}: one hop to each of ${n} tokens`, 'attn-hops');
   const q = colX(t - 1);
+  const plan = hopsPlan(weights, t, maxArcs);
   let max = 0;
   for (const w of weights) if (w > max) max = w;
-  const labelsLayer = s('g');
-  for (let j = 0; j < n; j++) {
+  let far = 1; // the farthest drawn key sets the tallest arc
+  for (const j of plan.drawn) far = Math.max(far, Math.abs(j - (t - 1)));
+  for (const j of plan.drawn) {
     const w = weights[j];
-    if (!(w > 0)) continue;
     const x = colX(j),
       dist = Math.abs(j - (t - 1));
     const rel = max > 0 ? w / max : 0;
     const style = { stroke: 'var(--_accent)', fill: 'none', opacity: String(0.3 + 0.7 * rel) };
-    let path, lx, ly;
+    let path;
     if (dist === 0) {
       // a small loop: the token attends to itself
       path = `M ${x - 12} ${base} C ${x - 30} ${base - 40}, ${x + 30} ${base - 40}, ${x + 12} ${base}`;
-      lx = x;
-      ly = base - 34;
     } else {
       // higher arcs for farther tokens; the apex of a quadratic curve is at half the control height
-      const h = 48 + (base - top - 58) * (n > 2 ? (dist - 1) / (n - 2) : 0);
+      const h = 48 + (base - top - 58) * (far > 1 ? (dist - 1) / (far - 1) : 0);
       path = `M ${q + (j < t - 1 ? -14 : 14)} ${base} Q ${(q + x) / 2} ${base - 2 * h} ${x} ${base}`;
-      lx = (q + x) / 2;
-      ly = base - h - 5;
     }
     svg.append(s('path', { d: path, 'stroke-width': 1 + 6 * rel, style, 'data-key': j, 'data-weight': String(w) }));
-    labelsLayer.append(
-      s(
-        'text',
-        {
-          x: lx,
-          y: ly,
-          'text-anchor': 'middle',
-          'font-size': 11,
-          style: { fill: 'var(--_fg)', 'paint-order': 'stroke', stroke: 'var(--_bg)', 'stroke-width': '3px' },
-        },
-        fmt(w, 2),
-      ),
-    );
   }
-  svg.append(labelsLayer);
   for (let j = 0; j < n; j++) {
     const x = colX(j);
     const cur = j === t - 1;
@@ -275,7 +282,25 @@ export function hopsSvg({ labels, weights, t }) {
         fill: cur ? 'var(--_accent-bg)' : 'var(--_panel)',
       }),
     );
+    // The weight under its own token: a label never drifts away from the key it belongs to.
+    if (weights[j] > 0)
+      svg.append(
+        s(
+          'text',
+          {
+            x,
+            y: base + 40,
+            'text-anchor': 'middle',
+            'font-size': 11,
+            style: { fill: 'var(--_fg)' },
+            'data-weight-of': j,
+          },
+          fmt(weights[j], 2),
+        ),
+      );
   }
+  svg.dataset.arcs = String(plan.drawn.length);
+  svg.dataset.rest = String(plan.rest);
   return svg;
 }
 

@@ -18,6 +18,11 @@ export function heatmap(m, attrs = {}) {
   return h;
 }
 
+// Past LONG_TOKENS columns of tokens, a step's maps stack and keep TOKEN_CELL px per token.
+const LONG_TOKENS = 24;
+const TOKEN_CELL = 12;
+const cellAttrs = (m) => ({ 'min-cell': m.colLabels ? TOKEN_CELL : null });
+
 /**
  * Draws a step view (lib/steps/) into `box`: formula, what changed, inputs → output (or, for a
  * distribution over the vocabulary, a table of each position's top entries), and an explanation
@@ -48,12 +53,19 @@ export class StepPanel {
     renderTex(this.formula, view.tex, { display: true });
     this.changed.textContent = view.changed;
     const ins = showInputs ? view.inputs.map((m, i) => this.folded(`${slot}in${i}`, m)) : [];
+    // A long text: maps with a column per token keep cells of TOKEN_CELL px and a label per column
+    // (they scroll sideways, and say so), and the maps stack so that each has the panel's width.
+    const shown = [...(showInputs ? view.inputs : []), ...(view.topk ? [] : view.outputs || [view.output])];
+    this.io.classList.toggle(
+      'long',
+      shown.some((m) => m?.colLabels && m.cols > LONG_TOKENS),
+    );
     // A distribution over the vocabulary is read as its top entries (the table below), never
     // drawn as an n × vocabulary barcode.
     const outs = view.topk
       ? []
       : (view.outputs || [view.output]).filter(Boolean).map((m, i) => {
-          const h = this.pool.get(`${slot}out${i}`, m);
+          const h = this.pool.get(`${slot}out${i}`, m, cellAttrs(m));
           h.classList.add('out');
           return h;
         });
@@ -86,7 +98,7 @@ export class StepPanel {
   // A large learned weight matrix (64 × 64 of numbers that look like noise) is folded away behind
   // one line; the student opens it when the product is the point.
   folded(key, m) {
-    const h = this.pool.get(key, m);
+    const h = this.pool.get(key, m, cellAttrs(m));
     if (!this.foldWeights || !m.weight || m.rows * m.cols <= 1024) return h;
     if (!this.folds) this.folds = new Map();
     let d = this.folds.get(key);
