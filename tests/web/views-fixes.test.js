@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { load } from '../../wasm/index.js';
 import { ROOT, SCREENSHOT_DIR, usePlayground } from './harness.js';
+import { LESSONS, measuredPlace } from '../../web/lib/lessons.js';
 
 const playground = usePlayground();
 let ap;
@@ -432,5 +433,30 @@ describe('on the playground page', () => {
       await shot(p.page.locator(`ap-${id}`), `fixes-page-${id}-wide`);
       expect(p.errors, id).toEqual([]);
     }
+  });
+
+  test("the heads prompt about commas moves the view to the measured punctuation head's layer", async () => {
+    // Where it should go, from the measured roles (tests/wasm/heads-prompt.test.js checks that head
+    // weighs this sentence's commas there).
+    const roles = JSON.parse(await readFile(join(ROOT, 'web/models/english.heads.json'), 'utf8'));
+    const tryThis = LESSONS.C.extras.heads.find((t) => /comma/.test(t.try));
+    const place = measuredPlace(roles, tryThis.headRole);
+    expect(place.layer).toBeGreaterThan(0); // not where the page starts
+    const { page, errors } = await playground.open('/#concept=heads', { viewport: WIDTHS.wide });
+    await rendered(page, 'ap-heads');
+    await page.locator(`.try[data-for="heads"] button[aria-label*="commas"]`).click();
+    await page.waitForFunction(
+      ({ layer, text }) => {
+        const w = document.querySelector('ap-heads');
+        const on = w?.shadowRoot.querySelector(`button[aria-label="layer ${layer}"]`);
+        return w?.dataset.text === text && on?.getAttribute('aria-pressed') === 'true';
+      },
+      { layer: place.layer, text: tryThis.patch.text },
+      { timeout: 30_000 },
+    );
+    const url = new URL(page.url());
+    expect(url.searchParams.get('layer')).toBe(String(place.layer));
+    expect(url.searchParams.get('head')).toBe(String(place.head));
+    expect(errors).toEqual([]);
   });
 });
