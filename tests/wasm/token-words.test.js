@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
 import { shippedModel } from '../web/lib/models.js';
-import { spaceCounts, splitOnce, startWord, startWordLine } from '../../web/lib/token-words.js';
+import { piecesOf, spaceCounts, splitOnce, startWord, startWordLine } from '../../web/lib/token-words.js';
 
 let ap, english;
 beforeAll(async () => {
@@ -69,6 +69,15 @@ describe('tokens: the first word of a text has no space before it', () => {
 });
 
 describe('tokens: each split word is listed once', () => {
+  test("a character's byte pieces are named by the character in the words line; their hex is the bytes line's", () => {
+    const e = { ch: 'é' };
+    const tok = (shown, bytes, of = null) => ({ whole: of === null, shown, bytes: Uint8Array.from(bytes), of });
+    // "café" as the English tokenizer cuts it: c · af · <0xC3> · <0xA9>
+    const cafe = [tok('c', [0x63]), tok('af', [0x61, 0x66]), tok(null, [0xc3], [e]), tok(null, [0xa9], [e])];
+    expect(piecesOf(cafe)).toEqual(['c', 'af', '[é: 2 bytes]']);
+    expect(piecesOf(cafe).join('·')).not.toMatch(/C3|A9/);
+  });
+
   test('a word split twice the same way is one entry, 2 times', () => {
     const split = [
       { word: 'unbelievable', pieces: ['un', 'b', 'el', 'ie', 'v', 'able'] },

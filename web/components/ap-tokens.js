@@ -10,7 +10,7 @@ import { textFor } from '../lib/view.js';
 import { displayVocab, getModel, hasModelFile, modelNow } from '../lib/models.js';
 import { adoptOwnStyles } from '../lib/styles.js';
 import { startOf } from '../lib/runs.js';
-import { spaceCounts, splitOnce, startWord, startWordLine } from '../lib/token-words.js';
+import { piecesOf, spaceCounts, splitOnce, startWord, startWordLine } from '../lib/token-words.js';
 import CSS from '../styles/tokens.css?inline';
 
 const ENGLISH = 'english';
@@ -294,9 +294,8 @@ export class ApTokens extends ApWidget {
     this.firstLine.textContent = first ? startWordLine(first, spaceCounts(displayVocab(r.english))) : '';
     this.dataset.startWord = first ? first.word : '';
     // Each split word with its pieces once (a repeated word is one entry, "2 times").
-    const groups = splitOnce(
-      row.split.map((w) => ({ word: w.word, pieces: w.tokens.map((t) => (t.whole ? t.shown.trim() : hex(t.bytes))) })),
-    );
+    // A character cut into byte pieces reads as "[é: 2 bytes]" here; its hex is in the bytes line.
+    const groups = splitOnce(row.split.map((w) => ({ word: w.word, pieces: piecesOf(w.tokens) })));
     const splitText = groups.map((g, i) => {
       const times = g.times > 1 ? `${g.times} times` : '';
       if (i === 0 && first && row.split[0].start === 0 && g.word === first.word)

@@ -88,3 +88,29 @@ export function splitOnce(split) {
   }
   return [...out.values()];
 }
+
+const hexOf = (bytes) => Array.from(bytes, (b) => b.toString(16).toUpperCase().padStart(2, '0')).join(' ');
+
+/**
+ * A split word's pieces as the words line lists them: whole pieces as text; byte pieces of one
+ * character together, "[é: 2 bytes]" (the bytes line gives their hex, so it is listed once).
+ * tokens: the tokens view's { whole, shown, bytes, of: [{ ch }] } (ap-tokens tokenRow).
+ */
+export function piecesOf(tokens) {
+  const out = [];
+  for (let k = 0; k < tokens.length; k++) {
+    const t = tokens[k];
+    if (t.whole || t.of?.length !== 1) {
+      out.push(t.whole ? t.shown.trim() : hexOf(t.bytes));
+      continue;
+    }
+    const ch = t.of[0];
+    let n = 1,
+      bytes = t.bytes.length;
+    const same = (u) => u && !u.whole && u.of?.length === 1 && u.of[0] === ch;
+    while (same(tokens[k + n])) bytes += tokens[k + n++].bytes.length;
+    out.push(`[${ch.ch}: ${bytes} ${bytes === 1 ? 'byte' : 'bytes'}]`);
+    k += n - 1;
+  }
+  return out;
+}
