@@ -192,7 +192,7 @@ export const LESSONS = {
     extras: {
       heads: [
         {
-          try: 'Each card names what its head was measured to do on average over the held-out Brown text, with the figure. Try a sentence with commas, "When the rain stopped, the children ran outside, laughing.": the view moves to the layer of a head measured as a punctuation head. Does it weigh the commas of this one sentence? One sentence is a small sample; a role is an average over thousands of tokens.',
+          try: 'Each card names what its head was measured to do on average over the held-out Brown text, with the figure. Try a sentence with commas, "When the rain stopped, the children ran outside, laughing.": on the English model the view moves to the layer of a head measured as a punctuation head (the other models have no measured roles, and the view stays where it is). Does it weigh the commas of this one sentence? One sentence is a small sample; a role is an average over thousands of tokens.',
           patch: { text: 'When the rain stopped, the children ran outside, laughing.', preset: '' },
           headRole: 'punct',
         },
