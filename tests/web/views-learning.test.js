@@ -435,7 +435,10 @@ describe('bert-gpt: the same sentence, two masks, two objectives', () => {
   });
 
   test("BERT's mask blocks nothing, GPT's blocks the future; [MASK] moves; who sees the last word", async () => {
-    const { page, errors, widget } = await openAlone('ap-bert-gpt', { text: 'the cat sat on the mat' });
+    const { page, errors, widget } = await openAlone('ap-bert-gpt', {
+      model: 'grammar',
+      text: 'the cat sat on the mat',
+    });
     const masks = () =>
       widget.evaluate((w) =>
         Object.fromEntries(
@@ -493,7 +496,7 @@ describe('bert-gpt: the same sentence, two masks, two objectives', () => {
     // nearest noun "cat" is singular; the verb forms below are the singular present ones.
     const SINGULAR = [...MLM_VERBS.common, ...MLM_VERBS.intransitive].map(([singular]) => singular);
     const text = 'the dogs near the cat sleep on the mat';
-    const { errors, widget } = await openAlone('ap-bert-gpt', { text, mask: 5 });
+    const { errors, widget } = await openAlone('ap-bert-gpt', { model: 'grammar', text, mask: 5 });
     expect(await data(widget, 'bertTrained')).toBe('true');
     const shown = await bertShown(widget);
     const node = mlmInNode(text, 5);
@@ -510,7 +513,7 @@ describe('bert-gpt: the same sentence, two masks, two objectives', () => {
   test('a paragraph longer than the models read is cut to its first 63 words, and the view says so', async () => {
     // 12 x 7 = 84 words; the random models read 64 tokens, the decoder's <bos> takes one: 63 words.
     const text = Array(12).fill('the cat sat on the mat and').join(' ');
-    const { errors, widget } = await openAlone('ap-bert-gpt', { text });
+    const { errors, widget } = await openAlone('ap-bert-gpt', { model: 'grammar', text });
     expect(await widget.getAttribute('data-error')).toBeNull();
     await expect(widget.locator('.cut').textContent()).resolves.toBe(
       'These models read at most 63 words; your text has 84, so the view reads its first 63.',
@@ -524,10 +527,103 @@ describe('bert-gpt: the same sentence, two masks, two objectives', () => {
   }, 120_000);
 
   test("a word outside the masked LM's vocabulary is named, and BERT falls back to random weights (said)", async () => {
-    const { errors, widget } = await openAlone('ap-bert-gpt', { text: 'the cat sat on the futon' });
+    const { errors, widget } = await openAlone('ap-bert-gpt', { model: 'grammar', text: 'the cat sat on the futon' });
     expect(await data(widget, 'bertTrained')).toBe('false');
     await expect(widget.locator('[data-model=bert] .untrained').textContent()).resolves.toMatch(/"futon"/);
     await widget.screenshot({ path: join(SCREENSHOT_DIR, 'view-bert-gpt-unknown-word.png') });
+    expect(errors).toEqual([]);
+  }, 120_000);
+});
+
+// On the English model (the page's default), both sides read English with one tokenizer: BERT's
+// side is the English masked LM (web/models/english-mlm.safetensors), GPT's the English decoder.
+// The view's guesses at the hidden token are the ones the same files give through the JS API in
+// Node: the masked LM's row of the [MASK] token, and the decoder's row before it (after <|endoftext|>).
+describe('bert-gpt on the English models', () => {
+  const read = (name) => readFileSync(fileURLToPath(new URL(`../../web/models/${name}.safetensors`, import.meta.url)));
+  let english, englishMlm;
+  beforeAll(async () => {
+    const ap = await load();
+    [english, englishMlm] = await Promise.all([ap.openModel(read('english')), ap.openModel(read('english-mlm'))]);
+  }, 120_000);
+
+  test("a sentence of the student's: the masked LM's guesses at [MASK] and the decoder's from the left", async () => {
+    const text = 'I went to the bank to deposit my check.';
+    const ids = Array.from(englishMlm.tokenizer.encode(text).ids);
+    const at = ids.indexOf(englishMlm.tokenizer.encode(' bank').ids[0]);
+    expect(at).toBeGreaterThan(0);
+    const topOf = (model, input, row) => {
+      const tr = model.forward(Int32Array.from(input));
+      const V = model.vocab.length;
+      const p = tr.get('probs').slice(row * V, (row + 1) * V);
+      tr.dispose();
+      const best = p.indexOf(Math.max(...p));
+      return { best, pBest: p[best], pTruth: p[ids[at]] };
+    };
+    const bert = topOf(
+      englishMlm,
+      ids.map((id, i) => (i === at ? englishMlm.specialTokens.mask : id)),
+      at,
+    );
+    const gpt = topOf(english, [english.specialTokens.bos, ...ids], at); // row `at` predicts token `at`
+    const { errors, widget } = await openAlone('ap-bert-gpt', { text, mask: at });
+    expect(await data(widget, 'bertTrained')).toBe('true');
+    await expect(widget.locator('[data-model=bert] .trained').textContent()).resolves.toMatch(
+      /english-mlm\.safetensors/,
+    );
+    const [[bertId, bertP]] = JSON.parse(await data(widget, 'bertTop'));
+    expect(bertId).toBe(bert.best);
+    expect(bertP).toBeCloseTo(bert.pBest, 5);
+    expect((await bertShown(widget)).truthP).toBeCloseTo(bert.pTruth, 5);
+    const [[gptId, gptP]] = JSON.parse(await data(widget, 'gptTop'));
+    expect(gptId).toBe(gpt.best);
+    expect(gptP).toBeCloseTo(gpt.pBest, 5);
+    await widget.screenshot({ path: join(SCREENSHOT_DIR, 'view-bert-gpt-english.png') });
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  // context-embeddings on the English model: the notes' two "bank" sentences through the masked LM,
+  // the cosines of the two "bank" vectors recomputed here from the same file.
+  test('context-embeddings: the two "bank" vectors through the English masked LM, as computed in Node', async () => {
+    const cosines = () => {
+      const vectors = (text) => {
+        const p = englishMlm.prompt(text);
+        const at = p.pieces.findIndex((x) => x.trim() === 'bank');
+        const d = englishMlm.config.dModel;
+        const tr = englishMlm.forward(p.ids);
+        try {
+          const row = (stage, opts) => Array.from(tr.get(stage, opts).slice(at * d, (at + 1) * d));
+          return [
+            row('embed'),
+            ...Array.from({ length: englishMlm.config.nLayers }, (_, layer) =>
+              row(tr.blockOutput({ layer }), { layer }),
+            ),
+          ];
+        } finally {
+          tr.dispose();
+        }
+      };
+      const A = vectors('I went to the bank to deposit my check.'),
+        B = vectors('I sat by the river bank.');
+      const dot = (x, y) => x.reduce((s, v, i) => s + v * y[i], 0);
+      return A.map((a, k) => dot(a, B[k]) / Math.sqrt(dot(a, a) * dot(B[k], B[k])));
+    };
+    const want = cosines();
+    const { page, errors } = await playground.open('/#concept=context-embeddings', {
+      viewport: { width: 1366, height: 768 },
+    });
+    await page.waitForFunction(() => document.querySelector('ap-context-embeddings')?.dataset.rendered, null, {
+      timeout: 60_000,
+    });
+    const w = page.locator('ap-context-embeddings');
+    expect(await w.getAttribute('data-error')).toBeNull();
+    const sims = JSON.parse(await w.getAttribute('data-sims'));
+    expect(sims).toHaveLength(englishMlm.config.nLayers + 1);
+    sims.forEach((s, k) => expect(s).toBeCloseTo(want[k], 4));
+    expect(sims[0]).toBeCloseTo(1, 6); // one embedding row for " bank", whatever the sentence
+    expect(sims.at(-1)).toBeLessThan(sims[0]);
+    await expect(w.locator('.own-input').textContent()).resolves.toContain('the English masked language model');
+    await w.screenshot({ path: join(SCREENSHOT_DIR, 'context-embeddings-english-1366.png') });
     expect(errors).toEqual([]);
   }, 120_000);
 });

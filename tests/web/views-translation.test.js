@@ -121,8 +121,10 @@ describe('translation views', () => {
     expect(errors).toEqual([]);
   }, 120_000);
 
+  // On the grammar model the view reads the translator's encoder (on the English model, the page's
+  // default, it reads the English masked LM: tests/web/views-learning.test.js).
   test('#concept=context-embeddings: identical "bank" at the embedding, less alike after the last layer', async () => {
-    const { page, errors } = await open('/#concept=context-embeddings');
+    const { page, errors } = await open('/?model=grammar#concept=context-embeddings');
     await rendered(page, 'ap-context-embeddings');
     const sims = JSON.parse(await data(page, 'ap-context-embeddings', 'sims'));
     expect(sims.length).toBe(model.config.nLayers + 1);

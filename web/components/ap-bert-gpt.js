@@ -10,7 +10,10 @@
 // Attributes: the page's state (text, preset, seed, dmodel...), mask (the position to hide),
 // hide="mask" (hides that control).
 //
-// Models. BERT's side is the trained masked language model web/models/mlm.safetensors (an
+// Models. On the English model (the page's default), BERT's side is the English masked LM
+// (web/models/english-mlm.safetensors: an encoder trained on the Brown corpus with the English
+// decoder's tokenizer) and GPT's side is the English decoder itself: any text, real guesses on both
+// sides. With the grammar model picked, BERT's side is the trained masked language model web/models/mlm.safetensors (an
 // encoder trained by the project's C++ trainer, task mlm: grammar's sentences with words hidden
 // behind [MASK]) when every word of the sentence is in its vocabulary; otherwise, or if the file
 // is missing, an encoder with random weights and a [MASK] token (its guess means nothing; the
@@ -29,8 +32,8 @@ import { maskLike } from '../lib/heatmap.js';
 import { barList } from '../lib/plot.js';
 import { COMMON_WORDS } from '../lib/vocab.js';
 
-const NSP_NOTE =
-  "Objectives compared. BERT: masked LM + next sentence prediction (NSP). GPT: next-token prediction only. Only the masked LM is shown on the BERT side: this project's trained encoder (web/models/mlm.safetensors) learned from single sentences and has no NSP head, so there is no NSP prediction to show.";
+const nspNote = (file, from) =>
+  `Objectives compared. BERT: masked LM + next sentence prediction (NSP). GPT: next-token prediction only. Only the masked LM is shown on the BERT side: this project's trained encoder (web/models/${file}) learned from ${from} and has no NSP head, so there is no NSP prediction to show.`;
 const NSP_NOTE_HF =
   "Objectives compared. BERT: masked LM + next sentence prediction (NSP). GPT: next-token prediction only. Only the masked LM is shown on the BERT side: your folder's masked-LM head (cls.predictions). A BERT checkpoint's NSP head (cls.seq_relationship) is not read, so there is no NSP prediction to show.";
 
@@ -97,7 +100,7 @@ export class ApBertGpt extends ApWidget {
       )),
       (this.cutNote = el('p', { className: 'note cut', hidden: true })),
       this.cols,
-      (this.nspNote = el('p', { className: 'note nsp', text: NSP_NOTE })),
+      (this.nspNote = el('p', { className: 'note nsp' })),
       el('h4', { text: 'Who sees what: change the last word' }),
       this.test,
     );
@@ -118,19 +121,69 @@ export class ApBertGpt extends ApWidget {
     const spec = { tokenizer: 'word', seed: state.seed, dModel: state.dmodel, nHeads: 2, nLayers: 1 };
     const encKey = randomKey({ ...spec, arch: 'encoder' }),
       decKey = randomKey({ ...spec, arch: 'decoder' });
+    // On the English model (the page's default), both sides are English: the masked LM trained on
+    // the same corpus with the same tokenizer, and the English decoder itself.
+    const english = !state.preset && state.model === 'english' && hasModelFile('english-mlm');
     const parts = [
       playgroundNow() || getPlayground(),
       entryOf(encKey),
       entryOf(decKey),
-      trainedFiles().includes('grammar') ? entryOf('trained:grammar', true) : null,
-      hasModelFile('mlm') ? entryOf('trained:mlm', true) : null,
+      !english && trainedFiles().includes('grammar') ? entryOf('trained:grammar', true) : null,
+      !english && hasModelFile('mlm') ? entryOf('trained:mlm', true) : null,
+      english ? entryOf('trained:english-mlm') : null,
+      english ? entryOf(modelKeyOf(state)) : null,
     ];
     // A Hugging Face model the student opened takes its side: a BERT reads the masked sentence,
     // a GPT-2 predicts the next word.
     const hf = !state.preset && state.model.startsWith('hf:') ? modelNow(modelKeyOf(state)) : null;
-    const done = (r) => (hf && !r.empty ? this._withPretrained(r, hf, text) : r);
-    if (parts.some(isPromise)) return Promise.all(parts).then((p) => done(this._compute(state, text, ...p)));
-    return done(this._compute(state, text, ...parts));
+    const done = (r, mlm, lm) =>
+      r.empty ? r : hf ? this._withPretrained(r, hf, text) : english ? this._withEnglish(r, mlm, lm, text) : r;
+    const go = ([ap, enc, dec, grammar, mlm, englishMlm, englishLm]) =>
+      done(this._compute(state, text, ap, enc, dec, grammar, mlm), englishMlm, englishLm);
+    return parts.some(isPromise) ? Promise.all(parts).then(go) : go(parts);
+  }
+
+  // Both sides on English: the masked LM reads the text's tokens with one hidden behind [MASK]
+  // (or the [MASK] the student typed); the decoder reads <|endoftext|> and the same tokens, so
+  // its row `at` predicts token `at` from the left. One tokenizer, so one list of tokens.
+  _withEnglish(r, mlm, lm, text) {
+    const enc = mlm.model.tokenizer.encode(text);
+    const max = mlm.base.maxLen;
+    const ids = Array.from(enc.ids).slice(0, max);
+    const pieces = enc.pieces.slice(0, max).map(tokenText);
+    r.cut = enc.ids.length > max ? { max, n: enc.ids.length, unit: 'tokens' } : null;
+    const maskId = mlm.model.specialTokens.mask;
+    let at = ids.indexOf(maskId),
+      truth = -1;
+    if (at < 0) {
+      at = this.maskIndex(ids.length);
+      truth = ids[at];
+    }
+    const masked = ids.map((id, i) => (i === at ? maskId : id));
+    r.bert = runIds(
+      mlm,
+      Int32Array.from(masked),
+      {},
+      pieces.map((l, i) => (i === at ? MASK_PIECE : l)),
+    );
+    r.bertAt = at;
+    r.bertTruth = truth;
+    r.bertTruthPiece = truth >= 0 ? pieces[at] : MASK_PIECE;
+    r.bertTrained = true;
+    r.bertName = `the English masked language model (encoder-only: ${mlm.base.nLayers} layers, ${mlm.base.nHeads} heads, d_model ${mlm.base.dModel}), trained on the Brown corpus with the English decoder's tokenizer`;
+    r.bertFile = 'english-mlm.safetensors';
+    const bos = lm.model.specialTokens.bos;
+    r.gpt = runIds(lm, Int32Array.from([bos, ...ids]), {}, [tokenText(lm.model.pieces[bos]), ...pieces]);
+    r.gptAt = at;
+    r.gptTruth = truth;
+    r.gptTruthPiece = truth >= 0 ? pieces[at] : MASK_PIECE;
+    r.trained = true;
+    r.gptName = `the English decoder, the page's model (${lm.base.nLayers} layers, ${lm.base.nHeads} heads, d_model ${lm.base.dModel})`;
+    r.gptFile = 'english.safetensors';
+    r.gptStart = tokenText(lm.model.pieces[bos]);
+    r.selectLabels = pieces;
+    r.selectAt = at;
+    return r;
   }
 
   _withPretrained(r, hf, text) {
@@ -181,7 +234,7 @@ export class ApBertGpt extends ApWidget {
     // text, such as a paragraph, is cut to its first `max` words, and the view says so.
     const max = Math.min(enc.base.maxLen, dec.base.maxLen - 1, MLM_MAX_LEN);
     const whole = enc.model.tokenizer.encode(fullText);
-    const cut = whole.ids.length > max ? { max, n: whole.ids.length } : null;
+    const cut = whole.ids.length > max ? { max, n: whole.ids.length, unit: 'words' } : null;
     const text = cut ? whole.pieces.slice(0, max).join(' ') : fullText;
     const e = cut ? enc.model.tokenizer.encode(text) : whole;
     const ids = Array.from(e.ids);
@@ -244,6 +297,8 @@ export class ApBertGpt extends ApWidget {
       bertUnknown,
       mlmMissing: !trainedMlm,
       cut,
+      bertFile: 'mlm.safetensors',
+      gptFile: 'grammar.safetensors',
       bertName: bertTrained
         ? `a masked language model (encoder-only: ${mlm.base.nLayers} layers, ${mlm.base.nHeads} heads, d_model ${mlm.base.dModel}) trained on the same kind of sentences as the grammar model`
         : null,
@@ -274,7 +329,7 @@ export class ApBertGpt extends ApWidget {
     this.maskField.hidden = this.hides('mask');
     this.cutNote.hidden = !r.cut;
     this.cutNote.textContent = r.cut
-      ? `These models read at most ${r.cut.max} words; your text has ${r.cut.n}, so the view reads its first ${r.cut.max}.`
+      ? `These models read at most ${r.cut.max} ${r.cut.unit}; your text has ${r.cut.n}, so the view reads its first ${r.cut.max}.`
       : '';
     this.dataset.mask = String(r.at);
 
@@ -369,21 +424,23 @@ export class ApBertGpt extends ApWidget {
         : r.bertTrained
           ? el('span', {
               className: 'trained',
-              text: `Trained: ${r.bertName}, loaded from web/models/mlm.safetensors. Its guess for ${MASK_PIECE} uses the words on both sides.`,
+              text: `Trained: ${r.bertName}, loaded from web/models/${r.bertFile}. Its guess for ${MASK_PIECE} uses the words on both sides.`,
             })
           : el('p', {
               className: 'warn untrained',
               text: `Untrained: ${why}, so this encoder has random weights (seed ${this.state.seed}) and its guess means nothing. What is real is where the objective is read: the ${MASK_PIECE} row, which sees both sides.`,
             }),
     );
-    this.nspNote.textContent = r.bertHf ? NSP_NOTE_HF : NSP_NOTE;
+    this.nspNote.textContent = r.bertHf
+      ? NSP_NOTE_HF
+      : nspNote(r.bertFile, r.bertFile === 'mlm.safetensors' ? 'single sentences' : 'passages of running text');
     this.dataset.bertTrained = String(r.bertTrained);
     const gword = r.gptTruthPiece ?? word;
     const g = side(
       r.gpt,
       'gpt',
       r.gptHf ? `GPT (decoder-only): ${r.gptHf.label}` : 'GPT (decoder-only): next-token prediction',
-      `Causal: each token sees itself and the past only (hatched cells are masked). Input: "${r.gptHf ? '<|endoftext|>' : '<bos>'}" + the sentence. Objective: at every position, predict the next word; the highlighted row (the word before "${gword}") predicts "${gword}" from the left only.`,
+      `Causal: each token sees itself and the past only (hatched cells are masked). Input: "${r.gptStart ?? (r.gptHf ? '<|endoftext|>' : '<bos>')}" + the sentence. Objective: at every position, predict the next word; the highlighted row (the word before "${gword}") predicts "${gword}" from the left only.`,
       { row: r.gptAt ?? r.at, truth: r.gptTruth, dist: `GPT: P(next word | words before "${gword}"), top ${TOP}` },
     );
     g.model.replaceChildren(
@@ -392,7 +449,7 @@ export class ApBertGpt extends ApWidget {
         : r.trained
           ? el('span', {
               className: 'trained',
-              text: `Trained: ${r.gptName}, loaded from web/models/grammar.safetensors.`,
+              text: `Trained: ${r.gptName}, loaded from web/models/${r.gptFile}.`,
             })
           : el('p', {
               className: 'warn untrained',

@@ -10,13 +10,14 @@ import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt, occurrence, wideField } from '../lib/dom.js';
 import { barList } from '../lib/plot.js';
 import { BANK_MONEY, BANK_RIVER, cosine, encodeSource, translationEntry } from '../lib/translation.js';
-import { modelNow } from '../lib/models.js';
+import { getModel, hasModelFile, modelNow } from '../lib/models.js';
+
+const ENGLISH_MLM = 'english-mlm';
 
 const isPromise = (x) => x && typeof x.then === 'function';
 
 export class ApContextEmbeddings extends ApWidget {
-  static ownInput =
-    "This view does not read the text at the top: it reads its two sentences, in its boxes, with the encoder of the project's English-to-French translator.";
+  static ownInput = 'This view does not read the text at the top: it reads its two sentences, in its boxes.';
   static concept = 'context-embeddings';
   static extraAttributes = ['a', 'b', 'word'];
   static textInput = false; // its own two sentence boxes
@@ -89,6 +90,13 @@ export class ApContextEmbeddings extends ApWidget {
     // A Hugging Face model the student opened: its own layers (GPT-2 or BERT) instead.
     const hf = !state.preset && state.model.startsWith('hf:') ? modelNow(state.model) : null;
     if (hf) return this._computeHf(hf);
+    // On the English model (the page's default): its encoder twin, the English masked LM, which
+    // learned English from the Brown corpus, not a task that needs the two senses apart.
+    if (state.model === 'english' && hasModelFile(ENGLISH_MLM)) {
+      const e = modelNow(`trained:${ENGLISH_MLM}`) || getModel(`trained:${ENGLISH_MLM}`);
+      const go = (entry) => ({ ...this._computeHf(entry), english: true });
+      return isPromise(e) ? e.then(go) : go(e);
+    }
     const entry = translationEntry();
     if (!entry) throw new Error('The trained translation model (web/models/translate.safetensors) is not present.');
     if (isPromise(entry)) return entry.then((e) => this._compute(e.model));
@@ -180,7 +188,18 @@ export class ApContextEmbeddings extends ApWidget {
     return { A, B, sims, word, L, hf: entry };
   }
 
+  ownInputText() {
+    const own = this.constructor.ownInput; // until a model has read the sentences
+    return this._model ? `${own.slice(0, -1)}, ${this._model}.` : own;
+  }
+
   render(r) {
+    this._model = r.english
+      ? 'with the English masked language model'
+      : r.hf
+        ? `with ${r.hf.label}`
+        : "with the encoder of the project's English-to-French translator";
+    this._showOwnInput();
     const sync = (input, v) => {
       if (this.shadowRoot.activeElement !== input && input.value !== v) input.value = v;
     };
@@ -250,6 +269,12 @@ export class ApContextEmbeddings extends ApWidget {
       return `${occurrence(S.pieces, j0)}"${S.pieces[j0]}" (${fmt(w[j0], 2)})`;
     };
     const per = r.A.moved.map((_, l) => `layer ${l + 1}: A ${top(r.A, l)}, B ${top(r.B, l)}`).join('; ');
+    if (r.english) {
+      const b = r.hf.base;
+      this.french.textContent = `Besides itself, "${word}" reads most: ${per}.`;
+      this.aboutModel.textContent = `The model: the English masked language model (web/models/${ENGLISH_MLM}.safetensors; encoder-only, ${r.L} layers, ${b.nHeads} heads, d_model = ${b.dModel}), the English decoder's encoder twin: it learned to fill in hidden words of the Brown corpus, reading both sides. Nothing in its training asked it to tell the two senses of "${word}" apart.`;
+      return;
+    }
     if (r.hf) {
       this.french.textContent = `Besides itself, "${word}" reads most: ${per}.`;
       this.aboutModel.textContent = `The model: ${r.hf.label}, the page's model (${r.L} layers, d_model = ${r.hf.base.dModel}${r.hf.base.arch === 'encoder' ? '' : '; a decoder: each word sees only the words before it, so what comes after "bank" cannot move it'}).`;

@@ -9,10 +9,10 @@ import MODEL_HEADERS from 'virtual:ap-model-headers';
 
 // The trained models the page's model picker offers (and the URL state accepts).
 export const TRAINED_NAMES = ['english', 'sort', 'reverse', 'dates', 'grammar'];
-// Trained models only particular views load, by key 'trained:<name>': the masked LM (an
-// encoder-only model that predicts a hidden word; it generates nothing, so it is not a page
-// model for the generation and decoder views).
-export const VIEW_MODEL_NAMES = ['mlm', 'translate'];
+// Trained models only particular views load, by key 'trained:<name>': the masked LMs (encoder-only
+// models that predict a hidden word; they generate nothing, so they are not page models for the
+// generation and decoder views: the grammar one and the English one) and the translator.
+export const VIEW_MODEL_NAMES = ['mlm', 'english-mlm', 'translate'];
 
 // Vite lists the files present when the page is served or built; absent files are simply
 // not listed, so the page never requests a model that is not there.
