@@ -647,6 +647,21 @@ function modelNoteOf(entry, s) {
       lines.push(
         `${s.norm === 'pre' ? 'Pre' : 'Post'}-norm: this model was trained ${b.norm}-norm; the same weights in the other order were never trained, so its numbers are not what it learned.`,
       );
+    if (
+      s.normkind &&
+      s.normkind !== (b.normKind || 'layernorm') &&
+      entry.model?.switchChoices.normKind.includes(s.normkind)
+    )
+      lines.push(
+        s.normkind === 'rmsnorm'
+          ? 'RMSNorm: this model was trained with LayerNorm. RMSNorm keeps its learned gains γ but divides by the root mean square without subtracting the mean, and drops its biases β: never trained this way, so its numbers are not what it learned.'
+          : 'LayerNorm: this model was trained with RMSNorm; LayerNorm with its gains and a zero bias was never trained, so its numbers are not what it learned.',
+      );
+    const kv = Number(s.kvheads);
+    if (kv && kv !== b.nKvHeads && heads % kv === 0 && entry.model?.switchChoices.nKvHeads.includes(kv))
+      lines.push(
+        `${kv} K/V head${kv > 1 ? 's' : ''}: this model was trained with one K and V per head. Each group of ${heads / kv} heads now reads the mean of its heads' learned W_K and W_V, a pooling it was never trained with (real models are trained further after it), so its predictions change.`,
+      );
     if (s.scale === 'off' && b.scale)
       lines.push(
         `Division by √d_k switched off: this model was trained dividing its scores by √${b.dModel / heads}; undivided, they are ${fmt(Math.sqrt(b.dModel / heads), 2)} times larger, its softmax is more peaked than anything it learned, and its predictions change.`,

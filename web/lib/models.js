@@ -282,6 +282,11 @@ export function switchesFor(entry, switches = {}) {
   for (const k of ['causal', 'scale', 'norm']) if (switches[k] !== undefined) out[k] = switches[k];
   if (choices.nHeads.includes(switches.nHeads)) out.nHeads = switches.nHeads;
   if (choices.pos.includes(switches.pos)) out.pos = switches.pos;
+  if (choices.normKind.includes(switches.normKind)) out.normKind = switches.normKind;
+  // nKvHeads divides the heads of this call, whose choices the core gives for the model's own heads.
+  const heads = out.nHeads ?? entry.model.config.nHeads;
+  if (choices.nKvHeads.includes(switches.nKvHeads) && heads % switches.nKvHeads === 0) out.nKvHeads = switches.nKvHeads;
+  if (switches.window > 0) out.window = switches.window; // any size on any model (the core's rule)
   return out;
 }
 

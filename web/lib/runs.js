@@ -478,6 +478,8 @@ export function generationFor(entry, prompt, options, switches = {}) {
       text: g.text,
       stop: g.stop,
       unknown: g.unknown,
+      kvCacheBytes: g.kvCacheBytes,
+      switches: sw,
       steps: g.steps.map((s) => {
         const copies = new Map();
         return {

@@ -103,6 +103,26 @@ export const SETTINGS = {
     labels: ["the model's own", 'post-norm (the notes)', 'pre-norm'],
     doc: 'Post-norm (as in the notes) or pre-norm.',
   },
+  // Today's parts (docs/design.md): what a model can take is the core's model.switchChoices; a
+  // value it cannot take leaves the model's own (models.js switchesFor).
+  normkind: {
+    default: '',
+    choices: ['', 'layernorm', 'rmsnorm'],
+    labels: ["the model's own", 'LayerNorm', 'RMSNorm'],
+    doc: 'LayerNorm or RMSNorm (no mean, no bias).',
+  },
+  kvheads: {
+    default: '',
+    number: { min: 1, max: 64, integer: true },
+    values: 'integer dividing the number of heads',
+    doc: 'Number of K/V heads (grouped-query attention; 1 is multi-query).',
+  },
+  window: {
+    default: 0,
+    number: { min: 0, max: 4096, integer: true },
+    values: 'integer (0: no window)',
+    doc: 'Sliding-window attention: each query sees at most this many keys, itself included (decoders only).',
+  },
 };
 
 /** Names of state fields (attributes and URL parameters). */
@@ -218,6 +238,9 @@ export function switchesOf(s) {
     nHeads: s.heads === '' ? undefined : Number(s.heads),
     pos: s.pos || undefined,
     norm: s.norm || undefined,
+    normKind: s.normkind || undefined,
+    nKvHeads: s.kvheads === '' ? undefined : Number(s.kvheads),
+    window: s.window || undefined,
   };
 }
 

@@ -39,6 +39,14 @@ function attnInputs(ctx, stack, layer, cross) {
   return { q, kv: { ...out, stack: 'encoder', tex: 'Z_{\\text{enc}}' } };
 }
 
+// The K/V head a query head reads: itself, or with grouped K/V heads its group's, as the core's
+// kv_group stage records it.
+function kvHeadOf(ctx, stack, layer, cross, head) {
+  const name = cross ? 'cross_kv_group' : 'kv_group';
+  if (!ctx.has(name, stack, layer)) return head;
+  return ctx.run.get(name, { stack, layer })[head];
+}
+
 function headSlice(values, rows, cols, head, dK) {
   const out = new Float32Array(rows * dK);
   for (let i = 0; i < rows; i++) for (let c = 0; c < dK; c++) out[i * dK + c] = values[i * cols + head * dK + c];
@@ -120,6 +128,7 @@ function qkFor(ctx, stack, layer, cross, head) {
       })
     : ctx.m(kName, { stack, layer });
   const dK = ctx.c.dModel / ctx.c.nHeads;
+  const kvHead = kvHeadOf(ctx, stack, layer, cross, head);
   const Q = matrix({
     ...q,
     name: `${qName}_h`,
@@ -131,8 +140,8 @@ function qkFor(ctx, stack, layer, cross, head) {
   const K = matrix({
     ...k,
     name: `${kName}_h`,
-    title: `K${rope ? ' (rotated)' : ''}, head ${head}`,
-    values: headSlice(k.values, k.rows, k.cols, head, dK),
+    title: `K${rope ? ' (rotated)' : ''}, head ${head}${kvHead !== head ? ` (K/V head ${kvHead})` : ''}`,
+    values: headSlice(k.values, k.rows, k.cols, kvHead, dK),
     cols: dK,
     colLabels: null,
     rowFlags: ctx.flags(kStack),
@@ -331,11 +340,12 @@ function headOutStep(ctx, { stack, layer, head, cross, name }) {
     rowLabels: ctx.labels(kStack).slice(0, ctx.run.shape(n.v, { stack, layer })[0]),
   });
   const dK = ctx.c.dModel / ctx.c.nHeads;
+  const kvHead = kvHeadOf(ctx, stack, layer, cross, head);
   const V = matrix({
     ...vAll,
     name: 'v_h',
-    title: `V, head ${head}`,
-    values: headSlice(vAll.values, vAll.rows, vAll.cols, head, dK),
+    title: `V, head ${head}${kvHead !== head ? ` (K/V head ${kvHead})` : ''}`,
+    values: headSlice(vAll.values, vAll.rows, vAll.cols, kvHead, dK),
     cols: dK,
     colLabels: null,
     rowFlags: ctx.flags(kStack),

@@ -54,6 +54,7 @@ function normInput(ctx, stack, layer, name) {
 }
 
 export function normStep(ctx, { stack, layer, name }) {
+  if (ctx.has(`${name}_rms`, stack, layer)) return rmsNormStep(ctx, { stack, layer, name });
   const src = normInput(ctx, stack, layer, name);
   const X = ctx.m(src.name, { stack, layer: src.layer, title: `${src.name} (input)` });
   const stats = ctx.m(`${name}_stats`, { stack, layer, title: 'row mean μ and σ = √(var + ε)', colLabels: ['μ', 'σ'] });
@@ -83,6 +84,38 @@ export function normStep(ctx, { stack, layer, name }) {
           `(${fmt(x, 4)} − ${fmt(mu, 4)}) / ${fmt(sigma, 4)} × ${fmt(g, 4)} + ${fmt(b, 4)}`,
           `= ${fmt(((x - mu) / sigma) * g + b, 4)}`,
         ],
+        result: `core: ${fmt(Y.values[i * d + c], 4)}`,
+      };
+    },
+  };
+}
+
+// RMSNorm (the core's normKind 'rmsnorm'): the row divided by its root mean square, times γ; no
+// mean subtracted, no β. The *_rms stage is what the core divided by.
+function rmsNormStep(ctx, { stack, layer, name }) {
+  const src = normInput(ctx, stack, layer, name);
+  const X = ctx.m(src.name, { stack, layer: src.layer, title: `${src.name} (input)` });
+  const rms = ctx.m(`${name}_rms`, { stack, layer, title: 'row RMS = √(mean(x²) + ε)', colLabels: ['RMS'] });
+  const tname =
+    name === 'final_norm' ? `${stack}.final_norm` : `${stack}.${layer}.${name === 'cross_norm' ? 'norm_cross' : name}`;
+  const gamma = ctx.w(`${tname}.gamma`, 'γ (gain)');
+  const Y = ctx.m(name, { stack, layer, title: 'normalised' });
+  const d = X.cols;
+  const [lo, hi] = range(rms.values);
+  return {
+    title: `RMS norm${ctx.pre ? ' (pre-norm: before the sublayer)' : ''}: each row divided by its root mean square, then scaled by γ (no mean, no β)`,
+    tex: `\\mathrm{RMS}(x)_c = \\frac{x_c}{\\sqrt{\\frac{1}{d}\\sum_r x_r^2 + \\epsilon}}\\, \\gamma_c \\quad ${X.rows}\\times ${d} \\to ${Y.rows}\\times ${d}`,
+    inputs: [X, rms, gamma].filter(Boolean),
+    output: Y,
+    changed: `Row RMS values were between ${f(lo)} and ${f(hi)}; after dividing, every row has root mean square 1 (before γ), but its mean is not moved to 0.`,
+    explain: (i, c) => {
+      const r = rms.values[i];
+      const x = X.values[i * d + c];
+      const g = gamma ? gamma.values[c] : 1;
+      return {
+        title: `RMS[${i}, ${c}]`,
+        formula: `\\frac{x_{${i},${c}}}{\\mathrm{rms}_{${i}}}\\,\\gamma_{${c}}`,
+        lines: [`${fmt(x, 4)} / ${fmt(r, 4)} × ${fmt(g, 4)}`, `= ${fmt((x / r) * g, 4)}`],
         result: `core: ${fmt(Y.values[i * d + c], 4)}`,
       };
     },
