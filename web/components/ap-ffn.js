@@ -37,6 +37,7 @@ export class ApFfn extends ApWidget {
       this.mask,
       el('h4', { text: '3. Back down to d' }),
       this.out.node,
+      (this.gateLine = el('p', { className: 'note gate-line' })),
       el('h4', { text: 'Where the parameters are' }),
       this.params,
     );
@@ -236,6 +237,14 @@ export class ApFfn extends ApWidget {
       ),
     );
     this.out.show(stepView(run, 'ffn_out', { layer }).view, { slot: 'o' });
+    // The gated FFN of today's decoders: which kinds this model can run is the core's (switchChoices).
+    const kinds = run.model.switchChoices.ffnKind;
+    const cfg = run.config;
+    this.gateLine.textContent =
+      `Llama, Mistral and Qwen use a gated FFN instead (SwiGLU; Gemma GeGLU): SiLU(x W_gate) ⊙ (x W_1 + b_1), then W_2. A learned gate decides, per token and unit, how much of each hidden unit passes, at the price of a third d × d_ff matrix (${(cfg.dModel * cfg.dFf).toLocaleString('en')} more parameters per block here). ` +
+      (kinds.length > 1
+        ? `This model has a gate: it can run ${kinds.join(' or ')}.`
+        : `This model has no W_gate, and the core will not invent one (it offers only '${kinds[0]}' here); the SwiGLU view after chapter F runs a model that has one.`);
     // Parameter counts from the tensors' shapes.
     const size = (name) =>
       run.model

@@ -38,6 +38,9 @@ export class ApHeads extends ApWidget {
     adoptOwnStyles(this.shadowRoot, CSS);
     this.buttons = el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Number of heads' } });
     this.layers = el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Layer' } });
+    // Grouped-query attention: how many K/V heads the query heads share (the core's choices).
+    this.kvButtons = el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Number of K/V heads' } });
+    this.kvLine = el('p', { className: 'note kv-line' });
     this.layerBox = el('span', { className: 'field inline' }, el('span', { text: 'Layer:' }), this.layers);
     this.shared = el('input', {
       type: 'checkbox',
@@ -68,6 +71,12 @@ export class ApHeads extends ApWidget {
         el('span', { className: 'field inline' }, el('span', { text: 'Heads:' }), this.buttons),
         this.layerBox,
       ),
+      el(
+        'div',
+        { className: 'controls', dataset: { control: 'kvheads' } },
+        el('span', { className: 'field inline' }, el('span', { text: 'K/V heads:' }), this.kvButtons),
+      ),
+      this.kvLine,
       el(
         'div',
         { className: 'controls', dataset: { control: 'colors' } },
@@ -112,6 +121,7 @@ export class ApHeads extends ApWidget {
         }),
       ),
     );
+    this.renderKv(run);
     const layer = layerFor(run, state);
     const nLayers = run.kind === 'model' ? run.config.nLayers : 1;
     this.layerBox.hidden = nLayers < 2;
@@ -159,6 +169,7 @@ export class ApHeads extends ApWidget {
       c.line.replaceChildren(el('b', { className: 'pattern-name', text: what }), `: ${figure}`);
       const role = measured?.heads.find((x) => x.layer === (layer ?? 0) && x.head === i);
       if (role) c.line.append(el('br'), measuredLine(role, measured));
+      if (this.kvGroup && run.config.nKvHeads < h) c.line.append(el('br'), `reads K/V head ${this.kvGroup[i]}`);
       // readable by tests and by a screen reader's table of contents
       Object.assign(c.node.dataset, {
         head: String(i),
@@ -178,13 +189,58 @@ export class ApHeads extends ApWidget {
   }
 }
 
+// The K/V heads buttons and their line: which query heads share a K and V (the core's kv_group) and
+// what the cache saves, from the numbers of this run.
+ApHeads.prototype.renderKv = function (run) {
+  const box = this.kvButtons.parentNode.parentNode;
+  box.hidden = this.kvLine.hidden = run.kind !== 'model';
+  if (run.kind !== 'model') {
+    this.kvGroup = null;
+    return;
+  }
+  const h = run.config.nHeads,
+    kv = run.config.nKvHeads;
+  const choices = run.model.switchChoices.nKvHeads.filter((k) => h % k === 0);
+  this.kvButtons.replaceChildren(
+    ...choices.map((k) =>
+      el('button', {
+        type: 'button',
+        className: 'small',
+        text: String(k),
+        attrs: { 'aria-pressed': String(k === kv), 'aria-label': `${k} K/V head${k > 1 ? 's' : ''}` },
+        on: { click: () => this.requestState({ kvheads: k === run.model.config.nKvHeads ? '' : k }) },
+      }),
+    ),
+  );
+  const layer = run.stages().find((s) => s.name === 'kv_group')?.layer ?? null;
+  this.kvGroup = layer === null ? null : Array.from(run.get('kv_group', { layer }));
+  this.dataset.kvHeads = String(kv);
+  if (kv === h) {
+    this.kvLine.textContent = `Each of the ${h} heads has its own K and V. Grouped-query attention (Llama 2 70B, Mistral) lets several query heads share one K/V head, so the KV cache a decoder keeps shrinks by that factor, at little cost in quality (Ainslie et al. 2023); 1 K/V head is multi-query attention.`;
+    return;
+  }
+  const groups = Array.from({ length: kv }, (_, g) =>
+    this.kvGroup
+      .map((x, i) => (x === g ? i : -1))
+      .filter((i) => i >= 0)
+      .join(', '),
+  );
+  const pooled = run.model.config.nKvHeads === h;
+  this.kvLine.textContent =
+    `${kv} K/V head${kv > 1 ? 's' : ''} for ${h} query heads: ${groups.map((g, i) => `heads ${g} read K/V head ${i}`).join('; ')}. The KV cache holds ${kv} instead of ${h} heads' keys and values, ${h / kv} times smaller. ` +
+    (pooled
+      ? `This model was trained with a K and V per head: each group's W_K and W_V are the mean of its heads' learned ones, a pooling it was never trained with (real models are trained further after it), so its patterns change.`
+      : '');
+};
+
 // The roles measured on held-out text apply to the model as trained: no switch that changes what a
 // head computes (heads re-sliced, mask, scaling, positions, norm).
 function measuredFor(run, state) {
   const entry = run.entry;
   if (entry?.kind !== 'trained' || state.preset) return null;
   if (state.heads !== '' && Number(state.heads) !== entry.base.nHeads) return null;
-  if (state.causal || state.scale || state.pos || state.norm) return null;
+  if (state.causal || state.scale || state.pos || state.norm || state.normkind || state.kvheads || state.window)
+    return null;
   return measuredHeadsNow(entry.name) || null;
 }
 

@@ -2,7 +2,7 @@
 // they are kept (the cache) and only the new token's row is computed. The K cache growing
 // token by token, the new row of causal attention over it, the same tokens and distributions
 // as recomputing everything (a second generation without the cache), and the work saved.
-import { el, tokenText } from '../lib/dom.js';
+import { el, fmt, tokenText } from '../lib/dom.js';
 import { define } from '../lib/widget.js';
 import { displayVocab } from '../lib/models.js';
 import { GenerationWidget } from '../lib/generation.js';
@@ -10,6 +10,7 @@ import { generationFor } from '../lib/runs.js';
 import { numsTable } from '../lib/view.js';
 import { matrix } from '../lib/heatmap.js';
 import { switchesOf } from '../lib/state.js';
+import { playgroundNow } from '../lib/module.js';
 
 export class ApKvCache extends GenerationWidget {
   static concept = 'kv-cache';
@@ -19,6 +20,16 @@ export class ApKvCache extends GenerationWidget {
     this.maps = el('div', { className: 'col2' });
     this.same = el('p', { className: 'note' });
     this.cost = el('div');
+    // Grouped-query attention: fewer K/V heads, a smaller cache (the core's choices for the model).
+    this.kvSel = el('select', {
+      on: { change: () => this.requestState({ kvheads: Number(this.kvSel.value) }) },
+    });
+    this.kvBox = el(
+      'div',
+      { className: 'controls', dataset: { control: 'kvheads' } },
+      el('label', { className: 'field inline' }, el('span', { text: 'K/V heads' }), this.kvSel),
+    );
+    this.bytes = el('div');
     this.body.append(
       el('p', {
         className: 'lead',
@@ -29,6 +40,8 @@ export class ApKvCache extends GenerationWidget {
       this.maps,
       this.same,
       this.cost,
+      this.kvBox,
+      this.bytes,
     );
   }
 
@@ -63,6 +76,7 @@ export class ApKvCache extends GenerationWidget {
     const withCache = p + (T - 1);
     let without = 0;
     for (let t = 0; t < T; t++) without += p + t;
+    this.renderBytes(r);
     this.cost.replaceChildren(
       numsTable({
         caption: `Key and value rows computed per layer for ${T} generated tokens (prompt of ${p})`,
@@ -71,6 +85,60 @@ export class ApKvCache extends GenerationWidget {
           ['with the cache', String(withCache), String(withCache)],
           ['recomputing everything', String(without), String(without)],
         ],
+      }),
+    );
+  }
+
+  // The cache's size at the end of this generation: the core's kvCacheBytes, beside the same cache
+  // with one K/V head per query head (multi-head attention), from the core's kvCacheSize.
+  renderBytes(r) {
+    const model = r.entry.model;
+    const c = model.configFor(r.gen.switches || {});
+    const h = c.nHeads,
+      kv = c.nKvHeads;
+    fillKv(
+      this.kvSel,
+      model.switchChoices.nKvHeads.filter((k) => h % k === 0),
+      kv,
+      h,
+    );
+    const ap = playgroundNow();
+    const last = r.gen.steps[r.gen.steps.length - 1];
+    if (!ap || !last || r.entry.base.arch === 'encoder-decoder') {
+      this.bytes.replaceChildren();
+      return;
+    }
+    const positions = last.cacheLen;
+    const size = ap.kvCacheSize(
+      { arch: c.arch, dModel: c.dModel, nHeads: h, nLayers: c.nLayers, vocabSize: c.vocabSize, nKvHeads: kv },
+      positions,
+    );
+    const bytes = r.gen.kvCacheBytes;
+    this.dataset.kvBytes = String(bytes);
+    this.dataset.mhaBytes = String(size.mhaBytes);
+    const pooled = kv < h && model.config.nKvHeads === h;
+    this.bytes.replaceChildren(
+      numsTable({
+        caption: `The cache at the end: ${positions} positions × ${c.nLayers} layers × (K and V) × ${kv} K/V head${kv > 1 ? 's' : ''} × d_k = ${c.dModel / h} × 4 bytes`,
+        header: ['attention', 'K/V heads', 'cache bytes'],
+        rows: [
+          ['multi-head (one K/V per head)', String(h), size.mhaBytes.toLocaleString('en')],
+          [
+            kv === h ? 'this run (the same)' : kv === 1 ? 'this run: multi-query' : 'this run: grouped-query',
+            String(kv),
+            { text: bytes.toLocaleString('en'), className: 'kv-bytes' },
+          ],
+        ],
+      }),
+      el('p', {
+        className: 'note kv-line',
+        text:
+          kv === h
+            ? `Grouped-query attention (Llama 2 70B, Mistral) lets query heads share K/V heads: with fewer K/V heads the cache shrinks in proportion, at little cost in quality (Ainslie et al. 2023). Pick fewer K/V heads above.`
+            : `${h} query heads share ${kv} K/V head${kv > 1 ? 's' : ''}: the cache is ${fmt(size.mhaBytes / bytes, 2)} times smaller than multi-head attention's. ` +
+              (pooled
+                ? "This model was trained with a K and V per head: each group's W_K and W_V are the mean of its heads' learned ones, a pooling it was never trained with, so what it generates changes."
+                : ''),
       }),
     );
   }
@@ -117,6 +185,19 @@ export class ApKvCache extends GenerationWidget {
       ),
     );
   }
+}
+
+function fillKv(sel, choices, value, h) {
+  sel.replaceChildren(
+    ...choices.map((k) =>
+      el('option', {
+        value: String(k),
+        text: k === h ? `${k} (multi-head)` : k === 1 ? '1 (multi-query)' : `${k} (grouped)`,
+      }),
+    ),
+  );
+  sel.value = String(value);
+  sel.disabled = choices.length < 2;
 }
 
 define(ApKvCache);

@@ -58,6 +58,17 @@ export class ApLongContext extends ApWidget {
       attrs: { 'aria-label': 'causal mask' },
       on: { change: () => this.update() },
     });
+    // Sliding-window attention: the page's window setting (state.js), causal only (the core's rule).
+    this.windowInput = el('input', {
+      type: 'number',
+      min: 0,
+      max: MAX_N,
+      step: 1,
+      value: 0,
+      attrs: { 'aria-label': 'window w (0: none)' },
+      on: { change: () => this.requestState({ window: Math.max(0, Math.round(Number(this.windowInput.value)) || 0) }) },
+    });
+    this.windowLine = el('p', { className: 'note window-line' });
     this.diff = el('p', { className: 'lc-diff', attrs: { 'aria-live': 'polite' } });
     this.memTable = el('div');
     this.scoresInput = el('input', {
@@ -96,8 +107,15 @@ export class ApLongContext extends ApWidget {
           { className: 'controls' },
           el('label', { className: 'field inline' }, el('span', { text: 'n (tokens)' }), this.nInput),
           el('label', { className: 'field inline' }, this.causal, el('span', { text: 'causal mask' })),
+          el(
+            'label',
+            { className: 'field inline', dataset: { control: 'window' } },
+            el('span', { text: 'window w' }),
+            this.windowInput,
+          ),
           el('span', { className: 'note', text: `d_k = ${D_K}, random queries, keys and values` }),
         ),
+        this.windowLine,
         this.diff,
         this.memTable,
       ),
@@ -160,11 +178,24 @@ export class ApLongContext extends ApWidget {
 
   /** Full and online kernels on the same random inputs: difference, memory, time. */
   _compare(ap) {
-    const n = this._n(),
-      causal = this.causal.checked;
-    const key = `${n}/${causal}`;
+    const n = this._n();
+    const window = this.state?.window || 0;
+    this.windowInput.value = String(window);
+    // A window is a causal mask with a band (the core applies it only where the causal mask does).
+    if (window > 0) this.causal.checked = true;
+    const causal = this.causal.checked;
+    const key = `${n}/${causal}/${window}`;
     if (this._compared === key) return;
-    const opts = { q: normals(n * D_K, 101), k: normals(n * D_K, 202), v: normals(n * D_K, 303), n, dK: D_K, causal };
+    this._window(ap, n, window);
+    const opts = {
+      q: normals(n * D_K, 101),
+      k: normals(n * D_K, 202),
+      v: normals(n * D_K, 303),
+      n,
+      dK: D_K,
+      causal,
+      window,
+    };
     const full = ap.kernels.measure({ ...opts, full: true });
     const online = ap.kernels.measure(opts);
     let worst = 0;
@@ -173,7 +204,7 @@ export class ApLongContext extends ApWidget {
     this.dataset.n = String(n);
     this.dataset.maxDiff = String(worst);
     this.diff.replaceChildren(
-      `n = ${fmtInt(n)}${causal ? ', causal' : ''}: max |full − online| over all ${fmtInt(n * D_K)} outputs = `,
+      `n = ${fmtInt(n)}${causal ? ', causal' : ''}${window ? `, window ${fmtInt(window)}` : ''}: max |full − online| over all ${fmtInt(n * D_K)} outputs = `,
       el('b', { className: 'max-diff', text: worst === 0 ? '0' : worst.toExponential(1).replace('-', '−') }),
       worst <= 1e-5 ? ' (float32 rounding: the same numbers, summed in a different order)' : '',
     );
@@ -202,6 +233,26 @@ export class ApLongContext extends ApWidget {
         ],
       }),
     );
+  }
+
+  /**
+   * The sliding window's line: score pairs with and without it, from the core's flops (pairs =
+   * sum over queries of min(i + 1, w)) and the online kernel's pairs computed (whole tiles).
+   */
+  _window(ap, n, window) {
+    // A window of n is the causal mask alone: n(n + 1) / 2 (the core's count has no causal switch).
+    const causalPairs = ap.flops({ n, d: D_K, window: n }).attention.pairs;
+    if (!window) {
+      this.windowLine.textContent = `Sliding-window attention (Mistral, Gemma 2) lets each query see only the last w keys, itself included: set a window w above and the score pairs fall from n(n+1)/2 = ${fmtInt(causalPairs)} (causal) to at most n·w, linear in n for a fixed w.`;
+      delete this.dataset.windowPairs;
+      return;
+    }
+    const pairs = ap.flops({ n, d: D_K, window }).attention.pairs;
+    const tiles = ap.kernels.memory({ n, dK: D_K, causal: true, window }).pairsComputed;
+    const tilesCausal = ap.kernels.memory({ n, dK: D_K, causal: true }).pairsComputed;
+    this.dataset.windowPairs = String(pairs);
+    this.dataset.causalPairs = String(causalPairs);
+    this.windowLine.textContent = `Window w = ${fmtInt(window)}: each query sees at most ${fmtInt(window)} keys, ${fmtInt(pairs)} score pairs in all (causal: ${fmtInt(causalPairs)}, ${fmt(causalPairs / pairs, 2)} times more). The pairs grow as n·w, linear in n, instead of n². The online kernel skips the tiles outside the window: it scores ${fmtInt(tiles)} pairs in whole tiles, against ${fmtInt(tilesCausal)} with the causal mask alone.`;
   }
 
   /** The worked example: the core's online softmax of one query, tile by tile. */

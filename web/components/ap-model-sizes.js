@@ -17,6 +17,7 @@ import { numsTable } from '../lib/view.js';
 import { getPlayground, playgroundNow } from '../lib/module.js';
 import { modelNow, paramText } from '../lib/models.js';
 import { adoptOwnStyles } from '../lib/styles.js';
+import { fmtBytes } from '../lib/timing.js';
 import CSS from '../styles/model-sizes.css?inline';
 
 const ATTRS = ['kind', 'd-model', 'n-layers', 'n-heads', 'd-ff', 'vocab', 'max-len'];
@@ -101,6 +102,7 @@ export class ApModelSizes extends ApWidget {
       dModel: num('d_model', 'dModel'),
       nLayers: num('layers (per stack)', 'nLayers'),
       nHeads: num('heads', 'nHeads'),
+      nKvHeads: num('K/V heads', 'nKvHeads'),
       dFf: num('d_ff', 'dFf'),
       vocabSize: num('vocabulary', 'vocabSize'),
       pos: sel('positions', 'pos', [
@@ -123,7 +125,9 @@ export class ApModelSizes extends ApWidget {
       el(
         'div',
         { className: 'ms-inputs' },
-        ...['arch', 'dModel', 'nLayers', 'nHeads', 'dFf', 'vocabSize', 'pos', 'maxLen'].map((k) => this.in[k].node),
+        ...['arch', 'dModel', 'nLayers', 'nHeads', 'nKvHeads', 'dFf', 'vocabSize', 'pos', 'maxLen'].map(
+          (k) => this.in[k].node,
+        ),
       ),
       el('div', { className: 'ms-switches' }, ...['tie', 'share', 'biases', 'pre', 'bert'].map((k) => this.in[k].node)),
     );
@@ -133,8 +137,19 @@ export class ApModelSizes extends ApWidget {
     this.stack = el('div', { className: 'ms-stack', attrs: { role: 'img' } });
     this.legend = el('div', { className: 'ms-legend' });
     this.ratio = el('p', { className: 'ms-ratio panel' });
+    this.kvLine = el('p', { className: 'note ms-kv' });
     this.table = el('div');
-    this.results = el('div', {}, this.total, this.published, this.stack, this.legend, this.ratio, this.table);
+    this.results = el(
+      'div',
+      {},
+      this.total,
+      this.published,
+      this.stack,
+      this.legend,
+      this.ratio,
+      this.kvLine,
+      this.table,
+    );
     this.body.append(
       el(
         'p',
@@ -183,6 +198,7 @@ export class ApModelSizes extends ApWidget {
     i.dModel.input.value = c.dModel;
     i.nLayers.input.value = c.arch === 'decoder' ? c.decoderLayers : c.encoderLayers;
     i.nHeads.input.value = c.nHeads;
+    i.nKvHeads.input.value = c.nKvHeads || c.nHeads; // 0 in the core: one K/V head per head
     i.dFf.input.value = c.dFf;
     i.vocabSize.input.value = c.vocabSize;
     i.pos.input.value = c.pos;
@@ -204,6 +220,7 @@ export class ApModelSizes extends ApWidget {
       dModel: int(i.dModel),
       nLayers: int(i.nLayers),
       nHeads: int(i.nHeads),
+      nKvHeads: int(i.nKvHeads),
       dFf: int(i.dFf),
       vocabSize: int(i.vocabSize),
       pos: i.pos.input.value,
@@ -368,10 +385,30 @@ export class ApModelSizes extends ApWidget {
     }
     this.error.textContent = '';
     this.results.hidden = false;
+    this._kv(ap, c, count);
     this._show(
       count,
       presets.find((p) => p.id === this.current),
     );
+  }
+
+  // Grouped-query attention: W_K and W_V shrink to d × (K/V heads · d_k), and so does the KV cache a
+  // decoder keeps (the core's parameterCount and kvCacheSize, beside multi-head attention's).
+  _kv(ap, c, count) {
+    const kv = c.nKvHeads,
+      h = c.nHeads;
+    if (c.arch === 'encoder') {
+      this.kvLine.textContent = `K/V heads: an encoder keeps no KV cache; with ${kv} K/V heads for ${h} heads its W_K and W_V are ${h / kv} times narrower.`;
+      return;
+    }
+    const mha = ap.parameterCount({ ...c, nKvHeads: h });
+    const size = ap.kvCacheSize(c, c.maxLen);
+    this.dataset.kvBytes = String(size.bytes);
+    this.dataset.mhaBytes = String(size.mhaBytes);
+    this.kvLine.textContent =
+      kv === h
+        ? `K/V heads = heads: multi-head attention. Its KV cache at ${exact(c.maxLen)} positions is ${fmtBytes(size.bytes)}; grouped-query attention (Llama 2 70B, Mistral) shares each K/V head among several query heads, so the cache shrinks by that factor at little cost in quality (Ainslie et al. 2023). Try fewer K/V heads.`
+        : `${kv} K/V heads for ${h} heads: the KV cache at ${exact(c.maxLen)} positions is ${fmtBytes(size.bytes)} instead of multi-head attention's ${fmtBytes(size.mhaBytes)}, ${fmtRatio(size.mhaBytes / size.bytes)} times smaller, and W_K, W_V shrink: ${exact(mha.total - count.total)} fewer parameters in all.`;
   }
 
   _show(p, preset) {
@@ -539,5 +576,7 @@ export class ApModelSizes extends ApWidget {
     );
   }
 }
+
+const fmtRatio = (x) => (Number.isInteger(x) ? String(x) : x.toFixed(2));
 
 define(ApModelSizes);
