@@ -118,6 +118,10 @@ declare global {
     'ap-kv-cache': ApWidgetElement;
     'ap-bert-gpt': ApWidgetElement;
     'ap-pretrain-finetune': ApWidgetElement;
+    'ap-rmsnorm': ApWidgetElement;
+    'ap-swiglu': ApWidgetElement;
+    'ap-gqa': ApWidgetElement;
+    'ap-sliding-window': ApWidgetElement;
     'ap-quadratic': ApWidgetElement;
     'ap-long-context': ApWidgetElement;
     'ap-model-sizes': ApWidgetElement;

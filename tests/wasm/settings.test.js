@@ -11,11 +11,12 @@ import {
   readUrl,
   SETTINGS,
   STATE_KEYS,
+  switchesOf,
   valuesOf,
   writeUrl,
 } from '../../web/lib/state.js';
 import { COMMON_ATTRIBUTES } from '../../web/lib/catalog.js';
-import { randomConfig } from '../../web/lib/models.js';
+import { randomConfig, switchesFor } from '../../web/lib/models.js';
 
 let ap;
 beforeAll(async () => {
@@ -51,6 +52,8 @@ describe('one schema of settings', () => {
       'heads',
       'pos',
       'norm',
+      'normkind',
+      'kvheads',
     ]);
     expect(() => optionsOf('seed')).toThrow(/seed is a number from 0 to 1000000000, not a list/);
     for (const k of listed) {
@@ -75,6 +78,15 @@ describe('one schema of settings', () => {
     expect(parseState({ dmodel: '2' }).dmodel).toBe(4);
     expect(parseState({ pos: 'alibi' }).pos).toBe(''); // not a kind: the model's own
     expect(parseState({ norm: 'middle' }).norm).toBe('');
+    expect(parseState({ normkind: 'batchnorm' }).normkind).toBe('');
+    expect(parseState({ window: '5000' }).window).toBe(4096);
+    // The run's switches: today's parts by the core's names; '' and 0 leave the model's own.
+    expect(switchesOf(parseState({ normkind: 'rmsnorm', kvheads: '2', window: '8' }))).toMatchObject({
+      normKind: 'rmsnorm',
+      nKvHeads: 2,
+      window: 8,
+    });
+    expect(switchesOf(parseState({}))).toMatchObject({ normKind: undefined, nKvHeads: undefined, window: undefined });
     expect(parseState({ text: 'x'.repeat(5000) }).text.length).toBe(2000);
   });
 
@@ -112,4 +124,20 @@ describe('one schema of settings', () => {
             }
           }
   });
+});
+
+// Today's parts (issue 26): a run takes what the core's switchChoices offers, nothing else.
+test("switchesFor keeps normKind and nKvHeads to the model's switchChoices, and nKvHeads to the call's heads", () => {
+  const model = ap.createModel({ ...randomConfig({ dModel: 16, nHeads: 4 }) }, { seed: 1 });
+  const entry = { model };
+  expect(model.switchChoices.nKvHeads).toEqual([1, 2, 4]);
+  expect(switchesFor(entry, { normKind: 'rmsnorm', nKvHeads: 2, window: 5 })).toEqual({
+    normKind: 'rmsnorm',
+    nKvHeads: 2,
+    window: 5,
+  });
+  expect(switchesFor(entry, { nKvHeads: 3 })).toEqual({}); // not a divisor of 4: the model's own
+  expect(switchesFor(entry, { nHeads: 1, nKvHeads: 2 })).toEqual({ nHeads: 1 }); // 2 does not divide 1
+  expect(switchesFor(entry, { normKind: 'batchnorm', window: 0 })).toEqual({});
+  model.dispose();
 });

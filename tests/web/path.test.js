@@ -472,7 +472,7 @@ describe('each chapter as a student sees it', () => {
       ['phone', { width: 375, height: 812 }],
     ]) {
       const { page, errors } = await open('/', viewport);
-      for (const id of ['A', 'B', 'recap', 'C', 'D', 'E', 'F', 'G', 'H']) {
+      for (const id of ['A', 'B', 'recap', 'C', 'D', 'E', 'F', 'I', 'G', 'H']) {
         await page.evaluate((c) => {
           location.hash = `chapter=${c}`;
         }, id);

@@ -1,5 +1,5 @@
 // Every widget of the playground, registered as custom elements: ap-<concept id> for the
-// docs/concepts.md concepts of sections A-H, plus ap-stepper, ap-controls and ap-heatmap.
+// docs/concepts.md concepts of sections A-I, plus ap-stepper, ap-controls and ap-heatmap.
 import './ap-heatmap.js';
 import './ap-controls.js';
 import './ap-stepper.js';
@@ -42,6 +42,10 @@ import './ap-sampling.js';
 import './ap-kv-cache.js';
 import './ap-bert-gpt.js';
 import './ap-pretrain-finetune.js';
+import './ap-rmsnorm.js';
+import './ap-swiglu.js';
+import './ap-gqa.js';
+import './ap-sliding-window.js';
 import './ap-quadratic.js';
 import './ap-long-context.js';
 import './ap-model-sizes.js';

@@ -1,5 +1,6 @@
-// The lecture concepts of docs/concepts.md (sections A-H), each with a view, in the notes' order:
-// each chapter once, with its concepts (id: title). Tag names are "ap-" + the concept id
+// The lecture concepts of docs/concepts.md (sections A-I), each with a view, in the notes' order:
+// each chapter once, with its concepts (id: title). Chapter I, the parts of today's decoders that
+// the 2017-era notes do not have, sits after F: it changes the block (E) and the KV cache (F). Tag names are "ap-" + the concept id
 // (ap-scores, ap-causal-mask...); the stepper is <ap-stepper>. A few concepts go beyond the notes
 // (tokens, induction) and sit in the chapter where a student needs them.
 const PATH = [
@@ -76,6 +77,16 @@ const PATH = [
       'kv-cache': 'The KV cache',
       'bert-gpt': 'BERT and GPT: encoder-only vs decoder-only',
       'pretrain-finetune': 'Pre-train once, fine-tune cheaply',
+    },
+  },
+  {
+    id: 'I',
+    title: 'After the notes: what changed since 2017',
+    concepts: {
+      rmsnorm: 'RMSNorm: normalise without the mean',
+      swiglu: 'SwiGLU: a feed-forward network with a gate',
+      gqa: 'Grouped-query attention: heads share keys and values',
+      'sliding-window': 'Sliding-window attention: each token sees the last w',
     },
   },
   {

@@ -260,6 +260,41 @@ export const LESSONS = {
       ],
     },
   },
+  I: {
+    goals: [],
+    intro: [
+      'The notes describe the transformer of 2017. The decoders people run today (Llama, Mistral, Gemma) keep its shape but change four parts: a cheaper norm, a feed-forward network with a gate, fewer keys and values to keep while generating, and attention over a window of recent tokens. Each view switches one part on in the core and says when the model was not trained with it.',
+    ],
+    extras: {
+      rmsnorm: [
+        {
+          try: 'Switch every view of the page to RMSNorm (the model note at the top and the layer norm view say what that does to this LayerNorm-trained model), then open the recap and step to a norm: it now divides by one statistic.',
+          patch: { normkind: 'rmsnorm', preset: '' },
+        },
+        { try: 'Back to LayerNorm, as trained.', patch: { normkind: '' } },
+      ],
+      swiglu: [
+        {
+          try: "Switch the gate to GeGLU (Gemma's): GELU instead of SiLU. Do more or fewer gate values fall below 0.1?",
+          attrs: { 'ffn-kind': 'geglu' },
+        },
+      ],
+      gqa: [
+        {
+          try: "One K/V head for all heads (multi-query attention): read the cache table, then compare the heads' patterns: do they still differ?",
+          patch: { kvheads: 1, preset: '' },
+        },
+        { try: 'Back to one K/V head per head, as trained.', patch: { kvheads: '' } },
+      ],
+      'sliding-window': [
+        {
+          try: 'A window of 2 on a longer sentence, "the dog that the cat chased ran into the garden": each word sees only itself and the word before; does the weights map still find the subject?',
+          patch: { window: 2, text: 'the dog that the cat chased ran into the garden', preset: '' },
+        },
+        { try: 'No window: back to the full causal mask.', patch: { window: 0 } },
+      ],
+    },
+  },
   G: {
     goals: [],
     intro: [
