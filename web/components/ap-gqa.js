@@ -20,7 +20,10 @@ export class ApGqa extends ApWidget {
     this.groups = el('div');
     this.line = el('p', { className: 'changed gqa-line' });
     this.warn = el('p', { className: 'warn gqa-warn' });
-    this.maps = el('div', { className: 'col2 gqa-maps' });
+    this.maps = el('div', {
+      className: 'gqa-maps',
+      style: { display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(min(100%, 220px), 1fr))', gap: '12px' },
+    });
     this.bytes = el('div');
     this.body.append(
       el('p', {
@@ -101,7 +104,7 @@ export class ApGqa extends ApWidget {
       this.maps,
       maps.map((m, i) =>
         this.hm(`head${i}`, matrix({ ...m, title: `head ${i}: K/V head ${group[i]}`, domain: [0, 1] }), {
-          'max-cell': '40',
+          'max-cell': '28',
         }),
       ),
     );
@@ -134,7 +137,7 @@ export class ApGqa extends ApWidget {
           data: { kv: String(k), bytes: String(here.bytes) },
         },
         fmtBytes(full.bytes),
-        k === c.nHeads ? '1' : fmt(full.mhaBytes / full.bytes, 2),
+        { text: ratio(full.mhaBytes / full.bytes), className: 'gqa-ratio' },
       ];
     });
     this.dataset.positions = String(n);
@@ -145,12 +148,14 @@ export class ApGqa extends ApWidget {
           'K/V heads',
           `bytes for this text (${n} positions)`,
           `at the context, ${c.maxLen} positions`,
-          'smaller than multi-head',
+          'times smaller than multi-head',
         ],
         rows,
       }),
     );
   }
 }
+
+const ratio = (x) => (Number.isInteger(x) ? String(x) : fmt(x, 2));
 
 define(ApGqa);

@@ -4,7 +4,7 @@
 // counted from the core's masked stage, and the score pairs against n, from the core's flops:
 // O(n w) with the window, n(n+1)/2 = O(n²) without.
 import { ApWidget, define } from '../lib/widget.js';
-import { el, fmt } from '../lib/dom.js';
+import { el } from '../lib/dom.js';
 import { matrix } from '../lib/heatmap.js';
 import { linePlot } from '../lib/plot.js';
 import { headFor, layerFor, textFor } from '../lib/view.js';
@@ -15,7 +15,7 @@ import { stepView } from '../lib/steps/index.js';
 import { fmtInt } from '../lib/timing.js';
 
 const DEFAULT_W = 3; // the view's window while the page has none
-const CURVE_N = [64, 128, 256, 512, 1024, 2048, 4096];
+const CURVE_N = [1, 512, 1024, 1536, 2048, 2560, 3072, 3584, 4096];
 const CURVE_D = 64;
 
 export class ApSlidingWindow extends ApWidget {
@@ -102,30 +102,30 @@ export class ApSlidingWindow extends ApWidget {
   }
 
   // Score pairs against n, from the core's flops: sum over queries of min(i + 1, w) with the
-  // window, n(n + 1) / 2 with the causal mask alone (a window of n).
+  // window, n(n + 1) / 2 with the causal mask alone (a window of n). Plotted per query (pairs / n):
+  // a rising line is O(n²) in all, a flat one O(n w).
   renderCost(w) {
     const ap = playgroundNow();
     if (!ap) return;
     const pairs = (n, window) => ap.flops({ n, d: CURVE_D, window }).attention.pairs;
-    // A window of n is the causal mask alone: n(n + 1) / 2 (the core's count has no causal switch).
     const full = CURVE_N.map((n) => [n, pairs(n, n)]);
-    const band = CURVE_N.map((n) => [n, pairs(n, w)]);
-    const last = CURVE_N[CURVE_N.length - 1];
-    const ratio = full[full.length - 1][1] / band[band.length - 1][1];
-    this.dataset.pairsFull = String(full[full.length - 1][1]);
-    this.dataset.pairsWindow = String(band[band.length - 1][1]);
-    this.costLine.textContent = `At n = ${fmtInt(last)} tokens: ${fmtInt(full[full.length - 1][1])} score pairs with the causal mask alone, ${fmtInt(band[band.length - 1][1])} with w = ${w}, ${fmt(ratio, 1)} times fewer. Doubling n about doubles the windowed pairs (once n is well past w) and about quadruples the causal ones.`;
+    const band = CURVE_N.map((n) => [n, pairs(n, Math.min(w, n))]);
+    const [last, fullLast] = full[full.length - 1];
+    const bandLast = band[band.length - 1][1];
+    this.dataset.pairsFull = String(fullLast);
+    this.dataset.pairsWindow = String(bandLast);
+    this.costLine.textContent = `At n = ${fmtInt(last)} tokens: ${fmtInt(fullLast)} score pairs with the causal mask alone, ${fmtInt(bandLast)} with w = ${w}, ${(fullLast / bandLast).toFixed(1)} times fewer. Per query, the causal mask's (n + 1)/2 keys grow with n; the window's stay at w or fewer, so the total grows as n w.`;
+    const perQuery = (points) => points.map(([n, p]) => [n, p / n]);
     this.place(
       this.plot,
       linePlot({
-        title: 'Score pairs per head (the core’s count)',
+        title: 'Keys each query scores, on average (the core’s count ÷ n)',
         series: [
-          { name: 'causal: n(n+1)/2, O(n²)', points: full },
-          { name: `window w = ${w}: ≤ n·w, O(n w)`, points: band },
+          { name: 'causal: (n+1)/2 per query, O(n²) in all', points: perQuery(full) },
+          { name: `window w = ${w}: at most w per query, O(n w) in all`, points: perQuery(band) },
         ],
-        xLabel: 'n (tokens, log scale)',
-        yLabel: 'pairs',
-        logX: true,
+        xLabel: 'n (tokens)',
+        yLabel: 'keys per query',
         yMin: 0,
         xTickFormat: (x) => fmtInt(x),
       }),

@@ -116,7 +116,7 @@ export class ApSwiglu extends ApWidget {
     }
     this.dataset.shut = String(shut);
     this.dataset.maxDiff = String(worst);
-    this.line.textContent = `A learned gate: each product is gate × up for that unit (largest difference from the core's ffn_prod: ${worst.toExponential(1)}). Here ${shut} of ${g.length} gate values are below 0.1 in size, so those units pass less than a tenth of their up-projection for that token; a plain FFN's ${act === 'SiLU' ? 'ReLU or GELU' : 'activation'} can only cut a unit by its own value, not by a second, separately learned one.`;
+    this.line.textContent = `The gate: each product is gate × up for that unit (largest difference from the core's ffn_prod: ${worst.toExponential(1)}). Here ${shut} of ${g.length} gate values are below 0.1 in size, so those units pass less than a tenth of their up-projection for that token (in a trained model W_gate is learned, so which units pass is learned too); a plain FFN's ${act === 'SiLU' ? 'ReLU or GELU' : 'activation'} can only cut a unit by its own value, not by a second, separately learned one.`;
     // The parameter price of the gate, from the core's count at this model's sizes.
     const count = (ffnKind) =>
       r.ap.parameterCount({
