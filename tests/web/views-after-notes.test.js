@@ -247,7 +247,7 @@ describe("the older views' switches", () => {
     expect(realErrors(errors)).toEqual([]);
   }, 120_000);
 
-  test('model-sizes with 1 K/V head: the cache and W_K, W_V shrink', async () => {
+  test('model-sizes with 8 K/V heads on GPT-3: the cache and W_K, W_V shrink', async () => {
     const { page, widget, errors } = await alone('ap-model-sizes', { preset: 'gpt3' });
     const input = widget.locator('[data-input="nKvHeads"]');
     expect(await input.inputValue()).toBe('96');
@@ -262,6 +262,12 @@ describe("the older views' switches", () => {
     expect(Number(d.kvBytes)).toBe(2 * 96 * 2048 * 8 * 128 * 4);
     expect(await text(widget, '.ms-kv')).toContain('8 K/V heads for 96 heads');
     expect(await text(widget, '.ms-kv')).toContain('12 times smaller');
+    // W_K, W_V (and b_K, b_V) of 96 layers shrink from 12288 to 8 · 128 = 1024 columns.
+    const fewer = 96 * 2 * (12288 + 1) * (12288 - 1024);
+    expect(await text(widget, '.ms-kv')).toContain(`${fewer.toLocaleString('en-US')} fewer parameters`);
+    expect(await text(widget, '.ms-ratio')).toContain(
+      `2 · d² + 2 · d · 1024 (K/V heads · d_k) = ${(2 * 12288 ** 2 + 2 * 12288 * 1024).toLocaleString('en-US')}`,
+    );
     expect(realErrors(errors)).toEqual([]);
   }, 120_000);
 

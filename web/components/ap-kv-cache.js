@@ -135,7 +135,7 @@ export class ApKvCache extends GenerationWidget {
         text:
           kv === h
             ? `Grouped-query attention (Llama 2 70B, Mistral) lets query heads share K/V heads: with fewer K/V heads the cache shrinks in proportion, at little cost in quality (Ainslie et al. 2023). Pick fewer K/V heads above.`
-            : `${h} query heads share ${kv} K/V head${kv > 1 ? 's' : ''}: the cache is ${fmt(size.mhaBytes / bytes, 2)} times smaller than multi-head attention's. ` +
+            : `${h} query heads share ${kv} K/V head${kv > 1 ? 's' : ''}: the cache is ${ratio(size.mhaBytes / bytes)} times smaller than multi-head attention's. ` +
               (pooled
                 ? "This model was trained with a K and V per head: each group's W_K and W_V are the mean of its heads' learned ones, a pooling it was never trained with, so what it generates changes."
                 : ''),
@@ -186,6 +186,8 @@ export class ApKvCache extends GenerationWidget {
     );
   }
 }
+
+const ratio = (x) => (Number.isInteger(x) ? String(x) : fmt(x, 2));
 
 function fillKv(sel, choices, value, h) {
   sel.replaceChildren(

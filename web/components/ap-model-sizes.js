@@ -508,12 +508,18 @@ export class ApModelSizes extends ApWidget {
     );
     this.dataset.ffnShare = String(p.ffn / p.total);
     this.dataset.attentionShare = String(p.attention / p.total);
+    // W_Q and W_O are d × d; W_K and W_V are d × (K/V heads · d_k), d × d in multi-head attention.
+    const kvWidth = ((c.nKvHeads || c.nHeads) * c.dModel) / c.nHeads;
+    const attnText =
+      kvWidth === c.dModel
+        ? `4 · d² = ${exact(4 * c.dModel * c.dModel)}`
+        : `2 · d² + 2 · d · ${kvWidth} (K/V heads · d_k) = ${exact(2 * c.dModel * c.dModel + 2 * c.dModel * kvWidth)}`;
     this.ratio.replaceChildren(
       'FFN ',
       el('b', { text: pct(p.ffn / p.total) }),
       ' of all parameters, attention ',
       el('b', { text: pct(p.attention / p.total) }),
-      `. In a layer the FFN has 2 · d · d_ff = ${exact(2 * c.dModel * c.dFf)} weights, an attention block 4 · d² = ${exact(4 * c.dModel * c.dModel)}`,
+      `. In a layer the FFN has 2 · d · d_ff = ${exact(2 * c.dModel * c.dFf)} weights, an attention block ${attnText}`,
       c.arch === 'encoder-decoder' ? ' (a decoder layer has two: self- and cross-attention).' : '.',
     );
     // The breakdown, with the formula of each line.
@@ -536,7 +542,9 @@ export class ApModelSizes extends ApWidget {
         'attention',
         exact(p.attention),
         pct(p.attention / p.total),
-        f(`${stacks} layers; 4 · ${d}²${b} per attention block${enc && dec ? ' (decoder: self + cross)' : ''}`),
+        f(
+          `${stacks} layers; ${kvWidth === d ? `4 · ${d}²` : `2 · ${d}² + 2 · ${d} · ${kvWidth}`}${b} per attention block${enc && dec ? ' (decoder: self + cross)' : ''}`,
+        ),
       ],
       ['FFN', exact(p.ffn), pct(p.ffn / p.total), f(`${stacks} layers × (2 · ${d} · ${c.dFf}${b})`)],
       [
