@@ -89,18 +89,19 @@ export class ApRmsnorm extends ApWidget {
       }),
     );
     const n = Math.min(DIMS, d);
-    const cells = (v, cls) =>
-      Array.from({ length: n }, (_, c) => ({ text: fmt(v[c], 3), className: cls, data: { value: String(v[c]) } }));
+    const cell = (v, c, cls) => ({ text: fmt(v[c], 3), className: cls, data: { value: String(v[c]) } });
+    // One row per dimension: four narrow columns read on a phone too.
     this.table.replaceChildren(
       numsTable({
         caption: `The row's first ${n} of ${d} dimensions, in and out of layer 0's first norm`,
-        header: ['', ...Array.from({ length: n }, (_, c) => `dim ${c}`)],
-        rows: [
-          ['x (the same input)', ...cells(x, 'x')],
-          ['γ (learned gain)', ...cells(gamma.values, 'gamma')],
-          ['LayerNorm: (x − μ) / σ · γ + β', ...cells(yl, 'ln')],
-          ['RMSNorm: x / RMS · γ', ...cells(yr, 'rmsn')],
-        ],
+        header: ['', 'x (same input)', 'γ (gain)', 'LayerNorm', 'RMSNorm'],
+        rows: Array.from({ length: n }, (_, c) => [
+          `dim ${c}`,
+          cell(x, c, 'x'),
+          cell(gamma.values, c, 'gamma'),
+          cell(yl, c, 'ln'),
+          cell(yr, c, 'rmsn'),
+        ]),
       }),
     );
   }

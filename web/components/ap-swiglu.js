@@ -116,7 +116,7 @@ export class ApSwiglu extends ApWidget {
     }
     this.dataset.shut = String(shut);
     this.dataset.maxDiff = String(worst);
-    this.line.textContent = `The gate: each product is gate × up for that unit (largest difference from the core's ffn_prod: ${worst.toExponential(1)}). Here ${shut} of ${g.length} gate values are below 0.1 in size, so those units pass less than a tenth of their up-projection for that token (in a trained model W_gate is learned, so which units pass is learned too); a plain FFN's ${act === 'SiLU' ? 'ReLU or GELU' : 'activation'} can only cut a unit by its own value, not by a second, separately learned one.`;
+    this.line.textContent = `The gate: each product is gate × up for its unit (largest difference from the core's ffn_prod: ${worst.toExponential(1)}). Here ${shut} of ${g.length} gate values are below 0.1 in size: those units pass less than a tenth of their up-projection for that token. In a trained model W_gate is learned, so which units pass is learned too.`;
     // The parameter price of the gate, from the core's count at this model's sizes.
     const count = (ffnKind) =>
       r.ap.parameterCount({
@@ -135,13 +135,12 @@ export class ApSwiglu extends ApWidget {
     this.dataset.ffnGated = String(gated);
     this.params.replaceChildren(
       numsTable({
-        caption: `FFN parameters of one layer, d = ${c.dModel}, d_ff = ${c.dFf} (the core's count)`,
-        header: ['FFN', 'matrices', 'parameters'],
+        caption: `FFN parameters of one layer (+ biases), d = ${c.dModel}, d_ff = ${c.dFf}: the core's count`,
+        header: ['FFN', 'parameters'],
         rows: [
-          ['two-matrix (the notes)', 'W_1, W_2 + biases', mlp.toLocaleString('en')],
+          ['the notes: W_1, W_2', mlp.toLocaleString('en')],
           [
-            LABELS[r.kind] || r.kind,
-            'W_gate, W_1, W_2 + biases',
+            `${r.kind === 'geglu' ? 'GeGLU' : 'SwiGLU'}: W_gate, W_1, W_2`,
             { text: gated.toLocaleString('en'), className: 'gated' },
           ],
         ],
