@@ -237,6 +237,32 @@ describe("the older views' switches", () => {
     expect(realErrors([...heads.errors, ...kv.errors])).toEqual([]);
   }, 120_000);
 
+  test('the stepper with kvheads=2: head 3 scores against K/V head 1, the K slice the core says', async () => {
+    const cfg = english.config;
+    const { page, widget, errors } = await alone('ap-stepper', { kvheads: '2', step: 'decoder:0:scores', head: '3' });
+    await page.waitForFunction(() => document.querySelector('ap-stepper').dataset.stage === 'scores');
+    const shown = await widget.evaluate((s) =>
+      Object.fromEntries(
+        [...s.shadowRoot.querySelectorAll('ap-heatmap')].map((h) => [h.matrix.name, Array.from(h.matrix.values)]),
+      ),
+    );
+    const t = english.forward(promptIds(TEXT), { nKvHeads: 2 });
+    const dK = cfg.dModel / cfg.nHeads;
+    const k = t.get('k', { layer: 0 }); // n x (2 d_k)
+    const group = Array.from(t.get('kv_group', { layer: 0 }));
+    const scores = Array.from(t.get('scores', { layer: 0, head: 3 }));
+    t.dispose();
+    expect(group[3]).toBe(1); // head 3 of 4 with 2 K/V heads: 3 / 2 = 1
+    const n = k.length / (2 * dK);
+    const want = [];
+    for (let i = 0; i < n; i++) for (let c = 0; c < dK; c++) want.push(k[i * 2 * dK + dK + c]);
+    expect(shown.k_h.length).toBe(n * dK);
+    expect(shown.scores.length).toBe(n * n);
+    shown.k_h.forEach((v, j) => expect(v).toBeCloseTo(want[j], 5));
+    shown.scores.forEach((v, j) => expect(v).toBeCloseTo(scores[j], 4));
+    expect(realErrors(errors)).toEqual([]);
+  }, 120_000);
+
   test('long-context with window=64: the score pairs are the sum of min(i + 1, w)', async () => {
     const { widget, errors } = await alone('ap-long-context', { window: '64', n: '1000' });
     const d = await data(widget);
