@@ -152,6 +152,8 @@ export interface ModelConfig {
   nKvHeads?: number;
   /** Sliding-window causal self-attention: query i sees keys i - window < j <= i. 0: none (the default). */
   window?: number;
+  /** RoPE's base: pair i of a head turns by position * ropeTheta^(-2i / d_k). Default 10000; must be > 1. */
+  ropeTheta?: number;
 }
 
 export interface CreateModelConfig extends ModelConfig {

@@ -110,8 +110,8 @@ void multi_head_attention(Mat& out, const Mat& x, const Mat& memory, const Atten
     // RoPE: rotate each (2i, 2i+1) pair of q and k by its position. k is the plain projection of
     // this call's rows; k_rot holds every key attended to (cached keys are kept rotated).
     if (!reuse) record2d("k", k);
-    apply_rope(q, h, opt.q_offset);
-    if (!reuse) apply_rope(k, g_heads, k_offset);
+    apply_rope(q, h, opt.q_offset, opt.rope_theta);
+    if (!reuse) apply_rope(k, g_heads, k_offset, opt.rope_theta);
     if (append) append_to_cache();
     record2d("q_rot", q);
     record2d("k_rot", k);

@@ -43,6 +43,7 @@ struct AttentionOptions {
   float additive_mask = 0.0f;
   const std::vector<uint8_t>* key_padding = nullptr;  // length m, nonzero = padding (masked)
   PosKind pos = PosKind::None;                        // Rope rotates q and k; Relative adds rel_bias
+  float rope_theta = 10000.0f;                        // RoPE's base (ModelConfig::rope_theta)
   const Mat* rel_bias = nullptr;                      // (h, 2*rel_clip+1): bias added to scores by clipped offset j - i
   int rel_clip = 8;
   int q_offset = 0;  // position of query row 0 (decoding with a KV cache)

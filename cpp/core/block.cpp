@@ -61,6 +61,7 @@ void block_forward(Mat& out, const Mat& x, const Mat* memory, const std::vector<
   self.n_kv_heads = cfg.kv_heads();
   self.window = causal ? cfg.window : 0;  // the window narrows the causal mask; no causal mask, no window
   self.pos = cfg.pos;
+  self.rope_theta = cfg.rope_theta;
   self.rel_bias = rel_bias;
   self.rel_clip = cfg.rel_clip;
   AttentionOptions cross = self;

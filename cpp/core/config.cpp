@@ -15,7 +15,6 @@ namespace ap {
 
 namespace {
 
-constexpr int kMaxLen = 4096;
 constexpr int kMaxDModel = 4096;
 constexpr int kMaxLayers = 64;
 constexpr int kMaxDff = 16384;  // 4 d at the largest d_model
@@ -37,6 +36,13 @@ std::string format_float(float x) {
   return buf;
 }
 
+// One check for every real-valued field (the first module is built for size).
+void check_above(const char* name, float value, int limit) {
+  if (!std::isfinite(value) || value <= static_cast<float>(limit))
+    fail(std::string(name) + " must be a finite number > " + std::to_string(limit) + " (got " + format_float(value) +
+         ")");
+}
+
 // The enum <-> string tables, one per enum, entry i naming the enum's value i, so to_string and
 // *_from_string cannot drift apart.
 constexpr const char* kArchNames[] = {"encoder", "decoder", "encoder-decoder"};
@@ -45,6 +51,7 @@ constexpr const char* kActNames[] = {"relu", "gelu", "gelu_tanh"};
 constexpr const char* kNormNames[] = {"post", "pre"};
 constexpr const char* kNormKindNames[] = {"layernorm", "rmsnorm"};
 constexpr const char* kFfnKindNames[] = {"mlp", "swiglu", "geglu"};
+constexpr const char* kFamilies[] = {"gpt2", "bert", "llama", "mistral", "qwen2"};  // pretrained (io/hf_model)
 static_assert(static_cast<int>(Arch::EncoderDecoder) == 2 && static_cast<int>(PosKind::Rope) == 4 &&
                   static_cast<int>(Act::GeluTanh) == 2 && static_cast<int>(NormPlace::Pre) == 1 &&
                   static_cast<int>(NormKind::Rms) == 1 && static_cast<int>(FfnKind::GeGlu) == 2,
@@ -96,11 +103,12 @@ void ModelConfig::validate() const {
          "): each K/V head serves n_heads / n_kv_heads query heads");
   if (window < 0) fail("window must be >= 1, or 0 for no window (got " + std::to_string(window) + ")");
   check_at_most("window", window, kMaxLen);
-  if (!std::isfinite(eps) || eps <= 0.0f) fail("eps must be a finite number > 0 (got " + format_float(eps) + ")");
+  check_above("eps", eps, 0);
+  check_above("rope_theta", rope_theta, 1);
   if (family.empty()) {
     Tokenizer::kind_from_name(tokenizer);  // throws for an unknown name, listing the known ones
   } else {
-    if (family != "gpt2" && family != "bert") fail("unknown model family \"" + family + "\" (allowed: gpt2, bert)");
+    index_of(kFamilies, 5, family, "model family");  // throws for an unknown one, listing the known ones
     if (type_vocab < 0) fail("type_vocab must be >= 0 (got " + std::to_string(type_vocab) + ")");
     check_at_most("type_vocab", type_vocab, kMaxLen);
   }

@@ -7,6 +7,8 @@
 
 namespace ap {
 
+constexpr int kMaxLen = 4096;  // the longest sequence a model takes (max_len, window)
+
 enum class Arch { EncoderOnly, DecoderOnly, EncoderDecoder };
 enum class PosKind { None, Sinusoidal, Learned, Relative, Rope };
 enum class Act { Relu, Gelu, GeluTanh };  // GeluTanh: GPT-2's tanh approximation ("gelu_new")
@@ -47,11 +49,14 @@ struct ModelConfig {
   // and the window - 1 keys before it (Hugging Face's Mistral definition). 0: no window. Applies where the
   // causal mask does (decoder self-attention); without the causal mask there is no window.
   int window = 0;
+  // RoPE's base (Su et al. 2021): pair i of a head turns by position * rope_theta^(-2i / d_k). 10000 as in
+  // the paper and Llama 2; Hugging Face's config.json says rope_theta (Llama 3: 500000, Qwen2: 1000000).
+  float rope_theta = 10000.0f;
   std::string tokenizer = "char";  // "char" or "word"; "hf" for a model read from a Hugging Face folder
 
   // A pretrained model read from a Hugging Face folder (io/hf_model): its family and the parts of
   // GPT-2 and BERT the project's own models do not have. All off for the project's own models.
-  std::string family;      // "" (the project's own), "gpt2", "bert"
+  std::string family;      // "" (the project's own), "gpt2", "bert", "llama", "mistral", "qwen2"
   int type_vocab = 0;      // BERT: token-type (segment) embeddings, type_emb (type_vocab, d); every token has type 0
   bool emb_norm = false;   // BERT: LayerNorm over the embedding sum (emb_norm) before the first layer
   bool tied_head = false;  // logits = h tok_emb^T (GPT-2, BERT): no lm_head.w of its own

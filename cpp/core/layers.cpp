@@ -58,13 +58,16 @@ void sinusoidal_positions(Mat& pe, int rows, int d, int offset) {
     for (int c = 0; c < d; ++c) pe(r, c) = static_cast<float>(sinusoid(offset + r, c, d));
 }
 
-void apply_rope(Mat& x, int n_heads, int offset) {
+void apply_rope(Mat& x, int n_heads, int offset, double theta_base) {
   const int d = static_cast<int>(x.cols()), d_k = d / n_heads;
+  // theta_base^e as exp(e ln theta_base): a general pow costs the first module 850 bytes (the constant
+  // 10000^e did not need it).
+  const double log_base = std::log(theta_base);
   for (Eigen::Index r = 0; r < x.rows(); ++r) {
     const double pos = offset + static_cast<double>(r);
     for (int h = 0; h < n_heads; ++h)
       for (int i = 0; i + 1 < d_k; i += 2) {
-        const double theta = pos * std::pow(10000.0, -static_cast<double>(i) / d_k);
+        const double theta = pos * std::exp(-static_cast<double>(i) / d_k * log_base);
         const float c = static_cast<float>(std::cos(theta)), s = static_cast<float>(std::sin(theta));
         float& a = x(r, h * d_k + i);
         float& b = x(r, h * d_k + i + 1);

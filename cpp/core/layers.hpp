@@ -138,8 +138,10 @@ void activation(Mat& out, const Mat& in, Act act);
 void sinusoidal_positions(Mat& pe, int rows, int d, int offset = 0);
 
 // RoPE: in each head's d_k columns, rotate pairs (2i, 2i+1) of row r by angle
-// (offset + r) * 10000^(-2i/d_k). q.k then depends only on the offset between positions.
-void apply_rope(Mat& x, int n_heads, int offset);
+// (offset + r) * theta^(-2i/d_k) (theta: ModelConfig::rope_theta, 10000 in the paper). q.k then depends
+// only on the offset between positions. Hugging Face's Llama pairs (i, i + d_k/2) instead (rotate_half):
+// io/hf_model permutes its Q and K rows at load so that this rotation computes the same scores.
+void apply_rope(Mat& x, int n_heads, int offset, double theta);
 
 // Throws ap::Error("<what> contains NaN" / "... Infinity") if any value is not finite.
 void check_finite(const float* data, size_t size, const std::string& what);

@@ -59,6 +59,13 @@ void read_int(const json& j, const char* key, int& out) {
   out = static_cast<int>(v.get<int64_t>());
 }
 
+void read_float(const json& j, const char* key, float& out) {
+  if (!j.contains(key)) return;
+  const json& v = j[key];
+  if (!v.is_number()) fail(std::string("config key '") + key + "' must be a number, got " + v.type_name());
+  out = static_cast<float>(v.get<double>());  // too large becomes inf: validate() says so
+}
+
 void read_bool(const json& j, const char* key, bool& out) {
   if (!j.contains(key)) return;
   const json& v = j[key];
@@ -141,6 +148,7 @@ std::string config_to_json(const ModelConfig& cfg) {
   if (cfg.ffn_kind != FfnKind::Mlp) j["ffn_kind"] = to_string(cfg.ffn_kind);
   if (cfg.kv_heads() != cfg.n_heads) j["n_kv_heads"] = cfg.n_kv_heads;
   if (cfg.window != 0) j["window"] = cfg.window;
+  if (cfg.rope_theta != 10000.0f) j["rope_theta"] = shortest_decimal(cfg.rope_theta);
   if (cfg.family.empty() && cfg.tied_head) j["tied_head"] = true;  // the English models share tok_emb with the head
   if (!cfg.family.empty()) {  // a pretrained model's parts (never in the playground's own files)
     j["family"] = cfg.family;
@@ -179,11 +187,8 @@ ModelConfig config_from_json(const std::string& text) {
   read_int(j, "rel_clip", cfg.rel_clip);
   if (read_string(j, "act", s)) cfg.act = act_from_string(s);
   if (read_string(j, "norm", s)) cfg.norm = norm_from_string(s);
-  if (j.contains("eps")) {
-    const json& v = j["eps"];
-    if (!v.is_number()) fail(std::string("config key 'eps' must be a number, got ") + v.type_name());
-    cfg.eps = static_cast<float>(v.get<double>());  // too large becomes inf: validate() says so
-  }
+  read_float(j, "eps", cfg.eps);
+  read_float(j, "rope_theta", cfg.rope_theta);
   read_bool(j, "scale", cfg.scale);
   read_bool(j, "causal", cfg.causal);
   read_string(j, "tokenizer", cfg.tokenizer);

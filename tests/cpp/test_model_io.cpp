@@ -56,6 +56,10 @@ TEST(ConfigValidate, EachBadValueIsNamed) {
       {[](ModelConfig& c) { c.eps = -1e-5f; }, "eps must be a finite number > 0 (got -1e-05)"},
       {[](ModelConfig& c) { c.eps = NAN; }, "eps must be a finite number > 0"},
       {[](ModelConfig& c) { c.eps = INFINITY; }, "eps must be a finite number > 0 (got inf)"},
+      {[](ModelConfig& c) { c.rope_theta = 1; }, "rope_theta must be a finite number > 1 (got 1)"},
+      {[](ModelConfig& c) { c.rope_theta = NAN; }, "rope_theta must be a finite number > 1"},
+      {[](ModelConfig& c) { c.family = "t5"; },
+       "unknown model family \"t5\" (allowed: \"gpt2\", \"bert\", \"llama\", \"mistral\", \"qwen2\")"},
       {[](ModelConfig& c) { c.rel_clip = 0; }, "rel_clip must be >= 1 (got 0)"},
       {[](ModelConfig& c) { c.max_len = 4097; }, "max_len (4097) exceeds the limit of 4096"},
       {[](ModelConfig& c) { c.d_model = 4100; }, "d_model (4100) exceeds the limit of 4096"},
@@ -133,7 +137,9 @@ TEST(ConfigJson, RoundTripKeepsEveryField) {
   c.scale = false;
   c.causal = false;
   c.tokenizer = "word";
+  c.rope_theta = 500000.0f;  // written only when it is not 10000 (WritesEveryKeyWithReadableValues)
   const ModelConfig r = ap::config_from_json(ap::config_to_json(c));
+  EXPECT_EQ(r.rope_theta, 500000.0f);
   EXPECT_EQ(r.arch, c.arch);
   EXPECT_EQ(r.d_model, 24);
   EXPECT_EQ(r.n_heads, 3);

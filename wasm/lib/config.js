@@ -21,6 +21,7 @@ const CONFIG_KEYS = {
   ffnKind: 'ffn_kind',
   nKvHeads: 'n_kv_heads',
   window: 'window',
+  ropeTheta: 'rope_theta',
 };
 // Read-only: a pretrained (Hugging Face) model's config also says what it is and has.
 const PRETRAINED_KEYS = {
@@ -55,5 +56,6 @@ export function fromSnakeConfig(json) {
   out.ffnKind ??= 'mlp';
   out.nKvHeads ||= out.nHeads; // 0 in the core: as many K/V heads as query heads
   out.window ??= 0;
+  out.ropeTheta ??= 10000; // RoPE's base, written by the core only when it is not the paper's
   return out;
 }
