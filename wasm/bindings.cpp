@@ -680,6 +680,18 @@ class HfLoaderHandle {
         },
         false);
   }
+  // model.safetensors.index.json -> the shard files it names (a JS array), or null.
+  val read_index(std::string index_json) {
+    return guard([&]() { return js(loader->read_index(index_json)); }, val::null());
+  }
+  bool next_shard(std::string file) {
+    return guard(
+        [&]() {
+          loader->next_shard(file);
+          return true;
+        },
+        false);
+  }
   ModelHandle* finish() {
     return guard(
         [&]() -> ModelHandle* {
@@ -1185,6 +1197,8 @@ EMSCRIPTEN_BINDINGS(attention_playground_trainer) {
       .function("headerLength", &HfLoaderHandle::header_length)
       .function("readHeader", &HfLoaderHandle::read_header)
       .function("feed", &HfLoaderHandle::feed)
+      .function("readIndex", &HfLoaderHandle::read_index)
+      .function("nextShard", &HfLoaderHandle::next_shard)
       .function("finish", &HfLoaderHandle::finish, allow_raw_pointers());
   function("hfBegin", &hf_begin, allow_raw_pointers());
   function("evaluateTask", &evaluate_task);

@@ -192,18 +192,26 @@ export interface TraceKeep {
   drop?: string[];
 }
 
-/** A Hugging Face folder: config.json, model.safetensors, tokenizer.json. */
+/** One safetensors file: bytes, a File / Blob (read in 8 MB slices) or a fetch Response (streamed; needs Content-Length). */
+export type WeightsPart = Uint8Array | ArrayBuffer | Blob | Response;
+
+/**
+ * A Hugging Face folder: config.json, model.safetensors, tokenizer.json; or, sharded, config.json,
+ * tokenizer.json, model.safetensors.index.json (`index`) and the shards it names (`shards`: by file name,
+ * or a function of the file name, for shards fetched one at a time).
+ */
 export interface PretrainedParts {
   config: string | object | Uint8Array | ArrayBuffer | Blob;
-  /** Bytes, a File / Blob (read in 8 MB slices) or a fetch Response (streamed; needs Content-Length). */
-  weights: Uint8Array | ArrayBuffer | Blob | Response;
+  weights?: WeightsPart;
   tokenizer: string | object | Uint8Array | ArrayBuffer | Blob;
+  index?: string | object | Uint8Array | ArrayBuffer | Blob;
+  shards?: Record<string, WeightsPart> | ((file: string) => WeightsPart | Promise<WeightsPart>);
 }
 
 export interface Model {
   readonly config: Required<ModelConfig> & {
-    /** Pretrained models only: 'gpt2' or 'bert', and the parts the project's own models lack. */
-    family?: 'gpt2' | 'bert';
+    /** Pretrained models only: the Hugging Face model_type it was read as, and the parts the project's own models lack. */
+    family?: 'gpt2' | 'bert' | 'llama' | 'mistral' | 'qwen2';
     typeVocab?: number;
     embNorm?: boolean;
     tiedHead?: boolean;

@@ -1,4 +1,4 @@
-// Hugging Face GPT-2 and BERT folders -> the core's Model (see hf_model.hpp).
+// Hugging Face GPT-2, BERT and Llama-family folders -> the core's Model (see hf_model.hpp).
 #include "io/hf_model.hpp"
 
 #include <algorithm>
@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <utility>
 
 #include "core/layout.hpp"
@@ -47,6 +48,15 @@ struct ConfigReader {
     if (!std::isfinite(x) || x <= 0 || x > 1) bad(key, "is out of range (" + v.dump() + ")");
     return static_cast<float>(x);
   }
+  // A number in (lo, hi], for fields that are not a probability or an epsilon (rope_theta).
+  double real(const char* key, double fallback, double lo, double hi) const {
+    if (!has(key)) return fallback;
+    const json& v = j[key];
+    if (!v.is_number()) bad(key, "must be a number, got " + v.dump().substr(0, 40));
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || x <= lo || x > hi) bad(key, "is out of range (" + v.dump() + ")");
+    return x;
+  }
   bool flag(const char* key, bool fallback) const {
     if (!has(key)) return fallback;
     if (!j[key].is_boolean()) bad(key, "must be true or false, got " + j[key].dump().substr(0, 40));
@@ -69,9 +79,78 @@ struct ConfigReader {
   }
 };
 
-}  // namespace
+// Llama (SmolLM, TinyLlama, the llama2.c "stories" models), Mistral and Qwen2 (modeling_llama.py,
+// modeling_mistral.py, modeling_qwen2.py): decoder-only, pre-norm RMSNorm, RoPE with rope_theta, grouped K/V
+// heads, SwiGLU; Mistral's sliding window; Qwen2's q/k/v biases.
+// Which projections of a Llama-family attention have biases (none in Llama unless attention_bias; q, k, v in
+// Qwen2): not a field of the core's config, whose attention always has its biases (zero when the file has none).
+struct AttentionBiases {
+  bool qkv = false, o = false;
+};
 
-ModelConfig hf_config(const std::string& text) {
+void llama_config(ModelConfig& c, const ConfigReader& r, const std::string& type, AttentionBiases& biases) {
+  c.family = type;
+  c.arch = Arch::DecoderOnly;
+  c.vocab_size = r.integer("vocab_size");
+  c.d_model = r.integer("hidden_size");
+  c.n_layers = r.integer("num_hidden_layers");
+  c.n_heads = r.integer("num_attention_heads");
+  const int kv = r.integer("num_key_value_heads", c.n_heads);
+  if (c.n_heads % kv != 0)
+    r.bad("num_key_value_heads", "(" + std::to_string(kv) + ") must divide num_attention_heads (" +
+                                     std::to_string(c.n_heads) + "): each K/V head serves a group of query heads");
+  c.n_kv_heads = kv == c.n_heads ? 0 : kv;
+  if (c.d_model % c.n_heads != 0)
+    r.bad("num_attention_heads",
+          "(" + std::to_string(c.n_heads) + ") must divide hidden_size (" + std::to_string(c.d_model) + ")");
+  if (r.has("head_dim") && r.integer("head_dim") != c.d_model / c.n_heads)
+    r.bad("head_dim", "is not hidden_size / num_attention_heads (" + std::to_string(c.d_model / c.n_heads) +
+                          "): heads of another width are not supported");
+  if (c.d_k() % 2 != 0)
+    r.bad("num_attention_heads",
+          "gives heads of odd width " + std::to_string(c.d_k()) + ": RoPE turns pairs of values");
+  c.d_ff = r.integer("intermediate_size");
+  // RoPE has no table of positions: a longer context than the core takes is cut to its limit.
+  c.max_len = std::min(r.integer("max_position_embeddings", 2048), kMaxLen);
+  const std::string act = r.text("hidden_act", "silu");
+  if (act != "silu") r.bad("hidden_act", "'" + act.substr(0, 40) + "' is not supported (silu: SwiGLU)");
+  c.ffn_kind = FfnKind::SwiGlu;
+  c.norm_kind = NormKind::Rms;
+  c.eps = r.number("rms_norm_eps", 1e-6f);
+  c.pos = PosKind::Rope;
+  c.rope_theta = static_cast<float>(r.real("rope_theta", 10000.0, 1.0, 1e12));
+  if (r.has("rope_scaling"))
+    r.bad("rope_scaling", "is " + r.j["rope_scaling"].dump().substr(0, 60) +
+                              ": scaled RoPE (linear, dynamic, yarn, llama3) is not supported, only null");
+  c.norm = NormPlace::Pre;
+  c.causal = true;
+  c.scale = true;
+  c.tied_head = r.flag("tie_word_embeddings", false);
+  c.head_bias = false;
+  r.must_be("mlp_bias", false, false, "is true: biases on gate_proj / up_proj / down_proj are not supported");
+  biases.qkv = type == "qwen2" || (type == "llama" && r.flag("attention_bias", false));
+  biases.o = type == "llama" && biases.qkv;
+  int window = 0;
+  if (type == "mistral") {
+    window = r.has("sliding_window") ? r.integer("sliding_window") : 0;
+  } else if (type == "qwen2" && r.flag("use_sliding_window", false)) {
+    // Qwen2 windows the layers from max_window_layers on; the core has one window for every layer.
+    int from = 28;  // Qwen2Config's default
+    if (r.has("max_window_layers")) {
+      const json& v = r.j["max_window_layers"];
+      if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > (1 << 24))
+        r.bad("max_window_layers", "must be an integer >= 0, got " + v.dump().substr(0, 40));
+      from = v.get<int>();
+    }
+    if (from > 0 && from < c.n_layers)
+      r.bad("max_window_layers", "(" + std::to_string(from) + ") windows some layers only (use_sliding_window is " +
+                                     "true): one window for all layers or none is supported");
+    if (from == 0) window = r.integer("sliding_window");
+  }
+  c.window = window >= c.max_len ? 0 : window;  // a window as long as the context hides nothing
+}
+
+ModelConfig read_config(const std::string& text, AttentionBiases& biases) {
   json j;
   try {
     j = parse_json_limited(text.begin(), text.end(), "config.json");
@@ -129,11 +208,16 @@ ModelConfig hf_config(const std::string& text) {
       r.bad("position_embedding_type", "'" + pet.substr(0, 40) + "' is not supported (only absolute positions)");
     r.must_be("is_decoder", false, false, "is true: only BERT as an encoder (masked LM) is supported");
     if (!c.tied_head) r.bad("tie_word_embeddings", "is false: BERT's MLM decoder is read as tied to the embeddings");
+  } else if (type == "llama" || type == "mistral" || type == "qwen2") {
+    llama_config(c, r, type, biases);
   } else if (type.empty()) {
-    fail("config.json: model_type is missing (a Hugging Face config names it: \"gpt2\", \"bert\" or \"distilbert\")");
+    fail(
+        "config.json: model_type is missing (a Hugging Face config names it: \"gpt2\", \"bert\", \"distilbert\", "
+        "\"llama\", \"mistral\" or \"qwen2\")");
   } else {
     fail("config.json: model_type '" + type.substr(0, 40) +
-         "' is not supported (GPT-2 family: \"gpt2\"; BERT family: \"bert\", \"distilbert\")");
+         "' is not supported (GPT-2 family: \"gpt2\"; BERT family: \"bert\", \"distilbert\"; Llama family: "
+         "\"llama\", \"mistral\", \"qwen2\")");
   }
   try {
     c.validate();
@@ -148,6 +232,13 @@ ModelConfig hf_config(const std::string& text) {
          std::to_string(params * 4 >> 20) + " MB as float32); the playground holds at most " +
          std::to_string(kMaxPretrainedBytes >> 20) + " MB of weights");
   return c;
+}
+
+}  // namespace
+
+ModelConfig hf_config(const std::string& text) {
+  AttentionBiases unused;
+  return read_config(text, unused);
 }
 
 // ---- tokenizer.json --------------------------------------------------------------------
@@ -195,7 +286,19 @@ struct Target {
   std::vector<float*> parts;
   std::vector<int64_t> shape;  // what the file must hold
   bool transpose = false;
+  // > 0: the file's output index j (a transposed row, or a bias entry) goes to rope_column(j, rope_d_k):
+  // Hugging Face's Llama rotates pairs (i, i + d_k/2) of a head (rotate_half), the core pairs (2i, 2i+1).
+  int rope_d_k = 0;
 };
+
+// Within each head of width d_k, HF's column i < d_k/2 becomes the core's 2i and i + d_k/2 becomes 2i + 1,
+// so the core's rotation of pair (2i, 2i+1) by pos * theta^(-2i/d_k) is HF's rotation of (i, i + d_k/2) by
+// pos * theta^(-2i/d_k): the same angles, the same q.k. Q and K are permuted alike, so scores, weights and
+// everything after them are HF's; the q, k, q_rot, k_rot stages list each head's values in the core's order.
+int64_t rope_column(int64_t j, int64_t d_k) {
+  const int64_t i = j % d_k, half = d_k / 2;
+  return j - i + (i < half ? 2 * i : 2 * (i - half) + 1);
+}
 
 struct Planned {
   std::string name;  // as in the file
@@ -217,7 +320,7 @@ std::string tensor_name(const std::string& name) {
 
 // The tensors a family's checkpoint holds, by their name without the model's prefix
 // ("transformer.", "bert."); LayerNorm gamma / beta are read as weight / bias.
-std::map<std::string, Target> expected_tensors(const ModelConfig& c, ModelWeights& w) {
+std::map<std::string, Target> expected_tensors(const ModelConfig& c, ModelWeights& w, const AttentionBiases& biases) {
   std::map<std::string, Target> t;
   const int64_t d = c.d_model, F = c.d_ff, V = c.vocab_size, L = c.max_len;
   auto copy = [&](const std::string& name, float* dst, std::vector<int64_t> shape) {
@@ -249,6 +352,36 @@ std::map<std::string, Target> expected_tensors(const ModelConfig& c, ModelWeight
       copy(p + "mlp.c_proj.bias", b.ffn.b2.data(), {d});
     }
     norm("ln_f", w.dec_final_norm);
+    if (!c.tied_head) linear_t("lm_head.weight", w.lm_head_w);
+  } else if (c.family == "llama" || c.family == "mistral" || c.family == "qwen2") {
+    const int64_t dk = c.d_k(), kv = c.d_kv();
+    auto rope = [&](const std::string& name) { t[name].rope_d_k = static_cast<int>(dk); };
+    copy("model.embed_tokens.weight", w.tok_emb.data(), {V, d});
+    for (int i = 0; i < c.n_layers; ++i) {
+      BlockWeights& b = w.decoder[static_cast<size_t>(i)];
+      const std::string p = "model.layers." + std::to_string(i) + ".";
+      AttentionWeights& a = b.self_attn;
+      copy(p + "input_layernorm.weight", b.norm1.gamma.data(), {d});
+      linear_t(p + "self_attn.q_proj.weight", a.wq);
+      rope(p + "self_attn.q_proj.weight");
+      linear_t(p + "self_attn.k_proj.weight", a.wk);
+      rope(p + "self_attn.k_proj.weight");
+      linear_t(p + "self_attn.v_proj.weight", a.wv);
+      linear_t(p + "self_attn.o_proj.weight", a.wo);
+      if (biases.qkv) {
+        copy(p + "self_attn.q_proj.bias", a.bq.data(), {d});
+        rope(p + "self_attn.q_proj.bias");
+        copy(p + "self_attn.k_proj.bias", a.bk.data(), {kv});
+        rope(p + "self_attn.k_proj.bias");
+        copy(p + "self_attn.v_proj.bias", a.bv.data(), {kv});
+      }
+      if (biases.o) copy(p + "self_attn.o_proj.bias", a.bo.data(), {d});
+      copy(p + "post_attention_layernorm.weight", b.norm2.gamma.data(), {d});
+      linear_t(p + "mlp.gate_proj.weight", b.ffn.w_gate);
+      linear_t(p + "mlp.up_proj.weight", b.ffn.w1);
+      linear_t(p + "mlp.down_proj.weight", b.ffn.w2);
+    }
+    copy("model.norm.weight", w.dec_final_norm.gamma.data(), {d});
     if (!c.tied_head) linear_t("lm_head.weight", w.lm_head_w);
   } else {  // bert
     copy("embeddings.word_embeddings.weight", w.tok_emb.data(), {V, d});
@@ -289,7 +422,13 @@ bool ends_with(const std::string& s, const std::string& tail) {
 // A file name -> its name in expected_tensors, or "" for a tensor a checkpoint may hold that the
 // forward pass does not use (GPT-2's causal-mask buffers, a tied head's copy, BERT's pooler and
 // next-sentence head).
-std::string canonical(const std::string& family, std::string name) {
+std::string canonical(const ModelConfig& c, std::string name) {
+  const std::string& family = c.family;
+  if (family == "llama" || family == "mistral" || family == "qwen2") {
+    // Older checkpoints save RoPE's inverse frequencies; a tied head may be saved as its own copy.
+    if (ends_with(name, ".self_attn.rotary_emb.inv_freq") || (c.tied_head && name == "lm_head.weight")) return "";
+    return name;
+  }
   for (const char* prefix : {"transformer.", "bert.", "distilbert."})
     if (name.rfind(prefix, 0) == 0) name = name.substr(std::string(prefix).size());
   if (ends_with(name, "LayerNorm.gamma")) name = name.substr(0, name.size() - 5) + "weight";
@@ -336,11 +475,28 @@ std::string canonical(const std::string& family, std::string name) {
 
 struct HfLoader::Impl {
   std::unique_ptr<Model> model;
+  AttentionBiases biases;
+  std::string file = "model.safetensors";         // the file being read (a shard's name when sharded)
+  std::map<std::string, std::string> weight_map;  // sharded: tensor -> shard file (model.safetensors.index.json)
+  std::vector<std::string> shards;                // the files the index names, in order
+  std::map<std::string, std::string> seen;        // canonical name -> the file's name, over every file
+  std::set<std::string> done;                     // shard files read to their end
   uint64_t header_len = 0, data_size = 0, received = 0;
   bool header_read = false;
   std::vector<Planned> plan;
   std::vector<uint8_t> tail;  // bytes of values cut by the end of the last chunk
   std::vector<float> scratch;
+
+  // Every tensor the model needs was in some file (else an Error naming the first missing one).
+  void check_complete(const std::map<std::string, Target>& want);
+  // The file read so far arrived whole (else an Error naming the tensor it cut).
+  void check_file_done() {
+    for (const Planned& p : plan)
+      if (p.done != p.count)
+        fail(file + " is truncated: tensor " + tensor_name(p.name) + " has " + std::to_string(p.done) + " of " +
+             std::to_string(p.count) + " values (" + std::to_string(received) + " of " + std::to_string(data_size) +
+             " data bytes arrived)");
+  }
 
   void convert(Planned& p, const uint8_t* src, uint64_t n) {
     const Target& t = p.target;
@@ -358,7 +514,9 @@ struct HfLoader::Impl {
       for (uint64_t i = 0; i < m; ++i) {
         const float v = scratch[i];
         if (t.transpose)
-          t.parts[0][c * rows + r] = v;
+          t.parts[0][c * rows + (t.rope_d_k ? rope_column(r, t.rope_d_k) : r)] = v;
+        else if (t.rope_d_k)  // a bias: one row
+          t.parts[0][rope_column(c, t.rope_d_k)] = v;
         else
           t.parts[static_cast<size_t>(c / cols)][r * cols + c % cols] = v;
         if (++c == cols_total) {
@@ -371,7 +529,7 @@ struct HfLoader::Impl {
 };
 
 HfLoader::HfLoader(const std::string& config_json, const std::string& tokenizer_json) : impl_(new Impl) {
-  ModelConfig cfg = hf_config(config_json);
+  ModelConfig cfg = read_config(config_json, impl_->biases);
   Tokenizer tok = hf_tokenizer(tokenizer_json);
   if (tok.size() > cfg.vocab_size)
     fail("tokenizer.json has " + std::to_string(tok.size()) + " tokens but config.json's vocab_size is " +
@@ -382,10 +540,11 @@ HfLoader::HfLoader(const std::string& config_json, const std::string& tokenizer_
 HfLoader::~HfLoader() = default;
 
 uint64_t HfLoader::header_length(const uint8_t* first8, uint64_t file_size) {
+  Impl& m = *impl_;
   try {
     impl_->header_len = safetensors_header_length(first8, file_size);
   } catch (const Error& e) {
-    fail(std::string("model.safetensors: ") + e.what());
+    fail(m.file + ": " + e.what());
   }
   impl_->data_size = file_size - 8 - impl_->header_len;
   return impl_->header_len;
@@ -393,34 +552,40 @@ uint64_t HfLoader::header_length(const uint8_t* first8, uint64_t file_size) {
 
 uint64_t HfLoader::read_header(const uint8_t* bytes, size_t size) {
   Impl& m = *impl_;
-  if (m.header_read) fail("model.safetensors: the header was already read");
+  if (m.header_read) fail(m.file + ": the header was already read");
   if (m.header_len == 0 || size != m.header_len)
-    fail("model.safetensors: the header has " + std::to_string(size) + " bytes; its length field says " +
+    fail(m.file + ": the header has " + std::to_string(size) + " bytes; its length field says " +
          std::to_string(m.header_len));
   SafeTensorsHeader h;
   try {
     h = read_safetensors_header(bytes, size, m.data_size);
   } catch (const Error& e) {
-    fail(std::string("model.safetensors: ") + e.what());
+    fail(m.file + ": " + e.what());
   }
   const ModelConfig& c = m.model->config();
-  std::map<std::string, Target> want = expected_tensors(c, m.model->weights());
-  std::map<std::string, std::string> seen;  // canonical -> file name
+  std::map<std::string, Target> want = expected_tensors(c, m.model->weights(), m.biases);
+  std::map<std::string, std::string>& seen = m.seen;
   for (auto& [name, info] : h.tensors) {
-    const std::string key = canonical(c.family, name);
+    if (!m.weight_map.empty()) {
+      const auto at = m.weight_map.find(name);
+      if (at == m.weight_map.end() || at->second != m.file)
+        fail(m.file + ": tensor " + tensor_name(name) + " is not where model.safetensors.index.json puts it (" +
+             (at == m.weight_map.end() ? std::string("it is not in weight_map") : "weight_map says " + at->second) +
+             ")");
+    }
+    const std::string key = canonical(c, name);
     if (key.empty()) continue;
     const auto it = want.find(key);
     if (it == want.end())
-      fail("model.safetensors: tensor " + tensor_name(name) + " is not part of a " + c.family +
+      fail(m.file + ": tensor " + tensor_name(name) + " is not part of a " + c.family +
            " model as config.json describes it (is this the folder's own config.json?)");
     if (!seen.emplace(key, name).second)
-      fail("model.safetensors: tensors " + tensor_name(seen[key]) + " and " + tensor_name(name) +
-           " are the same weight");
+      fail(m.file + ": tensors " + tensor_name(seen[key]) + " and " + tensor_name(name) + " are the same weight");
     if (!float_dtype(info.dtype))
-      fail("model.safetensors: tensor " + tensor_name(name) + " has dtype " + info.dtype +
+      fail(m.file + ": tensor " + tensor_name(name) + " has dtype " + info.dtype +
            "; weights are read from F32, F16 and BF16");
     if (info.shape != it->second.shape)
-      fail("model.safetensors: tensor " + tensor_name(name) + " has shape " + shape_text(info.shape) +
+      fail(m.file + ": tensor " + tensor_name(name) + " has shape " + shape_text(info.shape) +
            " but config.json gives " + shape_text(it->second.shape));
     Planned p;
     p.name = name;
@@ -430,22 +595,29 @@ uint64_t HfLoader::read_header(const uint8_t* bytes, size_t size) {
     p.target = it->second;
     m.plan.push_back(std::move(p));
   }
-  for (const auto& [key, target] : want)
-    if (!seen.count(key))
-      fail("model.safetensors: tensor '" + key + "' is missing (" + c.family +
-           (c.family == "bert" && key.rfind("cls.", 0) == 0 ? ": a masked-LM checkpoint (BertForMaskedLM) has it)"
-                                                            : " checkpoints have it)"));
+  if (m.weight_map.empty()) m.check_complete(want);
   std::sort(m.plan.begin(), m.plan.end(),
             [](const Planned& a, const Planned& b) { return a.info.begin < b.info.begin; });
   m.header_read = true;
   return m.data_size;
 }
 
+void HfLoader::Impl::check_complete(const std::map<std::string, Target>& want) {
+  const ModelConfig& c = model->config();
+  for (const auto& [key, target] : want)
+    if (!seen.count(key))
+      fail((weight_map.empty() ? file : std::string("the shards of model.safetensors.index.json")) + ": tensor '" +
+           key + "' is missing (" + c.family +
+           (c.family == "bert" && key.rfind("cls.", 0) == 0 ? ": a masked-LM checkpoint (BertForMaskedLM) has it)"
+            : key == "lm_head.weight" ? ": config.json's tie_word_embeddings is false, so the head is its own tensor)"
+                                      : " checkpoints have it)"));
+}
+
 void HfLoader::feed(const uint8_t* bytes, size_t size) {
   Impl& m = *impl_;
-  if (!m.header_read) fail("model.safetensors: data before the header");
+  if (!m.header_read) fail(m.file + ": data before the header");
   if (m.received + size > m.data_size)
-    fail("model.safetensors: more data than the header describes (" + std::to_string(m.data_size) + " bytes)");
+    fail(m.file + ": more data than the header describes (" + std::to_string(m.data_size) + " bytes)");
   // Values cut by the previous chunk's end come first.
   std::vector<uint8_t> joined;
   const uint8_t* buf = bytes;
@@ -475,19 +647,66 @@ uint64_t HfLoader::received() const { return impl_->received; }
 
 std::unique_ptr<Model> HfLoader::finish() {
   Impl& m = *impl_;
-  if (!m.model) fail("model.safetensors: this loader already handed its model over");
-  if (!m.header_read) fail("model.safetensors: the header was not read");
-  for (const Planned& p : m.plan)
-    if (p.done != p.count)
-      fail("model.safetensors is truncated: tensor " + tensor_name(p.name) + " has " + std::to_string(p.done) + " of " +
-           std::to_string(p.count) + " values (" + std::to_string(m.received) + " of " + std::to_string(m.data_size) +
-           " data bytes arrived)");
+  if (!m.model) fail(m.file + ": this loader already handed its model over");
+  if (!m.header_read) fail(m.file + ": the header was not read");
+  m.check_file_done();
+  if (!m.weight_map.empty()) {
+    m.done.insert(m.file);
+    for (const std::string& f : m.shards)
+      if (!m.done.count(f)) fail(f + " was not read (model.safetensors.index.json names it)");
+    m.check_complete(expected_tensors(m.model->config(), m.model->weights(), m.biases));
+  }
   try {
     m.model->check_weights();
   } catch (const Error& e) {
-    fail(std::string("model.safetensors: ") + e.what());
+    fail(m.file + ": " + e.what());
   }
   return std::move(m.model);
+}
+
+std::vector<std::string> HfLoader::read_index(const std::string& text) {
+  Impl& m = *impl_;
+  const std::string file = "model.safetensors.index.json";
+  if (!m.shards.empty()) fail(file + " was already read");
+  json j;
+  try {
+    j = parse_json_limited(text.begin(), text.end(), file.c_str());
+  } catch (const json::exception& e) {
+    fail(file + " is not JSON: " + e.what());
+  }
+  if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object() || j["weight_map"].empty())
+    fail(file + ": weight_map is missing (an object: tensor name -> shard file)");
+  for (const auto& [name, where] : j["weight_map"].items()) {
+    if (!where.is_string())
+      fail(file + ": weight_map[" + tensor_name(name) + "] must be a file name, got " + where.dump().substr(0, 40));
+    const std::string f = where.get<std::string>();
+    if (f.empty() || f.size() > 200 || f.find('/') != std::string::npos || f.find('\\') != std::string::npos ||
+        !ends_with(f, ".safetensors"))
+      fail(file + ": weight_map[" + tensor_name(name) + "] is not a .safetensors file in the folder ('" +
+           f.substr(0, 60) + "')");
+    m.weight_map[name] = f;
+    if (std::find(m.shards.begin(), m.shards.end(), f) == m.shards.end()) m.shards.push_back(f);
+  }
+  std::sort(m.shards.begin(), m.shards.end());
+  m.file = m.shards.front();
+  return m.shards;
+}
+
+void HfLoader::next_shard(const std::string& file) {
+  Impl& m = *impl_;
+  if (m.shards.empty()) fail(file + ": model.safetensors.index.json was not read");
+  if (std::find(m.shards.begin(), m.shards.end(), file) == m.shards.end())
+    fail(file + " is not one of the shards model.safetensors.index.json names");
+  if (m.header_read) {
+    m.check_file_done();
+    m.done.insert(m.file);
+  }
+  if (m.done.count(file)) fail(file + " was already read");
+  m.file = file;
+  m.header_len = m.data_size = m.received = 0;
+  m.header_read = false;
+  m.plan.clear();
+  m.tail.clear();
 }
 
 }  // namespace ap

@@ -72,7 +72,11 @@ function readError(err, file, where) {
 
 // The largest text file read whole: a real config.json is a few KB, a real tokenizer.json up to
 // about 20 MB (Llama 3: 9 MB); a 200 MB "config.json" from a URL ran the tab out of memory.
-export const TEXT_LIMITS = { 'config.json': 1 << 20, 'tokenizer.json': 64 << 20 };
+export const TEXT_LIMITS = {
+  'config.json': 1 << 20,
+  'tokenizer.json': 64 << 20,
+  'model.safetensors.index.json': 8 << 20,
+};
 
 function checkTextSize(bytes, file) {
   const limit = TEXT_LIMITS[file];
@@ -155,8 +159,8 @@ export async function textOf(part, file, stallMs = STALL_MS) {
  * bytes, a Blob / File (sliced, never read whole) or a fetch Response (streamed; needs its
  * Content-Length). read(n) gives n bytes, fewer only at the end. Exported for the fuzz targets.
  */
-export function weightsReader(part, stallMs = STALL_MS) {
-  if (part == null) throw new Error('loadPretrained: model.safetensors (weights) is missing');
+export function weightsReader(part, stallMs = STALL_MS, file = 'model.safetensors') {
+  if (part == null) throw new Error(`loadPretrained: ${file} (weights) is missing`);
   if (part instanceof ArrayBuffer || ArrayBuffer.isView(part)) {
     const bytes =
       part instanceof ArrayBuffer
@@ -177,7 +181,7 @@ export function weightsReader(part, stallMs = STALL_MS) {
         try {
           return new Uint8Array(await part.slice(from, (at += n)).arrayBuffer());
         } catch (err) {
-          throw readError(err, 'model.safetensors', `after ${from} of ${part.size} bytes`); // removed since picked
+          throw readError(err, file, `after ${from} of ${part.size} bytes`); // removed since picked
         }
       },
     };
@@ -185,7 +189,7 @@ export function weightsReader(part, stallMs = STALL_MS) {
   if (part && typeof part.body === 'object' && part.headers) {
     const size = Number(part.headers.get('content-length'));
     if (!Number.isFinite(size) || size <= 0)
-      throw new Error('loadPretrained: model.safetensors came without a Content-Length: its size is needed');
+      throw new Error(`loadPretrained: ${file} came without a Content-Length: its size is needed`);
     const reader = part.body.getReader();
     let pending = new Uint8Array(0);
     let got = 0;
@@ -195,21 +199,19 @@ export function weightsReader(part, stallMs = STALL_MS) {
         while (pending.length < n) {
           let chunk;
           try {
-            chunk = await withinStall(reader.read(), stallMs, 'model.safetensors', `after ${got} of ${size} bytes`);
+            chunk = await withinStall(reader.read(), stallMs, file, `after ${got} of ${size} bytes`);
           } catch (err) {
             reader.cancel().catch(() => {});
-            throw readError(err, 'model.safetensors', `after ${got} of ${size} bytes`);
+            throw readError(err, file, `after ${got} of ${size} bytes`);
           }
           const { done, value } = chunk;
           if (!done && !ArrayBuffer.isView(value)) {
             reader.cancel().catch(() => {});
-            throw new Error(`loadPretrained: model.safetensors is not a stream of bytes (a chunk was ${typeof value})`);
+            throw new Error(`loadPretrained: ${file} is not a stream of bytes (a chunk was ${typeof value})`);
           }
           if (done) {
             if (got < size)
-              throw new Error(
-                `loadPretrained: model.safetensors ended after ${got} of its ${size} bytes (Content-Length)`,
-              );
+              throw new Error(`loadPretrained: ${file} ended after ${got} of its ${size} bytes (Content-Length)`);
             break;
           }
           const bytes = asBytes(value);
@@ -225,12 +227,14 @@ export function weightsReader(part, stallMs = STALL_MS) {
       },
     };
   }
-  throw new Error('loadPretrained: model.safetensors must be bytes, a File / Blob or a fetch Response');
+  throw new Error(`loadPretrained: ${file} must be bytes, a File / Blob or a fetch Response`);
 }
 
 /**
- * Loads a Hugging Face GPT-2 or BERT folder into the module `ap` (one with the core's loader: the
- * second module, see load.js). parts: { config, weights, tokenizer } (see textOf / weightsReader).
+ * Loads a Hugging Face GPT-2, BERT or Llama-family folder into the module `ap` (one with the core's loader:
+ * the second module, see load.js). parts: { config, weights, tokenizer } (see textOf / weightsReader), or
+ * for a sharded checkpoint { config, tokenizer, index, shards }: index = model.safetensors.index.json,
+ * shards = { [file]: weights } or a function file -> weights (or a Promise of them).
  * options.onProgress({ loaded, total }) after each chunk; options.stallMs (default 30 s): a streamed
  * file that sends nothing for that long is given up; options.signal (an AbortSignal): aborting it
  * stops the load at its next read, with an Error whose `cancelled` is true. Every problem is an Error
@@ -254,44 +258,72 @@ export async function loadPretrainedInto(ap, parts, { onProgress, stallMs = STAL
   const [config, tokenizer] = await unlessCancelled(
     Promise.all([textOf(parts.config, 'config.json', stallMs), textOf(parts.tokenizer, 'tokenizer.json', stallMs)]),
   );
-  const read = weightsReader(parts.weights, stallMs);
-  const weights = {
-    get size() {
-      return read.size;
-    },
-    read: (n) => unlessCancelled(read.read(n)),
-  };
   const raw = ap._raw;
   const loader = raw.hfBegin(config, tokenizer);
   if (!loader) ap._fail();
   const buffer = raw._malloc(CHUNK);
+  let loaded = 0;
   try {
     if (!buffer) throw new Error('out of wasm memory');
     const put = (bytes) => new Uint8Array(ap._heapBuffer(), buffer, bytes.length).set(bytes);
-    const first = await weights.read(8);
-    if (first.length < 8)
-      throw new Error(`model.safetensors is too short (${weights.size} bytes; the header length alone takes 8)`);
-    put(first);
-    const headerLen = loader.headerLength(buffer, weights.size);
-    if (headerLen < 0) ap._fail();
-    let dataSize;
-    if (headerLen <= CHUNK) {
-      put(await weights.read(headerLen));
-      dataSize = loader.readHeader(buffer, headerLen);
+    // One safetensors file into the loader: its first 8 bytes, its header, its data in chunks.
+    const readFile = async (part, file, total) => {
+      const read = weightsReader(part, stallMs, file);
+      const weights = {
+        get size() {
+          return read.size;
+        },
+        read: (n) => unlessCancelled(read.read(n)),
+      };
+      const first = await weights.read(8);
+      if (first.length < 8)
+        throw new Error(`${file} is too short (${weights.size} bytes; the header length alone takes 8)`);
+      put(first);
+      const headerLen = loader.headerLength(buffer, weights.size);
+      if (headerLen < 0) ap._fail();
+      let dataSize;
+      if (headerLen <= CHUNK) {
+        put(await weights.read(headerLen));
+        dataSize = loader.readHeader(buffer, headerLen);
+      } else {
+        const header = await weights.read(headerLen);
+        dataSize = ap._withHeap([header], (p) => loader.readHeader(p[0], header.length));
+      }
+      if (dataSize < 0) ap._fail();
+      loaded += 8 + headerLen;
+      for (let left = dataSize; left > 0;) {
+        const bytes = await weights.read(Math.min(CHUNK, left));
+        if (bytes.length === 0) break; // a short stream: finish() names the tensor it cut
+        put(bytes);
+        if (!loader.feed(buffer, bytes.length)) ap._fail();
+        left -= bytes.length;
+        loaded += bytes.length;
+        if (onProgress) onProgress({ loaded, total: total ?? weights.size });
+      }
+    };
+    if (parts.index != null) {
+      // A sharded checkpoint: the core reads the index and names the shards; each is read in turn.
+      const index = await unlessCancelled(textOf(parts.index, 'model.safetensors.index.json', stallMs));
+      const files = loader.readIndex(index);
+      if (!files) ap._fail();
+      // shards: { [file]: bytes | File | Response }, or file => one of them (or a Promise: a URL's fetch).
+      const lazy = typeof parts.shards === 'function';
+      const missing = lazy ? [] : files.filter((f) => parts.shards?.[f] == null);
+      if (missing.length)
+        throw new Error(
+          `loadPretrained: ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} missing (model.safetensors.index.json names ${files.length} shards: ${files.join(', ')})`,
+        );
+      // The total for onProgress: known up front when every shard has a size (bytes or Files).
+      const sizes = lazy ? [] : files.map((f) => parts.shards[f].byteLength ?? parts.shards[f].size);
+      const total = !lazy && sizes.every(Number.isFinite) ? sizes.reduce((a, b) => a + b, 0) : undefined;
+      for (const file of files) {
+        const part = lazy ? await unlessCancelled(Promise.resolve(parts.shards(file))) : parts.shards[file];
+        if (part == null) throw new Error(`loadPretrained: ${file} is missing (model.safetensors.index.json names it)`);
+        if (!loader.nextShard(file)) ap._fail();
+        await readFile(part, file, total);
+      }
     } else {
-      const header = await weights.read(headerLen);
-      dataSize = ap._withHeap([header], (p) => loader.readHeader(p[0], header.length));
-    }
-    if (dataSize < 0) ap._fail();
-    let loaded = 8 + headerLen;
-    for (let left = dataSize; left > 0;) {
-      const bytes = await weights.read(Math.min(CHUNK, left));
-      if (bytes.length === 0) break; // a short stream: finish() names the tensor it cut
-      put(bytes);
-      if (!loader.feed(buffer, bytes.length)) ap._fail();
-      left -= bytes.length;
-      loaded += bytes.length;
-      if (onProgress) onProgress({ loaded, total: weights.size });
+      await readFile(parts.weights, 'model.safetensors');
     }
     const handle = loader.finish();
     if (!handle) ap._fail();
