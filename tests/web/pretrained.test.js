@@ -15,6 +15,7 @@ import { writeGpt2SmallShape } from '../tools/lib/hf-synthetic.mjs';
 const playground = usePlayground();
 const HF = join(ROOT, 'tests', 'fixtures', 'hf');
 const FILES = ['config.json', 'tokenizer.json', 'model.safetensors'];
+const SHARDS = ['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors'];
 const RECAP = '/#chapter=recap';
 // Same float32 computation; Chromium runs the relaxed-SIMD (fused multiply-add) kernels where Node
 // runs plain SIMD, so a few units in the last place of float32 (as tests/web/playground.test.js).
@@ -280,6 +281,102 @@ describe('a Hugging Face folder in the page', () => {
       timeout: 60_000,
     });
     expect(await page.locator('ap-decoding .note').first().textContent()).toContain('encoder-only');
+    expect(errors).toEqual([]);
+  }, 240_000);
+
+  // Issue 26: a Llama folder (RMSNorm, RoPE with the loader's permuted Q/K rows, 4 query heads over 2 K/V
+  // heads, SwiGLU, its own lm_head) through the picker: the stepper's RMSNorm and gated-FFN steps, the heads
+  // and greedy decoding show the Node API's numbers.
+  test('llama-tiny through the file picker: RMSNorm, SwiGLU and grouped heads in the stepper, heads, decoding', async () => {
+    const { page, errors } = await openRecap();
+    const dir = join(HF, 'llama-tiny');
+    const key = await pickFiles(page, dir);
+    expect(key).toMatch(/^hf:/);
+    expect(await page.locator('ap-controls #model option:checked').textContent()).toMatch(
+      /^Llama \(your files, \d+ k parameters\)$/,
+    );
+    const text = 'the cat sat on the mat';
+    await setText(page, text);
+    await drawn(page, 'ap-stepper', key, text);
+    const m = await nodeModel(dir);
+    const ids = m.prompt(text).ids;
+    const t = m.forward(ids, {}, { layers: [0], stages: ['weights'] });
+    try {
+      // Each step's output and short label; the labels and titles are what a student reads.
+      const steps = [
+        ['norm1', 'norm', /^RMS norm \(pre-norm: before the sublayer\)/],
+        ['q_rot', 'rotate Q', null],
+        ['weights', 'softmax', null],
+        ['ffn_gate', 'FFN gate', /^Gated FFN, the gate/],
+        ['ffn_gate_act', 'gate activation', /^The gate's activation: SiLU/],
+        ['ffn_up', 'FFN up', /^Gated FFN, the up projection/],
+        ['ffn_prod', 'gate ⊙ up', /^Gate times up projection/],
+        ['ffn_out', 'FFN out', null],
+      ];
+      for (const [name, short, title] of steps) {
+        const id = `decoder:0:${name}`;
+        expect(await page.locator(`ap-stepper button[data-step="${id}"]`).textContent()).toContain(short);
+        const out = await stepOut(page, id);
+        expectClose(out.values, t.get(name, { layer: 0, head: name === 'weights' ? 0 : undefined }));
+        if (title) expect(await page.locator('ap-stepper .step-title').textContent()).toMatch(title);
+      }
+      // Query head 3 reads K/V head 1 (kv_group): its scores are the core's.
+      await page.locator('ap-stepper button[data-step="decoder:0:scores"]').click();
+      await page.waitForFunction(() => document.querySelector('ap-stepper').dataset.step === 'decoder:0:scores');
+      expect(await page.locator('ap-stepper').evaluate((s) => s.shadowRoot.textContent)).not.toMatch(/undefined|NaN/);
+    } finally {
+      t.dispose();
+    }
+    // The heads view: 2 layers x 4 heads, the enlarged map equal to Node's weights.
+    await page.evaluate(() => (location.hash = '#concept=heads'));
+    await drawn(page, 'ap-heads', key, text);
+    expect(await page.locator('ap-heads .all-heads button.mini-map').count()).toBe(8);
+    const big = await page.locator('ap-heads .big-head ap-heatmap').evaluate((h) => Array.from(h.matrix.values));
+    const layer = Number(await page.locator('ap-heads .big-head').getAttribute('data-layer'));
+    const head = Number(await page.locator('ap-heads .big-head').getAttribute('data-head'));
+    const t2 = m.forward(ids, {}, { layers: [layer] });
+    try {
+      expectClose(big, t2.get('weights', { layer, head }));
+    } finally {
+      t2.dispose();
+    }
+    // Decoding and the KV cache generate with it (greedy: Node's first token).
+    const g = m.generate(text, { maxTokens: 4 });
+    const first = Array.from(g.tokens)[0];
+    g.dispose();
+    for (const view of ['decoding', 'kv-cache']) {
+      await page.evaluate((v) => (location.hash = `#concept=${v}`), view);
+      await drawn(page, `ap-${view}`, key, text);
+      expect(await page.locator(`ap-${view}`).getAttribute('data-error')).toBeNull();
+    }
+    // The page shows the token's piece (SentencePiece's "▁" as a space), as the core gives it.
+    expect(await page.locator('ap-decoding').getAttribute('data-chosen')).toBe(m.pieces[first]);
+
+    // A sharded folder through the same picker: the index and its two shards stand for model.safetensors.
+    const sharded = join(HF, 'mistral-tiny-sharded');
+    await page
+      .locator('ap-controls #hf-files')
+      .setInputFiles(
+        ['config.json', 'tokenizer.json', 'model.safetensors.index.json', ...SHARDS].map((f) => join(sharded, f)),
+      );
+    const key2 = await opened(page);
+    expect(key2).toMatch(/^hf:/);
+    expect(await page.locator('ap-controls #model option:checked').textContent()).toMatch(/^Mistral \(your files,/);
+    await page.evaluate(() => (location.hash = '#chapter=recap'));
+    await setText(page, text);
+    await drawn(page, 'ap-stepper', key2, text);
+    const ms = await nodeModel(join(HF, 'mistral-tiny'));
+    const t3 = ms.forward(ms.prompt(text).ids, {}, { layers: [0] });
+    try {
+      // The window of 4: the last query's weights are 0 on every key but its 4 last.
+      const w = (await stepOut(page, 'decoder:0:weights')).values;
+      expectClose(w, t3.get('weights', { layer: 0, head: 0 }));
+      const n = Math.sqrt(w.length);
+      expect(n).toBeGreaterThan(4);
+      expect(w.slice((n - 1) * n, n * n - 4).every((x) => x === 0)).toBe(true);
+    } finally {
+      t3.dispose();
+    }
     expect(errors).toEqual([]);
   }, 240_000);
 

@@ -284,7 +284,7 @@ export class ApControls extends HTMLElement {
       el('summary', { text: 'Open a Hugging Face model…' }),
       el('p', {
         className: 'note',
-        text: 'A GPT-2 or BERT folder from the Hugging Face hub, downloaded by you: config.json, model.safetensors and tokenizer.json. Pick the three files or the folder, or drop them anywhere on the page. Nothing leaves your computer.',
+        text: 'A GPT-2, BERT, Llama, Mistral or Qwen2 folder from the Hugging Face hub, downloaded by you: config.json, model.safetensors (or model.safetensors.index.json and its shards) and tokenizer.json. Pick the files or the folder, or drop them anywhere on the page. Nothing leaves your computer.',
       }),
       el(
         'div',

@@ -1,24 +1,30 @@
 // Opening a Hugging Face folder in the page: the three files from a file picker (the files, or
 // the folder), from a drop (files or a folder), or from a URL (?hf=<folder URL>). Each ends in
-// models.openPretrained; this file only finds the three parts and names the folder.
+// models.openPretrained; this file only finds the three parts and names the folder. A sharded
+// checkpoint (model.safetensors.index.json and the shards it names) stands for model.safetensors: the
+// core reads the index and names each shard it needs (loadPretrained's index / shards parts).
 import { openPretrained } from './models.js';
 
 const NEEDED = ['config.json', 'tokenizer.json', 'model.safetensors'];
 
 const baseName = (f) => String(f.name || '').replace(/^.*[\\/]/, '');
 
-/** { config, tokenizer, weights, name } from File objects (a folder's files, or just the three). */
+/**
+ * { config, tokenizer, weights, name } from File objects (a folder's files, or just the three); for a
+ * sharded checkpoint { config, tokenizer, index, shards: { [file name]: File }, name }.
+ */
 export function partsFromFiles(files) {
   const list = Array.from(files || []);
   const find = (name) => list.find((f) => baseName(f) === name);
   const config = find('config.json');
   const tokenizer = find('tokenizer.json');
-  // model.safetensors, or the only .safetensors file there is.
+  // model.safetensors, or the only .safetensors file there is, or the index of the shards.
   const st = list.filter((f) => /\.safetensors$/i.test(baseName(f)));
-  const weights = find('model.safetensors') || (st.length === 1 ? st[0] : null);
+  const index = find('model.safetensors.index.json');
+  const weights = find('model.safetensors') || (st.length === 1 && !index ? st[0] : null);
   const missing = [];
   if (!config) missing.push('config.json');
-  if (!weights) missing.push('model.safetensors');
+  if (!weights && !index) missing.push('model.safetensors');
   if (!tokenizer) missing.push('tokenizer.json');
   if (missing.length) {
     const got = list.length ? list.map(baseName).slice(0, 8).join(', ') : 'nothing';
@@ -27,9 +33,11 @@ export function partsFromFiles(files) {
     );
   }
   // The folder's name: from the folder picker's relative path, else the weights' folder, else "model".
-  const rel = weights.webkitRelativePath || config.webkitRelativePath || weights._folder || '';
-  const name = rel.includes('/') ? rel.split('/').slice(-2, -1)[0] : weights._folder || '';
-  return { config, tokenizer, weights, name };
+  const first = weights || index;
+  const rel = first.webkitRelativePath || config.webkitRelativePath || first._folder || '';
+  const name = rel.includes('/') ? rel.split('/').slice(-2, -1)[0] : first._folder || '';
+  if (weights) return { config, tokenizer, weights, name };
+  return { config, tokenizer, index, shards: Object.fromEntries(st.map((f) => [baseName(f), f])), name };
 }
 
 /** The File objects of a drop: plain files, or every file of a dropped folder (read recursively). */
@@ -120,8 +128,18 @@ export async function partsFromUrl(url, { signal } = {}) {
     return r;
   };
   const [config, tokenizer] = await Promise.all([get('config.json'), get('tokenizer.json')]);
-  const weights = await get('model.safetensors');
   const name = decodeURIComponent(base.pathname.split('/').filter(Boolean).pop() || base.host);
+  let weights;
+  try {
+    weights = await get('model.safetensors');
+  } catch (err) {
+    // No model.safetensors: a sharded checkpoint has its index instead (shards fetched one at a time).
+    if (!/\(HTTP 404\)$/.test(err.message)) throw err;
+    const index = await get('model.safetensors.index.json').catch(() => {
+      throw err;
+    });
+    return { config, tokenizer, index, shards: (file) => get(file), name };
+  }
   // The Responses themselves: loadPretrained reads each body and names the file if it stalls.
   return { config, tokenizer, weights, name };
 }

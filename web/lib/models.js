@@ -317,11 +317,11 @@ export function moduleReady() {
 }
 
 // ---- Hugging Face checkpoints the student opened ------------------------------------------------
-// A GPT-2 or BERT folder (config.json, model.safetensors, tokenizer.json) read by the core's loader
+// A GPT-2, BERT or Llama-family folder (config.json, model.safetensors, tokenizer.json) read by the core's loader
 // (ap.loadPretrained, in the second wasm module, fetched only now). Each becomes a page model with
 // key 'hf:<name>'; nothing is downloaded by the page itself.
 
-const FAMILY_NAMES = { gpt2: 'GPT-2', bert: 'BERT' };
+const FAMILY_NAMES = { gpt2: 'GPT-2', bert: 'BERT', llama: 'Llama', mistral: 'Mistral', qwen2: 'Qwen2' };
 
 /** Key prefix of an opened Hugging Face model. */
 export const HF_PREFIX = 'hf:';

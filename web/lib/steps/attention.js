@@ -101,7 +101,7 @@ function rotStep(ctx, { stack, layer, name }) {
   const B = ctx.m(name, { stack, layer, title: `${base.toUpperCase()} rotated` });
   return {
     title: `RoPE: rotate each pair of dimensions of ${base.toUpperCase()} by an angle proportional to the position`,
-    tex: `\\begin{pmatrix}${base}'_{2i}\\\\ ${base}'_{2i+1}\\end{pmatrix} = \\begin{pmatrix}\\cos m\\theta_i & -\\sin m\\theta_i\\\\ \\sin m\\theta_i & \\cos m\\theta_i\\end{pmatrix}\\begin{pmatrix}${base}_{2i}\\\\ ${base}_{2i+1}\\end{pmatrix},\\; \\theta_i = 10000^{-2i/d_k} \\quad ${B.rows}\\times ${B.cols}`,
+    tex: `\\begin{pmatrix}${base}'_{2i}\\\\ ${base}'_{2i+1}\\end{pmatrix} = \\begin{pmatrix}\\cos m\\theta_i & -\\sin m\\theta_i\\\\ \\sin m\\theta_i & \\cos m\\theta_i\\end{pmatrix}\\begin{pmatrix}${base}_{2i}\\\\ ${base}_{2i+1}\\end{pmatrix},\\; \\theta_i = ${ctx.c.ropeTheta ?? 10000}^{-2i/d_k} \\quad ${B.rows}\\times ${B.cols}`,
     inputs: [A],
     output: B,
     changed: 'Row lengths (per pair) are unchanged; only directions turn, by more for later positions.',

@@ -199,18 +199,20 @@ function ffnActStep(ctx, { stack, layer }) {
 }
 
 function ffnOutStep(ctx, { stack, layer }) {
-  const A = ctx.m('ffn_act', {
+  // A gated FFN (SwiGLU, GeGLU): W_2 reads the gate times the up projection.
+  const gated = ctx.has('ffn_prod', stack, layer);
+  const A = ctx.m(gated ? 'ffn_prod' : 'ffn_act', {
     stack,
     layer,
-    title: 'activations',
-    kind: activationOf(ctx.c.act).smooth ? 'div' : 'seq',
+    title: gated ? 'gate ⊙ up' : 'activations',
+    kind: gated || activationOf(ctx.c.act).smooth ? 'div' : 'seq',
   });
   const W = ctx.w(`${stack}.${layer}.ffn.w2`, 'W_2');
   const b = ctx.w(`${stack}.${layer}.ffn.b2`, 'b_2');
   const O = ctx.m('ffn_out', { stack, layer, title: 'FFN output' });
   return {
     title: 'FFN, second layer: back down to d_model',
-    tex: `\\operatorname{FFN}(x) = \\operatorname{act}(H) W_2 + b_2 \\quad (${A.rows}\\times ${A.cols})(${A.cols}\\times ${O.cols}) \\to ${O.rows}\\times ${O.cols}`,
+    tex: `\\operatorname{FFN}(x) = ${gated ? 'P' : '\\operatorname{act}(H)'} W_2 + b_2 \\quad (${A.rows}\\times ${A.cols})(${A.cols}\\times ${O.cols}) \\to ${O.rows}\\times ${O.cols}`,
     inputs: [A, W, b].filter(Boolean),
     output: O,
     changed: `Back to ${O.cols} dimensions per token, from ${f(range(O.values)[0])} to ${f(range(O.values)[1])}.`,
@@ -230,6 +232,85 @@ function ffnOutStep(ctx, { stack, layer }) {
   };
 }
 
+// ---- the gated FFN (the core's ffnKind 'swiglu' / 'geglu', Shazeer 2020; Llama, Mistral, Qwen2) ----------
+// (act(x W_gate) ⊙ (x W_1 + b_1)) W_2 + b_2: two projections up to d_ff, the gate's activation, their product.
+
+/** The gate's activation as the page names and writes it, from the core's config.ffnKind. */
+function gateActivation(kind) {
+  if (kind === 'geglu') return { name: 'GELU', tex: '\\operatorname{GELU}(g) = g\\,\\Phi(g)', cell: 'GELU(' };
+  return { name: 'SiLU', tex: '\\operatorname{SiLU}(g) = g\\,\\sigma(g) = \\frac{g}{1 + e^{-g}}', cell: 'SiLU(' };
+}
+
+function gatedProjectionStep(ctx, { stack, layer, name }) {
+  const gate = name === 'ffn_gate';
+  const X = ctx.m(ffnInput(ctx, stack, layer), { stack, layer, title: 'FFN input' });
+  const W = ctx.w(`${stack}.${layer}.ffn.${gate ? 'w_gate' : 'w1'}`, gate ? 'W_gate' : 'W_1');
+  const b = gate ? null : ctx.w(`${stack}.${layer}.ffn.b1`, 'b_1');
+  const H = ctx.m(name, { stack, layer, title: gate ? 'gate pre-activation' : 'up projection' });
+  const wTex = gate ? 'W_{\\text{gate}}' : 'W_1';
+  return {
+    title: gate
+      ? `Gated FFN, the gate: each token goes up to d_ff = ${H.cols} dimensions through W_gate (no bias)`
+      : `Gated FFN, the up projection: the same token through a second matrix W_1, also to d_ff = ${H.cols}`,
+    tex: `${gate ? 'G' : 'U'} = X ${wTex}${b ? ' + b_1' : ''} \\quad (${X.rows}\\times ${X.cols})(${X.cols}\\times ${H.cols}) \\to ${H.rows}\\times ${H.cols}`,
+    inputs: [X, W, b].filter(Boolean),
+    output: H,
+    changed: gate
+      ? `${H.rows} rows of ${H.cols} numbers: after its activation, each one decides how much of the matching up-projection value passes.`
+      : `${H.rows} rows of ${H.cols} numbers, not activated: the gate multiplies them next.`,
+    explain: (i, c) => {
+      const { lines, sum } = dotTerms(rowAt(X.values, X.cols, i), colAt(W.values, W.rows, W.cols, c), {
+        aName: 'x',
+        bName: `${gate ? 'W_gate' : 'W_1'}[:,${c}]`,
+        bias: b ? b.values[c] : null,
+      });
+      return {
+        title: `${gate ? 'G' : 'U'}[${i}, ${c}]`,
+        formula: `${gate ? 'g' : 'u'}_{${i},${c}} = \\sum_r x_{${i},r} ${wTex}[r,${c}]${b ? ` + b_{${c}}` : ''}`,
+        lines,
+        result: `Σ = ${fmt(sum, 4)}   core: ${fmt(H.values[i * H.cols + c], 4)}`,
+      };
+    },
+  };
+}
+
+function gateActStep(ctx, { stack, layer }) {
+  const act = gateActivation(ctx.c.ffnKind);
+  const G = ctx.m('ffn_gate', { stack, layer, title: 'gate pre-activation' });
+  const A = ctx.m('ffn_gate_act', { stack, layer, title: `after ${act.name}`, kind: 'div' });
+  return {
+    title: `The gate's activation: ${act.name}, a smooth ReLU`,
+    tex: `${act.tex} \\quad ${A.rows}\\times ${A.cols}`,
+    inputs: [G],
+    output: A,
+    changed: `${act.name} let positive gate values through almost unchanged and squeezed negative ones towards 0.`,
+    explain: (i, c) => ({
+      title: `${act.name}[${i}, ${c}]`,
+      lines: [`${act.cell}${fmt(G.values[i * G.cols + c], 4)})`],
+      result: `= ${fmt(A.values[i * A.cols + c], 4)} (core)`,
+    }),
+  };
+}
+
+function gateProductStep(ctx, { stack, layer }) {
+  const act = gateActivation(ctx.c.ffnKind);
+  const A = ctx.m('ffn_gate_act', { stack, layer, title: `${act.name}(gate)`, kind: 'div' });
+  const U = ctx.m('ffn_up', { stack, layer, title: 'up projection' });
+  const P = ctx.m('ffn_prod', { stack, layer, title: 'gate ⊙ up', kind: 'div' });
+  return {
+    title: 'Gate times up projection, value by value: the gate opens or closes each hidden unit for this token',
+    tex: `P = ${act.name === 'SiLU' ? '\\operatorname{SiLU}' : '\\operatorname{GELU}'}(G) \\odot U \\quad ${P.rows}\\times ${P.cols}`,
+    inputs: [A, U],
+    output: P,
+    changed: `${P.rows * P.cols} products; where the gate is near 0 the unit is off for that token, whatever its up value.`,
+    explain: (i, c) => ({
+      title: `P[${i}, ${c}]`,
+      lines: [`${fmt(A.values[i * A.cols + c], 4)} × ${fmt(U.values[i * U.cols + c], 4)}`],
+      result: `= ${fmt(P.values[i * P.cols + c], 4)} (core)`,
+    }),
+  };
+}
+
 /** The makers by stage name, with the short label of the stepper's list (resid and norm: cross_resid, cross_norm). */
 export const BLOCK_STEPS = {
   resid1: { short: 'residual', make: residStep },
@@ -238,6 +319,10 @@ export const BLOCK_STEPS = {
   norm: { short: 'norm', make: normStep },
   ffn_hidden: { short: 'FFN hidden', make: ffnHiddenStep },
   ffn_act: { short: 'activation', make: ffnActStep },
+  ffn_gate: { short: 'FFN gate', make: gatedProjectionStep },
+  ffn_gate_act: { short: 'gate activation', make: gateActStep },
+  ffn_up: { short: 'FFN up', make: gatedProjectionStep },
+  ffn_prod: { short: 'gate ⊙ up', make: gateProductStep },
   ffn_out: { short: 'FFN out', make: ffnOutStep },
   resid2: { short: 'residual', make: residStep },
   norm2: { short: 'norm', make: normStep },
