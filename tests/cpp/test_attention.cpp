@@ -153,13 +153,19 @@ TEST(Positions, RopeMakesQueryKeyProductDependOnlyOnOffset) {
   q << 0.3f, -1.2f, 0.8f, 0.5f;
   k << 1.1f, 0.4f, -0.7f, 0.9f;
   float first = 0;
-  for (int p = 0; p < 6; ++p) {
-    Mat qr = q, kr = k;
-    ap::apply_rope(qr, 1, p);
-    ap::apply_rope(kr, 1, p + 3);
-    const float dot = (qr * kr.transpose())(0, 0);
-    if (p == 0) first = dot;
-    EXPECT_NEAR(dot, first, 1e-5) << "position " << p;
+  for (double theta : {10000.0, 500000.0}) {  // the paper's base and Llama 3's (rope_theta)
+    for (int p = 0; p < 6; ++p) {
+      Mat qr = q, kr = k;
+      ap::apply_rope(qr, 1, p, theta);
+      ap::apply_rope(kr, 1, p + 3, theta);
+      const float dot = (qr * kr.transpose())(0, 0);
+      if (p == 0) first = dot;
+      EXPECT_NEAR(dot, first, 1e-5) << "position " << p << ", theta " << theta;
+      // Pair 1 (columns 2, 3) turns by p theta^(-2/4), by hand.
+      const double a = p / std::sqrt(theta);
+      EXPECT_NEAR(qr(0, 2), 0.8 * std::cos(a) - 0.5 * std::sin(a), 1e-6) << "position " << p << ", theta " << theta;
+      EXPECT_NEAR(qr(0, 3), 0.8 * std::sin(a) + 0.5 * std::cos(a), 1e-6) << "position " << p << ", theta " << theta;
+    }
   }
   // And it is not the unrotated product (the rotation does something).
   EXPECT_GT(std::abs(first - (q * k.transpose())(0, 0)), 1e-3);
