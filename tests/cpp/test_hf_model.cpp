@@ -4,6 +4,7 @@
 // the config mapping, and the fuzz seeds of tests/corpus/hf_model.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -134,6 +135,65 @@ TEST(HfLoader, ConfigMapsOntoTheCoresBlocks) {
       }),
       "config.json: the model has 2019 M parameters (7703 MB as float32); the playground holds at most "
       "1536 MB of weights");
+}
+
+TEST(HfLoader, LlamaFamilyConfigsMapOntoRmsNormSwigluRopeAndGroupedHeads) {
+  const ap::ModelConfig l = ap::hf_config(folder("llama-tiny").config);
+  EXPECT_EQ(l.family, "llama");
+  EXPECT_EQ(l.arch, ap::Arch::DecoderOnly);
+  EXPECT_EQ(l.norm, ap::NormPlace::Pre);
+  EXPECT_EQ(l.norm_kind, ap::NormKind::Rms);
+  EXPECT_EQ(l.ffn_kind, ap::FfnKind::SwiGlu);
+  EXPECT_EQ(l.pos, ap::PosKind::Rope);
+  EXPECT_EQ(l.kv_heads(), 2);
+  EXPECT_FALSE(l.tied_head || l.head_bias);
+  EXPECT_EQ(l.rope_theta, 10000.0f);
+  const ap::ModelConfig m = ap::hf_config(folder("mistral-tiny").config);
+  EXPECT_EQ(m.family, "mistral");
+  EXPECT_EQ(m.window, 4);
+  EXPECT_EQ(m.kv_heads(), 1);
+  EXPECT_EQ(m.max_len, 4096);  // max_position_embeddings 32768: RoPE has no table, the core's limit applies
+  EXPECT_EQ(m.rope_theta, 1e6f);
+  const ap::ModelConfig q = ap::hf_config(folder("qwen2-tiny").config);
+  EXPECT_EQ(q.family, "qwen2");
+  EXPECT_TRUE(q.tied_head);
+  EXPECT_EQ(q.window, 0);  // use_sliding_window false
+  EXPECT_EQ(q.vocab_size, 2064);
+  EXPECT_EQ(ap::hf_config(folder("llama3-tiny").config).n_kv_heads, 0);  // as many K/V heads as query heads
+}
+
+TEST(HfLoader, ShardsInAnyOrderGiveTheSingleFilesWeightsBitForBit) {
+  const Folder one = folder("mistral-tiny");
+  const std::string dir = "hf/mistral-tiny-sharded/";
+  for (bool reverse : {false, true}) {
+    SCOPED_TRACE(reverse);
+    ap::HfLoader loader(read_text(dir + "config.json"), read_text(dir + "tokenizer.json"));
+    std::vector<std::string> shards = loader.read_index(read_text(dir + "model.safetensors.index.json"));
+    ASSERT_EQ(shards,
+              (std::vector<std::string>{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}));
+    if (reverse) std::reverse(shards.begin(), shards.end());
+    for (const std::string& file : shards) {
+      const std::string w = read_text(dir + file);
+      const auto* bytes = reinterpret_cast<const uint8_t*>(w.data());
+      loader.next_shard(file);
+      const uint64_t header = loader.header_length(bytes, w.size());
+      const uint64_t data = loader.read_header(bytes + 8, static_cast<size_t>(header));
+      for (uint64_t at = 0; at < data; at += 1000)
+        loader.feed(bytes + 8 + header + at, static_cast<size_t>(std::min<uint64_t>(1000, data - at)));
+    }
+    aptest::expect_same_tensors(load(one)->named_tensors(), loader.finish()->named_tensors());
+  }
+  // A shard left out: finish() names it.
+  ap::HfLoader loader(read_text(dir + "config.json"), read_text(dir + "tokenizer.json"));
+  loader.read_index(read_text(dir + "model.safetensors.index.json"));
+  const std::string w = read_text(dir + "model-00002-of-00002.safetensors");
+  const auto* bytes = reinterpret_cast<const uint8_t*>(w.data());
+  loader.next_shard("model-00002-of-00002.safetensors");
+  const uint64_t header = loader.header_length(bytes, w.size());
+  const uint64_t data = loader.read_header(bytes + 8, static_cast<size_t>(header));
+  loader.feed(bytes + 8 + header, static_cast<size_t>(data));
+  EXPECT_MENTIONS(aptest::error_of([&] { loader.finish(); }),
+                  "model-00001-of-00002.safetensors was not read (model.safetensors.index.json names it)");
 }
 
 TEST(HfLoader, FinishNamesTheTensorATruncatedStreamCut) {
