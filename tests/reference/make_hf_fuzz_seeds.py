@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Seeds for tests/fuzz/fuzz_hf_model.cpp (tests/corpus/hf_model): a Hugging Face config.json, a line
-"--", then a model.safetensors, for micro GPT-2 and BERT models (d 4, 1 layer, vocab 8) in F32, F16
-and BF16, and broken variants whose names say what is wrong (valid_* load, bad_* are refused with an
+"--", then a model.safetensors, for micro GPT-2, BERT and Llama-family models (d 4, 1 layer, vocab 8) in
+F32, F16 and BF16, and broken variants whose names say what is wrong (valid_* load, bad_* are refused with an
 error; tests/cpp/test_hf_model.cpp checks both). Run: /usr/bin/python3 tests/reference/make_hf_fuzz_seeds.py
 """
 import json, os, struct
@@ -41,6 +41,27 @@ def bert():
               'cls.predictions.bias': (V,)})
     cfg = {'model_type': 'bert', 'vocab_size': V, 'hidden_size': D, 'num_hidden_layers': 1, 'num_attention_heads': 2,
            'intermediate_size': F, 'max_position_embeddings': L, 'type_vocab_size': 2}
+    return cfg, t
+
+
+def llama(model_type='llama', kv=1, bias=False, tied=False):
+    """LlamaForCausalLM's names (MistralForCausalLM, Qwen2ForCausalLM: the same), nn.Linear (out, in)."""
+    dk = D // 2
+    p = 'model.layers.0.'
+    t = {'model.embed_tokens.weight': (V, D), p + 'input_layernorm.weight': (D,),
+         p + 'self_attn.q_proj.weight': (D, D), p + 'self_attn.k_proj.weight': (kv * dk, D),
+         p + 'self_attn.v_proj.weight': (kv * dk, D), p + 'self_attn.o_proj.weight': (D, D),
+         p + 'post_attention_layernorm.weight': (D,), p + 'mlp.gate_proj.weight': (F, D),
+         p + 'mlp.up_proj.weight': (F, D), p + 'mlp.down_proj.weight': (D, F), 'model.norm.weight': (D,)}
+    if bias:
+        t.update({p + 'self_attn.q_proj.bias': (D,), p + 'self_attn.k_proj.bias': (kv * dk,),
+                  p + 'self_attn.v_proj.bias': (kv * dk,)})
+    if not tied:
+        t['lm_head.weight'] = (V, D)
+    cfg = {'model_type': model_type, 'vocab_size': V, 'hidden_size': D, 'num_hidden_layers': 1,
+           'num_attention_heads': 2, 'num_key_value_heads': kv, 'intermediate_size': F,
+           'max_position_embeddings': L, 'hidden_act': 'silu', 'rms_norm_eps': 1e-5, 'rope_theta': 10000.0,
+           'rope_scaling': None, 'tie_word_embeddings': tied}
     return cfg, t
 
 
@@ -91,6 +112,21 @@ def main():
     write('bad_bert_relative_positions', {**cfg, 'position_embedding_type': 'relative_key'}, safetensors(t))
     write('bad_bert_no_mlm_head', cfg, safetensors({k: v for k, v in t.items() if not k.startswith('cls.')}))
     write('bad_model_type_t5', {**cfg, 'model_type': 't5'}, safetensors(t))
+    # The Llama family (issue 26): grouped K/V, Mistral's window, Qwen2's biases and tied head.
+    cfg, t = llama()
+    write('valid_llama_f32', cfg, safetensors(t))
+    write('bad_llama_rope_scaling', {**cfg, 'rope_scaling': {'rope_type': 'linear', 'factor': 2.0}}, safetensors(t))
+    write('bad_llama_kv_heads_not_dividing', {**cfg, 'num_attention_heads': 4, 'num_key_value_heads': 3},
+          safetensors(t))
+    write('bad_llama_hidden_act', {**cfg, 'hidden_act': 'gelu'}, safetensors(t))
+    write('bad_llama_missing_tensor', cfg,
+          safetensors({k: v for k, v in t.items() if k != 'model.layers.0.mlp.up_proj.weight'}))
+    cfg, t = llama('mistral', kv=1)
+    write('valid_mistral_f16', {**cfg, 'sliding_window': 2}, safetensors(t, 'F16'))
+    cfg, t = llama('qwen2', kv=2, bias=True, tied=True)
+    write('valid_qwen2_bf16', {**cfg, 'rope_theta': 1000000.0}, safetensors(t, 'BF16'))
+    write('bad_qwen2_missing_bias', cfg,
+          safetensors({k: v for k, v in t.items() if k != 'model.layers.0.self_attn.v_proj.bias'}))
     write('bad_config_not_json', {}, b'')
     with open(os.path.join(OUT, 'bad_config_not_json'), 'wb') as f:
         f.write(b'{"model_type": "gpt2", \n--\n')
