@@ -344,11 +344,14 @@ describe('a Hugging Face folder in the page', () => {
     const g = m.generate(text, { maxTokens: 4 });
     const first = Array.from(g.tokens)[0];
     g.dispose();
-    for (const view of ['decoding', 'kv-cache']) {
+    // ... and the views of the block draw its RMSNorm and its gated FFN (the FFN view once asked for
+    // ffn_hidden, which a gated FFN does not record, and showed an error).
+    for (const view of ['decoding', 'kv-cache', 'layernorm', 'ffn']) {
       await page.evaluate((v) => (location.hash = `#concept=${v}`), view);
       await drawn(page, `ap-${view}`, key, text);
-      expect(await page.locator(`ap-${view}`).getAttribute('data-error')).toBeNull();
+      expect(await page.locator(`ap-${view}`).getAttribute('data-error'), view).toBeNull();
     }
+    expect(await page.locator('ap-ffn').evaluate((w) => w.shadowRoot.textContent)).toContain('This model has a gate');
     // The page shows the token's piece (SentencePiece's "▁" as a space), as the core gives it.
     expect(await page.locator('ap-decoding').getAttribute('data-chosen')).toBe(m.pieces[first]);
 

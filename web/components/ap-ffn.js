@@ -205,8 +205,14 @@ export class ApFfn extends ApWidget {
     if (run.empty) return;
     const layer = layerFor(run, state);
     const stack = run.mainStack;
-    this.hidden1.show(stepView(run, 'ffn_hidden', { layer }).view, { slot: 'h', explainCell: { row: 0, col: 0 } });
-    const act = stepView(run, 'ffn_act', { layer }).view;
+    // A gated FFN (an opened Llama, Mistral or Qwen2) records x W_gate and its activation where the
+    // two-matrix FFN records x W_1 and its activation: the same two panels, on the gate.
+    const gated = (run.config.ffnKind ?? 'mlp') !== 'mlp';
+    this.hidden1.show(stepView(run, gated ? 'ffn_gate' : 'ffn_hidden', { layer }).view, {
+      slot: 'h',
+      explainCell: { row: 0, col: 0 },
+    });
+    const act = stepView(run, gated ? 'ffn_gate_act' : 'ffn_act', { layer }).view;
     const A = act.output;
     // The ReLU mask is a reading of the core's activations: 1 where the unit passed, 0 where it was cut.
     const on = new Float32Array(A.values.length);
