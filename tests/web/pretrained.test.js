@@ -344,16 +344,20 @@ describe('a Hugging Face folder in the page', () => {
     const g = m.generate(text, { maxTokens: 4 });
     const first = Array.from(g.tokens)[0];
     g.dispose();
-    // ... and the views of the block draw its RMSNorm and its gated FFN (the FFN view once asked for
-    // ffn_hidden, which a gated FFN does not record, and showed an error).
-    for (const view of ['decoding', 'kv-cache', 'layernorm', 'ffn']) {
-      await page.evaluate((v) => (location.hash = `#concept=${v}`), view);
-      await drawn(page, `ap-${view}`, key, text);
-      expect(await page.locator(`ap-${view}`).getAttribute('data-error'), view).toBeNull();
-    }
-    expect(await page.locator('ap-ffn').evaluate((w) => w.shadowRoot.textContent)).toContain('This model has a gate');
+    const view = async (v) => {
+      await page.evaluate((c) => (location.hash = `#concept=${c}`), v);
+      await drawn(page, `ap-${v}`, key, text);
+      expect(await page.locator(`ap-${v}`).getAttribute('data-error'), v).toBeNull();
+    };
+    await view('kv-cache');
+    await view('decoding');
     // The page shows the token's piece (SentencePiece's "▁" as a space), as the core gives it.
     expect(await page.locator('ap-decoding').getAttribute('data-chosen')).toBe(m.pieces[first]);
+    // ... and the views of the block draw its RMSNorm and its gated FFN (the FFN view once asked for
+    // ffn_hidden, which a gated FFN does not record, and showed an error).
+    await view('layernorm');
+    await view('ffn');
+    expect(await page.locator('ap-ffn').evaluate((w) => w.shadowRoot.textContent)).toContain('This model has a gate');
 
     // A sharded folder through the same picker: the index and its two shards stand for model.safetensors.
     const sharded = join(HF, 'mistral-tiny-sharded');
