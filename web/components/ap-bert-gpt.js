@@ -24,7 +24,7 @@ import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt, num, tokenText } from '../lib/dom.js';
 import { numsTable, textFor } from '../lib/view.js';
 import { displayVocab, getModel, hasModelFile, modelNow, randomKey, trainedFiles } from '../lib/models.js';
-import { modelKeyOf } from '../lib/state.js';
+import { modelKeyOf, readNumber } from '../lib/state.js';
 import { getPlayground, playgroundNow } from '../lib/module.js';
 import { runIds } from '../lib/runs.js';
 import { stepView } from '../lib/steps/index.js';
@@ -111,9 +111,15 @@ export class ApBertGpt extends ApWidget {
   }
 
   /** The position to mask: the `mask` attribute, else the third word (or the last). */
-  maskIndex(n) {
+  maskIndex(n, { quiet = false } = {}) {
     // Out of the sentence: the nearest position (with a console warning); not a number: the default.
-    return this.numberAttribute('mask', { min: 0, max: n - 1, integer: true }, Math.min(2, n - 1));
+    // quiet: the word-level sides on the English model, whose mask the English tokens then choose
+    // (and warn about, with their own range).
+    const spec = { min: 0, max: n - 1, integer: true };
+    const fallback = Math.min(2, n - 1);
+    return quiet
+      ? readNumber(this.getAttribute('mask'), spec, fallback).value
+      : this.numberAttribute('mask', spec, fallback);
   }
 
   compute(state) {
@@ -139,7 +145,7 @@ export class ApBertGpt extends ApWidget {
     const done = (r, mlm, lm) =>
       r.empty ? r : hf ? this._withPretrained(r, hf, text) : english ? this._withEnglish(r, mlm, lm, text) : r;
     const go = ([ap, enc, dec, grammar, mlm, englishMlm, englishLm]) =>
-      done(this._compute(state, text, ap, enc, dec, grammar, mlm), englishMlm, englishLm);
+      done(this._compute(state, text, ap, enc, dec, grammar, mlm, { quiet: english }), englishMlm, englishLm);
     return parts.some(isPromise) ? Promise.all(parts).then(go) : go(parts);
   }
 
@@ -229,7 +235,7 @@ export class ApBertGpt extends ApWidget {
     return r;
   }
 
-  _compute(state, fullText, ap, enc, dec, grammar, trainedMlm) {
+  _compute(state, fullText, ap, enc, dec, grammar, trainedMlm, { quiet = false } = {}) {
     // Every model here reads at most `max` words (the decoder's <bos> takes a place): a longer
     // text, such as a paragraph, is cut to its first `max` words, and the view says so.
     const max = Math.min(enc.base.maxLen, dec.base.maxLen - 1, MLM_MAX_LEN);
@@ -241,7 +247,7 @@ export class ApBertGpt extends ApWidget {
     const labels = e.pieces.map(tokenText);
     if (!ids.length) return { empty: true };
     const n = ids.length;
-    const at = this.maskIndex(n);
+    const at = this.maskIndex(n, { quiet });
 
     // BERT: the masked-LM encoder on the sentence with word `at` replaced by [MASK]: the trained
     // one if it knows every word (and the sentence fits), else random weights.
