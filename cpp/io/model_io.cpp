@@ -105,9 +105,9 @@ uint64_t min_weight_count(const ModelConfig& cfg) {
 
 }  // namespace
 
-std::string meta_or_fail(const SafeTensors& st, const char* key) {
-  const auto it = st.metadata.find(key);
-  if (it == st.metadata.end())
+std::string meta_or_fail(const ModelFile& file, const char* key) {
+  const auto it = file.metadata.find(key);
+  if (it == file.metadata.end())
     fail(std::string("not an attention-playground model file: metadata has no \"") + key + "\"");
   return it->second;
 }
@@ -219,41 +219,50 @@ void add_tensor(SafeTensors& st, const std::string& name, const std::vector<int>
   if (!st.tensors.emplace(name, std::move(t)).second) fail("model has two tensors named '" + name + "'");
 }
 
-SafeTensors read_model_file(const uint8_t* bytes, size_t size) {
-  SafeTensors st = read_safetensors(bytes, size);
-  const std::string format = meta_or_fail(st, "format");
+ModelFile read_model_file(const uint8_t* bytes, size_t size) {
+  SafeTensorsView view = read_safetensors_view(bytes, size);
+  ModelFile file;
+  file.metadata = std::move(view.header.metadata);
+  for (auto& [name, info] : view.header.tensors) file.tensors.emplace(name, std::move(info));
+  file.data = view.data;
+  const std::string format = meta_or_fail(file, "format");
   if (format != kFormat)
     fail("unsupported model format \"" + format.substr(0, 80) + "\" (expected \"" + kFormat + "\")");
-  return st;
+  return file;
 }
 
-void check_weight_count(const SafeTensors& st, uint64_t needed) {
+namespace {
+uint64_t count_of(const TensorInfo& t) { return (t.end - t.begin) / dtype_size(t.dtype); }
+}  // namespace
+
+void check_weight_count(const ModelFile& file, uint64_t needed) {
   uint64_t file_floats = 0;
-  for (const auto& [name, t] : st.tensors) file_floats += t.data.size();
+  for (const auto& [name, t] : file.tensors) file_floats += count_of(t);
   if (file_floats < needed)
     fail("model file holds " + std::to_string(file_floats) + " weights but its config needs at least " +
          std::to_string(needed) + " (wrong or truncated file?)");
 }
 
-void read_tensor(const SafeTensors& st, const std::string& name, const std::vector<int>& shape, float* data) {
-  const auto it = st.tensors.find(name);
-  if (it == st.tensors.end()) fail("missing tensor '" + name + "'");
-  const TensorData& t = it->second;
+void read_tensor(const ModelFile& file, const std::string& name, const std::vector<int>& shape, float* data) {
+  const auto it = file.tensors.find(name);
+  if (it == file.tensors.end()) fail("missing tensor '" + name + "'");
+  const TensorInfo& t = it->second;
   const std::vector<int64_t> want(shape.begin(), shape.end());
   if (t.shape != want)
     fail("tensor '" + name + "' has shape " + shape_string(t.shape) + "; expected " + shape_string(want));
-  for (size_t i = 0; i < t.data.size(); ++i)
-    if (!std::isfinite(t.data[i]))
-      fail("tensor '" + name + "' contains " + (std::isnan(t.data[i]) ? "NaN" : "Inf") + " (at element " +
+  const size_t n = static_cast<size_t>(count_of(t));
+  to_float(t.dtype, file.data + t.begin, n, data);
+  for (size_t i = 0; i < n; ++i)
+    if (!std::isfinite(data[i]))
+      fail("tensor '" + name + "' contains " + (std::isnan(data[i]) ? "NaN" : "Inf") + " (at element " +
            std::to_string(i) + ")");
-  std::copy(t.data.begin(), t.data.end(), data);
 }
 
-void finish_reading(const SafeTensors& st, const std::set<std::string>& expected, const std::string& what,
+void finish_reading(const ModelFile& file, const std::set<std::string>& expected, const std::string& what,
                     std::map<std::string, std::string>& metadata) {
-  for (const auto& [name, t] : st.tensors)
+  for (const auto& [name, t] : file.tensors)
     if (!expected.count(name)) fail("unexpected tensor '" + name.substr(0, 120) + "' " + what);
-  for (const auto& [key, value] : st.metadata)  // keep free-form keys (task, separator, ...)
+  for (const auto& [key, value] : file.metadata)  // keep free-form keys (task, separator, ...)
     if (key != "format" && key != "config" && key != "vocab" && key != kTokenizerJson) metadata[key] = value;
 }
 
@@ -285,7 +294,7 @@ std::vector<uint8_t> save_model(Model& model, bool f16) {
 }
 
 Model load_model(const uint8_t* bytes, size_t size) {
-  const SafeTensors st = read_model_file(bytes, size);
+  const ModelFile st = read_model_file(bytes, size);
   ModelConfig cfg = in_model_file([&] { return config_from_json(meta_or_fail(st, "config")); });
   const auto kind = Tokenizer::kind_from_name(cfg.tokenizer);
   Tokenizer tok = kind == Tokenizer::Kind::External

@@ -24,9 +24,18 @@ std::vector<uint8_t> save_model(Model& model, bool f16 = false);
 // missing tensor, wrong shape, offsets out of range, bad metadata, NaN/Inf weights.
 Model load_model(const uint8_t* bytes, size_t size);
 
+// A model file as read: its header, its tensors by name, their data still the file's bytes (each
+// tensor is converted straight into the model's own memory by read_tensor: no float copy of the
+// whole file first, which doubled a load's memory and most of its time).
+struct ModelFile {
+  std::map<std::string, std::string> metadata;
+  std::map<std::string, TensorInfo> tensors;
+  const uint8_t* data = nullptr;  // the data section: TensorInfo's offsets count from here
+};
+
 // The pieces every model file shares (the transformer's and the RNN's, io/rnn_attention_io):
 // a metadata value that must be there, and the vocabulary as a JSON array of strings.
-std::string meta_or_fail(const SafeTensors& st, const char* key);
+std::string meta_or_fail(const ModelFile& file, const char* key);
 // Parses a config: an ap::Error "config is not valid JSON: ..." or "config must be a JSON
 // object, got ..." unless the text is a JSON object.
 nlohmann::json config_object_from_json(const std::string& text);
@@ -36,8 +45,8 @@ SafeTensors model_file(const std::map<std::string, std::string>& metadata, const
                        const std::vector<std::string>& vocab);
 // Adds one tensor (its values copied from data); throws for a name used twice.
 void add_tensor(SafeTensors& st, const std::string& name, const std::vector<int>& shape, const float* data);
-// Reads the container and checks the format tag.
-SafeTensors read_model_file(const uint8_t* bytes, size_t size);
+// Reads the container's header and checks the format tag (bytes must outlive the ModelFile).
+ModelFile read_model_file(const uint8_t* bytes, size_t size);
 // Runs make(), naming the model file in an ap::Error it throws ("model file: ...").
 template <typename Make>
 auto in_model_file(Make&& make) -> decltype(make()) {
@@ -48,12 +57,13 @@ auto in_model_file(Make&& make) -> decltype(make()) {
   }
 }
 // Fails before anything is allocated if the file holds fewer than `needed` floats.
-void check_weight_count(const SafeTensors& st, uint64_t needed);
-// Copies tensor `name` of the file into data after checking it is there, shaped and finite.
-void read_tensor(const SafeTensors& st, const std::string& name, const std::vector<int>& shape, float* data);
+void check_weight_count(const ModelFile& file, uint64_t needed);
+// Converts tensor `name` of the file into data after checking it is there and shaped; then
+// checks that every value is finite.
+void read_tensor(const ModelFile& file, const std::string& name, const std::vector<int>& shape, float* data);
 // Fails for a tensor of the file not in `expected` (`what` ends the message), then copies the
 // free-form metadata into `metadata`.
-void finish_reading(const SafeTensors& st, const std::set<std::string>& expected, const std::string& what,
+void finish_reading(const ModelFile& file, const std::set<std::string>& expected, const std::string& what,
                     std::map<std::string, std::string>& metadata);
 
 }  // namespace ap

@@ -68,7 +68,7 @@ std::vector<uint8_t> save_rnn_attention(RnnAttnModel& model) {
 }
 
 RnnAttnModel load_rnn_attention(const uint8_t* bytes, size_t size) {
-  const SafeTensors st = read_model_file(bytes, size);
+  const ModelFile st = read_model_file(bytes, size);
   const RnnAttnConfig cfg = in_model_file([&] { return rnn_attention_config_from_json(meta_or_fail(st, "config")); });
   std::vector<std::string> vocab = vocab_from_json(meta_or_fail(st, "vocab"));
   // The weights the config asks for must be in the file before anything is allocated.

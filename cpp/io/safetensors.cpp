@@ -196,14 +196,13 @@ SafeTensorsHeader read_safetensors_header(const uint8_t* text, size_t header_len
   return h;
 }
 
-SafeTensors read_safetensors(const uint8_t* bytes, size_t size) {
+SafeTensorsView read_safetensors_view(const uint8_t* bytes, size_t size) {
   const uint64_t header_len = safetensors_header_length(bytes, size);
-  const uint8_t* data = bytes + 8 + header_len;
-  SafeTensorsHeader header = read_safetensors_header(bytes + 8, static_cast<size_t>(header_len), size - 8 - header_len);
-  SafeTensors st;
-  st.metadata = std::move(header.metadata);
+  SafeTensorsView view;
+  view.data = bytes + 8 + header_len;
+  view.header = read_safetensors_header(bytes + 8, static_cast<size_t>(header_len), size - 8 - header_len);
   uint64_t total_bytes = 0;
-  for (const auto& [name, e] : header.tensors) {
+  for (const auto& [name, e] : view.header.tensors) {
     if (!float_dtype(e.dtype))
       fail("tensor " + quoted(name) + " has dtype " + e.dtype + "; only F32, F16 and BF16 are read");
     total_bytes += (e.end - e.begin) / dtype_size(e.dtype) * sizeof(float);
@@ -212,11 +211,18 @@ SafeTensors read_safetensors(const uint8_t* bytes, size_t size) {
       fail("safetensors file describes more than " + std::to_string(kMaxTotalTensorBytes) +
            " bytes of tensors (at tensor " + quoted(name) + ")");
   }
-  for (auto& [name, e] : header.tensors) {
+  return view;
+}
+
+SafeTensors read_safetensors(const uint8_t* bytes, size_t size) {
+  SafeTensorsView view = read_safetensors_view(bytes, size);
+  SafeTensors st;
+  st.metadata = std::move(view.header.metadata);
+  for (auto& [name, e] : view.header.tensors) {
     TensorData t;
     t.shape = e.shape;
     t.data.resize(static_cast<size_t>((e.end - e.begin) / dtype_size(e.dtype)));
-    to_float(e.dtype, data + e.begin, t.data.size(), t.data.data());
+    to_float(e.dtype, view.data + e.begin, t.data.size(), t.data.data());
     st.tensors.emplace(name, std::move(t));
   }
   return st;

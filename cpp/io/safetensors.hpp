@@ -38,6 +38,14 @@ struct SafeTensorsHeader {
   std::map<std::string, std::string> metadata;
 };
 uint64_t safetensors_header_length(const uint8_t* bytes, uint64_t size);
+// A whole file's header, every tensor checked to be a float dtype and the floats it would take
+// within the cap, with its data section still as bytes: a reader converts each tensor straight
+// into its own memory (to_float) instead of into a float copy of the whole file first.
+struct SafeTensorsView {
+  SafeTensorsHeader header;
+  const uint8_t* data = nullptr;  // the data section; TensorInfo's offsets count from here
+};
+SafeTensorsView read_safetensors_view(const uint8_t* bytes, size_t size);
 SafeTensorsHeader read_safetensors_header(const uint8_t* header, size_t header_len, uint64_t data_size);
 uint64_t dtype_size(const std::string& dtype);  // bytes per value of a safetensors dtype, 0 for an unknown one
 bool float_dtype(const std::string& dtype);     // F32, F16, BF16: the ones converted to float
