@@ -10,9 +10,11 @@
 // - axe-core 4 (tests/web/lib/axe.js) on each chapter of the learning path, on every view at once
 //   (#chapter=all, each view scrolled into life), on examples/gallery.html and course.html, in the
 //   light and the dark theme: violations per rule.
-// Options: --runs N, --no-lighthouse, --no-axe, --no-build, --only playground|course, --out DIR.
+// Options: --runs N, --no-lighthouse, --no-axe, --no-build, --only playground|course, --out DIR,
+// --preset desktop|mobile (one preset only), --save-lhr (each run's full Lighthouse report as JSON in
+// the --out folder, for reading its long tasks and LCP breakdown).
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ROOT, StepError, ensureDebianPackages, ensureNodeModules, main, step, run } from './lib/setup.mjs';
 import { serveStatic } from './lib/static-server.mjs';
 import { CHROMIUM, CHROMIUM_ARGS } from './lib/chromium.mjs';
@@ -20,7 +22,16 @@ import { CHROMIUM, CHROMIUM_ARGS } from './lib/chromium.mjs';
 const CHAPTER_IDS = ['A', 'B', 'recap', 'C', 'D', 'E', 'F', 'G', 'H'];
 
 function parseArgs(argv) {
-  const opts = { runs: 2, lighthouse: true, axe: true, build: true, only: null, out: join(ROOT, 'build', 'audit') };
+  const opts = {
+    runs: 2,
+    lighthouse: true,
+    axe: true,
+    build: true,
+    only: null,
+    out: join(ROOT, 'build', 'audit'),
+    presets: ['desktop', 'mobile'],
+    saveLhr: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--runs') opts.runs = Number(argv[++i]);
@@ -29,18 +40,22 @@ function parseArgs(argv) {
     else if (a === '--no-build') opts.build = false;
     else if (a === '--only') opts.only = argv[++i];
     else if (a === '--out') opts.out = resolve(argv[++i]);
+    else if (a === '--preset') opts.presets = [argv[++i]];
+    else if (a === '--save-lhr') opts.saveLhr = true;
     else
       throw new StepError(
-        `unknown option ${a} (known: --runs N --no-lighthouse --no-axe --no-build --only playground|course --out DIR)`,
+        `unknown option ${a} (known: --runs N --no-lighthouse --no-axe --no-build --only playground|course --out DIR --preset desktop|mobile --save-lhr)`,
       );
   }
   if (!(opts.runs >= 1)) throw new StepError('--runs needs a number >= 1');
+  if (!opts.presets.every((p) => p === 'desktop' || p === 'mobile'))
+    throw new StepError('--preset takes desktop or mobile');
   return opts;
 }
 
 // ---- Lighthouse ---------------------------------------------------------------------------------
 
-async function lighthouseRun(url, preset, port) {
+async function lighthouseRun(url, preset, port, savePath) {
   const { default: lighthouse } = await import('lighthouse');
   const config = preset === 'desktop' ? (await import('lighthouse/core/config/desktop-config.js')).default : undefined; // Lighthouse's default: the mobile preset
   const flags = {
@@ -50,6 +65,10 @@ async function lighthouseRun(url, preset, port) {
     onlyCategories: ['performance', 'accessibility', 'best-practices'],
   };
   const { lhr } = await lighthouse(url, flags, config);
+  if (savePath) {
+    mkdirSync(dirname(savePath), { recursive: true });
+    writeFileSync(savePath, JSON.stringify(lhr));
+  }
   if (lhr.runtimeError)
     throw new StepError(`Lighthouse on ${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
   const audit = (id) => lhr.audits[id];
@@ -88,13 +107,14 @@ async function runLighthouse(pages, opts) {
   const chromeLauncher = await import('chrome-launcher');
   const rows = [];
   for (const { name, url } of pages) {
-    for (const preset of ['desktop', 'mobile']) {
+    for (const preset of opts.presets) {
       const results = [];
       for (let r = 0; r < opts.runs; r++) {
         // A fresh browser per run: no warm cache, no leftover service state between runs.
         const chrome = await chromeLauncher.launch({ chromePath: CHROMIUM, chromeFlags: CHROMIUM_ARGS });
         try {
-          results.push(await lighthouseRun(url, preset, chrome.port));
+          const save = opts.saveLhr ? join(opts.out, `lhr-${name}-${preset}-${r + 1}.json`) : null;
+          results.push(await lighthouseRun(url, preset, chrome.port, save));
         } finally {
           await chrome.kill();
         }
@@ -209,7 +229,7 @@ main(async () => {
   const out = [`# npm run audit (${new Date().toISOString().slice(0, 16)}Z)`, ''];
   try {
     if (opts.lighthouse) {
-      step(`Lighthouse 13, desktop and mobile presets, ${opts.runs} run(s) each`);
+      step(`Lighthouse 13, ${opts.presets.join(' and ')} preset(s), ${opts.runs} run(s) each`);
       const pages = [
         { name: 'playground', url: dist.url },
         { name: 'course.html', url: `${repo.url}examples/course.html` },
