@@ -64,10 +64,13 @@ async function lighthouseRun(url, preset, port, savePath) {
     logLevel: 'error',
     onlyCategories: ['performance', 'accessibility', 'best-practices'],
   };
-  const { lhr } = await lighthouse(url, flags, config);
+  const { lhr, artifacts } = await lighthouse(url, flags, config);
   if (savePath) {
     mkdirSync(dirname(savePath), { recursive: true });
     writeFileSync(savePath, JSON.stringify(lhr));
+    // The page's trace too: which function, layout or compile each long task was.
+    const trace = artifacts?.Trace ?? artifacts?.traces?.defaultPass;
+    if (trace) writeFileSync(savePath.replace(/\.json$/, '.trace.json'), JSON.stringify(trace));
   }
   if (lhr.runtimeError)
     throw new StepError(`Lighthouse on ${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
