@@ -167,10 +167,16 @@ function svgFor(n, height, label, cls) {
   return svg;
 }
 
-/** Scrolls a horizontally scrolling box so that column `i` of a picture is in view. */
+/**
+ * Scrolls a horizontally scrolling box so that column `i` of a picture is in view, at the next
+ * frame: its widths are read when the browser lays the page out anyway, not forced right after
+ * the drawing changed (on a phone each forced layout of a chapter took about 100 ms).
+ */
 export function scrollToColumn(box, i) {
-  const w = box.clientWidth;
-  if (w && box.scrollWidth > w) box.scrollLeft = Math.max(0, colX(i) - w / 2);
+  requestAnimationFrame(() => {
+    const w = box.clientWidth;
+    if (w && box.scrollWidth > w) box.scrollLeft = Math.max(0, colX(i) - w / 2);
+  });
 }
 
 /**
