@@ -70,10 +70,23 @@ export function palette() {
   };
 }
 
+// The built page imports the widget bundle from its own small entry (assets/index-*.js): without a
+// hint the browser learns of the bundle only once that entry has arrived, one round trip later.
+// A modulepreload in the page's head starts the bundle's download with the page's own.
+function preloadWidgets() {
+  return {
+    name: 'ap-preload-widgets',
+    apply: 'build',
+    transformIndexHtml: () => [
+      { tag: 'link', attrs: { rel: 'modulepreload', href: './attention-playground.js' }, injectTo: 'head' },
+    ],
+  };
+}
+
 export default defineConfig({
   root: webRoot,
   publicDir: false,
-  plugins: [modelHeaders(), palette()],
+  plugins: [modelHeaders(), palette(), preloadWidgets()],
   server: {
     host: '127.0.0.1',
     port: 5173,
