@@ -221,6 +221,21 @@ describe('against n-gram baselines trained now on the same training split', () =
     const pct = (x) => `${(100 * x).toFixed(1)} %`;
     for (const k of ['top1', 'top5', 'unigramTop1', 'unigramTop5']) expect(md).toContain(pct(report.mlm[k]));
   });
+
+  test("the README's paragraph on the English models quotes the recorded figures", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const para = readme.slice(readme.indexOf('Two read real English.'), readme.indexOf('The other seven:'));
+    const best = report.baselines.reduce((a, b) => (b.bitsPerByte < a.bitsPerByte ? b : a));
+    expect(para).toContain(`Held-out: ${report.decoder.bitsPerByte.toFixed(3)} bits per byte`);
+    expect(para).toContain(`next-token top-1 ${(100 * report.decoder.top1).toFixed(1)} %`);
+    expect(para).toContain(`Kneser-Ney ${best.order}-gram trained on the same split (${best.bitsPerByte.toFixed(3)})`);
+    // "just ahead" is true only while the decoder's figure is below the best n-gram's.
+    expect(para).toContain('just ahead of');
+    expect(report.decoder.bitsPerByte).toBeLessThan(best.bitsPerByte);
+    const pct = (x) => `${(100 * x).toFixed(1)} %`;
+    expect(para).toContain(`top-1 ${pct(report.mlm.top1)} and top-5 ${pct(report.mlm.top5)}`);
+    expect(para).toContain(`against ${pct(report.mlm.unigramTop1)} and ${pct(report.mlm.unigramTop5)} for the unigram`);
+  });
 });
 
 // The heads view names each head of the English decoder from tests/fixtures/english/heads.json (and
