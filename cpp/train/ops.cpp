@@ -1,15 +1,53 @@
-// The layers of ops.hpp. Matrix products go through Eigen maps over the flat buffers;
+// The layers of ops.hpp. Matrix products go through Eigen maps over the flat buffers (in wasm, the
+// core's SIMD kernel: see "the products" below);
 // the loops that remain are the elementwise parts, written as the formulas.
 #include "train/ops.hpp"
 
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Dense>
 
 #include "core/layers.hpp"
+#include "kernels/gemm.hpp"
 
 namespace ap::train {
+
+// ---- the products of the linear layers and heads -----------------------------------------------
+//
+// Eigen 3.4 has no WebAssembly SIMD: in the wasm build its products are scalar (a 1 x 4 register
+// block) and were half of a training step there. So in wasm a float product runs the core's own
+// SIMD128 kernel (kernels::gemm_tiled, the one every forward pass uses), an operand that is used
+// transposed copied once into a scratch buffer. Natively, and in double (the gradient checks),
+// Eigen's products stay: the shipped models are trained natively and keep their exact bits.
+namespace {
+
+#if defined(__wasm_simd128__)
+constexpr bool kSimdProducts = true;
+#else
+constexpr bool kSimdProducts = false;
+#endif
+
+// (cols, rows) = src (rows, cols; row stride ld, cols when 0) transposed, in a scratch buffer that
+// lives until the next call with the same slot.
+[[maybe_unused]] const float* transposed(const float* src, int rows, int cols, int slot, int ld = 0) {
+  thread_local std::vector<float> scratch[2];
+  std::vector<float>& t = scratch[slot];
+  if (ld == 0) ld = cols;
+  t.resize(static_cast<size_t>(rows) * cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) t[static_cast<size_t>(c) * rows + r] = src[static_cast<size_t>(r) * ld + c];
+  return t.data();
+}
+
+// c (m, n) = a (m, k) b (k, n) [+ bias], or c += a b when accumulate; all row-major, dense.
+[[maybe_unused]] void product(float* c, const float* a, const float* b, const float* bias, int m, int k, int n,
+                              bool accumulate) {
+  kernels::gemm_tiled(c, n, a, k, b, n, bias, m, k, n, accumulate);
+}
+
+}  // namespace
 
 // ---- embeddings and positions ------------------------------------------------------------
 
@@ -40,6 +78,10 @@ void embed_backward(T* dtok_emb, T* dpos_emb, const T* dout, const int* ids, int
 
 template <typename T>
 void linear_forward(T* out, const T* inp, const T* w, const T* b, int N, int C, int OC) {
+  if constexpr (kSimdProducts && std::is_same_v<T, float>) {
+    product(out, inp, w, b, N, C, OC, false);  // (N, OC) = (N, C)(C, OC) + b
+    return;
+  }
   MapT<T> o(out, N, OC);
   o.noalias() = CMapT<T>(inp, N, C) * CMapT<T>(w, C, OC);  // (N, OC) = (N, C)(C, OC)
   if (b) o.rowwise() += Eigen::Map<const RowT<T>>(b, OC);
@@ -48,6 +90,12 @@ void linear_forward(T* out, const T* inp, const T* w, const T* b, int N, int C, 
 template <typename T>
 void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T* w, int N, int C, int OC) {
   CMapT<T> g(dout, N, OC);
+  if constexpr (kSimdProducts && std::is_same_v<T, float>) {
+    if (dinp) product(dinp, dout, transposed(w, C, OC, 0), nullptr, N, OC, C, true);  // (N, C) += (N, OC)(OC, C)
+    product(dw, transposed(inp, N, C, 1), dout, nullptr, C, N, OC, true);             // (C, OC) += (C, N)(N, OC)
+    if (db) Eigen::Map<RowT<T>>(db, OC) += g.colwise().sum();
+    return;
+  }
   if (dinp) MapT<T>(dinp, N, C).noalias() += g * CMapT<T>(w, C, OC).transpose();  // (N, C)
   MapT<T>(dw, C, OC).noalias() += CMapT<T>(inp, N, C).transpose() * g;            // (C, OC)
   if (db) Eigen::Map<RowT<T>>(db, OC) += g.colwise().sum();                       // (OC)
@@ -56,6 +104,10 @@ void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T
 // out (N, V) = inp (N, C) emb^T (+ b): a head tied to the token embeddings emb (V, C).
 template <typename T>
 void tied_head_forward(T* out, const T* inp, const T* emb, const T* b, int N, int C, int V) {
+  if constexpr (kSimdProducts && std::is_same_v<T, float>) {
+    product(out, inp, transposed(emb, V, C, 0), b, N, C, V, false);  // (N, V) = (N, C)(C, V) + b
+    return;
+  }
   MapT<T> o(out, N, V);
   o.noalias() = CMapT<T>(inp, N, C) * CMapT<T>(emb, V, C).transpose();
   if (b) o.rowwise() += Eigen::Map<const RowT<T>>(b, V);
@@ -64,6 +116,12 @@ void tied_head_forward(T* out, const T* inp, const T* emb, const T* b, int N, in
 template <typename T>
 void tied_head_backward(T* dinp, T* demb, T* db, const T* dout, const T* inp, const T* emb, int N, int C, int V) {
   CMapT<T> g(dout, N, V);
+  if constexpr (kSimdProducts && std::is_same_v<T, float>) {
+    product(dinp, dout, emb, nullptr, N, V, C, true);                       // (N, C) += (N, V)(V, C)
+    product(demb, transposed(dout, N, V, 0), inp, nullptr, V, N, C, true);  // (V, C) += (V, N)(N, C)
+    if (db) Eigen::Map<RowT<T>>(db, V) += g.colwise().sum();
+    return;
+  }
   MapT<T>(dinp, N, C).noalias() += g * CMapT<T>(emb, V, C);              // (N, C)
   MapT<T>(demb, V, C).noalias() += g.transpose() * CMapT<T>(inp, N, C);  // (V, C)
   if (db) Eigen::Map<RowT<T>>(db, V) += g.colwise().sum();
@@ -168,7 +226,10 @@ void attention_forward(T* out, T* att, const T* q, const T* k, const T* v, const
       auto v_h = Vv.block(b * S, h * dk, S, dk);   // (S, d_k)
       MapT<T> a(att + (static_cast<size_t>(b) * NH + h) * T_ * S, T_, S);
       // 2. scores = q_h k_h^T, scaled: dot products grow like sqrt(d_k).
-      a.noalias() = q_h * k_h.transpose();  // (T, S) = (T, d_k)(d_k, S)
+      if constexpr (kSimdProducts && std::is_same_v<T, float>)
+        kernels::gemm_tiled(a.data(), S, q_h.data(), d, transposed(k_h.data(), S, dk, 0, d), S, nullptr, T_, dk, S);
+      else
+        a.noalias() = q_h * k_h.transpose();  // (T, S) = (T, d_k)(d_k, S)
       a *= inv_sqrt_dk;
       // 2b. Relative positions: a learned bias per head and clipped offset s - t (after the scaling, as the core).
       if (rel_bias)
@@ -178,7 +239,10 @@ void attention_forward(T* out, T* att, const T* q, const T* k, const T* v, const
       // 3. Softmax over the visible keys (a row with every key hidden stays all zero).
       for (int t = 0; t < T_; ++t) softmax_row(&a(t, 0), &a(t, 0), S, &hidden[static_cast<size_t>(t) * S]);
       // 4. head_out = att v_h into this head's columns of the concatenation.
-      O.block(b * T_, h * dk, T_, dk).noalias() = a * v_h;  // (T, d_k) = (T, S)(S, d_k)
+      if constexpr (kSimdProducts && std::is_same_v<T, float>)
+        kernels::gemm_tiled(&O(b * T_, h * dk), d, a.data(), S, v_h.data(), d, nullptr, T_, S, dk);
+      else
+        O.block(b * T_, h * dk, T_, dk).noalias() = a * v_h;  // (T, d_k) = (T, S)(S, d_k)
     }
   }
 }
@@ -196,8 +260,15 @@ void attention_backward(T* dq, T* dk, T* dv, const T* dout, const T* att, const 
       CMapT<T> a(att + (static_cast<size_t>(b) * NH + h) * T_ * S, T_, S);
       auto g_h = G.block(b * T_, h * dkh, T_, dkh);  // (T, d_k)
       // head_out = a v_h
-      datt.noalias() = g_h * Vv.block(b * S, h * dkh, S, dkh).transpose();  // (T, S)
-      dV.block(b * S, h * dkh, S, dkh).noalias() += a.transpose() * g_h;    // (S, d_k)
+      if constexpr (kSimdProducts && std::is_same_v<T, float>) {
+        const float* vT = transposed(v + (static_cast<size_t>(b) * S) * d + h * dkh, S, dkh, 0, d);
+        kernels::gemm_tiled(datt.data(), S, g_h.data(), d, vT, S, nullptr, T_, dkh, S);  // (T, S)
+        kernels::gemm_tiled(&dV(b * S, h * dkh), d, transposed(a.data(), T_, S, 1), T_, g_h.data(), d, nullptr, S, T_,
+                            dkh, true);  // (S, d_k) += (S, T)(T, d_k)
+      } else {
+        datt.noalias() = g_h * Vv.block(b * S, h * dkh, S, dkh).transpose();  // (T, S)
+        dV.block(b * S, h * dkh, S, dkh).noalias() += a.transpose() * g_h;    // (S, d_k)
+      }
       // Softmax: dscore_ts = a_ts (datt_ts - sum_s' a_ts' datt_ts'). Masked entries have a = 0,
       // so they get no gradient, as the -inf they stood for. The relative bias was added after the
       // scaling: its gradient is dscore before the 1/sqrt(d_k).
@@ -211,8 +282,15 @@ void attention_backward(T* dq, T* dk, T* dv, const T* dout, const T* att, const 
         }
       }
       // scores = q_h k_h^T
-      dQ.block(b * T_, h * dkh, T_, dkh).noalias() += datt * K.block(b * S, h * dkh, S, dkh);
-      dK.block(b * S, h * dkh, S, dkh).noalias() += datt.transpose() * Q.block(b * T_, h * dkh, T_, dkh);
+      if constexpr (kSimdProducts && std::is_same_v<T, float>) {
+        kernels::gemm_tiled(&dQ(b * T_, h * dkh), d, datt.data(), S, k + (static_cast<size_t>(b) * S) * d + h * dkh, d,
+                            nullptr, T_, S, dkh, true);
+        kernels::gemm_tiled(&dK(b * S, h * dkh), d, transposed(datt.data(), T_, S, 0), T_,
+                            q + (static_cast<size_t>(b) * T_) * d + h * dkh, d, nullptr, S, T_, dkh, true);
+      } else {
+        dQ.block(b * T_, h * dkh, T_, dkh).noalias() += datt * K.block(b * S, h * dkh, S, dkh);
+        dK.block(b * S, h * dkh, S, dkh).noalias() += datt.transpose() * Q.block(b * T_, h * dkh, T_, dkh);
+      }
     }
 }
 
