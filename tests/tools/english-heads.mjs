@@ -300,6 +300,8 @@ for (const [model, out] of [['english', decoder?.out]]) {
     tokens: out.tokens,
     passages: out.passages,
     samples: out.samples.length,
+    // The rule a head is named by (head-roles.mjs chooseRole): the view states it beside the names.
+    thresholds: THRESHOLDS,
     heads: out.heads.map((h) => ({
       layer: h.layer,
       head: h.head,

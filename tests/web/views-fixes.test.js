@@ -459,4 +459,36 @@ describe('on the playground page', () => {
     expect(url.searchParams.get('head')).toBe(String(place.head));
     expect(errors).toEqual([]);
   });
+
+  test('on a layer with no named head, the heads view says so, states the naming rule and goes to the layers that have names', async () => {
+    const roles = JSON.parse(await readFile(join(ROOT, 'web/models/english.heads.json'), 'utf8'));
+    const t = roles.thresholds;
+    const namedLayers = [...new Set(roles.heads.filter((h) => h.role).map((h) => h.layer))].sort((a, b) => a - b);
+    const empty = [...Array(Math.max(...roles.heads.map((h) => h.layer)) + 1).keys()].find(
+      (l) => !namedLayers.includes(l),
+    );
+    expect(empty).toBe(0); // the page opens on layer 0, where no head of the English model has a role
+    const { page, errors } = await playground.open('/#concept=heads', { viewport: WIDTHS.wide });
+    await rendered(page, 'ap-heads');
+    const line = () => page.locator('ap-heads').evaluate((w) => w.shadowRoot.querySelector('.roles-line').textContent);
+    await expect.poll(line, { timeout: 30_000 }).toContain('No head of layer 0 has a role by this measure.');
+    const text = await line();
+    expect(text).toContain(`at least ${t.minMass} of its weight goes to one relation, ${t.minRatio} times`);
+    for (const h of roles.heads.filter((x) => x.role)) expect(text).toContain(`head ${h.head}, ${h.label}`);
+    const buttons = page.locator('ap-heads .roles-line button');
+    expect(await buttons.allTextContents()).toEqual(namedLayers.map((l) => `layer ${l}`));
+    await buttons.first().click();
+    await page.waitForFunction(
+      (l) =>
+        document
+          .querySelector('ap-heads')
+          ?.shadowRoot.querySelector(`button[aria-label="layer ${l}"]`)
+          ?.getAttribute('aria-pressed') === 'true',
+      namedLayers[0],
+      { timeout: 30_000 },
+    );
+    await expect.poll(line, { timeout: 30_000 }).not.toContain('No head of layer');
+    expect(await line()).toContain(`at least ${t.minMass} of its weight`); // the rule stays beside the names
+    expect(errors).toEqual([]);
+  });
 });

@@ -41,6 +41,9 @@ export class ApHeads extends ApWidget {
     // Grouped-query attention: how many K/V heads the query heads share (the core's choices).
     this.kvButtons = el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Number of K/V heads' } });
     this.kvLine = el('p', { className: 'note kv-line' });
+    // On a model whose heads were measured on held-out text: the rule a head is named by, and the
+    // layers whose heads have names (a layer may have none).
+    this.rolesLine = el('p', { className: 'note roles-line', hidden: true });
     this.layerBox = el('span', { className: 'field inline' }, el('span', { text: 'Layer:' }), this.layers);
     this.shared = el('input', {
       type: 'checkbox',
@@ -71,6 +74,7 @@ export class ApHeads extends ApWidget {
         el('span', { className: 'field inline' }, el('span', { text: 'Heads:' }), this.buttons),
         this.layerBox,
       ),
+      this.rolesLine,
       el(
         'div',
         { className: 'controls', dataset: { control: 'kvheads' } },
@@ -152,6 +156,7 @@ export class ApHeads extends ApWidget {
       return;
     }
     const measured = measuredFor(run, state);
+    this.renderRoles(measured, layer ?? 0);
     const cards = [];
     maps.forEach((m, i) => {
       const p = headPattern(m.values, m.rows, m.cols, { labels: m.colLabels, masked: m.masked });
@@ -188,6 +193,41 @@ export class ApHeads extends ApWidget {
     this.note.textContent = `Layer ${layer ?? 0}: ${h} head${h > 1 ? 's' : ''} of d_k = ${d / h}. Each map is one head's weights (rows: queries, columns: keys; each row sums to 1).${random ? ' These are random, untrained weights: their patterns mean nothing yet; pick a trained model to see heads that learned something.' : ''}`;
   }
 }
+
+// The rule a head is named by (the measurement's own thresholds) and, when this layer has no named
+// head, the layers that have them, each a button.
+ApHeads.prototype.renderRoles = function (measured, layer) {
+  const t = measured?.thresholds;
+  this.rolesLine.hidden = !t;
+  if (!t) return;
+  const named = measured.heads.filter((x) => x.role);
+  const here = named.filter((x) => x.layer === layer);
+  const rule = `A head is named when at least ${t.minMass} of its weight goes to one relation, ${t.minRatio} times its share if spread evenly and ${t.minVsPosition} times what its position alone would give, over ${t.minQueries} or more queries; it "leans to" one at ${t.leanMass}, ${t.leanRatio} times and ${t.leanVsPosition} times.`;
+  const byLayer = [...new Set(named.map((x) => x.layer))].sort((a, b) => a - b);
+  const parts = [];
+  if (!here.length && byLayer.length) {
+    parts.push(
+      `No head of layer ${layer} has a role by this measure. Named heads: `,
+      ...byLayer.flatMap((l, i) => [
+        i ? '; ' : '',
+        el('button', {
+          type: 'button',
+          className: 'small',
+          text: `layer ${l}`,
+          on: { click: () => this.requestState({ layer: l }) },
+        }),
+        ` ${named
+          .filter((x) => x.layer === l)
+          .map((x) => `head ${x.head}, ${x.label}`)
+          .join('; ')}`,
+      ]),
+      '. ',
+    );
+  }
+  parts.push(rule);
+  this.rolesLine.replaceChildren(...parts);
+  this.dataset.namedLayers = byLayer.join(',');
+};
 
 // The K/V heads buttons and their line: which query heads share a K and V (the core's kv_group) and
 // what the cache saves, from the numbers of this run.
