@@ -582,6 +582,38 @@ describe('bert-gpt on the English models', () => {
     expect(errors).toEqual([]);
   }, 120_000);
 
+  test('a text longer than the masked LM reads is cut, and said so; an empty text then leaves nothing of it', async () => {
+    const text = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+    const n = englishMlm.tokenizer.encode(text).ids.length;
+    const max = englishMlm.config.maxLen;
+    expect(n).toBeGreaterThan(max);
+    const { errors, widget } = await openAlone('ap-bert-gpt', { text });
+    const note = () => widget.evaluate((w) => w.shadowRoot.querySelector('.cut').textContent);
+    await expect
+      .poll(note, { timeout: 60_000 })
+      .toBe(
+        `The masked LM reads at most ${max} tokens (the decoder ${english.config.maxLen}); your text has ${n}, so the view reads its first ${max}.`,
+      );
+    expect(await widget.evaluate((w) => w.maskSel.options.length)).toBe(max);
+    await widget.evaluate((w) => w.setAttribute('text', ''));
+    await expect.poll(() => widget.evaluate((w) => w.maskSel.options.length), { timeout: 30_000 }).toBe(0);
+    expect(await widget.evaluate((w) => w.shadowRoot.querySelector('.cut').hidden)).toBe(true);
+    expect(await widget.evaluate((w) => w.shadowRoot.querySelector('.body').textContent)).toContain('Type some text.');
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  test('with no position chosen it hides a whole word, not a piece of one', async () => {
+    // By hand: "Shakespeare" is five pieces (S h akes pe are), the third token is "akes"; the first
+    // whole word from the third token on is " and" (its own word: " E", the next piece, starts another).
+    const text = 'Shakespeare and Einstein never met in London.';
+    const pieces = englishMlm.tokenizer.encode(text).pieces;
+    expect(pieces.slice(0, 6)).toEqual(['S', 'h', 'akes', 'pe', 'are', ' and']);
+    const { errors, widget } = await openAlone('ap-bert-gpt', { text });
+    await expect.poll(() => data(widget, 'mask'), { timeout: 60_000 }).toBe('5');
+    expect(await widget.evaluate((w) => w.maskSel.selectedOptions[0].textContent)).toBe('5:  and');
+    expect(errors).toEqual([]);
+  }, 120_000);
+
   // context-embeddings on the English model: the notes' two "bank" sentences through the masked LM,
   // the cosines of the two "bank" vectors recomputed here from the same file.
   test('context-embeddings: the two "bank" vectors through the English masked LM, as computed in Node', async () => {

@@ -68,6 +68,18 @@ function mlmEntry(ap, seed, dModel) {
 }
 
 /** A loaded model entry, or a promise of it (null if it cannot be loaded, when `optional`). */
+// The first token from position `from` on that is a whole word (it starts one, with its space or
+// at the start, and the next token starts another word or is not a letter): the default to hide, so
+// BERT guesses a word, not a piece of one ("akes" of "Shakespeare"). `from` when there is none.
+function wholeWordAt(pieces, from) {
+  const letter = /^\p{L}/u;
+  const starts = (p, i) => (i === 0 || p.startsWith(' ')) && letter.test(p.trimStart());
+  const continues = (p) => p !== undefined && letter.test(p);
+  for (let i = Math.min(from, pieces.length - 1); i < pieces.length; i++)
+    if (starts(pieces[i], i) && !continues(pieces[i + 1])) return i;
+  return from;
+}
+
 function entryOf(key, optional = false) {
   const e = modelNow(key);
   if (e) return e;
@@ -110,13 +122,13 @@ export class ApBertGpt extends ApWidget {
     this.setAttribute('mask', String(v));
   }
 
-  /** The position to mask: the `mask` attribute, else the third word (or the last). */
-  maskIndex(n, { quiet = false } = {}) {
+  /** The position to mask: the `mask` attribute, else `fallback` (the third word, or the last). */
+  maskIndex(n, { quiet = false, fallback: preferred = 2 } = {}) {
     // Out of the sentence: the nearest position (with a console warning); not a number: the default.
     // quiet: the word-level sides on the English model, whose mask the English tokens then choose
     // (and warn about, with their own range).
     const spec = { min: 0, max: n - 1, integer: true };
-    const fallback = Math.min(2, n - 1);
+    const fallback = Math.min(preferred, n - 1);
     return quiet
       ? readNumber(this.getAttribute('mask'), spec, fallback).value
       : this.numberAttribute('mask', spec, fallback);
@@ -157,12 +169,21 @@ export class ApBertGpt extends ApWidget {
     const max = mlm.base.maxLen;
     const ids = Array.from(enc.ids).slice(0, max);
     const pieces = enc.pieces.slice(0, max).map(tokenText);
-    r.cut = enc.ids.length > max ? { max, n: enc.ids.length, unit: 'tokens' } : null;
+    // One list of tokens for both sides, so both read as many as the masked LM can (the decoder could read more).
+    r.cut =
+      enc.ids.length > max
+        ? {
+            max,
+            n: enc.ids.length,
+            unit: 'tokens',
+            who: `The masked LM reads at most ${max} tokens (the decoder ${lm.base.maxLen})`,
+          }
+        : null;
     const maskId = mlm.model.specialTokens.mask;
     let at = ids.indexOf(maskId),
       truth = -1;
     if (at < 0) {
-      at = this.maskIndex(ids.length);
+      at = this.maskIndex(ids.length, { fallback: wholeWordAt(enc.pieces.slice(0, max), 2) });
       truth = ids[at];
     }
     const masked = ids.map((id, i) => (i === at ? maskId : id));
@@ -323,8 +344,14 @@ export class ApBertGpt extends ApWidget {
 
   render(r) {
     if (r.empty) {
+      // Nothing of an earlier text stays: its tokens in the picker, its length in the note.
       this.cols.replaceChildren(el('p', { text: 'Type some text.' }));
       this.test.replaceChildren();
+      this.maskSel.replaceChildren();
+      this.maskField.hidden = true;
+      this.cutNote.hidden = true;
+      this.cutNote.textContent = '';
+      delete this.dataset.mask;
       return;
     }
     for (const run of [r.bert, r.gpt, r.bertEnc, r.gptDec, r.bert2, r.gpt2]) if (run.error) throw run.error;
@@ -335,9 +362,9 @@ export class ApBertGpt extends ApWidget {
     this.maskField.hidden = this.hides('mask');
     this.cutNote.hidden = !r.cut;
     this.cutNote.textContent = r.cut
-      ? `These models read at most ${r.cut.max} ${r.cut.unit}; your text has ${r.cut.n}, so the view reads its first ${r.cut.max}.`
+      ? `${r.cut.who ?? `These models read at most ${r.cut.max} ${r.cut.unit}`}; your text has ${r.cut.n}, so the view reads its first ${r.cut.max}.`
       : '';
-    this.dataset.mask = String(r.at);
+    this.dataset.mask = String(r.selectAt ?? r.at);
 
     const side = (run, key, name, objective, { row, truth, dist }) => {
       const layer = 0,
