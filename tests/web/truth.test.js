@@ -81,6 +81,51 @@ describe('1. text the model cannot read', () => {
   });
 });
 
+describe('1. an empty text in chapters E and I', () => {
+  // These views skipped drawing on an empty text and kept the last sentence's matrices (rmsnorm's
+  // "the cat sat on the mat" rows and its mean and RMS), or went blank with no word (gqa, residual).
+  test('each view that reads the text says it is empty in place of its drawing, and draws again', async () => {
+    for (const [chapter, tags] of [
+      ['E', ['ap-residual', 'ap-layernorm', 'ap-ffn', 'ap-block']],
+      ['I', ['ap-rmsnorm', 'ap-gqa', 'ap-sliding-window']],
+    ]) {
+      const text = encodeURIComponent('the cat sat on the mat');
+      const { page, errors } = await playground.open(`/?text=${text}#chapter=${chapter}`, {
+        viewport: { width: 1366, height: 900 },
+      });
+      const state = async (tag, want) => {
+        await page.locator(tag).scrollIntoViewIfNeeded();
+        await page.waitForFunction(
+          ([t, w]) => {
+            const e = document.querySelector(t);
+            return (
+              e?.dataset.rendered?.startsWith(`[${JSON.stringify(w)}`) &&
+              (w === '' ? !!e.dataset.error : !e.dataset.error)
+            );
+          },
+          [tag, want],
+          { timeout: 60_000 },
+        );
+        return page.locator(tag).evaluate(look);
+      };
+      for (const tag of tags)
+        expect(await state(tag, 'the cat sat on the mat'), tag).toMatchObject({ failed: false, drawingShown: true });
+      await page.locator('#text').fill('');
+      for (const tag of tags) {
+        const v = await state(tag, '');
+        expect(v.error, tag).toMatch(/empty/);
+        expect(v, tag).toMatchObject({ failed: true, drawingShown: false });
+      }
+      await page.locator('#text').fill('the dog ran home');
+      for (const tag of tags) {
+        const v = await state(tag, 'the dog ran home');
+        expect(v, tag).toMatchObject({ error: null, failed: false, drawingShown: true });
+      }
+      expect(errors).toEqual([]);
+    }
+  }, 240_000);
+});
+
 // 4. Under "Sinusoidal positions", "Added to the embeddings of your text" showed the page model's
 //    own position table whatever it was: the English decoder's learned one (values up to +-3.6,
 //    impossible for sin and cos). Now the sum shows only for a model that adds sinusoids; otherwise

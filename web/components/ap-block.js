@@ -204,7 +204,6 @@ export class ApBlock extends ApWidget {
   }
 
   render(run, state) {
-    if (run.empty) return;
     const layer = layerFor(run, state) ?? 0;
     const stack = run.mainStack;
     const pre = run.config.norm === 'pre';

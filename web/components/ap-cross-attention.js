@@ -126,7 +126,6 @@ export class ApCrossAttention extends ApWidget {
 
   render(run, state) {
     this.note.textContent = this._choice.note;
-    if (run.empty) return;
     // The translator opens on its last decoder layer (its first has not aligned yet); another
     // model follows the page's layer and head until the student picks here.
     const L = run.config.nLayers,

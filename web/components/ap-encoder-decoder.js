@@ -46,7 +46,6 @@ export class ApEncoderDecoder extends ApWidget {
 
   render(run, state) {
     this.note.textContent = this._choice.note;
-    if (run.empty) return;
     const chips = (labels, flags) =>
       labels.map((p, i) => el('span', { className: `tok${flags?.has(i) ? ' unknown' : ''}`, text: tokenText(p) }));
     this.src.replaceChildren(...chips(run.srcTokens, run.srcUnknown));

@@ -202,7 +202,6 @@ export class ApFfn extends ApWidget {
 
   render(run, state) {
     this.renderWhy();
-    if (run.empty) return;
     const layer = layerFor(run, state);
     const stack = run.mainStack;
     // A gated FFN (an opened Llama, Mistral or Qwen2) records x W_gate and its activation where the

@@ -59,7 +59,6 @@ export class ApGqa extends ApWidget {
   }
 
   render(run, state) {
-    if (run.empty) return;
     if (run.error) throw run.error;
     const c = run.config;
     const h = c.nHeads,

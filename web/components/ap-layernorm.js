@@ -59,7 +59,6 @@ export class ApLayernorm extends ApWidget {
   }
 
   render(run, state) {
-    if (run.empty) return;
     const layer = layerFor(run, state);
     const names = run
       .stages()

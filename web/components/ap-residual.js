@@ -68,7 +68,6 @@ export class ApResidual extends ApWidget {
   }
 
   render(run, state) {
-    if (run.empty || !run.tokens.length) return;
     const layer = layerFor(run, state);
     this.note.textContent = this.zero
       ? `Layer ${layer}'s attention output projection is all zeros in this copy of the model.`

@@ -45,7 +45,6 @@ export class ApRmsnorm extends ApWidget {
   }
 
   render([ln, rms]) {
-    if (ln.empty) return;
     if (ln.error) throw ln.error;
     if (rms.error) throw rms.error;
     // Layer 0's first norm: its input (x, or x + attention in post-norm) has not met a norm yet.

@@ -65,7 +65,6 @@ export class ApSlidingWindow extends ApWidget {
   }
 
   render(run, state) {
-    if (run.empty) return;
     if (run.error) throw run.error;
     const w = this.windowOf(state);
     this.wInput.value = String(w);
