@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -36,7 +37,7 @@ class Options {
         std::fprintf(stderr, "bad argument \"%s\"\n%s", a.c_str(), usage);
         return 2;
       }
-      command_ += " " + a + " " + argv[i + 1];
+      command_ += " " + a + " " + shell_quoted(argv[i + 1]);
       opt_[a.substr(2)] = argv[++i];
     }
     return -1;
@@ -66,10 +67,21 @@ class Options {
     if (!opt_.empty()) fail("unknown option --" + opt_.begin()->first);
   }
 
-  // The command line as typed (kept in the model file's metadata).
+  // The command line as typed (kept in the model file's metadata), a value with a space or a
+  // quote in single quotes, so that a shell runs it again with the same arguments.
   const std::string& command() const { return command_; }
 
  private:
+  static std::string shell_quoted(const std::string& v) {
+    const bool plain = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || std::string("_./:=,+-").find(c) != std::string::npos;
+    });
+    if (plain) return v;
+    std::string out = "'";
+    for (const char c : v) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+  }
+
   std::map<std::string, std::string> opt_;
   std::string command_;
 };

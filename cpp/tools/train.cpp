@@ -49,7 +49,10 @@ const char kUsage[] =
     "  --eval-n N         final held-out examples (default 2000)\n"
     "  --eval-seed S      seed of the held-out draw (default 20261122)\n"
     "  --out FILE         write the model here (safetensors)\n"
-    "  --init FILE        fine-tune: start from this model's weights (sizes come from it)\n";
+    "  --init FILE        fine-tune: start from this model's weights (sizes come from it)\n"
+    "  --description TEXT what the page says of the model ({n_layers}, {d_model}, ... : its config's numbers)\n"
+    "  --example TEXT     the text the page types into the model when it is picked\n"
+    "  --prompt TEXT      the text the decoding views start from (default: the example)\n";
 
 void print_eval(const char* what, const EvalResult& r) {
   std::printf("%s: %.2f%% (%d/%d)", what, 100.0 * r.accuracy(), r.correct, r.total);
@@ -92,6 +95,10 @@ int main(int argc, char** argv) {
     const uint64_t eval_seed = static_cast<uint64_t>(num("eval-seed", 20261122));
     const std::string out = get("out", "");
     const std::string init = get("init", "");
+    // What the page shows of the model, kept in the file (metadata) so that the page restates none of it.
+    std::map<std::string, std::string> facts;
+    for (const char* key : {"description", "example", "prompt"})
+      if (const std::string v = get(key, ""); !v.empty()) facts[key] = v;
     std::unique_ptr<Model> init_model;
     if (!init.empty()) {  // fine-tuning: the architecture is the pre-trained model's
       std::ifstream f(init, std::ios::binary);
@@ -142,6 +149,7 @@ int main(int argc, char** argv) {
     // The model file: weights, config, vocabulary, and how to prompt it.
     Model model = trainer.snapshot();
     model.mutable_metadata()["train_command"] = opt.command();
+    for (const auto& [key, value] : facts) model.mutable_metadata()[key] = value;
     if (init_model) {  // fine-tuned: how the starting weights were made, so the file tells its whole history
       const auto& im = init_model->metadata();
       const auto it = im.find("train_command");

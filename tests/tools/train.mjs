@@ -5,7 +5,8 @@
 //    tokenizer for both models).
 // 3. Writes the trainer's data folder build/english/ (tokenizer.json, train.txt, heldout.txt, split.json).
 // 4. Builds the native trainer and runs it with the recipe below, writing web/models/<name>.safetensors;
-//    the file records the command, the corpus, the split and the seed in its metadata.
+//    the file records the command, the corpus, the split and the seed in its metadata, and what the
+//    page says of it (tests/tools/lib/model-facts.mjs).
 // `--data-only` stops after step 3; `--stage K` starts training at stage K. Training takes tens of minutes on two cores (docs/models.md).
 // `npm run train -- report` measures the shipped files (tests/tools/english-report.mjs).
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { ROOT, NATIVE_DIR, main, run, step, StepError } from './lib/setup.mjs';
 import { heldOutIds, readBrown, splitBrown } from './lib/brown.mjs';
 import { trainBpe } from './lib/bpe.mjs';
 import { RECIPES, stageOut } from './lib/english-recipes.mjs';
+import { MODEL_FACTS, factArgs } from './lib/model-facts.mjs';
 
 export const VOCAB_SIZE = 4096;
 export const DATA_DIR = 'build/english';
@@ -71,6 +73,8 @@ main(async () => {
       DATA_DIR,
       '--out',
       stageFile,
+      // What the page says of the model, in the file (the same at each stage: the file of any stage is whole).
+      ...factArgs(MODEL_FACTS[name] ?? {}),
     ]));
     if (code !== 0) throw new StepError(`training ${name} failed`);
   }

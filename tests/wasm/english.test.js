@@ -99,10 +99,13 @@ describe('the shipped files and their recorded held-out figures', () => {
 
   test('the file records how it was made: the command of each stage, corpus, split, seed', async () => {
     const { RECIPES, stageOut } = await import('../tools/lib/english-recipes.mjs');
+    const { MODEL_FACTS, factArgs, recordedArgs } = await import('../tools/lib/model-facts.mjs');
     const stages = RECIPES.english;
-    // Stage k (1-based) as tests/tools/train.mjs runs it: from the file of stage k - 1, into its own.
+    // Stage k (1-based) as tests/tools/train.mjs runs it: from the file of stage k - 1, into its own,
+    // with what the page says of the model last.
+    const facts = recordedArgs(factArgs(MODEL_FACTS.english));
     const command = (k) =>
-      `train ${stages[k - 1]}${k > 1 ? ` --init ${stageOut('english', k - 1)}` : ''} --data build/english --out ${stageOut('english', k)}`;
+      `train ${stages[k - 1]}${k > 1 ? ` --init ${stageOut('english', k - 1)}` : ''} --data build/english --out ${stageOut('english', k)} ${facts}`;
     const m = dec.metadata;
     expect(m.train_command).toBe(command(stages.length));
     if (stages.length > 1) expect(m.init_train_command).toBe(command(stages.length - 1));
