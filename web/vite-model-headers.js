@@ -1,7 +1,8 @@
 // A Vite plugin shared by the page build (vite.config.js) and the widget bundle
 // (vite.widgets.config.js): `import HEADERS from 'virtual:ap-model-headers'` gives, for each
 // web/models/<name>.safetensors present when the page is served or built, what its header says
-// ({ task, separator, arch, config, tensors }). The page lists its trained models from this,
+// ({ task, separator, arch, config, tensors, and what the page says of the model: description,
+// example, prompt, written by the trainer's options of those names}). The page lists its trained models from this,
 // so a visitor never downloads a model file (or asks a host for byte ranges) just to learn what
 // it is; the weights are fetched when a model is first used. A file whose header does not read
 // as a model is left out with a warning, as the page used to do at run time.
@@ -34,6 +35,9 @@ export function readModelHeader(path) {
     return {
       task: meta.task || '',
       separator: meta.separator || '',
+      description: meta.description || '',
+      example: meta.example || '',
+      prompt: meta.prompt || '',
       arch: config.arch,
       config,
       tensors: Object.keys(header).filter((k) => k !== '__metadata__'),

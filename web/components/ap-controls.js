@@ -6,7 +6,7 @@
 import { adoptOwnStyles, adoptStyles } from '../lib/styles.js';
 import { el, fillSelect, fmt, keyboardScrollable, tokenText } from '../lib/dom.js';
 import { MAX_TEXT_CHARS, modelKeyOf, optionsOf, parseState, STATE_KEYS } from '../lib/state.js';
-import { availableTrainedModels, getModel, modelNow, pretrainedEntries, TRAINED_EXAMPLES } from '../lib/models.js';
+import { availableTrainedModels, getModel, modelNow, pretrainedEntries, trainedFacts } from '../lib/models.js';
 import { openFiles, openUrl } from '../lib/hf-open.js';
 import { lengthOf } from '../lib/runs.js';
 import { getPlayground, playgroundNow } from '../lib/module.js';
@@ -394,7 +394,7 @@ export class ApControls extends HTMLElement {
     getModel(modelKeyOf({ ...s, ...patch })).then(
       (entry) => {
         const enc = entry.model.tokenizer.encode(s.text);
-        const example = entry.kind === 'pretrained' ? entry.example : TRAINED_EXAMPLES[value];
+        const example = entry.kind === 'pretrained' ? entry.example : trainedFacts(value).example;
         if ((enc.ids.length > 0 && enc.unknown.length === 0) || !example || example === s.text) {
           this._setTextNote(null);
         } else {
@@ -701,21 +701,9 @@ function configBase(c) {
     : {};
 }
 
+// What a shipped model learned, in one line for the student: its file's own description.
 function aboutTrained(entry) {
-  const about = TRAINED_ABOUT[entry.name];
-  if (typeof about === 'function') return about(entry.base);
-  return about || `Trained by this project on the task "${entry.metadata.task}".`;
+  return trainedFacts(entry.name).description || `Trained by this project on the task "${entry.metadata.task}".`;
 }
-
-// What each shipped model learned, in one line for the student (sizes from the model itself).
-const TRAINED_ABOUT = {
-  english: (b) =>
-    `Trained by this project on the Brown corpus (about a million words of edited American English from 1961, 15 genres): a ${b.nLayers}-layer decoder with ${b.nHeads} heads per layer and d_model ${b.dModel}, like a very small GPT-2. It reads any text as byte-level BPE pieces (${b.vocabSize} of them, none unknown), at most ${b.maxLen} tokens, and predicts the next piece; the causal mask is on.`,
-  grammar:
-    'Trained by this project: a 2-layer decoder that predicts the next word of sentences from a small English grammar (agreement, "bank" of a river or of money). The causal mask is on, as in GPT.',
-  sort: 'Trained by this project: a decoder that writes the sorted characters after "=".',
-  reverse: 'Trained by this project: a decoder that writes the characters in reverse after "=".',
-  dates: 'Trained by this project: an encoder-decoder that rewrites a date such as "3 March 1999" as 1999-03-03.',
-};
 
 if (!customElements.get('ap-controls')) customElements.define('ap-controls', ApControls);

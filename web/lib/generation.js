@@ -3,14 +3,12 @@
 // model.generate() call (memoised in runs.js) and a slider over the generated tokens.
 import { ApWidget } from './widget.js';
 import { clamp, el, fillSelect, tokenText } from './dom.js';
-import { displayVocab, getModel, modelNow, trainedFiles, TRAINED_EXAMPLES } from './models.js';
+import { displayVocab, getModel, modelNow, trainedFacts, trainedFiles } from './models.js';
 import { DEFAULTS, modelKeyOf, switchesOf } from './state.js';
 import { generationFor } from './runs.js';
 import { textFor } from './view.js';
 
 const GENERATIVE = ['english', 'grammar', 'sort', 'reverse', 'dates'];
-// What a trained model starts from: the grammar model writes a whole sentence from "the".
-const PROMPTS = { ...TRAINED_EXAMPLES, grammar: 'the' };
 
 export class GenerationWidget extends ApWidget {
   /** Which model a view starts with, first available wins ('random': the page's random model). */
@@ -125,7 +123,8 @@ export class GenerationWidget extends ApWidget {
     const go = (entry) => {
       if (entry.base.arch === 'encoder') throw new Error('an encoder-only model does not generate text');
       const fromPage = pick.name === 'random' || pick.name === state.model;
-      const prompt = this.promptEdited ?? (fromPage ? textFor(state) : PROMPTS[pick.name] || textFor(state));
+      const prompt =
+        this.promptEdited ?? (fromPage ? textFor(state) : trainedFacts(pick.name).prompt || textFor(state));
       const encLen = entry.model.tokenizer.encode(prompt).ids.length + 2 + (entry.metadata.separator ? 1 : 0);
       const room = entry.base.arch === 'encoder-decoder' ? entry.base.maxLen - 1 : entry.base.maxLen - encLen;
       const maxTokens = clamp(room, 1, 14);

@@ -65,14 +65,19 @@ export function hasModelFile(name) {
   return (TRAINED_NAMES.includes(name) || VIEW_MODEL_NAMES.includes(name)) && !!TRAINED_URLS[name];
 }
 
-/** What the page types by default into each trained model, in its own alphabet. */
-export const TRAINED_EXAMPLES = {
-  english: 'My grandmother baked cookies for the whole neighborhood.',
-  sort: 'd3a91c7',
-  reverse: 'hello42',
-  dates: '3 March 1999',
-  grammar: 'the cat near the dogs sleeps .',
-};
+/**
+ * What a shipped model's file says of itself (its metadata, read when the page was built; the
+ * trainer's --description, --example and --prompt wrote it): the text the page types into it, in
+ * its own alphabet (example), what the decoding views start from (prompt, else the example), and
+ * one line for the student (description) whose {key}s are that number of the file's config
+ * ({n_layers}, {d_model}, ...). Empty strings where the file says nothing.
+ */
+export function trainedFacts(name) {
+  const h = hasModelFile(name) ? MODEL_HEADERS[name] : undefined;
+  if (!h) return { description: '', example: '', prompt: '' };
+  const description = h.description.replace(/\{(\w+)\}/g, (all, key) => String(h.config[key] ?? all));
+  return { description, example: h.example, prompt: h.prompt || h.example };
+}
 
 export const RANDOM_DEFAULTS = {
   arch: 'decoder',

@@ -7,7 +7,7 @@ import { HeatmapPool } from './heatmap.js';
 import { renderTex } from './katex.js';
 import { explainBox } from './explain.js';
 import { playgroundNow } from './module.js';
-import { getModel, modelNow, trainedArch, trainedFiles, TRAINED_EXAMPLES } from './models.js';
+import { getModel, modelNow, trainedArch, trainedFacts, trainedFiles } from './models.js';
 import { DEFAULTS, modelKeyOf, switchesOf } from './state.js';
 import { runFor } from './runs.js';
 
@@ -385,7 +385,7 @@ export function encoderDecoderChoice(state) {
   if (trainedFiles().includes('dates'))
     return {
       key: 'trained:dates',
-      text: TRAINED_EXAMPLES.dates,
+      text: trainedFacts('dates').example,
       trained: true,
       note: 'The trained dates model: it reads a date as written and writes it as YYYY-MM-DD; the decoder side is its own greedy answer.',
     };
