@@ -23,7 +23,7 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt, num, tokenText } from '../lib/dom.js';
 import { numsTable, textFor } from '../lib/view.js';
-import { displayVocab, getModel, hasModelFile, modelNow, randomKey, trainedFiles } from '../lib/models.js';
+import { displayVocab, entryOf, hasModelFile, modelNow, randomKey, trainedFiles, whenLoaded } from '../lib/models.js';
 import { modelKeyOf, readNumber } from '../lib/state.js';
 import { getPlayground, playgroundNow } from '../lib/module.js';
 import { runIds } from '../lib/runs.js';
@@ -67,7 +67,6 @@ function mlmEntry(ap, seed, dModel) {
   return entry;
 }
 
-/** A loaded model entry, or a promise of it (null if it cannot be loaded, when `optional`). */
 // The first token from position `from` on that is a whole word (it starts one, with its space or
 // at the start, and the next token starts another word or is not a letter): the default to hide, so
 // BERT guesses a word, not a piece of one ("akes" of "Shakespeare"). `from` when there is none.
@@ -79,15 +78,6 @@ function wholeWordAt(pieces, from) {
     if (starts(pieces[i], i) && !continues(pieces[i + 1])) return i;
   return from;
 }
-
-function entryOf(key, optional = false) {
-  const e = modelNow(key);
-  if (e) return e;
-  const p = getModel(key);
-  return optional ? p.catch(() => null) : p;
-}
-
-const isPromise = (x) => x && typeof x.then === 'function';
 
 export class ApBertGpt extends ApWidget {
   static concept = 'bert-gpt';
@@ -158,7 +148,7 @@ export class ApBertGpt extends ApWidget {
       r.empty ? r : hf ? this._withPretrained(r, hf, text) : english ? this._withEnglish(r, mlm, lm, text) : r;
     const go = ([ap, enc, dec, grammar, mlm, englishMlm, englishLm]) =>
       done(this._compute(state, text, ap, enc, dec, grammar, mlm, { quiet: english }), englishMlm, englishLm);
-    return parts.some(isPromise) ? Promise.all(parts).then(go) : go(parts);
+    return whenLoaded(parts, go);
   }
 
   // Both sides on English: the masked LM reads the text's tokens with one hidden behind [MASK]

@@ -10,11 +10,9 @@ import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt, occurrence, wideField } from '../lib/dom.js';
 import { barList } from '../lib/plot.js';
 import { BANK_MONEY, BANK_RIVER, cosine, encodeSource, translationEntry } from '../lib/translation.js';
-import { getModel, hasModelFile, modelNow } from '../lib/models.js';
+import { entryOf, hasModelFile, isPromise, modelNow } from '../lib/models.js';
 
 const ENGLISH_MLM = 'english-mlm';
-
-const isPromise = (x) => x && typeof x.then === 'function';
 
 export class ApContextEmbeddings extends ApWidget {
   static ownInput = 'This view does not read the text at the top: it reads its two sentences, in its boxes.';
@@ -93,7 +91,7 @@ export class ApContextEmbeddings extends ApWidget {
     // On the English model (the page's default): its encoder twin, the English masked LM, which
     // learned English from the Brown corpus, not a task that needs the two senses apart.
     if (state.model === 'english' && hasModelFile(ENGLISH_MLM)) {
-      const e = modelNow(`trained:${ENGLISH_MLM}`) || getModel(`trained:${ENGLISH_MLM}`);
+      const e = entryOf(`trained:${ENGLISH_MLM}`);
       const go = (entry) => ({ ...this._computeHf(entry), english: true });
       return isPromise(e) ? e.then(go) : go(e);
     }

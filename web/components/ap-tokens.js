@@ -7,7 +7,7 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { el } from '../lib/dom.js';
 import { textFor } from '../lib/view.js';
-import { displayVocab, getModel, hasModelFile, modelNow } from '../lib/models.js';
+import { displayVocab, entryOf, hasModelFile, whenLoaded } from '../lib/models.js';
 import { adoptOwnStyles } from '../lib/styles.js';
 import { startOf } from '../lib/runs.js';
 import { piecesOf, spaceCounts, splitOnce, startWord, startWordLine } from '../lib/token-words.js';
@@ -22,15 +22,6 @@ const strict = new TextDecoder('utf-8', { fatal: true });
 const HEX_PIECE = /^(?:<0x[0-9A-F]{2}>)+$/;
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).toUpperCase().padStart(2, '0')).join(' ');
 const codePoint = (ch) => `U+${ch.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
-const isPromise = (x) => x && typeof x.then === 'function';
-
-/** A loaded model entry, or a promise of it (null if it cannot be loaded, when `optional`). */
-function entryOf(key, optional = false) {
-  const e = modelNow(key);
-  if (e) return e;
-  const p = getModel(key);
-  return optional ? p.catch(() => null) : p;
-}
 
 /**
  * The bytes of a vocabulary entry as displayVocab shows it: valid UTF-8 text, or (a piece that is
@@ -231,30 +222,8 @@ export class ApTokens extends ApWidget {
       this.compareRow,
     );
     this.missing = el('p', { className: 'note tk-missing', hidden: true });
-    this.body.append(
-      this.missing,
-      this.lead,
-      this.stats,
-      this.startLine,
-      this.wordsLine,
-      this.firstLine,
-      this.bytesLine,
-      this.legend,
-      this.row,
-      this.compare,
-    );
-  }
-
-  compute(state) {
-    const text = textFor(state);
-    if (!hasModelFile(ENGLISH)) return { missing: true, text };
-    const parts = [entryOf(`trained:${ENGLISH}`), hasModelFile(GRAMMAR) ? entryOf(`trained:${GRAMMAR}`, true) : null];
-    const done = ([english, grammar]) => ({ english, grammar, text, row: tokenRow(english, text) });
-    return parts.some(isPromise) ? Promise.all(parts).then(done) : done(parts);
-  }
-
-  render(r) {
-    const parts = [
+    // What the view shows of a text (all hidden when the English model's file is missing).
+    this.textParts = [
       this.lead,
       this.stats,
       this.startLine,
@@ -265,10 +234,22 @@ export class ApTokens extends ApWidget {
       this.row,
       this.compare,
     ];
+    this.body.append(this.missing, ...this.textParts);
+  }
+
+  compute(state) {
+    const text = textFor(state);
+    if (!hasModelFile(ENGLISH)) return { missing: true, text };
+    const parts = [entryOf(`trained:${ENGLISH}`), hasModelFile(GRAMMAR) ? entryOf(`trained:${GRAMMAR}`, true) : null];
+    const done = ([english, grammar]) => ({ english, grammar, text, row: tokenRow(english, text) });
+    return whenLoaded(parts, done);
+  }
+
+  render(r) {
     this.missing.hidden = !r.missing;
     if (r.missing) {
       this.missing.textContent = `The English model (web/models/${ENGLISH}.safetensors) is not in this build yet, so there is no token row to show.`;
-      for (const p of parts) p.hidden = true;
+      for (const p of this.textParts) p.hidden = true;
       this.dataset.ids = '';
       return;
     }

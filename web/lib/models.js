@@ -278,6 +278,25 @@ export function modelNow(key) {
 }
 
 /**
+ * The entry if already loaded (a widget renders in the same frame), else the promise of it; with
+ * `optional`, a model that fails to load gives null instead of an error.
+ */
+export function entryOf(key, optional = false) {
+  const e = modelNow(key);
+  if (e) return e;
+  const p = getModel(key);
+  return optional ? p.catch(() => null) : p;
+}
+
+/** Is `x` a promise (a model still loading)? */
+export const isPromise = (x) => !!x && typeof x.then === 'function';
+
+/** go(parts): at once when no part is still loading, else a promise of it once all have loaded. */
+export function whenLoaded(parts, go) {
+  return parts.some(isPromise) ? Promise.all(parts).then(go) : go(parts);
+}
+
+/**
  * The page's switches as this model can take them: each value the model offers (the core's
  * model.switchChoices) is kept, any other leaves the model's own. The result goes with each call.
  */

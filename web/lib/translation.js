@@ -3,7 +3,7 @@
 // shared by the translation, cross-attention and context-embeddings views. Every number comes
 // from the core: greedy decoding, the cross-attention weights of each decoder layer and the
 // encoder's vectors; the views only average the heads' weights and take cosines of core vectors.
-import { getModel, hasModelFile, modelNow } from './models.js';
+import { entryOf, hasModelFile } from './models.js';
 
 export const NOTES_EN = 'The agreement on the European Economic Area was signed in August 1992.';
 export const NOTES_FR = "L'accord sur la zone économique européenne a été signé en août 1992.";
@@ -14,7 +14,7 @@ export const TRANSLATE_KEY = 'trained:translate';
 /** The loaded model entry, a promise of it, or null when the file is absent. */
 export function translationEntry() {
   if (!hasModelFile('translate')) return null;
-  return modelNow(TRANSLATE_KEY) || getModel(TRANSLATE_KEY);
+  return entryOf(TRANSLATE_KEY);
 }
 
 /** Throws a clear Error for text the model cannot read; returns its encoding otherwise. */
