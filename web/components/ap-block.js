@@ -11,7 +11,7 @@
 // Example: <ap-block model="grammar" norm="pre" stage="ffn"></ap-block>
 import { ApWidget, define } from '../lib/widget.js';
 import { adoptOwnStyles } from '../lib/styles.js';
-import { el, emit, shapeText } from '../lib/dom.js';
+import { choiceButtons, el, emit, segGroup, shapeText } from '../lib/dom.js';
 import { headFor, layerFor, StepPanel, textFor } from '../lib/view.js';
 import { runFor } from '../lib/runs.js';
 import { runSpec } from '../lib/state.js';
@@ -135,7 +135,7 @@ export class ApBlock extends ApWidget {
 
   build() {
     adoptOwnStyles(this.shadowRoot, CSS);
-    this.layers = el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Layers of the stack' } });
+    this.layers = segGroup('Layers of the stack');
     this.layerBox = el('span', { className: 'field inline' }, el('span', { className: 'stack-size' }), this.layers);
     this.normBtn = el(
       'span',
@@ -211,16 +211,12 @@ export class ApBlock extends ApWidget {
     renderTex(this.formula, pre ? ORDER_PRE : ORDER_POST, { display: true });
     const nLayers = run.config.nLayers;
     this.layerBox.firstChild.textContent = `Stack of ${nLayers} block${nLayers > 1 ? 's' : ''}, layer:`;
-    this.layers.replaceChildren(
-      ...Array.from({ length: nLayers }, (_, l) =>
-        el('button', {
-          type: 'button',
-          className: 'small',
-          text: String(l),
-          attrs: { 'aria-pressed': String(l === layer), 'aria-label': `layer ${l}` },
-          on: { click: () => this.requestState({ layer: l }) },
-        }),
-      ),
+    choiceButtons(
+      this.layers,
+      Array.from({ length: nLayers }, (_, l) => l),
+      layer,
+      (l) => `layer ${l}`,
+      (l) => this.requestState({ layer: l }),
     );
     const plan = layout(run, layer, stack);
     const steps = buildSteps(run);

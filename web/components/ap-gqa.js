@@ -3,7 +3,7 @@
 // values. Which heads share, each head's weights with the shared K/V, and the cache's bytes for
 // every number of K/V heads the model can take (the core's kvCacheSize, beside multi-head's).
 import { ApWidget, define } from '../lib/widget.js';
-import { el, fmt } from '../lib/dom.js';
+import { choiceButtons, el, fmt, segGroup, segRow } from '../lib/dom.js';
 import { matrix } from '../lib/heatmap.js';
 import { layerFor, numsTable, textFor } from '../lib/view.js';
 import { runFor } from '../lib/runs.js';
@@ -16,7 +16,7 @@ export class ApGqa extends ApWidget {
   static concept = 'gqa';
 
   build() {
-    this.buttons = el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Number of K/V heads' } });
+    this.buttons = segGroup('Number of K/V heads');
     this.groups = el('div');
     this.line = el('p', { className: 'changed gqa-line' });
     this.warn = el('p', { className: 'warn gqa-warn' });
@@ -30,11 +30,7 @@ export class ApGqa extends ApWidget {
         className: 'lead',
         text: 'In multi-head attention every head has its own keys and values, and a decoder keeps all of them in its KV cache. Grouped-query attention (Ainslie et al. 2023; Llama 2 70B, Mistral) lets a group of query heads share one K/V head: the queries still differ, the cache holds fewer heads. One K/V head for all is multi-query attention (Shazeer 2019).',
       }),
-      el(
-        'div',
-        { className: 'controls', dataset: { control: 'kvheads' } },
-        el('span', { className: 'field inline' }, el('span', { text: 'K/V heads:' }), this.buttons),
-      ),
+      segRow('kvheads', 'K/V heads:', this.buttons),
       this.line,
       this.warn,
       this.groups,
@@ -65,16 +61,12 @@ export class ApGqa extends ApWidget {
       kv = c.nKvHeads;
     const model = run.model;
     const choices = model.switchChoices.nKvHeads.filter((k) => h % k === 0);
-    this.buttons.replaceChildren(
-      ...choices.map((k) =>
-        el('button', {
-          type: 'button',
-          className: 'small',
-          text: String(k),
-          attrs: { 'aria-pressed': String(k === kv), 'aria-label': `${k} K/V head${k > 1 ? 's' : ''}` },
-          on: { click: () => this.requestState({ kvheads: k }) },
-        }),
-      ),
+    choiceButtons(
+      this.buttons,
+      choices,
+      kv,
+      (k) => `${k} K/V head${k > 1 ? 's' : ''}`,
+      (k) => this.requestState({ kvheads: k }),
     );
     const layer = layerFor(run, state);
     const group = Array.from(run.get('kv_group', { layer }));

@@ -9,7 +9,7 @@
 // Example: <ap-heads model="grammar" text="the cat sat on the mat"></ap-heads>
 import { ApWidget, define } from '../lib/widget.js';
 import { adoptOwnStyles } from '../lib/styles.js';
-import { el, fmt } from '../lib/dom.js';
+import { choiceButtons, el, fmt, segGroup, segRow } from '../lib/dom.js';
 import { matrix } from '../lib/heatmap.js';
 import { headFor, layerFor } from '../lib/view.js';
 import { scaleFor } from '../lib/colors.js';
@@ -36,10 +36,10 @@ export class ApHeads extends ApWidget {
 
   build() {
     adoptOwnStyles(this.shadowRoot, CSS);
-    this.buttons = el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Number of heads' } });
-    this.layers = el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Layer' } });
+    this.buttons = segGroup('Number of heads');
+    this.layers = segGroup('Layer');
     // Grouped-query attention: how many K/V heads the query heads share (the core's choices).
-    this.kvButtons = el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': 'Number of K/V heads' } });
+    this.kvButtons = segGroup('Number of K/V heads');
     this.kvLine = el('p', { className: 'note kv-line' });
     // On a model whose heads were measured on held-out text: the rule a head is named by, and the
     // layers whose heads have names (a layer may have none).
@@ -68,18 +68,9 @@ export class ApHeads extends ApWidget {
         className: 'lead',
         text: 'One attention pattern can only express one kind of relation at a time. Multi-head attention runs h attentions in parallel, each on its own d_k = d/h columns of Q, K and V, and so learns h different patterns (typical models use h = 8 or 16). Under each map: what that head does, read from its weights.',
       }),
-      el(
-        'div',
-        { className: 'controls', dataset: { control: 'heads' } },
-        el('span', { className: 'field inline' }, el('span', { text: 'Heads:' }), this.buttons),
-        this.layerBox,
-      ),
+      segRow('heads', 'Heads:', this.buttons, this.layerBox),
       this.rolesLine,
-      el(
-        'div',
-        { className: 'controls', dataset: { control: 'kvheads' } },
-        el('span', { className: 'field inline' }, el('span', { text: 'K/V heads:' }), this.kvButtons),
-      ),
+      segRow('kvheads', 'K/V heads:', this.kvButtons),
       this.kvLine,
       el(
         'div',
@@ -114,31 +105,23 @@ export class ApHeads extends ApWidget {
       ? 'Each head has its own scale (0 … its largest weight): small differences look large, so a nearly uniform head can look structured. Compare with the shared scale.'
       : 'Dark purple is 0 and yellow is 1 in every map, so heads compare fairly.';
     const choices = run.kind === 'model' ? run.model.switchChoices.nHeads : run.preset.headChoices;
-    this.buttons.replaceChildren(
-      ...choices.map((k) =>
-        el('button', {
-          type: 'button',
-          className: 'small',
-          text: String(k),
-          attrs: { 'aria-pressed': String(k === h), 'aria-label': `${k} head${k > 1 ? 's' : ''}` },
-          on: { click: () => this.requestState({ heads: k, head: 0 }) },
-        }),
-      ),
+    choiceButtons(
+      this.buttons,
+      choices,
+      h,
+      (k) => `${k} head${k > 1 ? 's' : ''}`,
+      (k) => this.requestState({ heads: k, head: 0 }),
     );
     this.renderKv(run);
     const layer = layerFor(run, state);
     const nLayers = run.kind === 'model' ? run.config.nLayers : 1;
     this.layerBox.hidden = nLayers < 2;
-    this.layers.replaceChildren(
-      ...Array.from({ length: nLayers }, (_, l) =>
-        el('button', {
-          type: 'button',
-          className: 'small',
-          text: String(l),
-          attrs: { 'aria-pressed': String(l === (layer ?? 0)), 'aria-label': `layer ${l}` },
-          on: { click: () => this.requestState({ layer: l }) },
-        }),
-      ),
+    choiceButtons(
+      this.layers,
+      Array.from({ length: nLayers }, (_, l) => l),
+      layer ?? 0,
+      (l) => `layer ${l}`,
+      (l) => this.requestState({ layer: l }),
     );
     renderTex(
       this.formula,
@@ -241,16 +224,12 @@ ApHeads.prototype.renderKv = function (run) {
   const h = run.config.nHeads,
     kv = run.config.nKvHeads;
   const choices = run.model.switchChoices.nKvHeads.filter((k) => h % k === 0);
-  this.kvButtons.replaceChildren(
-    ...choices.map((k) =>
-      el('button', {
-        type: 'button',
-        className: 'small',
-        text: String(k),
-        attrs: { 'aria-pressed': String(k === kv), 'aria-label': `${k} K/V head${k > 1 ? 's' : ''}` },
-        on: { click: () => this.requestState({ kvheads: k === run.model.config.nKvHeads ? '' : k }) },
-      }),
-    ),
+  choiceButtons(
+    this.kvButtons,
+    choices,
+    kv,
+    (k) => `${k} K/V head${k > 1 ? 's' : ''}`,
+    (k) => this.requestState({ kvheads: k === run.model.config.nKvHeads ? '' : k }),
   );
   const layer = run.stages().find((s) => s.name === 'kv_group')?.layer ?? null;
   this.kvGroup = layer === null ? null : Array.from(run.get('kv_group', { layer }));

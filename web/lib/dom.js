@@ -146,6 +146,39 @@ export function rangeField(label, [lo, hi], value, onInput) {
   return { input, out, node: el('label', { className: 'field inline' }, el('span', { text: label }), input, out) };
 }
 
+/** The box of a segmented choice (role="group", named for a screen reader); choiceButtons fills it. */
+export function segGroup(name) {
+  return el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': name } });
+}
+
+/**
+ * Fills a segmented choice: one small button per value, the current one pressed; label(v) names a
+ * button for a screen reader, pick(v) runs when it is clicked.
+ */
+export function choiceButtons(group, values, current, label, pick) {
+  group.replaceChildren(
+    ...values.map((v) =>
+      el('button', {
+        type: 'button',
+        className: 'small',
+        text: String(v),
+        attrs: { 'aria-pressed': String(v === current), 'aria-label': label(v) },
+        on: { click: () => pick(v) },
+      }),
+    ),
+  );
+}
+
+/** A row of controls (data-control names it) led by a labelled segmented choice, then `more`. */
+export function segRow(control, label, group, ...more) {
+  return el(
+    'div',
+    { className: 'controls', dataset: { control } },
+    el('span', { className: 'field inline' }, el('span', { text: label }), group),
+    ...more,
+  );
+}
+
 export function fillSelect(sel, options, value) {
   sel.replaceChildren();
   for (const o of options) {
