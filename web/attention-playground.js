@@ -20,20 +20,4 @@ export const embedCode = (widget, { base = BASE } = {}) => embedCodeAt(widget, {
 
 // What the playground page (web/page.js) shares with the widgets, so that it can load this
 // same bundle rather than a second copy of the widget code. Not a stable API for course pages.
-import { el } from './lib/dom.js';
-import { resetTheme } from './lib/heatmap.js';
-import { parseState, readUrl, STATE_KEYS, valueWarning, writeUrl } from './lib/state.js';
-import { filesFromDataTransfer } from './lib/hf-open.js';
-import { measuredHeads } from './lib/models.js';
-
-export const playgroundKit = Object.freeze({
-  el,
-  resetTheme,
-  parseState,
-  readUrl,
-  STATE_KEYS,
-  valueWarning,
-  writeUrl,
-  filesFromDataTransfer,
-  measuredHeads,
-});
+export * as playgroundKit from './lib/page-kit.js';
