@@ -4,18 +4,12 @@
 // (where the prompt used to leave the view) does. A head's spread is named from the figure its line
 // shows, with one threshold: two heads whose largest weights are 0.40 and 0.39 get the same word.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { load } from '../../wasm/index.js';
-import { shippedModel } from '../web/lib/models.js';
+import { describe, expect, test } from 'vitest';
+import { loadEnglish } from './lib/english.js';
 import { LESSONS, measuredPlace } from '../../web/lib/lessons.js';
 import { HOLDS, MOST, headPattern, patternParts } from '../../web/lib/head-patterns.js';
 
-let ap, english;
-beforeAll(async () => {
-  ap = await load();
-  english = await ap.openModel(shippedModel('english'));
-}, 120_000);
-afterAll(() => english?.dispose());
+const { english } = await loadEnglish();
 
 const roles = JSON.parse(readFileSync(new URL('../../web/models/english.heads.json', import.meta.url), 'utf8'));
 

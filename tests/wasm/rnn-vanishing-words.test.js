@@ -4,20 +4,14 @@
 // between the points it names, the last one ends at the first token, and the ρ = 1 note's figure for
 // W_hh alone is a matrix power computed here. (A student read "first grows, then falls" under a
 // curve that rises again at 31 steps back, and "falls too" under a curve that grew.)
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { load } from '../../wasm/index.js';
-import { shippedModel } from '../web/lib/models.js';
+import { describe, expect, test } from 'vitest';
+import { loadEnglish } from './lib/english.js';
 import { DEFAULT_TEXT } from '../../web/lib/state.js';
 import { LESSONS } from '../../web/lib/lessons.js';
 import { RNN, powerNorms, repeatRows, vanishingWords } from '../../web/lib/rnn-view.js';
 import { curveMoves, turningPoints } from '../../web/lib/curve-words.js';
 
-let ap, english;
-beforeAll(async () => {
-  ap = await load();
-  english = await ap.openModel(shippedModel('english'));
-}, 120_000);
-afterAll(() => english?.dispose());
+const { ap, english } = await loadEnglish();
 
 const value = (v) => v.toPrecision(4);
 

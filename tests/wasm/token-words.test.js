@@ -3,17 +3,11 @@
 // says so with those pieces and ids (asked of the tokenizer here); a first word cut the same way
 // after a space gets no such line; a word split twice is listed once. The vocabulary count is
 // made here from the raw vocabulary through GPT-2's byte alphabet.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { load } from '../../wasm/index.js';
-import { shippedModel } from '../web/lib/models.js';
+import { describe, expect, test } from 'vitest';
+import { loadEnglish } from './lib/english.js';
 import { piecesOf, spaceCounts, splitOnce, startWord, startWordLine } from '../../web/lib/token-words.js';
 
-let ap, english;
-beforeAll(async () => {
-  ap = await load();
-  english = await ap.openModel(shippedModel('english'));
-}, 120_000);
-afterAll(() => english?.dispose());
+const { english } = await loadEnglish();
 
 const ids = (s) => Array.from(english.tokenizer.encode(s).ids);
 
