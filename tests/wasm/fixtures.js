@@ -4,17 +4,55 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 
-const dir = fileURLToPath(new URL('../fixtures/torch/', import.meta.url));
+// tests/fixtures/<folder>/: torch (make_fixtures.py), modern (make_modern_fixtures.py).
+const dirOf = (folder) => fileURLToPath(new URL(`../fixtures/${folder}/`, import.meta.url));
 
-export function fixtureNames(prefix) {
-  return readdirSync(dir)
+export function fixtureNames(prefix, folder = 'torch') {
+  return readdirSync(dirOf(folder))
     .filter((f) => f.startsWith(prefix) && f.endsWith('.json'))
     .map((f) => f.slice(0, -5))
     .sort();
 }
 
-export function loadFixture(name) {
-  return JSON.parse(readFileSync(dir + name + '.json', 'utf8'));
+export function loadFixture(name, folder = 'torch') {
+  return JSON.parse(readFileSync(dirOf(folder) + name + '.json', 'utf8'));
+}
+
+/** The createModel() config of a fixture's model (its config in the file's snake_case), with its character vocabulary. */
+export function fixtureConfig(fx) {
+  const c = fx.config;
+  const config = {
+    arch: c.arch,
+    dModel: c.d_model,
+    nHeads: c.n_heads,
+    nLayers: c.n_layers,
+    dFf: c.d_ff,
+    maxLen: c.max_len,
+    pos: c.pos,
+    act: c.act,
+    norm: c.norm,
+    eps: c.eps,
+    normKind: c.norm_kind,
+    ffnKind: c.ffn_kind,
+    nKvHeads: c.n_kv_heads,
+    window: c.window,
+    tokenizer: 'char',
+    vocab: fx.vocab.slice(4),
+  };
+  return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined));
+}
+
+/** A model of a fixture's config with the fixture's weights (the core's tensors are exactly the fixture's). */
+export function fixtureModel(ap, fx) {
+  const model = ap.createModel(fixtureConfig(fx));
+  expect(
+    model
+      .tensors()
+      .map((t) => t.name)
+      .sort(),
+  ).toEqual(Object.keys(fx.weights).sort());
+  for (const [n, t] of Object.entries(fx.weights)) model.setTensor(n, arr(t));
+  return model;
 }
 
 /** Float32Array of a fixture tensor; null (-inf in "masked") becomes -Infinity. */

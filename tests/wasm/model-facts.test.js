@@ -10,6 +10,7 @@ import { shippedModel } from '../web/lib/models.js';
 import { TRAINED_NAMES, trainedFacts } from '../../web/lib/models.js';
 import { MODEL_FACTS, factArgs, recordedArgs } from '../tools/lib/model-facts.mjs';
 import { withFacts } from '../tools/model-facts.mjs';
+import { tinyDecoder } from './lib/inputs.js';
 
 let ap;
 beforeAll(async () => {
@@ -54,19 +55,9 @@ test("the English decoder's description states its sizes as the core reads them"
 });
 
 test('adding the facts to a file changes its header only: the core reads the same tensors, and the facts', () => {
-  const config = {
-    arch: 'decoder',
-    dModel: 8,
-    nHeads: 2,
-    nLayers: 1,
-    dFf: 16,
-    maxLen: 8,
-    tokenizer: 'char',
-    vocab: [...'abc'],
-  };
-  const model = ap.createModel(config, { seed: 3 });
+  const model = ap.createModel(tinyDecoder(['a', 'b', 'c']), { seed: 3 });
   const bytes = Buffer.from(model.save());
-  const facts = { description: "it's {n_layers} layer", example: 'abc', prompt: 'a' };
+  const facts = { description: "it's {n_layers} layer", example: 'a b c', prompt: 'a' };
   const out = withFacts(bytes, facts);
   const dataStart = (b) => 8 + Number(b.readBigUInt64LE(0));
   expect(out.subarray(dataStart(out)).equals(bytes.subarray(dataStart(bytes)))).toBe(true);

@@ -4,19 +4,12 @@
 // decoding with the KV cache equals full recompute with grouped K/V and with a window, the cache's bytes
 // are nKvHeads / nHeads of multi-head attention's, the kernels' window against a hand reference, the
 // costs against hand counts, and bad configs refused with the field named while the module stays usable.
-import { readFileSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
-import { arr, expectClose } from './fixtures.js';
+import { arr, expectClose, fixtureModel, fixtureNames, loadFixture } from './fixtures.js';
 
-const dir = fileURLToPath(new URL('../fixtures/modern/', import.meta.url));
-const fixture = (name) => JSON.parse(readFileSync(dir + name + '.json', 'utf8'));
-const names = (prefix) =>
-  readdirSync(dir)
-    .filter((f) => f.startsWith(prefix) && f.endsWith('.json'))
-    .map((f) => f.slice(0, -5))
-    .sort();
+const fixture = (name) => loadFixture(name, 'modern');
+const names = (prefix) => fixtureNames(prefix, 'modern');
 
 let ap;
 beforeAll(async () => {
@@ -55,41 +48,10 @@ describe.each(names('attention_'))('%s', (name) => {
   });
 });
 
-// A model of a fixture's config with the fixture's weights.
-function fixtureModel(fx) {
-  const c = fx.config;
-  const model = ap.createModel({
-    arch: c.arch,
-    dModel: c.d_model,
-    nHeads: c.n_heads,
-    nLayers: c.n_layers,
-    dFf: c.d_ff,
-    maxLen: c.max_len,
-    pos: c.pos,
-    act: c.act,
-    norm: c.norm,
-    eps: c.eps,
-    normKind: c.norm_kind,
-    ffnKind: c.ffn_kind,
-    nKvHeads: c.n_kv_heads,
-    window: c.window,
-    tokenizer: 'char',
-    vocab: fx.vocab.slice(4),
-  });
-  expect(
-    model
-      .tensors()
-      .map((t) => t.name)
-      .sort(),
-  ).toEqual(Object.keys(fx.weights).sort());
-  for (const [n, t] of Object.entries(fx.weights)) model.setTensor(n, arr(t));
-  return model;
-}
-
 describe.each(names('model_'))('%s', (name) => {
   test('every stage of the whole model equals the oracle within 1e-5', () => {
     const fx = fixture(name);
-    const model = fixtureModel(fx);
+    const model = fixtureModel(ap, fx);
     const trace = model.forward(fx.inputs.ids, fx.switches);
     let compared = 0;
     for (const [key, want] of Object.entries(fx.stages)) {
@@ -113,7 +75,7 @@ describe.each(names('model_'))('%s', (name) => {
 describe('the switches on a model', () => {
   test('switchChoices offers them; configFor applies them; the model never changes', () => {
     const fx = fixture('model_switched');
-    const model = fixtureModel(fx);
+    const model = fixtureModel(ap, fx);
     expect(model.switchChoices.nKvHeads).toEqual([1, 2, 4]);
     expect(model.switchChoices.normKind).toEqual(['layernorm', 'rmsnorm']);
     expect(model.switchChoices.ffnKind).toEqual(['mlp']);
@@ -129,7 +91,7 @@ describe('the switches on a model', () => {
     expect(Array.from(g.get('kv_group', { layer: 0 }))).toEqual([0, 0, 1, 1]);
     expect(g.shape('k', { layer: 0 })).toEqual([fx.inputs.ids.length, 4]); // 2 K/V heads of d_k 2
     for (const x of [a, b, g, model]) x.dispose();
-    const gated = fixtureModel(fixture('model_llama_like'));
+    const gated = fixtureModel(ap, fixture('model_llama_like'));
     expect(gated.switchChoices.ffnKind).toEqual(['swiglu', 'geglu']);
     expect(gated.switchChoices.nKvHeads).toEqual([2]);
     gated.dispose();
@@ -165,7 +127,7 @@ function decodeBoth(model, prompt, switches) {
 
 test('a model with the four parts saves and loads back with its config, tensors and numbers', () => {
   const fx = fixture('model_llama_like');
-  const model = fixtureModel(fx);
+  const model = fixtureModel(ap, fx);
   const copy = ap.loadModel(model.save());
   expect(copy.config).toEqual(model.config);
   expect([copy.config.normKind, copy.config.ffnKind, copy.config.nKvHeads, copy.config.window]).toEqual([
@@ -182,7 +144,7 @@ test('a model with the four parts saves and loads back with its config, tensors 
 
 test("ffn's attention stacks run a model with the four parts through its own block", () => {
   const fx = fixture('model_llama_like');
-  const model = fixtureModel(fx);
+  const model = fixtureModel(ap, fx);
   const ids = fx.inputs.ids;
   const t = model.attentionStacks(ids, { layer: 1, depth: 2 });
   // with_ffn, depth 1: RMSNorm(a + 0) then the SwiGLU FFN, no residual; a is the block's attention of x
@@ -208,12 +170,12 @@ test("ffn's attention stacks run a model with the four parts through its own blo
 
 describe('decoding with the KV cache', () => {
   test('equals full recompute with grouped K/V, with a window, and with both switched onto a multi-head model', () => {
-    const llama = fixtureModel(fixture('model_llama_like')); // 4 heads, 2 K/V heads, window 4
+    const llama = fixtureModel(ap, fixture('model_llama_like')); // 4 heads, 2 K/V heads, window 4
     // Prompts longer than the windows: from the first step on, the window hides cached keys.
     const prompt = [2, 5, 9, 4, 11, 7];
     decodeBoth(llama, prompt, {});
     decodeBoth(llama, prompt, { window: 2 });
-    const mha = fixtureModel(fixture('model_switched'));
+    const mha = fixtureModel(ap, fixture('model_switched'));
     decodeBoth(mha, prompt, { window: 3 });
     decodeBoth(mha, prompt, { nKvHeads: 1 });
     decodeBoth(mha, prompt, { nKvHeads: 2, window: 2, normKind: 'rmsnorm' });
@@ -223,7 +185,7 @@ describe('decoding with the KV cache', () => {
 
   test('the cache holds nKvHeads / nHeads of multi-head attention, as the formula says', () => {
     const fx = fixture('model_switched'); // d 8, 4 heads of 2, 2 layers
-    const model = fixtureModel(fx);
+    const model = fixtureModel(ap, fx);
     const c = model.config;
     const dK = c.dModel / c.nHeads;
     const perToken = {};
@@ -350,7 +312,7 @@ describe('costs count the new parts', () => {
     expect(p.decoderLayer.attention).toBe(2 * d * d + 2 * d * dKv + 2 * d + 2 * dKv);
     expect(p.decoderLayer.ffn).toBe(3 * d * F + F + d);
     expect(p.decoderLayer.norms).toBe(2 * d); // two RMSNorm gains
-    const model = fixtureModel(fixture('model_llama_like'));
+    const model = fixtureModel(ap, fixture('model_llama_like'));
     const floats = model.tensors().reduce((s, t) => s + t.shape.reduce((a, b) => a * b, 1), 0);
     expect(p.total).toBe(floats);
     model.dispose();
@@ -362,9 +324,22 @@ describe('costs count the new parts', () => {
 describe('bad input is refused with the field named, and the module stays usable', () => {
   test('configs, switches, attention and kernel options', async () => {
     const fx = fixture('model_switched');
-    const model = fixtureModel(fx);
+    const model = fixtureModel(ap, fx);
     const before = model.forward(fx.inputs.ids).get('logits');
     const base = { dModel: 8, nHeads: 4, nLayers: 1, dFf: 8, tokenizer: 'char' };
+    // One layer of attention (d_model 8, 4 heads, 2 tokens of zeros) with `extra` switches; K and V of kvCols columns.
+    const attention = (extra, kvCols = 64) =>
+      ap.attention({
+        x: new Float32Array(16),
+        n: 2,
+        dModel: 8,
+        nHeads: 4,
+        wq: new Float32Array(64),
+        wk: new Float32Array(kvCols),
+        wv: new Float32Array(kvCols),
+        wo: new Float32Array(64),
+        ...extra,
+      });
     const cases = [
       [() => ap.createModel({ ...base, nKvHeads: 3 }), /n_kv_heads \(3\) must divide n_heads \(4\)/],
       [() => ap.createModel({ ...base, nKvHeads: -1 }), /n_kv_heads must be >= 0/],
@@ -377,36 +352,8 @@ describe('bad input is refused with the field named, and the module stays usable
       [() => model.forward(fx.inputs.ids, { window: 1.5 }), /switch window must be an integer/],
       [() => model.forward(fx.inputs.ids, { ffnKind: 'swiglu' }), /ffnKind 'swiglu' needs the tensor ffn.w_gate/],
       [() => model.generate([2, 5], { switches: { nKvHeads: 3 } }), /nKvHeads \(3\) must divide nHeads/],
-      [
-        () =>
-          ap.attention({
-            x: new Float32Array(16),
-            n: 2,
-            dModel: 8,
-            nHeads: 4,
-            nKvHeads: 3,
-            wq: new Float32Array(64),
-            wk: new Float32Array(48),
-            wv: new Float32Array(48),
-            wo: new Float32Array(64),
-          }),
-        /nKvHeads \(3\) must divide nHeads \(4\)/,
-      ],
-      [
-        () =>
-          ap.attention({
-            x: new Float32Array(16),
-            n: 2,
-            dModel: 8,
-            nHeads: 4,
-            window: -3,
-            wq: new Float32Array(64),
-            wk: new Float32Array(64),
-            wv: new Float32Array(64),
-            wo: new Float32Array(64),
-          }),
-        /window must be >= 1/,
-      ],
+      [() => attention({ nKvHeads: 3 }, 48), /nKvHeads \(3\) must divide nHeads \(4\)/],
+      [() => attention({ window: -3 }), /window must be >= 1/],
       [
         () =>
           ap.kernels.attention({
@@ -433,7 +380,7 @@ describe('bad input is refused with the field named, and the module stays usable
       expect(t.get('logits')).toEqual(before);
       t.dispose();
     }
-    const gated = fixtureModel(fixture('model_llama_like'));
+    const gated = fixtureModel(ap, fixture('model_llama_like'));
     expect(() => gated.forward([2, 5], { ffnKind: 'mlp' })).toThrow(/this model's FFN is gated/);
     expect(() => gated.forward([2, 5], { nHeads: 2 })).toThrow(
       /nHeads cannot change on a model with grouped K\/V heads/,

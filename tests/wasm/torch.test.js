@@ -2,7 +2,7 @@
 // ap.attention for the attention cases and ap.createModel + setTensor for the whole models.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
-import { arr, expectClose, fixtureNames, loadFixture, worst } from './fixtures.js';
+import { arr, expectClose, fixtureModel, fixtureNames, loadFixture, worst } from './fixtures.js';
 
 let ap;
 beforeAll(async () => {
@@ -48,36 +48,11 @@ describe.each([...fixtureNames('attention_'), ...fixtureNames('torch_mha')])('%s
   });
 });
 
-// A model of a fixture's configuration (its weights not set yet), with the fixture's character vocabulary.
-function fixtureModel(fx) {
-  const c = fx.config;
-  return ap.createModel({
-    arch: c.arch,
-    dModel: c.d_model,
-    nHeads: c.n_heads,
-    nLayers: c.n_layers,
-    dFf: c.d_ff,
-    maxLen: c.max_len,
-    pos: c.pos,
-    act: c.act,
-    norm: c.norm,
-    eps: c.eps,
-    tokenizer: 'char',
-    vocab: fx.vocab.slice(4),
-  });
-}
-
 describe.each(fixtureNames('model_'))('%s', (name) => {
   test('every stage of the whole model matches PyTorch within 1e-5', () => {
     const fx = loadFixture(name);
     const c = fx.config;
-    const model = fixtureModel(fx);
-    const names = model
-      .tensors()
-      .map((t) => t.name)
-      .sort();
-    expect(names).toEqual(Object.keys(fx.weights).sort());
-    for (const [n, t] of Object.entries(fx.weights)) model.setTensor(n, arr(t));
+    const model = fixtureModel(ap, fx);
     const encdec = c.arch === 'encoder-decoder';
     const trace = encdec
       ? model.forward({ src: fx.inputs.src_ids, tgt: fx.inputs.tgt_ids })
@@ -107,8 +82,7 @@ describe.each(fixtureNames('model_'))('%s', (name) => {
 
 test('a saved model loads back with identical weights and logits', () => {
   const fx = loadFixture('model_decoder_only');
-  const model = fixtureModel(fx);
-  for (const [n, t] of Object.entries(fx.weights)) model.setTensor(n, arr(t));
+  const model = fixtureModel(ap, fx);
   const copy = ap.loadModel(model.save());
   expect(copy.config).toEqual(model.config);
   expect(copy.vocab).toEqual(fx.vocab);
