@@ -5,7 +5,7 @@
 // shows, with one threshold: two heads whose largest weights are 0.40 and 0.39 get the same word.
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { loadEnglish } from './lib/english.js';
+import { loadEnglish } from '../web/lib/models.js';
 import { LESSONS, measuredPlace } from '../../web/lib/lessons.js';
 import { HOLDS, MOST, headPattern, patternParts } from '../../web/lib/head-patterns.js';
 

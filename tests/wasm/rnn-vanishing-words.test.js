@@ -5,7 +5,7 @@
 // W_hh alone is a matrix power computed here. (A student read "first grows, then falls" under a
 // curve that rises again at 31 steps back, and "falls too" under a curve that grew.)
 import { describe, expect, test } from 'vitest';
-import { loadEnglish } from './lib/english.js';
+import { loadEnglish } from '../web/lib/models.js';
 import { DEFAULT_TEXT } from '../../web/lib/state.js';
 import { LESSONS } from '../../web/lib/lessons.js';
 import { RNN, powerNorms, repeatRows, vanishingWords } from '../../web/lib/rnn-view.js';

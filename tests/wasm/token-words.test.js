@@ -4,7 +4,7 @@
 // after a space gets no such line; a word split twice is listed once. The vocabulary count is
 // made here from the raw vocabulary through GPT-2's byte alphabet.
 import { describe, expect, test } from 'vitest';
-import { loadEnglish } from './lib/english.js';
+import { loadEnglish } from '../web/lib/models.js';
 import { piecesOf, spaceCounts, splitOnce, startWord, startWordLine } from '../../web/lib/token-words.js';
 
 const { english } = await loadEnglish();

@@ -4,20 +4,14 @@
 // by piece, nothing is unknown, every view of chapter B and the recap draws with no error, and the
 // next-token table after the last piece is the model's own top 5 (the English decoder run in Node).
 // Screenshots at 1366 x 768 and 375 x 812: tests/web/screenshots/own-text-<n>-<width>.png.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { load } from '../../wasm/index.js';
+import { describe, expect, test } from 'vitest';
 import { join } from 'node:path';
 import { SCREENSHOT_DIR, usePlayground } from './harness.js';
-import { englishModel } from './lib/models.js';
+import { loadEnglish } from './lib/models.js';
 import { PARAGRAPH } from '../tools/lib/english-sentences.mjs';
 
 const playground = usePlayground();
-let ap, english;
-beforeAll(async () => {
-  ap = await load();
-  english = await englishModel(ap);
-}, 120_000);
-afterAll(() => english?.dispose());
+const { english } = await loadEnglish();
 
 const SENTENCES = [
   'The café served crêpes to naïve tourists 😀',

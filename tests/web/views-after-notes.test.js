@@ -6,20 +6,14 @@
 // heads · d_k · 4, the window's visible keys as min(i + 1, w), score pairs as a hand sum; each
 // one-line claim is checked in the state it describes, and each "try this" prompt is clicked.
 // Screenshots: tests/web/screenshots/chapter-I-1366.png and chapter-I-375.png.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { load } from '../../wasm/index.js';
+import { describe, expect, test } from 'vitest';
 import { usePlayground } from './harness.js';
-import { englishModel } from './lib/models.js';
+import { loadEnglish } from './lib/models.js';
 import { LESSONS } from '../../web/lib/lessons.js';
 import { CONCEPTS } from '../../web/lib/concepts.js';
 
 const playground = usePlayground();
-let ap, english;
-beforeAll(async () => {
-  ap = await load();
-  english = await englishModel(ap);
-}, 120_000);
-afterAll(() => english?.dispose());
+const { ap, english } = await loadEnglish();
 
 const TEXT = 'the cat sat on the mat';
 const IDS = ['rmsnorm', 'swiglu', 'gqa', 'sliding-window'];

@@ -1,5 +1,7 @@
 // The trained models the page ships (web/models/<name>.safetensors), read as bytes for the core in Node.
 import { readFileSync } from 'node:fs';
+import { afterAll } from 'vitest';
+import { load } from '../../../wasm/index.js';
 import { COMMON_WORDS } from '../../../web/lib/vocab.js';
 
 export const shippedModel = (name) =>
@@ -25,6 +27,18 @@ const englishOf = new WeakMap();
 export function englishModel(ap) {
   if (!englishOf.has(ap)) englishOf.set(ap, ap.openModel(shippedModel('english')));
   return englishOf.get(ap);
+}
+
+/**
+ * The wasm module and the English decoder, for a test file whose checks run on them:
+ * `const { ap, english } = await loadEnglish();` at its top loads both once when the file is
+ * collected, and disposes of the model after its tests.
+ */
+export async function loadEnglish() {
+  const ap = await load();
+  const english = await englishModel(ap);
+  afterAll(() => english.dispose());
+  return { ap, english };
 }
 
 /**
