@@ -124,7 +124,15 @@ export class ApInduction extends ApTraining {
       this.answer.dataset.correct = String(ok);
     }
 
-    const ticks = (x) => (x % 100 === 0 ? String(x) : '');
+    // Both plots: steps on x, labelled every 100; narrower than the training view's, so that on a
+    // phone a plot is drawn near its own size and its labels stay readable.
+    const small = { xTickFormat: (x) => (x % 100 === 0 ? String(x) : ''), width: 360, height: 220, yMin: 0 };
+    const reference = (name, y) => ({
+      name,
+      points: hist.map((h) => [h.step, y]),
+      color: 'var(--_reference)',
+      reference: true,
+    });
     const lossPlot = linePlot({
       title: 'held-out loss per letter (nats), first pass and repeat',
       xLabel: 'step',
@@ -132,19 +140,9 @@ export class ApInduction extends ApTraining {
       series: [
         { name: 'first pass (cannot be predicted)', points: hist.map((h) => [h.step, h.first]) },
         { name: 'repeat (predictable by looking back)', points: hist.map((h) => [h.step, h.repeat]) },
-        {
-          name: 'ln 26: a guess among the 26 letters',
-          points: hist.map((h) => [h.step, LN26]),
-          color: 'var(--_reference)',
-          reference: true,
-        },
+        reference('ln 26: a guess among the 26 letters', LN26),
       ],
-      xTickFormat: ticks,
-      // Narrower than the training view's: on a phone the plot is drawn near its own size, so its
-      // labels stay readable.
-      width: 360,
-      height: 220,
-      yMin: 0,
+      ...small,
     });
     const heads = now.scores;
     const scorePlot = linePlot({
@@ -159,19 +157,9 @@ export class ApInduction extends ApTraining {
               : `layer ${s.layer}, head ${s.head}: induction score`,
           points: hist.map((h) => [h.step, h.scores[i][s.layer === 0 ? 'previous' : 'induction']]),
         })),
-        {
-          name: `${FORMED}: half the weight, counted as formed`,
-          points: hist.map((h) => [h.step, FORMED]),
-          color: 'var(--_reference)',
-          reference: true,
-        },
+        reference(`${FORMED}: half the weight, counted as formed`, FORMED),
       ],
-      xTickFormat: ticks,
-      // Narrower than the training view's: on a phone the plot is drawn near its own size, so its
-      // labels stay readable.
-      width: 360,
-      height: 220,
-      yMin: 0,
+      ...small,
       yMax: 1,
     });
     this.plots.replaceChildren(lossPlot, scorePlot);
