@@ -6,7 +6,7 @@
 // Attributes: the state of lib/state.js (text, model, preset, layer, head, step, switches).
 // Events: 'ap-step-change' { step, index, name, layer, head }, 'ap-cell-select' (from heatmaps).
 import { ApWidget, define } from '../lib/widget.js';
-import { clamp, el, emit, fillSelect, shapeText } from '../lib/dom.js';
+import { clamp, el, emit, fillSelect, shapeText, stepSlider } from '../lib/dom.js';
 import { buildSteps } from '../lib/steps/index.js';
 import { explainBox } from '../lib/explain.js';
 import { randomConfig } from '../lib/models.js';
@@ -42,14 +42,7 @@ export class ApStepper extends ApWidget {
       attrs: { 'aria-pressed': 'false' },
       on: { click: () => this.togglePlay() },
     });
-    this._scrub = el('input', {
-      type: 'range',
-      min: 0,
-      max: 0,
-      value: 0,
-      attrs: { 'aria-label': 'Step' },
-      on: { input: () => this.go(Number(this._scrub.value)) },
-    });
+    this._scrub = stepSlider('Step', (i) => this.go(i));
     this._count = el('span', { className: 'mono', attrs: { 'aria-live': 'polite' } });
     this._layerSel = el('select', {
       id: 'step-layer',

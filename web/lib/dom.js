@@ -146,6 +146,19 @@ export function rangeField(label, [lo, hi], value, onInput) {
   return { input, out, node: el('label', { className: 'field inline' }, el('span', { text: label }), input, out) };
 }
 
+/** A slider over the steps of something, 0 to a max the caller sets later; pick(i) runs as it moves. */
+export function stepSlider(label, pick) {
+  const input = el('input', {
+    type: 'range',
+    min: 0,
+    max: 0,
+    value: 0,
+    attrs: { 'aria-label': label },
+    on: { input: () => pick(Number(input.value)) },
+  });
+  return input;
+}
+
 /** The box of a segmented choice (role="group", named for a screen reader); choiceButtons fills it. */
 export function segGroup(name) {
   return el('span', { className: 'seg', attrs: { role: 'group', 'aria-label': name } });

@@ -2,7 +2,7 @@
 // (a trained decoder when one is present, else the page's random model), the prompt, the
 // model.generate() call (memoised in runs.js) and a slider over the generated tokens.
 import { ApWidget } from './widget.js';
-import { clamp, el, fillSelect, tokenText } from './dom.js';
+import { clamp, el, fillSelect, stepSlider, tokenText } from './dom.js';
 import { displayVocab, getModel, modelNow, trainedFacts, trainedFiles } from './models.js';
 import { DEFAULTS, modelKeyOf, switchesOf } from './state.js';
 import { generationFor } from './runs.js';
@@ -46,18 +46,9 @@ export class GenerationWidget extends ApWidget {
         },
       },
     });
-    this.stepIn = el('input', {
-      type: 'range',
-      min: 0,
-      max: 0,
-      value: 0,
-      attrs: { 'aria-label': 'Generated token' },
-      on: {
-        input: () => {
-          this.step = Number(this.stepIn.value);
-          this._renderStep();
-        },
-      },
+    this.stepIn = stepSlider('Generated token', (i) => {
+      this.step = i;
+      this._renderStep();
     });
     const stepButton = (text, label, by) =>
       el('button', {
