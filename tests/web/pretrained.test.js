@@ -103,21 +103,29 @@ async function setText(page, text) {
   await page.locator('ap-controls #text').fill(text);
 }
 
+/**
+ * The folder `dir` opened through the file picker: it becomes the page's model, picked in the
+ * model picker with a label naming `family` and the size; `text` typed and the stepper drawn.
+ * The same folder opened in Node: { key, m, ids } (ids: the text as the model reads it).
+ */
+async function pickedWithText(page, dir, family, text) {
+  const key = await pickFiles(page, dir);
+  expect(key).toMatch(/^hf:/);
+  expect(await page.locator('ap-controls #model option:checked').textContent()).toMatch(
+    new RegExp(`^${family} \\(your files, \\d+ k parameters\\)$`),
+  );
+  await setText(page, text);
+  await drawn(page, 'ap-stepper', key, text);
+  const m = await nodeModel(dir);
+  return { key, m, ids: m.prompt(text).ids };
+}
+
 describe('a Hugging Face folder in the page', () => {
   test('gpt2-tiny through the file picker: the stepper and the heads show the Node API numbers', async () => {
     const { page, errors } = await openRecap();
     const dir = join(HF, 'gpt2-tiny');
-    const key = await pickFiles(page, dir);
-    expect(key).toMatch(/^hf:/);
-    // It is the page's model, picked in the model picker, its label naming the family and the size.
-    const label = await page.locator('ap-controls #model option:checked').textContent();
-    expect(label).toMatch(/^GPT-2 \(your files, \d+ k parameters\)$/);
     const text = 'the cat sat on the mat';
-    await setText(page, text);
-    await drawn(page, 'ap-stepper', key, text);
-
-    const m = await nodeModel(dir);
-    const ids = m.prompt(text).ids;
+    const { key, m, ids } = await pickedWithText(page, dir, 'GPT-2', text);
     const t0 = m.forward(ids, {}, { layers: [0], stages: ['weights'] });
     try {
       const q = await stepOut(page, 'decoder:0:q');
@@ -290,16 +298,8 @@ describe('a Hugging Face folder in the page', () => {
   test('llama-tiny through the file picker: RMSNorm, SwiGLU and grouped heads in the stepper, heads, decoding', async () => {
     const { page, errors } = await openRecap();
     const dir = join(HF, 'llama-tiny');
-    const key = await pickFiles(page, dir);
-    expect(key).toMatch(/^hf:/);
-    expect(await page.locator('ap-controls #model option:checked').textContent()).toMatch(
-      /^Llama \(your files, \d+ k parameters\)$/,
-    );
     const text = 'the cat sat on the mat';
-    await setText(page, text);
-    await drawn(page, 'ap-stepper', key, text);
-    const m = await nodeModel(dir);
-    const ids = m.prompt(text).ids;
+    const { key, m, ids } = await pickedWithText(page, dir, 'Llama', text);
     const t = m.forward(ids, {}, { layers: [0], stages: ['weights'] });
     try {
       // Each step's output and short label; the labels and titles are what a student reads.
