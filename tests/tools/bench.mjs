@@ -684,6 +684,52 @@ async function prepareGpt2Files() {
     throw new StepError(`make_hf_fixtures.py --onnx failed (exit ${r.status})`);
 }
 
+// The build a runner needs (a failed one leaves the runner out).
+const buildFor = (spec) =>
+  ({
+    'ours-relaxed': 'kernels_relaxed',
+    'ours-simd128': 'bench_simd128',
+    'ours-simd128-clang16': 'kernels_simd128_clang16',
+    'ours-scalar': 'bench_scalar',
+    'eigen-wasm': 'bench_eigen',
+  })[spec.impl] ?? spec.binary;
+
+/**
+ * Starts one process per spec and asks each for its description (op 'init', up to initMs): the
+ * runners that started, and infos[name] = that description, or { error } for a runner whose build
+ * failed, whose file is missing or that did not start (a Chromium runner with no browser is left
+ * out; infos may hold errors already, for runners not to start).
+ */
+async function startRunners(specs, { browser = null, failedBuilds, infos = {}, initMs }) {
+  const runners = [];
+  for (const spec of specs) {
+    if (infos[spec.name]) continue;
+    if (failedBuilds[buildFor(spec)]) {
+      infos[spec.name] = { error: `build failed (${buildFor(spec)})` };
+      continue;
+    }
+    if (spec.where === 'chromium' && !browser) continue;
+    if (spec.needs && !existsSync(join(ROOT, spec.needs))) {
+      infos[spec.name] = { error: `${spec.needs} is missing (npm run build makes it)` };
+      continue;
+    }
+    let runner = null;
+    try {
+      runner = await startRunner(spec, browser);
+      infos[spec.name] = await ask(runner, { op: 'init' }, initMs);
+      if (spec.where === 'native') infos[spec.name].engine = 'native';
+      if (spec.where === 'chromium') infos[spec.name].engine = `Chromium ${browser.version()}`;
+      runners.push(runner);
+      console.log(`  ${spec.name}: ${infos[spec.name].variant}`);
+    } catch (err) {
+      infos[spec.name] = { error: err.message.split('\n')[0] };
+      console.log(`  ${spec.name}: not available (${infos[spec.name].error})`);
+      if (runner) await runner.close();
+    }
+  }
+  return { infos, runners };
+}
+
 async function runGpt2(opts, failedBuilds) {
   const gpt2 = await import('../bench/gpt2-cases.mjs');
   const cases = { ...(await import('../bench/cases.mjs')), ...gpt2 };
@@ -694,30 +740,7 @@ async function runGpt2(opts, failedBuilds) {
       (!opts.only || !GPT2_RUNNERS.some((g) => opts.only.includes(g.name)) || opts.only.includes(s.name)),
   );
   step('GPT-2: starting one process per implementation (each loads the 124M-parameter model)');
-  const infos = {};
-  const runners = [];
-  for (const spec of specs) {
-    if (spec.binary && failedBuilds[spec.binary]) {
-      infos[spec.name] = { error: `build failed (${spec.binary})` };
-      continue;
-    }
-    if (spec.needs && !existsSync(join(ROOT, spec.needs))) {
-      infos[spec.name] = { error: `${spec.needs} is missing (npm run build makes it)` };
-      continue;
-    }
-    let runner = null;
-    try {
-      runner = await startRunner(spec, null);
-      infos[spec.name] = await ask(runner, { op: 'init' }, 300000);
-      if (spec.where === 'native') infos[spec.name].engine = 'native';
-      runners.push(runner);
-      console.log(`  ${spec.name}: ${infos[spec.name].variant}`);
-    } catch (err) {
-      infos[spec.name] = { error: err.message.split('\n')[0] };
-      console.log(`  ${spec.name}: not available (${infos[spec.name].error})`);
-      if (runner) await runner.close();
-    }
-  }
+  const { infos, runners } = await startRunners(specs, { failedBuilds, initMs: 300000 });
   const grid = gpt2.gpt2Cases({ quick: opts.quick });
   const rounds = opts.rounds ?? (opts.quick ? 3 : 5);
   const all = [];
@@ -824,20 +847,11 @@ function gpt2Report({ all, names, infos, meta, gpt2 }) {
 async function runKernels(opts, failedBuilds, loadBefore) {
   const cases = await import('../bench/cases.mjs');
 
-  const buildFor = (spec) =>
-    ({
-      'ours-relaxed': 'kernels_relaxed',
-      'ours-simd128': 'bench_simd128',
-      'ours-simd128-clang16': 'kernels_simd128_clang16',
-      'ours-scalar': 'bench_scalar',
-      'eigen-wasm': 'bench_eigen',
-    })[spec.impl] ?? spec.binary;
   let specs = RUNNERS.filter((s) => (opts.browser || s.where !== 'chromium') && (opts.native || s.where !== 'native'));
   if (opts.only) specs = specs.filter((s) => opts.only.includes(s.name));
 
   step('starting one process per implementation');
   const infos = {};
-  const runners = [];
   let browser = null;
   if (specs.some((s) => s.where === 'chromium')) {
     try {
@@ -847,31 +861,7 @@ async function runKernels(opts, failedBuilds, loadBefore) {
         infos[s.name] = { error: `Chromium did not start: ${err.message.split('\n')[0]}` };
     }
   }
-  for (const spec of specs) {
-    if (infos[spec.name]) continue;
-    if (failedBuilds[buildFor(spec)]) {
-      infos[spec.name] = { error: `build failed (${buildFor(spec)})` };
-      continue;
-    }
-    if (spec.where === 'chromium' && !browser) continue;
-    if (spec.needs && !existsSync(join(ROOT, spec.needs))) {
-      infos[spec.name] = { error: `${spec.needs} is missing (npm run build makes it)` };
-      continue;
-    }
-    let runner = null;
-    try {
-      runner = await startRunner(spec, browser);
-      infos[spec.name] = await ask(runner, { op: 'init' }, 120000);
-      if (spec.where === 'native') infos[spec.name].engine = 'native';
-      if (spec.where === 'chromium') infos[spec.name].engine = `Chromium ${browser.version()}`;
-      runners.push(runner);
-      console.log(`  ${spec.name}: ${infos[spec.name].variant}`);
-    } catch (err) {
-      infos[spec.name] = { error: err.message.split('\n')[0] };
-      console.log(`  ${spec.name}: not available (${infos[spec.name].error})`);
-      if (runner) await runner.close();
-    }
-  }
+  const { runners } = await startRunners(specs, { browser, failedBuilds, infos, initMs: 120000 });
 
   const grid = opts.quick
     ? [
