@@ -17,28 +17,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import tk from 'tokenizers';
-import { addedToken, trainMerges } from './lib/hf-json.mjs';
+import { addedToken, byteSymbolsInIdOrder, trainMerges } from './lib/hf-json.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const OUT = join(HERE, '..', 'fixtures', 'hf', 'tokenizers');
 const CORPUS = join(HERE, 'hf_tokenizer_corpus.txt');
 const VOCAB_SIZE = 512;
-
-// GPT-2's bytes_to_unicode: the 256 byte symbols, in the order of GPT-2's ids 0..255.
-function byteSymbols() {
-  const bs = [];
-  for (let b = 0x21; b <= 0x7e; b++) bs.push(b);
-  for (let b = 0xa1; b <= 0xac; b++) bs.push(b);
-  for (let b = 0xae; b <= 0xff; b++) bs.push(b);
-  const cs = [...bs];
-  let n = 0;
-  for (let b = 0; b < 256; b++)
-    if (!bs.includes(b)) {
-      bs.push(b);
-      cs.push(256 + n++);
-    }
-  return cs.map((c) => String.fromCodePoint(c));
-}
 
 // Word counts of the corpus as HF's own normalizer and pre-tokenizer split it.
 function countWords(normalizer, preTokenizer, symbols) {
@@ -64,7 +48,7 @@ function save(tokenizer, name, patch = (j) => j) {
 function makeBpe() {
   // GPT-2's layout: the 256 byte symbols, the merged tokens in merge order, <|endoftext|> last.
   const vocab = {};
-  for (const s of byteSymbols()) vocab[s] = Object.keys(vocab).length;
+  for (const s of byteSymbolsInIdOrder()) vocab[s] = Object.keys(vocab).length;
   const words = countWords(null, tk.byteLevelPreTokenizer(false, true), (w) => [...w]);
   const merges = trainMerges(words, VOCAB_SIZE - 1 - 256, (a, b) => a + b);
   for (const [a, b] of merges) vocab[a + b] = Object.keys(vocab).length;

@@ -6,18 +6,22 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import tk from 'tokenizers';
-import { addedToken } from './lib/hf-json.mjs';
+import {
+  LLAMA3_PATTERN as LLAMA3,
+  QWEN2_PATTERN as QWEN2,
+  SP,
+  SPM_DECODER,
+  SPM_NORMALIZER as LLAMA2_NORMALIZER,
+  addedToken,
+  byteFallbackVocab,
+  byteSymbols,
+} from './lib/hf-json.mjs';
 
 const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', 'corpus', 'hf_tokenizer');
-const SP = '\u2581';
-const LLAMA3 =
-  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
-const QWEN2 = LLAMA3.replace('\\p{N}{1,3}', '\\p{N}');
 const special = (id, content) => addedToken(id, content, { special: true });
 
 function sentencePiece(pre, normalizer) {
-  const vocab = { '<unk>': 0, '<s>': 1, '</s>': 2 };
-  for (let b = 0; b < 256; b++) vocab[`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`] = 3 + b;
+  const vocab = byteFallbackVocab();
   for (const t of [SP, 't', 'h', 'e', 'a', SP + 't', 'he', SP + 'th', SP + 'the', SP + 'a'])
     vocab[t] = Object.keys(vocab).length;
   return {
@@ -30,15 +34,7 @@ function sentencePiece(pre, normalizer) {
       pair: [{ Sequence: { id: 'A', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }],
       special_tokens: { '<s>': { id: '<s>', ids: [1], tokens: ['<s>'] } },
     },
-    decoder: {
-      type: 'Sequence',
-      decoders: [
-        { type: 'Replace', pattern: { String: SP }, content: ' ' },
-        { type: 'ByteFallback' },
-        { type: 'Fuse' },
-        { type: 'Strip', content: ' ', start: 1, stop: 0 },
-      ],
-    },
+    decoder: SPM_DECODER,
     model: {
       type: 'BPE',
       dropout: null,
@@ -57,22 +53,8 @@ function sentencePiece(pre, normalizer) {
   };
 }
 
-const LLAMA2_NORMALIZER = {
-  type: 'Sequence',
-  normalizers: [
-    { type: 'Prepend', prepend: SP },
-    { type: 'Replace', pattern: { String: ' ' }, content: SP },
-  ],
-};
-
 function byteLevel(pattern, ignoreMerges) {
-  const bs = [];
-  for (let b = 0x21; b <= 0x7e; b++) bs.push(b);
-  for (let b = 0xa1; b <= 0xac; b++) bs.push(b);
-  for (let b = 0xae; b <= 0xff; b++) bs.push(b);
-  const sym = new Array(256);
-  let n = 0;
-  for (let b = 0; b < 256; b++) sym[b] = String.fromCodePoint(bs.includes(b) ? b : 256 + n++);
+  const sym = byteSymbols();
   const vocab = {};
   sym.forEach((s, b) => (vocab[s] = b));
   const merges = [
@@ -123,6 +105,6 @@ seed(
   TEXT,
   false,
 );
-const regexReplace = sentencePiece(null, LLAMA2_NORMALIZER);
+const regexReplace = structuredClone(sentencePiece(null, LLAMA2_NORMALIZER)); // not the shared normalizer
 regexReplace.normalizer.normalizers[1].pattern = { Regex: ' ' };
 seed('bad_normalizer_replace_regex', regexReplace, TEXT, false);

@@ -29,11 +29,20 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import tk from 'tokenizers';
 import { readBrown } from '../tools/lib/brown.mjs';
-import { addedToken, trainMerges } from './lib/hf-json.mjs';
+import {
+  LLAMA3_PATTERN,
+  QWEN2_PATTERN,
+  SP,
+  SPM_DECODER,
+  SPM_NORMALIZER,
+  addedToken,
+  byteFallbackVocab,
+  byteSymbols,
+  trainMerges,
+} from './lib/hf-json.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const OUT = join(HERE, '..', 'fixtures', 'hf', 'tokenizers');
-const SP = '\u2581'; // ▁
 
 const EXTRA = [
   "L'attention permet à chaque position de regarder toute la séquence, même très loin.",
@@ -118,8 +127,7 @@ function makeSentencePiece(lines) {
     const w = JSON.parse(k);
     if (w.every((c) => known.has(c))) trainWords.set(w, n);
   }
-  const vocab = { '<unk>': 0, '<s>': 1, '</s>': 2 };
-  for (let b = 0; b < 256; b++) vocab[`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`] = 3 + b;
+  const vocab = byteFallbackVocab();
   const size = 2000;
   for (const [a, b] of trainMerges(trainWords, size - 259 - alphabet.length)) vocab[a + b] = Object.keys(vocab).length;
   for (const c of alphabet) if (!(c in vocab)) vocab[c] = Object.keys(vocab).length;
@@ -132,26 +140,10 @@ function llama2Json({ vocab, merges }, legacy) {
     truncation: null,
     padding: null,
     added_tokens: [added(0, '<unk>'), added(1, '<s>'), added(2, '</s>')],
-    normalizer: legacy
-      ? {
-          type: 'Sequence',
-          normalizers: [
-            { type: 'Prepend', prepend: SP },
-            { type: 'Replace', pattern: { String: ' ' }, content: SP },
-          ],
-        }
-      : null,
+    normalizer: legacy ? SPM_NORMALIZER : null,
     pre_tokenizer: legacy ? null : { type: 'Metaspace', replacement: SP, prepend_scheme: 'first', split: false },
     post_processor: template('<s>', 1),
-    decoder: {
-      type: 'Sequence',
-      decoders: [
-        { type: 'Replace', pattern: { String: SP }, content: ' ' },
-        { type: 'ByteFallback' },
-        { type: 'Fuse' },
-        { type: 'Strip', content: ' ', start: 1, stop: 0 },
-      ],
-    },
+    decoder: SPM_DECODER,
     model: {
       type: 'BPE',
       dropout: null,
@@ -168,29 +160,6 @@ function llama2Json({ vocab, merges }, legacy) {
 }
 
 // ---- byte-level BPE behind a split (Llama 3, Qwen2) ----------------------------------------------
-const LLAMA3_PATTERN =
-  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
-const QWEN2_PATTERN =
-  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
-
-// GPT-2's bytes_to_unicode, byte -> symbol.
-function byteSymbols() {
-  const bs = [];
-  for (let b = 0x21; b <= 0x7e; b++) bs.push(b);
-  for (let b = 0xa1; b <= 0xac; b++) bs.push(b);
-  for (let b = 0xae; b <= 0xff; b++) bs.push(b);
-  const cs = [...bs];
-  let n = 0;
-  for (let b = 0; b < 256; b++)
-    if (!bs.includes(b)) {
-      bs.push(b);
-      cs.push(256 + n++);
-    }
-  const sym = new Array(256);
-  bs.forEach((b, i) => (sym[b] = String.fromCodePoint(cs[i])));
-  return sym;
-}
-
 function makeByteLevel(lines, pattern) {
   // The pattern in JavaScript's syntax, for training only (the fixtures' ids come from HF itself).
   const js = new RegExp(

@@ -53,3 +53,56 @@ export const addedToken = (id, content, o = {}) => ({
   special: false,
   ...o,
 });
+
+// ---- pieces of the Llama-family tokenizer.json files ----------------------------------------------
+
+/** SentencePiece's word-start mark, ▁. */
+export const SP = '\u2581';
+
+/** Llama 2's normalizer (and the legacy Llama's): ▁ before the text, every space a ▁. */
+export const SPM_NORMALIZER = {
+  type: 'Sequence',
+  normalizers: [
+    { type: 'Prepend', prepend: SP },
+    { type: 'Replace', pattern: { String: ' ' }, content: SP },
+  ],
+};
+
+/** Llama 2's decoder: ▁ back to a space, byte pieces back to bytes, the first space dropped. */
+export const SPM_DECODER = {
+  type: 'Sequence',
+  decoders: [
+    { type: 'Replace', pattern: { String: SP }, content: ' ' },
+    { type: 'ByteFallback' },
+    { type: 'Fuse' },
+    { type: 'Strip', content: ' ', start: 1, stop: 0 },
+  ],
+};
+
+/** A SentencePiece BPE vocabulary's first 259 entries: <unk> <s> </s> and the 256 byte pieces <0x00>..<0xFF>. */
+export function byteFallbackVocab() {
+  const vocab = { '<unk>': 0, '<s>': 1, '</s>': 2 };
+  for (let b = 0; b < 256; b++) vocab[`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`] = 3 + b;
+  return vocab;
+}
+
+// The split patterns of Llama 3 and Qwen2 (digits: up to three at a time, or one).
+export const LLAMA3_PATTERN =
+  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+export const QWEN2_PATTERN = LLAMA3_PATTERN.replace('\\p{N}{1,3}', '\\p{N}');
+
+// GPT-2's bytes_to_unicode: a printable byte stands for itself, the others for 256, 257, ... in byte order.
+const printable = (b) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
+
+/** GPT-2's byte symbols, indexed by the byte. */
+export function byteSymbols() {
+  let n = 0;
+  return Array.from({ length: 256 }, (_, b) => String.fromCodePoint(printable(b) ? b : 256 + n++));
+}
+
+/** GPT-2's byte symbols in the order of its ids 0..255: the printable bytes first, then the others. */
+export function byteSymbolsInIdOrder() {
+  const sym = byteSymbols();
+  const bytes = Array.from({ length: 256 }, (_, b) => b);
+  return [...bytes.filter(printable), ...bytes.filter((b) => !printable(b))].map((b) => sym[b]);
+}
