@@ -60,17 +60,19 @@ describe('the JS fuzz targets on fixed seeds', () => {
 describe('every chunk boundary of a small file', () => {
   const text = 'a"é☃€😀𝄞{}[]\n'.repeat(3);
   const bytes = new TextEncoder().encode(text);
+  // How a stream that was cut at byte i ends: whole, stalled, broken or closed early at i.
+  const endings = (i) => [
+    ['close', bytes.length],
+    ['stall', i],
+    ['error', i],
+    ['close', i],
+  ];
 
   test(`text: ${bytes.length + 1} boundaries x (whole, stalled, broken, closed early) x (with, without Content-Length)`, async () => {
     const problems = [];
     let cases = 0;
     for (let i = 0; i <= bytes.length; i++) {
-      for (const [end, at] of [
-        ['close', bytes.length],
-        ['stall', i],
-        ['error', i],
-        ['close', i],
-      ]) {
+      for (const [end, at] of endings(i)) {
         for (const length of [bytes.length, null]) {
           const c = { file: 'tokenizer.json', bytes, at, end, length, cuts: [i], empties: false };
           problems.push(...(await CLASSES['text-stream'].run(c, ctx)));
@@ -85,12 +87,7 @@ describe('every chunk boundary of a small file', () => {
   test(`weights: ${bytes.length + 1} boundaries x (whole, stalled, broken, closed early), read in random slices`, async () => {
     const problems = [];
     for (let i = 0; i <= bytes.length; i++) {
-      for (const [end, at] of [
-        ['close', bytes.length],
-        ['stall', i],
-        ['error', i],
-        ['close', i],
-      ]) {
+      for (const [end, at] of endings(i)) {
         if (at === bytes.length && end !== 'close') continue; // nothing left to stall on
         const c = { bytes, at, end, length: bytes.length, cuts: [i], empties: i % 3 === 0, readSeed: i };
         problems.push(...(await CLASSES['weights-stream'].run(c, ctx)));
