@@ -120,6 +120,22 @@ async function pickedWithText(page, dir, family, text) {
   return { key, m, ids: m.prompt(text).ids };
 }
 
+/** The heads view on the opened model: `maps` small maps (every layer x head), the enlarged one equal to Node's weights. */
+async function expectHeadsView(page, { key, text, m, ids }, maps) {
+  await page.evaluate(() => (location.hash = '#concept=heads'));
+  await drawn(page, 'ap-heads', key, text);
+  expect(await page.locator('ap-heads .all-heads button.mini-map').count()).toBe(maps);
+  const big = await page.locator('ap-heads .big-head ap-heatmap').evaluate((h) => Array.from(h.matrix.values));
+  const layer = Number(await page.locator('ap-heads .big-head').getAttribute('data-layer'));
+  const head = Number(await page.locator('ap-heads .big-head').getAttribute('data-head'));
+  const t = m.forward(ids, {}, { layers: [layer] });
+  try {
+    expectClose(big, t.get('weights', { layer, head }));
+  } finally {
+    t.dispose();
+  }
+}
+
 describe('a Hugging Face folder in the page', () => {
   test('gpt2-tiny through the file picker: the stepper and the heads show the Node API numbers', async () => {
     const { page, errors } = await openRecap();
@@ -163,19 +179,7 @@ describe('a Hugging Face folder in the page', () => {
     }
 
     // The heads view: every layer x head (2 x 4), one map each, equal to Node's weights.
-    await page.evaluate(() => (location.hash = '#concept=heads'));
-    await drawn(page, 'ap-heads', key, text);
-    const maps = await page.locator('ap-heads .all-heads button.mini-map').count();
-    expect(maps).toBe(m.config.nLayers * m.config.nHeads);
-    const big = await page.locator('ap-heads .big-head ap-heatmap').evaluate((h) => Array.from(h.matrix.values));
-    const layer = Number(await page.locator('ap-heads .big-head').getAttribute('data-layer'));
-    const head = Number(await page.locator('ap-heads .big-head').getAttribute('data-head'));
-    const t2 = m.forward(ids, {}, { layers: [layer] });
-    try {
-      expectClose(big, t2.get('weights', { layer, head }));
-    } finally {
-      t2.dispose();
-    }
+    await expectHeadsView(page, { key, text, m, ids }, m.config.nLayers * m.config.nHeads);
     // Click a small map: it becomes the enlarged one.
     await page.locator('ap-heads button.mini-map[data-layer="1"][data-head="2"]').click();
     await page.waitForFunction(() => {
@@ -328,18 +332,7 @@ describe('a Hugging Face folder in the page', () => {
       t.dispose();
     }
     // The heads view: 2 layers x 4 heads, the enlarged map equal to Node's weights.
-    await page.evaluate(() => (location.hash = '#concept=heads'));
-    await drawn(page, 'ap-heads', key, text);
-    expect(await page.locator('ap-heads .all-heads button.mini-map').count()).toBe(8);
-    const big = await page.locator('ap-heads .big-head ap-heatmap').evaluate((h) => Array.from(h.matrix.values));
-    const layer = Number(await page.locator('ap-heads .big-head').getAttribute('data-layer'));
-    const head = Number(await page.locator('ap-heads .big-head').getAttribute('data-head'));
-    const t2 = m.forward(ids, {}, { layers: [layer] });
-    try {
-      expectClose(big, t2.get('weights', { layer, head }));
-    } finally {
-      t2.dispose();
-    }
+    await expectHeadsView(page, { key, text, m, ids }, 8);
     // Decoding and the KV cache generate with it (greedy: Node's first token).
     const g = m.generate(text, { maxTokens: 4 });
     const first = Array.from(g.tokens)[0];
