@@ -468,16 +468,7 @@ function report({ all, names, infos, cases, meta }) {
   out.push('');
   out.push(`Load: before \`${meta.loadBefore}\`; after \`${meta.loadAfter}\`. Grid: ${meta.grid}.`);
   out.push('');
-  out.push(
-    table(
-      ['implementation', 'what ran', 'engine'],
-      names.map((n) => [
-        n,
-        infos[n]?.variant ?? (infos[n]?.error ? `not run: ${infos[n].error}` : ''),
-        infos[n]?.engine ?? '',
-      ]),
-    ),
-  );
+  out.push(implementationsTable(names, infos));
   out.push('');
 
   const attn = all.filter((x) => x.c.kind === 'attn');
@@ -684,6 +675,18 @@ async function prepareGpt2Files() {
     throw new StepError(`make_hf_fixtures.py --onnx failed (exit ${r.status})`);
 }
 
+// What each implementation ran as (its init answer), or why it did not run.
+function implementationsTable(names, infos) {
+  return table(
+    ['implementation', 'what ran', 'engine'],
+    names.map((n) => [
+      n,
+      infos[n]?.variant ?? (infos[n]?.error ? `not run: ${infos[n].error}` : ''),
+      infos[n]?.engine ?? '',
+    ]),
+  );
+}
+
 // The build a runner needs (a failed one leaves the runner out).
 const buildFor = (spec) =>
   ({
@@ -783,17 +786,7 @@ function gpt2Report({ all, names, infos, meta, gpt2 }) {
       "onnxruntime-web's, and a weighted sum of the last logits row must agree to 1e-3.",
     '',
   );
-  out.push(
-    table(
-      ['implementation', 'what ran', 'engine'],
-      names.map((n) => [
-        n,
-        infos[n]?.variant ?? (infos[n]?.error ? `not run: ${infos[n].error}` : ''),
-        infos[n]?.engine ?? '',
-      ]),
-    ),
-    '',
-  );
+  out.push(implementationsTable(names, infos), '');
   const cols = names.filter((n) => all.some((x) => x.results[n]?.samples?.length));
   const ms = (r) => (r?.samples?.length && !r.error ? fmt(r.seconds * 1e3, 1) : r?.error ? 'error' : '');
   const tps = (r, c) => (r?.samples?.length && !r.error ? fmt(gpt2.gpt2Tokens(c) / r.seconds, 1) : '');
