@@ -104,6 +104,75 @@ void decompose(uint32_t cp, std::u32string& out) {
   for (int k = 0; k < (v & 7); ++k) out.push_back(kDecompPool[(v >> 3) + k]);
 }
 
+uint8_t combining_class(uint32_t cp) {
+  if (cp < 0x300 || cp >= 0x110000) return 0;
+  const uint32_t key = (cp << 8) | 0xFF;
+  const uint32_t* end = kCombiningRuns + kCombiningRunsSize;
+  return static_cast<uint8_t>(*(std::upper_bound(kCombiningRuns, end, key) - 1) & 0xFF);
+}
+
+uint32_t compose(uint32_t a, uint32_t b) {
+  // Hangul: L + V -> LV, LV + T -> LVT (Unicode 3.12).
+  if (a >= 0x1100 && a < 0x1113 && b >= 0x1161 && b < 0x1176) return 0xAC00 + ((a - 0x1100) * 21 + (b - 0x1161)) * 28;
+  if (a >= 0xAC00 && a <= 0xD7A3 && (a - 0xAC00) % 28 == 0 && b > 0x11A7 && b < 0x11C3) return a + (b - 0x11A7);
+  // Triples (first, second, composite) sorted by (first, second).
+  int lo = 0, hi = kComposeSize / 3 - 1;
+  while (lo <= hi) {
+    const int mid = (lo + hi) / 2;
+    const uint32_t f = kCompose[3 * mid], g = kCompose[3 * mid + 1];
+    if (f == a && g == b) return kCompose[3 * mid + 2];
+    if (f < a || (f == a && g < b)) {
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return 0;
+}
+
+void nfc(std::u32string& s) {
+  // Canonical decomposition.
+  std::u32string d;
+  d.reserve(s.size());
+  for (uint32_t c : s) {
+    if (c < 0xC0 || c >= 0x110000) {  // nothing below U+00C0 decomposes
+      d.push_back(c);
+    } else {
+      decompose(c, d);
+    }
+  }
+  // Canonical ordering: each run of non-starters, stably by combining class.
+  std::vector<uint8_t> cc(d.size());
+  for (size_t i = 0; i < d.size(); ++i) cc[i] = combining_class(d[i]);
+  for (size_t i = 1; i < d.size(); ++i)
+    for (size_t j = i; j > 0 && cc[j] != 0 && cc[j - 1] > cc[j]; --j) {
+      std::swap(cc[j], cc[j - 1]);
+      std::swap(d[j], d[j - 1]);
+    }
+  // Canonical composition: each character joins the last starter unless a character between them
+  // blocks it (one of class 0 or of a class >= its own).
+  std::u32string r;
+  r.reserve(d.size());
+  size_t starter = std::u32string::npos;
+  uint8_t last = 0;  // class of the last character kept after the starter
+  for (size_t i = 0; i < d.size(); ++i) {
+    const uint32_t c = d[i];
+    if (starter != std::u32string::npos) {
+      const bool adjacent = starter + 1 == r.size();
+      if (adjacent || (last != 0 && last < cc[i])) {
+        if (const uint32_t p = compose(r[starter], c)) {
+          r[starter] = p;
+          continue;
+        }
+      }
+    }
+    if (cc[i] == 0) starter = r.size();
+    last = cc[i];
+    r.push_back(c);
+  }
+  s.swap(r);
+}
+
 }  // namespace unicode
 
 namespace {
@@ -871,6 +940,8 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
           const std::string nt = type_of(*q, path);
           if (nt == "Prepend") {
             t->rules_.push_back({Rule::Prepend, rule_string(need(*q, path + ".", "prepend"), path + ".prepend"), {}});
+          } else if (nt == "NFC") {
+            t->rules_.push_back({Rule::Nfc, {}, {}});
           } else if (nt == "Replace") {
             Rule r{Rule::Replace, string_pattern(*q, path),
                    rule_string(need(*q, path + ".", "content"), path + ".content")};
@@ -883,8 +954,8 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
           } else {
             unsupported(path, nt,
                         path == "normalizer"
-                            ? "null, BertNormalizer, Prepend, Replace or a Sequence of Prepend and Replace"
-                            : "Prepend or Replace in a Sequence");
+                            ? "null, BertNormalizer, Prepend, Replace, NFC or a Sequence of Prepend, Replace and NFC"
+                            : "Prepend, Replace or NFC in a Sequence");
           }
         }
       }
@@ -1171,13 +1242,39 @@ int HfTokenizer::id_of(const std::string& token) const {
   return it == index_.end() ? -1 : it->second;
 }
 
-// BertNormalizer, or the Prepend / Replace rules in order: returns the normalized text.
+namespace {
+// NFC of UTF-8 text; an invalid byte stays as it is (stood in for by 0x110000 + byte meanwhile).
+std::string nfc_utf8(const std::string& s) {
+  bool ascii = true;
+  for (unsigned char c : s) ascii = ascii && c < 0x80;
+  if (ascii) return s;
+  const Cps t = decode_cps(s);
+  std::u32string u = t.cp;
+  for (size_t k = 0; k < u.size(); ++k)
+    if (u[k] == kInvalid) u[k] = 0x110000 + static_cast<unsigned char>(s[t.off[k]]);
+  unicode::nfc(u);
+  std::string out;
+  out.reserve(s.size());
+  for (uint32_t c : u) {
+    if (c >= 0x110000) {
+      out.push_back(static_cast<char>(c - 0x110000));
+    } else {
+      append_utf8(out, c);
+    }
+  }
+  return out;
+}
+}  // namespace
+
+// BertNormalizer, or the Prepend / Replace / NFC rules in order: returns the normalized text.
 std::string HfTokenizer::normalize(const std::string& s) const {
   if (!has_bert_normalizer_) {
     std::string out = s;
     for (const Rule& r : rules_) {
       if (r.type == Rule::Prepend) {
         if (!out.empty()) out = r.a + out;  // HF prepends to a text that is not empty
+      } else if (r.type == Rule::Nfc) {
+        out = nfc_utf8(out);
       } else {
         out = replace_all(out, r.a, r.b);
       }

@@ -21,10 +21,11 @@
 //   WordPiece: normalizer BertNormalizer (clean_text, handle_chinese_chars, strip_accents,
 //     lowercase) or null; pre_tokenizer BertPreTokenizer; model WordPiece (vocab, unk_token,
 //     continuing_subword_prefix, max_input_chars_per_word); decoder WordPiece (prefix, cleanup) or null.
-//   Normalizer (any kind): null, BertNormalizer, Prepend, Replace ({"String": ...}), or a Sequence of
-//     Prepend and Replace (Llama 2: Prepend "▁", Replace " " -> "▁"). Not NFC / NFKC (Qwen2's NFC
-//     is refused by name). The strings of these rules and of the decoder's are short and their
-//     Sequences few (core/limits.hpp, kTokenizerRule*).
+//   Normalizer (any kind): null, BertNormalizer, Prepend, Replace ({"String": ...}), NFC (Qwen2), or
+//     a Sequence of Prepend, Replace and NFC (Llama 2: Prepend "▁", Replace " " -> "▁"). Not NFD,
+//     NFKC, NFKD (refused by name). NFC is Unicode 14's (unicode_tables.hpp); invalid UTF-8 bytes
+//     pass through it unchanged and block composition. The strings of these rules and of the
+//     decoder's are short and their Sequences few (core/limits.hpp, kTokenizerRule*).
 //   All: added_tokens (split out of the text first: lstrip, rstrip, single_word, normalized);
 //     post_processor null, ByteLevel, TemplateProcessing (single sequence), BertProcessing,
 //     RobertaProcessing, or a Sequence of these.
@@ -128,8 +129,8 @@ class HfTokenizer {
 
   // Normalizer: BertNormalizer when has_bert_normalizer_, else these rules in order.
   struct Rule {
-    enum Type : uint8_t { Prepend, Replace } type;
-    std::string a, b;  // Prepend: a; Replace: a -> b
+    enum Type : uint8_t { Prepend, Replace, Nfc } type;
+    std::string a, b;  // Prepend: a; Replace: a -> b; Nfc: none
   };
   std::vector<Rule> rules_;
   bool has_bert_normalizer_ = false, clean_text_ = false, chinese_chars_ = false, strip_accents_ = false,

@@ -18,6 +18,7 @@
 #include "core/tensor.hpp"
 #include "helpers.hpp"
 #include "io/hf_tokenizer.hpp"
+#include "io/unicode_tables.hpp"
 
 namespace {
 
@@ -754,9 +755,9 @@ TEST(HfTokenizerLlama, RefusedPartsNameTheirField) {
   expect_error(l3([](json& j) { j["pre_tokenizer"]["pretokenizers"][1]["use_regex"] = true; }),
                "pre_tokenizer.pretokenizers[1].use_regex true is not supported after a Split");
   expect_error(l3([](json& j) {
-                 j["normalizer"] = {{"type", "NFC"}};
+                 j["normalizer"] = {{"type", "NFKC"}};
                }),
-               "tokenizer.json: normalizer.type 'NFC' is not supported");
+               "tokenizer.json: normalizer.type 'NFKC' is not supported");
   const auto l2 = [](const std::function<void(json&)>& edit) { return edited("llama2.json", edit); };
   expect_error(l2([](json& j) {
                  j["normalizer"]["normalizers"][1]["pattern"] = {{"Regex", " +"}};
@@ -796,3 +797,74 @@ TEST(HfTokenizerLlama, RefusedPartsNameTheirField) {
 }
 
 }  // namespace
+
+// ---- NFC (Qwen2's normalizer) against Python's unicodedata.normalize('NFC', ...) (Unicode 14, the
+// tables' version): tests/fixtures/hf/nfc_cases.json, made by tests/reference/make_nfc_fixture.py.
+
+namespace {
+
+std::u32string utf32(const std::string& s) {
+  std::u32string out;
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char b = s[i];
+    const int n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+    uint32_t cp = n == 1 ? b : b & (0x7F >> n);
+    for (int k = 1; k < n; ++k) cp = (cp << 6) | (s[i + k] & 0x3F);
+    out.push_back(cp);
+    i += n;
+  }
+  return out;
+}
+
+const json& nfc_cases() {
+  static const json c = [] {
+    std::ifstream f(std::string(AP_FIXTURES_DIR) + "/hf/nfc_cases.json", std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return json::parse(ss.str());
+  }();
+  return c;
+}
+
+}  // namespace
+
+TEST(HfTokenizerNfc, EqualsPythonUnicodedata) {
+  const json& cases = nfc_cases()["cases"];
+  ASSERT_GE(cases.size(), 300u);
+  int changed = 0;
+  for (const json& c : cases) {
+    std::u32string s = utf32(c[0].get<std::string>());
+    const std::u32string want = utf32(c[1].get<std::string>());
+    changed += s != want;
+    ap::unicode::nfc(s);
+    EXPECT_TRUE(s == want) << "text: " << c[0].dump() << " want " << c[1].dump();
+  }
+  EXPECT_GE(changed, 150);  // most cases are not already in NFC
+}
+
+TEST(HfTokenizerNfc, QwenNormalizerComposesBeforeTheSplit) {
+  const auto plain = HfTokenizer::parse(read_fixture("qwen2.json"));
+  const auto nfc = HfTokenizer::parse(edited("qwen2.json", [](json& j) { j["normalizer"] = {{"type", "NFC"}}; }));
+  // The normalized text is what byte-level BPE decodes back: NFC of the text.
+  for (const json& c : nfc_cases()["cases"]) {
+    const std::string text = c[0], want = c[1];
+    EXPECT_EQ(nfc->decode(nfc->encode(text, false).ids), want) << "text: " << c[0].dump();
+    EXPECT_EQ(nfc->encode(text, false).ids, plain->encode(want, false).ids) << "text: " << c[0].dump();
+  }
+  // An invalid byte stays, and a mark after it does not reach back over it to the letter before.
+  EXPECT_EQ(nfc->encode("e\xFF\xCC\x81", false).ids, plain->encode("e\xFF\xCC\x81", false).ids);
+  EXPECT_EQ(nfc->encode("\xFF"
+                        "e\xCC\x81",
+                        false)
+                .ids,
+            plain->encode("\xFF\xC3\xA9", false).ids);
+  // In a Sequence too, before the Llama 2 rules.
+  const auto l2 = HfTokenizer::parse(edited("llama2.json", [](json& j) {
+    json nfc_rule;
+    nfc_rule["type"] = "NFC";
+    j["normalizer"]["normalizers"].insert(j["normalizer"]["normalizers"].begin(), nfc_rule);
+  }));
+  const auto l2plain = HfTokenizer::parse(read_fixture("llama2.json"));
+  EXPECT_EQ(l2->encode("Vie\xCC\xA3\xCC\x82t", true).ids, l2plain->encode("Vi\xE1\xBB\x87t", true).ids);
+  EXPECT_NE(l2plain->encode("Vie\xCC\xA3\xCC\x82t", true).ids, l2plain->encode("Vi\xE1\xBB\x87t", true).ids);
+}

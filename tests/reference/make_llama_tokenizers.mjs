@@ -20,7 +20,7 @@
 //                 Llama 3's special tokens.
 //   qwen2.json    the same as Qwen2's: Qwen2's pattern (one digit a piece), merges as [a, b] pairs, no
 //                 ignore_merges, no bos; <|endoftext|> <|im_start|> <|im_end|>. (Qwen2's own file also
-//                 has normalizer NFC, which the core refuses by name; this one has none.)
+//                 has normalizer NFC; this one has none: hf-tokenizer-llama.test.js sets it.)
 //   llama_cases.json  for each of them and test string, HF's ids with and without special tokens and
 //                 decode(ids, skip_special_tokens = true).
 // Deterministic: running it twice writes the same bytes.

@@ -13,6 +13,14 @@ Tables (all sorted, looked up by binary search):
   kLowerSpecial     pairs (cp, index into kLowerPool): the multi-code-point lowercasings (U+0130).
   kDecompKeys/Vals  full canonical decompositions (NFD, Hangul excluded: done by formula):
                     key cp, value offset << 3 | length into kDecompPool.
+  kCombiningRuns    one uint32 per run of code points of the same canonical combining class,
+                    start << 8 | class, covering 0..0x10FFFF (NFC's canonical ordering).
+  kCompose          triples (first, second, composite) sorted by (first, second): the primary
+                    composites, i.e. the two-character canonical decompositions whose composite
+                    is not excluded from composition (Hangul excluded: done by formula). Python
+                    does not publish CompositionExclusions.txt; the full exclusion set (singletons,
+                    non-starter decompositions and the listed exclusions) is exactly the characters
+                    whose NFC is not themselves, so a pair is kept when NFC(composite) == composite.
 """
 import os
 import unicodedata
@@ -104,6 +112,30 @@ def decompositions():
     return out
 
 
+def combining_runs():
+    runs = []
+    prev = None
+    for cp in range(MAXCP):
+        c = unicodedata.combining(chr(cp))
+        if c != prev:
+            runs.append(cp << 8 | c)
+            prev = c
+    return runs
+
+
+def compositions():
+    out = []
+    for cp in range(MAXCP):
+        d = unicodedata.decomposition(chr(cp))
+        if not d or d.startswith('<'):
+            continue
+        parts = [int(h, 16) for h in d.split()]
+        if len(parts) == 2 and unicodedata.normalize('NFC', chr(cp)) == chr(cp):
+            out.append((parts[0], parts[1], cp))
+    out.sort()
+    return out
+
+
 def fmt(name, ctype, values, per_line=8, hexa=True):
     lines = []
     for i in range(0, len(values), per_line):
@@ -116,6 +148,8 @@ def main():
     cats = category_runs()
     lruns, lspecial = lower_tables()
     decomp = decompositions()
+    ccc = combining_runs()
+    comp = compositions()
     lower_flat = []
     for start, count, stride, delta in lruns:
         lower_flat += [start, count << 1 | (1 if stride == 2 else 0), delta & 0xFFFFFFFF]
@@ -148,6 +182,8 @@ def main():
         fmt('kDecompKeys', 'uint32_t', dkeys),
         fmt('kDecompVals', 'uint16_t', dvals),
         fmt('kDecompPool', 'uint32_t', dpool),
+        fmt('kCombiningRuns', 'uint32_t', ccc),
+        fmt('kCompose', 'uint32_t', [v for t in comp for v in t], 9),
         '// clang-format on',
         '}  // namespace unicode',
         '}  // namespace ap',
@@ -155,8 +191,9 @@ def main():
     ]
     with open(OUT, 'w') as f:
         f.write('\n'.join(body))
-    print('wrote cpp/io/unicode_tables.cpp: %d category runs, %d lowercase runs (+%d special), %d decompositions (%d code points)' %
-          (len(cats), len(lruns), len(lspecial), len(decomp), len(dpool)))
+    print('wrote cpp/io/unicode_tables.cpp: %d category runs, %d lowercase runs (+%d special), %d decompositions (%d code points), '
+          '%d combining-class runs, %d compositions' %
+          (len(cats), len(lruns), len(lspecial), len(decomp), len(dpool), len(ccc), len(comp)))
 
 
 main()
