@@ -921,6 +921,9 @@ std::shared_ptr<const HfTokenizer> HfTokenizer::parse(const std::string& json_te
         tok.normalized = flag(a, path, "normalized", false);
         tok.special = flag(a, path, "special", false);
         grow(tok.id, path + "id");
+        // HF (AddedVocabulary::add_tokens) gives an added token whose content is a piece of the model's
+        // vocabulary that piece's id, whatever id the file writes (the files HF itself writes agree).
+        if (const auto f = t->model_index_.find(tok.content); f != t->model_index_.end()) tok.id = f->second;
         t->vocab_[tok.id] = tok.content;
         t->added_.push_back(tok);
       }

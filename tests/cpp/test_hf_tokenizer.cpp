@@ -868,3 +868,22 @@ TEST(HfTokenizerNfc, QwenNormalizerComposesBeforeTheSplit) {
   EXPECT_EQ(l2->encode("Vie\xCC\xA3\xCC\x82t", true).ids, l2plain->encode("Vi\xE1\xBB\x87t", true).ids);
   EXPECT_NE(l2plain->encode("Vie\xCC\xA3\xCC\x82t", true).ids, l2plain->encode("Vi\xE1\xBB\x87t", true).ids);
 }
+
+// Found by the JS fuzz target llama-tokenizer: an added token whose content is already a piece of the
+// model (here "é", which is byte 0xE9's symbol in byte-level BPE, id 233) takes that piece's id, as
+// Hugging Face does (npm tokenizers 0.23.2 encodes the text "é" to 233 with such a token), not the id
+// the file gives (2051). Without the token the text "é" is the bytes C3 A9, other ids.
+TEST(HfTokenizerLlama, AddedTokenWithAModelPieceTakesItsId) {
+  const auto plain = HfTokenizer::parse(read_fixture("qwen2.json"));
+  ASSERT_NE(plain->encode("\xC3\xA9", false).ids, std::vector<int>({233}));
+  const auto t = HfTokenizer::parse(edited("qwen2.json", [](json& j) {
+    json tok;
+    tok["id"] = 2051;
+    tok["content"] = "\xC3\xA9";
+    tok["special"] = true;
+    j["added_tokens"].push_back(tok);
+  }));
+  EXPECT_EQ(t->encode("\xC3\xA9", false).ids, std::vector<int>({233}));
+  EXPECT_EQ(t->encode("a\xC3\xA9", false).ids, std::vector<int>({97, 233}));  // split out first, then BPE
+  EXPECT_NE(plain->encode("a\xC3\xA9", false).ids, std::vector<int>({97, 233}));
+}
