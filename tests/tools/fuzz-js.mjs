@@ -1,5 +1,6 @@
 // The JS fuzz targets of tests/fuzz/js/loaders.mjs (loadPretrained's readers, JSON at the JS
-// boundary, tokenizer limits) against the built wasm module, in Node. `npm run fuzz` runs them after
+// boundary, tokenizer limits, the Llama family's config fields and tokenizer kinds) against the
+// built wasm module, in Node. `npm run fuzz` runs them after
 // the libFuzzer targets for FUZZ_SECONDS; alone:
 //   node tests/tools/fuzz-js.mjs                      every class, FUZZ_SECONDS (60) in all
 //   node tests/tools/fuzz-js.mjs --class load         one class

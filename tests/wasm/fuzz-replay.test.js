@@ -8,7 +8,15 @@ import * as pretrained from '../../wasm/lib/pretrained.js';
 import { CLASSES, HEAP_SLACK, folder, makeContext, rng, runSeed } from '../fuzz/js/loaders.mjs';
 
 // Seeds 1..N of each class (the reader classes are cheap, the load classes load a folder each).
-const SEEDS = { 'text-stream': 150, 'weights-stream': 150, json: 30, load: 40, tokenizer: 30 };
+const SEEDS = {
+  'text-stream': 150,
+  'weights-stream': 150,
+  json: 30,
+  load: 40,
+  tokenizer: 30,
+  'llama-config': 40,
+  'llama-tokenizer': 40,
+};
 // Seeds `npm run fuzz` failed on once, fixed since. json 266: a circular object's TypeError quoted
 // with its line breaks into the message.
 const REGRESSIONS = { json: [266] };
