@@ -16,7 +16,8 @@
 // - the first run builds everything (build/bench, about 4-6 minutes cold); the whole run took
 //   about 10 minutes here with the builds cached, under a load average of 6-7 on 2 cores.
 // - the GPT-2 section (issue 16, tests/bench/gpt2-cases.mjs) runs after the kernels, with its own
-//   runners (each holds a 124M-parameter model): this project's core through the JS API in Node,
+//   runners (each holds one model at a time: the GPT-2-small-shaped one, then the SmolLM-135M-
+//   shaped Llama of issue 26): this project's core through the JS API in Node,
 //   onnxruntime-web in Node, the core natively (g++ -O3, and -march=native); its
 //   checksums are the argmax ids of the logits / the greedy ids, which must be equal everywhere.
 // Options: --quick (small grid, 3 rounds), --full (adds n = 4096 with 8 heads, about 5 more
@@ -652,27 +653,33 @@ const caseKey = (c) => `n=${c.n}${c.h ? ` h=${c.h}` : ''}${c.causal && c.kind !=
 const GPT2_MARK = '<!-- gpt2 section: npm run bench -- --gpt2 replaces it from here -->';
 const GPT2_PACKAGES = ['python3-torch', 'python3-onnx'];
 
-// The model folder (tests/tools/lib/hf-synthetic.mjs, ~1 s) and the ONNX graphs
-// (tests/reference/make_hf_fixtures.py --onnx, ~40 s, needs Debian's torch and onnx), each made
-// only when missing.
+// The model folders (tests/tools/lib/hf-synthetic.mjs, ~1 s each) and the ONNX graphs
+// (tests/reference/make_hf_fixtures.py --onnx for GPT-2, make_smollm_onnx.py for SmolLM, ~1 min
+// each, need Debian's torch and onnx), each made only when missing.
 async function prepareGpt2Files() {
-  const { HF_DIR, ONNX_DIR } = await import('../bench/gpt2-cases.mjs');
-  if (!existsSync(join(ROOT, HF_DIR, 'model.safetensors')) || !existsSync(join(ROOT, HF_DIR, 'tokenizer.json'))) {
-    step(`writing the GPT-2-small-shaped model (${HF_DIR})`);
-    const { writeGpt2SmallShape } = await import('./lib/hf-synthetic.mjs');
-    await writeGpt2SmallShape(join(ROOT, HF_DIR));
+  const { HF_DIR, SMOLLM_DIR, ONNX_DIR } = await import('../bench/gpt2-cases.mjs');
+  const synth = await import('./lib/hf-synthetic.mjs');
+  for (const [dir, write, what] of [
+    [HF_DIR, synth.writeGpt2SmallShape, 'GPT-2-small-shaped'],
+    [SMOLLM_DIR, synth.writeSmollmShape, 'SmolLM-135M-shaped'],
+  ]) {
+    if (!existsSync(join(ROOT, dir, 'model.safetensors')) || !existsSync(join(ROOT, dir, 'tokenizer.json'))) {
+      step(`writing the ${what} model (${dir})`);
+      await write(join(ROOT, dir));
+    }
   }
-  const graphs = ['gpt2-prefill.onnx', 'gpt2-decode.onnx'].map((f) => join(ROOT, ONNX_DIR, f));
-  if (graphs.every((f) => existsSync(f))) return;
-  await ensureDebianPackages(GPT2_PACKAGES);
-  step(`exporting it to ONNX (${ONNX_DIR}, about a minute)`);
-  const r = spawnSync(
-    '/usr/bin/python3',
-    ['tests/reference/make_hf_fixtures.py', '--no-tiny', '--onnx', join(ROOT, ONNX_DIR)],
-    { cwd: ROOT, stdio: 'inherit' },
-  );
-  if (r.status !== 0 || !graphs.every((f) => existsSync(f)))
-    throw new StepError(`make_hf_fixtures.py --onnx failed (exit ${r.status})`);
+  for (const [prefix, script] of [
+    ['gpt2', ['tests/reference/make_hf_fixtures.py', '--no-tiny', '--onnx', join(ROOT, ONNX_DIR)]],
+    ['smollm', ['tests/reference/make_smollm_onnx.py', join(ROOT, SMOLLM_DIR), join(ROOT, ONNX_DIR)]],
+  ]) {
+    const graphs = [`${prefix}-prefill.onnx`, `${prefix}-decode.onnx`].map((f) => join(ROOT, ONNX_DIR, f));
+    if (graphs.every((f) => existsSync(f))) continue;
+    await ensureDebianPackages(GPT2_PACKAGES);
+    step(`exporting the ${prefix} model to ONNX (${ONNX_DIR}, about a minute)`);
+    const r = spawnSync('/usr/bin/python3', script, { cwd: ROOT, stdio: 'inherit' });
+    if (r.status !== 0 || !graphs.every((f) => existsSync(f)))
+      throw new StepError(`${script[0]} failed (exit ${r.status})`);
+  }
 }
 
 // What each implementation ran as (its init answer), or why it did not run.
@@ -742,7 +749,7 @@ async function runGpt2(opts, failedBuilds) {
       (opts.native || s.where !== 'native') &&
       (!opts.only || !GPT2_RUNNERS.some((g) => opts.only.includes(g.name)) || opts.only.includes(s.name)),
   );
-  step('GPT-2: starting one process per implementation (each loads the 124M-parameter model)');
+  step('GPT-2 and SmolLM: starting one process per implementation (each loads one model at a time)');
   const { infos, runners } = await startRunners(specs, { failedBuilds, initMs: 300000 });
   const grid = gpt2.gpt2Cases({ quick: opts.quick });
   const rounds = opts.rounds ?? (opts.quick ? 3 : 5);
@@ -772,14 +779,17 @@ async function runGpt2(opts, failedBuilds) {
 }
 
 function gpt2Report({ all, names, infos, meta, gpt2 }) {
-  const out = [GPT2_MARK, '', '# GPT-2 small shape: this core vs onnxruntime-web', ''];
+  const out = [GPT2_MARK, '', '# GPT-2 small and SmolLM-135M shapes: this core vs onnxruntime-web', ''];
   out.push(
     `${meta.date}, ${meta.cpu} (${meta.cores} cores, shared with other users), median of ${meta.rounds} ` +
       'interleaved rounds, one call per sample, CPU time of the runner process. ' +
       `Load: before \`${meta.loadBefore}\`; after \`${meta.loadAfter}\`.`,
     '',
     "GPT-2 small's shape (12 layers, d_model 768, 12 heads, d_ff 3072, vocab 50257, 124M parameters; " +
-      `random F16 weights, ${gpt2.HF_DIR}) computed in float32 by every implementation. prefill n: one forward ` +
+      `random F16 weights, ${gpt2.HF_DIR}) and, the rows marked SmolLM, SmolLM-135M's (a Llama: 30 layers, ` +
+      'hidden 576, 9 query heads sharing 3 K/V heads, SwiGLU 1536, RMSNorm, RoPE theta 10000, tied ' +
+      `embeddings, vocab 49152, 135M parameters; random F16 weights, ${gpt2.SMOLLM_DIR}), ` +
+      'computed in float32 by every implementation. prefill n: one forward ' +
       'pass over n prompt tokens, logits for every position (tokens/s = n / time). generate n+k: the n-token ' +
       'prompt, then k new tokens greedy with the KV cache (tokens/s = k / time, the prefill included). Before ' +
       'any time counts, the argmax of every logits row (prefill) or the generated ids (generate) must equal ' +

@@ -1,10 +1,11 @@
 // onnxruntime-web (wasm backend, SIMD, one thread) on the GPT-2-small-shaped model exported to
-// float32 ONNX (build/bench/onnx, see tests/reference/README.md): gpt2-prefill.onnx for a prompt,
+// float32 ONNX (build/bench/onnx, see tests/reference/README.md), or the SmolLM-135M-shaped one (the
+// case's prefix, smollm-*.onnx, tests/reference/make_smollm_onnx.py): gpt2-prefill.onnx for a prompt,
 // then gpt2-decode.onnx once per new token with the previous call's `present` fed back as `past`
 // (the KV cache). A timed call is session.run() including ORT's copies of the inputs in and of
 // the outputs out (logits, and present when decoding), which its API cannot avoid. Graph
 // optimisations on ('all').
-import { ONNX_DIR, VOCAB, argmaxRow, gpt2Tokens, prefillChecksum, promptIds, rowSum } from '../gpt2-cases.mjs';
+import { ONNX_DIR, argmaxRow, gpt2Tokens, prefillChecksum, promptIds, rowSum, vocabOf } from '../gpt2-cases.mjs';
 
 export async function create(env) {
   const ort = await env.loadOrt();
@@ -13,10 +14,20 @@ export async function create(env) {
   ort.env.wasm.proxy = false;
   ort.env.logLevel = 'error';
   const options = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
-  const sessions = {};
-  const session = async (name) => {
+  // The sessions of one model at a time (the case's ONNX prefix; switching releases the other's).
+  let sessions = {},
+    sessionsOf = null;
+  const session = async (prefix, name) => {
+    if (prefix !== sessionsOf) {
+      for (const s of Object.values(sessions)) await s.release?.();
+      sessions = {};
+      sessionsOf = prefix;
+    }
     if (!sessions[name])
-      sessions[name] = await ort.InferenceSession.create(await env.readBytes(`${ONNX_DIR}/gpt2-${name}.onnx`), options);
+      sessions[name] = await ort.InferenceSession.create(
+        await env.readBytes(`${ONNX_DIR}/${prefix}-${name}.onnx`),
+        options,
+      );
     return sessions[name];
   };
   const idsTensor = (ids) =>
@@ -36,9 +47,10 @@ export async function create(env) {
   // Greedy: prefill, then one decode call per further token; returns the ids and the last logits.
   const generate = async () => {
     const { c } = state;
+    const V = vocabOf(c);
     let out = await state.prefill.run({ input_ids: state.feed });
-    const ids = [argmaxRow(out.logits.data, c.n - 1)];
-    let logits = out.logits.data.subarray((c.n - 1) * VOCAB);
+    const ids = [argmaxRow(out.logits.data, c.n - 1, V)];
+    let logits = out.logits.data.subarray((c.n - 1) * V);
     for (let t = 1; t < c.newTokens; t++) {
       const feeds = { input_ids: idsTensor([ids[t - 1]]), past: out.present };
       const next = await state.decode.run(feeds);
@@ -46,7 +58,7 @@ export async function create(env) {
       out.present.dispose?.();
       out = next;
       logits = out.logits.data;
-      ids.push(argmaxRow(logits, 0));
+      ids.push(argmaxRow(logits, 0, V));
     }
     out.present.dispose?.();
     return { ids, logits };
@@ -58,11 +70,13 @@ export async function create(env) {
       return c.kind === 'gpt2' ? true : 'GPT-2 cases only';
     },
     async prepare(c) {
-      state = { c, feed: idsTensor(promptIds(c)), prefill: await session('prefill') };
-      if (c.mode === 'prefill') return { checksum: prefillChecksum(await prefill(), c.n), tokens: gpt2Tokens(c) };
-      state.decode = await session('decode');
+      const prefix = c.onnx ?? 'gpt2';
+      const V = vocabOf(c);
+      state = { c, feed: idsTensor(promptIds(c)), prefill: await session(prefix, 'prefill') };
+      if (c.mode === 'prefill') return { checksum: prefillChecksum(await prefill(), c.n, V), tokens: gpt2Tokens(c) };
+      state.decode = await session(prefix, 'decode');
       const { ids, logits } = await generate();
-      return { checksum: { ids, ...rowSum(logits, 0) }, tokens: gpt2Tokens(c) };
+      return { checksum: { ids, ...rowSum(logits, 0, V) }, tokens: gpt2Tokens(c) };
     },
     async run(reps) {
       const t0 = performance.now();

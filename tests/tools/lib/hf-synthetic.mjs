@@ -1,7 +1,8 @@
 // A GPT-2-small-shaped model (124M parameters: n_embd 768, n_head 12, n_layer 12, n_positions 1024,
-// vocab_size 50257) as a Hugging Face folder, generated instead of committed (~250 MB).
+// vocab_size 50257) as a Hugging Face folder, generated instead of committed (~250 MB); with --smollm,
+// a SmolLM-135M-shaped Llama folder the same way (writeSmollmShape below).
 //
-//   node tests/tools/lib/hf-synthetic.mjs <dir> [--force]
+//   node tests/tools/lib/hf-synthetic.mjs <dir> [--smollm] [--force]
 //   import { writeGpt2SmallShape } from './hf-synthetic.mjs'; await writeGpt2SmallShape(dir);
 //
 // Writes <dir>/config.json (GPT-2 small's real config.json), <dir>/tokenizer.json (a copy of
@@ -135,7 +136,10 @@ function kindTables() {
 
 /** The safetensors header (JSON padded with spaces to a multiple of 8 bytes) and the total file size. */
 export function gpt2SmallLayout(cfg = GPT2_SMALL_CONFIG) {
-  const tensors = gpt2SmallTensors(cfg);
+  return layoutOf(gpt2SmallTensors(cfg));
+}
+
+function layoutOf(tensors) {
   const header = { __metadata__: { format: 'pt' } };
   let offset = 0;
   for (const [name, shape] of tensors) {
@@ -209,15 +213,88 @@ export async function writeGpt2SmallShape(dir, { force = false } = {}) {
   return { dir, model, bytes: layout.fileBytes, wrote, tokenizer };
 }
 
+// ---- SmolLM-135M's shape (issue 26): a Llama folder for the benchmark ----------------------------
+// HuggingFaceTB/SmolLM-135M's real config.json (hidden 576, 30 layers, 9 heads, 3 KV heads,
+// intermediate 1536, vocab 49152, tied embeddings, RMSNorm, SwiGLU, RoPE theta 10000), Hugging
+// Face's Llama tensor names and nn.Linear (out, in) layouts, and the same hashed F16 values as the
+// GPT-2 shape above (kinds: embed_tokens 'embedding', projections 'matrix', RMSNorm weights
+// 'ln_weight'). tokenizer.json: bpe.json again (a GPT-2-style byte-level BPE, as SmolLM's own).
+export const SMOLLM_135M_CONFIG = {
+  architectures: ['LlamaForCausalLM'],
+  attention_bias: false,
+  attention_dropout: 0.0,
+  bos_token_id: 0,
+  eos_token_id: 0,
+  hidden_act: 'silu',
+  hidden_size: 576,
+  initializer_range: 0.02,
+  intermediate_size: 1536,
+  max_position_embeddings: 2048,
+  mlp_bias: false,
+  model_type: 'llama',
+  num_attention_heads: 9,
+  num_hidden_layers: 30,
+  num_key_value_heads: 3,
+  pretraining_tp: 1,
+  rms_norm_eps: 1e-5,
+  rope_scaling: null,
+  rope_theta: 10000.0,
+  tie_word_embeddings: true,
+  torch_dtype: 'float32',
+  transformers_version: '4.40.1',
+  use_cache: true,
+  vocab_size: 49152,
+};
+
+/** [name, shape, kind] of a Llama folder (tied: no lm_head.weight), header (= data) order. */
+export function smollmTensors(cfg = SMOLLM_135M_CONFIG) {
+  const d = cfg.hidden_size;
+  const ff = cfg.intermediate_size;
+  const kvd = cfg.num_key_value_heads * (d / cfg.num_attention_heads);
+  const list = [['model.embed_tokens.weight', [cfg.vocab_size, d], 'embedding']];
+  for (let l = 0; l < cfg.num_hidden_layers; l++) {
+    const p = `model.layers.${l}.`;
+    list.push(
+      [p + 'input_layernorm.weight', [d], 'ln_weight'],
+      [p + 'self_attn.q_proj.weight', [d, d], 'matrix'],
+      [p + 'self_attn.k_proj.weight', [kvd, d], 'matrix'],
+      [p + 'self_attn.v_proj.weight', [kvd, d], 'matrix'],
+      [p + 'self_attn.o_proj.weight', [d, d], 'matrix'],
+      [p + 'post_attention_layernorm.weight', [d], 'ln_weight'],
+      [p + 'mlp.gate_proj.weight', [ff, d], 'matrix'],
+      [p + 'mlp.up_proj.weight', [ff, d], 'matrix'],
+      [p + 'mlp.down_proj.weight', [d, ff], 'matrix'],
+    );
+  }
+  list.push(['model.norm.weight', [d], 'ln_weight']);
+  if (!cfg.tie_word_embeddings) list.push(['lm_head.weight', [cfg.vocab_size, d], 'matrix']);
+  return list;
+}
+
+/** The SmolLM-135M-shaped folder (~270 MB), as writeGpt2SmallShape. */
+export async function writeSmollmShape(dir, { force = false } = {}) {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(SMOLLM_135M_CONFIG, null, 2) + '\n');
+  const tokenizer = fs.existsSync(BPE_TOKENIZER);
+  if (tokenizer) fs.copyFileSync(BPE_TOKENIZER, path.join(dir, 'tokenizer.json'));
+  const layout = layoutOf(smollmTensors());
+  const model = path.join(dir, 'model.safetensors');
+  const have = fs.existsSync(model) ? fs.statSync(model).size : -1;
+  const wrote = force || have !== layout.fileBytes;
+  if (wrote) writeSafetensors(model, layout);
+  return { dir, model, bytes: layout.fileBytes, wrote, tokenizer };
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const dir = args.find((a) => !a.startsWith('--'));
   if (!dir) {
-    console.error('usage: node tests/tools/lib/hf-synthetic.mjs <dir> [--force] [--sha256]');
+    console.error('usage: node tests/tools/lib/hf-synthetic.mjs <dir> [--smollm] [--force] [--sha256]');
     process.exit(2);
   }
   const t0 = performance.now();
-  const r = await writeGpt2SmallShape(dir, { force: args.includes('--force') });
+  const write = args.includes('--smollm') ? writeSmollmShape : writeGpt2SmallShape;
+  const r = await write(dir, { force: args.includes('--force') });
   const secs = ((performance.now() - t0) / 1000).toFixed(1);
   console.log(`${r.model}: ${r.bytes} bytes, ${r.wrote ? 'written' : 'already there (same size)'} in ${secs} s`);
   if (!r.tokenizer) console.warn(`warning: ${BPE_TOKENIZER} is missing; no tokenizer.json written`);
