@@ -120,9 +120,9 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
       );
     }
     // The first paragraph of the introduction, then the rest folded: with the controls beside the
-    // heading on a wide screen (style.css), the chapter's first view comes up on the first screen.
-    // On a phone the first paragraph shows three lines until the fold is opened (style.css), so a
-    // one-paragraph introduction has the fold too, shown on phones only.
+    // heading on a wide screen (style.css), the chapter's first picture comes up on the first screen.
+    // On a phone the whole introduction is folded behind one line (style.css), so a one-paragraph
+    // introduction has the fold too, shown on phones only.
     const intro = lesson.intro || [];
     if (intro.length) head.append(el('p', { className: 'intro intro-first', text: intro[0] }));
     if (intro.length)
@@ -130,7 +130,12 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
         el(
           'details',
           { className: `intro-more${intro.length === 1 ? ' phone-only' : ''}` },
-          el('summary', { text: 'Read more of the introduction' }),
+          el(
+            'summary',
+            {},
+            el('span', { className: 'on-phone', text: 'Read the introduction' }),
+            el('span', { className: 'on-wide', text: 'Read more of the introduction' }),
+          ),
           ...intro.slice(1).map((p) => el('p', { className: 'intro', text: p })),
         ),
       );
@@ -643,7 +648,8 @@ function setupTheme() {
   const label = () => {
     if (!button) return;
     const dark = current() === 'dark';
-    button.textContent = dark ? '☀ Light' : '☾ Dark';
+    // The word beside the sign folds away on a phone (style.css): the header keeps one row.
+    button.replaceChildren(dark ? '☀' : '☾', el('span', { className: 'wide-only', text: dark ? ' Light' : ' Dark' }));
     button.setAttribute('aria-label', dark ? 'Switch to the light theme' : 'Switch to the dark theme');
   };
   label();

@@ -50,6 +50,10 @@ function expectSame(actual, expected, what) {
   );
 }
 
+// The switches fold behind one line on every screen (issue 23, a picture first): a test that sets
+// one opens them first, as a student does.
+const openSwitches = (page) => page.locator('ap-controls .switch-box').evaluate((d) => (d.open = true));
+
 async function openPage(path = RECAP, viewport, { waitFor = 'ap-stepper' } = {}) {
   const page = await playground.open(path, viewport ? { viewport } : undefined);
   // ap-controls is not a view (no data-rendered): wait until its model picker lists the presets.
@@ -234,6 +238,7 @@ describe("a student's walk through the playground", () => {
     await waitForText(page, 'ap-stepper', SENTENCE);
     // A decoder opens with its mask on; switched off, the page says what that means.
     expect(await page.locator('ap-controls #causal').isChecked()).toBe(true);
+    await openSwitches(page);
     await page.locator('ap-controls #causal').uncheck();
     await expect.poll(() => page.locator('ap-controls .model-note').textContent()).toContain('Causal mask off');
     expect(page.url()).toContain('causal=off');
@@ -372,6 +377,7 @@ describe("a student's walk through the playground", () => {
     const { page, errors } = await openPage();
     const input = page.locator('#text');
     await input.fill('a dog ran across the park');
+    await openSwitches(page);
     await page.locator('ap-controls #heads').selectOption('4');
     await page.locator('ap-controls #causal').uncheck();
     await page.locator('ap-controls #causal').check();
@@ -484,7 +490,7 @@ describe('saving and embedding', () => {
     );
     await waitForText(page, 'ap-stepper', 'a cat ran');
     expect(await page.locator('#text').isVisible()).toBe(false);
-    expect(await page.locator('ap-controls #causal').isVisible()).toBe(false);
+    expect(await page.locator('ap-controls .switch-box').isVisible()).toBe(false); // the switches and their line
     expect(await page.locator('nav.toc').isVisible()).toBe(false);
     expect(await page.locator('ap-stepper #step-head').isVisible()).toBe(false);
     expect(await page.locator('ap-controls #model').isVisible()).toBe(true);

@@ -224,6 +224,7 @@ describe('8. a trained model switched away from its training', () => {
       .toMatch(
         /^8 heads: this model was trained with 4 heads of d_k = 32\. Its learned W_Q, W_K and W_V are cut into 8 slices of 16 columns instead, heads it never had.* Trained by this project/,
       );
+    await page.locator('ap-controls .switch-box').evaluate((d) => (d.open = true)); // folded on every screen
     await page.locator('ap-controls select#heads').selectOption('4');
     await expect.poll(note).not.toMatch(/heads it never had/);
     expect(errors).toEqual([]);
@@ -242,6 +243,7 @@ describe('switches and scores the page runs but the model never learned, said wh
       .toMatch(
         /^Division by √d_k switched off: this model was trained dividing its scores by √32; undivided, they are 5\.66 times larger/,
       );
+    await page.locator('ap-controls .switch-box').evaluate((d) => (d.open = true)); // folded on every screen
     await page.locator('ap-controls input#scale').check();
     await expect.poll(note).not.toMatch(/switched off/);
     expect(errors).toEqual([]);

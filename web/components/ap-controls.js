@@ -181,12 +181,12 @@ export class ApControls extends HTMLElement {
       this._posField,
       this._normField,
     );
-    // Folded on a narrow screen behind a line that says how each is set (the chapter's first view
-    // comes up sooner on a phone); open on a wide one.
+    // Folded behind a line that says how each is set, on every screen: open, they made the
+    // controls beside a chapter's heading taller than it, and pushed the chapter's first picture
+    // below a laptop's first screen (issue 23).
     this._switchState = el('span', { className: 'switch-state' });
     this._switchSummary = el('summary', {}, el('span', { text: 'Switches' }), this._switchState);
     this._switchBox = el('details', { className: 'switch-box' }, this._switchSummary, this._switches);
-    this._switchBox.open = !!globalThis.matchMedia?.('(min-width: 1100px)').matches;
     this._textField = el(
       'div',
       { className: 'textfield' },
