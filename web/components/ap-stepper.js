@@ -70,12 +70,28 @@ export class ApStepper extends ApWidget {
         className: 'lead',
         text: 'Every operation of the model on your text, in order. Use the buttons, the arrow keys or the slider; click any cell of the output to see how it was computed.',
       }),
-      el('div', { className: 'stepnav' }, this._prev, this._play, this._next, this._scrub, this._count),
-      el('div', { className: 'controls' }, this._layerField, this._headField),
+      // The buttons, the layer and the head on one row, then the step itself; the list of all
+      // steps under it (folded on a phone): the step's picture is on the recap's first screen
+      // (issue 23).
+      el(
+        'div',
+        { className: 'stepnav' },
+        this._prev,
+        this._play,
+        this._next,
+        this._scrub,
+        this._count,
+        el('div', { className: 'controls' }, this._layerField, this._headField),
+      ),
       this._keptNote,
-      el('details', { className: 'steps-details', open: true }, el('summary', { text: 'All steps' }), this._list),
       this._title,
       this._panel.node,
+      el(
+        'details',
+        { className: 'steps-details', open: !globalThis.matchMedia?.('(max-width: 600px)').matches },
+        el('summary', { text: 'All steps' }),
+        this._list,
+      ),
     );
     this.root.addEventListener('keydown', (e) => this._key(e));
   }
@@ -200,7 +216,16 @@ export class ApStepper extends ApWidget {
         type: 'button',
         text: s.short,
         attrs: { 'data-step': s.id },
-        on: { click: () => this.go(i) },
+        on: {
+          click: () => {
+            // The list is under the step, whose height changes with it: the clicked button stays
+            // where it was on the screen.
+            const before = b.getBoundingClientRect().top;
+            this.go(i);
+            const moved = b.getBoundingClientRect().top - before;
+            if (moved) window.scrollBy(0, moved);
+          },
+        },
       });
       list.append(el('li', {}, b));
       return b;

@@ -24,8 +24,8 @@ const TOKEN_CELL = 12;
 const cellAttrs = (m) => ({ 'min-cell': m.colLabels ? TOKEN_CELL : null });
 
 /**
- * Draws a step view (lib/steps/) into `box`: formula, what changed, inputs → output (or, for a
- * distribution over the vocabulary, a table of each position's top entries), and an explanation
+ * Draws a step view (lib/steps/) into `box`: formula, inputs → output (or, for a distribution
+ * over the vocabulary, a table of each position's top entries), what changed, and an explanation
  * of a clicked output cell (or of `explainCell` { row, col } at once). The stepper is one of these
  * plus navigation; Bahdanau's walkthrough is one per stage.
  * foldWeights: a large learned weight matrix is folded behind one line (the stepper shows it open).
@@ -40,7 +40,9 @@ export class StepPanel {
     this.changed = el('p', { className: 'changed' });
     this.io = el('div', { className: 'io' });
     this.explainHolder = el('div');
-    this.node = el('div', { className: 'step-panel' }, this.formula, this.changed, this.io, this.explainHolder);
+    // The formula, then the matrices it makes, then the line on what changed: the step's picture
+    // comes right under its formula (issue 23: the recap's and the residual view's first screens).
+    this.node = el('div', { className: 'step-panel' }, this.formula, this.io, this.changed, this.explainHolder);
     this.node.addEventListener('ap-cell-select', (e) => {
       const fromOut = e.composedPath().some((n) => n.classList?.contains('out'));
       if (fromOut && this.view?.explain) this.explain(e.detail.row, e.detail.col);
