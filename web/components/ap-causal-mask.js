@@ -47,11 +47,13 @@ export class ApCausalMask extends ApWidget {
         className: 'lead',
         text: 'A decoder generates left to right, so token i must not see tokens after it. The mask sets those scores to −∞ before the softmax; exp(−∞) = 0, so their weights are exactly zero and each row still sums to 1 over the visible keys.',
       }),
-      this.presets.node,
-      this.claim,
+      // The encoder / decoder switch and its three maps first, the notes' example and what the
+      // maps say after them: the maps are on chapter F's first screen (issue 23).
       el('div', { className: 'controls' }, this.seg),
       this.note,
       this.maps,
+      this.claim,
+      this.presets.node,
       this.rowText,
       this.sums,
       el('h4', { text: "The notes' code: scaled_attention += (mask * -1e9)" }),

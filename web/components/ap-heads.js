@@ -69,9 +69,11 @@ export class ApHeads extends ApWidget {
         text: 'One attention pattern can only express one kind of relation at a time. Multi-head attention runs h attentions in parallel, each on its own d_k = d/h columns of Q, K and V, and so learns h different patterns (typical models use h = 8 or 16). Under each map: what that head does, read from its weights.',
       }),
       segRow('heads', 'Heads:', this.buttons, this.layerBox),
+      // The heads' maps right under the heads and layer buttons; the colour scale, the K/V heads
+      // and the formula after them: the maps are on chapter C's first screen (issue 23).
+      this.allBox,
+      this.grid,
       this.rolesLine,
-      segRow('kvheads', 'K/V heads:', this.kvButtons),
-      this.kvLine,
       el(
         'div',
         { className: 'controls', dataset: { control: 'colors' } },
@@ -83,9 +85,13 @@ export class ApHeads extends ApWidget {
         ),
         this.scaleNote,
       ),
+      el(
+        'div',
+        { className: 'controls', dataset: { control: 'kvheads' } },
+        el('span', { className: 'field inline' }, el('span', { text: 'K/V heads:' }), this.kvButtons),
+      ),
+      this.kvLine,
       this.formula,
-      this.allBox,
-      this.grid,
       this.note,
     );
     this.cards = new Map();

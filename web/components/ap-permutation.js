@@ -44,11 +44,13 @@ export class ApPermutation extends ApWidget {
         className: 'lead',
         text: 'Attention is a weighted sum over a set: nothing in it knows where a token sits. Feed the same tokens in another order and, without positional encodings, every token gets exactly the same output vector as before, just in another row.',
       }),
+      // The two outputs' maps first, the buttons that reorder the tokens, the orders and the
+      // verdict under them: the maps are on chapter D's first screen (issue 23).
+      this.maps,
       el('div', { className: 'controls' }, this.reverse, this.shuffle),
       (this.cutNote = el('p', { className: 'note cut', hidden: true })),
       this.orders,
       this.verdict,
-      this.maps,
       this.table,
       this.withPos,
     );

@@ -33,6 +33,7 @@ const NOTES_ROWS = [
   { n: 50000, note: 'what if we want to scale n ≥ 50,000? (002)' },
 ];
 const LONG_N = 50000;
+const PLOT_N = [128, 256, 512, 1024, 2048, 4096]; // the sizes plotted: up to the full kernel's limit
 
 const SUP = { 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
 /** "10⁴" when v is a power of ten, else "". */
@@ -60,6 +61,9 @@ export class ApQuadratic extends ApWidget {
       { display: true },
     );
     this.notesTable = el('div');
+    // The view's picture, before anything is timed: the memory of the n × n scores against the
+    // online kernel's tiles as n grows, sized by the core (on chapter G's first screen, issue 23).
+    this.sizePlot = el('div', { className: 'q-size-plot' });
     this.question = el('div', { className: 'panel' });
     this.measureBtn = el('button', {
       type: 'button',
@@ -78,6 +82,7 @@ export class ApQuadratic extends ApWidget {
         text: 'Every token attends to every token → the score matrix QKᵀ is n × n. Cost is O(n²d) — quadratic in sequence length n. For sequence length n, self-attention requires O(n²) computation and memory (notes 000, 004).',
       }),
       this.formula,
+      this.sizePlot,
       // hide="notes", "question" or "measure" leaves that part out.
       el(
         'div',
@@ -145,6 +150,27 @@ export class ApQuadratic extends ApWidget {
     this.rangeNote.textContent = `n = ${sizes.join(', ')}; d_k = ${dK}`;
     // Every size and byte count below is the core's (kernels.memory); JS only formats them.
     const online = ap.kernels.memory({ n: 1000, dK });
+    const mb = (bytes) => bytes / 1e6;
+    this.sizePlot.replaceChildren(
+      linePlot({
+        title: `Memory of one head's scores as n grows (MB, float32, d_k = ${dK}), sized by the core`,
+        xLabel: 'n (tokens)',
+        yLabel: 'MB',
+        logX: true,
+        width: 520,
+        height: 220,
+        series: [
+          {
+            name: 'full kernel: the n × n scores, O(n²)',
+            points: PLOT_N.map((n) => [n, mb(ap.kernels.memory({ n, dK, full: true }).scratchBytes)]),
+          },
+          {
+            name: 'online kernel (next view): its tiles, the same at any n',
+            points: PLOT_N.map((n) => [n, mb(ap.kernels.memory({ n, dK }).scratchBytes)]),
+          },
+        ],
+      }),
+    );
     this.notesTable.replaceChildren(
       numsTable({
         className: 'nums q-notes',

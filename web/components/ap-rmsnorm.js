@@ -4,6 +4,7 @@
 // The statistics are the core's (norm1_stats: μ, σ; norm1_rms: the root mean square).
 import { ApWidget, define } from '../lib/widget.js';
 import { clamp, el, fillSelect, fmt } from '../lib/dom.js';
+import { matrix } from '../lib/heatmap.js';
 import { numsTable, rowSelect, textFor } from '../lib/view.js';
 import { runsFor } from '../lib/runs.js';
 import { runSpec } from '../lib/state.js';
@@ -21,6 +22,9 @@ export class ApRmsnorm extends ApWidget {
     this.warn = el('p', { className: 'warn rms-warn' });
     this.stats = el('div');
     this.table = el('div');
+    // The view's picture: the row before any norm, after LayerNorm and after RMSNorm, every
+    // dimension one cell, on one colour scale (on chapter I's first screen, issue 23).
+    this.picture = el('div', { className: 'rms-picture' });
     this.body.append(
       el('p', {
         className: 'lead',
@@ -31,6 +35,7 @@ export class ApRmsnorm extends ApWidget {
         { className: 'controls' },
         el('label', { className: 'field inline' }, el('span', { text: 'Row' }), this.rowSel),
       ),
+      this.picture,
       this.line,
       this.warn,
       this.stats,
@@ -77,6 +82,26 @@ export class ApRmsnorm extends ApWidget {
       own === 'rmsnorm'
         ? ''
         : `This model was trained with LayerNorm: the RMSNorm run keeps its learned γ and drops its β, a norm it never learned, so from this norm on its numbers are not what it learned.`;
+    const three = new Float32Array(3 * d);
+    three.set(x, 0);
+    three.set(yl, d);
+    three.set(yr, 2 * d);
+    this.place(
+      this.picture,
+      this.hm(
+        'rows',
+        matrix({
+          name: 'norms',
+          title: `Row "${X.rowLabels[i]}", all ${d} dimensions: before the norm, after LayerNorm, after RMSNorm`,
+          values: three,
+          rows: 3,
+          cols: d,
+          rowLabels: ['x', 'LayerNorm(x)', 'RMSNorm(x)'],
+          colAxis: 'dimension',
+        }),
+        { 'no-numbers': '' },
+      ),
+    );
     this.stats.replaceChildren(
       numsTable({
         caption: 'What each norm divides by (from the core)',

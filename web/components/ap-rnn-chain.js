@@ -62,10 +62,18 @@ export class ApRnnChain extends ApWidget {
         m('h_t = f(h_{t-1}, x_t)'),
         ' carries information forward, one step at a time. Step t waits for step t−1 (sequential); the signal of a far-back token fades as it passes every state in between (long-range); and everything must squeeze through one fixed-size state (bottleneck). Attention replaces the chain with direct connections: any token reaches any other in one hop, and all positions are computed in parallel.',
       ),
-      this.examples,
+      // The chain first, its step slider under it, then the recurrence and the notes' example:
+      // the picture is on the first screen of chapter A (issue 23).
+      el(
+        'div',
+        { className: 'panel' },
+        el('h4', { text: 'RNN: one state, passed along' }),
+        this.chain,
+        this.stepper.node,
+        this.chainNote,
+      ),
       this.formula,
-      this.stepper.node,
-      el('div', { className: 'panel' }, el('h4', { text: 'RNN: one state, passed along' }), this.chain, this.chainNote),
+      this.examples,
       el(
         'div',
         { className: 'panel', style: { marginTop: '10px' } },

@@ -211,7 +211,13 @@ export class ApTokens extends ApWidget {
       el('span', {}, el('span', { className: 'tk bytes' }), 'bytes of one character (hex)'),
       el('span', {}, el('b', { className: 'mono', text: '␣' }), ' the space before a word'),
     );
-    this.row = el('ol', { className: 'tk-row english', attrs: { 'aria-label': 'Tokens of the English model' } });
+    // The view's picture (data-picture: what tests/web/first-screen.test.js looks for on a
+    // chapter's first screen): the text cut into its coloured pieces.
+    this.row = el('ol', {
+      className: 'tk-row english',
+      dataset: { picture: '' },
+      attrs: { 'aria-label': 'Tokens of the English model' },
+    });
     this.compareText = el('p', { className: 'note' });
     this.compareRow = el('ol', { className: 'tk-row grammar', attrs: { 'aria-label': 'Tokens of the grammar model' } });
     this.compare = el(
@@ -222,16 +228,18 @@ export class ApTokens extends ApWidget {
       this.compareRow,
     );
     this.missing = el('p', { className: 'note tk-missing', hidden: true });
-    // What the view shows of a text (all hidden when the English model's file is missing).
+    // What the view shows of a text (all hidden when the English model's file is missing). The
+    // tokens right under their count, the legend and the notes on them after: the row is on chapter
+    // B's first screen (issue 23).
     this.textParts = [
       this.lead,
       this.stats,
+      this.row,
+      this.legend,
       this.startLine,
       this.wordsLine,
       this.firstLine,
       this.bytesLine,
-      this.legend,
-      this.row,
       this.compare,
     ];
     this.body.append(this.missing, ...this.textParts);

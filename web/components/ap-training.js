@@ -140,6 +140,9 @@ export class ApTraining extends ApWidget {
         className: 'lead',
         text: 'Attention weights α are computed, not learned parameters: they come from the input every time. What is learned, by backpropagation, are the three linear projections that produce a query, key and value for every token, Q = XW_Q, K = XW_K, V = XW_V (and the rest of the model); each head learns a different relation. Train a tiny transformer here, in your browser, and watch the loss fall, the held-out accuracy rise, and the attention patterns form.',
       }),
+      // The plots first (before training, the accuracy's axes: chapter H's first picture, issue
+      // 23), the buttons under them, then the readout, the held-out answer and the task.
+      this.plots,
       el(
         'div',
         { className: 'controls' },
@@ -149,10 +152,9 @@ export class ApTraining extends ApWidget {
         this.stepBtn,
         this.resetBtn,
       ),
-      this.about,
       this.readout,
       this.answer,
-      this.plots,
+      this.about,
       this.headsTitle,
       this.heads,
     );
@@ -398,9 +400,34 @@ export class ApTraining extends ApWidget {
     this.about.textContent = this._aboutText();
     this.readout.textContent = this._startText();
     this.answer.replaceChildren();
-    this.plots.replaceChildren();
+    this.plots.replaceChildren(...this._framePlots());
     this.heads.replaceChildren();
     this.headsTitle.hidden = true;
+  }
+
+  // Before the first report: the held-out accuracy's axes over the whole run, with no curve yet
+  // (the plot Train fills in), so that chapter H opens on where its learning will show (issue 23).
+  _framePlots() {
+    const t = TRAINING_TASKS[this.taskSel.value];
+    const ticks = (x) => (x % 500 === 0 ? String(x) : '');
+    const frame = (title, yLabel, name, range) =>
+      linePlot({
+        title,
+        xLabel: 'step',
+        yLabel,
+        series: [{ name, points: [0, t.totalSteps].map((x) => [x, null]) }],
+        xTickFormat: ticks,
+        width: 440,
+        height: 220,
+        ...range,
+      });
+    return [
+      frame(`held-out ${t.metric}: drawn here as it trains`, 'accuracy', `${t.metric} (no steps yet)`, {
+        yMin: 0,
+        yMax: 1,
+      }),
+      el('p', { className: 'note', text: 'The training loss is drawn beside it from the first steps on.' }),
+    ];
   }
 
   /** It trains on its task's own examples, whatever the page's text. */
