@@ -92,7 +92,7 @@ export class ApRmsnorm extends ApWidget {
         'rows',
         matrix({
           name: 'norms',
-          title: `Row "${X.rowLabels[i]}", all ${d} dimensions: before the norm, after LayerNorm, after RMSNorm`,
+          title: `Row "${X.rowLabels[i]}", its ${d} dimensions`,
           values: three,
           rows: 3,
           cols: d,
