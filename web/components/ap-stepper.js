@@ -218,12 +218,10 @@ export class ApStepper extends ApWidget {
         attrs: { 'data-step': s.id },
         on: {
           click: () => {
-            // The list is under the step, whose height changes with it: the clicked button stays
-            // where it was on the screen.
-            const before = b.getBoundingClientRect().top;
+            // The list is under the step: the step chosen comes into view (its title at least),
+            // as a link of a contents list would.
             this.go(i);
-            const moved = b.getBoundingClientRect().top - before;
-            if (moved) window.scrollBy(0, moved);
+            this._title.scrollIntoView({ block: 'nearest' });
           },
         },
       });
