@@ -71,8 +71,9 @@ export class ApStepper extends ApWidget {
         text: 'Every operation of the model on your text, in order. Use the buttons, the arrow keys or the slider; click any cell of the output to see how it was computed.',
       }),
       // The buttons, the layer and the head on one row, then the step itself; the list of all
-      // steps under it (folded on a phone): the step's picture is on the recap's first screen
-      // (issue 23).
+      // steps under it: the step's picture is on the recap's first screen (issue 23). The list is
+      // open at every width, as tests/tools/reserve.mjs measures it (folded on a phone only, the
+      // stepper was shorter than the height it reserved, and the page below it jumped).
       el(
         'div',
         { className: 'stepnav' },
@@ -86,12 +87,7 @@ export class ApStepper extends ApWidget {
       this._keptNote,
       this._title,
       this._panel.node,
-      el(
-        'details',
-        { className: 'steps-details', open: !globalThis.matchMedia?.('(max-width: 600px)').matches },
-        el('summary', { text: 'All steps' }),
-        this._list,
-      ),
+      el('details', { className: 'steps-details', open: true }, el('summary', { text: 'All steps' }), this._list),
     );
     this.root.addEventListener('keydown', (e) => this._key(e));
   }
