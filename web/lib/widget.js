@@ -124,6 +124,10 @@ export class ApWidget extends HTMLElement {
         this.status,
       );
       if (concept) this.root.dataset.concept = concept;
+      // Until its first drawing (or failure) only the view's lead shows in its body: the rest is
+      // laid out but hidden, so parts filled at the first drawing do not move the ones below them
+      // in front of the reader (a layout shift) while the body keeps its reserved height.
+      this.root.classList.add('undrawn');
       this.shadowRoot.append(this.root);
       this.applyHides(); // a hidden text box takes no space from the start
       reserveSoon(this);
@@ -383,6 +387,7 @@ export class ApWidget extends HTMLElement {
     try {
       if (run && run.error) throw run.error;
       this.clearError();
+      this.root.classList.remove('undrawn');
       this.#report(run);
       this.render(run, state);
       this._showOwnInput(); // again: what the view runs on is known once it has computed
@@ -416,6 +421,7 @@ export class ApWidget extends HTMLElement {
    * next drawing brings it back.
    */
   fail(err) {
+    this.root.classList.remove('undrawn');
     this.#report(null);
     const message = err && err.message ? err.message : String(err);
     this.status.textContent = '';
