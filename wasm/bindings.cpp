@@ -32,10 +32,10 @@
 #include "kernels/attention.hpp"
 #include "trace/trace.hpp"
 #ifdef AP_WITH_TRAINER
+#include "data/tasks.hpp"
 #include "io/hf_model.hpp"
 #include "train/evaluate.hpp"
 #include "train/params.hpp"
-#include "train/tasks.hpp"
 #include "train/trainer.hpp"
 #endif
 
@@ -1050,7 +1050,7 @@ bool rnn_states(uintptr_t out, uintptr_t x, uintptr_t wxh, uintptr_t whh, int n,
 // ---- end of costs ----
 
 std::string last_error() { return g_last_error; }
-// The special tokens' ids and pieces (io/tokenizer.hpp), so JS never types them again.
+// The special tokens' ids and pieces (core/tokenizer.hpp), so JS never types them again.
 val special_tokens() {
   return obj({{"pad", js(ap::Tokenizer::kPad)},
               {"unk", js(ap::Tokenizer::kUnk)},

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "base/rng.hpp"
 #include "core/layers.hpp"
-#include "core/rng.hpp"
 
 namespace ap {
 

@@ -4,7 +4,7 @@
 // product, a scaled dot product or the additive score; a hard lookup takes the argmax instead.
 #pragma once
 #include <cstdint>
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 #include "trace/trace.hpp"
 
 namespace ap {

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+#include "base/tensor.hpp"
 #include "core/config.hpp"
-#include "core/tensor.hpp"
 #include "trace/trace.hpp"
 
 namespace ap {

@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <string>
 
+#include "base/tensor.hpp"
 #include "core/limits.hpp"
-#include "core/tensor.hpp"
-#include "io/tokenizer.hpp"
+#include "core/tokenizer.hpp"
 
 namespace ap {
 

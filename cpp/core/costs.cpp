@@ -5,8 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "base/rng.hpp"
 #include "core/layers.hpp"
-#include "core/rng.hpp"
 
 namespace ap {
 

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "base/tensor.hpp"
 #include "core/config.hpp"
 #include "core/rnn.hpp"
-#include "core/tensor.hpp"
 
 namespace ap {
 

@@ -5,8 +5,8 @@
 #include <limits>
 #include <numeric>
 
+#include "base/rng.hpp"
 #include "core/layers.hpp"
-#include "core/rng.hpp"
 
 namespace ap {
 

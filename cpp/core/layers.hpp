@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "base/tensor.hpp"
 #include "core/config.hpp"
-#include "core/tensor.hpp"
 
 namespace ap {
 

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/rng.hpp"
 #include "core/config.hpp"
-#include "core/rng.hpp"
 
 namespace ap {
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "core/tensor.hpp"
+#include "base/error.hpp"
 
 namespace ap::limits {
 

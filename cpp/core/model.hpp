@@ -22,11 +22,11 @@
 #include <map>
 #include <string>
 #include <vector>
+#include "base/tensor.hpp"
 #include "core/attention.hpp"
 #include "core/config.hpp"
 #include "core/layout.hpp"
-#include "core/tensor.hpp"
-#include "io/tokenizer.hpp"
+#include "core/tokenizer.hpp"
 #include "trace/trace.hpp"
 
 namespace ap {

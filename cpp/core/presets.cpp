@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "base/rng.hpp"
 #include "core/attention.hpp"
 #include "core/layers.hpp"
-#include "core/rng.hpp"
 
 namespace ap {
 

@@ -4,8 +4,8 @@
 #pragma once
 #include <string>
 #include <vector>
+#include "base/tensor.hpp"
 #include "core/config.hpp"
-#include "core/tensor.hpp"
 #include "trace/trace.hpp"
 
 namespace ap {

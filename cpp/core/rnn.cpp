@@ -7,8 +7,8 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "base/rng.hpp"
 #include "core/layers.hpp"
-#include "core/rng.hpp"
 
 namespace ap {
 

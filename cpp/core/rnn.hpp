@@ -4,7 +4,7 @@
 // reaches the last step. Attention reaches every token in one hop instead.
 #pragma once
 #include <cstdint>
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 #include "trace/trace.hpp"
 
 namespace ap {

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <utility>
 
+#include "base/rng.hpp"
 #include "core/layers.hpp"
-#include "core/rng.hpp"
 
 namespace ap {
 

@@ -25,9 +25,9 @@
 #include <map>
 #include <string>
 #include <vector>
-#include "core/rng.hpp"
-#include "core/tensor.hpp"
-#include "io/tokenizer.hpp"
+#include "base/rng.hpp"
+#include "base/tensor.hpp"
+#include "core/tokenizer.hpp"
 #include "trace/trace.hpp"
 
 namespace ap {

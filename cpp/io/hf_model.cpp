@@ -9,8 +9,8 @@
 #include <set>
 #include <utility>
 
+#include "base/tensor.hpp"
 #include "core/layout.hpp"
-#include "core/tensor.hpp"
 #include "io/hf_tokenizer.hpp"
 #include "io/json_limited.hpp"
 #include "io/safetensors.hpp"

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <queue>
 
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 #include "io/json_limited.hpp"
 #include "io/unicode_tables.hpp"
 

@@ -5,7 +5,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 
 namespace ap {
 

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 #include "io/json_limited.hpp"
 #include "io/safetensors.hpp"
 

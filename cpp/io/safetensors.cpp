@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 #include "io/json_limited.hpp"
 #include "kernels/convert.hpp"
 

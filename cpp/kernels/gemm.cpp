@@ -1,7 +1,7 @@
 // gemm(): the hand-written tiled kernel in wasm builds (Eigen 3.4 has no WASM SIMD path and runs
 // several times slower there), Eigen natively (it has AVX2/AVX-512 paths we do not try to beat).
 #include "kernels/gemm.hpp"
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 
 namespace ap::kernels {
 

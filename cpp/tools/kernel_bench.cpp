@@ -19,8 +19,8 @@
 #include <ctime>
 #endif
 
-#include "core/rng.hpp"
-#include "core/tensor.hpp"
+#include "base/rng.hpp"
+#include "base/tensor.hpp"
 #include "kernels/attention.hpp"
 #include "kernels/gemm.hpp"
 

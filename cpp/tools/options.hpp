@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 #include "train/adamw.hpp"
 #include "train/evaluate.hpp"
 

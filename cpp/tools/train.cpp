@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "base/tensor.hpp"
 #include "core/model.hpp"
-#include "core/tensor.hpp"
 #include "io/model_io.hpp"
 #include "tools/options.hpp"
 #include "train/evaluate.hpp"

@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 #include <vector>
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 
 namespace ap {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 
 namespace ap::train {
 

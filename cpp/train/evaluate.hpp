@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 #include "core/model.hpp"
-#include "train/tasks.hpp"
+#include "data/tasks.hpp"
 
 namespace ap::train {
 

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "core/rng.hpp"
-#include "core/tensor.hpp"
+#include "base/rng.hpp"
+#include "base/tensor.hpp"
 
 namespace ap::train {
 

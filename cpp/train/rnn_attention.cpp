@@ -9,7 +9,7 @@
 #include <Eigen/Dense>
 
 #include "core/layers.hpp"
-#include "io/tokenizer.hpp"
+#include "core/tokenizer.hpp"
 #include "train/ops.hpp"
 
 namespace ap::train {

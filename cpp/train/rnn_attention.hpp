@@ -14,11 +14,11 @@
 #include <memory>
 #include <string>
 #include <vector>
-#include "core/rng.hpp"
+#include "base/rng.hpp"
 #include "core/rnn_attention.hpp"
+#include "data/tasks.hpp"
 #include "train/adamw.hpp"
 #include "train/evaluate.hpp"
-#include "train/tasks.hpp"
 
 namespace ap::train {
 

@@ -7,7 +7,7 @@
 #include <exception>
 #include <thread>
 
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 
 namespace ap::train {
 

@@ -8,10 +8,10 @@
 #include <memory>
 #include <string>
 #include <vector>
+#include "data/tasks.hpp"
 #include "train/adamw.hpp"
 #include "train/evaluate.hpp"
 #include "train/params.hpp"
-#include "train/tasks.hpp"
 #include "train/transformer.hpp"
 
 namespace ap::train {

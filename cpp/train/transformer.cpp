@@ -6,17 +6,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/tensor.hpp"
 #include "core/layers.hpp"
-#include "core/tensor.hpp"
 #include "train/ops.hpp"
 
 namespace ap::train {
-
-int Batch::count_targets() const {
-  int n = 0;
-  for (int t : targets) n += t != 0;
-  return n;
-}
 
 template <typename T>
 void sinusoidal_table(std::vector<T>& pe, int rows, int d) {

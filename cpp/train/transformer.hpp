@@ -15,19 +15,10 @@
 // positions are those of the unpadded sequence.
 #pragma once
 #include <vector>
+#include "data/batch.hpp"
 #include "train/params.hpp"
 
 namespace ap::train {
-
-struct Batch {
-  int B = 0;                 // sequences
-  int T = 0;                 // decoder length (after padding)
-  int S = 0;                 // source length (encoder-decoder only)
-  std::vector<int> src;      // (B, S) encoder input, 0 = <pad>
-  std::vector<int> inputs;   // (B, T) decoder input (encoder-only: encoder input), 0 = <pad>
-  std::vector<int> targets;  // (B, T) next token; 0 = no loss (padding or prompt)
-  int count_targets() const;
-};
 
 template <typename T>
 struct BlockActs {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 
 namespace fixture {
 

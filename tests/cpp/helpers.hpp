@@ -14,10 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include "base/tensor.hpp"
 #include "core/config.hpp"
 #include "core/model.hpp"
-#include "core/tensor.hpp"
-#include "io/tokenizer.hpp"
+#include "core/tokenizer.hpp"
 
 // Expects `part` in `message`, showing the whole message when it is not.
 #define EXPECT_MENTIONS(message, part) \

@@ -9,8 +9,8 @@
 #include "core/decode.hpp"
 #include "core/model.hpp"
 #include "core/rnn.hpp"
+#include "core/tokenizer.hpp"
 #include "helpers.hpp"
-#include "io/tokenizer.hpp"
 #include "trace/trace.hpp"
 
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "../fuzz/hf_micro_tokenizer.hpp"
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 #include "helpers.hpp"
 #include "io/hf_model.hpp"
 #include "io/safetensors.hpp"

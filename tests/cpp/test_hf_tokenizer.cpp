@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 #include "helpers.hpp"
 #include "io/hf_tokenizer.hpp"
 #include "io/unicode_tables.hpp"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/rng.hpp"
+#include "base/rng.hpp"
 #include "kernels/attention.hpp"
 #include "kernels/convert.hpp"
 #include "kernels/gemm.hpp"

@@ -10,14 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "base/tensor.hpp"
 #include "core/config.hpp"
 #include "core/model.hpp"
-#include "core/tensor.hpp"
+#include "core/tokenizer.hpp"
 #include "helpers.hpp"
 #include "io/hf_model.hpp"
 #include "io/model_io.hpp"
 #include "io/safetensors.hpp"
-#include "io/tokenizer.hpp"
 #include "trace/trace.hpp"
 
 namespace {

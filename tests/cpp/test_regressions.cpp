@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
+#include "core/tokenizer.hpp"
 #include "io/model_io.hpp"
 #include "io/safetensors.hpp"
-#include "io/tokenizer.hpp"
 #include "trace/trace.hpp"
 
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 #include "helpers.hpp"
 #include "io/safetensors.hpp"
 

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
+#include "core/tokenizer.hpp"
 #include "helpers.hpp"
-#include "io/tokenizer.hpp"
 
 namespace {
 

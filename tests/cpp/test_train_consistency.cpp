@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "core/model.hpp"
+#include "data/tasks.hpp"
 #include "helpers.hpp"
 #include "io/model_io.hpp"
 #include "train/params.hpp"
-#include "train/tasks.hpp"
 #include "train/transformer.hpp"
 
 using namespace ap;

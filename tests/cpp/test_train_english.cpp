@@ -1,4 +1,4 @@
-// The corpus tasks english / english-mlm (cpp/train/english.cpp) on a data folder written here: a
+// The corpus tasks english / english-mlm (cpp/data/english.cpp) on a data folder written here: a
 // byte-level tokenizer.json with no merges (every byte its own token, ids 3..258 after <pad>,
 // <|endoftext|>, [MASK]) and two tiny "samples" per split. Checked by hand: a passage starts at a
 // sentence, runs on through the sample's sentences joined by single spaces (so its tokens are the
@@ -14,9 +14,9 @@
 #include <set>
 #include <string>
 
+#include "base/rng.hpp"
 #include "core/model.hpp"
-#include "core/rng.hpp"
-#include "train/tasks.hpp"
+#include "data/tasks.hpp"
 #include "train/trainer.hpp"
 
 using namespace ap;

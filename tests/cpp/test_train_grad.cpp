@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "core/rng.hpp"
+#include "base/rng.hpp"
 #include "helpers.hpp"
 #include "train/ops.hpp"
 #include "train/params.hpp"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/rng.hpp"
+#include "base/rng.hpp"
 #include "core/rnn_attention.hpp"
 #include "helpers.hpp"
 #include "io/model_io.hpp"

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "core/model.hpp"
+#include "data/tasks.hpp"
 #include "io/model_io.hpp"
 #include "train/evaluate.hpp"
-#include "train/tasks.hpp"
 
 using namespace ap;
 using namespace ap::train;

@@ -10,7 +10,7 @@
 #include <set>
 #include <string>
 
-#include "train/tasks.hpp"
+#include "data/tasks.hpp"
 
 using namespace ap;
 using namespace ap::train;

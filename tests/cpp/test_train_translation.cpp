@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "train/tasks.hpp"
+#include "data/tasks.hpp"
 
 using namespace ap;
 using namespace ap::train;

@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/tensor.hpp"
 #include "core/attention.hpp"
-#include "core/tensor.hpp"
 #include "kernels/attention.hpp"
 #include "trace/trace.hpp"
 

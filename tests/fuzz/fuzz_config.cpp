@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 #include "io/model_io.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "base/tensor.hpp"
 #include "core/decode.hpp"
 #include "core/model.hpp"
-#include "core/tensor.hpp"
+#include "core/tokenizer.hpp"
 #include "io/model_io.hpp"
-#include "io/tokenizer.hpp"
 #include "trace/trace.hpp"
 
 namespace {

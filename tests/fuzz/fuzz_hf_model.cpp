@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "base/tensor.hpp"
 #include "core/layout.hpp"
-#include "core/tensor.hpp"
 #include "hf_micro_tokenizer.hpp"
 #include "io/hf_model.hpp"
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 #include "io/hf_tokenizer.hpp"
 
 namespace {

@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 #include "io/model_io.hpp"
 #include "io/safetensors.hpp"
 

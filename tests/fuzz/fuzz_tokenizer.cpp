@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "core/tensor.hpp"
-#include "io/tokenizer.hpp"
+#include "base/tensor.hpp"
+#include "core/tokenizer.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -45,7 +45,7 @@ test('headScores reads the induction and previous-token diagonals', () => {
   expect(() => headScores(new Float32Array(25 * 25), 12)).not.toThrow();
 });
 
-// cpp/core/rng.hpp hash_string (FNV-1a 64, then splitmix64's finish): the task holds a string out
+// cpp/base/rng.hpp hash_string (FNV-1a 64, then splitmix64's finish): the task holds a string out
 // when its hash % 10 == 0, so the view's string is one the trainer never draws.
 test("the view's string has 8 different letters and is held out", () => {
   const s = INDUCTION_RUN.example.tgt.slice(0, LETTERS);

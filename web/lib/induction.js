@@ -1,7 +1,7 @@
 // The induction view's run (<ap-induction>) and its two head scores, shared with the tests that
 // check a seeded run forms an induction head within the view's step budget.
 //
-// The task (cpp/train/tasks.cpp, "induction"): 6 to 12 random letters read twice, "<bos> s s", as a
+// The task (cpp/data/tasks.cpp, "induction"): 6 to 12 random letters read twice, "<bos> s s", as a
 // language model. The first pass cannot be predicted; each letter of the repeat (but its first) is
 // the one that followed the earlier copy of the letter before it. A two-layer attention-only model
 // (no FFN) learns to copy with two heads working together (Elhage et al. 2021, Olsson et al. 2022):

@@ -15,7 +15,7 @@
 #if !defined(AP_BENCH_NO_MODEL)
 #include "core/config.hpp"
 #include "core/model.hpp"
-#include "io/tokenizer.hpp"
+#include "core/tokenizer.hpp"
 #include "trace/trace.hpp"
 #endif
 

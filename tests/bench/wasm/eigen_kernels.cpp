@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 #include "kernels/attention.hpp"
 #include "kernels/gemm.hpp"
 

@@ -5,7 +5,7 @@
 // passage from its start". Bits per byte = the chunks' summed -log2 p(token) / their UTF-8 bytes.
 // A chunk's tokens are its sentences' tokens, each later sentence encoded with its leading space:
 // GPT-2's split never joins a space to the piece before it, so that is the tokenizer's answer for
-// the joined text (cpp/train/english.cpp cuts training passages the same way; the tests check it).
+// the joined text (cpp/data/english.cpp cuts training passages the same way; the tests check it).
 
 /**
  * samples: [{ id, sentences: [{ text }] }]; encode(text) -> ids (or a promise of them);

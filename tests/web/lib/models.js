@@ -75,7 +75,7 @@ export const RANDOM_CONFIG = {
 export const NOTES_EN = 'The agreement on the European Economic Area was signed in August 1992.';
 export const NOTES_FR = "L'accord sur la zone économique européenne a été signé en août 1992.";
 
-// Verbs of the masked LM's grammar (cpp/train/grammar.cpp) as [singular, plural] present forms: be
+// Verbs of the masked LM's grammar (cpp/data/grammar.cpp) as [singular, plural] present forms: be
 // and the first intransitive verbs, then more intransitive ones, then transitive ones.
 export const MLM_VERBS = {
   common: [

@@ -107,7 +107,7 @@ class Tokenizer {
 // without one (the first wasm module) this throws an ap::Error saying which module reads it.
 Tokenizer read_tokenizer_json(const std::string& json_text);
 using TokenizerJsonReader = Tokenizer (*)(const std::string&);
-// Set once where the Hugging Face code is linked in (cpp/train/english.cpp, a static initialiser:
+// Set once where the Hugging Face code is linked in (cpp/data/english.cpp, a static initialiser:
 // the second wasm module and the native tools; the first module never sets it).
 bool set_tokenizer_json_reader(TokenizerJsonReader reader);
 

@@ -2,13 +2,13 @@
 // well-formed UTF-8 sequence becomes a piece of its own (never a crash, never a merged
 // code point), and such pieces are never put in a vocabulary, so every vocabulary is
 // valid UTF-8 and can be stored as JSON.
-#include "io/tokenizer.hpp"
+#include "core/tokenizer.hpp"
 
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "core/tensor.hpp"
+#include "base/error.hpp"
 
 namespace ap {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor.hpp"
-#include "train/tasks.hpp"
+#include "base/tensor.hpp"
+#include "data/tasks.hpp"
 
 namespace ap::train {
 

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
+#include "data/tasks.hpp"
 #include "io/hf_model.hpp"
-#include "train/tasks.hpp"
 
 namespace ap::train {
 

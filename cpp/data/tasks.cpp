@@ -1,10 +1,10 @@
 // The string tasks (sort, reverse), the task registry, and the encoding of examples into
 // the sequence formats documented in tasks.hpp.
-#include "train/tasks.hpp"
+#include "data/tasks.hpp"
 
 #include <algorithm>
 
-#include "core/tensor.hpp"
+#include "base/tensor.hpp"
 
 namespace ap::train {
 

@@ -1,5 +1,5 @@
 // The training tasks, each a seeded generator of examples, and how an example becomes
-// token ids. Same seed, same examples, natively and in wasm (core/rng.hpp).
+// token ids. Same seed, same examples, natively and in wasm (base/rng.hpp).
 //
 // Sequence formats (what a model file's "task" expects at inference time):
 //   sort, reverse (decoder-only, characters): "<bos>" + input + "=" + output + "<eos>".
@@ -32,10 +32,11 @@
 #include <memory>
 #include <string>
 #include <vector>
+#include "base/error.hpp"  // make_task throws ap::Error
+#include "base/rng.hpp"
 #include "core/config.hpp"
-#include "core/rng.hpp"
-#include "io/tokenizer.hpp"
-#include "train/transformer.hpp"
+#include "core/tokenizer.hpp"
+#include "data/batch.hpp"
 
 namespace ap::train {
 
