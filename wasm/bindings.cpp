@@ -306,15 +306,6 @@ TraceHandle* run_preset(std::string id) {
       nullptr);
 }
 
-// The head counts a preset's switches may take (the core's rule, as for a model of its width).
-std::vector<int> preset_head_choices(const ap::Preset& p) {
-  ap::ModelConfig c;
-  c.d_model = p.d_model;
-  c.n_heads = p.n_heads;
-  c.pos = ap::PosKind::None;
-  return ap::switch_choices(c).n_heads;
-}
-
 val presets() {
   val out = val::array();
   int i = 0;
@@ -331,33 +322,18 @@ val presets() {
                       {"causal", js(p.causal)},
                       {"scale", js(p.scale)},
                       {"pos", js(ap::to_string(p.pos))},
-                      {"headChoices", js(preset_head_choices(p))}}));
+                      {"headChoices", js(ap::preset_head_choices(p))}}));
   return out;
 }
 
 // One of the preset's input matrices ("x", "wq", "wk", "wv", "wo") copied out by the wrapper.
 val preset_matrix(std::string id, std::string which) {
-  static ap::Mat keep;  // lives until the next call; the wrapper copies at once
-  const bool ok = guard(
-      [&]() -> bool {
-        const ap::Preset& p = ap::find_preset(id);
-        if (which == "x")
-          keep = p.x;
-        else if (which == "wq")
-          keep = p.wq;
-        else if (which == "wk")
-          keep = p.wk;
-        else if (which == "wv")
-          keep = p.wv;
-        else if (which == "wo")
-          keep = p.wo;
-        else
-          ap::fail("unknown preset matrix '" + which + "'");
-        return true;
+  return guard(
+      [&]() {  // the preset's own matrix, which lives as long as the module; the wrapper copies it
+        const ap::Mat& m = ap::preset_matrix(ap::find_preset(id), which);
+        return val(typed_memory_view(static_cast<size_t>(m.size()), m.data()));
       },
-      false);
-  if (!ok) return val::null();
-  return val(typed_memory_view(static_cast<size_t>(keep.size()), keep.data()));
+      val::null());
 }
 
 // The result of model.generate(): the wrapper takes each step's trace out once, then deletes this.
@@ -392,20 +368,17 @@ class GenerationHandle {
   }
 };
 
-class ModelHandle {
+// What both model handles (ModelHandle, RnnAttnHandle) bind of their model's own tokenizer.
+class TokenizerHandle {
  public:
-  std::unique_ptr<ap::Model> model;
-  std::vector<uint8_t> saved;
+  virtual ~TokenizerHandle() = default;
+  virtual const ap::Tokenizer& tokenizer() const = 0;
 
-  // The model's config file JSON; with switches, the config one call with them runs with ("" on error).
-  std::string config_json(val switches) const {
-    return guard([&]() { return ap::config_to_json(model->config(switches_from(switches))); }, std::string());
-  }
-  val vocab() const { return js(model->tokenizer().vocab()); }
-  val pieces() const { return js(model->tokenizer().pieces()); }
-  // The model's own tokenizer: its kind and special ids (-1 for none; GPT-2 has no <pad>).
+  val vocab() const { return js(tokenizer().vocab()); }
+  val pieces() const { return js(tokenizer().pieces()); }
+  // Its kind and special ids (-1 for none; GPT-2 has no <pad>).
   val tokenizer_info() const {
-    const ap::Tokenizer& t = model->tokenizer();
+    const ap::Tokenizer& t = tokenizer();
     return obj({{"kind", js(t.kind_label())},
                 {"size", js(t.size())},
                 {"pad", js(t.pad_id())},
@@ -414,7 +387,28 @@ class ModelHandle {
                 {"eos", js(t.eos_id())},
                 {"mask", js(t.mask_id())}});
   }
-  val encode(std::string text) const { return encoded(model->tokenizer(), text); }
+  val encode(std::string text) const { return encoded(tokenizer(), text); }
+  // ids at a heap pointer; "\x01" on error (the tokenizer checks the ids).
+  std::string decode(uintptr_t ids, int n) const {
+    return guard(
+        [&]() {
+          const int* p = reinterpret_cast<const int*>(ids);
+          return tokenizer().decode(std::vector<int>(p, p + n));
+        },
+        std::string("\x01"));
+  }
+};
+
+class ModelHandle : public TokenizerHandle {
+ public:
+  std::unique_ptr<ap::Model> model;
+  std::vector<uint8_t> saved;
+
+  const ap::Tokenizer& tokenizer() const override { return model->tokenizer(); }
+  // The model's config file JSON; with switches, the config one call with them runs with ("" on error).
+  std::string config_json(val switches) const {
+    return guard([&]() { return ap::config_to_json(model->config(switches_from(switches))); }, std::string());
+  }
   // model.prompt(text): the ids a text prompt runs on (core/model.hpp), null on error.
   val prompt(std::string text) const {
     return guard(
@@ -439,14 +433,6 @@ class ModelHandle {
                 {"nKvHeads", js(c.n_kv_heads)},
                 {"normKind", js(norm_kind)},
                 {"ffnKind", js(ffn_kind)}});
-  }
-  std::string decode(uintptr_t ids, int n) const {
-    return guard(
-        [&]() {
-          const int* p = reinterpret_cast<const int*>(ids);
-          return model->tokenizer().decode(std::vector<int>(p, p + n));  // the tokenizer checks the ids
-        },
-        std::string("\x01"));
   }
   TraceHandle* forward(uintptr_t src, int n_src, uintptr_t tgt, int n_tgt, val switches, val keep) const {
     return guard(
@@ -494,30 +480,18 @@ class ModelHandle {
     return out;
   }
   val tensor_view(std::string name) {
-    for (const auto& t : model->named_tensors())
-      if (t.name == name) {
-        size_t size = 1;
-        for (int s : t.shape) size *= static_cast<size_t>(s);
-        return val(typed_memory_view(size, t.data));
-      }
-    g_last_error = "unknown tensor '" + name + "'";
-    return val::null();
+    return guard(
+        [&]() {
+          const ap::Model::NamedTensor t = model->named_tensor(name);
+          return val(typed_memory_view(ap::element_count(t.shape), t.data));
+        },
+        val::null());
   }
   bool set_tensor(std::string name, uintptr_t data, int length) {
     return guard(
         [&]() {
-          for (const auto& t : model->named_tensors())
-            if (t.name == name) {
-              size_t size = 1;
-              for (int s : t.shape) size *= static_cast<size_t>(s);
-              if (static_cast<size_t>(length) != size)
-                ap::fail("tensor '" + name + "' needs " + std::to_string(size) + " values, got " +
-                         std::to_string(length));
-              ap::check_finite(fptr(data), size, "tensor '" + name + "'");
-              std::copy(fptr(data), fptr(data) + size, t.data);
-              return true;
-            }
-          ap::fail("unknown tensor '" + name + "'");
+          model->set_tensor(name, fptr(data), static_cast<size_t>(length));
+          return true;
         },
         false);
   }
@@ -575,14 +549,7 @@ class TrainerHandle {
   std::unique_ptr<ap::train::Trainer> trainer;
 
   double step(int n) {  // mean loss over n steps, NaN on error
-    return guard(
-        [&]() {
-          if (n <= 0) ap::fail("step(n) needs n >= 1");
-          double sum = 0.0;
-          for (int i = 0; i < n; ++i) sum += trainer->step();
-          return sum / n;
-        },
-        std::nan(""));
+    return guard([&]() { return trainer->steps(n); }, std::nan(""));
   }
   val info() const {
     return obj({{"steps", js(trainer->steps_done())},
@@ -639,7 +606,6 @@ TrainerHandle* create_trainer(std::string task, std::string sizes_json, double l
         cfg.optim.lr = static_cast<float>(lr);
         cfg.optim.warmup_steps = warmup;
         cfg.optim.total_steps = total_steps;
-        if (batch <= 0) ap::fail("batch must be at least 1");
         cfg.batch = batch;
         cfg.seed = static_cast<uint64_t>(seed);
         cfg.threads = 1;  // no threads in this wasm build
@@ -720,7 +686,6 @@ ModelHandle* create_model(std::string config, val vocab, double seed) {
         ap::ModelConfig cfg = ap::config_from_json(config);
         const std::vector<std::string> full = ap::Tokenizer::with_specials(strings_from(vocab, "vocab"));
         ap::Tokenizer tok(ap::Tokenizer::kind_from_name(cfg.tokenizer), full);
-        if (cfg.vocab_size == 0) cfg.vocab_size = tok.size();
         auto h = std::make_unique<ModelHandle>();
         h->model = std::make_unique<ap::Model>(cfg, tok);
         h->model->init_random(static_cast<uint64_t>(seed));
@@ -740,7 +705,6 @@ ModelHandle* load_model(uintptr_t bytes, int size) {
       nullptr);
 }
 
-// The fast path without a trace: online-softmax tiled attention, never the n x n matrix.
 // The fast path without a trace: online-softmax tiled attention, never the n x n matrix.
 bool kernel_attention(uintptr_t out, uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d_k, int h, bool causal,
                       bool scale, bool full, int window) {
@@ -781,8 +745,7 @@ double kernel_attention_measured(uintptr_t out, uintptr_t q, uintptr_t k, uintpt
 val kernel_attention_memory(int n, int m, int d_k, int h, bool full, bool causal, int window) {
   return guard(
       [&]() {
-        if (n <= 0 || m <= 0) ap::fail("n and m must be at least 1");
-        if (d_k <= 0 || h <= 0) ap::fail("dK and nHeads must be positive");  // any n and m may be asked about
+        ap::limits::check_kernel_sizes(n, m, d_k, h);  // any n and m may be asked about
         ap::limits::check_window(window);
         ap::kernels::AttentionMemory mem = ap::kernels::attention_memory(n, m, full);
         const double width = double(h) * d_k;
@@ -801,9 +764,7 @@ int kernel_online_softmax_steps(uintptr_t steps, uintptr_t out, uintptr_t scores
                                 int m, int d_k, int tile, bool scale) {
   return guard(
       [&]() {
-        ap::limits::check_size(m, "m (keys)");
-        ap::limits::check_size(d_k, "dK");
-        if (tile <= 0) ap::fail("tile must be at least 1");
+        ap::limits::check_online_softmax(m, d_k, tile);
         return ap::kernels::online_softmax_steps(reinterpret_cast<float*>(steps), reinterpret_cast<float*>(out),
                                                  reinterpret_cast<float*>(scores), fptr(q), fptr(k), fptr(v), m, d_k,
                                                  tile, scale);
@@ -830,10 +791,7 @@ TraceHandle* rnn(uintptr_t x, int n, int d_in, int d_h, double rho, double seed)
 TraceHandle* additive(uintptr_t s, int n, int d_s, uintptr_t h, int m, int d_h, int d_a, double seed) {
   return guard(
       [&]() -> TraceHandle* {
-        ap::limits::check_tokens(n, "n");
-        ap::limits::check_tokens(m, "m");
-        if (int64_t{n} * m * d_a > ap::limits::kAdditiveScores)
-          ap::fail("n*m*dA exceeds the limit of " + std::to_string(ap::limits::kAdditiveScores));
+        ap::limits::check_additive(n, m, d_a);
         const ap::AdditiveWeights w = ap::additive_random(d_s, d_h, d_a, static_cast<uint64_t>(seed));
         auto t = std::make_unique<TraceHandle>();
         ap::additive_attention(t->trace, mat_from(s, n, d_s), mat_from(h, m, d_h), w);
@@ -847,9 +805,7 @@ TraceHandle* lookup(uintptr_t q, uintptr_t k, uintptr_t v, int n, int m, int d, 
                     int d_a, double seed, bool causal) {
   return guard(
       [&]() -> TraceHandle* {
-        if (d <= 0 || d_v <= 0) ap::fail("lookup sizes must be positive");
-        ap::limits::check_tokens(n, "n");
-        ap::limits::check_tokens(m, "m");
+        ap::limits::check_lookup(n, m, d, d_v);
         const ap::ScoreFn f = ap::score_fn_from_string(fn);
         ap::AdditiveWeights w;
         if (f == ap::ScoreFn::Additive) w = ap::additive_random(d, d, d_a, static_cast<uint64_t>(seed));
@@ -1031,11 +987,7 @@ val scale_stats(int d_k, int n, int draws, double seed) {
 bool rnn_states(uintptr_t out, uintptr_t x, uintptr_t wxh, uintptr_t whh, int n, int d_in, int d_h) {
   return guard(
       [&]() {
-        if (n <= 0) ap::fail("n must be at least 1");
-        if (n > ap::limits::kKernelTokens)
-          ap::fail("n is limited to " + std::to_string(ap::limits::kKernelTokens) + " tokens in rnnStates");
-        ap::limits::check_size(d_in, "dIn");
-        ap::limits::check_size(d_h, "dHidden");
+        ap::limits::check_rnn_states(n, d_in, d_h);
         ap::RnnWeights w;
         w.wxh = mat_from(wxh, d_in, d_h);
         w.whh = mat_from(whh, d_h, d_h);
@@ -1056,7 +1008,8 @@ val special_tokens() {
               {"unk", js(ap::Tokenizer::kUnk)},
               {"bos", js(ap::Tokenizer::kBos)},
               {"eos", js(ap::Tokenizer::kEos)},
-              {"pieces", js(ap::Tokenizer::with_specials({}))}});
+              {"pieces", js(ap::Tokenizer::with_specials({}))},
+              {"maskPiece", js(ap::Tokenizer::kMaskPiece)}});
 }
 double heap_used() { return static_cast<double>(mallinfo().uordblks); }
 std::string kernel_variant() { return ap::kernels::variant(); }
@@ -1071,17 +1024,18 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
       .function("takeStep", &GenerationHandle::take_step, allow_raw_pointers())
       .function("takeEncoder", &GenerationHandle::take_encoder, allow_raw_pointers())
       .function("distribution", &GenerationHandle::distribution);
-  class_<ModelHandle>("ModelHandle")
+  class_<TokenizerHandle>("TokenizerHandle")
+      .function("vocab", &TokenizerHandle::vocab)
+      .function("pieces", &TokenizerHandle::pieces)
+      .function("tokenizerInfo", &TokenizerHandle::tokenizer_info)
+      .function("encode", &TokenizerHandle::encode)
+      .function("decode", &TokenizerHandle::decode, allow_raw_pointers());
+  class_<ModelHandle, base<TokenizerHandle>>("ModelHandle")
       .function("generate", &ModelHandle::generate, allow_raw_pointers())
       .function("metadata", &ModelHandle::metadata)
       .function("configJson", &ModelHandle::config_json)
-      .function("vocab", &ModelHandle::vocab)
-      .function("pieces", &ModelHandle::pieces)
-      .function("tokenizerInfo", &ModelHandle::tokenizer_info)
-      .function("encode", &ModelHandle::encode)
       .function("prompt", &ModelHandle::prompt)
       .function("switchChoices", &ModelHandle::switch_choices)
-      .function("decode", &ModelHandle::decode)
       .function("forward", &ModelHandle::forward, allow_raw_pointers())
       .function("tensors", &ModelHandle::tensors)
       .function("tensorView", &ModelHandle::tensor_view)
@@ -1116,43 +1070,19 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
 // ---- RNN encoder-decoder with additive attention (birnn, bahdanau, translation) ----------------
 // A trained model file (io/rnn_attention_io.hpp) loaded once; each call runs the core and
 // returns a trace of every stage (core/rnn_attention.hpp names them).
-class RnnAttnHandle {
+class RnnAttnHandle : public TokenizerHandle {
  public:
   std::unique_ptr<ap::RnnAttnModel> model;
 
+  const ap::Tokenizer& tokenizer() const override { return model->tokenizer(); }
   std::string config_json() const { return ap::rnn_attention_config_to_json(model->config()); }
   val metadata() const { return js(model->metadata()); }
-  val vocab() const { return js(model->tokenizer().vocab()); }
-  // The model's own tokenizer: its kind and special ids (-1 for none; GPT-2 has no <pad>).
-  val tokenizer_info() const {
-    const ap::Tokenizer& t = model->tokenizer();
-    return obj({{"kind", js(t.kind_label())},
-                {"size", js(t.size())},
-                {"pad", js(t.pad_id())},
-                {"unk", js(t.unk_id())},
-                {"bos", js(t.bos_id())},
-                {"eos", js(t.eos_id())},
-                {"mask", js(t.mask_id())}});
-  }
-  val encode(std::string text) const { return encoded(model->tokenizer(), text); }
-  // ids at a heap pointer (as ModelHandle::decode); "\x01" on error.
-  std::string decode(uintptr_t p, int n) const {
-    return guard(
-        [&]() {
-          const int* q = reinterpret_cast<const int*>(p);
-          const std::vector<int> ids(q, q + n);
-          return model->tokenizer().decode(ids);  // the tokenizer checks the ids
-        },
-        std::string("\x01"));
-  }
   // The encoder alone on the source text.
   TraceHandle* encoder(std::string src) const {
     return guard(
         [&]() -> TraceHandle* {
-          const std::vector<int> ids = model->tokenizer().encode(src).ids;
-          if (ids.empty()) ap::fail("there are no words: type a sentence for the encoder to read");
           auto h = std::make_unique<TraceHandle>();
-          model->encode(h->trace, ids);
+          model->encode_text(h->trace, src);
           return h.release();
         },
         nullptr);
@@ -1161,11 +1091,8 @@ class RnnAttnHandle {
   TraceHandle* translate(std::string src, std::string tgt, bool teacher) const {
     return guard(
         [&]() -> TraceHandle* {
-          const std::vector<int> ids = model->tokenizer().encode(src).ids;
-          if (ids.empty()) ap::fail("there is nothing to translate: type a sentence");
-          const std::vector<int> t = model->tokenizer().encode(tgt).ids;
           auto h = std::make_unique<TraceHandle>();
-          model->forward(h->trace, ids, teacher ? &t : nullptr);
+          model->forward_text(h->trace, src, teacher ? &tgt : nullptr);
           return h.release();
         },
         nullptr);
@@ -1206,12 +1133,9 @@ EMSCRIPTEN_BINDINGS(attention_playground_trainer) {
 #endif  // AP_WITH_TRAINER
 
 EMSCRIPTEN_BINDINGS(attention_playground_rnn_attention) {
-  class_<RnnAttnHandle>("RnnAttnHandle")
+  class_<RnnAttnHandle, base<TokenizerHandle>>("RnnAttnHandle")
       .function("configJson", &RnnAttnHandle::config_json)
       .function("metadata", &RnnAttnHandle::metadata)
-      .function("vocab", &RnnAttnHandle::vocab)
-      .function("encode", &RnnAttnHandle::encode)
-      .function("decode", &RnnAttnHandle::decode, allow_raw_pointers())
       .function("encoder", &RnnAttnHandle::encoder, allow_raw_pointers())
       .function("translate", &RnnAttnHandle::translate, allow_raw_pointers());
   function("loadRnnAttention", &load_rnn_attention, allow_raw_pointers());

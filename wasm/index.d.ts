@@ -168,6 +168,17 @@ export interface Encoded {
   unknown: number[];
 }
 
+/** A model's tokenizer and its special ids, from the core (-1: none). */
+export interface TokenizerInfo {
+  kind: string;
+  size: number;
+  pad: number;
+  unk: number;
+  bos: number;
+  eos: number;
+  mask: number;
+}
+
 export interface Tokenizer {
   encode(text: string): Encoded;
   decode(ids: ArrayLike<number>): string;
@@ -223,7 +234,7 @@ export interface Model {
   /** This model's tokenizer and special ids (-1: none). GPT-2: bos = eos = <|endoftext|>, no pad; BERT: [CLS] [SEP] [MASK].
    * kind of a Hugging Face tokenizer.json: 'byte-level BPE', 'WordPiece', 'SentencePiece BPE' (Llama 2, Mistral),
    * 'byte-level BPE (Llama 3 split)' or 'byte-level BPE (Qwen2 split)'. */
-  readonly specialTokens: { kind: string; size: number; pad: number; unk: number; bos: number; eos: number; mask: number };
+  readonly specialTokens: TokenizerInfo;
   /** Full vocabulary, specials first. */
   readonly vocab: string[];
   /** Each id's token as `encode().pieces` shows it: a byte-level BPE token as text, part of a character as its bytes (<0xC3>). */
@@ -406,7 +417,8 @@ export interface AttentionPlayground {
   readonly presets: Presets;
   readonly kernels: Kernels;
   /** The special tokens' ids and pieces, from the core: { pad: 0, unk: 1, bos: 2, eos: 3, pieces }. */
-  readonly specialTokens: { pad: number; unk: number; bos: number; eos: number; pieces: string[] };
+  /** The built-in tokenizers' special ids and pieces; maskPiece: a masked LM's mask token ('[MASK]'). */
+  readonly specialTokens: { pad: number; unk: number; bos: number; eos: number; pieces: string[]; maskPiece: string };
   /** Bytes currently allocated by the core's malloc (leak checks). */
   heapUsed(): number;
   /** Total wasm memory in bytes. */
@@ -654,10 +666,14 @@ export interface RnnAttentionTrace extends Trace {
 
 export interface RnnAttentionModel {
   readonly config: { arch: 'rnn-attention'; vocabSize: number; dEmb: number; dEnc: number; dDec: number; dAtt: number; maxLen: number; tokenizer: string };
-  /** Specials first: <pad> <unk> <bos> <eos> at ids 0..3. */
+  /** The vocabulary, specials included (their ids: specialTokens). */
   readonly vocab: string[];
+  /** Each id's token as encode() shows it (for this word-level tokenizer, vocab). */
+  readonly pieces: string[];
+  /** The tokenizer's kind and special ids, from the core (-1: none). */
+  readonly specialTokens: TokenizerInfo;
   readonly metadata: Record<string, string>;
-  readonly tokenizer: { encode(text: string): { ids: Int32Array; pieces: string[]; unknown: number[] }; decode(ids: ArrayLike<number>): string; readonly vocab: string[] };
+  readonly tokenizer: Tokenizer;
   /** The bidirectional encoder alone (encoder stages). */
   encode(text: string): RnnAttentionTrace;
   /** Greedy translation, or teacher forcing on opts.target; every encoder and decoder stage. */

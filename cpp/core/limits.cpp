@@ -40,9 +40,13 @@ void check_traced_attention(int n, int m, int n_heads) {
          " attention scores per call");
 }
 
-void check_kernel_attention(int n, int m, int d_k, int n_heads, bool full) {
+void check_kernel_sizes(int n, int m, int d_k, int n_heads) {
   if (n <= 0 || m <= 0) fail("n and m must be at least 1");
   if (d_k <= 0 || n_heads <= 0) fail("dK and nHeads must be positive");
+}
+
+void check_kernel_attention(int n, int m, int d_k, int n_heads, bool full) {
+  check_kernel_sizes(n, m, d_k, n_heads);
   if (n > kKernelTokens || m > kKernelTokens)
     fail("n and m are limited to " + std::to_string(kKernelTokens) + " tokens in kernels.attention");
   if (full && int64_t{n} * m > kKernelFullScores)
@@ -54,6 +58,31 @@ void check_size(int value, const char* what) {
   if (value <= 0 || value > kSize)
     fail(std::string(what) + " must be between 1 and " + std::to_string(kSize) + " (got " + std::to_string(value) +
          ")");
+}
+
+void check_online_softmax(int m, int d_k, int tile) {
+  check_size(m, "m (keys)");
+  check_size(d_k, "dK");
+  if (tile <= 0) fail("tile must be at least 1");
+}
+
+void check_additive(int n, int m, int d_a) {
+  check_tokens(n, "n");
+  check_tokens(m, "m");
+  if (int64_t{n} * m * d_a > kAdditiveScores) fail("n*m*dA exceeds the limit of " + std::to_string(kAdditiveScores));
+}
+
+void check_lookup(int n, int m, int d, int d_v) {
+  if (d <= 0 || d_v <= 0) fail("lookup sizes must be positive");
+  check_tokens(n, "n");
+  check_tokens(m, "m");
+}
+
+void check_rnn_states(int n, int d_in, int d_h) {
+  if (n <= 0) fail("n must be at least 1");
+  if (n > kKernelTokens) fail("n is limited to " + std::to_string(kKernelTokens) + " tokens in rnnStates");
+  check_size(d_in, "dIn");
+  check_size(d_h, "dHidden");
 }
 
 }  // namespace ap::limits

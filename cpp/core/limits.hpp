@@ -52,5 +52,11 @@ void check_window(int window);                           // 0 (none) or >= 1
 void check_traced_attention(int n, int m, int n_heads);  // tokens, and nHeads * n * m <= kTracedScores
 void check_kernel_attention(int n, int m, int d_k, int n_heads, bool full);
 void check_size(int value, const char* what);  // 1 <= value <= kSize
+// The sizes of a kernel call (n, m >= 1; dK, nHeads >= 1): kernels.memory() asks about any n and m.
+void check_kernel_sizes(int n, int m, int d_k, int n_heads);
+void check_online_softmax(int m, int d_k, int tile);  // keys and dK as check_size; tile >= 1
+void check_additive(int n, int m, int d_a);           // tokens, and n * m * dA <= kAdditiveScores
+void check_lookup(int n, int m, int d, int d_v);      // d, dV >= 1, then tokens
+void check_rnn_states(int n, int d_in, int d_h);      // 1 <= n <= kKernelTokens; sizes
 
 }  // namespace ap::limits

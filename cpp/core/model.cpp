@@ -114,6 +114,21 @@ std::vector<Model::NamedTensor> Model::named_tensors() {
   return out;
 }
 
+Model::NamedTensor Model::named_tensor(const std::string& name) {
+  for (NamedTensor& t : named_tensors())
+    if (t.name == name) return t;
+  fail("unknown tensor '" + name + "'");
+}
+
+void Model::set_tensor(const std::string& name, const float* data, size_t length) {
+  const NamedTensor t = named_tensor(name);
+  const size_t size = element_count(t.shape);
+  if (length != size)
+    fail("tensor '" + name + "' needs " + std::to_string(size) + " values, got " + std::to_string(length));
+  check_finite(data, size, "tensor '" + name + "'");
+  std::copy(data, data + size, t.data);
+}
+
 void Model::init_random(uint64_t seed) {
   Rng rng{seed};
   for (NamedTensor& t : named_tensors()) init_tensor(t.data, element_count(t.shape), t.shape, t.kind, rng);

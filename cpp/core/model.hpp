@@ -128,6 +128,11 @@ class Model {
     TensorKind kind;
   };
   std::vector<NamedTensor> named_tensors();
+  // One of them by name; throws ap::Error "unknown tensor 'name'".
+  NamedTensor named_tensor(const std::string& name);
+  // Copies `length` finite values into that tensor; throws ap::Error (the tensor unchanged) when
+  // the name is unknown, the length is not the tensor's size or a value is not finite.
+  void set_tensor(const std::string& name, const float* data, size_t length);
 
   // Decoder-only / encoder-only: ids is the sequence. Encoder-decoder: src to the encoder,
   // tgt to the decoder. Records tokens, embed, pos, x, every block stage, logits, probs.

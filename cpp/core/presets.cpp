@@ -185,6 +185,23 @@ const std::vector<Preset>& lecture_presets() {
   return presets;
 }
 
+const Mat& preset_matrix(const Preset& p, const std::string& which) {
+  if (which == "x") return p.x;
+  if (which == "wq") return p.wq;
+  if (which == "wk") return p.wk;
+  if (which == "wv") return p.wv;
+  if (which == "wo") return p.wo;
+  fail("unknown preset matrix '" + which + "'");
+}
+
+std::vector<int> preset_head_choices(const Preset& p) {
+  ModelConfig c;
+  c.d_model = p.d_model;
+  c.n_heads = p.n_heads;
+  c.pos = PosKind::None;
+  return switch_choices(c).n_heads;
+}
+
 const Preset& find_preset(const std::string& id) {
   std::string known;
   for (const Preset& p : lecture_presets()) {

@@ -27,6 +27,11 @@ struct Preset {
 const std::vector<Preset>& lecture_presets();
 const Preset& find_preset(const std::string& id);  // throws ap::Error listing the known ids
 
+// One of its input matrices by name: "x", "wq", "wk", "wv", "wo"; throws ap::Error otherwise.
+const Mat& preset_matrix(const Preset& p, const std::string& which);
+// The head counts its switches may take (switch_choices, as for a model of its width).
+std::vector<int> preset_head_choices(const Preset& p);
+
 // Records embed (x as given), pos and x (when positions are on), then every attention stage.
 void run_preset(const Preset& p, Trace& trace);
 

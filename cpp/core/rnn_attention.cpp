@@ -205,6 +205,20 @@ std::vector<int> RnnAttnModel::forward(Trace& tr, const std::vector<int>& src, c
   return out;
 }
 
+Mat RnnAttnModel::encode_text(Trace& trace, const std::string& src) const {
+  const std::vector<int> ids = tok_.encode(src).ids;
+  if (ids.empty()) fail("there are no words: type a sentence for the encoder to read");
+  return encode(trace, ids);
+}
+
+std::vector<int> RnnAttnModel::forward_text(Trace& trace, const std::string& src, const std::string* tgt) const {
+  const std::vector<int> ids = tok_.encode(src).ids;
+  if (ids.empty()) fail("there is nothing to translate: type a sentence");
+  if (!tgt) return forward(trace, ids, nullptr);
+  const std::vector<int> t = tok_.encode(*tgt).ids;
+  return forward(trace, ids, &t);
+}
+
 std::string RnnAttnModel::translate(const std::string& text) const {
   const Tokenizer::Encoded enc = tok_.encode(text);
   if (enc.ids.empty()) fail("there is nothing to translate: type a sentence");

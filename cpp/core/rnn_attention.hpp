@@ -112,6 +112,11 @@ class RnnAttnModel {
   // Returns the argmax ids (greedy: the translation, <eos> included if reached).
   std::vector<int> forward(Trace& trace, const std::vector<int>& src, const std::vector<int>* tgt) const;
 
+  // The same on texts, as the views type them: the encoder on `src`, and forward with the target
+  // text `tgt` (teacher forcing; null for greedy decoding). Throw ap::Error for a source with no words.
+  Mat encode_text(Trace& trace, const std::string& src) const;
+  std::vector<int> forward_text(Trace& trace, const std::string& src, const std::string* tgt) const;
+
   // Greedy translation of text, without its <eos>.
   std::string translate(const std::string& text) const;
 

@@ -105,6 +105,8 @@ Tokenizer::Tokenizer(Kind kind, std::vector<std::string> vocab) : kind_(kind), v
       fail("vocabulary entry " + std::to_string(id) + " \"" + piece + "\" duplicates entry " +
            std::to_string(it->second));
   }
+  const auto mask = index_.find(kMaskPiece);
+  if (mask != index_.end()) mask_ = mask->second;
 }
 
 Tokenizer::Tokenizer(std::shared_ptr<const TokenizerBackend> backend)

@@ -48,6 +48,9 @@ class Tokenizer {
  public:
   enum class Kind { Char, Word, Sentence, External };
   static constexpr int kPad = 0, kUnk = 1, kBos = 2, kEos = 3;
+  // The mask token of a masked language model with a built-in tokenizer (data/mlm.cpp adds it
+  // after grammar's words): mask_id() is its id in any built-in vocabulary that holds it.
+  static constexpr const char* kMaskPiece = "[MASK]";
 
   Tokenizer() = default;
   // "char", "word", "sentence", "hf" (the name a model config stores); throws ap::Error otherwise.
@@ -86,12 +89,13 @@ class Tokenizer {
   int size() const { return static_cast<int>(vocab().size()); }
   // Human name of the kind: "char", "word", "sentence", or the backend's ("byte-level BPE").
   std::string kind_label() const { return backend_ ? backend_->name() : name_of(kind_); }
-  // This tokenizer's special ids; -1 when it has none. Built-in kinds: 0..3 and no mask.
+  // This tokenizer's special ids; -1 when it has none. Built-in kinds: 0..3, and the mask is
+  // kMaskPiece's id when the vocabulary has it.
   int pad_id() const { return backend_ ? backend_->pad() : kPad; }
   int unk_id() const { return backend_ ? backend_->unk() : kUnk; }
   int bos_id() const { return backend_ ? backend_->bos() : kBos; }
   int eos_id() const { return backend_ ? backend_->eos() : kEos; }
-  int mask_id() const { return backend_ ? backend_->mask() : -1; }
+  int mask_id() const { return backend_ ? backend_->mask() : mask_; }
   int id_of(const std::string& piece) const;  // kUnk when absent
   // Kind::External: the file the backend was read from ("" when none); other kinds: "".
   const std::string& source() const;
@@ -100,6 +104,7 @@ class Tokenizer {
   Kind kind_ = Kind::Char;
   std::vector<std::string> vocab_;
   std::unordered_map<std::string, int> index_;
+  int mask_ = -1;
   std::shared_ptr<const TokenizerBackend> backend_;
 };
 

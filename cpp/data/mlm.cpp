@@ -20,9 +20,9 @@ class MlmTask : public Task {
  public:
   MlmTask() : grammar_(make_grammar_task()) {
     std::vector<std::string> vocab = grammar_->tokenizer().vocab();
-    vocab.push_back("[MASK]");
+    vocab.push_back(Tokenizer::kMaskPiece);
     tok_ = Tokenizer(Tokenizer::Kind::Word, std::move(vocab));
-    mask_id_ = tok_.size() - 1;
+    mask_id_ = tok_.mask_id();
   }
   std::string name() const override { return "mlm"; }
   Arch arch() const override { return Arch::EncoderOnly; }

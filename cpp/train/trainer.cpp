@@ -19,6 +19,13 @@ struct Trainer::Shard {
   double loss_sum = 0.0;
 };
 
+double Trainer::steps(int n) {
+  if (n <= 0) fail("step(n) needs n >= 1");
+  double sum = 0.0;
+  for (int i = 0; i < n; ++i) sum += step();
+  return sum / n;
+}
+
 ModelConfig task_model_config(const Task& task, ModelConfig m) {
   m.arch = task.arch();
   m.vocab_size = task.tokenizer().size();

@@ -42,6 +42,8 @@ class Trainer {
 
   // One optimisation step on a fresh batch; returns the batch's mean loss.
   float step();
+  // n steps (n >= 1, else ap::Error); returns the mean of their losses.
+  double steps(int n);
   int steps_done() const { return opt_.steps_taken(); }
   float last_grad_norm() const { return grad_norm_; }
   float current_lr() const;

@@ -2,6 +2,10 @@
 // (post-norm and norm_first, ReLU and GELU), and two small models stage by stage.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
+#include <vector>
+
 #include "core/block.hpp"
 #include "core/model.hpp"
 #include "fixture.hpp"
@@ -161,6 +165,37 @@ TEST(Model, RejectsEmptyTooLongAndOutOfVocabularyInput) {
   EXPECT_NE(message({4, 5, 6, 4, 5}).find("max length is 4"), std::string::npos);
   EXPECT_NE(message({4, 99}).find("outside the vocabulary"), std::string::npos);
   EXPECT_NO_THROW(m.forward(tr, {4, 5}));
+}
+
+TEST(Model, SetTensorChecksTheNameTheLengthAndTheValues) {
+  ap::ModelConfig cfg;
+  cfg.d_model = 8;
+  cfg.n_heads = 2;
+  ap::Model m(cfg, ap::Tokenizer::build(ap::Tokenizer::Kind::Char, {"abc"}));
+  m.init_random(1);
+  // tok_emb: 7 tokens (<pad> <unk> <bos> <eos> a b c) x d_model 8 = 56 values.
+  const ap::Model::NamedTensor t = m.named_tensor("tok_emb");
+  EXPECT_EQ(t.shape, (std::vector<int>{7, 8}));
+  const std::vector<float> before(t.data, t.data + 56);
+  auto message = [&](const std::string& name, const std::vector<float>& v) {
+    try {
+      m.set_tensor(name, v.data(), v.size());
+    } catch (const ap::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("nope", {1.0f}), "unknown tensor 'nope'");
+  EXPECT_EQ(message("tok_emb", {1.0f, 2.0f, 3.0f}), "tensor 'tok_emb' needs 56 values, got 3");
+  std::vector<float> bad(56, 0.5f);
+  bad[9] = std::nanf("");
+  EXPECT_NE(message("tok_emb", bad).find("tensor 'tok_emb'"), std::string::npos);
+  EXPECT_EQ(std::vector<float>(t.data, t.data + 56), before);  // a refused call changes nothing
+  std::vector<float> good(56);
+  for (int i = 0; i < 56; ++i) good[static_cast<size_t>(i)] = 0.25f * static_cast<float>(i);
+  EXPECT_EQ(message("tok_emb", good), "no error");
+  EXPECT_EQ(m.weights().tok_emb(1, 2), 0.25f * 10);  // row 1, column 2: index 1 * 8 + 2 = 10
+  EXPECT_THROW(m.named_tensor("tok_emb.weight"), ap::Error);
 }
 
 TEST(Model, SameSeedSameWeights) {

@@ -131,3 +131,19 @@ TEST(RelativePositions, BiasIsLookedUpByClippedOffset) {
   EXPECT_FLOAT_EQ(sc[4 * 5 + 0], -1.0f);  // offset -4 clipped to -2
   EXPECT_FLOAT_EQ(sc[2 * 5 + 2], 0.0f);
 }
+
+TEST(Presets, MatricesByNameAndTheHeadCountsTheirSwitchesMayTake) {
+  const ap::Preset& p = ap::find_preset("scale.d512");
+  EXPECT_EQ(&ap::preset_matrix(p, "x"), &p.x);  // the preset's own matrix, not a copy
+  EXPECT_EQ(&ap::preset_matrix(p, "wk"), &p.wk);
+  EXPECT_EQ(&ap::preset_matrix(p, "wo"), &p.wo);
+  try {
+    ap::preset_matrix(p, "wz");
+    FAIL();
+  } catch (const ap::Error& e) {
+    EXPECT_STREQ(e.what(), "unknown preset matrix 'wz'");
+  }
+  // d_model 512, one head: the divisors of 512 a page can show (at most 16 heads).
+  EXPECT_EQ(p.n_heads, 1);
+  EXPECT_EQ(ap::preset_head_choices(p), (std::vector<int>{1, 2, 4, 8, 16}));
+}

@@ -247,3 +247,13 @@ TEST(TokenizerCorpus, EverySeedTextSplitsLosslesslyAtBothLevels) {
 }
 
 }  // namespace
+
+TEST(TokenizerWord, TheMaskIdIsTheMaskPiecesIdWhenTheVocabularyHasIt) {
+  EXPECT_STREQ(Tokenizer::kMaskPiece, "[MASK]");
+  const Tokenizer with(Tokenizer::Kind::Word, Tokenizer::with_specials({"the", "cat", "[MASK]", "sat"}));
+  EXPECT_EQ(with.mask_id(), 6);  // after <pad> <unk> <bos> <eos> the cat
+  EXPECT_EQ(with.vocab()[6], "[MASK]");
+  const Tokenizer without(Tokenizer::Kind::Word, Tokenizer::with_specials({"the", "cat"}));
+  EXPECT_EQ(without.mask_id(), -1);
+  EXPECT_EQ(without.eos_id(), 3);
+}

@@ -150,6 +150,25 @@ TEST(RnnAttentionCore, StagesHaveTheDocumentedShapes) {
   }
 }
 
+TEST(RnnAttentionCore, TextsAreTokenizedByTheModelAndAnEmptySourceIsRefused) {
+  const RnnAttnModel m = tiny_model(1);
+  Trace tr;
+  EXPECT_EQ(aptest::error_of([&] { m.encode_text(tr, "   "); }),
+            "there are no words: type a sentence for the encoder to read");
+  EXPECT_EQ(aptest::error_of([&] { m.forward_text(tr, "", nullptr); }),
+            "there is nothing to translate: type a sentence");
+  // "a b c d e" is ids 4..8 of the tiny vocabulary, "b c" is 5 6: the same run as on the ids.
+  const std::string tgt_text = "b c";
+  Trace by_text, by_ids;
+  const std::vector<int> src = {4, 5, 6, 7, 8}, tgt = {5, 6};
+  EXPECT_EQ(m.forward_text(by_text, "a b c d e", &tgt_text), m.forward(by_ids, src, &tgt));
+  EXPECT_EQ(by_text.find("dec_tokens", "decoder")->data, (std::vector<float>{2, 5, 6}));  // <bos> b c
+  EXPECT_EQ(by_text.find("add_weights", "decoder")->data, by_ids.find("add_weights", "decoder")->data);
+  Trace enc;
+  m.encode_text(enc, "e d");
+  EXPECT_EQ(enc.find("tokens", "encoder")->data, (std::vector<float>{8, 7}));
+}
+
 TEST(RnnAttentionCore, EveryTermOfTheScoreRecomputedByHandFromTheStages) {
   const RnnAttnModel m = tiny_model(2);
   Trace tr;

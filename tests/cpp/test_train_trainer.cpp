@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/model.hpp"
+#include "helpers.hpp"
 #include "io/model_io.hpp"
 #include "train/evaluate.hpp"
 #include "train/trainer.hpp"
@@ -166,4 +167,14 @@ TEST(TrainTrainer, BadSettingsAreErrors) {
   EXPECT_THROW(Trainer{c}, Error);
   c = small("spelling", 1);
   EXPECT_THROW(Trainer{c}, Error);
+}
+
+TEST(TrainTrainer, StepsTakesNStepsAndReturnsTheirMeanLoss) {
+  Trainer a(small("reverse", 1)), b(small("reverse", 1));
+  EXPECT_EQ(aptest::error_of([&] { a.steps(0); }), "step(n) needs n >= 1");
+  EXPECT_EQ(a.steps_done(), 0);  // the refused call took no step
+  // Same seed, same batches: three single steps of b are the three steps of a.
+  const double l1 = b.step(), l2 = b.step(), l3 = b.step();
+  EXPECT_DOUBLE_EQ(a.steps(3), (l1 + l2 + l3) / 3);
+  EXPECT_EQ(a.steps_done(), 3);
 }

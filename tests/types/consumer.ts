@@ -1,7 +1,7 @@
 // A program written against the published types (wasm/index.d.ts, web/attention-playground.d.ts),
 // as a course page or a notebook would write it. tests/wasm/types.test.js compiles it with
 // `tsc --noEmit`: a member the types lose, rename or mistype fails npm test.
-import { load, type Model, type Trace, type Generation } from '../../wasm/index.js';
+import { load, type Model, type Trace, type Generation, type RnnAttentionModel } from '../../wasm/index.js';
 import { CHAPTERS, CONCEPTS, EVENTS, widgetList, embedCode, conceptById } from '../../web/attention-playground.js';
 
 export async function api(): Promise<number> {
@@ -25,6 +25,7 @@ export async function api(): Promise<number> {
   const meta: Record<string, string> = model.metadata;
   const pieces: string[] = model.pieces;
   const { bos, eos, mask, kind } = model.specialTokens;
+  const maskPiece: string = ap.specialTokens.maskPiece;
   const choices: number[] = model.switchChoices.nHeads;
   // Issue 26's parts: a Llama-like model, switches on it, the KV cache and the costs.
   const llama: Model = ap.createModel(
@@ -61,7 +62,7 @@ export async function api(): Promise<number> {
   const variant: 'scalar' | 'simd128' | 'relaxed' = ap.kernels.info().variant;
   return (
     w.length + n + m + stages.length + text.length + chosen.length + Object.keys(meta).length + pieces.length +
-    bos + eos + mask + kind.length + choices.length + act.length + p.ids.length + variant.length + ap.heapUsed() + modern
+    bos + eos + mask + kind.length + maskPiece.length + choices.length + act.length + p.ids.length + variant.length + ap.heapUsed() + modern
   );
 }
 
@@ -85,4 +86,10 @@ export function widgets(): string[] {
     code.html,
     code.myst,
   ];
+}
+
+// The RNN encoder-decoder's tokenizer is a model's: its special ids from the core, its pieces.
+export function rnnEnd(model: RnnAttentionModel): string {
+  const { eos, kind } = model.specialTokens;
+  return `${kind}: ${model.pieces[eos] ?? ''} ${model.tokenizer.decode([eos])}`;
 }

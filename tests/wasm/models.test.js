@@ -107,6 +107,25 @@ describe('mlm model: the hidden word from both sides', () => {
     // The top word is a verb of the right number (a past form like "sat" has none: allowed).
     expect(number === 'sg' ? PL : SG).not.toContain(r.top);
   });
+  test("the core names the mask token and finds it in the model's word vocabulary", () => {
+    expect(ap.specialTokens.maskPiece).toBe('[MASK]');
+    // data/mlm.cpp appends it after grammar's words: the last id of the file's vocabulary.
+    expect(MASK).toBe(V - 1);
+    expect(model.specialTokens).toMatchObject({ kind: 'word', mask: MASK, eos: model.vocab.indexOf('<eos>') });
+    // A word-level model made in the page with the piece in its words has it too; without, none.
+    const words = ['the', 'cat', ap.specialTokens.maskPiece, 'sat'];
+    const sizes = { arch: 'encoder', tokenizer: 'word', dModel: 8, nHeads: 2, nLayers: 1, dFf: 16, maxLen: 8 };
+    const made = ap.createModel({ ...sizes, vocab: words }, { seed: 1 });
+    const plain = ap.createModel({ ...sizes, vocab: ['the', 'cat'] }, { seed: 1 });
+    try {
+      expect(made.specialTokens.mask).toBe(6); // <pad> <unk> <bos> <eos> the cat [MASK]
+      expect(made.pieces[6]).toBe('[MASK]');
+      expect(plain.specialTokens.mask).toBe(-1);
+    } finally {
+      made.dispose();
+      plain.dispose();
+    }
+  });
   test('"bank" is read from the words after the mask', () => {
     expect(hidden('the farmer keeps money in the _ .').top).toBe('bank');
     expect(hidden('the fisherman sat on the _ of the river .').top).toBe('bank');

@@ -41,6 +41,23 @@ describe('translate-rnn.safetensors', () => {
     expect(model.vocab.slice(0, 4)).toEqual(['<pad>', '<unk>', '<bos>', '<eos>']);
   });
 
+  test("its tokenizer is a model's: the core's special ids and pieces, encode and decode", () => {
+    // The vocabulary the file carries names the specials; the ids come from the core.
+    expect(model.specialTokens).toEqual({
+      kind: 'sentence',
+      size: model.vocab.length,
+      pad: model.vocab.indexOf('<pad>'),
+      unk: model.vocab.indexOf('<unk>'),
+      bos: model.vocab.indexOf('<bos>'),
+      eos: model.vocab.indexOf('<eos>'),
+      mask: -1,
+    });
+    expect(model.pieces).toEqual(model.vocab); // a sentence-level tokenizer shows its words as they are
+    const e = model.tokenizer.encode('the agreement');
+    expect(e.pieces).toEqual(['the', 'agreement']);
+    expect(model.tokenizer.decode([model.specialTokens.bos, ...e.ids, model.specialTokens.eos])).toBe('The agreement');
+  });
+
   test("greedy decoding translates the notes' sentence exactly", () => {
     const tr = model.translate(NOTES_EN);
     try {

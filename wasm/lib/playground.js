@@ -36,7 +36,7 @@ export class AttentionPlayground {
         : null;
     this.presets = new Presets(this);
     this.kernels = new Kernels(this);
-    /** The special tokens' ids and pieces, from the core: { pad, unk, bos, eos, pieces }. */
+    /** The special tokens' ids and pieces, from the core: { pad, unk, bos, eos, pieces, maskPiece }. */
     this.specialTokens = raw.specialTokens();
   }
 

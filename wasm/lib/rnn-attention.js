@@ -1,5 +1,6 @@
 // An RNN encoder-decoder with additive attention (birnn, bahdanau, translation): the model that
 // ap.loadRnnAttention() opens (cpp/core/rnn_attention.hpp is the C++ side).
+import { Tokenizer } from './model.js';
 import { Trace } from './trace.js';
 
 export class RnnAttentionModel {
@@ -13,20 +14,18 @@ export class RnnAttentionModel {
         v,
       ]),
     );
-    /** The vocabulary, specials included: <pad> <unk> <bos> <eos> at ids 0..3. */
+    /** The vocabulary, specials included (their ids: specialTokens). */
     this.vocab = handle.vocab();
-    const model = this;
-    this.tokenizer = {
-      encode(text) {
-        return model._encode(text);
-      },
-      decode(ids) {
-        return model._decode(ids);
-      },
-      get vocab() {
-        return model.vocab;
-      },
-    };
+    /** The tokenizer's kind and special ids, from the core: { kind, size, pad, unk, bos, eos, mask (-1: none) }. */
+    this.specialTokens = handle.tokenizerInfo();
+    /** The model's own tokenizer (the same class as a Model's). */
+    this.tokenizer = new Tokenizer(this);
+  }
+
+  /** Each id's token as encode() shows it in `pieces` (for this word-level tokenizer, vocab). */
+  get pieces() {
+    this._pieces ??= this._alive().pieces();
+    return this._pieces;
   }
 
   _alive() {
@@ -39,28 +38,13 @@ export class RnnAttentionModel {
     return this._alive().metadata();
   }
 
-  _encode(text) {
-    if (typeof text !== 'string') throw new Error(`encode() needs a string, got ${typeof text}`);
-    const e = this._alive().encode(text);
-    if (!e) this._ap._fail('encode');
-    return e;
-  }
-
-  _decode(ids) {
-    const h = this._alive();
-    const arr = Int32Array.from(ids);
-    const text = this._ap._withHeap([arr], (p) => h.decode(p[0], arr.length));
-    if (text === '\x01') this._ap._fail('decode');
-    return text;
-  }
-
   /**
    * The bidirectional encoder alone on `text`. Stages (stack 'encoder'): tokens (S), enc_embed (S, E),
    * enc_fwd (S, H) forward states, enc_bwd (S, H) backward states, enc_h (S, 2H) = [enc_fwd | enc_bwd].
    * trace.tokens: the source pieces; trace.unknown: positions read as <unk>.
    */
   encode(text) {
-    const src = this._encode(text);
+    const src = this.tokenizer.encode(text);
     const handle = this._alive().encoder(text);
     if (!handle) this._ap._fail('encode');
     return this._ap._own(
@@ -82,7 +66,7 @@ export class RnnAttentionModel {
   translate(text, { target = null } = {}) {
     if (typeof text !== 'string') throw new Error(`translate() needs a string, got ${typeof text}`);
     if (target != null && typeof target !== 'string') throw new Error('translate(): target must be a string');
-    const src = this._encode(text);
+    const src = this.tokenizer.encode(text);
     const handle = this._alive().translate(text, target ?? '', target != null);
     if (!handle) this._ap._fail('translate');
     const trace = this._ap._own(
@@ -92,8 +76,8 @@ export class RnnAttentionModel {
     const ids = Array.from(trace.get('out_tokens'), (x) => Math.round(x));
     trace.outputIds = ids;
     trace.output = ids.map((id) => this.vocab[id]);
-    const end = ids.indexOf(3);
-    trace.text = this._decode(end < 0 ? ids : ids.slice(0, end));
+    const end = ids.indexOf(this.specialTokens.eos);
+    trace.text = this.tokenizer.decode(end < 0 ? ids : ids.slice(0, end));
     return trace;
   }
 

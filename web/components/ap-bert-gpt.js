@@ -37,7 +37,6 @@ const nspNote = (file, from) =>
 const NSP_NOTE_HF =
   "Objectives compared. BERT: masked LM + next sentence prediction (NSP). GPT: next-token prediction only. Only the masked LM is shown on the BERT side: your folder's masked-LM head (cls.predictions). A BERT checkpoint's NSP head (cls.seq_relationship) is not read, so there is no NSP prediction to show.";
 
-export const MASK_PIECE = '[MASK]';
 const MLM_MAX_LEN = 64; // the fallback masked-LM encoder's context
 const TOP = 6;
 
@@ -51,7 +50,7 @@ function mlmEntry(ap, seed, dModel) {
       {
         arch: 'encoder',
         tokenizer: 'word',
-        vocab: [...COMMON_WORDS, MASK_PIECE],
+        vocab: [...COMMON_WORDS, ap.specialTokens.maskPiece], // the core's mask token
         dModel,
         nHeads: 2,
         nLayers: 1,
@@ -170,6 +169,7 @@ export class ApBertGpt extends ApWidget {
           }
         : null;
     const maskId = mlm.model.specialTokens.mask;
+    const maskPiece = mlm.model.pieces[maskId];
     let at = ids.indexOf(maskId),
       truth = -1;
     if (at < 0) {
@@ -181,11 +181,12 @@ export class ApBertGpt extends ApWidget {
       mlm,
       Int32Array.from(masked),
       {},
-      pieces.map((l, i) => (i === at ? MASK_PIECE : l)),
+      pieces.map((l, i) => (i === at ? maskPiece : l)),
     );
+    r.maskPiece = maskPiece;
     r.bertAt = at;
     r.bertTruth = truth;
-    r.bertTruthPiece = truth >= 0 ? pieces[at] : MASK_PIECE;
+    r.bertTruthPiece = truth >= 0 ? pieces[at] : maskPiece;
     r.bertTrained = true;
     r.bertName = `the English masked language model (encoder-only: ${mlm.base.nLayers} layers, ${mlm.base.nHeads} heads, d_model ${mlm.base.dModel}), trained on the Brown corpus with the English decoder's tokenizer`;
     r.bertFile = 'english-mlm.safetensors';
@@ -193,7 +194,7 @@ export class ApBertGpt extends ApWidget {
     r.gpt = runIds(lm, Int32Array.from([bos, ...ids]), {}, [tokenText(lm.model.pieces[bos]), ...pieces]);
     r.gptAt = at;
     r.gptTruth = truth;
-    r.gptTruthPiece = truth >= 0 ? pieces[at] : MASK_PIECE;
+    r.gptTruthPiece = truth >= 0 ? pieces[at] : maskPiece;
     r.trained = true;
     r.gptName = `the English decoder, the page's model (${lm.base.nLayers} layers, ${lm.base.nHeads} heads, d_model ${lm.base.dModel})`;
     r.gptFile = 'english.safetensors';
@@ -211,6 +212,7 @@ export class ApBertGpt extends ApWidget {
     if (hf.base.arch === 'encoder') {
       // [CLS] ... [SEP]: the [MASK] the student typed, else the chosen token hidden.
       const maskId = model.specialTokens.mask;
+      const maskPiece = model.pieces[maskId];
       let at = ids.indexOf(maskId),
         truth = -1;
       const inner = Math.max(1, ids.length - 2);
@@ -219,11 +221,12 @@ export class ApBertGpt extends ApWidget {
         truth = ids[at];
         ids[at] = maskId;
       }
-      const labels = pieces.map((l, i) => (i === at ? MASK_PIECE : l));
+      const labels = pieces.map((l, i) => (i === at ? maskPiece : l));
       r.bert = runIds(hf, Int32Array.from(ids), {}, labels);
+      r.maskPiece = maskPiece;
       r.bertAt = at;
       r.bertTruth = truth;
-      r.bertTruthPiece = truth >= 0 ? pieces[at] : MASK_PIECE;
+      r.bertTruthPiece = truth >= 0 ? pieces[at] : maskPiece;
       r.bertTrained = true;
       r.bertHf = hf;
       r.selectLabels = pieces.slice(1, 1 + inner);
@@ -275,11 +278,12 @@ export class ApBertGpt extends ApWidget {
     }
     if (!mlm) mlm = mlmEntry(ap, state.seed, state.dmodel);
     const mtok = mlm.model.tokenizer.encode(text);
-    const maskId = mlm.model.vocab.indexOf(MASK_PIECE);
+    const maskId = mlm.model.specialTokens.mask; // the core finds its mask token in the vocabulary
+    const maskPiece = mlm.model.pieces[maskId];
     const masked = Array.from(mtok.ids);
     const truth = masked[at];
     masked[at] = maskId;
-    const bertLabels = labels.map((l, i) => (i === at ? MASK_PIECE : l));
+    const bertLabels = labels.map((l, i) => (i === at ? maskPiece : l));
     const bert = runIds(mlm, Int32Array.from(masked), { causal: false }, bertLabels);
 
     // GPT: the trained grammar language model if it knows every word (and the sentence fits),
@@ -308,6 +312,7 @@ export class ApBertGpt extends ApWidget {
       at,
       truth,
       truthPiece: labels[at],
+      maskPiece,
       gptTruth: gtok.ids[at + 1],
       trained,
       bertTrained,
@@ -399,7 +404,7 @@ export class ApBertGpt extends ApWidget {
         p.dist.dataset.topP = num(rowP[order[0]]);
         p.dist.replaceChildren(
           bars,
-          el('p', { className: 'truth', text: `You typed ${MASK_PIECE}: these are the model's guesses for it.` }),
+          el('p', { className: 'truth', text: `You typed ${r.maskPiece}: these are the model's guesses for it.` }),
         );
         this.place(p.node, p.head, p.model, p.note, hmMask, hmW, p.dist);
         return p;
@@ -428,11 +433,11 @@ export class ApBertGpt extends ApWidget {
       r.bert,
       'bert',
       r.bertHf ? `BERT (encoder-only): ${r.bertHf.label}` : 'BERT (encoder-only): masked LM (+ NSP, not trained here)',
-      `Bidirectional: no mask, every token sees every other. Input: the sentence with ${bword === MASK_PIECE ? 'your' : `"${bword}" replaced by`} ${MASK_PIECE}. Objective: predict the hidden word at the ${MASK_PIECE} position, from both sides.`,
+      `Bidirectional: no mask, every token sees every other. Input: the sentence with ${bword === r.maskPiece ? 'your' : `"${bword}" replaced by`} ${r.maskPiece}. Objective: predict the hidden word at the ${r.maskPiece} position, from both sides.`,
       {
         row: r.bertAt ?? r.at,
         truth: r.bertTruth ?? r.truth,
-        dist: `BERT: P(word at ${MASK_PIECE} | all other words), top ${TOP}`,
+        dist: `BERT: P(word at ${r.maskPiece} | all other words), top ${TOP}`,
       },
     );
     const why = r.mlmMissing
@@ -442,16 +447,16 @@ export class ApBertGpt extends ApWidget {
       r.bertHf
         ? el('span', {
             className: 'trained',
-            text: `Your Hugging Face model, read from your folder. Its guess for ${MASK_PIECE} uses the tokens on both sides (layer 0, head 0 shown; the heads view shows every layer).`,
+            text: `Your Hugging Face model, read from your folder. Its guess for ${r.maskPiece} uses the tokens on both sides (layer 0, head 0 shown; the heads view shows every layer).`,
           })
         : r.bertTrained
           ? el('span', {
               className: 'trained',
-              text: `Trained: ${r.bertName}, loaded from web/models/${r.bertFile}. Its guess for ${MASK_PIECE} uses the words on both sides.`,
+              text: `Trained: ${r.bertName}, loaded from web/models/${r.bertFile}. Its guess for ${r.maskPiece} uses the words on both sides.`,
             })
           : el('p', {
               className: 'warn untrained',
-              text: `Untrained: ${why}, so this encoder has random weights (seed ${this.state.seed}) and its guess means nothing. What is real is where the objective is read: the ${MASK_PIECE} row, which sees both sides.`,
+              text: `Untrained: ${why}, so this encoder has random weights (seed ${this.state.seed}) and its guess means nothing. What is real is where the objective is read: the ${r.maskPiece} row, which sees both sides.`,
             }),
     );
     this.nspNote.textContent = r.bertHf
