@@ -41,6 +41,36 @@ export default [
     ignores: ['web/vite*.js', 'examples/observable/observablehq.config.js'],
     languageOptions: { globals: globals.browser },
   },
+  // The web side's layering (docs/design.md): lib/ imports nothing from components/, and a widget
+  // imports no other widget (the code two widgets share lives in lib/). components/index.js, which
+  // registers every tag for the page, is not a widget; the quiz's predict cards reveal two live
+  // widgets (<ap-softmax>, <ap-causal-mask>) after an answer, the one widget made of widgets.
+  {
+    files: ['web/lib/**/*.js'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/components/**'], message: 'web/lib/ imports nothing from web/components/.' }] },
+      ],
+    },
+  },
+  {
+    files: ['web/components/**/*.js'],
+    ignores: ['web/components/index.js', 'web/components/quiz/predict.js'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['./ap-*', '../ap-*', '**/components/ap-*'],
+              message: 'A widget imports no other widget: move what they share into web/lib/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // Build configuration, the Node examples and the tests: Node.
   {
     files: [

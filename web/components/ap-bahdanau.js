@@ -14,7 +14,7 @@
 // the same states, scaled dot-product attention. A decoder step t is chosen with a stepper or
 // by clicking a row of either alignment matrix. Attributes t (1-based step), weights, source.
 import { ApWidget, define } from '../lib/widget.js';
-import './ap-heatmap.js'; // this.hm() draws with <ap-heatmap>: defined here when this widget is loaded alone
+import '../lib/heatmap-element.js'; // this.hm() draws with <ap-heatmap>: defined here when this widget is loaded alone
 import { el, tokenText } from '../lib/dom.js';
 import { matrix, rowOf } from '../lib/heatmap.js';
 import { playgroundNow } from '../lib/module.js';

@@ -8,7 +8,7 @@
 // Attributes: source (the sentence; default the notes' 004 example), at (1-based position of the
 // word to change), word (what it becomes).
 import { ApWidget, define } from '../lib/widget.js';
-import './ap-heatmap.js'; // this.hm() draws with <ap-heatmap>: defined here when this widget is loaded alone
+import '../lib/heatmap-element.js'; // this.hm() draws with <ap-heatmap>: defined here when this widget is loaded alone
 import { el, fmt, tokenText } from '../lib/dom.js';
 import { matrix } from '../lib/heatmap.js';
 import { renderTex, tex } from '../lib/katex.js';

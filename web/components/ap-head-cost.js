@@ -6,11 +6,10 @@
 // h (heads, a power of two up to d, default 8), hide="measure".
 // Example: <ap-head-cost n="256" d="512" h="8"></ap-head-cost>
 import { ApWidget, define } from '../lib/widget.js';
-import { el, fmt, rangeField } from '../lib/dom.js';
+import { el, flopText, fmt, rangeField } from '../lib/dom.js';
 import { numsTable } from '../lib/view.js';
 import { getPlayground, playgroundNow } from '../lib/module.js';
 import { normals } from '../lib/random.js';
-import { flopText } from './ap-rnn-cost.js';
 import { tex } from '../lib/katex.js';
 
 const RANGES = { n: [4, 10], d: [5, 10], h: [0, 5] }; // log2

@@ -8,7 +8,7 @@
 // is written from the scores of the current step.
 //
 // Attributes: train-seed, autostart, every (steps per report), hide="seed".
-import { ApTraining } from './ap-training.js';
+import { ApTraining } from '../lib/training-widget.js';
 import { define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
 import { linePlot } from '../lib/plot.js';

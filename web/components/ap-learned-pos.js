@@ -3,7 +3,7 @@
 // what happens past L: the core refuses, since there is no row to add.
 import { ApWidget, define } from '../lib/widget.js';
 import { el, fillSelect } from '../lib/dom.js';
-import './ap-heatmap.js'; // this.hm() draws with <ap-heatmap>: defined here when this widget is loaded alone
+import '../lib/heatmap-element.js'; // this.hm() draws with <ap-heatmap>: defined here when this widget is loaded alone
 import { playgroundNow } from '../lib/module.js';
 import { availableTrainedModels, getModel, randomKey } from '../lib/models.js';
 import { matrix } from '../lib/heatmap.js';

@@ -8,7 +8,7 @@
 // hide="measure" (no timing button).
 // Example: <ap-rnn-cost n="1024" d="256"></ap-rnn-cost>
 import { ApWidget, define } from '../lib/widget.js';
-import { el, fmt, rangeField } from '../lib/dom.js';
+import { el, flopText, fmt, rangeField } from '../lib/dom.js';
 import { numsTable } from '../lib/view.js';
 import { linePlot } from '../lib/plot.js';
 import { tex } from '../lib/katex.js';
@@ -19,14 +19,6 @@ const N_RANGE = [1, 14]; // log2 n
 const D_RANGE = [4, 11]; // log2 d
 const MAX_TIMED_WORK = 2 ** 29; // multiply-adds of one timed call (well under a second)
 
-/** 2.3e9 FLOPs -> "2.30 GFLOP" */
-export function flopText(x) {
-  if (x >= 1e12) return `${(x / 1e12).toFixed(2)} TFLOP`;
-  if (x >= 1e9) return `${(x / 1e9).toFixed(2)} GFLOP`;
-  if (x >= 1e6) return `${(x / 1e6).toFixed(2)} MFLOP`;
-  if (x >= 1e3) return `${(x / 1e3).toFixed(2)} kFLOP`;
-  return `${x} FLOP`;
-}
 const exact = (x) => x.toLocaleString('en-US');
 // The n or d attribute as its slider's log2, within the slider's range (a power of two).
 const log2Attr = (w, name, [lo, hi], fallback) =>

@@ -8,7 +8,7 @@
 // on the same task is available (web/models/translate-rnn.safetensors, lib/rnn-attention.js), its alignment is drawn
 // beside. Attributes: source (the English sentence), align-layer (decoder layer, 0-based; default the last).
 import { ApWidget, define } from '../lib/widget.js';
-import './ap-heatmap.js'; // this.hm() draws with <ap-heatmap>: defined here when this widget is loaded alone
+import '../lib/heatmap-element.js'; // this.hm() draws with <ap-heatmap>: defined here when this widget is loaded alone
 import { el, fmt, occurrence, wideField } from '../lib/dom.js';
 import { matrix } from '../lib/heatmap.js';
 import { translationRnn } from '../lib/rnn-attention.js';

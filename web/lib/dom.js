@@ -63,6 +63,15 @@ export function fmtCell(v, digits = 2) {
 }
 
 /** Plain ASCII number for data attributes and CSV (full float32 precision). */
+/** 2.3e9 FLOPs -> "2.30 GFLOP" */
+export function flopText(x) {
+  if (x >= 1e12) return `${(x / 1e12).toFixed(2)} TFLOP`;
+  if (x >= 1e9) return `${(x / 1e9).toFixed(2)} GFLOP`;
+  if (x >= 1e6) return `${(x / 1e6).toFixed(2)} MFLOP`;
+  if (x >= 1e3) return `${(x / 1e3).toFixed(2)} kFLOP`;
+  return `${x} FLOP`;
+}
+
 export function num(v) {
   if (v === -Infinity) return '-Infinity';
   if (v === Infinity) return 'Infinity';

@@ -350,7 +350,7 @@ export function renderForExport(m, theme) {
  * Reuses <ap-heatmap> elements by slot: a slot's element is made once (with `attrs`) and is given
  * each new matrix, since a new element per render would be laid out (and observed for resizing)
  * from scratch. The one pool of the widgets (ApWidget.hm) and the step panels (lib/view.js);
- * whoever draws with it loads components/ap-heatmap.js, which defines the element.
+ * whoever draws with it loads lib/heatmap-element.js, which defines the element.
  */
 export class HeatmapPool {
   constructor() {

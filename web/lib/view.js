@@ -1,7 +1,7 @@
 // Pieces the concept widgets share: a heatmap from a matrix, a step view (formula, inputs,
 // output, what changed, click-to-explain) drawn into a container, the notes' presets of a
 // concept as buttons, and the layer / head a widget should show for a run.
-import '../components/ap-heatmap.js';
+import './heatmap-element.js'; // defines <ap-heatmap>
 import { clamp, el, fmt, tokenText } from './dom.js';
 import { HeatmapPool } from './heatmap.js';
 import { renderTex } from './katex.js';
