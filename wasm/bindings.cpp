@@ -368,11 +368,13 @@ class GenerationHandle {
   }
 };
 
-// What both model handles (ModelHandle, RnnAttnHandle) bind of their model's own tokenizer.
+// What both model handles (ModelHandle, RnnAttnHandle) bind of their model's own tokenizer: one
+// binding (embind base<>), over the tokenizer the handle's model owns. Not polymorphic (a virtual
+// accessor cost the first module 370 bytes of RTTI and down-casting).
 class TokenizerHandle {
  public:
-  virtual ~TokenizerHandle() = default;
-  virtual const ap::Tokenizer& tokenizer() const = 0;
+  explicit TokenizerHandle(const ap::Tokenizer& tok) : tok_(tok) {}
+  const ap::Tokenizer& tokenizer() const { return tok_; }
 
   val vocab() const { return js(tokenizer().vocab()); }
   val pieces() const { return js(tokenizer().pieces()); }
@@ -397,14 +399,17 @@ class TokenizerHandle {
         },
         std::string("\x01"));
   }
+
+ private:
+  const ap::Tokenizer& tok_;
 };
 
 class ModelHandle : public TokenizerHandle {
  public:
+  explicit ModelHandle(std::unique_ptr<ap::Model> m) : TokenizerHandle(m->tokenizer()), model(std::move(m)) {}
   std::unique_ptr<ap::Model> model;
   std::vector<uint8_t> saved;
 
-  const ap::Tokenizer& tokenizer() const override { return model->tokenizer(); }
   // The model's config file JSON; with switches, the config one call with them runs with ("" on error).
   std::string config_json(val switches) const {
     return guard([&]() { return ap::config_to_json(model->config(switches_from(switches))); }, std::string());
@@ -586,13 +591,8 @@ class TrainerHandle {
   }
   // The current weights as an inference model (to run forward and read attention patterns).
   ModelHandle* snapshot() {
-    return guard(
-        [&]() -> ModelHandle* {
-          auto h = std::make_unique<ModelHandle>();
-          h->model = std::make_unique<ap::Model>(trainer->snapshot());
-          return h.release();
-        },
-        nullptr);
+    return guard([&]() -> ModelHandle* { return new ModelHandle(std::make_unique<ap::Model>(trainer->snapshot())); },
+                 nullptr);
   }
 };
 
@@ -659,13 +659,7 @@ class HfLoaderHandle {
         false);
   }
   ModelHandle* finish() {
-    return guard(
-        [&]() -> ModelHandle* {
-          auto h = std::make_unique<ModelHandle>();
-          h->model = loader->finish();
-          return h.release();
-        },
-        nullptr);
+    return guard([&]() -> ModelHandle* { return new ModelHandle(loader->finish()); }, nullptr);
   }
 };
 
@@ -686,10 +680,9 @@ ModelHandle* create_model(std::string config, val vocab, double seed) {
         ap::ModelConfig cfg = ap::config_from_json(config);
         const std::vector<std::string> full = ap::Tokenizer::with_specials(strings_from(vocab, "vocab"));
         ap::Tokenizer tok(ap::Tokenizer::kind_from_name(cfg.tokenizer), full);
-        auto h = std::make_unique<ModelHandle>();
-        h->model = std::make_unique<ap::Model>(cfg, tok);
-        h->model->init_random(static_cast<uint64_t>(seed));
-        return h.release();
+        auto model = std::make_unique<ap::Model>(cfg, tok);
+        model->init_random(static_cast<uint64_t>(seed));
+        return new ModelHandle(std::move(model));
       },
       nullptr);
 }
@@ -697,10 +690,8 @@ ModelHandle* create_model(std::string config, val vocab, double seed) {
 ModelHandle* load_model(uintptr_t bytes, int size) {
   return guard(
       [&]() -> ModelHandle* {
-        auto h = std::make_unique<ModelHandle>();
-        h->model = std::make_unique<ap::Model>(
-            ap::load_model(reinterpret_cast<const uint8_t*>(bytes), static_cast<size_t>(size)));
-        return h.release();
+        return new ModelHandle(std::make_unique<ap::Model>(
+            ap::load_model(reinterpret_cast<const uint8_t*>(bytes), static_cast<size_t>(size))));
       },
       nullptr);
 }
@@ -1072,9 +1063,9 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
 // returns a trace of every stage (core/rnn_attention.hpp names them).
 class RnnAttnHandle : public TokenizerHandle {
  public:
+  explicit RnnAttnHandle(std::unique_ptr<ap::RnnAttnModel> m) : TokenizerHandle(m->tokenizer()), model(std::move(m)) {}
   std::unique_ptr<ap::RnnAttnModel> model;
 
-  const ap::Tokenizer& tokenizer() const override { return model->tokenizer(); }
   std::string config_json() const { return ap::rnn_attention_config_to_json(model->config()); }
   val metadata() const { return js(model->metadata()); }
   // The encoder alone on the source text.
@@ -1102,10 +1093,8 @@ class RnnAttnHandle : public TokenizerHandle {
 RnnAttnHandle* load_rnn_attention(uintptr_t bytes, int size) {
   return guard(
       [&]() -> RnnAttnHandle* {
-        auto h = std::make_unique<RnnAttnHandle>();
-        h->model = std::make_unique<ap::RnnAttnModel>(
-            ap::load_rnn_attention(reinterpret_cast<const uint8_t*>(bytes), static_cast<size_t>(size)));
-        return h.release();
+        return new RnnAttnHandle(std::make_unique<ap::RnnAttnModel>(
+            ap::load_rnn_attention(reinterpret_cast<const uint8_t*>(bytes), static_cast<size_t>(size))));
       },
       nullptr);
 }
