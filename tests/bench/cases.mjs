@@ -41,7 +41,7 @@ export function caseId(c) {
 // (counted as exactly half, so a kernel that skips the hidden keys and one that computes and masks
 // them are charged the same work). Softmax is not counted. Model: null (reported as time only).
 export function flops(c) {
-  if (c.kind === 'model' || c.kind === 'gpt2') return null;
+  if (c.kind === 'model' || c.kind === 'gpt2' || c.kind === 'train') return null;
   const full = 4 * c.n * c.n * c.dK * c.h;
   return c.causal ? full / 2 : full;
 }

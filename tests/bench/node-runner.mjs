@@ -2,6 +2,7 @@
 // JSON request per line on stdin ({ op: init | supports | prepare | run | release | quit }),
 // answers one JSON line on stdout ({ ok, result } or { ok: false, error }). The driver
 // (tests/tools/bench.mjs) speaks the same protocol to the native runners and the Chromium page.
+import { existsSync, mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -23,6 +24,43 @@ const env = {
     return Object.assign(Object.create(tf), { wasm });
   },
   loadOrt: async () => import('onnxruntime-web'),
+  // TF.js with its gradients, for the training race: the npm packages' Node entry (tf-core.node.js)
+  // registers no gradient, and their ES modules use extensionless imports Node cannot resolve, so
+  // tfjs-core's ES modules, its register_all_gradients and the wasm backend are bundled into one
+  // module (build/bench/tfjs-train.mjs, esbuild, about 1 s) the first time.
+  async loadTfjsTraining() {
+    const out = join(ROOT, 'build', 'bench', 'tfjs-train.mjs');
+    if (!existsSync(out)) {
+      mkdirSync(dirname(out), { recursive: true });
+      const { build } = require('esbuild');
+      await build({
+        stdin: {
+          contents:
+            "export * from '@tensorflow/tfjs-core';\n" +
+            "import '@tensorflow/tfjs-core/dist/register_all_gradients';\n" +
+            "export * as wasm from '@tensorflow/tfjs-backend-wasm';\n",
+          resolveDir: ROOT,
+          loader: 'js',
+        },
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        mainFields: ['module', 'main'], // one tfjs-core: the ES modules, for the backend too
+        outfile: out,
+        logLevel: 'warning',
+        // The backend's Emscripten glue is CommonJS: give it require, __dirname and __filename.
+        banner: {
+          js:
+            "import { createRequire as __cr } from 'node:module'; import { fileURLToPath as __fu } from 'node:url'; " +
+            'const require = __cr(import.meta.url); const __filename = __fu(import.meta.url); ' +
+            "const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));",
+        },
+      });
+    }
+    const tf = await import(pathToFileURL(out).href);
+    tf.wasm.setWasmPaths(join(ROOT, 'node_modules', '@tensorflow', 'tfjs-backend-wasm', 'dist') + '/');
+    return tf;
+  },
 };
 
 const [name] = process.argv.slice(2);

@@ -39,6 +39,7 @@ const BENCH_PACKAGES = ['g++', 'emscripten', 'clang-16', 'lld-16', 'libeigen3-de
 // ---- options ----------------------------------------------------------------------------------
 
 function parseArgs(argv) {
+  const alone = [];
   const opts = {
     quick: false,
     full: false,
@@ -49,6 +50,7 @@ function parseArgs(argv) {
     out: join(OUT_DIR, 'results.md'),
     kernels: true,
     gpt2: true,
+    train: true,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -59,15 +61,20 @@ function parseArgs(argv) {
     else if (a === '--rounds') opts.rounds = Number(argv[++i]);
     else if (a === '--only') opts.only = argv[++i].split(',');
     else if (a === '--out') opts.out = resolve(argv[++i]);
-    else if (a === '--gpt2') opts.kernels = false;
+    else if (a === '--gpt2') alone.push('gpt2');
+    else if (a === '--train') alone.push('train');
     else if (a === '--no-gpt2') opts.gpt2 = false;
+    else if (a === '--no-train') opts.train = false;
     else
       throw new StepError(
         `unknown option ${a} (known: --quick --full --rounds N --no-browser --no-native --only a,b --out FILE ` +
-          '--gpt2 --no-gpt2)',
+          '--gpt2 --no-gpt2 --train --no-train)',
       );
-    if (!opts.kernels && !opts.gpt2) throw new StepError('--gpt2 and --no-gpt2 leave nothing to run');
   }
+  // --gpt2 / --train: those sections alone.
+  if (alone.length)
+    for (const k of ['kernels', 'gpt2', 'train']) opts[k] = opts[k] && (k === 'kernels' ? false : alone.includes(k));
+  if (!opts.kernels && !opts.gpt2 && !opts.train) throw new StepError('these options leave nothing to run');
   return opts;
 }
 
@@ -105,6 +112,13 @@ const GPT2_RUNNERS = [
   { name: 'ort node', where: 'node', impl: 'gpt2-onnx' },
   { name: 'ours native', where: 'native', binary: 'native_gpt2' },
   { name: 'ours native march', where: 'native', binary: 'native_gpt2_march_native' },
+];
+
+// The training section's runners (tests/bench/train-cases.mjs), started only for it.
+const TRAIN_RUNNERS = [
+  { name: 'ours node', where: 'node', impl: 'train-ours', needs: 'wasm/build/ap_train.mjs' },
+  { name: 'tfjs node tuned', where: 'node', impl: 'train-tfjs' },
+  { name: 'tfjs node plain', where: 'node', impl: 'train-tfjs-plain' },
 ];
 
 // The ratios the issue's targets are about: [ours, peer].
@@ -650,7 +664,11 @@ const caseKey = (c) => `n=${c.n}${c.h ? ` h=${c.h}` : ''}${c.causal && c.kind !=
 
 // ---- the GPT-2 section ------------------------------------------------------------------------
 
-const GPT2_MARK = '<!-- gpt2 section: npm run bench -- --gpt2 replaces it from here -->';
+// A section run alone (--gpt2, --train) replaces its own part of an existing results.md.
+const SECTION_MARKS = {
+  gpt2: '<!-- gpt2 section: npm run bench -- --gpt2 replaces it from here -->',
+  train: '<!-- train section: npm run bench -- --train replaces it from here -->',
+};
 const GPT2_PACKAGES = ['python3-torch', 'python3-onnx'];
 
 // The model folders (tests/tools/lib/hf-synthetic.mjs, ~1 s each) and the ONNX graphs
@@ -740,21 +758,20 @@ async function startRunners(specs, { browser = null, failedBuilds, infos = {}, i
   return { infos, runners };
 }
 
-async function runGpt2(opts, failedBuilds) {
-  const gpt2 = await import('../bench/gpt2-cases.mjs');
-  const cases = { ...(await import('../bench/cases.mjs')), ...gpt2 };
+// A section of model-sized cases (GPT-2, training): one process per runner of `runners` (--only
+// picks among them by name), every case of `grid` measured in interleaved rounds; the raw samples
+// go to results-<key>.json. Returns { all, names, infos, meta }.
+async function runSection(opts, failedBuilds, { key, title, runners: specsAll, grid, caseId, cases, rounds }) {
   const loadBefore = uptimeLine();
-  let specs = GPT2_RUNNERS.filter(
+  const specs = specsAll.filter(
     (s) =>
       (opts.native || s.where !== 'native') &&
-      (!opts.only || !GPT2_RUNNERS.some((g) => opts.only.includes(g.name)) || opts.only.includes(s.name)),
+      (!opts.only || !specsAll.some((g) => opts.only.includes(g.name)) || opts.only.includes(s.name)),
   );
-  step('GPT-2 and SmolLM: starting one process per implementation (each loads one model at a time)');
+  step(`${title}: starting one process per implementation`);
   const { infos, runners } = await startRunners(specs, { failedBuilds, initMs: 300000 });
-  const grid = gpt2.gpt2Cases({ quick: opts.quick });
-  const rounds = opts.rounds ?? (opts.quick ? 3 : 5);
   const all = [];
-  step(`GPT-2: measuring ${grid.length} cases on ${runners.length} implementations, ${rounds} rounds`);
+  step(`${title}: measuring ${grid.length} cases on ${runners.length} implementations, ${rounds} rounds`);
   for (const c of grid) {
     const tc = Date.now();
     const results = await measureCase(c, runners, { rounds, targetSeconds: TARGET_S, rates: {}, cases });
@@ -762,7 +779,7 @@ async function runGpt2(opts, failedBuilds) {
     const summary = Object.entries(results)
       .map(([n, r]) => `${n} ${r.error ? 'error' : r.samples?.length ? `${fmt(r.seconds * 1e3, 1)} ms` : ''}`)
       .join(', ');
-    console.log(`  ${gpt2.gpt2CaseId(c)} (${((Date.now() - tc) / 1e3).toFixed(1)} s): ${summary}`);
+    console.log(`  ${caseId(c)} (${((Date.now() - tc) / 1e3).toFixed(1)} s): ${summary}`);
     for (const [n, r] of Object.entries(results)) if (r.error) console.log(`    ${n}: ${r.error}`);
   }
   for (const r of runners) await r.close();
@@ -774,12 +791,95 @@ async function runGpt2(opts, failedBuilds) {
     loadBefore,
     loadAfter: uptimeLine(),
   };
-  writeFileSync(opts.out.replace(/\.md$/, '') + '-gpt2.json', JSON.stringify({ meta, infos, all }, null, 1));
-  return gpt2Report({ all, names: specs.map((s) => s.name), infos, meta, gpt2 });
+  writeFileSync(opts.out.replace(/\.md$/, '') + `-${key}.json`, JSON.stringify({ meta, infos, all }, null, 1));
+  return { all, names: specs.map((s) => s.name), infos, meta };
+}
+
+async function runGpt2(opts, failedBuilds) {
+  const gpt2 = await import('../bench/gpt2-cases.mjs');
+  const cases = { ...(await import('../bench/cases.mjs')), ...gpt2 };
+  const section = await runSection(opts, failedBuilds, {
+    key: 'gpt2',
+    title: 'GPT-2 and SmolLM (each runner loads one model at a time)',
+    runners: GPT2_RUNNERS,
+    grid: gpt2.gpt2Cases({ quick: opts.quick }),
+    caseId: gpt2.gpt2CaseId,
+    cases,
+    rounds: opts.rounds ?? (opts.quick ? 3 : 5),
+  });
+  return gpt2Report({ ...section, gpt2 });
+}
+
+// ---- the training section ---------------------------------------------------------------------
+
+async function runTrain(opts, failedBuilds) {
+  const train = await import('../bench/train-cases.mjs');
+  const cases = { ...(await import('../bench/cases.mjs')), ...train };
+  const section = await runSection(opts, failedBuilds, {
+    key: 'train',
+    title: 'Training',
+    runners: TRAIN_RUNNERS,
+    grid: train.trainCases({ quick: opts.quick }),
+    caseId: train.trainCaseId,
+    cases,
+    rounds: opts.rounds ?? (opts.quick ? 3 : 5),
+  });
+  return trainReport({ ...section, train });
+}
+
+function trainReport({ all, names, infos, meta, train }) {
+  const out = [SECTION_MARKS.train, '', "# Training the reverse model's shape: this trainer vs TF.js", ''];
+  out.push(
+    `${meta.date}, ${meta.cpu} (${meta.cores} cores, shared with other users), median of ${meta.rounds} ` +
+      'interleaved rounds, CPU time of the runner process per optimisation step. ' +
+      `Load: before \`${meta.loadBefore}\`; after \`${meta.loadAfter}\`.`,
+    '',
+    "A step of the shipped reverse model's shape (2-layer post-norm decoder, d_model 64, 4 heads, d_ff 256, " +
+      'learned positions, erf GELU, 41 characters, 99k parameters) at batch B: draw B examples, pad to the ' +
+      'longest (20-22 positions), forward, cross-entropy on the output positions, backward, clip the gradient ' +
+      "norm to 1, AdamW. Both sides start from the core trainer's seeded weights; before any time counts both " +
+      'compute the loss and a weighted sum of the logits of the same fixed batch, which must agree to 1e-4. ' +
+      'Each side draws its own examples from the same distribution.',
+    '',
+  );
+  out.push(implementationsTable(names, infos), '');
+  const cols = names.filter((n) => all.some((x) => x.results[n]?.samples?.length));
+  const ms = (r) => (r?.samples?.length && !r.error ? fmt(r.seconds * 1e3, 2) : r?.error ? 'error' : '');
+  const eps = (r, c) => (r?.samples?.length && !r.error ? fmt(train.trainExamples(c) / r.seconds, 0) : '');
+  const pairs = [
+    ['ours node', 'tfjs node tuned', 'tuned TF.js / ours'],
+    ['ours node', 'tfjs node plain', 'plain TF.js / ours'],
+  ].filter(([a, b]) => all.some((x) => pairRatio(x.results, a, b) != null));
+  out.push(
+    table(
+      ['case', ...cols.map((n) => `${n} ms/step`), ...cols.map((n) => `${n} examples/s`), ...pairs.map((p) => p[2])],
+      all.map((x) => [
+        train.trainCaseId(x.c),
+        ...cols.map((n) => ms(x.results[n])),
+        ...cols.map((n) => eps(x.results[n], x.c)),
+        ...pairs.map(([a, b]) => fmt(pairRatio(x.results, a, b), 2)),
+      ]),
+    ),
+    '',
+  );
+  out.push('Target (issue 27): a step at batch 32 >= 2x the hand-tuned TF.js (wasm, one thread):', '');
+  for (const x of all.filter((y) => y.c.batch === 32)) {
+    const r = pairRatio(x.results, 'ours node', 'tfjs node tuned');
+    out.push(
+      `- ${train.trainCaseId(x.c)}: ${r == null ? 'not measured' : `${r.toFixed(2)}x (${r >= 2 ? 'met' : 'missed'})`}`,
+    );
+  }
+  out.push('');
+  const errors = [];
+  for (const x of all)
+    for (const [n, r] of Object.entries(x.results))
+      if (r.error) errors.push(`- ${train.trainCaseId(x.c)}, ${n}: ${r.error}`);
+  if (errors.length) out.push('Errors:', '', ...errors, '');
+  return out.join('\n');
 }
 
 function gpt2Report({ all, names, infos, meta, gpt2 }) {
-  const out = [GPT2_MARK, '', '# GPT-2 small and SmolLM-135M shapes: this core vs onnxruntime-web', ''];
+  const out = [SECTION_MARKS.gpt2, '', '# GPT-2 small and SmolLM-135M shapes: this core vs onnxruntime-web', ''];
   out.push(
     `${meta.date}, ${meta.cpu} (${meta.cores} cores, shared with other users), median of ${meta.rounds} ` +
       'interleaved rounds, one call per sample, CPU time of the runner process. ' +
@@ -925,7 +1025,7 @@ main(async () => {
   step('building the benchmark (build/bench)');
   const { buildAll } = await import('../bench/build.mjs');
   const failedBuilds = await buildAll({
-    only: opts.kernels ? null : ['native_gpt2', 'native_gpt2_march_native'],
+    only: opts.kernels ? null : opts.gpt2 ? ['native_gpt2', 'native_gpt2_march_native'] : [],
   });
 
   mkdirSync(OUT_DIR, { recursive: true });
@@ -933,16 +1033,36 @@ main(async () => {
   const parts = [];
   if (opts.kernels) parts.push(await runKernels(opts, failedBuilds, loadBefore));
   if (opts.gpt2) parts.push(await runGpt2(opts, failedBuilds));
+  if (opts.train) parts.push(await runTrain(opts, failedBuilds));
   const total = `Total time of this run: ${((Date.now() - t0) / 60000).toFixed(1)} min.\n`;
   let md;
   if (opts.kernels) md = `${parts.join('\n')}\n${total}`;
   else {
-    // --gpt2 alone: its section replaces the one in an existing results.md (or is appended).
-    const old = existsSync(opts.out) ? readFileSync(opts.out, 'utf8') : '';
-    const at = old.indexOf(GPT2_MARK);
-    md = `${at >= 0 ? old.slice(0, at) : old ? `${old.trimEnd()}\n\n` : ''}${parts[0]}\n${total}`;
+    // Sections run alone replace theirs in an existing results.md (each ends where the next mark
+    // or the run's total line starts), or are appended.
+    let old = existsSync(opts.out) ? readFileSync(opts.out, 'utf8') : '';
+    for (const [key, part] of [
+      ['gpt2', opts.gpt2],
+      ['train', opts.train],
+    ]) {
+      if (!part) continue;
+      const text = parts.shift();
+      const at = old.indexOf(SECTION_MARKS[key]);
+      if (at < 0) {
+        old = `${old.replace(/Total time of this run:.*\n?$/, '').trimEnd()}\n\n${text}\n`;
+        continue;
+      }
+      const ends = [
+        old.indexOf('Total time of this run:', at),
+        ...Object.values(SECTION_MARKS).map((m) => old.indexOf(m, at + 1)),
+      ];
+      const end = Math.min(...ends.filter((i) => i > at), old.length);
+      old = `${old.slice(0, at)}${text}\n${old.slice(end)}`;
+    }
+    md = `${old.replace(/Total time of this run:.*\n?$/, '').trimEnd()}\n\n${total}`;
+    parts.push(md);
   }
   writeFileSync(opts.out, md);
-  console.log(`\n${parts.join('\n')}\n${total}`);
+  console.log(`\n${opts.kernels ? parts.join('\n') : md}\n${opts.kernels ? total : ''}`);
   console.log(`Written to ${relative(process.cwd(), opts.out) || opts.out} (raw samples: the .json files beside it).`);
 });

@@ -12,6 +12,9 @@ export const IMPLS = {
   'ours-api': { module: './api.mjs', options: {} },
   'gpt2-ours': { module: './gpt2-ours.mjs', options: {} },
   'gpt2-onnx': { module: './gpt2-onnx.mjs', options: {} },
+  'train-ours': { module: './train-ours.mjs', options: {} },
+  'train-tfjs': { module: './train-tfjs.mjs', options: { linear: 'tuned' } },
+  'train-tfjs-plain': { module: './train-tfjs.mjs', options: { linear: 'plain' } },
 };
 
 export async function createImpl(name, env) {
