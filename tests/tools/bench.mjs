@@ -51,6 +51,7 @@ function parseArgs(argv) {
     kernels: true,
     gpt2: true,
     train: true,
+    docs: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -65,10 +66,11 @@ function parseArgs(argv) {
     else if (a === '--train') alone.push('train');
     else if (a === '--no-gpt2') opts.gpt2 = false;
     else if (a === '--no-train') opts.train = false;
+    else if (a === '--docs') opts.docs = true;
     else
       throw new StepError(
         `unknown option ${a} (known: --quick --full --rounds N --no-browser --no-native --only a,b --out FILE ` +
-          '--gpt2 --no-gpt2 --train --no-train)',
+          '--gpt2 --no-gpt2 --train --no-train --docs)',
       );
   }
   // --gpt2 / --train: those sections alone.
@@ -662,6 +664,26 @@ const caseKey = (c) => `n=${c.n}${c.h ? ` h=${c.h}` : ''}${c.causal && c.kind !=
 
 // ---- main ---------------------------------------------------------------------------------------
 
+// --docs: the report goes into docs/speed.md below its marker, with the commit and the command.
+const DOCS = join(ROOT, 'docs', 'speed.md');
+const DOCS_MARK = '<!-- report: `npm run bench -- --docs` writes everything below this line -->';
+function writeDocs(md) {
+  const doc = readFileSync(DOCS, 'utf8');
+  const at = doc.indexOf(DOCS_MARK);
+  if (at < 0) throw new StepError(`docs/speed.md has no line ${DOCS_MARK}`);
+  const rev = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  }).stdout.trim();
+  const command = ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
+  const head =
+    `Made by \`${command}\` at commit ${rev || 'unknown'}${dirty ? ' (with uncommitted changes)' : ''}, ` +
+    `Node ${process.versions.node}.`;
+  writeFileSync(DOCS, `${doc.slice(0, at + DOCS_MARK.length)}\n\n${head}\n\n${md.trimEnd()}\n`);
+  console.log(`docs/speed.md: the report written below its marker.`);
+}
+
 // ---- the GPT-2 section ------------------------------------------------------------------------
 
 // A section run alone (--gpt2, --train) replaces its own part of an existing results.md.
@@ -1063,6 +1085,7 @@ main(async () => {
     parts.push(md);
   }
   writeFileSync(opts.out, md);
+  if (opts.docs) writeDocs(md);
   console.log(`\n${opts.kernels ? parts.join('\n') : md}\n${opts.kernels ? total : ''}`);
   console.log(`Written to ${relative(process.cwd(), opts.out) || opts.out} (raw samples: the .json files beside it).`);
 });
