@@ -45,12 +45,17 @@ export function matrix({
   };
 }
 
-/** A 0/1 mask (1 = blocked) over the query x key cells of m, with m's shape and labels. */
+/**
+ * A 0/1 mask (1 = blocked) over the query x key cells of m, with m's shape and labels. The blocked
+ * cells are also hatched, as masked cells are in the weights maps: where the cells are too small for
+ * their 0 / 1, the hatching still shows which keys are blocked.
+ */
 export function maskLike(m, name, title, values) {
   return matrix({
     name,
     title,
     values,
+    masked: Uint8Array.from(values, (v) => (v ? 1 : 0)),
     rows: m.rows,
     cols: m.cols,
     rowLabels: m.rowLabels,
@@ -230,11 +235,11 @@ function paintCells(ctx, m, { x0, y0, cellW, cellH, scale, theme, numbers }) {
       if (isMasked(k)) {
         ctx.fillStyle = pattern || (pattern = hatch(ctx, theme.masked, theme.maskedLine));
         ctx.fillRect(x, y, cellW, cellH);
-        // Its "−∞" or "0" only where the other cells show their numbers: on a map without
-        // numbers the hatching alone says masked.
+        // Its "−∞", "0" (a masked weight) or, on a 0/1 mask, its id only where the other cells
+        // show their numbers: on a map without numbers the hatching alone says masked.
         if (numbers && cellW >= (v === -Infinity ? 22 : 16) && cellH >= 12) {
           ctx.fillStyle = theme.maskedInk;
-          ctx.fillText(v === -Infinity ? '−∞' : '0', x + cellW / 2, y + cellH / 2);
+          ctx.fillText(m.kind === 'ids' ? String(v) : v === -Infinity ? '−∞' : '0', x + cellW / 2, y + cellH / 2);
         }
       } else if (!(Math.abs(v) < Infinity)) {
         // Undefined (NaN, +∞): hatched with a "?" (the heatmap also says so in words).
