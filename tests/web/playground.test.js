@@ -324,14 +324,18 @@ describe("a student's walk through the playground", () => {
     await pick('softmax.thinking-machines');
     w = await widgetFor('ap-softmax', 'softmax.thinking-machines');
     const row = await w
-      .locator('.row-table tbody tr')
-      .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
-    expect(shown(row[0][1])).toBe(112);
-    expect(shown(row[1][1])).toBe(96);
-    expect(shown(row[0][2])).toBe(14);
-    expect(shown(row[1][2])).toBe(12);
-    expect(shown(row[0][4])).toBeCloseTo(0.88, 2);
-    expect(shown(row[1][4])).toBeCloseTo(0.12, 2);
+      .locator('.row-table tbody tr:has(td.weight)')
+      .evaluateAll((trs) =>
+        trs.map((tr) =>
+          Object.fromEntries(['score', 'scaled', 'weight'].map((c) => [c, tr.querySelector(`.${c}`).textContent])),
+        ),
+      );
+    expect(shown(row[0].score)).toBe(112);
+    expect(shown(row[1].score)).toBe(96);
+    expect(shown(row[0].scaled)).toBe(14);
+    expect(shown(row[1].scaled)).toBe(12);
+    expect(shown(row[0].weight)).toBeCloseTo(0.88, 2);
+    expect(shown(row[1].weight)).toBeCloseTo(0.12, 2);
     await w.screenshot({ path: join(SCREENSHOT_DIR, 'preset-thinking-machines.png') });
 
     // 004: "Clouds drift across blue sky": weights of "sky" 0.30 0.10 0.10 0.30 0.20

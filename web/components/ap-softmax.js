@@ -2,11 +2,15 @@
 // One row written out (score, exp(s - max), the sum, the core's weight), the whole weight matrix,
 // and a temperature: softmax(s / T) computed by the core (a lookup with q = 1/T, k = the scores).
 // Presets reproduce the notes: "the cat sat", "Thinking Machines" and "Clouds drift across blue sky".
+// The row's table puts the weights first after the key, then how they came to be (score, scaled,
+// exp): on a phone the column that matters is on screen without scrolling sideways.
 import { ApWidget, define } from '../lib/widget.js';
 import { clamp, el, fillSelect, fmt, num } from '../lib/dom.js';
 import { claimBox, headFor, layerFor, numsTable, presetButtons, rowSelect } from '../lib/view.js';
 import { stepView } from '../lib/steps/index.js';
 import { playgroundNow } from '../lib/module.js';
+import { adoptOwnStyles } from '../lib/styles.js';
+import CSS from '../styles/softmax.css?inline';
 
 /** softmax(row / T) by the core: ap.lookup with a 1-d query 1/T against keys = the scores. */
 export function coreSoftmax(ap, row, T) {
@@ -42,6 +46,7 @@ export class ApSoftmax extends ApWidget {
   static extraAttributes = ['row'];
 
   build() {
+    adoptOwnStyles(this.shadowRoot, CSS);
     this.presets = presetButtons(this, 'softmax');
     this.claim = el('div');
     this.rowSel = rowSelect(this);
@@ -56,8 +61,8 @@ export class ApSoftmax extends ApWidget {
     });
     this.tempLabel = el('span', { className: 'mono' });
     this.rowTable = el('div');
-    this.matrix = el('div');
-    this.weightsTable = el('div');
+    this.matrix = el('div', { className: 'sm-map' });
+    this.weightsTable = el('div', { className: 'sm-table' });
     this.body.append(
       el('p', {
         className: 'lead',
@@ -83,7 +88,7 @@ export class ApSoftmax extends ApWidget {
         ),
       ),
       this.rowTable,
-      el('div', { className: 'col2' }, this.weightsTable, this.matrix),
+      el('div', { className: 'sm-pair' }, this.weightsTable, this.matrix),
     );
   }
 
@@ -126,38 +131,34 @@ export class ApSoftmax extends ApWidget {
     const sum = exps.reduce((x, y) => x + y, 0);
     const ap = playgroundNow();
     const tempered = T !== 1 && ap ? coreSoftmax(ap, Array.from(srow), T) : null;
-    const header = ['key', 'score q·k', 'scaled s̃', 'exp(s̃ − max)', 'weight (core)'];
+    const header = ['key', 'weight (core)'];
     if (tempered) header.push(`weight at T = ${fmt(T, 2)} (core)`);
+    header.push('score q·k', 'scaled s̃', 'exp(s̃ − max)');
     const rows = A.colLabels.map((label, j) => {
       const w = A.values[i * A.cols + j];
-      const r = [
+      return [
         label,
-        fmt(raw.values[i * raw.cols + j]),
-        fmt(srow[j]),
-        fmt(exps[j], 4),
         { text: fmt(w, 3), data: { col: String(j), value: num(w) }, className: 'weight' },
+        ...(tempered
+          ? [{ text: fmt(tempered[j], 3), data: { col: String(j), value: num(tempered[j]) }, className: 'tempered' }]
+          : []),
+        { text: fmt(raw.values[i * raw.cols + j]), className: 'score' },
+        { text: fmt(srow[j]), className: 'scaled' },
+        { text: fmt(exps[j], 4), className: 'exp' },
       ];
-      if (tempered)
-        r.push({ text: fmt(tempered[j], 3), data: { col: String(j), value: num(tempered[j]) }, className: 'tempered' });
-      return r;
     });
+    const total = (xs) =>
+      fmt(
+        Array.from(xs).reduce((x, y) => x + y, 0),
+        3,
+      );
     rows.push([
       'sum',
+      total(A.values.slice(i * A.cols, (i + 1) * A.cols)),
+      ...(tempered ? [total(tempered)] : []),
       '',
       '',
       fmt(sum, 4),
-      fmt(
-        Array.from(A.values.slice(i * A.cols, (i + 1) * A.cols)).reduce((x, y) => x + y, 0),
-        3,
-      ),
-      ...(tempered
-        ? [
-            fmt(
-              tempered.reduce((x, y) => x + y, 0),
-              3,
-            ),
-          ]
-        : []),
     ]);
     this.rowTable.replaceChildren(
       numsTable({

@@ -1,0 +1,88 @@
+// Issue 23, a second reader's pass as a student: every sentence on the page is true and every view
+// shows what it says. Each test below failed on the page the reader read.
+//  1. softmax: on a phone the row's "weight (core)" column is on screen without scrolling sideways;
+//     at 1366 the "All weights" table is not cut.
+import { describe, expect, test } from 'vitest';
+import { usePlayground } from './harness.js';
+
+const playground = usePlayground();
+const PHONE = { width: 375, height: 812 };
+const LAPTOP = { width: 1366, height: 900 };
+
+/** Opens `path` and waits until the view `tag` has drawn (it draws once near the window). */
+async function openView(path, tag, viewport) {
+  const opened = await playground.open(path, { viewport });
+  const { page } = opened;
+  await page.waitForSelector(tag);
+  await page.locator(tag).scrollIntoViewIfNeeded();
+  await page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 60_000 });
+  return opened;
+}
+
+describe('1. the softmax tables', () => {
+  // In the page: each column heading of the row's table, and how much of it its scroll box shows
+  // when it has not been scrolled (right edge past the box's visible right: cut).
+  const rowColumns = (w) => {
+    const t = w.shadowRoot.querySelector('table.row-table');
+    const box = t.getBoundingClientRect();
+    const right = box.left + t.clientWidth;
+    return {
+      scrolled: t.scrollLeft,
+      columns: [...t.querySelectorAll('thead th')].map((th) => ({
+        text: th.textContent,
+        cut: Math.round(th.getBoundingClientRect().right - right),
+      })),
+    };
+  };
+
+  test('on a phone the weight columns of the row are on screen without scrolling sideways', async () => {
+    const { page, errors } = await openView('/#concept=softmax', 'ap-softmax', PHONE);
+    const w = page.locator('ap-softmax');
+    const weights = (cols) => cols.columns.filter((c) => c.text.startsWith('weight'));
+    let cols = await w.evaluate(rowColumns);
+    expect(cols.scrolled).toBe(0);
+    expect(weights(cols).map((c) => c.text)).toEqual(['weight (core)']);
+    for (const c of weights(cols)) expect(c.cut, c.text).toBeLessThanOrEqual(0);
+    // A temperature other than 1 adds the tempered weights: on screen too.
+    const before = await w.getAttribute('data-rendered');
+    await w.locator('input[type="range"]').fill('1'); // log2 T = 1: T = 2
+    await page.waitForFunction(
+      () => document.querySelector('ap-softmax').shadowRoot.querySelectorAll('td.tempered').length > 0,
+    );
+    expect(await w.getAttribute('data-rendered')).toBe(before); // same text, same view
+    cols = await w.evaluate(rowColumns);
+    expect(weights(cols).map((c) => c.text)).toEqual(['weight (core)', 'weight at T = 2.00 (core)']);
+    for (const c of weights(cols)) expect(c.cut, c.text).toBeLessThanOrEqual(0);
+    // Each weight still sits in its key's row: the row sums to 1 in both weight columns.
+    const sums = await w.evaluate((el) =>
+      ['weight', 'tempered'].map((c) =>
+        [...el.shadowRoot.querySelectorAll(`table.row-table td.${c}`)].reduce(
+          (s, td) => s + Number(td.dataset.value),
+          0,
+        ),
+      ),
+    );
+    for (const s of sums) expect(s).toBeCloseTo(1, 5);
+    expect(errors).toEqual([]);
+  });
+
+  test('at 1366 the "All weights" table shows every column, the heatmap beside it whole', async () => {
+    const { page, errors } = await openView('/#concept=softmax', 'ap-softmax', LAPTOP);
+    const fit = await page.locator('ap-softmax').evaluate((w) => {
+      const t = w.shadowRoot.querySelector('table.weights-table');
+      const plot = w.shadowRoot.querySelector('ap-heatmap').shadowRoot.querySelector('.hm-plotwrap');
+      return {
+        keys: t.querySelectorAll('thead th').length - 1,
+        table: t.scrollWidth - t.clientWidth,
+        heatmap: plot.scrollWidth - plot.clientWidth,
+        side: Math.round(
+          w.shadowRoot.querySelector('ap-heatmap').getBoundingClientRect().top - t.getBoundingClientRect().top,
+        ),
+      };
+    });
+    expect(fit.keys).toBeGreaterThan(6); // the default text: 8 tokens with the start token
+    expect(fit).toMatchObject({ table: 0, heatmap: 0 });
+    expect(Math.abs(fit.side)).toBeLessThan(40); // beside the table, not under it
+    expect(errors).toEqual([]);
+  });
+});
