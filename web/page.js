@@ -290,7 +290,9 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
       apply();
       saveUrl();
     }
-    for (const [name, value] of Object.entries(t.attrs || {})) w?.setAttribute(name, value);
+    for (const [name, value] of Object.entries(t.attrs || {}))
+      if (value === null) w?.removeAttribute(name);
+      else w?.setAttribute(name, value);
     w?.scrollIntoView({ block: 'start' });
     // Where the prompt's question can be seen: the layer and head measured in that role, once the
     // model's roles are read (a model without them stays where it is).

@@ -86,3 +86,58 @@ describe('1. the softmax tables', () => {
     expect(errors).toEqual([]);
   });
 });
+
+// 2. The softmax chapter's prompt printed the notes' table (.7 .2 .1 / .1 .6 .3 / .2 .3 .5) in the
+//    view just above its own question "Which word does "sat" attend to most?", and opened the view
+//    on the row of "cat". The prompt now asks first and the view opens on the row that answers.
+describe('2. the "the cat sat" prompt asks before the view answers', () => {
+  test('the prompt is the question; its button opens the row of "sat", whose largest weight answers it', async () => {
+    const { page, errors } = await openView('/#chapter=B', 'ap-softmax', LAPTOP);
+    const item = page.locator('aside.try[data-for="softmax"] li').filter({ hasText: 'the cat sat' });
+    expect(await item.count()).toBe(1);
+    const prompt = await item.locator('span').textContent();
+    // The question is the prompt's first sentence; no weight of the answer is in it.
+    const question = prompt.slice(0, prompt.indexOf('?') + 1);
+    expect(question).toMatch(/^[^.:]*which word does "sat" attend to most\?$/i);
+    expect(prompt).not.toMatch(/\.\d/);
+    // Before the button, the view is on the student's own sentence: it prints none of the notes' table.
+    const w = page.locator('ap-softmax');
+    expect(await w.evaluate((e) => e.shadowRoot.textContent)).not.toContain('.7 .2 .1');
+
+    await item.locator('button').click();
+    await page.waitForFunction(
+      () => {
+        const e = document.querySelector('ap-softmax');
+        return e.dataset.preset === 'softmax.the-cat-sat' && e.shadowRoot.querySelector('table.row-table');
+      },
+      null,
+      { timeout: 30_000 },
+    );
+    const row = await w.evaluate((e) => {
+      const t = e.shadowRoot.querySelector('table.row-table');
+      return {
+        row: t.dataset.row,
+        caption: t.caption.textContent,
+        weights: [...t.querySelectorAll('tbody tr:has(td.weight)')].map((tr) => [
+          tr.querySelector('th').textContent,
+          Number(tr.querySelector('td.weight').dataset.value),
+        ]),
+      };
+    });
+    // Notes 000: the row of "sat" is .2 .3 .5, so "sat" attends most to itself.
+    expect(row.row).toBe('2');
+    expect(row.caption).toMatch(/^Row "sat"/);
+    expect(row.weights.map(([k]) => k)).toEqual(['the', 'cat', 'sat']);
+    [0.2, 0.3, 0.5].forEach((v, j) => expect(row.weights[j][1]).toBeCloseTo(v, 5));
+    const top = row.weights.reduce((a, b) => (b[1] > a[1] ? b : a));
+    expect(top[0]).toBe('sat');
+
+    // The next prompt ("Clouds", the weights of "sky") is not held on row 2 by this one.
+    await page.locator('aside.try[data-for="softmax"] li').filter({ hasText: 'Clouds' }).locator('button').click();
+    await page.waitForFunction(() => document.querySelector('ap-softmax').dataset.preset === 'softmax.clouds');
+    await expect
+      .poll(() => w.evaluate((e) => e.shadowRoot.querySelector('table.row-table').caption.textContent))
+      .toMatch(/^Row "sky"/);
+    expect(errors).toEqual([]);
+  });
+});

@@ -68,6 +68,7 @@ export const GLOSSARY = [
 // Chapter texts. `extras[concept]` lists what follows that concept's view:
 //   { try: 'text', patch: { state } }  a button that changes the page's state (text, preset, switches)
 //   { try: 'text', attrs: { name: value } }  a button that sets attributes of that concept's view
+//     (value null: removes the attribute, the view's default again)
 //   headRole: 'punct' (with either)  also moves the page to the layer and head measured in that role
 //     (web/models/<model>.heads.json, measuredPlace below), where the prompt's question can be seen
 //   { question: 'id' }  one of the notes' questions (<ap-quiz questions="id">), predict first, then reveal
@@ -162,12 +163,16 @@ export const LESSONS = {
       ],
       softmax: [
         {
-          try: 'Open the notes\' "the cat sat" table (000), the last question below asks about its row of "sat": predict it before you read it.',
+          // The question first, the answer in the view once asked for: the example opens on the
+          // row of "sat" (row 2), whose weights answer it.
+          try: 'In the notes\' "the cat sat" (000), which word does "sat" attend to most? Guess (or commit your guess in "Predict, then reveal" below), then open the example: the view shows the row of "sat", and its largest weight is the answer.',
           patch: { preset: 'softmax.the-cat-sat' },
+          attrs: { row: '2' },
         },
         {
           try: 'Open "Clouds drift across blue sky" (004): the weights of "sky".',
           patch: { preset: 'softmax.clouds' },
+          attrs: { row: null }, // the example's own row of interest ("sky"), not one an earlier prompt set
         },
         { question: 'thinking-machines' },
         { question: 'predict-cat-sat' },
