@@ -141,3 +141,24 @@ describe('2. the "the cat sat" prompt asks before the view answers', () => {
     expect(errors).toEqual([]);
   });
 });
+
+// 4. rnn-chain's "Back to the last word" set t="99", past the end of every text the view reads, so
+//    the view clamped it and said so in the console. The prompt now removes t: the view's default
+//    is the last word, whatever the length.
+describe('4. rnn-chain: back to the last word without a warning', () => {
+  test('both prompts move the view, and neither makes it warn', async () => {
+    const { page, errors, warnings } = await openView('/#chapter=A', 'ap-rnn-chain', LAPTOP);
+    const view = page.locator('ap-rnn-chain');
+    const step = () => view.evaluate((w) => w.shadowRoot.textContent.match(/t = (\d+) of (\d+):/)?.slice(1, 3));
+    await expect.poll(step, { timeout: 30_000 }).toBeTruthy();
+    const [, n] = await step();
+    const buttons = page.locator('aside.try[data-for="rnn-chain"] button');
+    await buttons.nth(0).click();
+    await expect.poll(step).toEqual(['1', n]);
+    await buttons.nth(1).click();
+    await expect.poll(step).toEqual([n, n]);
+    expect(warnings.filter((w) => w.includes('<ap-rnn-chain>'))).toEqual([]);
+    expect(await view.getAttribute('t')).toBe(null);
+    expect(errors).toEqual([]);
+  });
+});

@@ -88,7 +88,7 @@ export const LESSONS = {
         },
         {
           try: "Back to the last word: its state is the only thing a plain RNN passes on. Attention's arcs reach every earlier word in one hop.",
-          attrs: { t: '99' },
+          attrs: { t: null }, // no t: the view's default, the last word (whatever the text's length)
         },
       ],
       'rnn-vanishing': [
