@@ -140,4 +140,16 @@ describe('rnn-vanishing: the sentences follow the plotted curves', () => {
     expect(curveMoves(ys).map((m) => m.dir)).toEqual(['rises', 'falls', 'rises']);
     expect(curveMoves([1, 1.5, 0.8, 1.2]).map((m) => m.dir)).toEqual(['level']);
   });
+
+  test('a first bump the eye sees is a turn: the numbers rise before they fall (rho = 0.9)', () => {
+    // The table a student read at rho = 0.9: 1.715, 2.349, 2.848 at 1 to 3 steps back, then down
+    // past 1 to 0.008 (×2.8 up: under the factor, yet what a table shows first).
+    const ys = [1, 1.715, 2.349, 2.848, 2.6, 2.423, 0.991, 0.072, 0.015, 0.00831];
+    expect(turningPoints(ys)).toEqual([0, 3, 9]);
+    expect(curveMoves(ys).map((m) => m.dir)).toEqual(['rises', 'falls']);
+    // A rise of ×1.2 first is a wiggle, not a turn.
+    expect(turningPoints([1, 1.2, 0.5, 0.1, 0.01])).toEqual([0, 4]);
+    // A curve that never moves ×3.2 from its start: up ×2.9, then down to 0.5.
+    expect(curveMoves([1, 2, 2.9, 1, 0.5]).map((m) => m.dir)).toEqual(['rises', 'falls']);
+  });
 });

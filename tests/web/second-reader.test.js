@@ -162,3 +162,72 @@ describe('4. rnn-chain: back to the last word without a warning', () => {
     expect(errors).toEqual([]);
   });
 });
+
+// 3. rnn-vanishing at ρ = 0.9: the summary said the gradient "falls to 8.31e−3 at 31 steps back"
+//    under a table whose numbers first rise (1.715, 2.349, 2.848 at 1 to 3 steps back), and 31 was
+//    not in the table. Its formula, one line of the RNN's product and attention's sum, was cut at
+//    375 px.
+describe('3. rnn-vanishing: the summary follows the numbers in its table; the formula fits a phone', () => {
+  // The table's rows and the summary's moves ("rises to V at k steps back"), as shown.
+  const read = (w) => {
+    const rows = [...w.shadowRoot.querySelectorAll('table.grad-norms tbody tr')].map((tr) => ({
+      steps: Number(tr.querySelector('th').textContent),
+      text: tr.querySelector('td').textContent,
+      value: Number(tr.querySelector('td').dataset.value),
+    }));
+    const summary = w.shadowRoot.querySelector('.summary').textContent;
+    const moves = [...summary.matchAll(/(rises|falls)(?: again)? to ([\d.e+−-]+) at (\d+) steps? back/g)].map((m) => ({
+      dir: m[1],
+      text: m[2],
+      steps: Number(m[3]),
+    }));
+    const lead = summary.match(/from (\d+) steps back \(the first token\) has norm ([\d.e+−-]+)/);
+    return { rows, moves, lead: lead && { steps: Number(lead[1]), text: lead[2] }, T: Number(w.dataset.length) };
+  };
+
+  test('at ρ = 0.9 every value the summary names is a row of the table, and goes the way the rows go', async () => {
+    const { page, errors } = await openView('/#concept=rnn-vanishing', 'ap-rnn-vanishing', LAPTOP);
+    const w = page.locator('ap-rnn-vanishing');
+    expect(await w.getAttribute('data-radius')).toBe('0.9');
+    const { rows, moves, lead, T } = await w.evaluate(read);
+    const row = (k) => rows.find((r) => r.steps === k);
+    // The state the student read: the norm first rises above its 1 at distance 0.
+    expect(rows[0]).toMatchObject({ steps: 1 });
+    expect(rows[0].value).toBeGreaterThan(1.5);
+    expect(moves.length).toBeGreaterThan(0);
+    expect(moves[0].dir).toBe('rises');
+    let from = { steps: 0, value: 1 };
+    for (const m of moves) {
+      const r = row(m.steps);
+      expect(r, `${m.steps} steps back is in the table`).toBeTruthy();
+      expect(m.text).toBe(r.text);
+      expect(m.steps).toBeGreaterThan(from.steps);
+      expect(m.dir, `${from.steps} → ${m.steps}`).toBe(r.value > from.value ? 'rises' : 'falls');
+      // Between two named points the table's rows go no further the other way than the named end.
+      for (const between of rows.filter((x) => x.steps > from.steps && x.steps < m.steps))
+        if (m.dir === 'rises') expect(between.value).toBeLessThanOrEqual(r.value);
+        else expect(between.value).toBeGreaterThanOrEqual(r.value);
+      from = r;
+    }
+    expect(from.steps).toBe(T - 1); // the last move ends at the first token
+    expect(lead).toEqual({ steps: T - 1, text: row(T - 1).text });
+    expect(errors).toEqual([]);
+  });
+
+  test('on a phone the formula is not cut: nothing of it is past its box or the view', async () => {
+    const { page, errors } = await openView('/#concept=rnn-vanishing', 'ap-rnn-vanishing', PHONE);
+    const boxes = await page.locator('ap-rnn-vanishing').evaluate((w) => {
+      const body = w.shadowRoot.querySelector('.body').getBoundingClientRect();
+      return [...w.shadowRoot.querySelectorAll('.formula')].map((f) => ({
+        hidden: f.scrollWidth - f.clientWidth,
+        past: Math.round(f.getBoundingClientRect().right - body.right),
+      }));
+    });
+    expect(boxes.length).toBeGreaterThan(0);
+    for (const b of boxes) {
+      expect(b.hidden).toBeLessThanOrEqual(0);
+      expect(b.past).toBeLessThanOrEqual(0);
+    }
+    expect(errors).toEqual([]);
+  });
+});

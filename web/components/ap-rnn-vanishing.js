@@ -39,7 +39,16 @@ export class ApRnnVanishing extends ApWidget {
     };
     this.radius = slider('spectral radius ρ of W_hh', RADIUS, 'radius', RNN.radius);
     this.length = slider('length T', LENGTH, 'length', LENGTH.default);
-    this.formula = el('div', { className: 'formula' });
+    // The RNN's product and attention's one hop, two parts that sit side by side on a wide screen
+    // and one under the other on a phone (one line of both was cut at 375 px).
+    // (4 px on its right: KaTeX's last superscript reaches 2 px past the formula's own width.)
+    this.formula = el('div', { className: 'formula', style: { paddingRight: '4px' } });
+    this.formulas = el(
+      'div',
+      { className: 'formulas', style: { display: 'flex', flexWrap: 'wrap', alignItems: 'center', columnGap: '2em' } },
+      this.formula,
+      el('p', {}, 'vs. attention: ', m('z_T = \\sum_j \\alpha_{Tj}\\, v_j'), ', one hop from every t.'),
+    );
     this.plots = el('div', { className: 'col2' });
     this.table = el('div');
     this.summary = el('p', { className: 'panel summary' });
@@ -52,7 +61,7 @@ export class ApRnnVanishing extends ApWidget {
         m('h_T'),
         ' only through every step in between; in attention, token T reads token t directly, one step away.',
       ),
-      this.formula,
+      this.formulas,
       el('div', { className: 'controls' }, this.radius.node, this.length.node),
       el('p', {
         className: 'note',
@@ -93,7 +102,7 @@ export class ApRnnVanishing extends ApWidget {
     slope /= hRef.length;
     renderTex(
       this.formula,
-      '\\frac{\\partial h_T}{\\partial h_t} = \\prod_{k=t+1}^{T} \\operatorname{diag}\\!\\big(1 - h_k^2\\big)\\, W_{hh}^{\\top} \\qquad \\text{vs. attention: } z_T = \\sum_j \\alpha_{Tj}\\, v_j \\ \\text{(one hop from every } t\\text{)}',
+      '\\frac{\\partial h_T}{\\partial h_t} = \\prod_{k=t+1}^{T} \\operatorname{diag}\\!\\big(1 - h_k^2\\big)\\, W_{hh}^{\\top}',
       { display: true },
     );
 
@@ -135,16 +144,6 @@ export class ApRnnVanishing extends ApWidget {
     });
     this.place(this.plots, normPlot, hopPlot);
 
-    const at = (k) => grad[T - 1 - k];
-    const shown = [1, 2, 3, 5, 10, 20, 30, 50].filter((k) => k < T);
-    this.table.replaceChildren(
-      numsTable({
-        caption: `‖∂h_T/∂h_t‖ at ρ = ${fmt(radius, 2)}, T = ${T} (tokens: ${labels.join(' ')} …)`,
-        header: ['steps back T − t', '‖∂h_T/∂h_t‖', 'RNN path', 'attention path'],
-        rows: shown.map((k) => [String(k), { text: small(at(k)), data: { value: String(at(k)) } }, String(k), '1']),
-        className: 'nums grad-norms',
-      }),
-    );
     // Every sentence below is read from the plotted norms (lib/rnn-view.js vanishingWords): the
     // trend from the two ends, the curve's rises and falls from its turning points, and the ρ = 1
     // curve against W_hh alone (no tanh), so the part tanh's slopes play is a number, not a claim.
@@ -158,6 +157,26 @@ export class ApRnnVanishing extends ApWidget {
       slope,
       value: small,
     });
+    // The table: a few distances, and every one the sentences name (a turn, the first token), so
+    // that each number of the sentence can be read in it (marked).
+    const at = (k) => grad[T - 1 - k];
+    const named = new Set(words.named);
+    const shown = [...new Set([1, 2, 3, 5, 10, 20, 30, 50, ...named])]
+      .filter((k) => k > 0 && k < T)
+      .sort((a, b) => a - b);
+    this.table.replaceChildren(
+      numsTable({
+        caption: `‖∂h_T/∂h_t‖ at ρ = ${fmt(radius, 2)}, T = ${T} (tokens: ${labels.join(' ')} …); marked: the distances the summary above names`,
+        header: ['steps back T − t', '‖∂h_T/∂h_t‖', 'RNN path', 'attention path'],
+        rows: shown.map((k) => [
+          String(k),
+          { text: small(at(k)), data: { value: String(at(k)), steps: String(k) }, className: named.has(k) ? 'hl' : '' },
+          String(k),
+          '1',
+        ]),
+        className: 'nums grad-norms',
+      }),
+    );
     const trend = words.trend;
     this.summary.replaceChildren(
       words.lead,

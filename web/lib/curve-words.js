@@ -7,22 +7,35 @@ export const TURN_FACTOR = Math.sqrt(10);
 
 /**
  * The turning points of positive values ys[0..n-1] (x = the index), read as a zigzag that ignores
- * swings smaller than `factor`: [0, each turn, n - 1]. A last dip or bump before the end counts as a
- * turn when the end is at least `tail` times away from it (it is what the eye sees last).
+ * swings smaller than `factor`: [0, each turn, n - 1]. The two ends are read as the eye reads them,
+ * at `tail` (×1.5, a swing a table of the values shows at a glance): a first bump or dip, the other
+ * way from where the curve then goes by a factor, counts as a turn when it is at least `tail` times
+ * away from the start (1.7, 2.3, 2.8, then down to 0.01: "rises, then falls", not "falls"); a last
+ * dip or bump before the end counts when the end is at least `tail` times away from it. A curve
+ * that never moves `factor` away from its start turns at its highest (or lowest) point when that is
+ * `tail` beyond both ends.
  */
 export function turningPoints(ys, factor = TURN_FACTOR, tail = 1.5) {
   const n = ys.length;
   if (n < 2) return n ? [0] : [];
   const L = Array.from(ys, (v) => Math.log(Math.max(v, Number.MIN_VALUE)));
-  const lf = Math.log(factor);
+  const lf = Math.log(factor),
+    lt = Math.log(tail);
   const turns = [0];
   let dir = 0, // +1 rising, -1 falling, 0 not yet moved by a factor
-    ext = 0; // the highest (rising) or lowest (falling) point since the last turn
+    ext = 0, // the highest (rising) or lowest (falling) point since the last turn
+    hi = 0, // before the first move by a factor: the highest and the lowest points so far
+    lo = 0;
   for (let i = 1; i < n; i++) {
     if (dir === 0) {
       if (Math.abs(L[i] - L[0]) >= lf) {
         dir = Math.sign(L[i] - L[0]);
+        const first = dir < 0 ? hi : lo; // a bump before a fall, a dip before a rise
+        if (first > 0 && Math.abs(L[first] - L[0]) >= lt) turns.push(first);
         ext = i;
+      } else {
+        if (L[i] > L[hi]) hi = i;
+        if (L[i] < L[lo]) lo = i;
       }
       continue;
     }
@@ -33,7 +46,12 @@ export function turningPoints(ys, factor = TURN_FACTOR, tail = 1.5) {
       ext = i;
     }
   }
-  if (dir !== 0 && ext !== n - 1 && Math.abs(L[n - 1] - L[ext]) >= Math.log(tail)) turns.push(ext);
+  if (dir !== 0 && ext !== n - 1 && Math.abs(L[n - 1] - L[ext]) >= lt) turns.push(ext);
+  if (dir === 0) {
+    const ends = [L[0], L[n - 1]];
+    if (hi > 0 && hi < n - 1 && L[hi] - Math.max(...ends) >= lt) turns.push(hi);
+    else if (lo > 0 && lo < n - 1 && Math.min(...ends) - L[lo] >= lt) turns.push(lo);
+  }
   turns.push(n - 1);
   return turns;
 }
@@ -71,13 +89,7 @@ const MAX_MOVES = 3;
  */
 export function movesText(ys, moves, value, where) {
   if (moves.length > MAX_MOVES) {
-    let hi = 0,
-      lo = 0;
-    ys.forEach((v, i) => {
-      if (v > ys[hi]) hi = i;
-      if (v < ys[lo]) lo = i;
-    });
-    const end = ys.length - 1;
+    const [hi, lo, end] = namedPoints(ys, moves);
     return `goes up and down (${moves.length - 1} turns by more than ×${TURN_FACTOR.toFixed(1)}): its highest is ${value(ys[hi])} ${where(hi)}, its lowest ${value(ys[lo])} ${where(lo)}, and it is ${value(ys[end])} ${where(end)}`;
   }
   const parts = moves.map((m, k) => {
@@ -88,4 +100,20 @@ export function movesText(ys, moves, value, where) {
   });
   if (parts.length < 2) return parts.join('');
   return `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
+}
+
+/**
+ * The positions movesText names, in its order: each move's end, or (more moves than it lists) the
+ * highest point, the lowest and the end. A view shows the values at these positions beside the
+ * sentence, so that every number the sentence names can be read there too.
+ */
+export function namedPoints(ys, moves) {
+  if (moves.length <= MAX_MOVES) return moves.map((m) => m.to);
+  let hi = 0,
+    lo = 0;
+  ys.forEach((v, i) => {
+    if (v > ys[hi]) hi = i;
+    if (v < ys[lo]) lo = i;
+  });
+  return [hi, lo, ys.length - 1];
 }

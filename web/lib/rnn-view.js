@@ -4,7 +4,7 @@
 // attention's direct arcs from one token to every other. Numbers come from the core; this file
 // only moves rows around (repeat, reverse, concatenate) and draws.
 import { el, fmt, tokenText } from './dom.js';
-import { curveMoves, movesText } from './curve-words.js';
+import { curveMoves, movesText, namedPoints } from './curve-words.js';
 
 /** The RNN every view of section A runs: 8 hidden units, W_hh scaled to spectral radius 0.9. */
 export const RNN = { dHidden: 8, radius: 0.9, seed: 1 };
@@ -404,7 +404,8 @@ const sup = (k) => String(k).replace(/\d/g, (c) => '⁰¹²³⁴⁵⁶⁷⁸⁹'
  * The sentences under rnn-vanishing's plot, from the plotted norms: grad[i] = ‖∂h_T/∂h_(i+1)‖
  * (the core's order: the first token first), ref the same at ρ = 1, alone[k] = ‖(W_hhᵀ)^k‖₂ of
  * the ρ = 1 W_hh (powerNorms), slope the ρ = 1 states' mean tanh slope 1 − h². `value` formats a
- * norm. Returns { trend, perStep, lead, verdict, shape, tanh, refPerStep }.
+ * norm. Returns { trend, perStep, lead, verdict, shape, tanh, refPerStep, named } (named: the steps
+ * back whose norms lead and shape name).
  */
 export function vanishingWords({ grad, ref, alone, radius, T, slope, value = (v) => fmt(v, 3) }) {
   const K = T - 1;
@@ -417,8 +418,8 @@ export function vanishingWords({ grad, ref, alone, radius, T, slope, value = (v)
     p < 0.97 ? (end < 1e-2 ? 'all but vanished' : 'fading') : p > 1.03 ? 'growing' : 'about level';
   const perStep = Math.pow(cur[K] / cur[0], 1 / K);
   const trend = trendOf(perStep, cur[K]);
-  const shape =
-    K >= 2 ? `Along the curve, from 1 at distance 0 it ${movesText(cur, curveMoves(cur), value, where)}.` : '';
+  const moves = K >= 2 ? curveMoves(cur) : [];
+  const shape = K >= 2 ? `Along the curve, from 1 at distance 0 it ${movesText(cur, moves, value, where)}.` : '';
   const refPerStep = Math.pow(one[K] / one[0], 1 / K);
   const grey = radius === 1 ? 'This curve is' : 'The grey curve is';
   const refShape = radius === 1 || K < 2 ? '' : ` From 1 it ${movesText(one, curveMoves(one), value, where)}.`;
@@ -441,5 +442,7 @@ export function vanishingWords({ grad, ref, alone, radius, T, slope, value = (v)
     }[trend],
     shape,
     tanh,
+    // The distances (steps back) whose values the lead and the shape name: the view's table shows them.
+    named: [...new Set([K, ...namedPoints(cur, moves)])],
   };
 }
