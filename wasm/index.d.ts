@@ -9,7 +9,9 @@
 //   length becomes 0). Never keep a view past the callback.
 // - Traces and models hold C++ memory until dispose(). Forgotten ones are freed when garbage
 //   collected (FinalizationRegistry), but call dispose() in loops. Using a disposed object throws.
-// - Every failure is a JS Error whose message names the problem; the module stays usable.
+// - Every failure is a JS Error whose message names the problem; the module stays usable. An
+//   error the core raised reads "<call>: <the core's message>" (e.g. "forward: input is empty ...")
+//   and carries the core's message alone as `coreMessage` (what a page shows its reader).
 
 /**
  * Loads the module once per page / process; later calls return the same instance. It has no

@@ -119,6 +119,20 @@ describe('models', () => {
     expect(() => ap.createModel({ dModel: 8, nHeads: 2, ...config })).toThrow(message);
   });
 
+  test("an error of the core names the call for a programmer, and keeps the core's words as coreMessage", () => {
+    const m = wordModel();
+    let err = null;
+    try {
+      m.forward('');
+    } catch (e) {
+      err = e;
+    }
+    // The core's check (cpp/core/model.cpp check_ids) for an empty input, said by the wrapper's forward().
+    expect(err.coreMessage).toBe('input is empty (n = 0): type at least one token');
+    expect(err.message).toBe(`forward: ${err.coreMessage}`);
+    m.dispose();
+  });
+
   test('disposed traces and models throw instead of reading freed memory', () => {
     const m = wordModel();
     const t = m.forward('the cat');

@@ -231,3 +231,25 @@ describe('3. rnn-vanishing: the summary follows the numbers in its table; the fo
     expect(errors).toEqual([]);
   });
 });
+
+// 5. Error lines began with the wrapper's name of the call that failed ("forward: input is empty
+//    ..."), a name the student never typed. The page shows the core's own words (the wrapper's
+//    coreMessage, read in one place: lib/dom.js errorText).
+describe("5. an error line is the core's message, without the call's name", () => {
+  test('an empty text: the view says what the core says, with no "forward:" before it', async () => {
+    const { page, errors } = await openView('/#concept=softmax', 'ap-softmax', LAPTOP);
+    await page.locator('#text').fill('');
+    await page.locator('ap-softmax').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => document.querySelector('ap-softmax').dataset.error, null, { timeout: 30_000 });
+    const shown = await page.locator('ap-softmax').evaluate((w) => ({
+      data: w.dataset.error,
+      line: w.shadowRoot.querySelector('.error').textContent,
+    }));
+    // The core's check for an empty input (cpp/core/model.cpp check_ids), word for word.
+    expect(shown).toEqual({
+      data: 'input is empty (n = 0): type at least one token',
+      line: 'input is empty (n = 0): type at least one token',
+    });
+    expect(errors).toEqual([]);
+  });
+});

@@ -77,3 +77,10 @@ export function carriesTokenizerJson(bytes) {
     return false;
   }
 }
+
+/** The Error of a failed core call: "what: message", and the core's message alone as coreMessage. */
+export function coreError(what, message) {
+  const err = new Error(what ? `${what}: ${message}` : message);
+  err.coreMessage = message;
+  return err;
+}

@@ -8,6 +8,7 @@ import {
   float32Inputs,
   modelFileBytes,
   carriesTokenizerJson,
+  coreError,
 } from './checks.js';
 import { toSnakeConfig } from './config.js';
 import * as costs from './costs.js';
@@ -46,9 +47,11 @@ export class AttentionPlayground {
     return this._raw.HEAPU8.buffer;
   }
 
+  // The core's message, prefixed with the call that failed ("forward: ...", for a programmer
+  // reading a stack); coreMessage keeps the core's own words, which a page shows its reader.
   _fail(what) {
     const message = this._raw.lastError() || 'unknown error';
-    throw new Error(what ? `${what}: ${message}` : message);
+    throw coreError(what, message);
   }
 
   /** Copies typed arrays into the wasm heap, calls fn(pointers), frees them whatever happens. */

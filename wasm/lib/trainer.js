@@ -1,7 +1,7 @@
 // Training (ap.createTrainer, ap.evaluateTask): the trainer lives in the second module
 // (loadTrainer), fetched the first time it is needed; models cross between the two modules as
 // their safetensors files.
-import { checkInt, checkInts } from './checks.js';
+import { checkInt, checkInts, coreError } from './checks.js';
 import { toSnakeConfig } from './config.js';
 import { Model } from './model.js';
 
@@ -89,7 +89,7 @@ function createTrainerHere(
   if (from && !handle.startFrom(from._alive())) {
     const message = ap._raw.lastError() || 'unknown error';
     handle.delete();
-    throw new Error(`createTrainer: ${message}`);
+    throw coreError('createTrainer', message);
   }
   const trainer = {
     _h: handle,

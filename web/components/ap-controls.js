@@ -4,7 +4,7 @@
 // switches (causal mask, scaling, heads, positions, norm) recompute every view at once.
 // It owns no state: it shows its attributes and emits 'ap-state-change' { patch } on edits.
 import { adoptOwnStyles, adoptStyles } from '../lib/styles.js';
-import { el, fillSelect, fmt, keyboardScrollable, tokenText } from '../lib/dom.js';
+import { el, errorText, fillSelect, fmt, keyboardScrollable, tokenText } from '../lib/dom.js';
 import { MAX_TEXT_CHARS, modelKeyOf, optionsOf, parseState, STATE_KEYS } from '../lib/state.js';
 import { availableTrainedModels, getModel, modelNow, pretrainedEntries, trainedFacts } from '../lib/models.js';
 import { openFiles, openUrl } from '../lib/hf-open.js';
@@ -331,8 +331,7 @@ export class ApControls extends HTMLElement {
       return entry;
     } catch (err) {
       this._hfProgressBox.hidden = true;
-      this._hfError.textContent =
-        err && err.message ? `${err.message}${err.cancelled ? ' The page keeps its model.' : ''}` : String(err);
+      this._hfError.textContent = `${errorText(err)}${err?.cancelled ? ' The page keeps its model.' : ''}`;
       this.dataset.openError = this._hfError.textContent;
       return null;
     } finally {
@@ -351,7 +350,7 @@ export class ApControls extends HTMLElement {
   }
 
   _fail(err) {
-    this._status.textContent = `The WebAssembly module failed to load: ${err.message}`;
+    this._status.textContent = `The WebAssembly module failed to load: ${errorText(err)}`;
   }
 
   _fillModels() {
@@ -405,7 +404,7 @@ export class ApControls extends HTMLElement {
         this._emit(patch);
       },
       (err) => {
-        this._status.textContent = err.message;
+        this._status.textContent = errorText(err);
       },
     );
   }
@@ -513,7 +512,7 @@ export class ApControls extends HTMLElement {
       getModel(key).then(
         () => this._update(),
         (err) => {
-          this._status.textContent = err.message;
+          this._status.textContent = errorText(err);
         },
       );
       return;

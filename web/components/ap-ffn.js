@@ -6,7 +6,7 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { linePlot } from '../lib/plot.js';
 import { withEntry } from '../lib/view.js';
-import { el, fmt } from '../lib/dom.js';
+import { el, errorText, fmt } from '../lib/dom.js';
 import { StepPanel, layerFor, numsTable, textFor } from '../lib/view.js';
 
 const WHY_MODEL = 'trained:mlm';
@@ -106,7 +106,7 @@ export class ApFfn extends ApWidget {
     const out = withEntry(WHY_MODEL, (entry) => this.drawWhy(entry));
     if (out && typeof out.then === 'function')
       out.catch((err) => {
-        this.whyText.textContent = `The masked LM could not be loaded: ${err.message}`;
+        this.whyText.textContent = `The masked LM could not be loaded: ${errorText(err)}`;
       });
   }
 

@@ -2,7 +2,7 @@
 // they are kept (the cache) and only the new token's row is computed. The K cache growing
 // token by token, the new row of causal attention over it, the same tokens and distributions
 // as recomputing everything (a second generation without the cache), and the work saved.
-import { el, fmt, tokenText } from '../lib/dom.js';
+import { el, errorText, fmt, tokenText } from '../lib/dom.js';
 import { define } from '../lib/widget.js';
 import { displayVocab } from '../lib/models.js';
 import { GenerationWidget } from '../lib/generation.js';
@@ -56,7 +56,7 @@ export class ApKvCache extends GenerationWidget {
       { ...switchesOf(state), causal: true, pos: undefined },
     );
     if (plain.error) {
-      this.same.textContent = plain.error.message;
+      this.same.textContent = errorText(plain.error);
       return;
     }
     let worst = 0;

@@ -2,7 +2,7 @@
 // to the model's maximum length L. The trained models' pos_emb table (model.getTensor), and
 // what happens past L: the core refuses, since there is no row to add.
 import { ApWidget, define } from '../lib/widget.js';
-import { el, fillSelect } from '../lib/dom.js';
+import { el, errorText, fillSelect } from '../lib/dom.js';
 import '../lib/heatmap-element.js'; // this.hm() draws with <ap-heatmap>: defined here when this widget is loaded alone
 import { playgroundNow } from '../lib/module.js';
 import { availableTrainedModels, getModel, randomKey } from '../lib/models.js';
@@ -99,7 +99,7 @@ export class ApLearnedPos extends ApWidget {
       tr.dispose();
       this.extra.textContent = `The core accepted ${L + 1} tokens.`;
     } catch (err) {
-      this.extra.textContent = `Asked for ${L + 1} positions, the core answers: "${err.message}". Sinusoidal positions have no such limit.`;
+      this.extra.textContent = `Asked for ${L + 1} positions, the core answers: "${errorText(err)}". Sinusoidal positions have no such limit.`;
     }
     this.dataset.rows = String(L);
   }

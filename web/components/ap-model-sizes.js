@@ -12,7 +12,7 @@
 // Example: <ap-model-sizes preset="gpt3"></ap-model-sizes>
 import { ApWidget, define } from '../lib/widget.js';
 import { readNumber } from '../lib/state.js';
-import { el } from '../lib/dom.js';
+import { el, errorText } from '../lib/dom.js';
 import { numsTable } from '../lib/view.js';
 import { getPlayground, playgroundNow } from '../lib/module.js';
 import { modelNow, paramText } from '../lib/models.js';
@@ -378,7 +378,7 @@ export class ApModelSizes extends ApWidget {
     try {
       count = ap.parameterCount(c);
     } catch (err) {
-      this.error.textContent = err.message;
+      this.error.textContent = errorText(err);
       this.results.hidden = true;
       this.dataset.total = '';
       return;

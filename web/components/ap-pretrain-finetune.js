@@ -6,7 +6,7 @@
 // Every number (loss, held-out exact match, the answer to "hello42") comes from the core.
 // Limits: the "pre-training" here is another small task, not a corpus; nothing trains on load.
 import { ApWidget, define } from '../lib/widget.js';
-import { el, fmt } from '../lib/dom.js';
+import { el, errorText, fmt } from '../lib/dom.js';
 import { linePlot } from '../lib/plot.js';
 import { getModel } from '../lib/models.js';
 
@@ -154,7 +154,7 @@ export class ApPretrainFinetune extends ApWidget {
   }
 
   failRun(key, err) {
-    this.panels[key].readout.textContent = `Error: ${err.message}`;
+    this.panels[key].readout.textContent = `Error: ${errorText(err)}`;
     this.stop();
   }
 

@@ -7,7 +7,7 @@
 // those parts out.
 import { ApWidget, define } from '../lib/widget.js';
 import { readNumber } from '../lib/state.js';
-import { el, fmt } from '../lib/dom.js';
+import { el, errorText, fmt } from '../lib/dom.js';
 import { numsTable } from '../lib/view.js';
 import { tex } from '../lib/katex.js';
 import { linePlot } from '../lib/plot.js';
@@ -204,7 +204,7 @@ export class ApQuadratic extends ApWidget {
       const z = new Float32Array(LONG_N);
       ap.kernels.attention({ q: z, k: z, v: z, n: LONG_N, dK: 1, full: true });
     } catch (err) {
-      refusal = err.message;
+      refusal = errorText(err);
     }
     const device = navigator.deviceMemory; // Chromium: RAM in GB, rounded (at most 8)
     const items = [
@@ -273,7 +273,7 @@ export class ApQuadratic extends ApWidget {
       });
       this.longTime.textContent = `Online kernel, ${n} queries × ${fmtInt(LONG_N)} keys (d_k = ${dK}): ${fmt(ms, 1)} ms here. All ${fmtInt(LONG_N)} queries would take about ${fmt((ms * LONG_N) / n / 1000, 1)} s per head and layer: the memory problem is solved, the n² time is not.`;
     } catch (err) {
-      this.longTime.textContent = `Could not time it: ${err.message}`;
+      this.longTime.textContent = `Could not time it: ${errorText(err)}`;
     } finally {
       this.longBtn.disabled = false;
     }

@@ -8,7 +8,7 @@
 // hide="measure" (no timing button).
 // Example: <ap-rnn-cost n="1024" d="256"></ap-rnn-cost>
 import { ApWidget, define } from '../lib/widget.js';
-import { el, flopText, fmt, rangeField } from '../lib/dom.js';
+import { el, errorText, flopText, fmt, rangeField } from '../lib/dom.js';
 import { numsTable } from '../lib/view.js';
 import { linePlot } from '../lib/plot.js';
 import { tex } from '../lib/katex.js';
@@ -249,7 +249,7 @@ export class ApRnnCost extends ApWidget {
       );
       this.dataset.measured = String(rows.length);
     } catch (err) {
-      this.progress.textContent = `Could not time: ${err.message}`;
+      this.progress.textContent = `Could not time: ${errorText(err)}`;
     } finally {
       this.measureBtn.disabled = false;
     }

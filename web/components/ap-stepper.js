@@ -6,7 +6,7 @@
 // Attributes: the state of lib/state.js (text, model, preset, layer, head, step, switches).
 // Events: 'ap-step-change' { step, index, name, layer, head }, 'ap-cell-select' (from heatmaps).
 import { ApWidget, define } from '../lib/widget.js';
-import { clamp, el, emit, fillSelect, shapeText, stepSlider } from '../lib/dom.js';
+import { clamp, el, emit, errorText, fillSelect, shapeText, stepSlider } from '../lib/dom.js';
 import { buildSteps } from '../lib/steps/index.js';
 import { explainBox } from '../lib/explain.js';
 import { randomConfig } from '../lib/models.js';
@@ -294,7 +294,7 @@ export class ApStepper extends ApWidget {
     try {
       view = step.build(this._head);
     } catch (err) {
-      this._title.textContent = `${step.short}: ${err.message}`;
+      this._title.textContent = `${step.short}: ${errorText(err)}`;
       this._panel.explainHolder.replaceChildren();
       this._panel.io.hidden = true;
       return;

@@ -258,3 +258,13 @@ function markScrollable(root) {
     }
   }
 }
+
+/**
+ * The words a page shows for an error: one the core raised in the core's own words (the wrapper's
+ * coreMessage, without the name of the call that its message starts with for programmers,
+ * "forward: "), any other error's message. Every place of the page that shows an error reads it here.
+ */
+export function errorText(err) {
+  if (err && typeof err.coreMessage === 'string') return err.coreMessage;
+  return err && err.message ? err.message : String(err);
+}

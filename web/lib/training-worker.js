@@ -21,6 +21,7 @@
 //         evalEvery, example: { src, tgt, prompt?, expected? }, fromBytes (optional: a model file to
 //         fine-tune) }. A language model's example has no src: its greedy answer continues `prompt`.
 import { loadTrainer } from '../../wasm/index.js';
+import { errorText } from './dom.js';
 
 let ap = null;
 let trainer = null;
@@ -36,7 +37,7 @@ const post = (msg, transfer = []) => self.postMessage({ gen, ...msg }, transfer)
 
 function fail(err) {
   running = false;
-  post({ type: 'error', message: err && err.message ? err.message : String(err) });
+  post({ type: 'error', message: errorText(err) });
 }
 
 function disposeTrainer() {

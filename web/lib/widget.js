@@ -4,7 +4,7 @@
 // recompute once) and deferred while the widget is off screen (a long page stays fast).
 // Subclasses set `static concept` and implement build() once and render(run, state).
 import { adoptStyles } from './styles.js';
-import { el, emit, keyboardScrollable } from './dom.js';
+import { el, emit, errorText, keyboardScrollable } from './dom.js';
 import { conceptById } from './concepts.js';
 import { MAX_TEXT_CHARS, parseState, readNumber, runSpec, STATE_KEYS, valueWarning } from './state.js';
 import { runFor } from './runs.js';
@@ -423,7 +423,7 @@ export class ApWidget extends HTMLElement {
   fail(err) {
     this.root.classList.remove('undrawn');
     this.#report(null);
-    const message = err && err.message ? err.message : String(err);
+    const message = errorText(err);
     this.status.textContent = '';
     this.root.classList.add('failed');
     if (this.status.parentNode === this.root) this.body.before(this.status);
