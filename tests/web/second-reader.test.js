@@ -253,3 +253,43 @@ describe("5. an error line is the core's message, without the call's name", () =
     expect(errors).toEqual([]);
   });
 });
+
+// 6. model-sizes: the sentence on why a computed total differs from the published one was drawn as
+//    an error (the orange box of .warn) whenever the difference passed 1 %. It explains, it is not
+//    an error: it looks like the view's other notes.
+describe('6. model-sizes: the note on published counts is a note', () => {
+  test('for every published model, the note under the totals has the note style, not the error style', async () => {
+    const { page, errors } = await openView('/#concept=model-sizes', 'ap-model-sizes', LAPTOP);
+    const w = page.locator('ap-model-sizes');
+    const buttons = w.locator('button[data-preset]');
+    const ids = (await buttons.evaluateAll((bs) => bs.map((b) => b.dataset.preset))).filter((id) => id !== 'hf');
+    expect(ids.length).toBeGreaterThanOrEqual(4);
+    const looks = [];
+    for (const id of ids) {
+      await w.locator(`button[data-preset="${id}"]`).click();
+      await expect.poll(() => w.evaluate((e) => e.dataset.published ?? null)).not.toBe(null);
+      looks.push(
+        await w.evaluate((e, preset) => {
+          const box = e.shadowRoot.querySelector('.ms-published');
+          const said = box.lastElementChild; // the sentence under the table
+          const note = box.querySelector('.ms-source'); // the view's note style, just above
+          const style = (n) => {
+            const cs = getComputedStyle(n);
+            return { color: cs.color, background: cs.backgroundColor };
+          };
+          return {
+            preset,
+            diff: Math.abs(Number(e.dataset.diff)),
+            tag: said.localName,
+            warns: said.matches('.warn, .error, [role="alert"]'),
+            same: JSON.stringify(style(said)) === JSON.stringify(style(note)),
+          };
+        }, id),
+      );
+    }
+    // At least one published total is more than 1 % from the computed one (the case drawn as an error).
+    expect(looks.some((l) => l.diff > 0.01)).toBe(true);
+    for (const l of looks) expect(l, l.preset).toMatchObject({ tag: 'p', warns: false, same: true });
+    expect(errors).toEqual([]);
+  });
+});

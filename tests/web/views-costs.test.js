@@ -57,7 +57,7 @@ describe('on the playground page', () => {
     // The default: the original transformer, 63.1M beside the published 65M (the gap explained).
     expect(Number(await w.getAttribute('data-total'))).toBe(63082496);
     expect(Number(await w.getAttribute('data-published'))).toBe(65e6);
-    expect(await w.locator('.warn').textContent()).toMatch(/about 37000/);
+    expect(await w.locator('.ms-note').textContent()).toMatch(/about 37000/);
     await w.locator('button[data-preset="gpt3"]').click();
     await expect.poll(() => w.getAttribute('data-total')).toBe(String(ap.parameterCount({ preset: 'gpt3' }).total));
     expect(await w.locator('.total').textContent()).toBe('174.60 B parameters');

@@ -444,7 +444,8 @@ export class ApModelSizes extends ApWidget {
             ],
           ],
         }),
-        el('p', { className: Math.abs(diff) > 0.01 ? 'warn' : 'note', text: preset.note }),
+        // Why the totals differ (or agree): an explanation, not an error, so in the note style.
+        el('p', { className: 'note ms-note', text: preset.note }),
       );
     } else if (this.current === 'hf' && this._hf) {
       // The open model: the count from its config beside the count of the tensors it loaded.
