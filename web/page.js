@@ -650,8 +650,10 @@ function setupTheme() {
   const label = () => {
     if (!button) return;
     const dark = current() === 'dark';
-    // The word beside the sign folds away on a phone (style.css): the header keeps one row.
-    button.replaceChildren(dark ? '☀' : '☾', el('span', { className: 'wide-only', text: dark ? ' Light' : ' Dark' }));
+    // Both labels are in the button (index.html), one shown: its width does not change (style.css).
+    // The word beside the sign folds away on a phone: the header keeps one row.
+    for (const option of button.querySelectorAll('[data-offers]'))
+      option.dataset.shown = String(option.dataset.offers === (dark ? 'light' : 'dark'));
     button.setAttribute('aria-label', dark ? 'Switch to the light theme' : 'Switch to the dark theme');
   };
   label();

@@ -293,3 +293,65 @@ describe('6. model-sizes: the note on published counts is a note', () => {
     expect(errors).toEqual([]);
   });
 });
+
+// 7. The header's "Copy link" button moved once the page's script had written the theme button's
+//    label (36 px on a phone, where the label's word folds away: a layout shift). The page is held
+//    before its script runs, the buttons measured, then the script let go and the page left to
+//    settle: nothing in the header has moved, on a phone and on a laptop, light and dark.
+describe('7. the header does not move when the page starts', () => {
+  for (const [viewport, colorScheme] of [
+    [PHONE, 'light'],
+    [PHONE, 'dark'],
+    [LAPTOP, 'light'],
+    [LAPTOP, 'dark'],
+  ])
+    test(`${viewport.width} px, ${colorScheme}: "Copy link" and the theme button keep their places`, async () => {
+      const context = await playground.browser.newContext({ viewport, colorScheme });
+      try {
+        const page = await context.newPage();
+        const errors = [];
+        page.on('pageerror', (err) => errors.push(`uncaught: ${err.message}`));
+        let release;
+        const held = new Promise((resolve) => (release = resolve));
+        await page.route(/\/main\.js(\?|$)/, async (route) => {
+          await held;
+          await route.continue();
+        });
+        // (The document is parsed while its module script waits: DOMContentLoaded waits for it.)
+        await page.goto(new URL('/#chapter=A', playground.baseUrl).href, { waitUntil: 'commit' });
+        await page.waitForFunction(
+          () =>
+            document.getElementById('copy-note') &&
+            [...document.styleSheets].some((s) => s.href?.includes('style.css') && s.cssRules.length > 0),
+        );
+        await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve())));
+        const place = () =>
+          page.evaluate(() =>
+            Object.fromEntries(
+              ['copy-link', 'theme-toggle'].map((id) => {
+                const r = document.getElementById(id).getBoundingClientRect();
+                return [id, [r.left, r.top, r.width, r.height].map((v) => Math.round(v * 10) / 10)];
+              }),
+            ),
+          );
+        const before = await place();
+        expect(await page.evaluate(() => !!document.querySelector('section.chapter'))).toBe(false); // not started
+        release();
+        await page.waitForFunction(
+          () => document.querySelector('section.chapter [data-concept]')?.dataset.rendered,
+          null,
+          {
+            timeout: 60_000,
+          },
+        );
+        // The script has written the label for this colour scheme.
+        expect(await page.locator('#theme-toggle').getAttribute('aria-label')).toBe(
+          colorScheme === 'dark' ? 'Switch to the light theme' : 'Switch to the dark theme',
+        );
+        expect(await place()).toEqual(before);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+});
