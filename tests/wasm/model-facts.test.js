@@ -17,6 +17,10 @@ beforeAll(async () => {
   ap = await load();
 });
 
+test('the picker offers exactly the models whose files carry facts, found from their headers (no list by hand)', () => {
+  expect(TRAINED_NAMES).toEqual(Object.keys(MODEL_FACTS).sort());
+});
+
 describe.each(TRAINED_NAMES)('the %s file', (name) => {
   test('carries its description and example, recorded as the last options of its train_command', async () => {
     const model = await ap.openModel(shippedModel(name));

@@ -7,8 +7,13 @@ import { getPlayground, playgroundNow } from './module.js';
 import { COMMON_WORDS } from './vocab.js';
 import MODEL_HEADERS from 'virtual:ap-model-headers';
 
-// The trained models the page's model picker offers (and the URL state accepts).
-export const TRAINED_NAMES = ['english', 'sort', 'reverse', 'dates', 'grammar'];
+// The trained models the page's model picker offers (and the URL state accepts), in name order:
+// every shipped file that introduces itself to the student in its own metadata (a description,
+// the trainer's --description; tests/tools/lib/model-facts.mjs), so a new picker model needs no
+// edit here. A model only particular views load (below) carries none.
+export const TRAINED_NAMES = Object.keys(MODEL_HEADERS)
+  .filter((name) => MODEL_HEADERS[name].description)
+  .sort();
 // Trained models only particular views load, by key 'trained:<name>': the masked LMs (encoder-only
 // models that predict a hidden word; they generate nothing, so they are not page models for the
 // generation and decoder views: the grammar one and the English one) and the translator.

@@ -31,7 +31,9 @@ export const SETTINGS = {
   },
   model: {
     default: DEFAULT_MODEL,
-    values: "'english' (default) | 'grammar' | 'sort' | 'reverse' | 'dates' | 'random'",
+    values: [DEFAULT_MODEL, ...TRAINED_NAMES.filter((n) => n !== DEFAULT_MODEL), 'random']
+      .map((n) => `'${n}'${n === DEFAULT_MODEL ? ' (default)' : ''}`)
+      .join(' | '),
     doc: 'One of the trained models shipped with the bundle, or seeded random weights (the widget then says so in one line).',
   },
   preset: {
