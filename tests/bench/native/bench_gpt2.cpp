@@ -8,25 +8,24 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
-#include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <ctime>
 #include <fstream>
-#include <iostream>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/decode.hpp"
 #include "io/hf_model.hpp"
 #include "kernels/attention.hpp"
+#include "protocol.hpp"
 #include "trace/trace.hpp"
 
 namespace {
 
-using json = nlohmann::json;
+using bench::json;
 
 std::string read_text(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -90,12 +89,6 @@ void row_sum(json& out, const float* row, int vocab) {
   out["abs"] = abs;
 }
 
-double cpu_seconds() {
-  timespec t;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
 ap::TraceKeep keep() {
   ap::TraceKeep k;
   k.all = false;
@@ -142,61 +135,37 @@ struct Runner {
   json call() { return mode == "prefill" ? prefill() : generate(); }
 
   json run(int reps) {
-    const double c0 = cpu_seconds();
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int r = 0; r < reps; ++r) call();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return {{"seconds", seconds}, {"cpuSeconds", cpu_seconds() - c0}};
+    return bench::timed(reps, [&] { call(); });
   }
 };
 
 }  // namespace
 
 int main() {
-  std::ios::sync_with_stdio(false);
   Runner runner;
-  std::string line;
-  while (std::getline(std::cin, line)) {
-    json reply;
-    try {
-      const json msg = json::parse(line);
-      const std::string op = msg.at("op");
-      if (op == "init") {
-        reply = {{"ok", true},
-                 {"result",
-                  {{"variant", std::string(ap::kernels::variant()) + " kernels + Eigen GEMM (" +
-                                   Eigen::SimdInstructionSetsInUse() + "), g++ -O3 native"}}}};
-      } else if (op == "supports") {
-        const bool ok = msg.at("case").at("kind") == "gpt2";
-        reply = {{"ok", true}, {"result", ok ? json(true) : json("GPT-2 cases only")}};
-      } else if (op == "prepare") {
-        const json& c = msg.at("case");
-        const std::string dir = c.value("dir", std::string("build/hf/gpt2-small-shape")) + "/";
-        if (dir != runner.dir) {
-          runner.model.reset();  // one model at a time
-          runner.model = load_model(dir);
-          runner.dir = dir;
-        }
-        runner.vocab = c.value("vocab", 50257);
-        runner.mode = c.at("mode");
-        runner.n = c.at("n");
-        runner.new_tokens = c.value("newTokens", 0);
-        runner.ids = prompt_ids(runner.n, runner.vocab);
-        const int tokens = runner.mode == "prefill" ? runner.n : runner.new_tokens;
-        reply = {{"ok", true}, {"result", {{"checksum", runner.call()}, {"tokens", tokens}}}};
-      } else if (op == "run") {
-        reply = {{"ok", true}, {"result", runner.run(msg.at("reps"))}};
-      } else if (op == "release") {
-        reply = {{"ok", true}, {"result", nullptr}};
-      } else if (op == "quit") {
-        break;
-      } else {
-        reply = {{"ok", false}, {"error", "unknown op " + op}};
+  return bench::serve([&](const std::string& op, const json& msg) -> json {
+    if (op == "init")
+      return {{"variant", std::string(ap::kernels::variant()) + " kernels + Eigen GEMM (" +
+                              Eigen::SimdInstructionSetsInUse() + "), g++ -O3 native"}};
+    if (op == "supports") return msg.at("case").at("kind") == "gpt2" ? json(true) : json("GPT-2 cases only");
+    if (op == "prepare") {
+      const json& c = msg.at("case");
+      const std::string dir = c.value("dir", std::string("build/hf/gpt2-small-shape")) + "/";
+      if (dir != runner.dir) {
+        runner.model.reset();  // one model at a time
+        runner.model = load_model(dir);
+        runner.dir = dir;
       }
-    } catch (const std::exception& e) {
-      reply = {{"ok", false}, {"error", e.what()}};
+      runner.vocab = c.value("vocab", 50257);
+      runner.mode = c.at("mode");
+      runner.n = c.at("n");
+      runner.new_tokens = c.value("newTokens", 0);
+      runner.ids = prompt_ids(runner.n, runner.vocab);
+      const int tokens = runner.mode == "prefill" ? runner.n : runner.new_tokens;
+      return {{"checksum", runner.call()}, {"tokens", tokens}};
     }
-    std::cout << reply.dump() << std::endl;
-  }
-  return 0;
+    if (op == "run") return runner.run(msg.at("reps"));
+    if (op == "release") return nullptr;
+    throw std::runtime_error("unknown op " + op);
+  });
 }

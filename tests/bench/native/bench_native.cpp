@@ -8,14 +8,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <ctime>
-#include <iostream>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "protocol.hpp"
 
 #if defined(AP_BENCH_KERNELS)
 #include "kernels/attention.hpp"
@@ -23,7 +23,7 @@
 
 namespace {
 
-using json = nlohmann::json;
+using bench::json;
 using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using Stride = Eigen::OuterStride<>;
 using CHeadMap = Eigen::Map<const Mat, 0, Stride>;  // one head's (rows, d_k) columns in place
@@ -47,12 +47,6 @@ std::vector<float> uniform(size_t count, uint32_t seed) {
     x = static_cast<float>((t >> 8) / 16777216.0 * 2.0 - 1.0);
   }
   return out;
-}
-
-double cpu_seconds() {
-  timespec t;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
 json checksum(const std::vector<float>& out) {
@@ -164,14 +158,8 @@ struct Runner {
     return {{"checksum", checksum(out)}};
   }
 
-  // Wall time and this process's CPU time (the machine is shared: wall time also counts the time
-  // other users' work held the core).
   json run(int reps) {
-    const double c0 = cpu_seconds();
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int r = 0; r < reps; ++r) call();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    json result = {{"seconds", seconds}, {"cpuSeconds", cpu_seconds() - c0}};
+    json result = bench::timed(reps, [&] { call(); });
     if (c.kind == "long") result["checksum"] = checksum(out);
     return result;
   }
@@ -180,43 +168,26 @@ struct Runner {
 }  // namespace
 
 int main() {
-  std::ios::sync_with_stdio(false);
   Runner runner;
-  std::string line;
-  while (std::getline(std::cin, line)) {
-    json reply;
-    try {
-      const json msg = json::parse(line);
-      const std::string op = msg.at("op");
-      auto read_case = [&] {
-        const json& j = msg.at("case");
-        Case x;
-        x.kind = j.at("kind");
-        x.n = j.at("n");
-        x.h = j.value("h", 1);
-        x.d_k = j.value("dK", 64);
-        x.causal = j.value("causal", false);
-        return x;
-      };
-      if (op == "init")
-        reply = {{"ok", true}, {"result", runner.info()}};
-      else if (op == "supports")
-        reply = {{"ok", true}, {"result", runner.supports(read_case())}};
-      else if (op == "prepare")
-        reply = {{"ok", true}, {"result", runner.prepare(read_case())}};
-      else if (op == "run")
-        reply = {{"ok", true}, {"result", runner.run(msg.at("reps"))}};
-      else if (op == "release") {
-        runner.q = runner.k = runner.v = runner.out = {};
-        reply = {{"ok", true}, {"result", nullptr}};
-      } else if (op == "quit")
-        break;
-      else
-        reply = {{"ok", false}, {"error", "unknown op " + op}};
-    } catch (const std::exception& e) {
-      reply = {{"ok", false}, {"error", e.what()}};
+  return bench::serve([&](const std::string& op, const json& msg) -> json {
+    auto read_case = [&] {
+      const json& j = msg.at("case");
+      Case x;
+      x.kind = j.at("kind");
+      x.n = j.at("n");
+      x.h = j.value("h", 1);
+      x.d_k = j.value("dK", 64);
+      x.causal = j.value("causal", false);
+      return x;
+    };
+    if (op == "init") return runner.info();
+    if (op == "supports") return runner.supports(read_case());
+    if (op == "prepare") return runner.prepare(read_case());
+    if (op == "run") return runner.run(msg.at("reps"));
+    if (op == "release") {
+      runner.q = runner.k = runner.v = runner.out = {};
+      return nullptr;
     }
-    std::cout << reply.dump() << std::endl;
-  }
-  return 0;
+    throw std::runtime_error("unknown op " + op);
+  });
 }
