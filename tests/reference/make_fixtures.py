@@ -295,14 +295,9 @@ def tensor_json(t, allow_inf=False):
     return {"shape": list(t.shape), "data": [None if x == float("-inf") else x for x in flat]}
 
 
-def write_case(case, kind, params, inputs, weights, stages, extra=None):
-    doc = {"case": case, "kind": kind, "params": params}
-    if extra:
-        doc.update(extra)
-    doc["inputs"] = {k: (v if isinstance(v, list) else tensor_json(v)) for k, v in inputs.items()}
-    doc["weights"] = {k: tensor_json(v) for k, v in weights.items()}
-    doc["stages"] = {k: tensor_json(v, allow_inf=k.endswith("masked")) for k, v in stages.items()}
-
+def json_text(doc, block_of):
+    """doc as the fixtures' JSON text: one line a key, except where block_of(key, value) gives a body of
+    its own lines (None: the value on the key's line). Shared by every make_*fixtures.py."""
     def dump(v):
         return json.dumps(v, separators=(",", ":"), allow_nan=False)
 
@@ -310,14 +305,31 @@ def write_case(case, kind, params, inputs, weights, stages, extra=None):
     keys = list(doc)
     for i, key in enumerate(keys):
         comma = "," if i + 1 < len(keys) else ""
-        val = doc[key]
-        if key in ("inputs", "weights", "stages"):
-            inner = [f"  {dump(k)}: {dump(t)}" for k, t in val.items()]
-            body = "{\n" + ",\n".join(inner) + "\n }" if inner else "{}"
-            lines.append(f" {dump(key)}: {body}{comma}")
-        else:
-            lines.append(f" {dump(key)}: {dump(val)}{comma}")
-    text = "\n".join(lines) + "\n}\n"
+        body = block_of(key, doc[key])
+        lines.append(f" {dump(key)}: {dump(doc[key]) if body is None else body}{comma}")
+    return "\n".join(lines) + "\n}\n"
+
+
+def case_text(case, kind, params, inputs, weights, stages, extra=None):
+    """A case's JSON text: inputs, weights and stages one tensor a line (-inf, in masked stages, as null)."""
+    doc = {"case": case, "kind": kind, "params": params}
+    if extra:
+        doc.update(extra)
+    doc["inputs"] = {k: (v if isinstance(v, list) else tensor_json(v)) for k, v in inputs.items()}
+    doc["weights"] = {k: tensor_json(v) for k, v in weights.items()}
+    doc["stages"] = {k: tensor_json(v, allow_inf=k.endswith("masked")) for k, v in stages.items()}
+
+    def block(key, val):
+        if key not in ("inputs", "weights", "stages"):
+            return None
+        inner = [f"  {json.dumps(k)}: {json.dumps(t, separators=(',', ':'), allow_nan=False)}" for k, t in val.items()]
+        return "{\n" + ",\n".join(inner) + "\n }" if inner else "{}"
+
+    return json_text(doc, block)
+
+
+def write_case(case, kind, params, inputs, weights, stages, extra=None):
+    text = case_text(case, kind, params, inputs, weights, stages, extra)
     assert json.loads(text)["case"] == case
     path = OUT_DIR / f"{case}.json"
     path.write_text(text)

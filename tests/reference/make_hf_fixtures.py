@@ -30,6 +30,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from make_fixtures import json_text  # noqa: E402  (the fixtures' JSON layout)
+
 REPO = Path(__file__).resolve().parents[2]
 HF = REPO / "tests" / "fixtures" / "hf"
 EXPECTED = HF / "expected"
@@ -764,21 +767,18 @@ def floats(t):
     return flat
 
 
-def write_expected(name, doc):
-    def dump(v):
-        return json.dumps(v, separators=(",", ":"), allow_nan=False)
+def stage_json(s):
+    """One stage of an expected file: name, stack, layer, shape and its values."""
+    return json.dumps({"name": s["name"], "stack": s["stack"], "layer": s["layer"], "shape": list(s["t"].shape),
+                       "data": floats(s["t"])}, separators=(",", ":"), allow_nan=False)
 
-    lines = ["{"]
-    keys = list(doc)
-    for i, key in enumerate(keys):
-        comma = "," if i + 1 < len(keys) else ""
-        if key == "stages":
-            inner = [" " + dump({"name": s["name"], "stack": s["stack"], "layer": s["layer"],
-                                 "shape": list(s["t"].shape), "data": floats(s["t"])}) for s in doc[key]]
-            lines.append(' "stages": [\n' + ",\n".join(inner) + f"\n ]{comma}")
-        else:
-            lines.append(f" {dump(key)}: {dump(doc[key])}{comma}")
-    text = "\n".join(lines) + "\n}\n"
+
+def write_expected(name, doc, stage_line=stage_json):
+    """EXPECTED/<name>.json: doc's keys one a line, its "stages" one stage a line (stage_line)."""
+    def block(key, val):
+        return "[\n" + ",\n".join(" " + stage_line(s) for s in val) + "\n ]" if key == "stages" else None
+
+    text = json_text(doc, block)
     json.loads(text)
     assert len(text) < MAX_BYTES, f"{name}: {len(text)} bytes"
     EXPECTED.mkdir(parents=True, exist_ok=True)
@@ -975,6 +975,32 @@ console.log(JSON.stringify({
 """
 
 
+def export_prefill_decode(core, inp, step_ids, present, prefill_path, decode_path):
+    """A KV-cache module core(input_ids[, past]) -> (logits, present) as two ONNX graphs (opset 14):
+    the prefill of inp's n ids, and one decode step that reads a cache of any length p."""
+    torch.onnx.export(Prefill(core), (inp,), str(prefill_path), opset_version=14,
+                      input_names=["input_ids"], output_names=["logits", "present"],
+                      dynamic_axes={"input_ids": {1: "n"}, "logits": {1: "n"}, "present": {4: "n"}})
+    torch.onnx.export(Decode(core), (step_ids, present), str(decode_path), opset_version=14,
+                      input_names=["input_ids", "past"], output_names=["logits", "present"],
+                      dynamic_axes={"past": {4: "p"}, "present": {4: "p_plus_1"}})
+
+
+def ort_module():
+    """onnxruntime-web's Node build in node_modules, or None when it is not installed."""
+    for name in ("ort.node.min.mjs", "ort.min.mjs"):
+        path = REPO / "node_modules" / "onnxruntime-web" / "dist" / name
+        if path.exists():
+            return path
+    return None
+
+
+def run_ort_check(ort, prefill_path, decode_path, ids):
+    """ORT_CHECK in Node: the two graphs run on ids (a prefill, then two decode steps)."""
+    return subprocess.run(["node", "--input-type=module", "-e", ORT_CHECK, ort.as_uri(), str(prefill_path),
+                           str(decode_path), json.dumps(ids)], capture_output=True, text=True, cwd=REPO)
+
+
 def export_onnx(out_dir, tensors, cfg, ids):
     import onnx
 
@@ -995,12 +1021,7 @@ def export_onnx(out_dir, tensors, cfg, ids):
         check("onnx module decode (float32) vs float64", logits1[0, 0], ref_n1[-1], 1e-4)
         assert list(present1.shape) == [L, 2, 1, h, n + 1, d_k]
         prefill_path, decode_path = out_dir / "gpt2-prefill.onnx", out_dir / "gpt2-decode.onnx"
-        torch.onnx.export(Prefill(core), (inp,), str(prefill_path), opset_version=14,
-                          input_names=["input_ids"], output_names=["logits", "present"],
-                          dynamic_axes={"input_ids": {1: "n"}, "logits": {1: "n"}, "present": {4: "n"}})
-        torch.onnx.export(Decode(core), (torch.tensor([[ids[n]]]), present), str(decode_path), opset_version=14,
-                          input_names=["input_ids", "past"], output_names=["logits", "present"],
-                          dynamic_axes={"past": {4: "p"}, "present": {4: "p_plus_1"}})
+        export_prefill_decode(core, inp, torch.tensor([[ids[n]]]), present, prefill_path, decode_path)
     names = {}
     for path in (prefill_path, decode_path):
         onnx.checker.check_model(str(path))
@@ -1016,15 +1037,12 @@ def export_onnx(out_dir, tensors, cfg, ids):
         print(f"{rel(path)}: {path.stat().st_size} bytes, onnx.checker ok, {json.dumps(names[path.name])}")
     print(f"ONNX export: {time.time() - t0:.1f} s")
     # run both graphs with onnxruntime-web (wasm, in Node) when it is installed, against float64
-    ort = REPO / "node_modules" / "onnxruntime-web" / "dist" / "ort.node.min.mjs"
-    if not ort.exists():
-        ort = REPO / "node_modules" / "onnxruntime-web" / "dist" / "ort.min.mjs"
-    if not ort.exists():
+    ort = ort_module()
+    if ort is None:
         print("onnxruntime-web not installed: graphs checked with onnx.checker and the float32 torch module only")
         return names
     t1 = time.time()
-    res = subprocess.run(["node", "--input-type=module", "-e", ORT_CHECK, ort.as_uri(), str(prefill_path),
-                          str(decode_path), json.dumps(ids)], capture_output=True, text=True, cwd=REPO)
+    res = run_ort_check(ort, prefill_path, decode_path, ids)
     if res.returncode != 0:
         print("onnxruntime-web run failed (graphs not run):\n" + res.stderr[-2000:])
         return names

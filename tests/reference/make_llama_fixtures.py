@@ -26,11 +26,11 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_hf_fixtures import (EXPECTED, HF, REPO, TOKENIZERS, Rand, encode, read_safetensors, rel,  # noqa: E402
+from make_hf_fixtures import (HF, TOKENIZERS, Rand, encode, read_safetensors, rel,  # noqa: E402
                               sha256, vocab_size_of, write_safetensors)
+from make_hf_fixtures import write_expected as hf_write_expected  # noqa: E402
 
 TOL_F64 = 1e-12
-MAX_BYTES = 1_500_000
 N_IDS = 10       # tokens of the traced prompt
 GREEDY = 8       # greedy steps (prompt + 8 = 18 positions: past Mistral's window of 4)
 TEXT = "The cat sat on the mat. Attention is all you need."
@@ -290,7 +290,7 @@ CASES = [
 
 
 def write_expected(name, doc):
-    """As make_hf_fixtures.write_expected, stage values to 10 significant digits (1e-10, far below the tests'
+    """make_hf_fixtures.write_expected, stage values to 10 significant digits (1e-10, far below the tests'
     1e-5) and -inf (masked) as null."""
     def num(x):
         if x == float("-inf"):
@@ -298,26 +298,13 @@ def write_expected(name, doc):
         assert math.isfinite(x)
         return "%.10g" % x
 
-    lines = ["{"]
-    keys = list(doc)
-    for i, key in enumerate(keys):
-        comma = "," if i + 1 < len(keys) else ""
-        if key == "stages":
-            inner = []
-            for s in doc[key]:
-                head = json.dumps({"name": s["name"], "stack": s["stack"], "layer": s["layer"],
-                                   "shape": list(s["t"].shape)}, separators=(",", ":"))[:-1]
-                data = ",".join(num(x) for x in s["t"].reshape(-1).tolist())
-                inner.append(f" {head},\"data\":[{data}]}}")
-            lines.append(' "stages": [\n' + ",\n".join(inner) + f"\n ]{comma}")
-        else:
-            lines.append(f" {json.dumps(key)}: {json.dumps(doc[key], separators=(',', ':'))}{comma}")
-    text = "\n".join(lines) + "\n}\n"
-    json.loads(text)
-    assert len(text) < MAX_BYTES, f"{name}: {len(text)} bytes"
-    path = EXPECTED / f"{name}.json"
-    path.write_text(text)
-    return path
+    def stage_line(s):
+        head = json.dumps({"name": s["name"], "stack": s["stack"], "layer": s["layer"],
+                           "shape": list(s["t"].shape)}, separators=(",", ":"))[:-1]
+        data = ",".join(num(x) for x in s["t"].reshape(-1).tolist())
+        return f"{head},\"data\":[{data}]}}"
+
+    return hf_write_expected(name, doc, stage_line)
 
 
 def write_folder(folder, cfg, tensors, dtype, tokenizer):

@@ -15,13 +15,12 @@ Every stage is written here from the published definitions, in float64, from flo
     query i sees key j iff i - window < j <= i.
   - RoPE as the core has it (RoFormer, Su et al. 2021, eq. 13-15): pairs (2j, 2j+1) of each head
     rotated by pos * 10000^(-2j / d_k).
-It does not import the other fixture script's math. Cross-checks against torch's own modules: each
+It does not import the other fixture script's math (only its seeded draws, Rand, and its JSON format). Cross-checks against torch's own modules: each
 attention (grouped, windowed, rotated) is rerun through nn.MultiheadAttention in float64 with identity
 input projections, the grouped K/V repeated per head and the window as its attn_mask (output and
 per-head weights must agree to 1e-12); SiLU and GELU against torch.nn.functional.silu / gelu; RMSNorm
 against x * rsqrt(mean(x^2) + eps) * g as LlamaRMSNorm writes it.
 """
-import json
 import math
 import sys
 from pathlib import Path
@@ -30,6 +29,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from make_fixtures import Rand, case_text  # noqa: E402  (the seeded draws and the JSON format, not the math)
+
 REPO = Path(__file__).resolve().parents[2]
 OUT_DIR = REPO / "tests" / "fixtures" / "modern"
 EPS = 1e-5
@@ -37,23 +39,6 @@ TOL_F64 = 1e-12
 MAX_BYTES = 120_000
 torch.set_num_threads(1)
 WORST = [0.0]
-
-
-class Rand:
-    def __init__(self, seed):
-        self.g = torch.Generator().manual_seed(seed)
-
-    def normal(self, *shape, std=1.0):
-        return torch.randn(*shape, generator=self.g, dtype=torch.float32) * std
-
-    def weight(self, fan_in, fan_out):
-        return self.normal(fan_in, fan_out, std=1.0 / math.sqrt(fan_in))
-
-    def bias(self, n):
-        return self.normal(n, std=0.2)
-
-    def gamma(self, n):
-        return 1.0 + self.normal(n, std=0.1)
 
 
 def f64(t):
@@ -249,30 +234,8 @@ def sinusoidal(n, d):
 
 # ---------------------------------------------------------------- JSON (the format of make_fixtures.py)
 
-def tensor_json(t, allow_inf=False):
-    flat = f64(t).reshape(-1).tolist()
-    for x in flat:
-        assert math.isfinite(x) or (allow_inf and x == float("-inf"))
-    return {"shape": list(t.shape), "data": [None if x == float("-inf") else x for x in flat]}
-
-
 def write_case(case, kind, params, inputs, weights, stages, extra=None):
-    doc = {"case": case, "kind": kind, "params": params}
-    doc.update(extra or {})
-    doc["inputs"] = {k: (v if isinstance(v, list) else tensor_json(v)) for k, v in inputs.items()}
-    doc["weights"] = {k: tensor_json(v) for k, v in weights.items()}
-    doc["stages"] = {k: tensor_json(v, allow_inf=k.endswith("masked")) for k, v in stages.items()}
-    dump = lambda v: json.dumps(v, separators=(",", ":"), allow_nan=False)  # noqa: E731
-    lines = ["{"]
-    keys = list(doc)
-    for i, key in enumerate(keys):
-        comma = "," if i + 1 < len(keys) else ""
-        if key in ("inputs", "weights", "stages"):
-            inner = [f"  {dump(k)}: {dump(t)}" for k, t in doc[key].items()]
-            lines.append(f" {dump(key)}: " + ("{\n" + ",\n".join(inner) + "\n }" if inner else "{}") + comma)
-        else:
-            lines.append(f" {dump(key)}: {dump(doc[key])}{comma}")
-    text = "\n".join(lines) + "\n}\n"
+    text = case_text(case, kind, params, inputs, weights, stages, extra)
     assert len(text) < MAX_BYTES, f"{case}: {len(text)} bytes"
     (OUT_DIR / f"{case}.json").write_text(text)
     print(f"{case}.json: {len(text)} bytes")

@@ -16,7 +16,6 @@ Node against float64. Nothing here is committed: the folder and the graphs are ~
 """
 import json
 import math
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -25,7 +24,8 @@ import torch
 from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_hf_fixtures import ORT_CHECK, REPO, read_safetensors, rel, sha256, synthetic_values  # noqa: E402
+from make_hf_fixtures import (REPO, export_prefill_decode, ort_module, read_safetensors, rel, run_ort_check,  # noqa: E402
+                              sha256, synthetic_values)
 import make_llama_fixtures as llama  # noqa: E402
 
 # make_llama_fixtures sets the default dtype to float64 (its forward); this module is float32 explicitly.
@@ -113,24 +113,6 @@ class LlamaOnnx(nn.Module):
         return (x @ self.wte_t)[None], torch.stack(present)
 
 
-class Prefill(nn.Module):
-    def __init__(self, core):
-        super().__init__()
-        self.core = core
-
-    def forward(self, input_ids):
-        return self.core(input_ids)
-
-
-class Decode(nn.Module):
-    def __init__(self, core):
-        super().__init__()
-        self.core = core
-
-    def forward(self, input_ids, past):
-        return self.core(input_ids, past)
-
-
 def check(what, got, want, tol):
     err = (got.double() - want).abs().max().item() / max(want.abs().max().item(), 1e-300)
     if not err <= tol:
@@ -171,20 +153,14 @@ def main():
     assert list(present1.shape) == [L, 2, 1, kv, n + 1, dk]
     out_dir.mkdir(parents=True, exist_ok=True)
     prefill_path, decode_path = out_dir / "smollm-prefill.onnx", out_dir / "smollm-decode.onnx"
-    torch.onnx.export(Prefill(core), (inp,), str(prefill_path), opset_version=14,
-                      input_names=["input_ids"], output_names=["logits", "present"],
-                      dynamic_axes={"input_ids": {1: "n"}, "logits": {1: "n"}, "present": {4: "n"}})
-    torch.onnx.export(Decode(core), (torch.tensor([[ids[n]]]), present), str(decode_path), opset_version=14,
-                      input_names=["input_ids", "past"], output_names=["logits", "present"],
-                      dynamic_axes={"past": {4: "p"}, "present": {4: "p_plus_1"}})
+    export_prefill_decode(core, inp, torch.tensor([[ids[n]]]), present, prefill_path, decode_path)
     for path in (prefill_path, decode_path):
         onnx.checker.check_model(str(path))
         print(f"{rel(path)}: {path.stat().st_size} bytes, onnx.checker ok")
-    ort = REPO / "node_modules" / "onnxruntime-web" / "dist" / "ort.node.min.mjs"
-    if not ort.exists():
-        ort = REPO / "node_modules" / "onnxruntime-web" / "dist" / "ort.min.mjs"
-    res = subprocess.run(["node", "--input-type=module", "-e", ORT_CHECK, ort.as_uri(), str(prefill_path),
-                          str(decode_path), json.dumps(ids)], capture_output=True, text=True, cwd=REPO)
+    ort = ort_module()
+    if ort is None:
+        sys.exit("onnxruntime-web is not installed (npm ci): the graphs cannot be run")
+    res = run_ort_check(ort, prefill_path, decode_path, ids)
     if res.returncode != 0:
         sys.exit("onnxruntime-web run failed:\n" + res.stderr[-2000:])
     r = json.loads(res.stdout.strip().splitlines()[-1])
