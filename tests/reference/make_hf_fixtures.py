@@ -975,15 +975,46 @@ console.log(JSON.stringify({
 """
 
 
-def export_prefill_decode(core, inp, step_ids, present, prefill_path, decode_path):
-    """A KV-cache module core(input_ids[, past]) -> (logits, present) as two ONNX graphs (opset 14):
-    the prefill of inp's n ids, and one decode step that reads a cache of any length p."""
-    torch.onnx.export(Prefill(core), (inp,), str(prefill_path), opset_version=14,
-                      input_names=["input_ids"], output_names=["logits", "present"],
-                      dynamic_axes={"input_ids": {1: "n"}, "logits": {1: "n"}, "present": {4: "n"}})
-    torch.onnx.export(Decode(core), (step_ids, present), str(decode_path), opset_version=14,
-                      input_names=["input_ids", "past"], output_names=["logits", "present"],
-                      dynamic_axes={"past": {4: "p"}, "present": {4: "p_plus_1"}})
+class KvCheck:
+    """A KV-cache module core(input_ids[, past]) -> (logits, present) against float64 references:
+    reference(ids) gives the logits (one row a position), cache_shape(p) the cache's shape after p
+    positions, check(what, got, want, tol) compares. ids[:-1] is the prefill, ids[-1] one decode step."""
+
+    def __init__(self, core, reference, ids, cache_shape, check):
+        self.core, self.reference, self.ids, self.cache_shape, self.check = core, reference, ids, cache_shape, check
+        n = len(ids) - 1
+        self.ref_n, self.ref_n1 = reference(ids[:n]), reference(ids)  # float64
+        self.inp, self.step = torch.tensor([ids[:n]]), torch.tensor([[ids[n]]])
+        self.present = None
+
+    def check_module(self):
+        n = self.inp.shape[1]
+        logits, self.present = self.core(self.inp)
+        self.check("onnx module prefill (float32) vs float64", logits[0], self.ref_n, 1e-4)
+        assert list(self.present.shape) == self.cache_shape(n)
+        logits1, present1 = self.core(self.step, self.present)
+        self.check("onnx module decode (float32) vs float64", logits1[0, 0], self.ref_n1[-1], 1e-4)
+        assert list(present1.shape) == self.cache_shape(n + 1)
+
+    def export(self, prefill_path, decode_path):
+        """The module as two ONNX graphs (opset 14): the prefill of n ids, and one decode step that
+        reads a cache of any length p. After check_module (its cache is the decode step's input)."""
+        torch.onnx.export(Prefill(self.core), (self.inp,), str(prefill_path), opset_version=14,
+                          input_names=["input_ids"], output_names=["logits", "present"],
+                          dynamic_axes={"input_ids": {1: "n"}, "logits": {1: "n"}, "present": {4: "n"}})
+        torch.onnx.export(Decode(self.core), (self.step, self.present), str(decode_path), opset_version=14,
+                          input_names=["input_ids", "past"], output_names=["logits", "present"],
+                          dynamic_axes={"past": {4: "p"}, "present": {4: "p_plus_1"}})
+
+    def check_ort(self, r):
+        """ORT_CHECK's result r (a prefill of ids[:-2], then two decode steps) against the references."""
+        m = len(self.ids) - 2
+        assert r["prefill"]["present"] == self.cache_shape(m), r["prefill"]["present"]
+        assert [s["present"] for s in r["decode"]] == [self.cache_shape(m + 1), self.cache_shape(m + 2)]
+        self.check("onnxruntime-web prefill last row vs float64", torch.tensor(r["prefill"]["last"]),
+                   self.reference(self.ids[:m])[-1], 1e-4)
+        self.check("onnxruntime-web decode vs float64", torch.tensor(r["decode"][0]["last"]), self.ref_n[-1], 1e-4)
+        self.check("onnxruntime-web decode vs float64", torch.tensor(r["decode"][1]["last"]), self.ref_n1[-1], 1e-4)
 
 
 def ort_module():
@@ -1009,19 +1040,11 @@ def export_onnx(out_dir, tensors, cfg, ids):
     core = Gpt2Onnx(tensors, cfg).eval()
     L, h, d_k = cfg["n_layer"], cfg["n_head"], cfg["n_embd"] // cfg["n_head"]
     w64 = {k: v.double() for k, v in tensors.items()}
-    n = len(ids) - 1
-    ref_n = gpt2_forward(w64, cfg, ids[:n])           # float64 references
-    ref_n1 = gpt2_forward(w64, cfg, ids)
+    kv = KvCheck(core, lambda part: gpt2_forward(w64, cfg, part), ids, lambda p: [L, 2, 1, h, p, d_k], check)
     with torch.no_grad():
-        inp = torch.tensor([ids[:n]])
-        logits, present = core(inp)
-        check("onnx module prefill (float32) vs float64", logits[0], ref_n, 1e-4)
-        assert list(present.shape) == [L, 2, 1, h, n, d_k]
-        logits1, present1 = core(torch.tensor([[ids[n]]]), present)
-        check("onnx module decode (float32) vs float64", logits1[0, 0], ref_n1[-1], 1e-4)
-        assert list(present1.shape) == [L, 2, 1, h, n + 1, d_k]
+        kv.check_module()
         prefill_path, decode_path = out_dir / "gpt2-prefill.onnx", out_dir / "gpt2-decode.onnx"
-        export_prefill_decode(core, inp, torch.tensor([[ids[n]]]), present, prefill_path, decode_path)
+        kv.export(prefill_path, decode_path)
     names = {}
     for path in (prefill_path, decode_path):
         onnx.checker.check_model(str(path))
@@ -1048,13 +1071,8 @@ def export_onnx(out_dir, tensors, cfg, ids):
         return names
     r = json.loads(res.stdout.strip().splitlines()[-1])
     m = len(ids) - 2
-    assert r["prefill"]["present"] == [L, 2, 1, h, m, d_k], r["prefill"]["present"]
-    assert [s["present"] for s in r["decode"]] == [[L, 2, 1, h, m + 1, d_k], [L, 2, 1, h, m + 2, d_k]]
     assert [s["logits"] for s in r["decode"]] == [[1, 1, cfg["vocab_size"]]] * 2
-    check("onnxruntime-web prefill last row vs float64", torch.tensor(r["prefill"]["last"]),
-          gpt2_forward(w64, cfg, ids[:m])[-1], 1e-4)
-    check("onnxruntime-web decode vs float64", torch.tensor(r["decode"][0]["last"]), ref_n[-1], 1e-4)
-    check("onnxruntime-web decode vs float64", torch.tensor(r["decode"][1]["last"]), ref_n1[-1], 1e-4)
+    kv.check_ort(r)
     print(f"onnxruntime-web {r['inputs']} -> {r['outputs']}: prefill {m} ids and 2 decode steps (p = {m}, {m + 1})"
           f" match float64"
           f" (ort {r['seconds']:.1f} s, with node {time.time() - t1:.1f} s)")

@@ -24,7 +24,7 @@ import torch
 from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_hf_fixtures import (REPO, export_prefill_decode, ort_module, read_safetensors, rel, run_ort_check,  # noqa: E402
+from make_hf_fixtures import (REPO, KvCheck, ort_module, read_safetensors, rel, run_ort_check,  # noqa: E402
                               sha256, synthetic_values)
 import make_llama_fixtures as llama  # noqa: E402
 
@@ -140,20 +140,13 @@ def main():
     gen = torch.Generator().manual_seed(26)
     ids = torch.randint(0, cfg["vocab_size"] - 1, (12,), generator=gen).tolist()
     w64 = {k: v.double() for k, v in tensors.items()}
-    n = len(ids) - 1
-    ref_n = llama.forward(w64, cfg, ids[:n])  # float64, the published definitions
-    ref_n1 = llama.forward(w64, cfg, ids)
     core = LlamaOnnx(tensors, cfg).eval()
-    inp = torch.tensor([ids[:n]])
-    logits, present = core(inp)
-    check("onnx module prefill (float32) vs float64", logits[0], ref_n, 1e-4)
-    assert list(present.shape) == [L, 2, 1, kv, n, dk]
-    logits1, present1 = core(torch.tensor([[ids[n]]]), present)
-    check("onnx module decode (float32) vs float64", logits1[0, 0], ref_n1[-1], 1e-4)
-    assert list(present1.shape) == [L, 2, 1, kv, n + 1, dk]
+    # float64 references: the published definitions
+    kv_check = KvCheck(core, lambda part: llama.forward(w64, cfg, part), ids, lambda p: [L, 2, 1, kv, p, dk], check)
+    kv_check.check_module()
     out_dir.mkdir(parents=True, exist_ok=True)
     prefill_path, decode_path = out_dir / "smollm-prefill.onnx", out_dir / "smollm-decode.onnx"
-    export_prefill_decode(core, inp, torch.tensor([[ids[n]]]), present, prefill_path, decode_path)
+    kv_check.export(prefill_path, decode_path)
     for path in (prefill_path, decode_path):
         onnx.checker.check_model(str(path))
         print(f"{rel(path)}: {path.stat().st_size} bytes, onnx.checker ok")
@@ -165,12 +158,7 @@ def main():
         sys.exit("onnxruntime-web run failed:\n" + res.stderr[-2000:])
     r = json.loads(res.stdout.strip().splitlines()[-1])
     m = len(ids) - 2
-    assert r["prefill"]["present"] == [L, 2, 1, kv, m, dk], r["prefill"]["present"]
-    assert [s["present"] for s in r["decode"]] == [[L, 2, 1, kv, m + 1, dk], [L, 2, 1, kv, m + 2, dk]]
-    check("onnxruntime-web prefill last row vs float64", torch.tensor(r["prefill"]["last"]),
-          llama.forward(w64, cfg, ids[:m])[-1], 1e-4)
-    check("onnxruntime-web decode vs float64", torch.tensor(r["decode"][0]["last"]), ref_n[-1], 1e-4)
-    check("onnxruntime-web decode vs float64", torch.tensor(r["decode"][1]["last"]), ref_n1[-1], 1e-4)
+    kv_check.check_ort(r)
     print(f"onnxruntime-web: prefill {m} ids and 2 decode steps match float64; total {time.time() - t0:.1f} s")
 
 
