@@ -209,49 +209,49 @@ double rnn_attention_forward(RnnAttnActs<T>& a, const RnnAttnParams<T>& p, const
   a.S = S;
   a.T_ = Tn;
   // resize() only grows the capacity once; same-size examples reuse the memory.
-  a.xe.resize(size_t(S) * E);
-  a.ye.resize(size_t(Tn) * E);
-  a.hf.resize(size_t(S) * H);
-  a.hb.resize(size_t(S) * H);
-  a.h.resize(size_t(S) * D);
-  a.s.resize(size_t(Tn + 1) * Ds);
-  a.wh_h.resize(size_t(S) * A);
+  a.enc_embed.resize(size_t(S) * E);
+  a.dec_embed.resize(size_t(Tn) * E);
+  a.enc_fwd.resize(size_t(S) * H);
+  a.enc_bwd.resize(size_t(S) * H);
+  a.enc_h.resize(size_t(S) * D);
+  a.dec_s.resize(size_t(Tn + 1) * Ds);
+  a.add_h.resize(size_t(S) * A);
   a.yproj.resize(size_t(Tn) * Ds);
-  a.ws.resize(size_t(Tn) * A);
-  a.th.resize(size_t(Tn) * S * A);
-  a.e.resize(size_t(Tn) * S);
-  a.alpha.resize(size_t(Tn) * S);
-  a.ctx.resize(size_t(Tn) * D);
+  a.add_s.resize(size_t(Tn) * A);
+  a.add_tanh.resize(size_t(Tn) * S * A);
+  a.add_scores.resize(size_t(Tn) * S);
+  a.add_weights.resize(size_t(Tn) * S);
+  a.add_context.resize(size_t(Tn) * D);
   a.oin.resize(size_t(Tn) * (Ds + D));
   a.logits.resize(size_t(Tn) * V);
   a.probs.resize(size_t(Tn) * V);
   a.losses.resize(size_t(Tn));
 
   // Encoder: embeddings, both directions, h = [fwd ; bwd].
-  embed_forward(a.xe.data(), ex.src.data(), p.emb, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr), 1, S,
-                E);
-  rnn_dir_forward(a.hf.data(), a.xe.data(), p.fwd_wx, p.fwd_wh, p.fwd_b, S, E, H, false);
-  rnn_dir_forward(a.hb.data(), a.xe.data(), p.bwd_wx, p.bwd_wh, p.bwd_b, S, E, H, true);
-  MapT<T> hm(a.h.data(), S, D);
-  hm.leftCols(H) = CMapT<T>(a.hf.data(), S, H);
-  hm.rightCols(H) = CMapT<T>(a.hb.data(), S, H);
+  embed_forward(a.enc_embed.data(), ex.src.data(), p.emb, static_cast<const T*>(nullptr),
+                static_cast<const T*>(nullptr), 1, S, E);
+  rnn_dir_forward(a.enc_fwd.data(), a.enc_embed.data(), p.fwd_wx, p.fwd_wh, p.fwd_b, S, E, H, false);
+  rnn_dir_forward(a.enc_bwd.data(), a.enc_embed.data(), p.bwd_wx, p.bwd_wh, p.bwd_b, S, E, H, true);
+  MapT<T> hm(a.enc_h.data(), S, D);
+  hm.leftCols(H) = CMapT<T>(a.enc_fwd.data(), S, H);
+  hm.rightCols(H) = CMapT<T>(a.enc_bwd.data(), S, H);
 
   // s_0 = tanh(bwd_1 W_init + b_init); W_h h_j once; y W_y + b for every step.
-  linear_forward(a.s.data(), a.hb.data(), p.init_w, p.init_b, 1, H, Ds);
-  for (int i = 0; i < Ds; ++i) a.s[size_t(i)] = std::tanh(a.s[size_t(i)]);
-  linear_forward(a.wh_h.data(), a.h.data(), p.att_wh, static_cast<const T*>(nullptr), S, D, A);
-  embed_forward(a.ye.data(), ex.inputs.data(), p.emb, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr), 1,
-                Tn, E);
-  linear_forward(a.yproj.data(), a.ye.data(), p.dec_wy, p.dec_b, Tn, E, Ds);
+  linear_forward(a.dec_s.data(), a.enc_bwd.data(), p.init_w, p.init_b, 1, H, Ds);
+  for (int i = 0; i < Ds; ++i) a.dec_s[size_t(i)] = std::tanh(a.dec_s[size_t(i)]);
+  linear_forward(a.add_h.data(), a.enc_h.data(), p.att_wh, static_cast<const T*>(nullptr), S, D, A);
+  embed_forward(a.dec_embed.data(), ex.inputs.data(), p.emb, static_cast<const T*>(nullptr),
+                static_cast<const T*>(nullptr), 1, Tn, E);
+  linear_forward(a.yproj.data(), a.dec_embed.data(), p.dec_wy, p.dec_b, Tn, E, Ds);
 
   // Decoder steps: attention from s_{t-1}, then the cell.
   for (int t = 0; t < Tn; ++t) {
-    const T* s_prev = a.s.data() + size_t(t) * Ds;
-    T* ctx = a.ctx.data() + size_t(t) * D;
-    additive_step_forward(ctx, a.alpha.data() + size_t(t) * S, a.e.data() + size_t(t) * S,
-                          a.th.data() + size_t(t) * S * A, a.ws.data() + size_t(t) * A, s_prev, a.h.data(),
-                          a.wh_h.data(), p.att_ws, p.att_v, S, D, Ds, A);
-    T* s = a.s.data() + size_t(t + 1) * Ds;
+    const T* s_prev = a.dec_s.data() + size_t(t) * Ds;
+    T* ctx = a.add_context.data() + size_t(t) * D;
+    additive_step_forward(ctx, a.add_weights.data() + size_t(t) * S, a.add_scores.data() + size_t(t) * S,
+                          a.add_tanh.data() + size_t(t) * S * A, a.add_s.data() + size_t(t) * A, s_prev, a.enc_h.data(),
+                          a.add_h.data(), p.att_ws, p.att_v, S, D, Ds, A);
+    T* s = a.dec_s.data() + size_t(t + 1) * Ds;
     decoder_cell_forward(s, a.yproj.data() + size_t(t) * Ds, ctx, s_prev, p.dec_wc, p.dec_ws, D, Ds);
     T* o = a.oin.data() + size_t(t) * (Ds + D);
     std::copy(s, s + Ds, o);
@@ -273,50 +273,53 @@ void rnn_attention_backward(RnnAttnParams<T>& g, RnnAttnActs<T>& a, const RnnAtt
   const int S = a.S, Tn = a.T_;
   resize(a.d_logits, size_t(Tn) * V);
   resize(a.d_oin, size_t(Tn) * (Ds + D));
-  resize(a.d_s, size_t(Tn + 1) * Ds);
-  resize(a.d_ctx, size_t(Tn) * D);
-  resize(a.d_h, size_t(S) * D);
-  resize(a.d_wh_h, size_t(S) * A);
+  resize(a.d_dec_s, size_t(Tn + 1) * Ds);
+  resize(a.d_add_context, size_t(Tn) * D);
+  resize(a.d_enc_h, size_t(S) * D);
+  resize(a.d_add_h, size_t(S) * A);
   resize(a.d_yproj, size_t(Tn) * Ds);
-  resize(a.d_xe, size_t(S) * E);
-  resize(a.d_ye, size_t(Tn) * E);
-  resize(a.d_hf, size_t(S) * H);
-  resize(a.d_hb, size_t(S) * H);
+  resize(a.d_enc_embed, size_t(S) * E);
+  resize(a.d_dec_embed, size_t(Tn) * E);
+  resize(a.d_enc_fwd, size_t(S) * H);
+  resize(a.d_enc_bwd, size_t(S) * H);
   resize(a.d_pre0, size_t(Ds));
 
   crossentropy_backward(a.d_logits.data(), a.probs.data(), ex.targets.data(), loss_scale, Tn, V);
   linear_backward(a.d_oin.data(), g.out_w, g.out_b, a.d_logits.data(), a.oin.data(), p.out_w, Tn, Ds + D, V);
   for (int t = 0; t < Tn; ++t) {
     const T* d = a.d_oin.data() + size_t(t) * (Ds + D);
-    for (int i = 0; i < Ds; ++i) a.d_s[size_t(t + 1) * Ds + i] += d[i];
-    for (int i = 0; i < D; ++i) a.d_ctx[size_t(t) * D + i] += d[Ds + i];
+    for (int i = 0; i < Ds; ++i) a.d_dec_s[size_t(t + 1) * Ds + i] += d[i];
+    for (int i = 0; i < D; ++i) a.d_add_context[size_t(t) * D + i] += d[Ds + i];
   }
   // Decoder steps in reverse: the cell, then the attention that made its context.
   for (int t = Tn - 1; t >= 0; --t) {
-    const T* s_prev = a.s.data() + size_t(t) * Ds;
-    const T* ctx = a.ctx.data() + size_t(t) * D;
-    decoder_cell_backward(a.d_yproj.data() + size_t(t) * Ds, a.d_ctx.data() + size_t(t) * D,
-                          a.d_s.data() + size_t(t) * Ds, g.dec_wc, g.dec_ws, a.d_s.data() + size_t(t + 1) * Ds,
-                          a.s.data() + size_t(t + 1) * Ds, ctx, s_prev, p.dec_wc, p.dec_ws, D, Ds);
-    additive_step_backward(a.d_s.data() + size_t(t) * Ds, a.d_h.data(), a.d_wh_h.data(), g.att_ws, g.att_v,
-                           a.d_ctx.data() + size_t(t) * D, a.alpha.data() + size_t(t) * S,
-                           a.th.data() + size_t(t) * S * A, s_prev, a.h.data(), p.att_ws, p.att_v, S, D, Ds, A);
+    const T* s_prev = a.dec_s.data() + size_t(t) * Ds;
+    const T* ctx = a.add_context.data() + size_t(t) * D;
+    decoder_cell_backward(a.d_yproj.data() + size_t(t) * Ds, a.d_add_context.data() + size_t(t) * D,
+                          a.d_dec_s.data() + size_t(t) * Ds, g.dec_wc, g.dec_ws, a.d_dec_s.data() + size_t(t + 1) * Ds,
+                          a.dec_s.data() + size_t(t + 1) * Ds, ctx, s_prev, p.dec_wc, p.dec_ws, D, Ds);
+    additive_step_backward(a.d_dec_s.data() + size_t(t) * Ds, a.d_enc_h.data(), a.d_add_h.data(), g.att_ws, g.att_v,
+                           a.d_add_context.data() + size_t(t) * D, a.add_weights.data() + size_t(t) * S,
+                           a.add_tanh.data() + size_t(t) * S * A, s_prev, a.enc_h.data(), p.att_ws, p.att_v, S, D, Ds,
+                           A);
   }
-  linear_backward(a.d_ye.data(), g.dec_wy, g.dec_b, a.d_yproj.data(), a.ye.data(), p.dec_wy, Tn, E, Ds);
-  embed_backward(g.emb, static_cast<T*>(nullptr), a.d_ye.data(), ex.inputs.data(), 1, Tn, E);
-  linear_backward(a.d_h.data(), g.att_wh, static_cast<T*>(nullptr), a.d_wh_h.data(), a.h.data(), p.att_wh, S, D, A);
+  linear_backward(a.d_dec_embed.data(), g.dec_wy, g.dec_b, a.d_yproj.data(), a.dec_embed.data(), p.dec_wy, Tn, E, Ds);
+  embed_backward(g.emb, static_cast<T*>(nullptr), a.d_dec_embed.data(), ex.inputs.data(), 1, Tn, E);
+  linear_backward(a.d_enc_h.data(), g.att_wh, static_cast<T*>(nullptr), a.d_add_h.data(), a.enc_h.data(), p.att_wh, S,
+                  D, A);
   // s_0 = tanh(pre0), pre0 = bwd_1 W_init + b_init.
-  for (int i = 0; i < Ds; ++i) a.d_pre0[size_t(i)] = a.d_s[size_t(i)] * (T(1) - a.s[size_t(i)] * a.s[size_t(i)]);
+  for (int i = 0; i < Ds; ++i)
+    a.d_pre0[size_t(i)] = a.d_dec_s[size_t(i)] * (T(1) - a.dec_s[size_t(i)] * a.dec_s[size_t(i)]);
   for (int j = 0; j < S; ++j) {
-    for (int i = 0; i < H; ++i) a.d_hf[size_t(j) * H + i] = a.d_h[size_t(j) * D + i];
-    for (int i = 0; i < H; ++i) a.d_hb[size_t(j) * H + i] = a.d_h[size_t(j) * D + H + i];
+    for (int i = 0; i < H; ++i) a.d_enc_fwd[size_t(j) * H + i] = a.d_enc_h[size_t(j) * D + i];
+    for (int i = 0; i < H; ++i) a.d_enc_bwd[size_t(j) * H + i] = a.d_enc_h[size_t(j) * D + H + i];
   }
-  linear_backward(a.d_hb.data(), g.init_w, g.init_b, a.d_pre0.data(), a.hb.data(), p.init_w, 1, H, Ds);
-  rnn_dir_backward(a.d_xe.data(), g.fwd_wx, g.fwd_wh, g.fwd_b, a.d_hf.data(), a.hf.data(), a.xe.data(), p.fwd_wx,
-                   p.fwd_wh, S, E, H, false);
-  rnn_dir_backward(a.d_xe.data(), g.bwd_wx, g.bwd_wh, g.bwd_b, a.d_hb.data(), a.hb.data(), a.xe.data(), p.bwd_wx,
-                   p.bwd_wh, S, E, H, true);
-  embed_backward(g.emb, static_cast<T*>(nullptr), a.d_xe.data(), ex.src.data(), 1, S, E);
+  linear_backward(a.d_enc_bwd.data(), g.init_w, g.init_b, a.d_pre0.data(), a.enc_bwd.data(), p.init_w, 1, H, Ds);
+  rnn_dir_backward(a.d_enc_embed.data(), g.fwd_wx, g.fwd_wh, g.fwd_b, a.d_enc_fwd.data(), a.enc_fwd.data(),
+                   a.enc_embed.data(), p.fwd_wx, p.fwd_wh, S, E, H, false);
+  rnn_dir_backward(a.d_enc_embed.data(), g.bwd_wx, g.bwd_wh, g.bwd_b, a.d_enc_bwd.data(), a.enc_bwd.data(),
+                   a.enc_embed.data(), p.bwd_wx, p.bwd_wh, S, E, H, true);
+  embed_backward(g.emb, static_cast<T*>(nullptr), a.d_enc_embed.data(), ex.src.data(), 1, S, E);
 }
 
 #define AP_RNN_ATTN_INSTANTIATE(T)                                                                                     \

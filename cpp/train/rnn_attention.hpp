@@ -91,15 +91,19 @@ Seq2Seq make_seq2seq(const Task& task, const Example& ex);
 
 template <typename T>
 struct RnnAttnActs {
+  // Named after the core's trace stages (core/rnn_attention.cpp), so a buffer here is the stage
+  // the page shows; yproj, oin and pre0 are the trainer's own (no stage records them).
   int S = 0, T_ = 0;
-  std::vector<T> xe, ye;                      // (S, E) (T, E)
-  std::vector<T> hf, hb, h;                   // (S, H) (S, H) (S, D)
-  std::vector<T> s;                           // (T + 1, Ds) s_0 .. s_T
-  std::vector<T> wh_h, yproj;                 // (S, A) (T, Ds)
-  std::vector<T> ws, th, e, alpha, ctx;       // (T, A) (T*S, A) (T, S) (T, S) (T, D)
-  std::vector<T> oin, logits, probs, losses;  // (T, Ds + D) (T, V) (T, V) (T)
-  // backward scratch
-  std::vector<T> d_oin, d_logits, d_s, d_ctx, d_h, d_hf, d_hb, d_wh_h, d_yproj, d_xe, d_ye, d_pre0;
+  std::vector<T> enc_embed, dec_embed;                  // (S, E) (T, E)
+  std::vector<T> enc_fwd, enc_bwd, enc_h;               // (S, H) (S, H) (S, D)
+  std::vector<T> dec_s;                                 // (T + 1, Ds) s_0 .. s_T
+  std::vector<T> add_h, yproj;                          // (S, A) h W_h; (T, Ds) y W_y + b
+  std::vector<T> add_s, add_tanh;                       // (T, A) s_prev W_s; (T*S, A)
+  std::vector<T> add_scores, add_weights, add_context;  // (T, S) (T, S) (T, D)
+  std::vector<T> oin, logits, probs, losses;            // (T, Ds + D) (T, V) (T, V) (T)
+  // backward scratch: d_<stage> is d loss / d <stage>
+  std::vector<T> d_oin, d_logits, d_dec_s, d_add_context, d_enc_h, d_enc_fwd, d_enc_bwd, d_add_h, d_yproj, d_enc_embed,
+      d_dec_embed, d_pre0;
 };
 
 // Runs one example, keeps every activation; returns the summed loss over its targets.

@@ -44,23 +44,23 @@ void size_stack(StackActs<T>& s, const ModelConfig& cfg, int B, int T_, int S, b
   for (auto& a : s.blocks) {
     for (auto* v : {&a.norm1, &a.q, &a.k, &a.v, &a.concat, &a.attn_out, &a.resid1, &a.norm2, &a.ffn_out, &a.resid2})
       fit(*v, N * d);
-    for (auto* v : {&a.mean1, &a.rstd1, &a.mean2, &a.rstd2}) fit(*v, N);
-    fit(a.att, static_cast<size_t>(B) * NH * T_ * T_);
+    for (auto* v : {&a.norm1_mean, &a.norm1_rstd, &a.norm2_mean, &a.norm2_rstd}) fit(*v, N);
+    fit(a.weights, static_cast<size_t>(B) * NH * T_ * T_);
     fit(a.ffn_hidden, N * F);
     fit(a.ffn_act, N * F);
     if (cross) {
-      for (auto* v : {&a.norm_cross, &a.cq, &a.cconcat, &a.cattn_out, &a.cross_resid}) fit(*v, N * d);
-      fit(a.ck, M * d);
-      fit(a.cv, M * d);
-      fit(a.mean_c, N);
-      fit(a.rstd_c, N);
-      fit(a.catt, static_cast<size_t>(B) * NH * T_ * S);
+      for (auto* v : {&a.cross_norm, &a.cross_q, &a.cross_concat, &a.cross_attn_out, &a.cross_resid}) fit(*v, N * d);
+      fit(a.cross_k, M * d);
+      fit(a.cross_v, M * d);
+      fit(a.cross_norm_mean, N);
+      fit(a.cross_norm_rstd, N);
+      fit(a.cross_weights, static_cast<size_t>(B) * NH * T_ * S);
     }
   }
   if (cfg.norm == NormPlace::Pre) {
     fit(s.final_norm, N * d);
-    fit(s.final_mean, N);
-    fit(s.final_rstd, N);
+    fit(s.final_norm_mean, N);
+    fit(s.final_norm_rstd, N);
   }
 }
 
@@ -87,12 +87,12 @@ void size_acts(Activations<T>& acts, const ModelConfig& cfg, const Batch& batch)
   fit(acts.losses, N);
   fit(acts.g_logits, N * V);
   const size_t rows = std::max(N, M);
-  for (auto* v : {&acts.g_out, &acts.g_in, &acts.g_a, &acts.g_b, &acts.g_c, &acts.g_e, &acts.g_concat, &acts.g_q,
-                  &acts.g_k, &acts.g_v})
+  for (auto* v : {&acts.g_out, &acts.g_in, &acts.g_resid, &acts.g_h, &acts.g_norm, &acts.g_cross_in, &acts.g_concat,
+                  &acts.g_q, &acts.g_k, &acts.g_v})
     fit(*v, rows * d);
-  fit(acts.g_hidden, rows * cfg.d_ff);  // the encoder's blocks run on M rows
-  fit(acts.g_act, rows * cfg.d_ff);
-  fit(acts.g_mem, M * d);
+  fit(acts.g_ffn_hidden, rows * cfg.d_ff);  // the encoder's blocks run on M rows
+  fit(acts.g_ffn_act, rows * cfg.d_ff);
+  fit(acts.g_memory, M * d);
   if (cfg.pos == PosKind::Sinusoidal && acts.pe.size() != static_cast<size_t>(cfg.max_len) * d)
     sinusoidal_table(acts.pe, cfg.max_len, cfg.d_model);
 }
@@ -115,7 +115,7 @@ void check_batch(const ModelConfig& cfg, const Batch& batch) {
 // The block's input to the FFN sublayer's residual (h in transformer.hpp's notation).
 template <typename T>
 const T* ffn_residual_input(const BlockActs<T>& a, bool post, bool cross) {
-  if (cross) return post ? a.norm_cross.data() : a.cross_resid.data();
+  if (cross) return post ? a.cross_norm.data() : a.cross_resid.data();
   return post ? a.norm1.data() : a.resid1.data();
 }
 
@@ -130,7 +130,8 @@ void block_forward(BlockActs<T>& a, const BlockParams<T>& w, const ModelConfig& 
   // ---- self-attention sublayer: resid1 = in + attn(post ? in : LN1(in))
   const T* attn_in = in;
   if (!post) {
-    layernorm_forward(a.norm1.data(), a.mean1.data(), a.rstd1.data(), in, w.norm1.gamma, w.norm1.beta, N, d, eps);
+    layernorm_forward(a.norm1.data(), a.norm1_mean.data(), a.norm1_rstd.data(), in, w.norm1.gamma, w.norm1.beta, N, d,
+                      eps);
     attn_in = a.norm1.data();
   }
   const AttnParams<T>& sa = w.self_attn;
@@ -139,42 +140,43 @@ void block_forward(BlockActs<T>& a, const BlockParams<T>& w, const ModelConfig& 
   linear_forward(a.v.data(), attn_in, sa.wv, sa.bv, N, d, d);
   // The encoder masks <pad> keys; the decoder's causal mask already hides its right padding.
   // Relative positions bias the self-attention scores only (the core's rule), one table for every block.
-  attention_forward(a.concat.data(), a.att.data(), a.q.data(), a.k.data(), a.v.data(), self_pad, causal, cfg.scale, B,
-                    T_, T_, d, NH, rel_bias, cfg.rel_clip);
+  attention_forward(a.concat.data(), a.weights.data(), a.q.data(), a.k.data(), a.v.data(), self_pad, causal, cfg.scale,
+                    B, T_, T_, d, NH, rel_bias, cfg.rel_clip);
   linear_forward(a.attn_out.data(), a.concat.data(), sa.wo, sa.bo, N, d, d);
   residual_forward(a.resid1.data(), in, a.attn_out.data(), N * d);
   if (post)
-    layernorm_forward(a.norm1.data(), a.mean1.data(), a.rstd1.data(), a.resid1.data(), w.norm1.gamma, w.norm1.beta, N,
-                      d, eps);
+    layernorm_forward(a.norm1.data(), a.norm1_mean.data(), a.norm1_rstd.data(), a.resid1.data(), w.norm1.gamma,
+                      w.norm1.beta, N, d, eps);
   const T* h = post ? a.norm1.data() : a.resid1.data();
 
   // ---- cross-attention sublayer: queries from the decoder, keys and values from memory
   if (w.has_cross) {
     const T* c_in = h;
     if (!post) {
-      layernorm_forward(a.norm_cross.data(), a.mean_c.data(), a.rstd_c.data(), h, w.norm_cross.gamma, w.norm_cross.beta,
-                        N, d, eps);
-      c_in = a.norm_cross.data();
+      layernorm_forward(a.cross_norm.data(), a.cross_norm_mean.data(), a.cross_norm_rstd.data(), h, w.norm_cross.gamma,
+                        w.norm_cross.beta, N, d, eps);
+      c_in = a.cross_norm.data();
     }
     const AttnParams<T>& ca = w.cross_attn;
-    linear_forward(a.cq.data(), c_in, ca.wq, ca.bq, N, d, d);    // (N, d)
-    linear_forward(a.ck.data(), memory, ca.wk, ca.bk, M, d, d);  // (M, d)
-    linear_forward(a.cv.data(), memory, ca.wv, ca.bv, M, d, d);  // (M, d)
-    attention_forward(a.cconcat.data(), a.catt.data(), a.cq.data(), a.ck.data(), a.cv.data(), cross_pad, false,
-                      cfg.scale, B, T_, S, d, NH);
-    linear_forward(a.cattn_out.data(), a.cconcat.data(), ca.wo, ca.bo, N, d, d);
-    residual_forward(a.cross_resid.data(), h, a.cattn_out.data(), N * d);
+    linear_forward(a.cross_q.data(), c_in, ca.wq, ca.bq, N, d, d);    // (N, d)
+    linear_forward(a.cross_k.data(), memory, ca.wk, ca.bk, M, d, d);  // (M, d)
+    linear_forward(a.cross_v.data(), memory, ca.wv, ca.bv, M, d, d);  // (M, d)
+    attention_forward(a.cross_concat.data(), a.cross_weights.data(), a.cross_q.data(), a.cross_k.data(),
+                      a.cross_v.data(), cross_pad, false, cfg.scale, B, T_, S, d, NH);
+    linear_forward(a.cross_attn_out.data(), a.cross_concat.data(), ca.wo, ca.bo, N, d, d);
+    residual_forward(a.cross_resid.data(), h, a.cross_attn_out.data(), N * d);
     if (post)
-      layernorm_forward(a.norm_cross.data(), a.mean_c.data(), a.rstd_c.data(), a.cross_resid.data(), w.norm_cross.gamma,
-                        w.norm_cross.beta, N, d, eps);
-    h = post ? a.norm_cross.data() : a.cross_resid.data();
+      layernorm_forward(a.cross_norm.data(), a.cross_norm_mean.data(), a.cross_norm_rstd.data(), a.cross_resid.data(),
+                        w.norm_cross.gamma, w.norm_cross.beta, N, d, eps);
+    h = post ? a.cross_norm.data() : a.cross_resid.data();
   }
 
   if (!cfg.ffn) return;  // attention-only: the output is h (block_output)
   // ---- FFN sublayer: resid2 = h + W2 act(W1 (post ? h : LN2(h)) + b1) + b2
   const T* f_in = h;
   if (!post) {
-    layernorm_forward(a.norm2.data(), a.mean2.data(), a.rstd2.data(), h, w.norm2.gamma, w.norm2.beta, N, d, eps);
+    layernorm_forward(a.norm2.data(), a.norm2_mean.data(), a.norm2_rstd.data(), h, w.norm2.gamma, w.norm2.beta, N, d,
+                      eps);
     f_in = a.norm2.data();
   }
   linear_forward(a.ffn_hidden.data(), f_in, w.ffn.w1, w.ffn.b1, N, d, F);  // (N, d_ff)
@@ -185,8 +187,8 @@ void block_forward(BlockActs<T>& a, const BlockParams<T>& w, const ModelConfig& 
   linear_forward(a.ffn_out.data(), a.ffn_act.data(), w.ffn.w2, w.ffn.b2, N, F, d);  // (N, d)
   residual_forward(a.resid2.data(), h, a.ffn_out.data(), N * d);
   if (post)
-    layernorm_forward(a.norm2.data(), a.mean2.data(), a.rstd2.data(), a.resid2.data(), w.norm2.gamma, w.norm2.beta, N,
-                      d, eps);
+    layernorm_forward(a.norm2.data(), a.norm2_mean.data(), a.norm2_rstd.data(), a.resid2.data(), w.norm2.gamma,
+                      w.norm2.beta, N, d, eps);
 }
 
 template <typename T>
@@ -197,17 +199,17 @@ const T* block_output(const BlockActs<T>& a, const ModelConfig& cfg, bool cross)
 }
 
 // A sublayer's output LayerNorm, backward: post-norm, g (dloss/d(norm output)) goes through the
-// norm into g_a; pre-norm there is none and g is already dloss/d(residual sum). Copies that
+// norm into g_resid; pre-norm there is none and g is already dloss/d(residual sum). Copies that
 // into `residual` (the gradient of the sublayer's input along the residual path) and returns it.
 template <typename T>
-const T* out_norm_backward(T* g_a, T* residual, NormParams<T>& gn, const NormParams<T>& n, const T* g, const T* sum,
+const T* out_norm_backward(T* g_resid, T* residual, NormParams<T>& gn, const NormParams<T>& n, const T* g, const T* sum,
                            const T* mean, const T* rstd, bool post, int N, int d) {
   const size_t Nd = static_cast<size_t>(N) * d;
   const T* g_sum = g;
   if (post) {
-    zero(g_a, Nd);
-    layernorm_backward(g_a, gn.gamma, gn.beta, g, sum, n.gamma, mean, rstd, N, d);
-    g_sum = g_a;
+    zero(g_resid, Nd);
+    layernorm_backward(g_resid, gn.gamma, gn.beta, g, sum, n.gamma, mean, rstd, N, d);
+    g_sum = g_resid;
   }
   std::copy(g_sum, g_sum + Nd, residual);
   return g_sum;
@@ -229,82 +231,82 @@ void heads_backward(T* g_q, T* g_k, T* g_v, T* g_concat, AttnParams<T>& gp, cons
 }
 
 // g_out (N, d): dloss/d(block output). Writes dloss/d(block input) into g_in; adds the memory's
-// gradient into g_mem (cross-attention) and every weight's into gw.
+// gradient into g_memory (cross-attention) and every weight's into gw.
 template <typename T>
-void block_backward(T* g_in, T* g_mem, BlockParams<T>& gw, T* g_rel_bias, Activations<T>& s, const BlockActs<T>& a,
+void block_backward(T* g_in, T* g_memory, BlockParams<T>& gw, T* g_rel_bias, Activations<T>& s, const BlockActs<T>& a,
                     const BlockParams<T>& w, const ModelConfig& cfg, const T* g_out, const T* in, const T* memory,
                     int B, int T_, int S) {
   const bool post = cfg.norm == NormPlace::Post, cross = w.has_cross;
   const int N = B * T_, M = B * S, d = cfg.d_model, F = cfg.d_ff, NH = cfg.n_heads;
   const size_t Nd = static_cast<size_t>(N) * d;
-  T *g_a = s.g_a.data(), *g_b = s.g_b.data(), *g_c = s.g_c.data(), *g_e = s.g_e.data();
+  T *g_resid = s.g_resid.data(), *g_h = s.g_h.data(), *g_norm = s.g_norm.data(), *g_cross_in = s.g_cross_in.data();
   T *g_concat = s.g_concat.data(), *g_q = s.g_q.data(), *g_k = s.g_k.data(), *g_v = s.g_v.data();
 
-  // ---- FFN sublayer. g_b becomes dloss/dh.
+  // ---- FFN sublayer. g_h becomes dloss/dh.
   if (!cfg.ffn) {  // attention-only: the block's output is h itself
-    std::copy(g_out, g_out + Nd, g_b);
+    std::copy(g_out, g_out + Nd, g_h);
   } else {
     const T* h = ffn_residual_input(a, post, cross);
-    const T* g_resid2 = out_norm_backward(g_a, g_b, gw.norm2, w.norm2, g_out, a.resid2.data(), a.mean2.data(),
-                                          a.rstd2.data(), post, N, d);
-    zero(s.g_act);
-    linear_backward(s.g_act.data(), gw.ffn.w2, gw.ffn.b2, g_resid2, a.ffn_act.data(), w.ffn.w2, N, F, d);
-    zero(s.g_hidden);
+    const T* g_resid2 = out_norm_backward(g_resid, g_h, gw.norm2, w.norm2, g_out, a.resid2.data(), a.norm2_mean.data(),
+                                          a.norm2_rstd.data(), post, N, d);
+    zero(s.g_ffn_act);
+    linear_backward(s.g_ffn_act.data(), gw.ffn.w2, gw.ffn.b2, g_resid2, a.ffn_act.data(), w.ffn.w2, N, F, d);
+    zero(s.g_ffn_hidden);
     if (cfg.act == Act::Relu)
-      relu_backward(s.g_hidden.data(), a.ffn_hidden.data(), s.g_act.data(), N * F);
+      relu_backward(s.g_ffn_hidden.data(), a.ffn_hidden.data(), s.g_ffn_act.data(), N * F);
     else
-      gelu_backward(s.g_hidden.data(), a.ffn_hidden.data(), s.g_act.data(), N * F);
+      gelu_backward(s.g_ffn_hidden.data(), a.ffn_hidden.data(), s.g_ffn_act.data(), N * F);
     if (post) {
-      linear_backward(g_b, gw.ffn.w1, gw.ffn.b1, s.g_hidden.data(), h, w.ffn.w1, N, d, F);
+      linear_backward(g_h, gw.ffn.w1, gw.ffn.b1, s.g_ffn_hidden.data(), h, w.ffn.w1, N, d, F);
     } else {
-      zero(g_c, Nd);
-      linear_backward(g_c, gw.ffn.w1, gw.ffn.b1, s.g_hidden.data(), a.norm2.data(), w.ffn.w1, N, d, F);
-      layernorm_backward(g_b, gw.norm2.gamma, gw.norm2.beta, g_c, h, w.norm2.gamma, a.mean2.data(), a.rstd2.data(), N,
-                         d);
+      zero(g_norm, Nd);
+      linear_backward(g_norm, gw.ffn.w1, gw.ffn.b1, s.g_ffn_hidden.data(), a.norm2.data(), w.ffn.w1, N, d, F);
+      layernorm_backward(g_h, gw.norm2.gamma, gw.norm2.beta, g_norm, h, w.norm2.gamma, a.norm2_mean.data(),
+                         a.norm2_rstd.data(), N, d);
     }
   }
 
-  // ---- cross-attention sublayer. g_b becomes dloss/d(its input).
+  // ---- cross-attention sublayer. g_h becomes dloss/d(its input).
   if (cross) {
     const T* h_prev = post ? a.norm1.data() : a.resid1.data();
-    const T* g_cr = out_norm_backward(g_a, g_e, gw.norm_cross, w.norm_cross, g_b, a.cross_resid.data(), a.mean_c.data(),
-                                      a.rstd_c.data(), post, N, d);
+    const T* g_cr = out_norm_backward(g_resid, g_cross_in, gw.norm_cross, w.norm_cross, g_h, a.cross_resid.data(),
+                                      a.cross_norm_mean.data(), a.cross_norm_rstd.data(), post, N, d);
     const AttnParams<T>& ca = w.cross_attn;
     AttnParams<T>& gca = gw.cross_attn;
-    heads_backward(g_q, g_k, g_v, g_concat, gca, ca, g_cr, a.cconcat.data(), a.catt.data(), a.cq.data(), a.ck.data(),
-                   a.cv.data(), cfg.scale, B, T_, S, d, NH);
-    linear_backward(g_mem, gca.wk, gca.bk, g_k, memory, ca.wk, M, d, d);
-    linear_backward(g_mem, gca.wv, gca.bv, g_v, memory, ca.wv, M, d, d);
+    heads_backward(g_q, g_k, g_v, g_concat, gca, ca, g_cr, a.cross_concat.data(), a.cross_weights.data(),
+                   a.cross_q.data(), a.cross_k.data(), a.cross_v.data(), cfg.scale, B, T_, S, d, NH);
+    linear_backward(g_memory, gca.wk, gca.bk, g_k, memory, ca.wk, M, d, d);
+    linear_backward(g_memory, gca.wv, gca.bv, g_v, memory, ca.wv, M, d, d);
     if (post) {
-      linear_backward(g_e, gca.wq, gca.bq, g_q, h_prev, ca.wq, N, d, d);
+      linear_backward(g_cross_in, gca.wq, gca.bq, g_q, h_prev, ca.wq, N, d, d);
     } else {
-      zero(g_c, Nd);
-      linear_backward(g_c, gca.wq, gca.bq, g_q, a.norm_cross.data(), ca.wq, N, d, d);
-      layernorm_backward(g_e, gw.norm_cross.gamma, gw.norm_cross.beta, g_c, h_prev, w.norm_cross.gamma, a.mean_c.data(),
-                         a.rstd_c.data(), N, d);
+      zero(g_norm, Nd);
+      linear_backward(g_norm, gca.wq, gca.bq, g_q, a.cross_norm.data(), ca.wq, N, d, d);
+      layernorm_backward(g_cross_in, gw.norm_cross.gamma, gw.norm_cross.beta, g_norm, h_prev, w.norm_cross.gamma,
+                         a.cross_norm_mean.data(), a.cross_norm_rstd.data(), N, d);
     }
-    std::copy(g_e, g_e + Nd, g_b);
+    std::copy(g_cross_in, g_cross_in + Nd, g_h);
   }
 
-  // ---- self-attention sublayer: g_b is dloss/d(post ? norm1 : resid1).
-  const T* g_r1 =
-      out_norm_backward(g_a, g_in, gw.norm1, w.norm1, g_b, a.resid1.data(), a.mean1.data(), a.rstd1.data(), post, N, d);
+  // ---- self-attention sublayer: g_h is dloss/d(post ? norm1 : resid1).
+  const T* g_r1 = out_norm_backward(g_resid, g_in, gw.norm1, w.norm1, g_h, a.resid1.data(), a.norm1_mean.data(),
+                                    a.norm1_rstd.data(), post, N, d);
   const AttnParams<T>& sa = w.self_attn;
   AttnParams<T>& gsa = gw.self_attn;
-  heads_backward(g_q, g_k, g_v, g_concat, gsa, sa, g_r1, a.concat.data(), a.att.data(), a.q.data(), a.k.data(),
+  heads_backward(g_q, g_k, g_v, g_concat, gsa, sa, g_r1, a.concat.data(), a.weights.data(), a.q.data(), a.k.data(),
                  a.v.data(), cfg.scale, B, T_, T_, d, NH, g_rel_bias, cfg.rel_clip);
   const T* attn_in = post ? in : a.norm1.data();
   T* g_attn_in = g_in;
   if (!post) {
-    zero(g_c, Nd);
-    g_attn_in = g_c;
+    zero(g_norm, Nd);
+    g_attn_in = g_norm;
   }
   linear_backward(g_attn_in, gsa.wq, gsa.bq, g_q, attn_in, sa.wq, N, d, d);
   linear_backward(g_attn_in, gsa.wk, gsa.bk, g_k, attn_in, sa.wk, N, d, d);
   linear_backward(g_attn_in, gsa.wv, gsa.bv, g_v, attn_in, sa.wv, N, d, d);
   if (!post)
-    layernorm_backward(g_in, gw.norm1.gamma, gw.norm1.beta, g_c, in, w.norm1.gamma, a.mean1.data(), a.rstd1.data(), N,
-                       d);
+    layernorm_backward(g_in, gw.norm1.gamma, gw.norm1.beta, g_norm, in, w.norm1.gamma, a.norm1_mean.data(),
+                       a.norm1_rstd.data(), N, d);
 }
 
 template <typename T>
@@ -321,8 +323,8 @@ void stack_forward(StackActs<T>& s, const std::vector<BlockParams<T>>& blocks, c
     x = block_output(s.blocks[l], cfg, blocks[l].has_cross);
   }
   if (cfg.norm == NormPlace::Pre) {
-    layernorm_forward(s.final_norm.data(), s.final_mean.data(), s.final_rstd.data(), x, fin.gamma, fin.beta, N, d,
-                      static_cast<T>(cfg.eps));
+    layernorm_forward(s.final_norm.data(), s.final_norm_mean.data(), s.final_norm_rstd.data(), x, fin.gamma, fin.beta,
+                      N, d, static_cast<T>(cfg.eps));
     x = s.final_norm.data();
   }
   s.out = x;
@@ -343,13 +345,13 @@ void stack_backward(Params<T>& grads, std::vector<BlockParams<T>>& gblocks, Norm
   if (!post) {
     const T* last = block_output(s.blocks[L - 1], cfg, blocks[L - 1].has_cross);
     zero(g_in, Nd);
-    layernorm_backward(g_in, gfin.gamma, gfin.beta, g_out, last, fin.gamma, s.final_mean.data(), s.final_rstd.data(), N,
-                       d);
+    layernorm_backward(g_in, gfin.gamma, gfin.beta, g_out, last, fin.gamma, s.final_norm_mean.data(),
+                       s.final_norm_rstd.data(), N, d);
     std::swap(g_in, g_out);
   }
   for (size_t l = L; l-- > 0;) {
     const T* in = l == 0 ? s.x.data() : block_output(s.blocks[l - 1], cfg, blocks[l - 1].has_cross);
-    block_backward(g_in, acts.g_mem.data(), gblocks[l], grads.rel_bias, acts, s.blocks[l], blocks[l], cfg, g_out, in,
+    block_backward(g_in, acts.g_memory.data(), gblocks[l], grads.rel_bias, acts, s.blocks[l], blocks[l], cfg, g_out, in,
                    memory, B, T_, S);
     std::swap(g_in, g_out);
   }
@@ -420,12 +422,12 @@ void transformer_backward(Params<T>& grads, Activations<T>& acts, const Params<T
   }
   head_backward(acts.g_out.data(), grads, acts.g_logits.data(), acts.dec.out, p, N, d, V);
   const bool encdec = cfg.arch == Arch::EncoderDecoder;
-  if (encdec) zero(acts.g_mem);
+  if (encdec) zero(acts.g_memory);
   stack_backward(grads, grads.decoder, grads.dec_final_norm, acts, acts.dec, p.decoder, p.dec_final_norm, p,
                  batch.inputs.data(), acts.enc.out, B, T_, S);
   if (encdec) {
     const size_t Md = static_cast<size_t>(B) * S * d;
-    std::copy(acts.g_mem.begin(), acts.g_mem.begin() + static_cast<std::ptrdiff_t>(Md), acts.g_out.begin());
+    std::copy(acts.g_memory.begin(), acts.g_memory.begin() + static_cast<std::ptrdiff_t>(Md), acts.g_out.begin());
     stack_backward<T>(grads, grads.encoder, grads.enc_final_norm, acts, acts.enc, p.encoder, p.enc_final_norm, p,
                       batch.src.data(), nullptr, B, S, S);
   }

@@ -20,27 +20,31 @@
 
 namespace ap::train {
 
+// Each buffer is named after the stage of the core's trace that holds the same numbers
+// (docs/design.md's stage table; cpp/core/block.cpp, cpp/core/attention.cpp), so a reader maps
+// an activation, and its gradient g_<stage>, to the step the page shows. *_mean and *_rstd are
+// what the trace records together as <norm>_stats (mean and 1 / std here, mean and std there).
 template <typename T>
 struct BlockActs {
-  std::vector<T> norm1, mean1, rstd1;              // (N, d) (N) (N)
-  std::vector<T> q, k, v;                          // (N, d) each
-  std::vector<T> att;                              // (B, NH, T, T) softmax weights
-  std::vector<T> concat, attn_out, resid1;         // (N, d)
-  std::vector<T> norm_cross, mean_c, rstd_c;       // cross-attention (decoder of enc-dec)
-  std::vector<T> cq, ck, cv;                       // (N, d) (M, d) (M, d), M = B*S
-  std::vector<T> catt;                             // (B, NH, T, S)
-  std::vector<T> cconcat, cattn_out, cross_resid;  // (N, d)
-  std::vector<T> norm2, mean2, rstd2;              // (N, d) (N) (N)
-  std::vector<T> ffn_hidden, ffn_act;              // (N, d_ff)
-  std::vector<T> ffn_out, resid2;                  // (N, d)
+  std::vector<T> norm1, norm1_mean, norm1_rstd;                 // (N, d) (N) (N)
+  std::vector<T> q, k, v;                                       // (N, d) each
+  std::vector<T> weights;                                       // (B, NH, T, T) softmax weights
+  std::vector<T> concat, attn_out, resid1;                      // (N, d)
+  std::vector<T> cross_norm, cross_norm_mean, cross_norm_rstd;  // cross-attention (decoder of enc-dec)
+  std::vector<T> cross_q, cross_k, cross_v;                     // (N, d) (M, d) (M, d), M = B*S
+  std::vector<T> cross_weights;                                 // (B, NH, T, S)
+  std::vector<T> cross_concat, cross_attn_out, cross_resid;     // (N, d)
+  std::vector<T> norm2, norm2_mean, norm2_rstd;                 // (N, d) (N) (N)
+  std::vector<T> ffn_hidden, ffn_act;                           // (N, d_ff)
+  std::vector<T> ffn_out, resid2;                               // (N, d)
 };
 
 template <typename T>
 struct StackActs {
   std::vector<T> x;  // (N, d) embed + pos
   std::vector<BlockActs<T>> blocks;
-  std::vector<T> final_norm, final_mean, final_rstd;  // pre-norm only
-  const T* out = nullptr;                             // (N, d) the stack's output
+  std::vector<T> final_norm, final_norm_mean, final_norm_rstd;  // pre-norm only
+  const T* out = nullptr;                                       // (N, d) the stack's output
 };
 
 template <typename T>
@@ -51,11 +55,18 @@ struct Activations {
   std::vector<unsigned char> in_pad;     // (B, T) encoder-only: 1 where inputs is <pad>
   std::vector<T> logits, probs, losses;  // (N, V) (N, V) (N)
   std::vector<T> pe;                     // (L, d) sinusoidal table, if used
-  // Backward scratch, sized with the rest so backward never allocates.
-  std::vector<T> g_out, g_in, g_a, g_b, g_c, g_e, g_concat, g_q, g_k, g_v;  // (max(N, M), d)
-  std::vector<T> g_hidden, g_act;                                           // (max(N, M), d_ff)
-  std::vector<T> g_mem;                                                     // (M, d)
-  std::vector<T> g_logits;                                                  // (N, V)
+  // Backward scratch, sized with the rest so backward never allocates; g_<stage> is dloss/d<stage>
+  // of the block being walked back (self- and cross-attention share g_q ... g_concat):
+  //   g_out, g_in: of the block's output and input;
+  //   g_resid: of a residual sum (resid2, cross_resid, resid1) when a post-norm follows it;
+  //   g_h: of h, what an attention sublayer hands on (norm1 / resid1, cross_norm / cross_resid);
+  //   g_norm: of a pre-norm's output (norm2, cross_norm, norm1);
+  //   g_cross_in: of the cross-attention sublayer's input (norm1 / resid1);
+  //   g_memory: of the encoder's output, which every cross-attention reads.
+  std::vector<T> g_out, g_in, g_resid, g_h, g_norm, g_cross_in, g_concat, g_q, g_k, g_v;  // (max(N, M), d)
+  std::vector<T> g_ffn_hidden, g_ffn_act;                                                 // (max(N, M), d_ff)
+  std::vector<T> g_memory;                                                                // (M, d)
+  std::vector<T> g_logits;                                                                // (N, V)
 };
 
 // Runs the model over the batch and keeps every activation. Returns the SUM of the losses

@@ -128,7 +128,7 @@ TEST(RnnAttentionCore, TrainerForwardEqualsTheInferenceCore) {
   ASSERT_EQ(logits->data.size(), a.logits.size());
   for (size_t i = 0; i < a.logits.size(); ++i) EXPECT_NEAR(logits->data[i], a.logits[i], 1e-5f) << i;
   const Stage* alpha = tr.find("add_weights", "decoder");
-  for (size_t i = 0; i < a.alpha.size(); ++i) EXPECT_NEAR(alpha->data[i], a.alpha[i], 1e-6f) << i;
+  for (size_t i = 0; i < a.add_weights.size(); ++i) EXPECT_NEAR(alpha->data[i], a.add_weights[i], 1e-6f) << i;
 }
 
 TEST(RnnAttentionCore, StagesHaveTheDocumentedShapes) {
