@@ -249,6 +249,28 @@ std::vector<std::string> Trainer::greedy(const std::vector<std::string>& sources
   return texts;
 }
 
+namespace {
+
+// Draws n held-out examples from rng in chunks of `chunk`, runs each chunk as one padded batch
+// and hands score(examples, encoded, batch, activations) the chunk's forward.
+template <typename Score>
+void forward_held_out(const Task& task, const Params<float>& p, Rng& rng, int n, int chunk, Score&& score) {
+  Activations<float> acts;
+  for (int lo = 0; lo < n; lo += chunk) {
+    std::vector<Example> ex;
+    std::vector<EncodedExample> enc;
+    for (int i = lo; i < std::min(n, lo + chunk); ++i) {
+      ex.push_back(task.sample(rng, Split::HeldOut));
+      enc.push_back(encode_example(task, ex.back()));
+    }
+    const Batch b = make_batch(enc);
+    transformer_forward(acts, p, b);
+    score(ex, enc, b, acts);
+  }
+}
+
+}  // namespace
+
 EvalResult Trainer::evaluate(int n, uint64_t seed) {
   EvalResult r;
   Rng rng(seed);
@@ -266,53 +288,40 @@ EvalResult Trainer::evaluate(int n, uint64_t seed) {
   if (task_->corpus_lm()) {  // next-token top-1 at every position of n held-out passages
     const int V = params_.cfg.vocab_size;
     constexpr int kChunk = 16;  // logits are (16 * max_len, V)
-    Activations<float> acts;
-    for (int lo = 0; lo < n; lo += kChunk) {
-      std::vector<Example> ex;
-      std::vector<EncodedExample> enc;
-      for (int i = lo; i < std::min(n, lo + kChunk); ++i) {
-        ex.push_back(task_->sample(rng, Split::HeldOut));
-        enc.push_back(encode_example(*task_, ex.back()));
-      }
-      const Batch b = make_batch(enc);
-      transformer_forward(acts, params_, b);
-      for (size_t at = 0; at < b.targets.size(); ++at) {
-        if (b.targets[at] == 0) continue;
-        const float* z = acts.logits.data() + at * static_cast<size_t>(V);
-        const size_t T = static_cast<size_t>(b.T);
-        const std::string kind = task_->token_kind(ex[at / T], static_cast<int>(at % T));
-        count(kind, static_cast<int>(std::max_element(z, z + V) - z) == b.targets[at]);
-        // -ln softmax(z)[target], as the loss computes it: log-sum-exp about the largest logit.
-        const float top = *std::max_element(z, z + V);
-        double sum = 0.0;
-        for (int v = 0; v < V; ++v) sum += std::exp(static_cast<double>(z[v] - top));
-        r.nll[kind] += std::log(sum) - static_cast<double>(z[b.targets[at]] - top);
-      }
-    }
+    forward_held_out(*task_, params_, rng, n, kChunk,
+                     [&](const std::vector<Example>& ex, const std::vector<EncodedExample>&, const Batch& b,
+                         const Activations<float>& acts) {
+                       for (size_t at = 0; at < b.targets.size(); ++at) {
+                         if (b.targets[at] == 0) continue;
+                         const float* z = acts.logits.data() + at * static_cast<size_t>(V);
+                         const size_t T = static_cast<size_t>(b.T);
+                         const std::string kind = task_->token_kind(ex[at / T], static_cast<int>(at % T));
+                         count(kind, static_cast<int>(std::max_element(z, z + V) - z) == b.targets[at]);
+                         // -ln softmax(z)[target], as the loss computes it: log-sum-exp about the largest logit.
+                         const float top = *std::max_element(z, z + V);
+                         double sum = 0.0;
+                         for (int v = 0; v < V; ++v) sum += std::exp(static_cast<double>(z[v] - top));
+                         r.nll[kind] += std::log(sum) - static_cast<double>(z[b.targets[at]] - top);
+                       }
+                     });
     return r;
   }
   if (task_->arch() == Arch::EncoderOnly) {  // masked LM: top-1 at the masked position
     const int V = params_.cfg.vocab_size;
     constexpr int kChunk = 128;
-    Activations<float> acts;
-    for (int lo = 0; lo < n; lo += kChunk) {
-      std::vector<Example> ex;
-      std::vector<EncodedExample> enc;
-      for (int i = lo; i < std::min(n, lo + kChunk); ++i) {
-        ex.push_back(task_->sample(rng, Split::HeldOut));
-        enc.push_back(encode_example(*task_, ex.back()));
-      }
-      const Batch b = make_batch(enc);
-      transformer_forward(acts, params_, b);
-      for (size_t i = 0; i < ex.size(); ++i) {
-        bool all = true;  // held-out examples hide one word; an example counts if every one is right
-        for (int at : ex[i].masked) {
-          const float* z = acts.logits.data() + (i * static_cast<size_t>(b.T) + static_cast<size_t>(at)) * V;
-          all &= static_cast<int>(std::max_element(z, z + V) - z) == enc[i].targets[static_cast<size_t>(at)];
-        }
-        count(ex[i].kind, all);
-      }
-    }
+    forward_held_out(
+        *task_, params_, rng, n, kChunk,
+        [&](const std::vector<Example>& ex, const std::vector<EncodedExample>& enc, const Batch& b,
+            const Activations<float>& acts) {
+          for (size_t i = 0; i < ex.size(); ++i) {
+            bool all = true;  // held-out examples hide one word; an example counts if every one is right
+            for (int at : ex[i].masked) {
+              const float* z = acts.logits.data() + (i * static_cast<size_t>(b.T) + static_cast<size_t>(at)) * V;
+              all &= static_cast<int>(std::max_element(z, z + V) - z) == enc[i].targets[static_cast<size_t>(at)];
+            }
+            count(ex[i].kind, all);
+          }
+        });
     return r;
   }
   std::vector<Example> examples;
