@@ -34,6 +34,10 @@ describe('one schema of settings', () => {
     expect(COMMON_ATTRIBUTES.find((a) => a.name === 'layers').values).toBe('1..6');
     expect(COMMON_ATTRIBUTES.find((a) => a.name === 'dmodel').values).toBe('4 | 8 | 16 | 32 | 64');
     expect(COMMON_ATTRIBUTES.find((a) => a.name === 'causal').values).toBe("'' | 'on' | 'off'");
+    // The trained models come from the shipped files' metadata (web/models/), the default first.
+    expect(COMMON_ATTRIBUTES.find((a) => a.name === 'model').values).toBe(
+      "'english' (default) | 'dates' | 'grammar' | 'reverse' | 'sort' | 'random'",
+    );
   });
 
   test('each value a list offers reads back as itself from a URL; a value it does not offer is not taken', () => {
