@@ -4,6 +4,7 @@ import { ApWidget, define } from '../lib/widget.js';
 import { el } from '../lib/dom.js';
 import { StepPanel, layerFor } from '../lib/view.js';
 import { stepView } from '../lib/steps/index.js';
+import { showHeads } from '../lib/heads-shown.js';
 
 export class ApConcatWo extends ApWidget {
   static concept = 'concat-wo';
@@ -25,6 +26,7 @@ export class ApConcatWo extends ApWidget {
 
   render(run, state) {
     const layer = layerFor(run, state);
+    showHeads(run); // each head's output, side by side
     this.concat.show(stepView(run, 'concat', { layer }).view, { slot: 'c' });
     this.wo.show(stepView(run, 'attn_out', { layer }).view, { slot: 'o', explainCell: { row: 0, col: 0 } });
   }

@@ -19,6 +19,7 @@ import { headPattern, patternParts } from '../lib/head-patterns.js';
 import { hasMeasuredHeads, measuredHeads, measuredHeadsNow } from '../lib/models.js';
 import { runFor } from '../lib/runs.js';
 import { runSpec } from '../lib/state.js';
+import { reslicedHeads } from '../lib/heads-shown.js';
 import CSS from '../styles/heads.css?inline';
 
 export class ApHeads extends ApWidget {
@@ -62,7 +63,7 @@ export class ApHeads extends ApWidget {
     });
     this.big = el('figure', { className: 'big-head' });
     this.allBox = el('div', { className: 'all-box', hidden: true }, this.allNote, this.all, this.big);
-    this.note = el('p', { className: 'note' });
+    this.note = el('p', { className: 'note layer-note' });
     this.body.append(
       el('p', {
         className: 'lead',
@@ -179,7 +180,8 @@ export class ApHeads extends ApWidget {
     });
     this.place(this.grid, cards);
     const random = run.kind === 'model' && state.model === 'random';
-    this.note.textContent = `Layer ${layer ?? 0}: ${h} head${h > 1 ? 's' : ''} of d_k = ${d / h}. Each map is one head's weights (rows: queries, columns: keys; each row sums to 1).${random ? ' These are random, untrained weights: their patterns mean nothing yet; pick a trained model to see heads that learned something.' : ''}`;
+    const resliced = reslicedHeads(run);
+    this.note.textContent = `Layer ${layer ?? 0}: ${h} ${resliced ? 're-sliced ' : ''}head${h > 1 ? 's' : ''} of d_k = ${d / h}. Each map is one head's weights (rows: queries, columns: keys; each row sums to 1).${random ? ' These are random, untrained weights: their patterns mean nothing yet; pick a trained model to see heads that learned something.' : ''}${resliced ? ` The line under each map describes this slice on your text only: the model learned ${resliced.trained} heads, not these ${h}, and the roles measured for its heads on held-out text belong to those ${resliced.trained}. Pick ${resliced.trained} heads to see them.` : ''}`;
   }
 }
 
@@ -263,7 +265,7 @@ ApHeads.prototype.renderKv = function (run) {
 function measuredFor(run, state) {
   const entry = run.entry;
   if (entry?.kind !== 'trained' || state.preset) return null;
-  if (state.heads !== '' && Number(state.heads) !== entry.base.nHeads) return null;
+  if (reslicedHeads(run)) return null;
   if (state.causal || state.scale || state.pos || state.norm || state.normkind || state.kvheads || state.window)
     return null;
   return measuredHeadsNow(entry.name) || null;

@@ -2,6 +2,7 @@
 // they are kept (the cache) and only the new token's row is computed. The K cache growing
 // token by token, the new row of causal attention over it, the same tokens and distributions
 // as recomputing everything (a second generation without the cache), and the work saved.
+import { showHeads } from '../lib/heads-shown.js';
 import { el, errorText, fmt, tokenText } from '../lib/dom.js';
 import { define } from '../lib/widget.js';
 import { displayVocab } from '../lib/models.js';
@@ -152,6 +153,13 @@ export class ApKvCache extends GenerationWidget {
     const labels = ids.slice(0, rows).map((id) => tokenText(vocab[id]));
     const h = step.shape('weights', { layer })[0];
     const W = step.get('weights', { layer, head: 0 });
+    // Head 0 of the generating model as the page's switches cut it (widget.js says when re-sliced).
+    showHeads({
+      kind: 'model',
+      model: this.entry.model,
+      entry: this.entry,
+      config: this.entry.model.configFor(this.gen.switches || {}),
+    });
     const wRows = W.length / rows;
     this.cacheInfo.textContent = `Step ${t + 1}: the cache holds ${step.cacheLen} positions (rows of K and V in layer ${layer}); this step computed ${wRows} new quer${wRows > 1 ? 'ies' : 'y'} against all ${rows} keys.`;
     this.dataset.cacheLen = String(step.cacheLen);

@@ -6,6 +6,7 @@ import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
 import { layerFor } from '../lib/view.js';
 import { stepView } from '../lib/steps/index.js';
+import { showHeads } from '../lib/heads-shown.js';
 import { scaleFor } from '../lib/colors.js';
 import { renderTex } from '../lib/katex.js';
 
@@ -59,6 +60,7 @@ export class ApReshape extends ApWidget {
 
   render(run, state) {
     const layer = layerFor(run, state);
+    showHeads(run); // Q cut into the run's heads
     const { view } = stepView(run, 'q', { layer });
     const Q = view.output;
     const n = Q.rows,

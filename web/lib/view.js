@@ -10,6 +10,7 @@ import { playgroundNow } from './module.js';
 import { getModel, modelNow, trainedArch, trainedFacts, trainedFiles } from './models.js';
 import { DEFAULTS, modelKeyOf, switchesOf } from './state.js';
 import { runFor } from './runs.js';
+import { showHeads } from './heads-shown.js';
 
 /** An <ap-heatmap> showing `m`. */
 export function heatmap(m, attrs = {}) {
@@ -183,6 +184,7 @@ export function layerFor(run, state) {
 }
 
 export function headFor(run, state) {
+  showHeads(run); // the view shows a head's results (widget.js says when the heads are re-sliced)
   return clamp(state.head, 0, run.config.nHeads - 1);
 }
 

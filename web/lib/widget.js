@@ -11,6 +11,7 @@ import { runFor } from './runs.js';
 import { downloadsNow, onDownloadProgress } from './models.js';
 import { HeatmapPool, resetTheme } from './heatmap.js';
 import { RESERVE, RESERVE_WIDTHS } from './reserve.js';
+import { headsShownBy, reslicedHeads, reslicedLine } from './heads-shown.js';
 
 const BASE_ATTRS = [...STATE_KEYS, 'hide', 'height', 'theme'];
 // Every setting a view draws from (the stepper's step is the stepper's own).
@@ -112,6 +113,8 @@ export class ApWidget extends HTMLElement {
       this.status = el('p', { className: 'note', attrs: { role: 'status' } });
       // One line when the view runs on random weights: its patterns were not learned.
       this.randomNote = el('p', { className: 'random-note', hidden: true });
+      // One line when the view shows heads the heads switch cut from a model trained with others.
+      this.reslicedNote = el('p', { className: 'resliced-note', hidden: true });
       this.ownNote = el('p', { className: 'own-input', hidden: true });
       this.root = el(
         'section',
@@ -120,6 +123,7 @@ export class ApWidget extends HTMLElement {
         this.ownNote,
         this.textField,
         this.randomNote,
+        this.reslicedNote,
         this.body,
         this.status,
       );
@@ -389,7 +393,7 @@ export class ApWidget extends HTMLElement {
       this.clearError();
       this.root.classList.remove('undrawn');
       this.#report(run);
-      this.render(run, state);
+      const heads = headsShownBy(() => this.render(run, state));
       this._showOwnInput(); // again: what the view runs on is known once it has computed
       // The first drawing keeps the reserved height while the view is in sight (no shrinking
       // under the reader's eyes); once out of sight, or from the second drawing on (a change the
@@ -399,6 +403,11 @@ export class ApWidget extends HTMLElement {
       this.randomNote.hidden = !random;
       if (random)
         this.randomNote.textContent = `Random weights (seed ${random.spec.seed}): nothing here was learned, so these patterns mean nothing yet.`;
+      const resliced = reslicedHeads(heads);
+      this.reslicedNote.hidden = !resliced;
+      this.reslicedNote.textContent = resliced ? reslicedLine(resliced) : '';
+      if (resliced) this.dataset.resliced = `${resliced.trained}:${resliced.now}`;
+      else delete this.dataset.resliced;
       this.applyHides();
       this.dataset.text = state.preset ? '' : state.text;
       this.dataset.preset = state.preset;

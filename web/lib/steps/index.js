@@ -6,6 +6,7 @@
 // (a single attention layer) all come out of the same stage names. Each stage's maker, its
 // short label and its explanation are in the file named after the core's that computes it.
 import { Ctx } from './ctx.js';
+import { showHeads } from '../heads-shown.js';
 import { EMBED_STEPS } from './embed.js';
 import { ATTENTION_STEPS } from './attention.js';
 import { BLOCK_STEPS } from './block.js';
@@ -55,7 +56,10 @@ export function buildSteps(run) {
       layer: s.layer,
       short,
       perHead: s.perHead,
-      build: (head) => make(ctx, { stack: s.stack, layer: s.layer, head, cross, name: s.name, shape: s.shape }),
+      build: (head) => {
+        if (s.perHead) showHeads(run);
+        return make(ctx, { stack: s.stack, layer: s.layer, head, cross, name: s.name, shape: s.shape });
+      },
     });
     if (s.name === 'head_out' || s.name === 'cross_head_out') {
       const name = cross ? 'cross_heads' : 'heads';
@@ -67,7 +71,10 @@ export function buildSteps(run) {
         layer: s.layer,
         short: heads.short,
         perHead: false,
-        build: () => heads.make(ctx, { stack: s.stack, layer: s.layer, cross }),
+        build: () => {
+          showHeads(run); // every head side by side
+          return heads.make(ctx, { stack: s.stack, layer: s.layer, cross });
+        },
       });
     }
   }

@@ -1,0 +1,99 @@
+// Issue 23, a second reader's list: every sentence on the page is true and every view says what it
+// shows. Each check below failed on the page before its fix.
+// 1. Heads re-sliced by the heads switch (8 on the 4-head English model) are said to be re-sliced,
+//    from the model file's head count, in every view that shows per-head results; the heads view
+//    names no role measured for the trained heads on them.
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { ROOT, usePlayground } from './harness.js';
+import { readModelHeader } from '../../web/vite-model-headers.js';
+
+const playground = usePlayground();
+const VIEWPORT = { viewport: { width: 1366, height: 900 } };
+// What the English decoder's file says it is (independent of the page: read here from its header).
+const ENGLISH = readModelHeader(join(ROOT, 'web/models/english.safetensors')).config;
+
+// Waits until `tag` has drawn (its first element of that tag, scrolled into view) and returns what it says.
+async function drawn(page, tag, { error = false } = {}) {
+  const w = page.locator(tag).first();
+  await w.scrollIntoViewIfNeeded();
+  await page.waitForFunction(
+    ([t, e]) => {
+      const v = document.querySelector(t);
+      return v?.dataset.rendered && !!v.dataset.error === e;
+    },
+    [tag, error],
+    { timeout: 60_000 },
+  );
+  return w;
+}
+
+const visibleText = (w, selector) =>
+  w.evaluate((el, s) => {
+    const n = el.shadowRoot.querySelector(s);
+    return n && !n.hidden && n.offsetParent !== null ? n.textContent : null;
+  }, selector);
+
+describe('1. re-sliced heads', () => {
+  test('heads = 8 on the 4-head English model: each per-head view says so, from the file; the heads view names no measured role', async () => {
+    expect(ENGLISH.n_heads).toBe(4); // the case the reader found: a 4-head model cut into 8
+    const trained = ENGLISH.n_heads,
+      d = ENGLISH.d_model,
+      now = 8;
+    const { page, errors } = await playground.open(`/?heads=${now}#chapter=B`, VIEWPORT);
+    const line = new RegExp(
+      `trained with ${trained} heads of d_k = ${d / trained}\\. The heads switch cuts its learned W_Q, W_K and W_V into ${now} slices of ${d / now} columns`,
+    );
+    // Chapter B: the views that show one head's numbers say it; those that show no head do not.
+    for (const tag of ['ap-scores', 'ap-scale', 'ap-softmax', 'ap-weighted-sum', 'ap-general-form']) {
+      const w = await drawn(page, tag);
+      expect(await w.getAttribute('data-resliced'), tag).toBe(`${trained}:${now}`);
+      expect(await visibleText(w, '.resliced-note'), tag).toMatch(line);
+    }
+    for (const tag of ['ap-embed', 'ap-qkv']) {
+      const w = await drawn(page, tag);
+      expect(await visibleText(w, '.resliced-note'), tag).toBe(null);
+    }
+    // The scores view no longer says the model "has" 8 heads.
+    const scores = page.locator('ap-scores');
+    const headNote = await visibleText(scores, '.head-note');
+    expect(headNote).not.toMatch(/This model has h = 8/);
+    expect(headNote).toMatch(
+      new RegExp(`trained with ${trained} heads; the heads switch cuts it into h = ${now} re-sliced heads`),
+    );
+
+    // Chapter C: the heads view says it, and names no role measured on the trained heads.
+    await page.evaluate(() => (location.hash = '#chapter=C'));
+    for (const tag of ['ap-heads', 'ap-reshape', 'ap-concat-wo']) {
+      const w = await drawn(page, tag);
+      expect(await visibleText(w, '.resliced-note'), tag).toMatch(line);
+    }
+    const heads = page.locator('ap-heads');
+    const cards = await heads.evaluate((w) =>
+      [...w.shadowRoot.querySelectorAll('.head-card')].map((c) => ({
+        measured: !!c.querySelector('.measured'),
+        text: c.textContent,
+      })),
+    );
+    expect(cards).toHaveLength(now);
+    expect(cards.filter((c) => c.measured)).toEqual([]);
+    expect(await visibleText(heads, '.roles-line')).toBe(null);
+    expect(await visibleText(heads, '.layer-note')).toMatch(
+      new RegExp(`${now} re-sliced heads.*learned ${trained} heads, not these ${now}`),
+    );
+    expect(errors).toEqual([]);
+  });
+
+  test('the model as trained (4 heads): no such line, and the heads view shows its measured roles', async () => {
+    const { page, errors } = await playground.open(`/?heads=${ENGLISH.n_heads}#chapter=C`, VIEWPORT);
+    const heads = await drawn(page, 'ap-heads');
+    await page.waitForFunction(() =>
+      document.querySelector('ap-heads').shadowRoot.querySelector('.head-card .measured'),
+    );
+    expect(await heads.getAttribute('data-resliced')).toBe(null);
+    expect(await visibleText(heads, '.resliced-note')).toBe(null);
+    const scores = await drawn(page, 'ap-reshape');
+    expect(await visibleText(scores, '.resliced-note')).toBe(null);
+    expect(errors).toEqual([]);
+  });
+});
