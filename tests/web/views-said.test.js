@@ -3,15 +3,25 @@
 // 1. Heads re-sliced by the heads switch (8 on the 4-head English model) are said to be re-sliced,
 //    from the model file's head count, in every view that shows per-head results; the heads view
 //    names no role measured for the trained heads on them.
+// 2. A notes question that does not read the page's text does not show the text's error.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import tk from 'tokenizers';
 import { describe, expect, test } from 'vitest';
 import { ROOT, usePlayground } from './harness.js';
 import { readModelHeader } from '../../web/vite-model-headers.js';
+import { tokenizerJsonOf } from '../tools/lib/english-data.mjs';
+import { PARAGRAPH } from '../tools/lib/english-sentences.mjs';
 
 const playground = usePlayground();
 const VIEWPORT = { viewport: { width: 1366, height: 900 } };
 // What the English decoder's file says it is (independent of the page: read here from its header).
 const ENGLISH = readModelHeader(join(ROOT, 'web/models/english.safetensors')).config;
+// Hugging Face's tokenizer on the English models' tokenizer.json (the MLM's is the decoder's).
+const hfTokenizer = () =>
+  tk.Tokenizer.fromString(
+    JSON.stringify(tokenizerJsonOf(new Uint8Array(readFileSync(join(ROOT, 'web/models/english.safetensors'))))),
+  );
 
 // Waits until `tag` has drawn (its first element of that tag, scrolled into view) and returns what it says.
 async function drawn(page, tag, { error = false } = {}) {
@@ -96,4 +106,54 @@ describe('1. re-sliced heads', () => {
     expect(await visibleText(scores, '.resliced-note')).toBe(null);
     expect(errors).toEqual([]);
   });
+});
+
+describe("2. a question that does not read the text shows none of the text's errors", () => {
+  test('chapter F on a text longer than the context: the causal mask view fails, the 004 question does not', async () => {
+    // The English decoder reads at most max_len tokens (<|endoftext|> first): a paragraph read
+    // three times is longer.
+    const long = `${PARAGRAPH} ${PARAGRAPH} ${PARAGRAPH}`;
+    const hf = hfTokenizer();
+    expect((await hf.encode(long)).getIds().length).toBeGreaterThan(ENGLISH.max_len);
+    const { page, errors } = await playground.open(`/?text=${encodeURIComponent(long)}#chapter=F`, VIEWPORT);
+    const mask = await drawn(page, 'ap-causal-mask', { error: true });
+    expect(await mask.getAttribute('data-error')).toMatch(
+      new RegExp(`tokens but the model's max length is ${ENGLISH.max_len}`),
+    );
+    const quiz = await drawn(page, 'ap-quiz[questions="predict-causal"]');
+    expect(await quiz.getAttribute('data-error')).toBe(null);
+    expect(
+      await quiz.evaluate((w) => {
+        const card = w.shadowRoot.querySelector('[data-question="predict-causal"]');
+        return card && card.offsetParent !== null;
+      }),
+    ).toBe(true);
+    // The question that does read the text (chapter B, predict-live) still says the text's error.
+    await page.evaluate(() => (location.hash = '#chapter=B'));
+    const live = await drawn(page, 'ap-quiz[questions="predict-live"]', { error: true });
+    expect(await live.getAttribute('data-error')).toMatch(
+      new RegExp(`tokens but the model's max length is ${ENGLISH.max_len}`),
+    );
+    expect(errors).toEqual([]);
+    // And among all the notes' questions (the quiz on its own, every question), the error is the
+    // live card's alone.
+    const alone = await playground.openAlone('ap-quiz', { text: long });
+    await alone.page.waitForFunction(() =>
+      document.querySelector('ap-quiz').shadowRoot.querySelector('[data-question="predict-live"][data-error]'),
+    );
+    const state = await alone.widget.evaluate((w) => ({
+      error: w.dataset.error ?? null,
+      live: w.shadowRoot.querySelector('[data-question="predict-live"]').dataset.error,
+      others: [...w.shadowRoot.querySelectorAll('[data-question]')]
+        .filter((c) => c.dataset.question !== 'predict-live' && c.offsetParent !== null)
+        .map((c) => [c.dataset.question, c.dataset.error ?? null]),
+    }));
+    expect(state.error).toBe(null);
+    expect(state.live).toMatch(new RegExp(`tokens but the model's max length is ${ENGLISH.max_len}`));
+    expect(state.others.map(([q]) => q)).toEqual(
+      expect.arrayContaining(['thinking-machines', 'transformers-vs-rnns', 'dimensions', 'predict-causal']),
+    );
+    expect(state.others.filter(([, e]) => e)).toEqual([]);
+    expect(alone.errors).toEqual([]);
+  }, 180_000);
 });

@@ -13,6 +13,7 @@ import { adoptOwnStyles } from '../lib/styles.js';
 import { getPlayground, playgroundNow } from '../lib/module.js';
 import { runFor } from '../lib/runs.js';
 import { runSpec, STATE_KEYS } from '../lib/state.js';
+import { showHeads } from '../lib/heads-shown.js';
 import quizCss from '../styles/quiz.css?inline';
 import { liveRow, predictFixed, thinkingMachines, transformersVsRnns } from './quiz/answers.js';
 import { thinkingMachinesCard } from './quiz/thinking-machines.js';
@@ -89,32 +90,39 @@ export class ApQuiz extends ApWidget {
     return single;
   }
 
+  // Only the live question reads the page's text (and model): the others are the notes' fixed
+  // examples, so a text the model cannot read (too long, empty) is no concern of theirs.
   compute(state) {
     const ap = playgroundNow();
+    const live = this._shown().includes('predict-live');
     const spec = runSpec({ ...state, layer: 0, head: 0 });
-    const run = ap ? runFor(spec) : null;
+    const run = live && ap ? runFor(spec) : null;
     if (!ap || (run && typeof run.then === 'function')) {
-      return Promise.all([getPlayground(), run || runFor(spec)]).then(([a, r]) => this._answers(a, r));
+      return Promise.all([getPlayground(), live ? run || runFor(spec) : null]).then(([a, r]) => this._answers(a, r));
     }
     return this._answers(ap, run);
   }
 
   _answers(ap, run) {
     if (!this._fixed) this._fixed = { tm: thinkingMachines(ap), rnn: transformersVsRnns(ap), ...predictFixed(ap) };
-    return { ...this._fixed, p3: liveRow(run) };
+    return { ...this._fixed, run, p3: run ? (run.error ? { error: run.error } : liveRow(run)) : null };
   }
 
   render(r) {
     this.data = r;
     const shown = this._shown();
     const single = this._single(shown);
+    // The live question alone: its text's error is the view's (in place of the card, as in every
+    // view that reads the text); among other questions, it is said in the live card only.
+    if (r.p3?.error && single && shown.includes('predict-live')) throw r.p3.error;
+    if (r.p3 && !r.p3.error) showHeads(r.run); // layer 0, head 0 of the page's model
     // What each question's explanation shows (the dimensions quiz computes its own).
     const answers = { 'thinking-machines': r.tm, 'transformers-vs-rnns': r.rnn, 'predict-live': r.p3 };
     const nodes = [];
     for (const id of shown) {
       // Several questions: the predict ones (last in `shown`) under their heading.
       if (PREDICT_IDS.includes(id) && !single && !nodes.includes(this.predictIntro)) nodes.push(this.predictIntro);
-      if (id === 'predict' || (id === 'predict-live' && r.p3.empty)) continue;
+      if (id === 'predict' || (id === 'predict-live' && (!r.p3 || r.p3.empty))) continue;
       this.cards[id].show(answers[id]);
       this.cards[id].remember(this.earlier?.[id]);
       nodes.push(this.cards[id].node);

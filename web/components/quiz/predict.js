@@ -187,8 +187,22 @@ function live(uid, answer, liveAttrs) {
       c.reveal.hidden = true;
     },
   });
-  // A new sentence or model: a new question.
+  // A new sentence or model: a new question. A text the model cannot read: its message instead.
+  const controls = c.check.parentNode;
   c.show = (r) => {
+    const failed = !!r.error;
+    c.inputs.hidden = controls.hidden = failed;
+    if (failed) c.node.dataset.error = r.error.message;
+    else delete c.node.dataset.error;
+    if (failed) {
+      liveKey = null;
+      c.reset();
+      question.textContent = `Your text: ${r.error.message}`;
+      choiceBox.replaceChildren();
+      c.revealKey = null;
+      c.reveal.replaceChildren();
+      return;
+    }
     if (liveKey === r.key) return;
     liveKey = r.key;
     c.reset();
