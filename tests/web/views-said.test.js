@@ -4,6 +4,7 @@
 //    from the model file's head count, in every view that shows per-head results; the heads view
 //    names no role measured for the trained heads on them.
 // 2. A notes question that does not read the page's text does not show the text's error.
+// 3. BERT's guesses at [MASK] are BPE pieces: one line says so, and what each makes of the word.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import tk from 'tokenizers';
@@ -22,6 +23,8 @@ const hfTokenizer = () =>
   tk.Tokenizer.fromString(
     JSON.stringify(tokenizerJsonOf(new Uint8Array(readFileSync(join(ROOT, 'web/models/english.safetensors'))))),
   );
+// A byte-level BPE token as text: Ġ is the space.
+const pieceText = (t) => t.replace(/Ġ/g, ' ');
 
 // Waits until `tag` has drawn (its first element of that tag, scrolled into view) and returns what it says.
 async function drawn(page, tag, { error = false } = {}) {
@@ -156,4 +159,56 @@ describe("2. a question that does not read the text shows none of the text's err
     expect(state.others.filter(([, e]) => e)).toEqual([]);
     expect(alone.errors).toEqual([]);
   }, 180_000);
+});
+
+// The word that position `at` of `ids` makes with `id` in its place, by Hugging Face's decoder: the
+// non-space characters around that token's text.
+async function wordWith(hf, ids, at, id) {
+  const seq = ids.map((x, i) => (i === at ? id : x));
+  const text = await hf.decode(seq, false);
+  let a = (await hf.decode(seq.slice(0, at), false)).length,
+    b = (await hf.decode(seq.slice(0, at + 1), false)).length;
+  while (a < b && /\s/.test(text[a])) a++;
+  while (a > 0 && !/\s/.test(text[a - 1])) a--;
+  while (b < text.length && !/\s/.test(text[b])) b++;
+  return { word: text.slice(a, b), spaced: (a > 0 ? ' ' : '') + text.slice(a, b) };
+}
+
+describe("3. BERT's guesses are pieces", () => {
+  test('the line names the hidden piece, what each guess makes of the word, and which are words the vocabulary holds', async () => {
+    const hf = hfTokenizer();
+    const text = 'the cat sat on the mat';
+    const ids = (await hf.encode(text)).getIds();
+    const tokens = (await hf.encode(text)).getTokens().map(pieceText);
+    const { page, errors } = await playground.open('/#chapter=F', VIEWPORT);
+    const w = await drawn(page, 'ap-bert-gpt');
+    const check = async (at) => {
+      await page.waitForFunction((m) => document.querySelector('ap-bert-gpt').dataset.mask === String(m), at);
+      const line = await visibleText(w, '[data-model="bert"] .pieces-line');
+      const top = JSON.parse(await w.getAttribute('data-bert-top')).map(([id]) => id);
+      expect(top).toHaveLength(6);
+      const wholeWord = await wordWith(hf, ids, at, ids[at]);
+      return { line, top, wholeWord };
+    };
+    // The default: " sat", a whole word.
+    let { line, top } = await check(2);
+    expect(line).toContain(`[MASK] hides one piece, "${tokens[2]}": the whole word "sat".`);
+    expect(line).toContain('BERT guesses one piece of its 4,096-piece vocabulary, not a word');
+    const whole = [];
+    for (const id of top) {
+      const made = await wordWith(hf, ids, 2, id);
+      expect(line).toContain(`"${pieceText(hf.idToToken(id))}" → "${made.word}"`);
+      if (/^\p{L}+$/u.test(made.word) && (await hf.encode(made.spaced)).getIds().length === 1) whole.push(made.word);
+    }
+    expect(await w.locator('[data-model="bert"] .pieces-line').getAttribute('data-whole')).toBe(whole.join('|'));
+    if (!whole.length) expect(line).toContain('none of the top 6 makes a word the vocabulary holds whole');
+    // " m" of "mat" (" m" + "at"): the first of the two pieces of that word.
+    expect(tokens.slice(-2)).toEqual([' m', 'at']);
+    await w.evaluate((el) => el.setAttribute('mask', '5'));
+    ({ line, top } = await check(5));
+    expect(line).toContain('[MASK] hides one piece, " m": piece 1 of the 2 that make "mat".');
+    for (const id of top)
+      expect(line).toContain(`"${pieceText(hf.idToToken(id))}" → "${(await wordWith(hf, ids, 5, id)).word}"`);
+    expect(errors).toEqual([]);
+  });
 });

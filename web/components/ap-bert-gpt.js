@@ -78,6 +78,61 @@ function wholeWordAt(pieces, from) {
   return from;
 }
 
+// The word that piece `at` of `ids` is part of, with `id` in its place: the non-space characters
+// around that piece in the decoded text ({ word, first, last }: the pieces of ids it spans). A
+// piece that starts with no space glues onto the one before (" cat" + "led" is "catled").
+function wordAround(model, ids, at, id) {
+  const decode = (list) => model.tokenizer.decode(list);
+  const seq = ids.map((x, i) => (i === at ? id : x));
+  const text = decode(seq);
+  const ends = Array.from({ length: seq.length + 1 }, (_, i) => decode(seq.slice(0, i)).length);
+  let a = ends[at],
+    b = ends[at + 1];
+  while (a < b && /\s/.test(text[a])) a++;
+  while (a > 0 && !/\s/.test(text[a - 1])) a--;
+  while (b < text.length && !/\s/.test(text[b])) b++;
+  const spans = ends.slice(0, -1).map((s, i) => [s, ends[i + 1]]);
+  const inside = spans.map(([s, e], i) =>
+    e > a && s < b && text.slice(Math.max(s, a), Math.min(e, b)).trim() ? i : -1,
+  );
+  const pieces = inside.filter((i) => i >= 0);
+  return {
+    word: text.slice(a, b),
+    spaced: (a > 0 && /\s/.test(text[a - 1]) ? ' ' : '') + text.slice(a, b),
+    first: pieces[0],
+    last: pieces[pieces.length - 1],
+  };
+}
+
+// One line under BERT's guesses on a subword tokenizer (BPE, WordPiece): the hidden position is one
+// piece (of which word), every guess is a piece of the vocabulary, what each would make of the word
+// in that place, and which of those are words the vocabulary holds whole. { text, whole }.
+function guessPieces({ model, ids }, at, truth, order, maskPiece) {
+  const piece = (id) => tokenText(model.pieces[id]);
+  const whole = (w) => /^\p{L}+$/u.test(w.word) && model.tokenizer.encode(w.spaced).ids.length === 1;
+  const size = model.pieces.length.toLocaleString('en');
+  const glue =
+    model.specialTokens.kind === 'WordPiece'
+      ? 'a piece that starts with "##" continues the piece before it'
+      : 'a piece with no leading space continues the piece before it';
+  let hidden = '';
+  if (truth >= 0) {
+    const w = wordAround(model, ids, at, truth);
+    const n = w.last - w.first + 1;
+    hidden = `${maskPiece} hides one piece, "${piece(truth)}": ${n > 1 ? `piece ${at - w.first + 1} of the ${n} that make "${w.word}"` : `the whole word "${w.word}"`}. `;
+  }
+  const made = order.map((id) => ({ id, ...wordAround(model, ids, at, id) }));
+  const words = made.filter(whole);
+  const list = made.map((m) => `"${piece(m.id)}" → "${m.word}"`).join(', ');
+  const kept = words.length
+    ? `${words.map((m) => `"${m.word}"`).join(', ')} ${words.length > 1 ? 'are words' : 'is a word'} the vocabulary holds whole`
+    : `none of the top ${order.length} makes a word the vocabulary holds whole`;
+  return {
+    text: `${hidden}BERT guesses one piece of its ${size}-piece vocabulary, not a word: ${glue}. In this place: ${list}; ${kept}.`,
+    whole: words.map((m) => m.word),
+  };
+}
+
 export class ApBertGpt extends ApWidget {
   static concept = 'bert-gpt';
   static extraAttributes = ['mask'];
@@ -187,6 +242,7 @@ export class ApBertGpt extends ApWidget {
     r.bertAt = at;
     r.bertTruth = truth;
     r.bertTruthPiece = truth >= 0 ? pieces[at] : maskPiece;
+    r.bertPieces = { model: mlm.model, ids }; // a subword tokenizer: what a guess makes of the word
     r.bertTrained = true;
     r.bertName = `the English masked language model (encoder-only: ${mlm.base.nLayers} layers, ${mlm.base.nHeads} heads, d_model ${mlm.base.dModel}), trained on the Brown corpus with the English decoder's tokenizer`;
     r.bertFile = 'english-mlm.safetensors';
@@ -222,6 +278,7 @@ export class ApBertGpt extends ApWidget {
         ids[at] = maskId;
       }
       const labels = pieces.map((l, i) => (i === at ? maskPiece : l));
+      r.bertPieces = { model, ids: ids.map((id, i) => (i === at && truth >= 0 ? truth : id)) };
       r.bert = runIds(hf, Int32Array.from(ids), {}, labels);
       r.maskPiece = maskPiece;
       r.bertAt = at;
@@ -376,6 +433,7 @@ export class ApBertGpt extends ApWidget {
           note: el('p', { className: 'note' }),
           model: el('div', { className: 'note model' }),
           dist: el('div', { className: 'dist' }),
+          pieces: el('p', { className: 'note pieces-line' }),
         };
       }
       const p = this.panels[key];
@@ -409,6 +467,11 @@ export class ApBertGpt extends ApWidget {
         this.place(p.node, p.head, p.model, p.note, hmMask, hmW, p.dist);
         return p;
       }
+      // A subword vocabulary: the hidden position is one piece, and so is every guess.
+      const pieceLine =
+        key === 'bert' && r.bertPieces ? guessPieces(r.bertPieces, row, truth, order, r.maskPiece) : null;
+      p.pieces.textContent = pieceLine?.text ?? '';
+      if (pieceLine) p.pieces.dataset.whole = pieceLine.whole.join('|');
       if (!order.includes(truth))
         items.push({ label: `${tokenText(vocab[truth])} (hidden)`, value: rowP[truth], chosen: true });
       const bars = barList({ title: dist, items, valueName: 'probability', digits: 4 });
@@ -423,7 +486,7 @@ export class ApBertGpt extends ApWidget {
           text: `p("${tokenText(vocab[truth])}") = ${fmt(rowP[truth], 4)}: training pushes this up (the loss here is −log p).`,
         }),
       );
-      this.place(p.node, p.head, p.model, p.note, hmMask, hmW, p.dist);
+      this.place(p.node, p.head, p.model, p.note, hmMask, hmW, p.dist, pieceLine ? p.pieces : null);
       return p;
     };
 
