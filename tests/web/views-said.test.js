@@ -5,6 +5,8 @@
 //    names no role measured for the trained heads on them.
 // 2. A notes question that does not read the page's text does not show the text's error.
 // 3. BERT's guesses at [MASK] are BPE pieces: one line says so, and what each makes of the word.
+// 4. A prompt that ends inside a word (" m" + "at"): the generating views say the model continues
+//    the last piece, not the word.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import tk from 'tokenizers';
@@ -209,6 +211,44 @@ describe("3. BERT's guesses are pieces", () => {
     expect(line).toContain('[MASK] hides one piece, " m": piece 1 of the 2 that make "mat".');
     for (const id of top)
       expect(line).toContain(`"${pieceText(hf.idToToken(id))}" → "${(await wordWith(hf, ids, 5, id)).word}"`);
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('4. a prompt that ends inside a word', () => {
+  test('decoding, sampling and the KV cache name the pieces of "mat" and what the first token makes of it', async () => {
+    const hf = hfTokenizer();
+    const tokens = (await hf.encode('the cat sat on the mat')).getTokens().map(pieceText);
+    const [a, b] = tokens.slice(-2);
+    expect(a + b).toBe(' mat');
+    const { page, errors } = await playground.open('/#chapter=F', VIEWPORT);
+    for (const tag of ['ap-decoding', 'ap-sampling', 'ap-kv-cache']) {
+      const w = await drawn(page, tag);
+      const line = await visibleText(w, '.split-note');
+      expect(line, tag).toContain(
+        `The prompt's last word, "mat", is 2 pieces of the tokenizer's vocabulary: "${a}" + "${b}". The model reads pieces, not words: it continues the last piece, "${b}", not the word "mat"`,
+      );
+      // Its first token, as the view shows it (the step slider at 1): continued from "at", or after it.
+      await page.waitForFunction((t) => document.querySelector(t).dataset.step === '0', tag);
+      const first = await w.evaluate((el) => el.shadowRoot.querySelector('.gen-strip .tok.new').textContent);
+      const joined = await hf.decode(
+        [...(await hf.encode('the cat sat on the mat')).getIds().slice(-2), hf.tokenToId(first.replace(/ /g, 'Ġ'))],
+        false,
+      );
+      if (/^\p{L}/u.test(first))
+        expect(line, tag).toContain(`Its first choice, "${first}", goes on from there: "${joined.trim()}".`);
+      else expect(line, tag).toContain(`Its first choice, "${first}", starts after the word.`);
+    }
+    // A prompt that ends with a whole piece (" sat" is one): no such line.
+    const dec = page.locator('ap-decoding');
+    expect((await hf.encode('the cat sat')).getTokens().map(pieceText).at(-1)).toBe(' sat');
+    await dec.evaluate((el) => {
+      const input = el.shadowRoot.querySelector('input[aria-label="Prompt"]');
+      input.value = 'the cat sat';
+      input.dispatchEvent(new Event('change'));
+    });
+    await page.waitForFunction(() => !document.querySelector('ap-decoding').dataset.split);
+    expect(await visibleText(dec, '.split-note')).toBe(null);
     expect(errors).toEqual([]);
   });
 });

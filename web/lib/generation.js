@@ -67,6 +67,7 @@ export class GenerationWidget extends ApWidget {
     this.nextB = stepButton('▶', 'next token', 1);
     this.stepLabel = el('span', { className: 'mono' });
     this.modelNote = el('p', { className: 'note' });
+    this.splitNote = el('p', { className: 'note split-note', hidden: true });
     this.strip = el('div', { className: 'tokens gen-strip', attrs: { 'aria-live': 'polite' } });
     return el(
       'div',
@@ -78,6 +79,7 @@ export class GenerationWidget extends ApWidget {
         el('label', { className: 'field grow' }, el('span', { text: 'Prompt' }), this.promptIn),
       ),
       this.modelNote,
+      this.splitNote,
       el('div', { className: 'stepnav' }, this.prevB, this.stepIn, this.nextB, this.stepLabel),
       this.strip,
     );
@@ -145,6 +147,11 @@ export class GenerationWidget extends ApWidget {
     this.modelNote.textContent = `${bert}${this._pick.label}${r.entry.metadata.task ? ` (task: ${r.entry.metadata.task})` : ''}, ${arch}. Generated ${r.gen.steps.length} token(s), stopped by ${r.gen.stop === 'eos' ? 'the end token <eos>' : 'the length limit'}: "${r.gen.text}".`;
     if (r.gen.unknown?.length)
       this.modelNote.textContent += " Some prompt words are not in this model's vocabulary (<unk>).";
+    const split = splitLastWord(r.entry.model, r.gen);
+    this.splitNote.hidden = !split;
+    this.splitNote.textContent = split ? splitLine(split) : '';
+    if (split) this.dataset.split = split.pieces.join('|');
+    else delete this.dataset.split;
     this.stepIn.max = String(Math.max(0, r.gen.steps.length - 1));
     this._renderStep();
   }
@@ -174,4 +181,48 @@ export class GenerationWidget extends ApWidget {
 
   /** Subclasses: draw generated step `t`. */
   renderStep() {}
+}
+
+/**
+ * When the prompt ends inside a word the tokenizer cut into several pieces ("mat" = " m" + "at"),
+ * the model continues its last piece, not the word. { word, pieces (as shown), last, first (the
+ * first generated piece), joined (the word with it), continues } from the model's own tokenizer;
+ * null when the prompt ends in one whole piece, in no word (a space, a mark, a task's separator).
+ */
+export function splitLastWord(model, gen) {
+  const t = model.specialTokens;
+  const specials = new Set([t.pad, t.unk, t.bos, t.eos, t.mask].filter((id) => id >= 0));
+  let start = gen.prompt.length;
+  while (start > 0 && !specials.has(gen.prompt[start - 1])) start--;
+  const ids = gen.prompt.slice(start);
+  const decode = (list) => model.tokenizer.decode(list);
+  const word = /[\p{L}\p{N}']+$/u.exec(decode(ids))?.[0];
+  if (!word) return null;
+  // The fewest last pieces whose text holds the whole word.
+  let k = 1;
+  while (k < ids.length && decode(ids.slice(-k)).trimStart().length < word.length) k++;
+  if (k < 2) return null;
+  const vocab = model.pieces;
+  const wordIds = ids.slice(-k);
+  const step = gen.steps[0];
+  const first = step ? decode([step.token]) : null;
+  const continues = first !== null && /^[\p{L}\p{N}']/u.test(first);
+  return {
+    word,
+    pieces: wordIds.map((id) => tokenText(vocab[id])),
+    first: step ? tokenText(vocab[step.token]) : null,
+    continues,
+    joined: continues ? /[\p{L}\p{N}']+$/u.exec(decode([...wordIds, step.token]))[0] : null,
+  };
+}
+
+function splitLine({ word, pieces, first, continues, joined }) {
+  const last = pieces[pieces.length - 1];
+  const then =
+    first === null
+      ? ''
+      : continues
+        ? ` Its first choice, "${first}", goes on from there: "${joined}".`
+        : ` Its first choice, "${first}", starts after the word.`;
+  return `The prompt's last word, "${word}", is ${pieces.length} pieces of the tokenizer's vocabulary: ${pieces.map((p) => `"${p}"`).join(' + ')}. The model reads pieces, not words: it continues the last piece, "${last}", not the word "${word}", and nothing tells it the word is finished.${then}`;
 }
