@@ -47,13 +47,14 @@ Preset described(std::string id, std::vector<std::string> concepts, std::string 
 }
 
 Preset the_cat_sat(const std::string& id) {
-  Preset p = described(id, {"softmax", "weighted-sum"}, "000", "\"the cat sat\": weights and the weighted sum",
+  Preset p = described(id, {"softmax"}, "000", "\"the cat sat\": weights and the weighted sum",
                        "weights .7 .2 .1 / .1 .6 .3 / .2 .3 .5; z_cat = 0.1 v_the + 0.6 v_cat + 0.3 v_sat",
                        {"the", "cat", "sat"});
   // The same example under each concept, each titled by what it shows there (the model picker
-  // lists both, and two equal titles could not be told apart).
+  // lists both, and two equal titles could not be told apart). Each lists only its own concept:
+  // a view lists its concept's presets, and listing both under one would show the example twice.
   if (id.rfind("weighted-sum.", 0) == 0) {
-    p.concepts = {"weighted-sum", "softmax"};
+    p.concepts = {"weighted-sum"};
     p.title = "\"the cat sat\": the weighted sum z_cat";
   }
   p.d_model = 3;

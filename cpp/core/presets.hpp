@@ -1,6 +1,8 @@
 // Lecture presets: hand-set inputs and weights that reproduce the worked examples of the
 // notes exactly. Each preset id starts with the docs/concepts.md concept id it illustrates
-// ("softmax.the-cat-sat"); `concepts` lists every concept the same numbers demonstrate.
+// ("softmax.the-cat-sat"); `concepts` lists every concept the same numbers demonstrate, and no
+// concept lists one example twice (an example shown under two concepts by two ids, each id lists
+// only its own concept).
 #pragma once
 #include <string>
 #include <vector>

@@ -209,3 +209,25 @@ test('every preset has its own title (the model picker lists them by title)', ()
   const titles = ap.presets.list().map((p) => p.title);
   expect(new Set(titles).size).toBe(titles.length);
 });
+
+// Issue 23: the scores and softmax views listed '"the cat sat" (000)' twice, because the example's
+// second id (weighted-sum.the-cat-sat) also named the softmax concept, whose own id already lists it.
+// A view lists its concept's presets (web/lib/view.js presetButtons): one worked example of the notes
+// (its note and its claim) at most once per concept.
+test('no concept lists the same worked example twice', () => {
+  const concepts = new Set(ap.presets.list().flatMap((p) => p.concepts));
+  expect(concepts.size).toBeGreaterThan(3);
+  const twice = [];
+  for (const c of concepts) {
+    const seen = new Map();
+    for (const p of ap.presets.forConcept(c)) {
+      const example = `${p.source}: ${p.claim}`;
+      if (seen.has(example)) twice.push(`${c}: ${seen.get(example)} and ${p.id}`);
+      seen.set(example, p.id);
+    }
+  }
+  expect(twice).toEqual([]);
+  // Each concept keeps the example under its own id.
+  expect(ap.presets.forConcept('softmax').map((p) => p.id)).toContain('softmax.the-cat-sat');
+  expect(ap.presets.forConcept('weighted-sum').map((p) => p.id)).toContain('weighted-sum.the-cat-sat');
+});

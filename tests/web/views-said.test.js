@@ -7,6 +7,7 @@
 // 3. BERT's guesses at [MASK] are BPE pieces: one line says so, and what each makes of the word.
 // 4. A prompt that ends inside a word (" m" + "at"): the generating views say the model continues
 //    the last piece, not the word.
+// 5. No view lists the same notes example twice.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import tk from 'tokenizers';
@@ -251,4 +252,31 @@ describe('4. a prompt that ends inside a word', () => {
     expect(await visibleText(dec, '.split-note')).toBe(null);
     expect(errors).toEqual([]);
   });
+});
+
+describe('5. no view lists a notes example twice', () => {
+  test('the preset buttons of every view of chapters B, D and F are all different', async () => {
+    const { page, errors } = await playground.open('/#chapter=B', VIEWPORT);
+    const seen = [];
+    for (const chapter of ['B', 'D', 'F']) {
+      await page.evaluate((c) => (location.hash = `#chapter=${c}`), chapter);
+      await page.waitForFunction((c) => document.querySelector('section.chapter')?.dataset.chapter === c, chapter);
+      const tags = await page.evaluate(() =>
+        [...document.querySelectorAll('section.chapter [data-concept]')].map((w) => w.localName),
+      );
+      for (const tag of [...new Set(tags)].filter((t) => t !== 'ap-quiz')) {
+        const w = page.locator(tag).first();
+        await w.scrollIntoViewIfNeeded();
+        await page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 60_000 });
+        const labels = await w.evaluate((el) =>
+          [...el.shadowRoot.querySelectorAll('.presets button[data-preset]')].map((b) => b.textContent),
+        );
+        if (labels.length) seen.push(tag);
+        expect(new Set(labels).size, `${tag}: ${labels.join(' | ')}`).toBe(labels.length);
+      }
+    }
+    // The views the reader saw it in are among those checked.
+    expect(seen).toEqual(expect.arrayContaining(['ap-scores', 'ap-softmax', 'ap-weighted-sum']));
+    expect(errors).toEqual([]);
+  }, 180_000);
 });
