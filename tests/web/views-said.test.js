@@ -8,6 +8,7 @@
 // 4. A prompt that ends inside a word (" m" + "at"): the generating views say the model continues
 //    the last piece, not the word.
 // 5. No view lists the same notes example twice.
+// 6. RoPE says which weights it runs.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import tk from 'tokenizers';
@@ -279,4 +280,31 @@ describe('5. no view lists a notes example twice', () => {
     expect(seen).toEqual(expect.arrayContaining(['ap-scores', 'ap-softmax', 'ap-weighted-sum']));
     expect(errors).toEqual([]);
   }, 180_000);
+});
+
+describe('6. RoPE says which weights it runs', () => {
+  test("the model, its seed and sizes, and the layer and head shown, from the page's state", async () => {
+    for (const [query, seed, d, head] of [
+      ['', 1, 16, 0],
+      ['?seed=5&dmodel=32&head=1', 5, 32, 1],
+    ]) {
+      const { page, errors } = await playground.open(`/${query}#chapter=D`, VIEWPORT);
+      const w = await drawn(page, 'ap-rope');
+      const line = await visibleText(w, '.weights-line');
+      expect(line).toContain(
+        `Weights: a model made for this view, not the page's model ("english"), random (seed ${seed})`,
+      );
+      expect(line).toContain(
+        `a decoder of 1 layer × 2 heads, d_model ${d} (d_k = ${d / 2}), built with RoPE positions`,
+      );
+      expect(line).toContain(`The maps show layer 0, head ${head} of 2`);
+      // The maps are titled by the same head.
+      const titles = await w.evaluate((el) =>
+        [...el.shadowRoot.querySelectorAll('ap-heatmap')].map((h) => h.matrix?.title),
+      );
+      expect(titles).toContain(`scores with RoPE (head ${head})`);
+      expect(errors).toEqual([]);
+      await page.context().close();
+    }
+  });
 });

@@ -6,6 +6,7 @@ import { ApWidget, define } from '../lib/widget.js';
 import { el, fmt } from '../lib/dom.js';
 import { StepPanel, headFor, numsTable, withEntry } from '../lib/view.js';
 import { randomKey } from '../lib/models.js';
+import { modelKeyOf } from '../lib/state.js';
 import { runIds } from '../lib/runs.js';
 import { stepView } from '../lib/steps/index.js';
 
@@ -33,6 +34,7 @@ export class ApRope extends ApWidget {
 
   build() {
     this.text = el('p', { className: 'panel mono' });
+    this.weights = el('p', { className: 'note weights-line' });
     this.maps = el('div', { className: 'col2' });
     this.table = el('div');
     this.verdict = el('p', { className: 'changed' });
@@ -42,6 +44,7 @@ export class ApRope extends ApWidget {
         className: 'lead',
         text: 'RoPE does not add anything to X. It rotates every pair of dimensions of each query and key by an angle m·θ_i that grows with the position m. A dot product of two rotated vectors only sees the difference of their angles: the score depends on the offset j − i, not on where the pair sits.',
       }),
+      this.weights,
       this.text,
       this.verdict,
       this.maps,
@@ -66,14 +69,26 @@ export class ApRope extends ApWidget {
       const ids = new Int32Array(N).fill(id);
       const labels = Array.from({ length: N }, (_, i) => `the@${i}`);
       return {
+        entry,
+        pageModel: state.preset ? '' : state.model,
+        pageKey: state.preset ? '' : modelKeyOf(state),
         rope: runIds(entry, ids, { pos: 'rope', causal: false }, labels),
         sin: runIds(entry, ids, { pos: 'sinusoidal', causal: false }, labels),
       };
     });
   }
 
-  render({ rope, sin }, state) {
+  render({ entry, pageModel, pageKey, rope, sin }, state) {
     const head = headFor(rope, state);
+    // Which weights these are, from the model's own config (the core's) and how it was made.
+    const c = entry.model.config;
+    const made = entry.kind === 'random' ? `random (seed ${entry.spec.seed})` : `trained (${entry.name})`;
+    const page =
+      pageKey === entry.key
+        ? "the page's model"
+        : `a model made for this view, not the page's model${pageModel ? ` ("${pageModel}")` : ''}`;
+    this.weights.textContent = `Weights: ${page}, ${made}: a ${c.arch} of ${c.nLayers} layer${c.nLayers > 1 ? 's' : ''} × ${c.nHeads} heads, d_model ${c.dModel} (d_k = ${c.dModel / c.nHeads}), built with ${c.pos === 'rope' ? 'RoPE' : c.pos} positions and run here without its causal mask. The maps show layer 0, head ${head} of ${rope.config.nHeads}; the sinusoidal map runs the same weights with sinusoidal positions added to X instead of the rotation.`;
+    this.dataset.weights = `${entry.kind}:${c.nLayers}x${c.nHeads}:${c.dModel}:layer0:head${head}`;
     this.text.textContent = `input: "the" repeated ${N} times (token i sits at position i)`;
     const S = stepView(rope, 'scores', { layer: 0, head }).view.output;
     const T = stepView(sin, 'scores', { layer: 0, head }).view.output;
