@@ -295,12 +295,13 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
       else w?.setAttribute(name, value);
     w?.scrollIntoView({ block: 'start' });
     // Where the prompt's question can be seen: the layer and head measured in that role, once the
-    // model's roles are read (a model without them stays where it is).
+    // model's roles are read (a model without them stays where it is), with the model's own heads:
+    // the roles were measured on those, and a re-sliced head of the same number is another head.
     if (t.headRole && !state.preset)
       measuredHeads(state.model).then((roles) => {
         const place = measuredPlace(roles, t.headRole);
         if (!place) return;
-        state = parseState({ ...state, ...place });
+        state = parseState({ ...state, ...place, heads: '', kvheads: '' });
         apply();
         saveUrl();
       });

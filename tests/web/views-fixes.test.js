@@ -435,15 +435,18 @@ describe('on the playground page', () => {
     }
   });
 
-  test("the heads prompt about commas moves the view to the measured punctuation head's layer", async () => {
+  test("the heads prompt about commas moves the view to the measured punctuation head's layer, on the model's own heads", async () => {
     // Where it should go, from the measured roles (tests/wasm/heads-prompt.test.js checks that head
     // weighs this sentence's commas there).
     const roles = JSON.parse(await readFile(join(ROOT, 'web/models/english.heads.json'), 'utf8'));
     const tryThis = LESSONS.C.extras.heads.find((t) => /comma/.test(t.try));
     const place = measuredPlace(roles, tryThis.headRole);
     expect(place.layer).toBeGreaterThan(0); // not where the page starts
-    const { page, errors } = await playground.open('/#concept=heads', { viewport: WIDTHS.wide });
+    // Opened on 8 re-sliced heads: the measured head is one of the model's own 4, so the prompt
+    // goes back to them (head 3 of 8 would be another slice of the weights).
+    const { page, errors } = await playground.open('/?heads=8#concept=heads', { viewport: WIDTHS.wide });
     await rendered(page, 'ap-heads');
+    expect(new URL(page.url()).searchParams.get('heads')).toBe('8');
     await page.locator(`.try[data-for="heads"] button[aria-label*="commas"]`).click();
     await page.waitForFunction(
       ({ layer, text }) => {
@@ -457,6 +460,7 @@ describe('on the playground page', () => {
     const url = new URL(page.url());
     expect(url.searchParams.get('layer')).toBe(String(place.layer));
     expect(url.searchParams.get('head')).toBe(String(place.head));
+    expect(url.searchParams.get('heads')).toBeNull();
     expect(errors).toEqual([]);
   });
 

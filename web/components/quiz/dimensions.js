@@ -1,7 +1,7 @@
 // The dimensions quiz (notes 002): the matrices form of multi-head attention; the reader picks
 // n, d, h and types each matrix's shape; the core runs one layer of exactly those sizes
 // (answers.js dimensionShapes) and marks each shape.
-import { el } from '../../lib/dom.js';
+import { el, errorText } from '../../lib/dom.js';
 import { numsTable } from '../../lib/view.js';
 import { renderTex } from '../../lib/katex.js';
 import { playgroundNow } from '../../lib/module.js';
@@ -106,7 +106,7 @@ export function dimensionsCard() {
       dims = null;
       c.check.disabled = true;
       c.explain.hidden = true;
-      c.hint(err.message);
+      c.hint(errorText(err));
       return;
     }
     c.check.disabled = false;

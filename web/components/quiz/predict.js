@@ -4,7 +4,7 @@
 //  - predict-causal: how many words "across" can see under the look-ahead mask (004);
 //  - predict-live: on the page's own sentence and model, which token the third one attends to
 //    most, and with what weight.
-import { el, fmt } from '../../lib/dom.js';
+import { el, errorText, fmt } from '../../lib/dom.js';
 import { Card, choices } from './card.js';
 import '../ap-softmax.js';
 import '../ap-causal-mask.js';
@@ -192,12 +192,12 @@ function live(uid, answer, liveAttrs) {
   c.show = (r) => {
     const failed = !!r.error;
     c.inputs.hidden = controls.hidden = failed;
-    if (failed) c.node.dataset.error = r.error.message;
+    if (failed) c.node.dataset.error = errorText(r.error);
     else delete c.node.dataset.error;
     if (failed) {
       liveKey = null;
       c.reset();
-      question.textContent = `Your text: ${r.error.message}`;
+      question.textContent = `Your text: ${errorText(r.error)}`;
       choiceBox.replaceChildren();
       c.revealKey = null;
       c.reveal.replaceChildren();
