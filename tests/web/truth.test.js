@@ -410,7 +410,8 @@ describe('the glossary of the notes', () => {
 //    <eos>), so temperature, top-k and top-p changed nothing visible. On the English decoder they
 //    continue the page's sentence: decoding writes its full 14 tokens, the same ids as the JS API's
 //    greedy generate() in Node on the same file and prompt; sampling's distribution at the first
-//    step is the softmax of the same logits at each temperature, so T changes what it shows.
+//    step is the softmax of the same logits at each temperature, so T changes what it shows. A
+//    greedy continuation that loops says so, with the block and its probabilities from the core.
 describe('6. generation continues the sentence', () => {
   test('decoding: 14 English tokens, the same as generate() in Node; sampling: temperature reshapes the first step', async () => {
     const { page, errors } = await playground.open('/#chapter=F', { viewport: { width: 1366, height: 900 } });
@@ -437,6 +438,46 @@ describe('6. generation continues the sentence', () => {
     console.log(`decoding "${got.prompt}" -> "${got.text}" (Node: "${g.text}")`);
     expect(Array.from(g.tokens)).toEqual(got.ids);
     g.dispose();
+
+    // A prompt whose greedy continuation loops: the line names the repeated block, how many times
+    // it comes, and the mean probability of the repeated tokens, each checked against Node's run.
+    const loopPrompt = 'The first year';
+    await dec.evaluate((w, p) => {
+      w.promptIn.value = p;
+      w.promptIn.dispatchEvent(new Event('change'));
+    }, loopPrompt);
+    await page.waitForFunction(() => document.querySelector('ap-decoding')?.dataset.loop, null, { timeout: 60_000 });
+    const loop = await dec.evaluate((w) => ({ note: w.loopNote.textContent, shape: w.dataset.loop }));
+    const lg = model.generate(loopPrompt, { maxTokens: 14 });
+    const [copies, size] = loop.shape.split('x').map(Number);
+    const block = /"([^"]+)" comes (\d+) times in a row/.exec(loop.note);
+    expect(block, loop.note).not.toBeNull();
+    expect(Number(block[2])).toBe(copies);
+    expect(copies).toBeGreaterThanOrEqual(2);
+    expect(size).toBeGreaterThanOrEqual(2);
+    // Node's prompt and continuation hold the block that many times in a row (the page trims the
+    // block's leading space).
+    const full = loopPrompt + lg.text;
+    expect(
+      [block[1], ` ${block[1]}`].some((b) => full.includes(b.repeat(copies))),
+      full,
+    ).toBe(true);
+    // The mean p of the repeated tokens, from Node's distributions of the same steps.
+    const repeatP = Number(/p = ([0-9.]+) on average/.exec(loop.note)[1]);
+    const ids = [...lg.prompt, ...lg.tokens];
+    let start = -1;
+    for (let s0 = 0; s0 + 2 * size <= ids.length && start < 0; s0++)
+      if (ids.slice(s0, s0 + size).every((x, i) => x === ids[s0 + size + i])) start = s0;
+    const ps = [];
+    for (let k = Math.max(start + size, lg.prompt.length); k < start + copies * size; k++) {
+      const st = lg.steps[k - lg.prompt.length];
+      const probs = st.trace.get('probs', { stack: '' });
+      const V = probs.length / st.trace.shape('probs', { stack: '' })[0];
+      ps.push(probs[probs.length - V + st.token]);
+    }
+    console.log(`loop: ${loop.note}`);
+    expect(repeatP).toBeCloseTo(ps.reduce((a, b) => a + b, 0) / ps.length, 2);
+    lg.dispose();
     model.dispose();
 
     const sam = page.locator('ap-sampling');

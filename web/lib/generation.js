@@ -2,7 +2,7 @@
 // (a trained decoder when one is present, else the page's random model), the prompt, the
 // model.generate() call (memoised in runs.js) and a slider over the generated tokens.
 import { ApWidget } from './widget.js';
-import { clamp, el, fillSelect, stepSlider, tokenText } from './dom.js';
+import { clamp, el, fillSelect, fmt, stepSlider, tokenText } from './dom.js';
 import { displayVocab, getModel, modelNow, trainedFacts, trainedFiles } from './models.js';
 import { DEFAULTS, modelKeyOf, switchesOf } from './state.js';
 import { generationFor } from './runs.js';
@@ -68,6 +68,7 @@ export class GenerationWidget extends ApWidget {
     this.stepLabel = el('span', { className: 'mono' });
     this.modelNote = el('p', { className: 'note' });
     this.splitNote = el('p', { className: 'note split-note', hidden: true });
+    this.loopNote = el('p', { className: 'note loop-note', hidden: true });
     this.strip = el('div', { className: 'tokens gen-strip', attrs: { 'aria-live': 'polite' } });
     return el(
       'div',
@@ -80,6 +81,7 @@ export class GenerationWidget extends ApWidget {
       ),
       this.modelNote,
       this.splitNote,
+      this.loopNote,
       el('div', { className: 'stepnav' }, this.prevB, this.stepIn, this.nextB, this.stepLabel),
       this.strip,
     );
@@ -152,6 +154,12 @@ export class GenerationWidget extends ApWidget {
     this.splitNote.textContent = split ? splitLine(split) : '';
     if (split) this.dataset.split = split.pieces.join('|');
     else delete this.dataset.split;
+    // Greedy decoding only: sampling draws, so a repeat there is not the rule's doing.
+    const loop = r.options.temperature === 0 ? repeatedBlock(r.entry.model, r.gen) : null;
+    this.loopNote.hidden = !loop;
+    this.loopNote.textContent = loop ? loopLine(loop) : '';
+    if (loop) this.dataset.loop = `${loop.copies}x${loop.ids.length}`;
+    else delete this.dataset.loop;
     this.stepIn.max = String(Math.max(0, r.gen.steps.length - 1));
     this._renderStep();
   }
@@ -225,4 +233,63 @@ function splitLine({ word, pieces, first, continues, joined }) {
         ? ` Its first choice, "${first}", goes on from there: "${joined}".`
         : ` Its first choice, "${first}", starts after the word.`;
   return `The prompt's last word, "${word}", is ${pieces.length} pieces of the tokenizer's vocabulary: ${pieces.map((p) => `"${p}"`).join(' + ')}. The model reads pieces, not words: it continues the last piece, "${last}", not the word "${word}", and nothing tells it the word is finished.${then}`;
+}
+
+/**
+ * Where a generation starts to repeat itself: the first block of at least 2 tokens that comes again
+ * right after itself, the second copy generated ({ ids, text, copies, start }: start is the
+ * block's first position in prompt + generated tokens), with the probability each generated token
+ * of the block had when it was chosen: the first copy's (when generated) and the repeats'. Null when
+ * nothing repeats.
+ */
+export function repeatedBlock(model, gen) {
+  const ids = [...gen.prompt, ...gen.steps.map((s) => s.token)];
+  const n0 = gen.prompt.length;
+  for (let e = n0; e < ids.length; e++)
+    for (let p = 2; 2 * p <= e + 1; p++) {
+      let same = true;
+      for (let i = 0; i < p && same; i++) same = ids[e - i] === ids[e - p - i];
+      if (!same) continue;
+      const start = e - 2 * p + 1;
+      let copies = 2;
+      while (start + (copies + 1) * p <= ids.length) {
+        let again = true;
+        for (let i = 0; i < p && again; i++) again = ids[start + copies * p + i] === ids[start + i];
+        if (!again) break;
+        copies++;
+      }
+      const chosenP = (pos) => {
+        const step = gen.steps[pos - n0];
+        const probs = step.get('probs', { stack: '' });
+        const V = probs.length / step.shape('probs', { stack: '' })[0];
+        return probs[probs.length - V + step.token];
+      };
+      const mean = (from, to) => {
+        const ps = [];
+        for (let k = Math.max(from, n0); k < to; k++) ps.push(chosenP(k));
+        return ps.length ? ps.reduce((a, b) => a + b, 0) / ps.length : null;
+      };
+      const block = ids.slice(start, start + p);
+      return {
+        ids: block,
+        text: model.tokenizer.decode(block),
+        copies,
+        start,
+        // The first copy's tokens, only if every one was generated (a prompt's words had no p).
+        firstP: start >= n0 ? mean(start, start + p) : null,
+        repeatP: mean(start + p, start + copies * p),
+      };
+    }
+  return null;
+}
+
+function loopLine({ text, copies, firstP, repeatP }) {
+  const shown = text.trim();
+  const compare =
+    firstP === null
+      ? ''
+      : repeatP > firstP
+        ? `: the repeats were more likely than the first time it was said (${fmt(firstP, 2)})`
+        : `, about as likely as, or less likely than, the first time it was said (${fmt(firstP, 2)})`;
+  return `Greedy decoding has fallen into a loop: "${shown}" comes ${copies} times in a row. It always takes the most probable token, and the model gave each repeated token p = ${fmt(repeatP, 2)} on average${compare}. Sampling (the next view) draws from the distribution instead of always taking its top.`;
 }
