@@ -30,6 +30,7 @@
 #include "io/model_io.hpp"
 #include "io/rnn_attention_io.hpp"
 #include "kernels/attention.hpp"
+#include "kernels/parallel.hpp"
 #include "trace/trace.hpp"
 #ifdef AP_WITH_TRAINER
 #include "data/tasks.hpp"
@@ -1056,6 +1057,9 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
   function("lastError", &last_error);
   function("heapUsed", &heap_used);
   function("kernelVariant", &kernel_variant);
+  // The thread pool (kernels/parallel.hpp): 1 in the single-thread modules.
+  function("threads", &ap::kernels::threads);
+  function("setThreads", &ap::kernels::set_threads);
 }
 
 // ---- RNN encoder-decoder with additive attention (birnn, bahdanau, translation) ----------------

@@ -195,7 +195,7 @@ AP_NOINLINE void softmax_row(float* out, const float* in, int m) {
 // Tile sizes: a (BQ x BK) score block on the stack (8 KB); per key block the K panel and V rows
 // (2 x BK x d_k floats, 32 KB at d_k = 64) stay in L1/L2 while all BQ queries use them. (BQ = 64
 // measured the same within this machine's noise, slightly worse for causal n = 256.)
-constexpr int BQ = 32;
+constexpr int BQ = impl::kQueryBlock;
 
 // The online path keeps its scores in natural units (alpha Q K^T, like the full path) and
 // exponentiates as e^(s - shift) = 2^((s - shift) log2(e)) with exp2_nonpos, half the operations of

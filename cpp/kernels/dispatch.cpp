@@ -9,6 +9,7 @@
 #include "kernels/attention.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/impl.hpp"
+#include "kernels/parallel.hpp"
 
 #if defined(__EMSCRIPTEN__)
 #include <emscripten.h>
@@ -27,25 +28,105 @@ KernelTable& active() {
 
 const char* variant() { return active().variant; }
 
+// ---- threads (kernels/parallel.hpp) ----------------------------------------------------------
+// With more than one thread a call big enough to pay for waking the pool is split over independent
+// outputs and the same kernel runs on each part: rows of C (whole MR = 4 row tiles) or, for few
+// rows (a decoding step), column panels (whole NR = 8 column tiles); query rows or keys of a score
+// matrix (qk_scores gives the same bits for a score whatever its tile, see attention.cpp); rows of a
+// softmax; whole query blocks of attention. No sum is split: every output is the sum it was, in the
+// same order, so the numbers do not depend on the thread count (tests/cpp/test_parallel.cpp).
+namespace {
+
+constexpr int kRowTile = 4, kColTile = 8;
+
+// The number of parts for `work` units spread over `units` splittable units, at least min_units each.
+int parts_for(double work, int units, int min_units) {
+  const int t = threads();
+  if (t == 1 || work < kParallelMinWork) return 1;
+  const int most = units / min_units;
+  return most < 1 ? 1 : most < t ? most : t;
+}
+
+}  // namespace
+
 void gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int m, int k,
                 int n, bool accumulate) {
-  active().gemm_tiled(c, ldc, a, lda, b, ldb, bias, m, k, n, accumulate);
+  const auto run = active().gemm_tiled;
+  const double work = static_cast<double>(m) * n * (k > 0 ? k : 1);
+  if (int parts = parts_for(work, m, 4 * kRowTile); parts > 1) {
+    parallel_for(parts, [&](int t) {
+      const int i0 = split_at(m, parts, kRowTile, t), i1 = split_at(m, parts, kRowTile, t + 1);
+      if (i1 > i0)
+        run(c + static_cast<long>(i0) * ldc, ldc, a + static_cast<long>(i0) * lda, lda, b, ldb, bias, i1 - i0, k, n,
+            accumulate);
+    });
+  } else if (parts = parts_for(work, n, 4 * kColTile); parts > 1) {
+    parallel_for(parts, [&](int t) {
+      const int j0 = split_at(n, parts, kColTile, t), j1 = split_at(n, parts, kColTile, t + 1);
+      if (j1 > j0) run(c + j0, ldc, a, lda, b + j0, ldb, bias ? bias + j0 : nullptr, m, k, j1 - j0, accumulate);
+    });
+  } else {
+    run(c, ldc, a, lda, b, ldb, bias, m, k, n, accumulate);
+  }
 }
 
 void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
                float alpha) {
-  active().qk_scores(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+  const auto run = active().qk_scores;
+  const double work = static_cast<double>(n) * m * (d_k > 0 ? d_k : 1);
+  if (int parts = parts_for(work, n, 4 * kRowTile); parts > 1) {
+    parallel_for(parts, [&](int t) {
+      const int i0 = split_at(n, parts, kRowTile, t), i1 = split_at(n, parts, kRowTile, t + 1);
+      if (i1 > i0)
+        run(scores + static_cast<long>(i0) * ld_s, ld_s, q + static_cast<long>(i0) * ld_q, ld_q, k, ld_k, i1 - i0, m,
+            d_k, alpha);
+    });
+  } else if (parts = parts_for(work, m, 4 * kColTile); parts > 1) {
+    parallel_for(parts, [&](int t) {
+      const int j0 = split_at(m, parts, kColTile, t), j1 = split_at(m, parts, kColTile, t + 1);
+      if (j1 > j0) run(scores + j0, ld_s, q, ld_q, k + static_cast<long>(j0) * ld_k, ld_k, n, j1 - j0, d_k, alpha);
+    });
+  } else {
+    run(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+  }
 }
 
 void softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int m) {
-  active().softmax_rows(out, ld_out, in, ld_in, n, m);
+  const auto run = active().softmax_rows;
+  // An exp costs about as much as a dozen multiply-adds.
+  if (int parts = parts_for(16.0 * n * m, n, 4); parts > 1) {
+    parallel_for(parts, [&](int t) {
+      const int i0 = split_at(n, parts, 1, t), i1 = split_at(n, parts, 1, t + 1);
+      if (i1 > i0)
+        run(out + static_cast<long>(i0) * ld_out, ld_out, in + static_cast<long>(i0) * ld_in, ld_in, i1 - i0, m);
+    });
+  } else {
+    run(out, ld_out, in, ld_in, n, m);
+  }
 }
 
 void exp_vec(float* out, const float* in, int n) { active().exp_vec(out, in, n); }
 
 void attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k, int n_heads,
                        bool causal, bool scale, int window) {
-  active().attention_forward(out, q, k, v, n, m, d_k, n_heads, causal, scale, window);
+  const auto run = active().attention_forward;
+  // Query rows [i0, i1) in whole query blocks, each part a call of its own on every head. Causal:
+  // the part's queries are the last of m' = m - (n - i1) keys, so query i still sees keys
+  // j <= i + (m - n) and its blocks start and stop at the same keys (m' <= 0: no key is visible to
+  // any of them, as before).
+  const double work = static_cast<double>(n) * m * (d_k > 0 ? d_k : 1) * (n_heads > 0 ? n_heads : 1);
+  if (int parts = parts_for(work, n, impl::kQueryBlock); parts > 1) {
+    const long ld = static_cast<long>(n_heads) * d_k;
+    parallel_for(parts, [&](int t) {
+      const int i0 = split_at(n, parts, impl::kQueryBlock, t), i1 = split_at(n, parts, impl::kQueryBlock, t + 1);
+      if (i1 <= i0) return;
+      int keys = m;
+      if (causal) keys = m - (n - i1) > 0 ? m - (n - i1) : 0;
+      run(out + i0 * ld, q + i0 * ld, k, v, i1 - i0, keys, d_k, n_heads, causal, scale, window);
+    });
+  } else {
+    run(out, q, k, v, n, m, d_k, n_heads, causal, scale, window);
+  }
 }
 
 void weights_v(float* out, int ld_out, const float* weights, int ld_w, const float* v, int ld_v, int n, int m,
@@ -75,6 +156,11 @@ extern "C" EMSCRIPTEN_KEEPALIVE void ap_kernels_use_relaxed(uintptr_t gemm_tiled
                                                             uintptr_t softmax_rows, uintptr_t exp_vec,
                                                             uintptr_t attention_forward) {
   using namespace ap::kernels;
+#if defined(__EMSCRIPTEN_PTHREADS__)
+  // A function-table index added on one thread means nothing on another: the pool's threads would
+  // call through indices only the main thread's table has. The threaded module keeps SIMD128.
+  return;
+#endif
   KernelTable& t = active();
   t.gemm_tiled = reinterpret_cast<decltype(t.gemm_tiled)>(gemm_tiled);
   t.qk_scores = reinterpret_cast<decltype(t.qk_scores)>(qk_scores);

@@ -8,6 +8,8 @@
 namespace ap::kernels {
 
 namespace impl {
+// Queries per block of the online attention (attention.cpp): dispatch.cpp splits work over whole blocks.
+constexpr int kQueryBlock = 32;
 void gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int m, int k,
                 int n, bool accumulate);
 void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,

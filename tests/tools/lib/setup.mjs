@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const NATIVE_DIR = 'build/native';
 export const WASM_DIR = 'build/wasm';
+// The threaded module (wasm/build/ap_mt.*): the same sources compiled with -pthread, a tree of its own.
+export const WASM_MT_DIR = 'build/wasm-mt';
 const JOBS = '2'; // the machines this runs on have two shared cores
 
 // Everything the C++ and wasm builds need; chromium only for the browser tests.
@@ -209,10 +211,29 @@ export async function buildWasm({ target } = {}) {
   ]) {
     if (!existsSync(join(ROOT, file))) throw new StepError(`the wasm build did not produce ${file}`);
   }
+  await buildWasmThreads();
+}
+
+// The threaded module (issue 27): build/wasm-mt configured with -DAP_PTHREADS=ON, target ap_mt.
+// Like the other builds, make does nothing when nothing changed.
+export async function buildWasmThreads() {
+  step(`wasm build with threads (${WASM_MT_DIR}), target ap_mt`);
+  if (!existsSync(join(ROOT, WASM_MT_DIR, 'CMakeCache.txt'))) {
+    await mustRun(
+      'emcmake',
+      ['cmake', '-S', '.', '-B', WASM_MT_DIR, '-DCMAKE_BUILD_TYPE=Release', '-DAP_PTHREADS=ON'],
+      { env: EMSCRIPTEN_ENV },
+    );
+  }
+  await mustRun('cmake', ['--build', WASM_MT_DIR, '-j', JOBS, '--target', 'ap_mt'], { env: EMSCRIPTEN_ENV });
+  for (const file of ['wasm/build/ap_mt.mjs', 'wasm/build/ap_mt.wasm', 'wasm/build/ap_mt.worker.js']) {
+    if (!existsSync(join(ROOT, file))) throw new StepError(`the threaded wasm build did not produce ${file}`);
+  }
 }
 
 // What `npm start`, `npm run build` and `npm run examples` do first: the Debian build packages,
-// node_modules, then the wasm JS module (target ap_core, which depends on ap_train: both modules).
+// node_modules, then the wasm JS module (target ap_core, which depends on ap_train: both modules),
+// then the threaded module.
 export async function prepareWasmModule() {
   await ensureDebianPackages(BUILD_PACKAGES);
   await ensureNodeModules();
@@ -236,7 +257,9 @@ export async function buildWidgets({ force = false } = {}) {
   const sources = Math.max(
     newest(join(ROOT, 'web')),
     mtime(join(ROOT, 'wasm', 'index.js')),
-    ...['ap_core.wasm', 'ap_train.wasm', 'kernels_relaxed.wasm'].map((f) => mtime(join(ROOT, 'wasm', 'build', f))),
+    ...['ap_core.wasm', 'ap_train.wasm', 'ap_mt.wasm', 'kernels_relaxed.wasm'].map((f) =>
+      mtime(join(ROOT, 'wasm', 'build', f)),
+    ),
     mtime(join(ROOT, 'package-lock.json')),
   );
   if (!force && mtime(out) >= sources) {
