@@ -1057,9 +1057,11 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
   function("lastError", &last_error);
   function("heapUsed", &heap_used);
   function("kernelVariant", &kernel_variant);
-  // The thread pool (kernels/parallel.hpp): 1 in the single-thread modules.
+#if AP_KERNELS_THREADED
+  // The thread pool (kernels/parallel.hpp), in the threaded module only (the others have one thread).
   function("threads", &ap::kernels::threads);
   function("setThreads", &ap::kernels::set_threads);
+#endif
 }
 
 // ---- RNN encoder-decoder with additive attention (birnn, bahdanau, translation) ----------------

@@ -149,46 +149,56 @@ void multi_head_attention(Mat& out, const Mat& x, const Mat& memory, const Atten
   Mat concat(n, d);
   const float inv_sqrt_dk = opt.scale ? 1.0f / std::sqrt(static_cast<float>(d_k)) : 1.0f;
   const size_t nm = static_cast<size_t>(n) * m, nd = static_cast<size_t>(n) * d_k;
-  // Heads are independent (each writes its own stage slices and columns of concat): with threads, one
-  // task per head; each head's products then run on its task's thread alone.
-  const bool by_head = h > 1 && static_cast<double>(n) * m * d_k * h >= kernels::kParallelMinWork;
-  kernels::parallel_for(by_head ? h : 1, [&](int task) {
-    for (int hd = by_head ? task : 0; hd < (by_head ? task + 1 : h); ++hd) {
-      // Head hd owns columns hd*d_k .. hd*d_k + d_k - 1 of Q, K, V: the head axis is a batch axis.
-      MatMap s(scores + hd * nm, n, m), sc(scaled + hd * nm, n, m), mk(masked + hd * nm, n, m);
-      MatMap a(weights + hd * nm, n, m), o(head_out + hd * nd, n, d_k);
+  // Heads are independent (each writes its own stage slices and columns of concat): in the threaded
+  // module one task per head, each head's products then on its task's thread alone. (The
+  // single-thread modules compile the plain loop: a lambda here cost the first module 0.7 KB.)
+#if AP_KERNELS_THREADED
+  auto one_head = [&](int hd) {
+#else
+  for (int hd = 0; hd < h; ++hd) {
+#endif
+    // Head hd owns columns hd*d_k .. hd*d_k + d_k - 1 of Q, K, V: the head axis is a batch axis.
+    MatMap s(scores + hd * nm, n, m), sc(scaled + hd * nm, n, m), mk(masked + hd * nm, n, m);
+    MatMap a(weights + hd * nm, n, m), o(head_out + hd * nd, n, d_k);
 
-      // 2. Scores: S = Q_h K_h^T, entry (i, j) = q_i . k_j (the SIMD kernel reads the head's columns in place).
-      // Head hd reads K/V head hd / group (grouped-query attention; group = 1 for multi-head).
-      const int kv_col = (hd / group) * d_k;
-      kernels::qk_scores(s.data(), m, q.data() + hd * d_k, d, k.data() + kv_col, d_kv, n, m, d_k);  // (n, m)
-      // 3. Scale: dot products grow like sqrt(d_k); dividing keeps softmax out of saturation.
-      sc = s * inv_sqrt_dk;
-      if (bias) {  // relative positions: a learned bias per head and clipped offset j - i
-        MatMap b(bias + hd * nm, n, m);
-        for (int i = 0; i < n; ++i)
-          for (int j = 0; j < m; ++j) {
-            int off = (k_offset + j) - (opt.q_offset + i);
-            off = std::max(-opt.rel_clip, std::min(opt.rel_clip, off));
-            b(i, j) = (*opt.rel_bias)(hd, off + opt.rel_clip);
-          }
-        sc += b;
-      }
-      // 4. Mask: hidden keys become -inf, so softmax gives them exactly 0 (or, as in the notes'
-      //    listing, get a large negative number added: exp(-1e9 - max) underflows to 0 too).
-      const bool additive = opt.additive_mask != 0.0f;
+    // 2. Scores: S = Q_h K_h^T, entry (i, j) = q_i . k_j (the SIMD kernel reads the head's columns in place).
+    // Head hd reads K/V head hd / group (grouped-query attention; group = 1 for multi-head).
+    const int kv_col = (hd / group) * d_k;
+    kernels::qk_scores(s.data(), m, q.data() + hd * d_k, d, k.data() + kv_col, d_kv, n, m, d_k);  // (n, m)
+    // 3. Scale: dot products grow like sqrt(d_k); dividing keeps softmax out of saturation.
+    sc = s * inv_sqrt_dk;
+    if (bias) {  // relative positions: a learned bias per head and clipped offset j - i
+      MatMap b(bias + hd * nm, n, m);
       for (int i = 0; i < n; ++i)
         for (int j = 0; j < m; ++j) {
-          const bool hidden = is_masked(mask_opt, i, j);
-          mk(i, j) = !hidden ? sc(i, j) : additive ? sc(i, j) + opt.additive_mask : neg_inf;
+          int off = (k_offset + j) - (opt.q_offset + i);
+          off = std::max(-opt.rel_clip, std::min(opt.rel_clip, off));
+          b(i, j) = (*opt.rel_bias)(hd, off + opt.rel_clip);
         }
-      // 5. Softmax each row into weights that are >= 0 and sum to 1 (row max subtracted first).
-      kernels::softmax_rows(a.data(), m, mk.data(), m, n, m);
-      // 6. Weighted sum of values: head_out = A V_h.
-      kernels::weights_v(o.data(), d_k, a.data(), m, v.data() + kv_col, d_kv, n, m, d_k);  // (n, d_k)
-      concat.middleCols(hd * d_k, d_k) = o;
+      sc += b;
     }
-  });
+    // 4. Mask: hidden keys become -inf, so softmax gives them exactly 0 (or, as in the notes'
+    //    listing, get a large negative number added: exp(-1e9 - max) underflows to 0 too).
+    const bool additive = opt.additive_mask != 0.0f;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < m; ++j) {
+        const bool hidden = is_masked(mask_opt, i, j);
+        mk(i, j) = !hidden ? sc(i, j) : additive ? sc(i, j) + opt.additive_mask : neg_inf;
+      }
+    // 5. Softmax each row into weights that are >= 0 and sum to 1 (row max subtracted first).
+    kernels::softmax_rows(a.data(), m, mk.data(), m, n, m);
+    // 6. Weighted sum of values: head_out = A V_h.
+    kernels::weights_v(o.data(), d_k, a.data(), m, v.data() + kv_col, d_kv, n, m, d_k);  // (n, d_k)
+    concat.middleCols(hd * d_k, d_k) = o;
+#if AP_KERNELS_THREADED
+  };
+  if (h > 1 && static_cast<double>(n) * m * d_k * h >= kernels::kParallelMinWork)
+    kernels::parallel_for(h, one_head);
+  else
+    for (int hd = 0; hd < h; ++hd) one_head(hd);
+#else
+  }
+#endif
   record2d("concat", concat);
   // 7. Mix the heads: attn_out = concat W_O + b_O.
   linear(out, concat, w.wo, w.bo);

@@ -28,6 +28,7 @@ KernelTable& active() {
 
 const char* variant() { return active().variant; }
 
+#if AP_KERNELS_THREADED
 // ---- threads (kernels/parallel.hpp) ----------------------------------------------------------
 // With more than one thread a call big enough to pay for waking the pool is split over independent
 // outputs and the same kernel runs on each part: rows of C (whole MR = 4 row tiles) or, for few
@@ -105,8 +106,6 @@ void softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int
   }
 }
 
-void exp_vec(float* out, const float* in, int n) { active().exp_vec(out, in, n); }
-
 void attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k, int n_heads,
                        bool causal, bool scale, int window) {
   const auto run = active().attention_forward;
@@ -128,6 +127,30 @@ void attention_forward(float* out, const float* q, const float* k, const float* 
     run(out, q, k, v, n, m, d_k, n_heads, causal, scale, window);
   }
 }
+
+#else
+// The single-thread modules: each entry point forwards its call as it is.
+void gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int m, int k,
+                int n, bool accumulate) {
+  active().gemm_tiled(c, ldc, a, lda, b, ldb, bias, m, k, n, accumulate);
+}
+
+void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
+               float alpha) {
+  active().qk_scores(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+}
+
+void softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int m) {
+  active().softmax_rows(out, ld_out, in, ld_in, n, m);
+}
+
+void attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k, int n_heads,
+                       bool causal, bool scale, int window) {
+  active().attention_forward(out, q, k, v, n, m, d_k, n_heads, causal, scale, window);
+}
+#endif
+
+void exp_vec(float* out, const float* in, int n) { active().exp_vec(out, in, n); }
 
 void weights_v(float* out, int ld_out, const float* weights, int ld_w, const float* v, int ld_v, int n, int m,
                int d_k) {

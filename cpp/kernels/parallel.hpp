@@ -9,6 +9,8 @@
 // A parallel_for called from inside a task runs its tasks inline (no nesting).
 #pragma once
 
+#include <type_traits>
+
 #if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)
 #define AP_KERNELS_THREADED 1
 #else
@@ -48,8 +50,9 @@ inline void parallel_for(int tasks, F&& f) {
     for (int t = 0; t < tasks; ++t) f(t);
     return;
   }
+  using Fn = std::remove_reference_t<F>;
   parallel_for(
-      tasks, [](void* ctx, int t) { (*static_cast<F*>(ctx))(t); }, static_cast<void*>(&f));
+      tasks, [](void* ctx, int t) { (*static_cast<Fn*>(ctx))(t); }, const_cast<void*>(static_cast<const void*>(&f)));
 }
 
 // Splits [0, total) into `parts` ranges whose interior boundaries are multiples of `align`
