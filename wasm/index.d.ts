@@ -16,16 +16,33 @@
 /**
  * Loads the module once per page / process; later calls return the same instance. It has no
  * trainer (kept small: it is what a page loads first); createTrainer() and evaluateTask() fetch
- * the trainer module on first use.
+ * the trainer module on first use. options.relaxed = false keeps the SIMD128 kernels.
+ * options.threads = n > 1, where threads are allowed (Node, or a cross-origin-isolated page; see
+ * threadPlan), loads the threaded module instead (wasm/build/ap_mt: the whole API, the trainer
+ * too, its products and attention on n threads, the same numbers bit for bit), once per page.
  */
-export function load(options?: Record<string, unknown>): Promise<AttentionPlayground>;
+export function load(options?: { relaxed?: boolean; threads?: number; [k: string]: unknown }): Promise<AttentionPlayground>;
 
 /**
  * Loads the trainer module (wasm/build/ap_train.*) once: the same API with the trainer, in its
  * own memory. For a training Web Worker that needs nothing else; load()'s createTrainer() and
  * evaluateTask() use it behind the scenes (models cross between the two as safetensors bytes).
+ * On a cross-origin-isolated page (and in Node with options.threads > 1) the threaded module
+ * instead, on every core unless options.threads says fewer (threadPlan(options, { trainer: true })).
  */
-export function loadTrainer(options?: Record<string, unknown>): Promise<AttentionPlayground>;
+export function loadTrainer(options?: { relaxed?: boolean; threads?: number; [k: string]: unknown }): Promise<AttentionPlayground>;
+
+/**
+ * How many threads a module loaded with these options would use (options.threads: a positive
+ * integer, capped by the machine's cores) and why. Threads need shared memory: Node, or a page with
+ * crossOriginIsolated === true (served with COOP/COEP headers); elsewhere one thread. Without
+ * options.threads a cross-origin-isolated page uses every core for the trainer module
+ * ({ trainer: true }) and one thread for everything else.
+ */
+export function threadPlan(
+  options?: { threads?: number },
+  which?: { trainer?: boolean },
+): { threads: number; max: number; allowed: boolean; reason: string };
 
 /**
  * Stage names (docs/design.md), with shapes (n queries, m keys, d = dModel, h heads, dK = d / h):
@@ -369,7 +386,7 @@ export interface KernelAttentionOptions {
 }
 
 export interface Kernels {
-  info(): { variant: 'scalar' | 'simd128' | 'relaxed' };
+  info(): { variant: 'scalar' | 'simd128' | 'relaxed'; threads: number; why: string };
   /** Attention output n x nHeads*dK, without a trace; memory O(n dK) unless full. */
   attention(opts: KernelAttentionOptions): Float32Array;
   /**

@@ -6,4 +6,4 @@
 // The parts live in lib/: load.js (load, loadTrainer), relaxed.js (the relaxed-SIMD side module),
 // playground.js (AttentionPlayground), checks.js and config.js (marshalling), trace.js, model.js
 // (Model, Tokenizer), presets.js, kernels.js, costs.js, trainer.js, rnn-attention.js.
-export { load, loadTrainer } from './lib/load.js';
+export { load, loadTrainer, threadPlan } from './lib/load.js';

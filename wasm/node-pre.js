@@ -22,7 +22,8 @@ if (
 ) {
   var require = process.getBuiltinModule('module').createRequire(_scriptDir);
   var __dirname = require('path').dirname(require('url').fileURLToPath(_scriptDir));
-  if (!Module['wasmBinary']) {
+  if (!Module['wasmBinary'] && !Module['wasmModule']) {
+    // (a pthread of the threaded module is handed the compiled module instead)
     // ap_core.mjs reads ap_core.wasm, ap_train.mjs reads ap_train.wasm: the glue's own name.
     Module['wasmBinary'] = require('fs').readFileSync(
       require('url')

@@ -6,9 +6,15 @@ export class Kernels {
     this._ap = ap;
   }
 
-  /** Which kernel build is running: { variant: 'scalar' | 'simd128' | 'relaxed' }. */
+  /**
+   * Which kernel build is running: { variant: 'scalar' | 'simd128' | 'relaxed', threads, why }:
+   * threads the core's pool uses (1 in the single-thread modules), why in words (see threadPlan).
+   */
   info() {
-    return { variant: this._ap._raw.kernelVariant() };
+    const raw = this._ap._raw;
+    // threads(): the core's pool, bound in the threaded module only.
+    const threads = typeof raw.threads === 'function' ? raw.threads() : 1;
+    return { variant: raw.kernelVariant(), threads, why: this._ap._plan?.reason ?? '' };
   }
 
   /**

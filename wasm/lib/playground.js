@@ -21,9 +21,10 @@ import { Trace } from './trace.js';
 import * as training from './trainer.js';
 
 export class AttentionPlayground {
-  constructor(raw, { relaxed = true, loadTrainer } = {}) {
+  constructor(raw, { relaxed = true, loadTrainer, plan = null } = {}) {
     this._raw = raw;
     this._relaxed = relaxed;
+    this._plan = plan; // load.js's threadPlan for this module (the reason kernels.info() gives)
     this._loadTrainer = loadTrainer; // load.js's, for createTrainer() and evaluateTask()
     this._registry =
       typeof FinalizationRegistry === 'function'
@@ -373,7 +374,9 @@ export class AttentionPlayground {
     bytes = modelFileBytes(bytes, 'openModel');
     if (typeof this._raw.hfBegin === 'function' || !carriesTokenizerJson(bytes)) return this.loadModel(bytes);
     if (!this._loadTrainer) throw new Error('openModel: this module cannot read a tokenizer.json');
-    const full = await this._loadTrainer();
+    // The single-thread second module, as on every page (a page's first screen opens the English
+    // model so: the threaded module is fetched only for what it speeds up, pretrained models and training).
+    const full = await this._loadTrainer({ threads: 1 });
     return full.loadModel(bytes);
   }
 
