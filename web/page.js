@@ -31,7 +31,17 @@ const {
   writeUrl,
   filesFromDataTransfer,
   measuredHeads,
+  threadPlan,
 } = playgroundKit;
+
+// The page's one line on threads (its footer): the pretrained models and the trainer run on the
+// threaded wasm module where the page is cross-origin isolated (README: Threads), else on one.
+export function threadsLine(plan) {
+  if (plan.threads > 1)
+    return `Pretrained models and training run on ${plan.threads} threads (this page is cross-origin isolated).`;
+  if (!plan.allowed) return 'Pretrained models and training run on one thread: this page is not cross-origin isolated.';
+  return 'Pretrained models and training run on one thread: this device reports one core.';
+}
 
 const WIDGET_STATE_KEYS = STATE_KEYS.filter((k) => k !== 'step');
 
@@ -68,7 +78,12 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
   const nav = buildNav();
   const content = el('div', { className: 'path-content' });
   const layout = el('div', { className: 'layout' }, nav, el('main', { id: 'main' }, content));
-  root.replaceChildren(layout);
+  const foot = el('footer', {
+    className: 'page-foot',
+    id: 'threads',
+    text: threadsLine(threadPlan({}, { trainer: true })),
+  });
+  root.replaceChildren(layout, foot);
   if (hide.includes('nav')) {
     nav.hidden = true;
     layout.classList.add('no-nav');

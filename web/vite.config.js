@@ -83,6 +83,14 @@ function preloadWidgets() {
   };
 }
 
+// Cross-origin isolation (COOP + COEP): the page may then share memory between threads
+// (crossOriginIsolated, SharedArrayBuffer), and the trainer module and the pretrained models run on
+// the threaded build (wasm/lib/load.js). Every resource of the page is its own origin's.
+export const ISOLATION_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
 export default defineConfig({
   root: webRoot,
   publicDir: false,
@@ -92,8 +100,9 @@ export default defineConfig({
     port: 5173,
     strictPort: false, // a busy port falls back to the next free one
     fs: { allow: [repoRoot] },
+    headers: ISOLATION_HEADERS,
   },
-  preview: { host: '127.0.0.1' },
+  preview: { host: '127.0.0.1', headers: ISOLATION_HEADERS },
   // Pre-bundle the page's dependencies at start-up, so the first page load does not
   // discover them and reload (which a browser test would see as a flake).
   optimizeDeps: { include: ['d3-scale', 'd3-scale-chromatic', 'katex'] },

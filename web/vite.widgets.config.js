@@ -17,6 +17,11 @@ import * as reserve from './lib/reserve.js';
 const webRoot = fileURLToPath(new URL('.', import.meta.url));
 const distDir = fileURLToPath(new URL('../dist', import.meta.url));
 const COPIED = ['embed.html', 'embed.js', 'anywidget.js', 'attention-playground.d.ts'];
+// The threaded module's glue stays a file of its own, never bundled: its pthread workers import it
+// again by its own URL (import.meta.url), and it finds its .wasm and worker script beside it by their
+// plain names. The bundle and the training worker import it from attention-playground/ap_mt.mjs.
+const THREADED = fileURLToPath(new URL('../wasm/build/ap_mt.mjs', import.meta.url));
+const THREADED_FILES = ['ap_mt.mjs', 'ap_mt.wasm', 'ap_mt.worker.js'];
 
 export const WIDGET_BUNDLE = 'attention-playground.js';
 
@@ -57,7 +62,9 @@ export default defineConfig({
     rollupOptions: {
       input: fileURLToPath(new URL('./attention-playground.js', import.meta.url)),
       preserveEntrySignatures: 'strict',
+      external: [THREADED],
       output: {
+        paths: { [THREADED]: './attention-playground/ap_mt.mjs' },
         codeSplitting: false, // one file: the Node-only branches of the glue stay inside it
         entryFileNames: WIDGET_BUNDLE,
         assetFileNames: 'attention-playground/[name]-[hash][extname]',
@@ -68,7 +75,9 @@ export default defineConfig({
   worker: {
     format: 'es',
     rollupOptions: {
+      external: [THREADED],
       output: {
+        paths: { [THREADED]: './attention-playground/ap_mt.mjs' }, // (rewritten relative to the worker's folder)
         entryFileNames: 'attention-playground/[name]-[hash].js',
         chunkFileNames: 'attention-playground/[name]-[hash].js',
         assetFileNames: 'attention-playground/[name]-[hash][extname]',
@@ -78,6 +87,18 @@ export default defineConfig({
   plugins: [
     modelHeaders(),
     palette(),
+    {
+      name: 'ap-threaded-module',
+      apply: 'build',
+      generateBundle() {
+        for (const name of THREADED_FILES)
+          this.emitFile({
+            type: 'asset',
+            fileName: `attention-playground/${name}`,
+            source: readFileSync(fileURLToPath(new URL(`../wasm/build/${name}`, import.meta.url))),
+          });
+      },
+    },
     {
       name: 'ap-copy-embed',
       apply: 'build',

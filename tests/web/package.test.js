@@ -52,6 +52,10 @@ test('the tarball holds the API, the wasm, the widget bundle and its assets, and
     'wasm/build/ap_core.wasm',
     'wasm/build/ap_train.mjs',
     'wasm/build/ap_train.wasm',
+    'wasm/build/ap_mt.mjs',
+    'wasm/build/ap_mt.wasm',
+    'wasm/build/ap_mt.worker.js',
+    'wasm/build/package.json',
     'dist/attention-playground.css',
     'dist/attention-playground.js',
     'dist/attention-playground.d.ts',
@@ -62,6 +66,8 @@ test('the tarball holds the API, the wasm, the widget bundle and its assets, and
   }
   expect(files.some((f) => /^dist\/attention-playground\/ap_core-.*\.wasm$/.test(f))).toBe(true);
   expect(files.some((f) => /^dist\/attention-playground\/ap_train-.*\.wasm$/.test(f))).toBe(true);
+  expect(files).toContain('dist/attention-playground/ap_mt.wasm');
+  expect(files).toContain('dist/attention-playground/ap_mt.worker.js');
   expect(files.some((f) => /^dist\/attention-playground\/sort-.*\.safetensors$/.test(f))).toBe(true);
   expect(files.filter((f) => /^(cpp|tests|web\/components|web\/lib)\//.test(f))).toEqual([]);
   const pkg = JSON.parse(

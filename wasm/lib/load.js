@@ -60,12 +60,10 @@ function instantiate(create, options, what, maxPages = 32768, plan = threadPlan(
 // The threaded module, once per page or process (the first plan's count stays): shared memory,
 // threads - 1 Web Workers started with it, then the core's pool set to the count. It keeps the
 // SIMD128 kernels: the relaxed side module's functions would exist on the main thread only.
-// Imported by URL, not bundled: the glue's pthread workers import it again by its own URL
-// (import.meta.url), and its .wasm and .worker.js sit beside it (vite.widgets.config.js copies them).
-const THREADED_URL = new URL('../build/ap_mt.mjs', import.meta.url);
-
+// Never bundled (vite.widgets.config.js keeps it an external file beside its .wasm and .worker.js):
+// the glue's pthread workers import it again by its own URL (import.meta.url).
 function loadThreaded(options, plan) {
-  threadedPromise ??= import(/* @vite-ignore */ THREADED_URL.href)
+  threadedPromise ??= import('../build/ap_mt.mjs')
     .then(({ default: createApMt }) => {
       const { relaxed: _relaxed, threads: _threads, ...moduleOptions } = options;
       const wasmMemory = new WebAssembly.Memory({ initial: 256, maximum: 65536, shared: true });

@@ -5,3 +5,4 @@ export { resetTheme } from './heatmap.js';
 export { parseState, readUrl, STATE_KEYS, valueWarning, writeUrl } from './state.js';
 export { filesFromDataTransfer } from './hf-open.js';
 export { measuredHeads } from './models.js';
+export { threadPlan } from '../../wasm/index.js';

@@ -45,11 +45,21 @@ const COMPRESSIBLE = new Set([
   '.ts',
 ]);
 
+// Cross-origin isolation, as README's "Threads" section shows for a static host: COOP and COEP on
+// every response make a page crossOriginIsolated (shared memory, so the threaded wasm module);
+// CORP cross-origin lets another isolated site still load the bundle, its wasm and models.
+export const ISOLATION_HEADERS = {
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-embedder-policy': 'require-corp',
+  'cross-origin-resource-policy': 'cross-origin',
+};
+
 /**
  * Serves `root` on 127.0.0.1:`port` (0 = a free port). Returns { url, close() }.
  * gzip: compress responses for clients that accept it (npm run audit serves dist/ so).
+ * isolate: send ISOLATION_HEADERS (true; false serves as a host without them, e.g. GitHub Pages).
  */
-export function serveStatic(root, { port = 0, log = false, gzip = false } = {}) {
+export function serveStatic(root, { port = 0, log = false, gzip = false, isolate = true } = {}) {
   const base = normalize(root + sep);
   const gzipped = new Map(); // file -> { mtimeMs, body }
   const server = createServer((req, res) => {
@@ -85,6 +95,7 @@ export function serveStatic(root, { port = 0, log = false, gzip = false } = {}) 
       // MyST book built from a directive copied from the playground loads them from there).
       'access-control-allow-origin': '*',
       'accept-ranges': 'bytes',
+      ...(isolate ? ISOLATION_HEADERS : {}),
     };
     if (/csp[^/]*\.html$/.test(file)) headers['content-security-policy'] = STRICT_CSP;
     // One byte range (bytes=a-b), as static hosts serve them: the page reads model headers so.
