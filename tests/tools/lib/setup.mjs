@@ -226,7 +226,7 @@ export async function buildWasmThreads() {
     );
   }
   await mustRun('cmake', ['--build', WASM_MT_DIR, '-j', JOBS, '--target', 'ap_mt'], { env: EMSCRIPTEN_ENV });
-  for (const file of ['wasm/build/ap_mt.mjs', 'wasm/build/ap_mt.wasm', 'wasm/build/ap_mt.worker.js']) {
+  for (const file of ['ap_mt.mjs', 'ap_mt.wasm', 'ap_mt.worker.js', 'package.json'].map((f) => `wasm/build/${f}`)) {
     if (!existsSync(join(ROOT, file))) throw new StepError(`the threaded wasm build did not produce ${file}`);
   }
 }
