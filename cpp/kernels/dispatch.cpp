@@ -40,12 +40,15 @@ namespace {
 
 constexpr int kRowTile = 4, kColTile = 8;
 
-// The number of parts for `work` units spread over `units` splittable units, at least min_units each.
+// The number of parts for `work` spread over `units` splittable units, at least min_units each.
+// Up to kPartsPerThread parts per thread: the threads take parts as they come free, so one that a
+// busy machine wakes late (or that gets less of a core) does less, instead of holding up the call.
+constexpr int kPartsPerThread = 4;
 int parts_for(double work, int units, int min_units) {
   const int t = threads();
   if (t == 1 || work < kParallelMinWork) return 1;
-  const int most = units / min_units;
-  return most < 1 ? 1 : most < t ? most : t;
+  const int most = units / min_units, wanted = kPartsPerThread * t;
+  return most < 2 ? 1 : most < wanted ? most : wanted;
 }
 
 }  // namespace
