@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { load, loadTrainer } from '../../wasm/index.js';
 import { writeGpt2SmallShape } from '../tools/lib/hf-synthetic.mjs';
@@ -67,6 +68,34 @@ function race(title, variants) {
   return row;
 }
 
+// A control for the machine itself: the same plain-JS arithmetic on one thread, then split over
+// THREADS worker threads at once. On a machine whose other users leave no second core free the two
+// take the same time, and no threaded figure below can beat 1x.
+async function control() {
+  const code = `const { parentPort, workerData } = require('node:worker_threads');
+    let x = 0; for (let i = 0; i < workerData; i++) x += i * 1e-9; parentPort.postMessage(x);`;
+  const N = 1e8;
+  const run = (parts) =>
+    Promise.all(
+      Array.from(
+        { length: parts },
+        () =>
+          new Promise((resolve, reject) => {
+            const w = new Worker(code, { eval: true, workerData: N / parts });
+            w.once('message', resolve);
+            w.once('error', reject);
+          }),
+      ),
+    );
+  await run(1); // warm-up
+  const t0 = performance.now();
+  await run(1);
+  const t1 = performance.now();
+  await run(THREADS);
+  const t2 = performance.now();
+  return `control (plain JS arithmetic): 1 thread ${(t1 - t0).toFixed(0)} ms, split over ${THREADS} threads ${(t2 - t1).toFixed(0)} ms`;
+}
+
 const one = await load();
 const mt = await load({ threads: THREADS });
 console.log(
@@ -76,6 +105,7 @@ console.log(
       .map((x) => x.toFixed(1))
       .join(' ')} (other users of the machine take cores from the second thread)\n`,
 );
+console.log(`${await control()}\n`);
 console.log(`| case | ours, 1 thread | ours, ${THREADS} threads | speed-up (range over rounds) |`);
 console.log('|---|---|---|---|');
 
