@@ -43,6 +43,23 @@ test('a thread count that is not a positive integer is an Error naming the optio
   expect(threadPlan({ threads: 100000 }).threads).toBe(threadPlan({ threads: 100000 }).max);
 });
 
+test('bad input to the threaded module is an Error naming the problem, and the module stays usable', async () => {
+  // (A C++ exception must reach the bindings' catch by its type: the core's message is the Error's.)
+  const dir = join(HF, 'gpt2-tiny');
+  const parts = (edit) => ({
+    config: JSON.stringify({ ...JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')), ...edit }),
+    tokenizer: readFileSync(join(dir, 'tokenizer.json'), 'utf8'),
+    weights: new Uint8Array(readFileSync(join(dir, 'model.safetensors'))),
+  });
+  await expect(mt.loadPretrained(parts({ n_head: 5 }))).rejects.toThrow(
+    'config.json: d_model (64) is not divisible by n_heads (5)',
+  );
+  expect(() => mt.loadModel(new Uint8Array(20))).toThrow(/^loadModel: .*(safetensors|header)/);
+  const model = await mt.loadPretrained(parts({}));
+  expect(model.config.nHeads).toBe(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).n_head);
+  model.dispose();
+});
+
 const bitsEqual = (a, b) => {
   expect(a.length).toBe(b.length);
   expect(
