@@ -125,15 +125,18 @@ std::vector<std::string> vocab_from_json(const std::string& text) {
   return vocab;
 }
 
+namespace {
+// The config's sizes as a file names them, in the order it writes them: one list for both ways.
+constexpr std::pair<const char*, int ModelConfig::*> kSizes[] = {
+    {"d_model", &ModelConfig::d_model}, {"n_heads", &ModelConfig::n_heads},       {"n_layers", &ModelConfig::n_layers},
+    {"d_ff", &ModelConfig::d_ff},       {"vocab_size", &ModelConfig::vocab_size}, {"max_len", &ModelConfig::max_len},
+};
+}  // namespace
+
 std::string config_to_json(const ModelConfig& cfg) {
   nlohmann::ordered_json j;
   j["arch"] = to_string(cfg.arch);
-  j["d_model"] = cfg.d_model;
-  j["n_heads"] = cfg.n_heads;
-  j["n_layers"] = cfg.n_layers;
-  j["d_ff"] = cfg.d_ff;
-  j["vocab_size"] = cfg.vocab_size;
-  j["max_len"] = cfg.max_len;
+  for (const auto& [key, field] : kSizes) j[key] = cfg.*field;
   j["pos"] = to_string(cfg.pos);
   j["rel_clip"] = cfg.rel_clip;
   j["act"] = to_string(cfg.act);
@@ -177,12 +180,7 @@ ModelConfig config_from_json(const std::string& text) {
   ModelConfig cfg;
   std::string s;
   if (read_string(j, "arch", s)) cfg.arch = arch_from_string(s);
-  read_int(j, "d_model", cfg.d_model);
-  read_int(j, "n_heads", cfg.n_heads);
-  read_int(j, "n_layers", cfg.n_layers);
-  read_int(j, "d_ff", cfg.d_ff);
-  read_int(j, "vocab_size", cfg.vocab_size);
-  read_int(j, "max_len", cfg.max_len);
+  for (const auto& [key, field] : kSizes) read_int(j, key, cfg.*field);
   if (read_string(j, "pos", s)) cfg.pos = pos_from_string(s);
   read_int(j, "rel_clip", cfg.rel_clip);
   if (read_string(j, "act", s)) cfg.act = act_from_string(s);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <utility>
 
 #include "io/model_io.hpp"
 #include "io/safetensors.hpp"
@@ -24,17 +25,18 @@ int read_size(const json& j, const char* key, int fallback) {
   return static_cast<int>(v.get<int64_t>());
 }
 
+// The config's sizes as a file names them, in the order it writes them: one list for both ways.
+constexpr std::pair<const char*, int RnnAttnConfig::*> kSizes[] = {
+    {"vocab_size", &RnnAttnConfig::vocab_size}, {"d_emb", &RnnAttnConfig::d_emb}, {"d_enc", &RnnAttnConfig::d_enc},
+    {"d_dec", &RnnAttnConfig::d_dec},           {"d_att", &RnnAttnConfig::d_att}, {"max_len", &RnnAttnConfig::max_len},
+};
+
 }  // namespace
 
 std::string rnn_attention_config_to_json(const RnnAttnConfig& c) {
   nlohmann::ordered_json j;
   j["arch"] = kArch;
-  j["vocab_size"] = c.vocab_size;
-  j["d_emb"] = c.d_emb;
-  j["d_enc"] = c.d_enc;
-  j["d_dec"] = c.d_dec;
-  j["d_att"] = c.d_att;
-  j["max_len"] = c.max_len;
+  for (const auto& [key, field] : kSizes) j[key] = c.*field;
   j["tokenizer"] = c.tokenizer;
   return j.dump();
 }
@@ -46,12 +48,7 @@ RnnAttnConfig rnn_attention_config_from_json(const std::string& text) {
     fail("this is not an RNN-attention model (config arch is \"" + arch.substr(0, 40) +
          "\"; expected \"rnn-attention\"): load transformer models with loadModel()");
   RnnAttnConfig c;
-  c.vocab_size = read_size(j, "vocab_size", 0);
-  c.d_emb = read_size(j, "d_emb", c.d_emb);
-  c.d_enc = read_size(j, "d_enc", c.d_enc);
-  c.d_dec = read_size(j, "d_dec", c.d_dec);
-  c.d_att = read_size(j, "d_att", c.d_att);
-  c.max_len = read_size(j, "max_len", c.max_len);
+  for (const auto& [key, field] : kSizes) c.*field = read_size(j, key, c.*field);
   if (j.contains("tokenizer")) {
     if (!j["tokenizer"].is_string()) fail("rnn-attention config key 'tokenizer' must be a string");
     c.tokenizer = j["tokenizer"].get<std::string>();
