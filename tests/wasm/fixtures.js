@@ -55,6 +55,32 @@ export function fixtureModel(ap, fx) {
   return model;
 }
 
+/** ap.attention's options for an attention fixture case: its input, sizes, switches and weights. */
+export function attentionOptions(fx) {
+  const p = fx.params,
+    w = fx.weights;
+  const pre = 'wq' in w ? '' : 'self_attn.';
+  const opts = {
+    x: arr(fx.inputs.x),
+    n: p.n,
+    dModel: p.d_model,
+    nHeads: p.n_heads,
+    causal: !!p.causal,
+    scale: p.scale !== false,
+    wq: arr(w[pre + 'wq']),
+    wk: arr(w[pre + 'wk']),
+    wv: arr(w[pre + 'wv']),
+    wo: arr(w[pre + 'wo']),
+  };
+  if (w[pre + 'bq']) for (const b of ['bq', 'bk', 'bv', 'bo']) opts[b] = arr(w[pre + b]);
+  if (fx.inputs.memory) {
+    opts.memory = arr(fx.inputs.memory);
+    opts.m = p.m;
+  }
+  if (p.key_padding) opts.keyPadding = p.key_padding;
+  return opts;
+}
+
 /** Float32Array of a fixture tensor; null (-inf in "masked") becomes -Infinity. */
 export function arr(t) {
   return Float32Array.from(t.data, (v) => (v === null ? -Infinity : v));

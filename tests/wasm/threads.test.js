@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { load, loadTrainer, threadPlan } from '../../wasm/index.js';
 import { writeGpt2SmallShape } from '../tools/lib/hf-synthetic.mjs';
-import { arr, expectClose, fixtureModel, fixtureNames, loadFixture } from './fixtures.js';
+import { attentionOptions, expectClose, fixtureModel, fixtureNames, loadFixture } from './fixtures.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HF = join(ROOT, 'tests/fixtures/hf');
@@ -73,27 +73,7 @@ const bitsEqual = (a, b) => {
 describe.each([...fixtureNames('attention_'), ...fixtureNames('torch_mha')])('%s', (name) => {
   test('every attention stage: the single-thread bits, and PyTorch within 1e-5', () => {
     const fx = loadFixture(name);
-    const p = fx.params,
-      w = fx.weights;
-    const pre = 'wq' in w ? '' : 'self_attn.';
-    const opts = {
-      x: arr(fx.inputs.x),
-      n: p.n,
-      dModel: p.d_model,
-      nHeads: p.n_heads,
-      causal: !!p.causal,
-      scale: p.scale !== false,
-      wq: arr(w[pre + 'wq']),
-      wk: arr(w[pre + 'wk']),
-      wv: arr(w[pre + 'wv']),
-      wo: arr(w[pre + 'wo']),
-    };
-    if (w[pre + 'bq']) for (const b of ['bq', 'bk', 'bv', 'bo']) opts[b] = arr(w[pre + b]);
-    if (fx.inputs.memory) {
-      opts.memory = arr(fx.inputs.memory);
-      opts.m = p.m;
-    }
-    if (p.key_padding) opts.keyPadding = p.key_padding;
+    const opts = attentionOptions(fx);
     const a = one.attention(opts),
       b = mt.attention(opts);
     for (const [stage, want] of Object.entries(fx.stages)) {

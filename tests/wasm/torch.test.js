@@ -2,7 +2,7 @@
 // ap.attention for the attention cases and ap.createModel + setTensor for the whole models.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
-import { arr, expectClose, fixtureModel, fixtureNames, loadFixture, worst } from './fixtures.js';
+import { attentionOptions, expectClose, fixtureModel, fixtureNames, loadFixture, worst } from './fixtures.js';
 
 let ap;
 beforeAll(async () => {
@@ -15,27 +15,7 @@ afterAll(() => {
 describe.each([...fixtureNames('attention_'), ...fixtureNames('torch_mha')])('%s', (name) => {
   test('every stage matches PyTorch within 1e-5', () => {
     const fx = loadFixture(name);
-    const p = fx.params,
-      w = fx.weights;
-    const pre = 'wq' in w ? '' : 'self_attn.';
-    const opts = {
-      x: arr(fx.inputs.x),
-      n: p.n,
-      dModel: p.d_model,
-      nHeads: p.n_heads,
-      causal: !!p.causal,
-      scale: p.scale !== false,
-      wq: arr(w[pre + 'wq']),
-      wk: arr(w[pre + 'wk']),
-      wv: arr(w[pre + 'wv']),
-      wo: arr(w[pre + 'wo']),
-    };
-    if (w[pre + 'bq']) for (const b of ['bq', 'bk', 'bv', 'bo']) opts[b] = arr(w[pre + b]);
-    if (fx.inputs.memory) {
-      opts.memory = arr(fx.inputs.memory);
-      opts.m = p.m;
-    }
-    if (p.key_padding) opts.keyPadding = p.key_padding;
+    const opts = attentionOptions(fx);
     const t = ap.attention(opts);
     let compared = 0;
     for (const [stage, want] of Object.entries(fx.stages)) {
