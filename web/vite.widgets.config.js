@@ -100,6 +100,22 @@ export default defineConfig({
       },
     },
     {
+      // The bundle's import of the threaded module, as an expression (the same URL, relative to the
+      // bundle): a host that bundles the widgets again (Observable Framework's rollup of npm imports)
+      // would otherwise try to split ap_mt.mjs into a chunk of its own, which Framework then cannot
+      // find ("ENOENT ... ap_mt-<hash>.js"), and fail the whole build. Such hosts are not
+      // cross-origin isolated, so they never load it.
+      name: 'ap-threaded-import-by-url',
+      apply: 'build',
+      renderChunk(code) {
+        const out = code.replace(
+          /import\((['"`])((?:\.\.?\/)[^'"`]*ap_mt\.mjs)\1\)/g,
+          (_, q, path) => `import(new URL(${q}${path}${q}, import.meta.url).href)`,
+        );
+        return out === code ? null : { code: out, map: null };
+      },
+    },
+    {
       name: 'ap-copy-embed',
       apply: 'build',
       generateBundle() {
