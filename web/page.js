@@ -298,16 +298,27 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
     );
   }
 
+  // Attributes a prompt set together with its own text or example (the softmax prompt's row of
+  // "sat"): they name a place in that text, so the student's next text or example takes them away.
+  let exampleAttrs = [];
+  function dropExampleAttrs() {
+    for (const [w, name] of exampleAttrs) w.removeAttribute(name);
+    exampleAttrs = [];
+  }
+
   function tryIt(conceptId, t) {
     const w = byConcept.get(conceptId);
     if (t.patch) {
+      dropExampleAttrs();
       state = parseState({ ...state, ...t.patch });
       apply();
       saveUrl();
     }
-    for (const [name, value] of Object.entries(t.attrs || {}))
+    for (const [name, value] of Object.entries(t.attrs || {})) {
       if (value === null) w?.removeAttribute(name);
       else w?.setAttribute(name, value);
+      if (w && value !== null && t.patch) exampleAttrs.push([w, name]);
+    }
     w?.scrollIntoView({ block: 'start' });
     // Where the prompt's question can be seen: the layer and head measured in that role, once the
     // model's roles are read (a model without them stays where it is), with the model's own heads:
@@ -431,6 +442,7 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
   document.addEventListener('ap-state-change', (e) => {
     e.preventDefault(); // handled: a widget asking for a change does not apply it to itself
     const patch = e.detail.patch;
+    if ('text' in patch || 'preset' in patch) dropExampleAttrs();
     state = parseState({ ...state, ...patch });
     apply();
     saveUrl('text' in patch ? 300 : 0);

@@ -140,6 +140,48 @@ describe('2. the "the cat sat" prompt asks before the view answers', () => {
       .toMatch(/^Row "sky"/);
     expect(errors).toEqual([]);
   });
+  // The prompt's row of "sat" belongs to its example: the student's own sentence afterwards opens
+  // on its last token again (the view's default), not on row 2 of a text that is not there.
+  test("after the prompt, the student's own sentence opens on its last token, not the prompt's row 2", async () => {
+    const { page, errors } = await openView('/#chapter=B', 'ap-softmax', LAPTOP);
+    const w = page.locator('ap-softmax');
+    await page.locator('aside.try[data-for="softmax"] li').filter({ hasText: 'the cat sat' }).locator('button').click();
+    await page.waitForFunction(() => document.querySelector('ap-softmax').dataset.preset === 'softmax.the-cat-sat');
+    expect(await w.getAttribute('row')).toBe('2');
+    // The model picker back to the trained model, then a sentence of the student's own.
+    await page.locator('ap-controls #model').selectOption('english');
+    // The weighted sum below has drawn the default sentence (on its last row) before the student types.
+    const ws = page.locator('ap-weighted-sum');
+    await ws.scrollIntoViewIfNeeded();
+    const before = await ws.evaluate(async (e) => {
+      while (!e.shadowRoot.querySelector('select')?.options.length) await new Promise((r) => setTimeout(r, 50));
+      return e.shadowRoot.querySelector('select').options.length;
+    });
+    await page.locator('#text').fill('my little sister plays the violin every single evening after school');
+    await w.scrollIntoViewIfNeeded(); // views draw when near the window
+    // The row shown is the last of the new sentence's rows (the model is causal: every key is in it).
+    const rowShown = () =>
+      w.evaluate((e) => {
+        const t = e.shadowRoot.querySelector('table.row-table');
+        return { row: Number(t?.dataset.row), keys: t?.querySelectorAll('tbody tr:has(td.weight)').length };
+      });
+    await expect.poll(async () => (await rowShown()).keys, { timeout: 30_000 }).toBeGreaterThan(before);
+    const shown = await rowShown();
+    expect(shown.keys).toBeGreaterThan(4);
+    expect(shown, JSON.stringify(shown)).toMatchObject({ row: shown.keys - 1 });
+    expect(await w.getAttribute('row')).toBe(null);
+    // The weighted sum, in the same chapter, also opens on the new sentence's last row.
+    await ws.scrollIntoViewIfNeeded();
+    await expect
+      .poll(() =>
+        ws.evaluate((e, keys) => {
+          const sel = e.shadowRoot.querySelector('select');
+          return sel && sel.options.length === keys ? sel.value : null;
+        }, shown.keys),
+      )
+      .toBe(String(shown.keys - 1));
+    expect(errors).toEqual([]);
+  });
 });
 
 // 4. rnn-chain's "Back to the last word" set t="99", past the end of every text the view reads, so

@@ -104,16 +104,20 @@ export class ApSoftmax extends ApWidget {
     const n = A.rows;
     const presetKey = run.preset?.id || '';
     const rowAttr = this.getAttribute('row');
-    // The row attribute, when it changed (or the example did), moves the row: one of this text's
-    // rows (clamped to them, with a warning); one that is not a number leaves the row as it was.
-    // A model's default is its last row: its first (<bos>) is trivially 1 on itself.
-    if (rowAttr !== this._lastRowAttr || presetKey !== this._lastPreset || this.row === undefined || this.row >= n) {
+    // The row attribute, when it changed (or the example or the text did), moves the row: one of
+    // this text's rows (clamped to them, with a warning); one that is not a number leaves the row
+    // as it was. A model's default is its last row: its first (<bos>) is trivially 1 on itself.
+    // A new text opens on its default row: row 7 of one sentence is no row of interest in another.
+    const rowsKey = A.rowLabels.join('\n');
+    const sameText = presetKey === this._lastPreset && rowsKey === this._lastRows;
+    if (rowAttr !== this._lastRowAttr || !sameText || this.row === undefined || this.row >= n) {
       const kept =
-        presetKey === this._lastPreset && this.row !== undefined && this.row < n
+        sameText && this.row !== undefined && this.row < n
           ? this.row
           : clamp(run.preset ? Math.max(run.preset.row, 0) : n - 1, 0, n - 1);
       this.row = this.numberAttribute('row', { min: 0, max: n - 1, integer: true }, kept);
       this._lastPreset = presetKey;
+      this._lastRows = rowsKey;
     }
     this._lastRowAttr = rowAttr;
     fillSelect(

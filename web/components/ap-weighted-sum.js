@@ -40,9 +40,10 @@ export class ApWeightedSum extends ApWidget {
       head = headFor(run, state);
     const { view } = stepView(run, 'head_out', { layer, head });
     const [A, V] = view.inputs;
-    const key = run.preset?.id || '';
+    // A new example or text opens on the row the preset's claim is about, else the last row (the
+    // <bos> row is trivially v_<bos>); the same text keeps the row the reader picked.
+    const key = `${run.preset?.id || ''}\n${A.rowLabels.join('\n')}`;
     if (key !== this._lastPreset || this.row === undefined || this.row >= A.rows) {
-      // The row the preset's claim is about; a model's last row (its <bos> row is trivially v_<bos>).
       this.row = run.preset ? Math.max(run.preset.row, 0) : A.rows - 1;
       this._lastPreset = key;
     }
