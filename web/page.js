@@ -306,11 +306,15 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
     exampleAttrs = [];
   }
 
+  // A patch as the page applies it: an example of the notes opens on its own first layer and head
+  // (the model's head 3, say, is no head of a one-head example) unless the patch names them.
+  const withExample = (patch) => (patch.preset ? { layer: 0, head: 0, ...patch } : patch);
+
   function tryIt(conceptId, t) {
     const w = byConcept.get(conceptId);
     if (t.patch) {
       dropExampleAttrs();
-      state = parseState({ ...state, ...t.patch });
+      state = parseState({ ...state, ...withExample(t.patch) });
       apply();
       saveUrl();
     }
@@ -443,7 +447,7 @@ export function startPlayground({ root = document.getElementById('app') } = {}) 
     e.preventDefault(); // handled: a widget asking for a change does not apply it to itself
     const patch = e.detail.patch;
     if ('text' in patch || 'preset' in patch) dropExampleAttrs();
-    state = parseState({ ...state, ...patch });
+    state = parseState({ ...state, ...withExample(patch) });
     apply();
     saveUrl('text' in patch ? 300 : 0);
   });
