@@ -308,3 +308,33 @@ describe('6. RoPE says which weights it runs', () => {
     }
   });
 });
+
+// 7. A switch that runs the trained model in a way it was never trained (the block view's
+//    "post-norm (the notes)" button, the causal-mask view's encoder button) was said only at the
+//    top of the page; the views below showed the numbers as if the model had learned them. Every
+//    view now says which switches differ from the model file's own config (read here from its header).
+describe('7. switches the model was never trained with are said in every view', () => {
+  test('post-norm and the causal mask off on the pre-norm decoder: the block view and softmax say so; as trained, no view does', async () => {
+    expect(ENGLISH).toMatchObject({ norm: 'pre', causal: true });
+    const { page, errors } = await playground.open('/?norm=post&causal=off#chapter=E', VIEWPORT);
+    await drawn(page, 'ap-block');
+    const said = await page
+      .locator('ap-block')
+      .evaluate((w) => w.shadowRoot.querySelector('.untrained-note:not([hidden])')?.textContent || '');
+    expect(said).toMatch(/^Not as trained: post-norm \(trained pre-norm\); the causal mask off \(trained with it\)\./);
+    // Another chapter's view on the same state says the same.
+    await page.evaluate(() => (location.hash = '#chapter=B'));
+    await drawn(page, 'ap-softmax');
+    expect(await page.locator('ap-softmax').evaluate((w) => w.dataset.untrained)).toBe(
+      'post-norm (trained pre-norm); the causal mask off (trained with it)',
+    );
+    // Back to the model as trained: no view says it.
+    const { page: page2 } = await playground.open('/#chapter=E', VIEWPORT);
+    await drawn(page2, 'ap-block');
+    expect(await page2.locator('ap-block').evaluate((w) => w.dataset.untrained ?? null)).toBe(null);
+    expect(await page2.locator('ap-block').evaluate((w) => w.shadowRoot.querySelector('.untrained-note').hidden)).toBe(
+      true,
+    );
+    expect(errors).toEqual([]);
+  });
+});

@@ -235,7 +235,7 @@ export class ApBlock extends ApWidget {
     this.dataset.layer = String(layer);
     this.dataset.stage = open.id;
     this.dataset.boxes = plan.nodes.map((n) => n.id).join(' ');
-    this.note.textContent = `${pre ? 'Pre-norm' : 'Post-norm'}, layer ${layer} of ${nLayers}: ${plan.skips.length} residual paths, one around each sublayer.${pre ? ' The residual stream is never normalised inside the stack; the final LayerNorm after the last block does it once.' : ' Each Add & Norm normalises the sum, so the next sublayer gets rows of mean 0 and variance 1.'}`;
+    this.note.textContent = `${pre ? 'Pre-norm' : 'Post-norm'}, layer ${layer} of ${nLayers}: ${plan.skips.length} residual paths, one around each sublayer.${pre ? ' The residual stream is never normalised inside the stack; the final LayerNorm after the last block does it once.' : ' Each Add & Norm normalises the sum: each row to mean 0 and variance 1, then scaled by γ and shifted by β.'}`;
   }
 
   _draw(plan, open, run) {

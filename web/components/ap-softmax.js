@@ -66,7 +66,7 @@ export class ApSoftmax extends ApWidget {
     this.body.append(
       el('p', {
         className: 'lead',
-        text: "Softmax turns a row of scores into weights: exponentiate (after subtracting the row's maximum, only for numerical stability), then divide by the row's sum. Every weight is positive and each row sums to 1. A temperature T divides the scores first: small T sharpens, large T flattens.",
+        text: "Softmax turns a row of scores into weights: exponentiate (after subtracting the row's maximum, only for numerical stability), then divide by the row's sum. Every weight is non-negative (a key the mask hides gets exactly 0, any other a positive weight) and each row sums to 1. A temperature T divides the scores first: small T sharpens, large T flattens.",
       }),
       this.presets.node,
       this.claim,

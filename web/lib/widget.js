@@ -11,7 +11,7 @@ import { runFor } from './runs.js';
 import { downloadsNow, onDownloadProgress } from './models.js';
 import { HeatmapPool, resetTheme } from './heatmap.js';
 import { RESERVE, RESERVE_WIDTHS } from './reserve.js';
-import { headsShownBy, reslicedHeads, reslicedLine } from './heads-shown.js';
+import { headsShownBy, reslicedHeads, reslicedLine, untrainedLine, untrainedSwitches } from './heads-shown.js';
 
 const BASE_ATTRS = [...STATE_KEYS, 'hide', 'height', 'theme'];
 // Every setting a view draws from (the stepper's step is the stepper's own).
@@ -115,6 +115,8 @@ export class ApWidget extends HTMLElement {
       this.randomNote = el('p', { className: 'random-note', hidden: true });
       // One line when the view shows heads the heads switch cut from a model trained with others.
       this.reslicedNote = el('p', { className: 'resliced-note', hidden: true });
+      // One line when the page's switches run a trained model in a way it was never trained.
+      this.untrainedNote = el('p', { className: 'resliced-note untrained-note', hidden: true });
       this.ownNote = el('p', { className: 'own-input', hidden: true });
       this.root = el(
         'section',
@@ -124,6 +126,7 @@ export class ApWidget extends HTMLElement {
         this.textField,
         this.randomNote,
         this.reslicedNote,
+        this.untrainedNote,
         this.body,
         this.status,
       );
@@ -408,6 +411,11 @@ export class ApWidget extends HTMLElement {
       this.reslicedNote.textContent = resliced ? reslicedLine(resliced) : '';
       if (resliced) this.dataset.resliced = `${resliced.trained}:${resliced.now}`;
       else delete this.dataset.resliced;
+      const untrained = untrainedSwitches(run);
+      this.untrainedNote.hidden = !untrained.length;
+      this.untrainedNote.textContent = untrained.length ? untrainedLine(untrained) : '';
+      if (untrained.length) this.dataset.untrained = untrained.join('; ');
+      else delete this.dataset.untrained;
       this.applyHides();
       this.dataset.text = state.preset ? '' : state.text;
       this.dataset.preset = state.preset;
