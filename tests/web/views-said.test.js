@@ -338,3 +338,23 @@ describe('7. switches the model was never trained with are said in every view', 
     expect(errors).toEqual([]);
   });
 });
+
+// 8. A text past the model's context: the tokens view said "every view below has 309 rows" while
+//    every view below showed the core's length error. It now says they cannot, and by how much.
+describe('8. the tokens view on a text longer than the model reads', () => {
+  test('three copies of a paragraph: the rows the views would need, the model maximum from its file, the tokens to cut', async () => {
+    const text = [PARAGRAPH, PARAGRAPH, PARAGRAPH].join(' ');
+    const count = (await hfTokenizer().encode(text)).getIds().length; // Hugging Face's own count
+    const rows = count + 1;
+    expect(rows).toBeGreaterThan(ENGLISH.max_len);
+    const { widget: w, errors } = await playground.openAlone('ap-tokens', { text });
+    await expect.poll(() => w.evaluate((e) => e.dataset.overLimit ?? ''), { timeout: 60_000 }).not.toBe('');
+    const said = await w.evaluate((e) => e.shadowRoot.textContent);
+    expect(said).toContain(
+      `the views below would have ${count} + 1 = ${rows} rows, but this model reads at most ${ENGLISH.max_len} tokens`,
+    );
+    expect(said).toContain(`Shorten the text by ${rows - ENGLISH.max_len} tokens`);
+    expect(said).not.toContain('every view below has');
+    expect(errors).toEqual([]);
+  });
+});

@@ -272,9 +272,17 @@ export class ApTokens extends ApWidget {
     // The start token: the model reads it before these tokens, so every view below has one row more.
     const start = empty ? null : startOf(r.english.model, r.text);
     this.startLine.hidden = !start;
+    // Past the model's context (its config, from the file) the views below draw nothing but the core's error.
+    const maxLen = r.english.model.config.maxLen;
+    const rows = row.tokens.length + 1;
+    const rowsSaid =
+      rows > maxLen
+        ? `so the views below would have ${row.tokens.length} + 1 = ${rows} rows, but this model reads at most ${maxLen} tokens: they show the error instead. Shorten the text by ${plural(rows - maxLen, 'token')} to see them`
+        : `so every view below has ${row.tokens.length} + 1 = ${rows} rows, the start token first`;
     this.startLine.textContent = start
-      ? `The model reads one more token before these: the start token ${start.piece} (id ${start.id}), so every view below has ${row.tokens.length} + 1 = ${row.tokens.length + 1} rows, the start token first. A decoder predicts each next token from the ones before it; the start token gives it a first position to predict the first word from. GPT-2 does the same with its <|endoftext|> token.`
+      ? `The model reads one more token before these: the start token ${start.piece} (id ${start.id}), ${rowsSaid}. A decoder predicts each next token from the ones before it; the start token gives it a first position to predict the first word from. GPT-2 does the same with its <|endoftext|> token.`
       : '';
+    this.dataset.overLimit = rows > maxLen ? String(rows - maxLen) : '';
     this.dataset.start = start ? String(start.id) : '';
     this.wordsLine.hidden = empty || !row.aligned;
     // The first word, when the tokenizer cuts it into more pieces than the same word after a space.
