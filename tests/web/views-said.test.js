@@ -358,3 +358,30 @@ describe('8. the tokens view on a text longer than the model reads', () => {
     expect(errors).toEqual([]);
   });
 });
+
+// 9. The FFN view's "why" part runs the masked LM, which reads at most 32 tokens of a word list:
+//    a long text of known words was said to have words the model "does not know". The reason is
+//    now the one that holds: the limit from the model's file, or the words it lacks.
+describe("9. ffn's why: the reason the masked LM cannot read the text", () => {
+  const MLM = readModelHeader(join(ROOT, 'web/models/mlm.safetensors')).config;
+  const said = async (text) => {
+    const { page, errors } = await playground.open(`/?text=${encodeURIComponent(text)}#chapter=E`, VIEWPORT);
+    const w = await drawn(page, 'ap-ffn');
+    await expect
+      .poll(() => w.evaluate((e) => e.shadowRoot.querySelector('[data-why]')?.textContent ?? ''), { timeout: 30_000 })
+      .toMatch(/^Sentence: /);
+    const line = await w.evaluate((e) => e.shadowRoot.querySelector('[data-why]').textContent);
+    expect(errors).toEqual([]);
+    return line;
+  };
+  test('too long (known words): the limit and the count; an unknown word: that word; a text it reads: no reason', async () => {
+    const long = 'the cat near the dogs sleeps . '.repeat(5).trim();
+    const words = long.split(/\s+/).length; // a word tokenizer: one token per word or mark
+    expect(words).toBeGreaterThan(MLM.max_len);
+    expect(await said(long)).toContain(`it reads at most ${MLM.max_len} tokens and your text is ${words};`);
+    expect(await said('the zebra near the dogs sleeps .')).toContain(
+      `its word list of ${MLM.vocab_size} tokens has no "zebra";`,
+    );
+    expect(await said('the dogs near the cat sleep .')).toBe('Sentence: "the dogs near the cat sleep .".');
+  });
+});

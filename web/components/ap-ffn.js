@@ -11,6 +11,13 @@ import { StepPanel, layerFor, numsTable, textFor } from '../lib/view.js';
 
 const WHY_MODEL = 'trained:mlm';
 const WHY_TEXT = 'the cat near the dogs sleeps .';
+
+/** The first three distinct words a word tokenizer read as <unk> ("zebra", "emus" and 2 more). */
+function unknownWords({ pieces, unknown }) {
+  const words = [...new Set(unknown.map((i) => `"${pieces[i]}"`))];
+  const shown = words.slice(0, 3).join(', ');
+  return words.length > 3 ? `${shown} and ${words.length - 3} more` : shown;
+}
 const WHY_DEPTH = 6;
 import { runFor } from '../lib/runs.js';
 import { runSpec } from '../lib/state.js';
@@ -114,11 +121,23 @@ export class ApFfn extends ApWidget {
     const model = entry.model;
     const wanted = (this.state && textFor(this.state)) || WHY_TEXT;
     const known = model.tokenizer.encode(wanted);
-    const text = known.ids.length >= 2 && known.ids.length <= 24 && known.unknown.length === 0 ? wanted : WHY_TEXT;
-    this.whyText.textContent =
-      text === wanted
-        ? `Sentence: "${text}".`
-        : `Sentence: "${text}" (the masked LM does not know every word of "${wanted}", so its own example is used).`;
+    // Why the page's text cannot be used, if it cannot: the model's own limits (its file's config)
+    // and the words its word list lacks, as the tokenizer found them.
+    const maxLen = model.config.maxLen;
+    const count = known.ids.length;
+    const why =
+      count < 2
+        ? 'it needs at least 2 tokens'
+        : count > maxLen
+          ? `it reads at most ${maxLen} tokens and your text is ${count}`
+          : known.unknown.length
+            ? `its word list of ${model.config.vocabSize} tokens has no ${unknownWords(known)}`
+            : '';
+    const text = why ? WHY_TEXT : wanted;
+    this.whyText.textContent = why
+      ? `Sentence: "${text}" (the masked LM cannot read your text: ${why}; so its own example is used).`
+      : `Sentence: "${text}".`;
+    this.whyText.dataset.why = why;
     const t = model.attentionStacks(text, {
       layer: this.why.layer,
       depth: WHY_DEPTH,
