@@ -385,3 +385,21 @@ describe("9. ffn's why: the reason the masked LM cannot read the text", () => {
     expect(await said('the dogs near the cat sleep .')).toBe('Sentence: "the dogs near the cat sleep .".');
   });
 });
+
+// 10. The sinusoidal view says the English model's positions are "a table it learned in training
+//     (the learned positions view shows it)", but that view opened on the dates model's table. It
+//     now opens on the page's model when that model has one.
+describe("10. learned positions open on the page's model", () => {
+  test("english: the table has the file's max_len rows and d_model columns; the sinusoidal view points to it", async () => {
+    const { page, errors } = await playground.open('/#chapter=D', VIEWPORT);
+    const sin = await drawn(page, 'ap-sinusoidal');
+    expect(await sin.evaluate((e) => e.shadowRoot.textContent)).toContain('the learned positions view shows it');
+    const w = await drawn(page, 'ap-learned-pos');
+    expect(await w.evaluate((e) => e.shadowRoot.querySelector('select').value)).toBe('trained:english');
+    expect(await w.evaluate((e) => e.dataset.rows)).toBe(String(ENGLISH.max_len));
+    expect(await w.evaluate((e) => e.shadowRoot.textContent)).toContain(
+      `(L = ${ENGLISH.max_len} positions, d = ${ENGLISH.d_model})`,
+    );
+    expect(errors).toEqual([]);
+  });
+});

@@ -63,7 +63,9 @@ export class ApLearnedPos extends ApWidget {
         label: 'random weights, learned positions (untrained)',
       };
       const all = [...cands, fallback];
-      const pick = all.find((c) => c.key === this.choice) || all[0];
+      // The reader's choice, else the page's model (the sinusoidal view points here for its table).
+      const pick =
+        all.find((c) => c.key === this.choice) || all.find((c) => c.key === `trained:${state.model}`) || all[0];
       return getModel(pick.key).then((entry) => ({ entry, all, pick, trained: cands.length > 0 }));
     });
   }
@@ -85,9 +87,12 @@ export class ApLearnedPos extends ApWidget {
       rowLabels: Array.from({ length: L }, (_, i) => String(i)),
       kind: 'div',
     });
-    this.place(this.map, this.hm('p', P, { 'max-cell': '22' }));
+    // A long table (the English model's 256 rows) in small cells without labels: about 1,000 px
+    // instead of 3,400; a short one (dates: 32) keeps its labelled cells.
+    const long = L > 64;
+    this.place(this.map, this.hm('p', P, long ? { 'max-cell': '4', compact: '' } : { 'max-cell': '22' }));
     this.note.textContent = trained
-      ? `Each row was learned with the rest of the model (L = ${L} positions, d = ${d}).`
+      ? `Each row was learned with the rest of the model (L = ${L} positions, d = ${d})${long ? `: position 0 is the top row, position ${L - 1} the bottom one, and each column one of the ${d} dimensions` : ''}.`
       : `No trained model file with learned positions is loaded, so this table is random (untrained): L = ${L} positions, d = ${d}.`;
     // Past L: ask the core for L + 1 tokens.
     try {
