@@ -403,3 +403,39 @@ describe("10. learned positions open on the page's model", () => {
     expect(errors).toEqual([]);
   });
 });
+
+// 11. Permutation and relative positions run a random word-level model (the English model's
+//     learned positions cannot be switched off); its word list lacks most names and numbers, which
+//     it reads as <unk>. The rows were labelled with the typed words and nothing said so: a student
+//     saw different words with the same output vector. The line says which, and the rows are marked.
+describe('11. words a random word-level model reads as <unk> are said and marked', () => {
+  test('permutation: the marked rows are the ones the line counts, and their outputs are one vector', async () => {
+    const text = 'In 1969, Neil Armstrong and Buzz Aldrin landed Apollo 11 on the Moon at 20:17 UTC.';
+    const { page, errors } = await playground.open(`/?text=${encodeURIComponent(text)}#chapter=D`, VIEWPORT);
+    const w = await drawn(page, 'ap-permutation');
+    const r = await w.evaluate((e) => {
+      const hm = e.shadowRoot.querySelector('ap-heatmap[data-name="z"]');
+      const m = hm._m;
+      return {
+        line: e.shadowRoot.querySelector('.cut').textContent,
+        rows: m.rows,
+        cols: m.cols,
+        values: [...m.values],
+        labels: m.rowLabels,
+        flagged: [...m.rowFlags],
+        shown: [...hm.shadowRoot.querySelectorAll('.hm-label.unknown')].map((n) => n.textContent),
+      };
+    });
+    const k = r.flagged.length;
+    expect(k).toBeGreaterThan(1);
+    expect(r.line).toMatch(new RegExp(`^${k} of these ${r.rows} tokens are not in this model's word list of \\d+`));
+    expect(r.shown).toEqual(r.flagged.map((i) => `${r.labels[i]}?`));
+    // Known words of the sentence are not flagged.
+    for (const word of ['in', 'and', 'on', 'the']) expect(r.flagged).not.toContain(r.labels.indexOf(word));
+    // One shared vector in, positions off: the flagged rows' outputs are equal (to float rounding).
+    const row = (i) => r.values.slice(i * r.cols, (i + 1) * r.cols);
+    const first = row(r.flagged[0]);
+    for (const i of r.flagged.slice(1)) row(i).forEach((v, c) => expect(Math.abs(v - first[c])).toBeLessThan(1e-4));
+    expect(errors).toEqual([]);
+  });
+});

@@ -72,7 +72,7 @@ export class ApPermutation extends ApWidget {
         const pLabels = perm.map((p) => labels[p]);
         const off = { pos: 'none', causal: false };
         const on = { pos: entry.base.pos === 'none' ? 'sinusoidal' : entry.base.pos, causal: false };
-        const out = { n, perm, labels, pLabels, entry };
+        const out = { n, perm, labels, pLabels, entry, unknown: enc.unknown };
         if (!n) return out;
         out.a = runIds(entry, Int32Array.from(ids), off, labels);
         out.b = runIds(entry, Int32Array.from(pIds), off, pLabels);
@@ -90,7 +90,7 @@ export class ApPermutation extends ApWidget {
       this.verdict.textContent = 'Type some text.';
       return;
     }
-    const { a, b, perm, labels, pLabels } = r;
+    const { a, b, perm, labels, pLabels, unknown } = r;
     if (a.error || b.error) throw a.error || b.error;
     const stack = a.mainStack;
     const out = a.stackOutput(stack); // the stack's output, as the trace marks it
@@ -130,6 +130,7 @@ export class ApPermutation extends ApWidget {
           rows: n,
           cols: d,
           rowLabels: labels,
+          rowFlags: unknown,
           kind: 'div',
         }),
       ),
@@ -142,6 +143,7 @@ export class ApPermutation extends ApWidget {
           rows: n,
           cols: d,
           rowLabels: pLabels,
+          rowFlags: new Set(perm.flatMap((p, k) => (unknown.has(p) ? [k] : []))),
           kind: 'div',
         }),
       ),

@@ -336,12 +336,28 @@ export function withModelFor(state, ok, fn) {
 export function tokensWithin(entry, text) {
   const enc = entry.model.tokenizer.encode(text);
   const max = entry.base.maxLen;
-  if (enc.ids.length <= max) return { ids: enc.ids, pieces: enc.pieces, cut: '' };
-  return {
-    ids: enc.ids.slice(0, max),
-    pieces: enc.pieces.slice(0, max),
-    cut: `This view's model reads at most ${max} tokens; your text has ${enc.ids.length}, so the view reads its first ${max}.`,
-  };
+  const n = Math.min(enc.ids.length, max);
+  const unknown = enc.unknown.filter((i) => i < n);
+  const cut = [
+    enc.ids.length > max
+      ? `This view's model reads at most ${max} tokens; your text has ${enc.ids.length}, so the view reads its first ${max}.`
+      : '',
+    unknownWordsLine(enc.pieces, unknown, entry.model.vocab.length, n),
+  ]
+    .filter(Boolean)
+    .join(' ');
+  return { ids: enc.ids.slice(0, n), pieces: enc.pieces.slice(0, n), unknown: new Set(unknown), cut };
+}
+
+/**
+ * The line for tokens a word tokenizer read as <unk> (positions `unknown` of `pieces`), or '': they
+ * all get the one vector of <unk>, so their rows cannot differ by word.
+ */
+export function unknownWordsLine(pieces, unknown, vocabSize, n) {
+  if (!unknown.length) return '';
+  const words = [...new Set(unknown.map((i) => `"${pieces[i]}"`))];
+  const shown = words.length > 6 ? `${words.slice(0, 6).join(', ')} and ${words.length - 6} more` : words.join(', ');
+  return `${unknown.length} of these ${n} tokens are not in this model's word list of ${vocabSize} and are read as <unk>, all with one shared vector (their labels end in "?"): ${shown}.`;
 }
 
 /** Text to run a model-only view on: the page's text, or a preset's tokens. */
