@@ -439,3 +439,33 @@ describe('11. words a random word-level model reads as <unk> are said and marked
     expect(errors).toEqual([]);
   });
 });
+
+// 12. The scale view's "your text" line read the start token's score on itself: the same number
+//     for every text. It now reads the last token's row of the student's text.
+describe("12. scale: the score it divides is one of the student's text", () => {
+  test("two texts: the line names each text's last token and gives different scores, each divided by √d_k from the file", async () => {
+    const dK = ENGLISH.d_model / ENGLISH.n_heads;
+    const seen = [];
+    for (const [text, last] of [
+      ['Did she give it to him before the rain started?', '?'],
+      ['Cats sleep all day long', 'long'],
+    ]) {
+      const { page, errors } = await playground.open(`/?text=${encodeURIComponent(text)}#chapter=B`, VIEWPORT);
+      const w = await drawn(page, 'ap-scale');
+      const p = await w.evaluate((e) => {
+        const n = e.shadowRoot.querySelector('.panel.ratio');
+        return { text: n.textContent, ratio: Number(n.dataset.sqrtDk) };
+      });
+      expect(p.text).toMatch(
+        new RegExp(`^d_k = ${dK}: the score of "\\s?${last.replace('?', '\\?')}" on "[^"]+", s = `),
+      );
+      expect(p.ratio).toBeCloseTo(Math.sqrt(dK), 3);
+      const [, s, scaledS] = p.text.match(/s = (−?[\d.]+), becomes s \/ √d_k = (−?[\d.]+)/);
+      const num = (x) => Number(x.replace('−', '-'));
+      expect(num(scaledS)).toBeCloseTo(num(s) / Math.sqrt(dK), 2);
+      seen.push(num(s));
+      expect(errors).toEqual([]);
+    }
+    expect(seen[0]).not.toBe(seen[1]);
+  });
+});

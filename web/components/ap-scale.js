@@ -11,7 +11,7 @@
 // dk (the slider's d_k, a power of two 1..512, default 64), hide="presets,experiment".
 // Example: <ap-scale dk="512"></ap-scale>
 import { ApWidget, define } from '../lib/widget.js';
-import { el, fmt } from '../lib/dom.js';
+import { el, fmt, tokenText } from '../lib/dom.js';
 import { claimBox, headFor, layerFor, numsTable, presetButtons } from '../lib/view.js';
 import { stepView } from '../lib/steps/index.js';
 import { runsFor } from '../lib/runs.js';
@@ -125,18 +125,29 @@ export class ApScale extends ApWidget {
     const a = stepView(scaled, 'weights', { layer, head }).view.output;
     const b = stepView(unscaled, 'weights', { layer, head }).view.output;
     // √d_k as the core applied it: a raw score divided by its scaled value.
-    const raw = S.inputs[0].values,
+    const M = S.inputs[0];
+    const raw = M.values,
       sc = S.output.values;
-    let k = 0;
-    while (k < raw.length && !(Math.abs(raw[k]) > 1e-3)) k++;
+    // A score of the text's own: the last token's row (a decoder's row of its start token is only
+    // the start token on itself, the same for every text), its largest score in size.
+    const row = M.rows - 1;
+    let k = -1;
+    for (let j = 0; j < M.cols; j++) {
+      const i = row * M.cols + j;
+      if (Number.isFinite(raw[i]) && Math.abs(raw[i]) > 1e-3 && (k < 0 || Math.abs(raw[i]) > Math.abs(raw[k]))) k = i;
+    }
     const dK = scaled.config.dK;
-    if (k < raw.length) {
+    if (k >= 0) {
       const r = raw[k] / sc[k];
+      const pair =
+        M.rowLabels && M.colLabels
+          ? ` of "${tokenText(M.rowLabels[row])}" on "${tokenText(M.colLabels[k - row * M.cols])}"`
+          : '';
       this.ratio.replaceChildren(
         el(
           'p',
-          { className: 'panel ratio', dataset: { sqrtDk: String(r) } },
-          `d_k = ${dK}: a score s = ${fmt(raw[k], 3)} becomes s / √d_k = ${fmt(sc[k], 3)}, so the core divided by `,
+          { className: 'panel ratio', dataset: { sqrtDk: String(r), cell: `${row},${k - row * M.cols}` } },
+          `d_k = ${dK}: the score${pair}, s = ${fmt(raw[k], 3)}, becomes s / √d_k = ${fmt(sc[k], 3)}, so the core divided by `,
           el('b', { className: 'sqrt-dk', text: fmt(r, 2) }),
           ` (= √${dK}).`,
         ),
