@@ -63,6 +63,23 @@ describe('1. the softmax tables', () => {
       ),
     );
     for (const s of sums) expect(s).toBeCloseTo(1, 5);
+    // The table rebuilds the tempered weights too: exp((s̃ − max) / T) over its sum, by hand here
+    // from the scaled scores shown (T = 2), equals the core's tempered weight.
+    const rows = await w.evaluate((el) =>
+      [...el.shadowRoot.querySelectorAll('table.row-table tbody tr:has(td.tempered)')].map((tr) => ({
+        scaled: Number(tr.querySelector('td.scaled').textContent.replace('−', '-')),
+        expT: Number(tr.querySelector('td.exp-t').textContent),
+        tempered: Number(tr.querySelector('td.tempered').dataset.value),
+      })),
+    );
+    const finite = rows.filter((r) => Number.isFinite(r.scaled));
+    const max = Math.max(...finite.map((r) => r.scaled));
+    const byHand = rows.map((r) => (Number.isFinite(r.scaled) ? Math.exp((r.scaled - max) / 2) : 0));
+    const total = byHand.reduce((a, b) => a + b, 0);
+    rows.forEach((r, j) => {
+      expect(r.expT).toBeCloseTo(byHand[j], 2);
+      expect(r.tempered).toBeCloseTo(byHand[j] / total, 2);
+    });
     expect(errors).toEqual([]);
   });
 

@@ -138,6 +138,9 @@ export class ApSoftmax extends ApWidget {
     const header = ['key', 'weight (core)'];
     if (tempered) header.push(`weight at T = ${fmt(T, 2)} (core)`);
     header.push('score q·k', 'scaled s̃', 'exp(s̃ − max)');
+    // At T ≠ 1 the tempered weights' own exponentials: each tempered weight is one of these over their sum.
+    const expsT = tempered ? Array.from(srow, (v) => (v === -Infinity ? 0 : Math.exp((v - max) / T))) : null;
+    if (tempered) header.push(`exp((s̃ − max) / ${fmt(T, 2)})`);
     const rows = A.colLabels.map((label, j) => {
       const w = A.values[i * A.cols + j];
       return [
@@ -149,6 +152,7 @@ export class ApSoftmax extends ApWidget {
         { text: fmt(raw.values[i * raw.cols + j]), className: 'score' },
         { text: fmt(srow[j]), className: 'scaled' },
         { text: fmt(exps[j], 4), className: 'exp' },
+        ...(tempered ? [{ text: fmt(expsT[j], 4), className: 'exp-t' }] : []),
       ];
     });
     const total = (xs) =>
@@ -163,10 +167,18 @@ export class ApSoftmax extends ApWidget {
       '',
       '',
       fmt(sum, 4),
+      ...(tempered
+        ? [
+            fmt(
+              expsT.reduce((x, y) => x + y, 0),
+              4,
+            ),
+          ]
+        : []),
     ]);
     this.rowTable.replaceChildren(
       numsTable({
-        caption: `Row "${A.rowLabels[i]}": each weight = exp(s̃ − max) / sum`,
+        caption: `Row "${A.rowLabels[i]}": each weight = exp(s̃ − max) / sum${tempered ? `; at T = ${fmt(T, 2)}, exp((s̃ − max) / T) / its sum` : ''}`,
         header,
         rows,
         className: 'nums row-table',
