@@ -134,7 +134,7 @@ export class ApBirnn extends ApWidget {
     const words = a.tokens.map(tokenText);
     this.unknownLine.textContent = unknownNote(a.tokens, a.unknown, model.vocab.length);
     this.unknownLine.hidden = !this.unknownLine.textContent;
-    this.note.textContent = `The encoder of the trained English→French model (web/models/translate-rnn.safetensors) on your ${n} words: each direction has ${H} numbers per word, h_j has ${2 * H}. Rows are words; colour is the value of each state unit.`;
+    this.note.textContent = `The encoder of the trained English→French model (web/models/translate-rnn.safetensors) on the ${n} words of its sentence above: each direction has ${H} numbers per word, h_j has ${2 * H}. Rows are words; colour is the value of each state unit.`;
 
     const hmap = (name, title, values, cols, extra = {}) =>
       this.hm(

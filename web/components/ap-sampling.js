@@ -131,7 +131,7 @@ export class ApSampling extends GenerationWidget {
       el('span', { text: 'Drawn: ' }),
       el('b', { className: 'chosen-token', text: tokenText(step.piece) }),
       el('span', {
-        text: ` (p = ${fmt(probs[last * V + step.token], 3)} under the model, q = ${fmt(dist[step.token], 3)} in the sampling distribution; ${kept} token(s) can be drawn)`,
+        text: ` (p = ${fmt(probs[last * V + step.token], 3)} under the model, q = ${fmt(dist[step.token], 3)} in the sampling distribution; ${kept} of the ${V} tokens have q > 0 and can be drawn)`,
       }),
     );
     this.dataset.chosen = step.piece;

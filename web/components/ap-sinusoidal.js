@@ -141,7 +141,7 @@ export class ApSinusoidal extends ApWidget {
     });
     this.readout.replaceChildren(
       numsTable({
-        caption: 'The first two positions (computed by the core)',
+        caption: `The first two positions at d_model = ${P.cols} (computed by the core)`,
         header: ['position', 'dim 0 (sin)', 'dim 1 (cos)', 'dim 2 (sin)', 'dim 3 (cos)'],
         rows: [0, 1]
           .filter((p) => p < P.rows)
