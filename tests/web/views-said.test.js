@@ -469,3 +469,24 @@ describe("12. scale: the score it divides is one of the student's text", () => {
     expect(seen[0]).not.toBe(seen[1]);
   });
 });
+
+// 13. Before Train, the induction view framed another task's "held-out exact match" over 2,000
+//     steps while its run has 1,000 and its text points to "the grey dashed line of the loss plot".
+describe('13. induction before Train: its own loss plot, over its own steps, with the ln 26 line', () => {
+  test('the frame is the loss plot to INDUCTION_RUN.totalSteps with ln 26 as its reference line', async () => {
+    const { INDUCTION_RUN } = await import('../../web/lib/induction.js');
+    const { page, errors } = await playground.open('/#chapter=C', VIEWPORT);
+    const w = await drawn(page, 'ap-induction');
+    const said = await w.evaluate((e) => e.shadowRoot.textContent);
+    expect(said).toContain('the grey dashed line of the loss plot');
+    expect(said).toContain('held-out loss per letter (nats)');
+    expect(said).not.toContain('exact match');
+    expect(said).toContain(`${INDUCTION_RUN.totalSteps} steps`);
+    const xs = await w.evaluate((e) =>
+      [...e.shadowRoot.querySelectorAll('svg text')].map((t) => t.textContent).filter((t) => /^\d+$/.test(t)),
+    );
+    expect(xs).toContain(String(INDUCTION_RUN.totalSteps));
+    expect(xs).not.toContain('2000');
+    expect(errors).toEqual([]);
+  });
+});

@@ -74,6 +74,32 @@ export class ApInduction extends ApTraining {
     return 'Press Train: the model starts from random weights. A guess among the 26 letters, spread evenly, would lose ln 26 ≈ 3.26 nats on every letter (the grey dashed line of the loss plot).';
   }
 
+  // Before Train: the loss plot's axes over this run's own steps, with the ln 26 line the start
+  // text points to (the base class frames another task's accuracy over its own steps).
+  _framePlots() {
+    const steps = INDUCTION_RUN.totalSteps;
+    return [
+      linePlot({
+        title: 'held-out loss per letter (nats): drawn here as it trains',
+        xLabel: 'step',
+        yLabel: 'cross-entropy',
+        series: [
+          { name: 'loss (no steps yet)', points: [0, steps].map((x) => [x, null]) },
+          {
+            name: 'ln 26: a guess among the 26 letters',
+            points: [0, steps].map((x) => [x, LN26]),
+            color: 'var(--_reference)',
+            reference: true,
+          },
+        ],
+        xTickFormat: (x) => (x % 100 === 0 ? String(x) : ''),
+        width: 360,
+        height: 220,
+        yMin: 0,
+      }),
+    ];
+  }
+
   _clear() {
     super._clear();
     delete this.dataset.induction;
