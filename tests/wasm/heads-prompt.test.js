@@ -93,3 +93,36 @@ describe("heads: a head's spread is named from the figure it shows, with one thr
     expect(patternParts(c)[1]).not.toContain('no key gets most');
   });
 });
+
+describe('heads: a band split between itself and the previous token is named, not "broad"', () => {
+  // Sixteen tokens, causal; row i >= 2 puts 0.28 on itself, 0.28 on the previous token and the rest
+  // evenly on the earlier ones (a student's 19-token trophy sentence showed such a head called "broad").
+  const n = 16,
+    labels = Array.from({ length: n }, (_, i) => `t${i}`),
+    masked = new Float32Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) masked[i * n + j] = 1;
+  test('neither alone holds (0.28 < 0.3), the two together do: 0.59 of the weight, 1.86 times even', () => {
+    const w = new Float32Array(n * n);
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j <= i; j++) {
+        if (i === 0) w[0] = 1;
+        else if (i === 1) w[i * n + j] = 0.5;
+        else if (j === i || j === i - 1) w[i * n + j] = 0.28;
+        else w[i * n + j] = 0.44 / (i - 1);
+      }
+    const p = headPattern(w, n, n, { labels, masked });
+    // By hand over rows 1..15: row 1 puts 0.5 + 0.5 = 1 on the pair, rows 2..15 put 0.56; spread
+    // evenly, row i would put 2 / (i + 1) there.
+    let even = 0;
+    for (let i = 1; i < n; i++) even += 2 / (i + 1);
+    expect(p.key).toBe('local');
+    expect(p.score).toBeCloseTo((1 + 14 * 0.56) / 15, 6);
+    expect(p.even).toBeCloseTo(even / 15, 6);
+    expect(patternParts(p)[0]).toBe('itself and the previous token');
+  });
+  test('a head whose previous-token weight holds alone is still "previous token"', () => {
+    const prev = new Float32Array(n * n);
+    for (let i = 0; i < n; i++) prev[i * n + Math.max(0, i - 1)] = 1;
+    expect(headPattern(prev, n, n, { labels, masked }).key).toBe('previous');
+  });
+});

@@ -126,12 +126,18 @@ export class ApSampling extends GenerationWidget {
       .slice(0, 15);
     if (!ids.includes(step.token)) ids.push(step.token);
     let kept = 0;
-    for (const q of dist) if (q > 0) kept++;
+    const never = [];
+    dist.forEach((q, j) => (q > 0 ? kept++ : never.push(j)));
+    // How many tokens have q > 0; the few the core never draws (its <pad>) by name.
+    const drawable =
+      never.length && never.length <= 3
+        ? `${kept} of the ${V} tokens can be drawn: every token but ${never.map((j) => vocab[j]).join(', ')}`
+        : `${kept} of the ${V} tokens have q > 0 and can be drawn`;
     this.chosen.replaceChildren(
       el('span', { text: 'Drawn: ' }),
       el('b', { className: 'chosen-token', text: tokenText(step.piece) }),
       el('span', {
-        text: ` (p = ${fmt(probs[last * V + step.token], 3)} under the model, q = ${fmt(dist[step.token], 3)} in the sampling distribution; ${kept} of the ${V} tokens have q > 0 and can be drawn)`,
+        text: ` (p = ${fmt(probs[last * V + step.token], 3)} under the model, q = ${fmt(dist[step.token], 3)} in the sampling distribution; ${drawable})`,
       }),
     );
     this.dataset.chosen = step.piece;

@@ -19,7 +19,7 @@ const notMost = (x) => Math.round(x * 100) / 100 <= MOST;
  * @param {{ labels?: string[], masked?: ArrayLike<number> | null }} opts  key labels; 1 where a
  *   score was masked (that key is not visible to that query)
  * @returns {{ key, name, score, even, rows, maxWeight, evenMax, entropy, candidates }}
- *   key: 'previous' | 'same' | 'first' | 'next' | 'word' | 'broad'; score: mean weight on the
+ *   key: 'previous' | 'same' | 'first' | 'next' | 'word' | 'local' | 'broad'; score: mean weight on the
  *   pattern; even: the same mean if each row spread its weight evenly over its visible keys.
  */
 export function headPattern(w, rows, cols, { labels = null, masked = null } = {}) {
@@ -62,6 +62,8 @@ export function headPattern(w, rows, cols, { labels = null, masked = null } = {}
       (i) => (i >= 1 ? [0] : []),
     ),
     candidate('next', 'next token', (i) => [i + 1]),
+    // A band along the diagonal, split between the two: named only when neither holds alone.
+    candidate('local', 'itself and the previous token', (i) => (i >= 1 ? [i - 1, i] : [])),
   ];
   // One word wherever it occurs (a word only at position 0 is the first-token pattern).
   if (labels && rows === cols) {
@@ -108,9 +110,11 @@ export function headPattern(w, rows, cols, { labels = null, masked = null } = {}
   const clearOf = (c) => c && c.score >= HOLDS.weight && c.score >= HOLDS.ratio * c.even;
   let best = null,
     also = null;
-  for (const c of usable) if (clearOf(c) && (!best || c.score > best.score + 1e-9)) best = c;
+  const single = usable.filter((c) => c.key !== 'local');
+  for (const c of single) if (clearOf(c) && (!best || c.score > best.score + 1e-9)) best = c;
+  if (!best) best = usable.find((c) => c.key === 'local' && clearOf(c)) || null;
   const clear = !!best;
-  for (const c of usable)
+  for (const c of single)
     if (c !== best && c.key !== best?.key && clearOf(c) && (!also || c.score > also.score + 1e-9)) also = c;
   if (!clear)
     return {
