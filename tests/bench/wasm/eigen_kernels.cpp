@@ -47,11 +47,15 @@ void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k
   if (alpha != 1.0f) S *= alpha;
 }
 
-void mask_causal(float* scores, int ld_s, int n, int m) {
+void mask_causal(float* scores, int ld_s, int n, int m, int window) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
-  for (int i = 0; i < n; ++i)
-    for (int j = i + (m - n) + 1 < 0 ? 0 : i + (m - n) + 1; j < m; ++j)
-      scores[static_cast<long>(i) * ld_s + j] = neg_inf;
+  for (int i = 0; i < n; ++i) {
+    float* row = scores + static_cast<long>(i) * ld_s;
+    for (int j = i + (m - n) + 1 < 0 ? 0 : i + (m - n) + 1; j < m; ++j) row[j] = neg_inf;
+    // Sliding window: keys j <= i + (m - n) - window are out of sight too.
+    if (window > 0)
+      for (int j = 0; j <= i + (m - n) - window && j < m; ++j) row[j] = neg_inf;
+  }
 }
 
 void softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int m) {
@@ -87,13 +91,13 @@ void gelu_tanh_vec(float* out, const float* in, int n) {
 }
 
 void attention_forward_full(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k,
-                            int n_heads, bool causal, bool scale) {
+                            int n_heads, bool causal, bool scale, int window) {
   const int ld = n_heads * d_k;
   const float alpha = scale ? 1.0f / std::sqrt(static_cast<float>(d_k)) : 1.0f;
   std::vector<float> s(static_cast<size_t>(n) * m);  // (n, m) scores, then weights
   for (int h = 0; h < n_heads; ++h) {
     qk_scores(s.data(), m, q + h * d_k, ld, k + h * d_k, ld, n, m, d_k, alpha);
-    if (causal) mask_causal(s.data(), m, n, m);
+    if (causal) mask_causal(s.data(), m, n, m, window);
     softmax_rows(s.data(), m, s.data(), m, n, m);
     weights_v(out + h * d_k, ld, s.data(), m, v + h * d_k, ld, n, m, d_k);
   }
@@ -101,8 +105,8 @@ void attention_forward_full(float* out, const float* q, const float* k, const fl
 
 // Eigen has no online-softmax formulation: the Eigen build answers with the full matrix.
 void attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k, int n_heads,
-                       bool causal, bool scale) {
-  attention_forward_full(out, q, k, v, n, m, d_k, n_heads, causal, scale);
+                       bool causal, bool scale, int window) {
+  attention_forward_full(out, q, k, v, n, m, d_k, n_heads, causal, scale, window);
 }
 
 }  // namespace ap::kernels
