@@ -1,4 +1,5 @@
-// One benchmark implementation in its own Node process: `node node-runner.mjs <impl>`. Reads one
+// One benchmark implementation in its own Node process: `node node-runner.mjs <impl> [threads]`
+// (threads: what the implementation is asked to use, 1 by default). Reads one
 // JSON request per line on stdin ({ op: init | supports | prepare | run | release | quit }),
 // answers one JSON line on stdout ({ ok, result } or { ok: false, error }). The driver
 // (tests/tools/bench.mjs) speaks the same protocol to the native runners and the Chromium page.
@@ -16,6 +17,15 @@ const require = createRequire(join(ROOT, 'package.json'));
 // How an implementation reaches files and peers in Node (page.mjs is the browser's version).
 const env = {
   where: 'node',
+  // Shared memory and workers: always in Node (whether a peer uses them is its own matter).
+  threadsAllowed: true,
+  // The process's resident memory in bytes, after a full garbage collection when the runner was
+  // started with --expose-gc (the driver does so): what an opened model costs, measured the same
+  // way for every implementation.
+  residentBytes() {
+    globalThis.gc?.();
+    return process.memoryUsage().rss;
+  },
   readBytes: async (rel) => new Uint8Array(await readFile(join(ROOT, rel))),
   importModule: (rel) => import(pathToFileURL(join(ROOT, rel)).href),
   async loadTfjs() {
@@ -63,7 +73,10 @@ const env = {
   },
 };
 
-const [name] = process.argv.slice(2);
+const [name, threadsArg = '1'] = process.argv.slice(2);
+const threads = Number(threadsArg);
+if (!(Number.isInteger(threads) && threads >= 1))
+  throw new Error(`threads must be a positive integer (got ${threadsArg})`);
 const reply = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
 // Peers may log to stdout (tfjs prints a banner): only protocol lines go there.
 console.log = console.info = console.warn = (...a) => process.stderr.write(`${a.join(' ')}\n`);
@@ -72,6 +85,7 @@ const handle = createHandler({
   name,
   env,
   engine: () => `Node ${process.versions.node} (V8 ${process.versions.v8})`,
+  extra: { threads },
   async run(impl, reps) {
     // CPU time of this process (user + system) beside the wall time the implementation took:
     // on this shared machine the wall clock also counts the time other users' work held the core.

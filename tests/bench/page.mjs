@@ -1,7 +1,8 @@
 // The benchmark in Chromium: the same implementations as node-runner.mjs, one per page (each page
 // in its own browser context, so its own renderer process). The driver calls
 // window.benchHandle(request) with the runner protocol's requests and reads the same answers.
-// Files are served from the repository root by the driver (page.route), so paths are root-relative.
+// Files are served from the repository root by the driver (a local HTTP server that sends COOP /
+// COEP, so that the page is cross-origin isolated), so paths are root-relative.
 import { createHandler } from './protocol.mjs';
 
 function loadScript(src) {
@@ -16,6 +17,11 @@ function loadScript(src) {
 
 const env = {
   where: 'chromium',
+  // Shared memory and workers need a cross-origin-isolated page (the driver's server sends
+  // COOP / COEP); the threaded runners fail with this reason where it is not.
+  threadsAllowed: globalThis.crossOriginIsolated === true,
+  // No honest per-page figure for the whole renderer: implementations report their own wasm memory.
+  residentBytes: () => null,
   async readBytes(rel) {
     const response = await fetch(`/${rel}`);
     if (!response.ok) throw new Error(`${rel}: HTTP ${response.status}`);
@@ -37,8 +43,10 @@ const env = {
   },
 };
 
+const params = new URL(location.href).searchParams;
 window.benchHandle = createHandler({
-  name: new URL(location.href).searchParams.get('impl'),
+  name: params.get('impl'),
+  extra: { threads: Number(params.get('threads') ?? 1) },
   env,
   engine() {
     const brand = navigator.userAgentData?.brands?.find((b) => /Chrom/.test(b.brand));

@@ -6,15 +6,15 @@ import { createImpl } from './impl/index.mjs';
 export const failure = (err) => ({ ok: false, error: String(err && err.stack ? err.stack : err) });
 
 // name: the implementation; env: how it reaches files and peers; engine(): the runtime it reports;
-// run(impl, reps): times the calls (the default just runs them).
-export function createHandler({ name, env, engine, run = (impl, reps) => impl.run(reps) }) {
+// run(impl, reps): times the calls (the default just runs them); extra: createImpl's ({ threads }).
+export function createHandler({ name, env, engine, run = (impl, reps) => impl.run(reps), extra = {} }) {
   let impl = null;
   return async (msg) => {
     try {
       let result = null;
       switch (msg.op) {
         case 'init':
-          impl = await createImpl(name, env);
+          impl = await createImpl(name, env, extra);
           result = { ...impl.info, engine: engine() };
           break;
         case 'supports':

@@ -17,9 +17,11 @@ export const IMPLS = {
   'train-tfjs-plain': { module: './train-tfjs.mjs', options: { linear: 'plain' } },
 };
 
-export async function createImpl(name, env) {
+// extra: what the driver asks of this runner beyond its name: { threads } (1 unless asked; the
+// implementations that can run threaded read it, and fail with the reason where they cannot).
+export async function createImpl(name, env, extra = {}) {
   const spec = IMPLS[name];
   if (!spec) throw new Error(`unknown implementation '${name}'`);
   const mod = await import(spec.module);
-  return mod.create(env, spec.options);
+  return mod.create(env, { ...spec.options, threads: 1, ...extra });
 }

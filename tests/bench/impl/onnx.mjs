@@ -1,13 +1,17 @@
-// onnxruntime-web, its wasm (SIMD) backend on one thread, running the attention graph of
+// onnxruntime-web, its wasm (SIMD) backend on options.threads threads (ort.env.wasm.numThreads; 1
+// by default; more where shared memory is allowed: Node, a cross-origin-isolated page), running the attention graph of
 // onnx-graph.mjs (built in JS, static shapes, graph optimisations on). Inputs are (h, n, d_k) head
 // by head, the layout a batched MatMul wants; a timed call is session.run() including the input
 // copy into ORT's heap and the output copy out, which its API cannot avoid.
 import { attentionInputs, checksum, fromHeadMajor, toHeadMajor } from '../cases.mjs';
 import { attentionModel } from './onnx-graph.mjs';
 
-export async function create(env) {
+export async function create(env, { threads = 1 } = {}) {
+  // ORT falls back to one thread on its own where shared memory is missing: say so instead.
+  if (threads > 1 && !env.threadsAllowed)
+    throw new Error('threads need a cross-origin-isolated page (SharedArrayBuffer): this one is not');
   const ort = await env.loadOrt();
-  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.numThreads = threads;
   ort.env.wasm.proxy = false;
   ort.env.logLevel = 'error';
   let state = null;
@@ -19,7 +23,14 @@ export async function create(env) {
     return out;
   };
   return {
-    info: { variant: `onnxruntime-web ${ort.env.versions?.web ?? ''} wasm, 1 thread`.replace('  ', ' ') },
+    info: {
+      variant:
+        `onnxruntime-web ${ort.env.versions?.web ?? ''} wasm, ${threads} thread${threads > 1 ? 's' : ''}`.replace(
+          '  ',
+          ' ',
+        ),
+      threads,
+    },
     supports(c) {
       return c.kind === 'attn' ? true : 'attention only';
     },

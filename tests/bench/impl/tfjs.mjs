@@ -1,4 +1,5 @@
-// tfjs-core with tfjs-backend-wasm (XNNPACK, SIMD), one thread, at its best formulation (measured
+// tfjs-core with tfjs-backend-wasm (XNNPACK, SIMD), on options.threads threads (1 by default;
+// more in Chromium only, see startTfjsWasm), at its best formulation (measured
 // here, see docs/toolchain.md): Q scaled rather than the n x n scores, an explicit transpose of K
 // rather than matMul's transposeB (about 10x slower), softmax, matMul with V, and dataSync()
 // outside tf.tidy (inside, about 3x slower). Heads run one at a time as 2-D products joined by
@@ -7,15 +8,40 @@
 // (n, d_k) tensors made once per case.
 import { attentionInputs, checksum, timeReps, toHeadMajor } from '../cases.mjs';
 
-export async function create(env) {
-  const tf = await env.loadTfjs();
-  // One thread: the threaded binary is only picked where SharedArrayBuffer and workers allow it;
-  // setThreadsCount(1) pins it to one thread in any case (it must run before the backend starts).
-  if (tf.wasm && typeof tf.wasm.setThreadsCount === 'function') tf.wasm.setThreadsCount(1);
+/**
+ * Starts tfjs's wasm backend on `threads` threads and returns the count it runs. The threaded
+ * binary (tfjs-backend-wasm-threaded-simd.wasm) is picked where WASM_HAS_MULTITHREAD_SUPPORT holds:
+ * a cross-origin-isolated page. setThreadsCount must run before the backend starts. Node: the
+ * backend turns threads off (the flag is false under IS_NODE, tfjs issue #3830), and forcing the
+ * flag on fails to start (its pthread workers are blob: URLs, which Node's Worker refuses), so a
+ * threaded runner in Node fails here with that reason rather than run one thread under its name.
+ */
+export async function startTfjsWasm(tf, env, threads) {
+  if (threads > 1 && env.where === 'node')
+    throw new Error(
+      'tfjs-backend-wasm runs one thread in Node: it turns threads off there (tfjs issue #3830), and ' +
+        'forced on, its pthread workers (blob: URLs) do not start',
+    );
+  if (threads > 1 && !(await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT')))
+    throw new Error('tfjs-backend-wasm: no multithread support here (the page is not cross-origin isolated?)');
+  tf.wasm.setThreadsCount(threads);
   if (!(await tf.setBackend('wasm'))) throw new Error('tfjs: the wasm backend did not start');
   await tf.ready();
+  const got = tf.wasm.getThreadsCount();
+  // Seen in headless Chromium on a 2-core machine (hardwareConcurrency 2): the threaded binary starts,
+  // and getThreadsCount() says 1 whatever setThreadsCount asked.
+  if (got !== threads) {
+    const cores =
+      typeof navigator === 'object' ? `, navigator.hardwareConcurrency ${navigator.hardwareConcurrency}` : '';
+    throw new Error(`tfjs-backend-wasm: asked for ${threads} threads, its getThreadsCount() says ${got}${cores}`);
+  }
+  return got;
+}
+
+export async function create(env, options = {}) {
+  const tf = await env.loadTfjs();
+  const threads = await startTfjsWasm(tf, env, options.threads ?? 1);
   const simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT');
-  const threads = tf.wasm && tf.wasm.getThreadsCount ? tf.wasm.getThreadsCount() : '?';
   let state = null;
   const call = () => {
     const { Q, K, V, mask, alpha } = state;
@@ -33,6 +59,7 @@ export async function create(env) {
   return {
     info: {
       variant: `tfjs ${tf.version_core} wasm backend (simd ${simd}, ${threads} thread${threads === 1 ? '' : 's'})`,
+      threads,
     },
     supports(c) {
       return c.kind === 'attn' ? true : 'attention only';
