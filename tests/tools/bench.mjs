@@ -314,7 +314,15 @@ const MIME = {
   '.wasm': 'application/wasm',
   '.json': 'application/json',
 };
-const SERVED = ['tests/bench/', 'build/bench/', 'node_modules/', 'wasm/index.js', 'wasm/lib/', 'wasm/build/'];
+const SERVED = [
+  'tests/bench/',
+  'build/bench/',
+  'build/hf/',
+  'node_modules/',
+  'wasm/index.js',
+  'wasm/lib/',
+  'wasm/build/',
+];
 
 // The bench page's files, from a local HTTP server (streamed from disk: the GPT-2 model's 250 MB
 // and ORT's 500 MB graphs, which page.route's in-memory bodies crashed on) with the headers that
@@ -609,10 +617,15 @@ function threadsTable({ xs, groups, infos, caseId, N, digits = 2 }) {
   return [table(header, rows), ...(notes.length ? ['', ...notes] : [])].join('\n');
 }
 
-// The ratio of a goal, worst over the cases (peer time / ours, wall-clock), as a line.
-function goalLine(label, xs, ours, peer, need, caseId) {
+// The ratio of a goal, worst over the cases (peer time / ours, wall-clock), as a line; infos says
+// why a runner did not run.
+function goalLine(label, xs, ours, peer, need, caseId, infos = {}) {
   const rs = xs.map((x) => ({ x, r: pairRatio(x.results, ours, peer, 'wall') })).filter((y) => y.r != null);
-  if (!rs.length) return `- ${label} (need >= ${need}x): not measured`;
+  const why = [ours, peer]
+    .filter((n) => infos[n]?.error)
+    .map((n) => `\`${n}\` did not run: ${infos[n].error}`)
+    .join('; ');
+  if (!rs.length) return `- ${label} (need >= ${need}x): not measured${why ? ` (${why})` : ''}`;
   const worst = rs.reduce((a, b) => (b.r < a.r ? b : a));
   const met = rs.filter((y) => y.r >= need).length;
   return (
@@ -762,7 +775,7 @@ function report({ all, names, infos, cases, meta }) {
 
   out.push('## Targets');
   out.push('');
-  out.push(...targets({ attn, long, model, flops, N: meta.threads }));
+  out.push(...targets({ attn, long, model, flops, N: meta.threads, infos }));
   out.push('');
   const errors = [];
   for (const x of all)
@@ -783,7 +796,7 @@ function report({ all, names, infos, cases, meta }) {
   return out.join('\n');
 }
 
-function targets({ attn, long, model, N = 1 }) {
+function targets({ attn, long, model, N = 1, infos = {} }) {
   const lines = [];
   const big = attn.filter((x) => x.c.n >= 256);
   const minRatio = (xs, a, b) => {
@@ -832,8 +845,14 @@ function targets({ attn, long, model, N = 1 }) {
         [`${where} onnx ${N} threads`, `onnxruntime-web at ${N} threads`],
       ])
         lines.push(
-          goalLine(`unmasked n >= 256, ${W}, ours at ${N} threads vs ${what}`, unmasked, many, peer, 1.5, (c) =>
-            caseKey(c),
+          goalLine(
+            `unmasked n >= 256, ${W}, ours at ${N} threads vs ${what}`,
+            unmasked,
+            many,
+            peer,
+            1.5,
+            caseKey,
+            infos,
           ),
         );
       lines.push(
@@ -843,7 +862,8 @@ function targets({ attn, long, model, N = 1 }) {
           many,
           `${where} ap.kernels API`,
           2.5,
-          (c) => caseKey(c),
+          caseKey,
+          infos,
         ),
       );
     }
@@ -988,7 +1008,7 @@ async function startRunners(specs, { browser = null, failedBuilds, infos = {}, i
       runners.push(runner);
       console.log(`  ${spec.name}: ${infos[spec.name].variant}`);
     } catch (err) {
-      infos[spec.name] = { error: err.message.split('\n')[0] };
+      infos[spec.name] = { error: err.message.split('\n')[0].replace(/^Error: /, '') };
       console.log(`  ${spec.name}: not available (${infos[spec.name].error})`);
       if (runner) await runner.close();
     }
@@ -1247,6 +1267,7 @@ function gpt2Report({ all, names, infos, meta, gpt2, N = 1 }) {
       const x = all.find((y) => (y.c.model ?? 'gpt2') === model && y.results[n]?.memory);
       if (!x) continue;
       const m = x.results[n].memory;
+      if (![m.wasmBytes, m.heapBytes, m.residentBytes].some((b) => b != null)) continue; // a page: no figure
       memRows.push([
         gpt2.MODELS[model].label.trim() || 'GPT-2',
         n,
