@@ -593,27 +593,32 @@ function threadsTable({ xs, groups, infos, caseId, N, digits = 2 }) {
     if (r.error) return 'error';
     return r.wall?.length ? fmt(median(r.wall) * 1e3, digits) : r.skipped ? 'skip' : '';
   };
+  // --threads 1: the 1-thread columns alone.
+  const counts =
+    N > 1
+      ? [
+          ['one', '1 thread'],
+          ['many', `${N} threads`],
+        ]
+      : [['one', '1 thread']];
   const ours = groups[0];
   const header = ['case'];
-  for (const g of groups) header.push(`${g.side}, 1 thread ms`, `${g.side}, ${N} threads ms`);
-  for (const g of groups.slice(1)) header.push(`${g.side} / ours, 1 thread`, `${g.side} / ours, ${N} threads`);
-  for (const g of groups) header.push(`${g.side} speed-up ${N} / 1`);
+  for (const g of groups) for (const [, label] of counts) header.push(`${g.side}, ${label} ms`);
+  for (const g of groups.slice(1)) for (const [, label] of counts) header.push(`${g.side} / ours, ${label}`);
+  if (N > 1) for (const g of groups) header.push(`${g.side} speed-up ${N} / 1`);
   const rows = xs.map((x) => [
     caseId(x.c),
-    ...groups.flatMap((g) => [ms(x, g.one), ms(x, g.many)]),
-    ...groups
-      .slice(1)
-      .flatMap((g) => [
-        fmt(pairRatio(x.results, ours.one, g.one, 'wall'), 2),
-        fmt(pairRatio(x.results, ours.many, g.many, 'wall'), 2),
-      ]),
-    ...groups.map((g) => fmt(pairRatio(x.results, g.many, g.one, 'wall'), 2)),
+    ...groups.flatMap((g) => counts.map(([k]) => ms(x, g[k]))),
+    ...groups.slice(1).flatMap((g) => counts.map(([k]) => fmt(pairRatio(x.results, ours[k], g[k], 'wall'), 2))),
+    ...(N > 1 ? groups.map((g) => fmt(pairRatio(x.results, g.many, g.one, 'wall'), 2)) : []),
   ]);
   const notes = [];
   for (const g of groups)
-    for (const n of [g.one, g.many])
+    for (const [k] of counts) {
+      const n = g[k];
       if (infos[n]?.error) notes.push(`- \`${n}\` not run: ${infos[n].error}`);
       else if (!infos[n]) notes.push(`- \`${n}\` not run (left out by the options)`);
+    }
   return [table(header, rows), ...(notes.length ? ['', ...notes] : [])].join('\n');
 }
 
@@ -648,7 +653,8 @@ function report({ all, names, infos, cases, meta }) {
     "Times are CPU time per call: the runner process's (Node, native) or the page's main thread's " +
       '(Chromium, DevTools ThreadTime). This machine is shared, and under its load the wall clock also counts the time ' +
       "other users' work held the core; cache and memory-bandwidth sharing still slow the figures down. " +
-      'Wall-clock medians are in the long-context table and in results.json.',
+      'Wall-clock medians are in the long-context table and in results.json. The runners named "... N threads" ' +
+      'are timed in wall-clock time (CPU time would add their threads up).',
   );
   out.push('');
   out.push(`Load: before \`${meta.loadBefore}\`; after \`${meta.loadAfter}\`. Grid: ${meta.grid}.`);
@@ -1236,7 +1242,9 @@ function gpt2Report({ all, names, infos, meta, gpt2, N = 1 }) {
   const pageCases = all.filter((x) => names.some((n) => n.includes('chromium') && x.results[n]));
   if (N > 1 || pageCases.length) {
     out.push(
-      `## Threads: 1 and ${N} threads, both sides (wall-clock ms per call)`,
+      N > 1
+        ? `## Threads: 1 and ${N} threads, both sides (wall-clock ms per call)`
+        : '## Chromium, 1 thread (wall-clock ms per call)',
       '',
       `This core at 1 thread is the single-thread second module (ap_train) and at ${N} threads the threaded ` +
         `module (ap_mt); onnxruntime-web takes \`ort.env.wasm.numThreads\`. In Chromium (a cross-origin-isolated ` +
@@ -1284,7 +1292,8 @@ function gpt2Report({ all, names, infos, meta, gpt2, N = 1 }) {
       "wasm memory: this core's module memory after opening the model (it grows, never shrinks); allocated: the " +
         "bytes its allocator holds for the model (after minus before); resident: the Node process's resident memory " +
         'after opening minus before, each after a full garbage collection, the file bytes dropped (for ' +
-        "onnxruntime-web, whose wasm heap its API does not show, both sessions: prefill and decode). A runner's " +
+        'onnxruntime-web, whose wasm heap its API does not show, both sessions: prefill and decode; in Chromium ' +
+        "it has no figure). A runner's " +
         'second model opens in memory the first one grew, so its resident figure is low; the allocated one holds.',
       '',
       table(['model', 'runner', 'wasm memory MB', 'allocated MB', 'resident MB'], memRows),
