@@ -9,8 +9,11 @@ import { stepView } from '../lib/steps/index.js';
 import { showHeads } from '../lib/heads-shown.js';
 import { scaleFor } from '../lib/colors.js';
 import { renderTex } from '../lib/katex.js';
+import { labelStep } from '../lib/heatmap.js';
 
 const LAYOUTS = ['(n, d)', '(n, h, d/h)', '(h, n, d/h)'];
+// A token label's line (11 px text): labels closer than this are thinned.
+const LABEL_LINE = 12;
 
 export class ApReshape extends ApWidget {
   static concept = 'reshape';
@@ -88,12 +91,14 @@ export class ApReshape extends ApWidget {
       }
     }
     this._cells = cells;
-    // Token labels (one set per head, shown when the heads are stacked) and head labels.
+    // Token labels (one set per head, shown when the heads are stacked) and head labels. Rows
+    // thinner than a label's line get every k-th label, by the rule every map's labels follow.
     const labels = [];
+    const step = labelStep(cs, LABEL_LINE);
     for (let g = 0; g < h; g++) {
-      for (let i = 0; i < n; i++) {
-        const lab = el('div', { className: 'rs-label', text: Q.rowLabels[i] });
-        lab.style.cssText = `position:absolute;left:0;top:0;width:60px;text-align:right;font:11px var(--_mono);line-height:${cs}px;white-space:pre;overflow:hidden;${reduce ? '' : 'transition:transform 0.9s ease-in-out, opacity 0.9s;'}`;
+      for (let i = 0; i < n; i += step) {
+        const lab = el('div', { className: 'rs-label', text: Q.rowLabels[i], dataset: { index: String(i) } });
+        lab.style.cssText = `position:absolute;left:0;top:0;width:60px;text-align:right;font:11px var(--_mono);line-height:${LABEL_LINE}px;white-space:pre;overflow:hidden;text-overflow:ellipsis;${reduce ? '' : 'transition:transform 0.9s ease-in-out, opacity 0.9s;'}`;
         lab._gi = [g, i];
         labels.push(lab);
       }
@@ -146,7 +151,7 @@ export class ApReshape extends ApWidget {
     for (const lab of this._labelNodes) {
       if (lab._gi) {
         const [g, i] = lab._gi;
-        const y = top + (k === 2 ? g * (n * cs + gap + top) : 0) + i * cs;
+        const y = top + (k === 2 ? g * (n * cs + gap + top) : 0) + i * cs + (cs - LABEL_LINE) / 2; // centred on its row
         lab.style.transform = `translate(0px, ${y}px)`;
         lab.style.opacity = k === 2 || g === 0 ? '1' : '0';
       } else {

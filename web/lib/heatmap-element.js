@@ -7,12 +7,14 @@
 import { adoptStyles } from './styles.js';
 import { clamp, el, emit, fmt, num } from './dom.js';
 import { scaleFor } from './colors.js';
-import { drawMatrix, numbersFit, renderForExport, themeOf } from './heatmap.js';
+import { drawMatrix, labelStep, numbersFit, renderForExport, themeOf } from './heatmap.js';
 import { canvasToPng, download, downloadCsv, fileName, matrixToCsv } from './export.js';
 import { readNumber, valueWarning } from './state.js';
 
 // max-cell: the largest cell in px (the width available makes cells smaller still).
 const MAX_CELL = { min: 4, max: 200 };
+// Labels are 12 px text at line-height 1 (styles/widget.css .hm-label): 12 px across their line.
+const LABEL_PX = 12;
 const LABEL_FONT = '12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 let measureCtx = null;
 function textWidth(text) {
@@ -324,7 +326,7 @@ export class ApHeatmap extends HTMLElement {
   _buildLabels(m, { labelW, cellW, cellH, rowText }) {
     this._rows.style.width = `${labelW}px`;
     const rowNodes = [];
-    const rowStep = cellH >= 11 ? 1 : Math.ceil(11 / cellH);
+    const rowStep = labelStep(cellH, LABEL_PX);
     for (let i = 0; i < m.rows; i += rowStep) {
       const flagged = m.rowFlags?.has(i);
       const node = el('span', {
@@ -332,6 +334,7 @@ export class ApHeatmap extends HTMLElement {
         text: flagged ? `${rowText(i)}?` : rowText(i),
       });
       node.style.top = `${i * cellH + cellH / 2}px`;
+      node.dataset.index = String(i);
       if (flagged) node.title = 'not in the vocabulary: the model sees <unk>';
       rowNodes.push(node);
     }
@@ -345,12 +348,16 @@ export class ApHeatmap extends HTMLElement {
       const longest = Math.max(...m.colLabels.map((l, j) => textWidth(l) + (m.colFlags?.has(j) ? 8 : 0)));
       const rotate = longest > cellW - 6;
       colH = rotate ? Math.min(80, Math.ceil(longest * 0.72) + 10) : 18;
+      // Rotated labels closer than their line height would pile into each other: every k-th.
+      const step = rotate ? labelStep(cellW, LABEL_PX, { slanted: true }) : 1;
       m.colLabels.forEach((label, j) => {
+        if (j % step) return;
         const flagged = m.colFlags?.has(j);
         const node = el('span', {
           className: `hm-label${flagged ? ' unknown' : ''}`,
           text: flagged ? `${label}?` : label,
         });
+        node.dataset.index = String(j);
         if (rotate) {
           node.style.left = `${j * cellW + cellW / 2 - 2}px`;
           node.style.transform = 'rotate(-45deg)';
@@ -362,15 +369,15 @@ export class ApHeatmap extends HTMLElement {
       });
     } else {
       // Too narrow for every label: every k-th one (indices, or rotated tokens).
-      const every = Math.max(1, Math.ceil((m.colLabels ? 16 : 24) / cellW));
-      const nice =
-        [1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 50, 64, 100, 128, 200, 256, 500].find((k) => k >= every) || every;
+      // (indices stand upright, up to 3 digits of 10 px and a gap: 24 px a label)
+      const nice = m.colLabels ? labelStep(cellW, LABEL_PX, { slanted: true }) : labelStep(cellW, 24, { round: true });
       if (m.colLabels) colH = 60;
       for (let j = 0; j < m.cols; j += nice) {
         const node = el('span', {
           className: `hm-label tick${m.colFlags?.has(j) ? ' unknown' : ''}`,
           text: m.colLabels ? m.colLabels[j].slice(0, 8) : String(j),
         });
+        node.dataset.index = String(j);
         node.style.left = `${j * cellW + cellW / 2 - (m.colLabels ? 2 : 0)}px`;
         node.style.transform = m.colLabels ? 'rotate(-45deg)' : 'translateX(-50%)';
         colNodes.push(node);

@@ -45,6 +45,20 @@ export function matrix({
   };
 }
 
+// The one rule for thinning labels along an axis, used by every map of the page (ap-heatmap's
+// rows and columns, the PNG export, reshape's token rows): labels `spacing` px apart, each `size` px
+// across the axis (its line height), are drawn every k-th, the smallest k that keeps them apart.
+// Labels rotated by 45 degrees are spacing / sqrt 2 apart across their lines. Index ticks (0, 5,
+// 10, ...) step by round numbers.
+const ROUND_STEPS = [1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 50, 64, 100, 128, 200, 256, 500];
+
+/** Every how many labels to draw so that labels `size` px across, `spacing` px apart, never overlap. */
+export function labelStep(spacing, size, { round = false, slanted = false } = {}) {
+  const across = slanted ? spacing / Math.SQRT2 : spacing;
+  const every = Math.max(1, Math.ceil(size / Math.max(across, 1e-6) - 1e-9));
+  return (round && ROUND_STEPS.find((k) => k >= every)) || every;
+}
+
 /**
  * A 0/1 mask (1 = blocked) over the query x key cells of m, with m's shape and labels. The blocked
  * cells are also hatched, as masked cells are in the weights maps: where the cells are too small for
@@ -317,7 +331,7 @@ export function renderForExport(m, theme) {
     y0 = pad + titleH + colLabelH;
   ctx.font = `13px ${theme.font}`;
   if (m.colLabels && m.cols <= 60) {
-    for (let j = 0; j < m.cols; j++) {
+    for (let j = 0, step = labelStep(cell, 15, { slanted: true }); j < m.cols; j += step) {
       ctx.save();
       ctx.translate(x0 + j * cell + cell / 2, y0 - 6);
       ctx.rotate(-Math.PI / 4);
@@ -328,7 +342,7 @@ export function renderForExport(m, theme) {
     }
   }
   ctx.textAlign = 'right';
-  for (let i = 0; i < m.rows; i++) {
+  for (let i = 0, step = labelStep(cellH, 15); i < m.rows; i += step) {
     ctx.fillStyle = theme.fg;
     ctx.fillText(m.rowLabels ? m.rowLabels[i] : String(i), x0 - 6, y0 + i * cellH + cellH / 2);
   }

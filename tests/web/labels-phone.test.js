@@ -1,0 +1,169 @@
+// A student's pass at 1366 and 375 px over labels and sideways scrolling. Each test failed on the
+// page the reviewer read:
+//  2. reshape: the 19 row labels of Q no longer pile into each other.
+//  3. bert-gpt, general-form, block: no two labels of a map overlap (one thinning rule for all).
+import { describe, expect, test } from 'vitest';
+import { usePlayground } from './harness.js';
+
+const playground = usePlayground();
+const PHONE = { width: 375, height: 812 };
+const LAPTOP = { width: 1366, height: 900 };
+
+/** Opens `path` and waits until the view `tag` has drawn (it draws once near the window). */
+async function openView(path, tag, viewport) {
+  const opened = await playground.open(path, { viewport });
+  const { page } = opened;
+  await page.emulateMedia({ reducedMotion: 'reduce' }); // reshape's labels jump, not glide
+  await page.waitForSelector(tag);
+  await page.locator(tag).scrollIntoViewIfNeeded();
+  await page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 60_000 });
+  return opened;
+}
+
+// ---- overlap of drawn boxes -------------------------------------------------------------
+
+// In the page: the four corners of each label as drawn (its box, turned by its CSS transform
+// about its transform-origin), in its container's coordinates; the label's text and index.
+// A label rotated by 45 degrees is a turned box: its axis-aligned bounding rect would overlap its
+// neighbour's even when the text does not, so the boxes are compared as drawn. A box shorter than
+// its font (a line-height smaller than the text) is taken as tall as the font, centred as the
+// text overflows it: the letters are what must not overlap.
+const QUADS = `(labels) => labels
+  .filter((e) => e.getClientRects().length && getComputedStyle(e).opacity !== '0')
+  .map((e) => {
+    const cs = getComputedStyle(e);
+    const m = new DOMMatrix(cs.transform === 'none' ? undefined : cs.transform);
+    const [ox, oy] = cs.transformOrigin.split(' ').map(parseFloat);
+    const w = e.offsetWidth, h = Math.max(e.offsetHeight, parseFloat(cs.fontSize));
+    const y0 = (e.offsetHeight - h) / 2;
+    const corners = [[0, y0], [w, y0], [w, y0 + h], [0, y0 + h]].map(([x, y]) => {
+      const p = m.transformPoint(new DOMPoint(x - ox, y - oy));
+      return [e.offsetLeft + ox + p.x, e.offsetTop + oy + p.y];
+    });
+    return { text: e.textContent, index: Number(e.dataset.index), corners };
+  })`;
+
+// Two convex polygons overlap (by more than 0.5 px) unless some edge's normal separates them.
+function overlap(a, b) {
+  for (const poly of [a, b]) {
+    for (let i = 0; i < poly.length; i++) {
+      const [x1, y1] = poly[i];
+      const [x2, y2] = poly[(i + 1) % poly.length];
+      const nx = y2 - y1,
+        ny = x1 - x2;
+      const len = Math.hypot(nx, ny);
+      const proj = (p) => p.map(([x, y]) => (x * nx + y * ny) / len);
+      const pa = proj(a),
+        pb = proj(b);
+      if (Math.min(...pa) >= Math.max(...pb) - 0.5 || Math.min(...pb) >= Math.max(...pa) - 0.5) return false;
+    }
+  }
+  return true;
+}
+
+/** The pairs of labels (by text) whose drawn boxes overlap. */
+function overlaps(quads) {
+  const out = [];
+  for (let i = 0; i < quads.length; i++)
+    for (let j = i + 1; j < quads.length; j++)
+      if (overlap(quads[i].corners, quads[j].corners)) out.push(`${quads[i].text} / ${quads[j].text}`);
+  return out;
+}
+
+// In the page: every heatmap of a view with its row and column labels (quads) and its matrix's labels.
+const heatmapLabels = (w, quads) => {
+  const q = new Function(`return ${quads}`)();
+  return [...w.shadowRoot.querySelectorAll('ap-heatmap')]
+    .filter((h) => h.matrix && h.getClientRects().length)
+    .map((h) => ({
+      name: h.dataset.name,
+      rowLabels: h.matrix.rowLabels,
+      colLabels: h.matrix.colLabels,
+      rows: q([...h.shadowRoot.querySelectorAll('.hm-rows .hm-label')]),
+      cols: q([...h.shadowRoot.querySelectorAll('.hm-cols .hm-label')]),
+    }));
+};
+
+/** Every map of `tag`: no two labels overlap, and each label shown is its row's or column's own token. */
+async function expectClearLabels(page, tag) {
+  const maps = await page.locator(tag).evaluate(heatmapLabels, QUADS);
+  expect(maps.length).toBeGreaterThan(0);
+  for (const m of maps) {
+    expect(overlaps(m.rows), `${m.name} rows`).toEqual([]);
+    expect(overlaps(m.cols), `${m.name} columns`).toEqual([]);
+    for (const [quads, tokens] of [
+      [m.rows, m.rowLabels],
+      [m.cols, m.colLabels],
+    ]) {
+      if (!tokens) continue;
+      for (const l of quads) {
+        const token = tokens[l.index];
+        // thin columns show a token's first 8 characters; an unknown token is flagged with "?"
+        expect([token, `${token}?`, token.slice(0, 8)], `${m.name} label ${l.index}`).toContain(l.text);
+      }
+    }
+  }
+  return maps;
+}
+
+// ---- 2. reshape -------------------------------------------------------------------------
+
+describe('2. reshape: the row labels of Q stay readable', () => {
+  const TROPHY = "The trophy didn't fit in the suitcase because it was too big.";
+  for (const viewport of [LAPTOP, PHONE]) {
+    test(`at ${viewport.width} px no two token labels overlap, in every layout`, async () => {
+      const { page, errors } = await openView(`/?text=${encodeURIComponent(TROPHY)}#chapter=C`, 'ap-reshape', viewport);
+      const w = page.locator('ap-reshape');
+      for (const layout of [0, 1, 2]) {
+        await w.locator('.seg button').nth(layout).click();
+        await page.waitForFunction((k) => document.querySelector('ap-reshape').dataset.layout === String(k), layout);
+        const { quads, said } = await w.evaluate(
+          (el, q) => ({
+            quads: new Function(`return ${q}`)()([...el.shadowRoot.querySelectorAll('.rs-label')]),
+            said: el.shadowRoot.querySelector('.reshape-scroll > *').getAttribute('aria-label'),
+          }),
+          QUADS,
+        );
+        expect(said).toMatch(/: 19 tokens by/);
+        expect(quads.length).toBeGreaterThan(1);
+        expect(overlaps(quads), `layout ${layout}`).toEqual([]);
+      }
+      expect(errors).toEqual([]);
+    });
+  }
+});
+
+// ---- 3. every map thins its labels by one rule ------------------------------------------
+
+describe('3. no two labels of a map overlap', () => {
+  const GERMAN = 'Der Hund schläft unter dem Tisch, weil er müde ist und die Sonne scheint.';
+  test('bert-gpt at 1366 px, 35 tokens: BERT thins its column labels as GPT does', async () => {
+    const { page, errors } = await openView(`/?text=${encodeURIComponent(GERMAN)}#chapter=F`, 'ap-bert-gpt', LAPTOP);
+    const maps = await expectClearLabels(page, 'ap-bert-gpt');
+    const wide = maps.filter((m) => m.colLabels && m.colLabels.length >= 30);
+    expect(wide.length).toBeGreaterThanOrEqual(2); // BERT's and GPT's maps over the sentence
+    for (const m of wide) expect(m.cols.length).toBeLessThan(m.colLabels.length); // thinned
+    expect(errors).toEqual([]);
+  });
+
+  test('general-form at 1366 px and at 375 px', async () => {
+    const text = 'Did she give it to him before the rain started?';
+    for (const viewport of [LAPTOP, PHONE]) {
+      const { page, errors } = await openView(
+        `/?text=${encodeURIComponent(text)}#chapter=B`,
+        'ap-general-form',
+        viewport,
+      );
+      await expectClearLabels(page, 'ap-general-form');
+      expect(errors).toEqual([]);
+    }
+  });
+
+  test('block at 1366 px, a paragraph: the masked scores too', async () => {
+    const text =
+      'When the old lighthouse keeper finally retired after forty years, the village held a small party on the pier. Children ran between the tables, fishermen told stories about storms that nobody quite believed.';
+    const { page, errors } = await openView(`/?text=${encodeURIComponent(text)}#chapter=E`, 'ap-block', LAPTOP);
+    await expectClearLabels(page, 'ap-block');
+    expect(errors).toEqual([]);
+  });
+});
