@@ -1,5 +1,6 @@
 // A student's pass at 1366 and 375 px over labels and sideways scrolling. Each test failed on the
 // page the reviewer read:
+//  1. rnn-chain: a short text opens with its first token (the one the summary names) in view.
 //  2. reshape: the 19 row labels of Q no longer pile into each other.
 //  3. bert-gpt, general-form, block: no two labels of a map overlap (one thinning rule for all).
 import { describe, expect, test } from 'vitest';
@@ -105,6 +106,81 @@ async function expectClearLabels(page, tag) {
   }
   return maps;
 }
+
+// ---- 1. rnn-chain -----------------------------------------------------------------------
+
+describe('1. rnn-chain opens where its summary looks', () => {
+  // In the page: for each picture, the left and right of each token's box relative to the visible
+  // part of its scroll box (negative left or right past the width: cut), and the box's scrolling.
+  const seen = (w) =>
+    [...w.shadowRoot.querySelectorAll('.scroll-x')].map((box) => {
+      const r = box.getBoundingClientRect();
+      const rects = [...box.querySelectorAll('svg > g > rect, svg > g > g > rect')].map((b) =>
+        b.getBoundingClientRect(),
+      );
+      // The token boxes are the lower row (y of the chain's x_t boxes, of the arcs' token boxes).
+      const bottom = Math.max(...rects.map((b) => Math.round(b.top)));
+      return {
+        width: box.clientWidth,
+        scrolled: box.scrollLeft,
+        overflow: box.scrollWidth - box.clientWidth,
+        tokens: rects
+          .filter((b) => Math.round(b.top) === bottom)
+          .map((b) => ({ left: Math.round(b.left - r.left), right: Math.round(b.right - r.left) })),
+      };
+    });
+  const afterFrame = (page) =>
+    page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+  test('at 375 px "Cats sleep" fits: the first token, named by the summary, is not cut', async () => {
+    const { page, errors } = await openView('/?text=Cats%20sleep#chapter=A', 'ap-rnn-chain', PHONE);
+    const w = page.locator('ap-rnn-chain');
+    await afterFrame(page);
+    expect(await w.evaluate((el) => el.dataset.n)).toBe('4');
+    const summary = await w.evaluate((el) => el.shadowRoot.querySelector('.summary').textContent);
+    expect(summary).toContain('"<|endoftext|>"');
+    for (const pic of await w.evaluate(seen)) {
+      expect(pic.tokens).toHaveLength(4);
+      expect(pic.overflow).toBe(0); // 4 tokens fit a phone
+      for (const t of pic.tokens) {
+        expect(t.left).toBeGreaterThanOrEqual(0);
+        expect(t.right).toBeLessThanOrEqual(pic.width);
+      }
+    }
+    expect(errors).toEqual([]);
+  });
+
+  test('a long text at 375 px opens with the first token whole, or with the current one whole, never cut', async () => {
+    const text = 'The old keeper of the lighthouse walked down to the pier every night';
+    const { page, errors } = await openView(`/?text=${encodeURIComponent(text)}#chapter=A`, 'ap-rnn-chain', PHONE);
+    const w = page.locator('ap-rnn-chain');
+    await afterFrame(page);
+    const n = Number(await w.evaluate((el) => el.dataset.n));
+    expect(n).toBeGreaterThan(8);
+    for (const pic of await w.evaluate(seen)) {
+      expect(pic.overflow).toBeGreaterThan(0); // too long to fit: it scrolls
+      const shown = pic.tokens.filter((t) => t.right > 0 && t.left < pic.width);
+      // no token box is cut at either edge
+      for (const t of shown) {
+        expect(t.left, JSON.stringify(t)).toBeGreaterThanOrEqual(0);
+        expect(t.right, JSON.stringify(t)).toBeLessThanOrEqual(pic.width);
+      }
+      // the current token (the last, t = n) is whole in view
+      const cur = pic.tokens[n - 1];
+      expect(cur.left).toBeGreaterThanOrEqual(0);
+      expect(cur.right).toBeLessThanOrEqual(pic.width);
+    }
+    // At step 2 the first token is in view with the current one.
+    await w.evaluate((el) => el.setAttribute('t', '2'));
+    await page.waitForFunction(() => document.querySelector('ap-rnn-chain').dataset.t === '2');
+    await afterFrame(page);
+    for (const pic of await w.evaluate(seen)) {
+      expect(pic.scrolled).toBe(0);
+      expect(pic.tokens[0].left).toBeGreaterThanOrEqual(0);
+    }
+    expect(errors).toEqual([]);
+  });
+});
 
 // ---- 2. reshape -------------------------------------------------------------------------
 

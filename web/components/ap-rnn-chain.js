@@ -16,6 +16,7 @@ import {
   CAT_SAT_DOWN,
   RNN,
   chainSvg,
+  columnsFor,
   hopsPlan,
   hopsSvg,
   rnnStates,
@@ -49,6 +50,17 @@ export class ApRnnChain extends ApWidget {
     this.formula = el('div', { className: 'formula' });
     this.chain = el('div', { className: 'scroll-x' });
     this.hops = el('div', { className: 'scroll-x' });
+    // The pictures' columns narrow to fit a short text into a narrow box (a phone): drawn for the
+    // box's width, seen by a ResizeObserver (read on a layout the browser does anyway), and drawn
+    // again when it changes.
+    this._boxWidth = 0;
+    this._fit = new ResizeObserver((entries) => {
+      const w = Math.round(entries[entries.length - 1].contentRect.width);
+      if (!w || w === this._boxWidth) return;
+      this._boxWidth = w;
+      if (this._pictures) this._drawPictures();
+    });
+    this._fit.observe(this.chain);
     this.chainNote = el('p', { className: 'note' });
     this.attnNote = el('p', { className: 'note' });
     this.detail = el('div', { style: { display: 'grid', gap: '6px', alignContent: 'start' } });
@@ -101,6 +113,18 @@ export class ApRnnChain extends ApWidget {
     return `${super.renderKey(state)}|t=${this.getAttribute('t') ?? ''}`;
   }
 
+  // The chain and attention's arcs from token t, in the columns that suit the box's width, scrolled
+  // so that token t is whole in view (with the first token too, when they fit together).
+  _drawPictures() {
+    const { labels, t, row } = this._pictures;
+    const width = this._boxWidth;
+    this.place(this.chain, chainSvg({ labels, t, width }));
+    this.place(this.hops, hopsSvg({ labels, weights: row, t, width }));
+    const g = columnsFor(labels.length, width);
+    scrollToColumn(this.chain, g, t);
+    scrollToColumn(this.hops, g, t);
+  }
+
   render(run, state) {
     const ap = playgroundNow();
     this.examples.hidden = this.hides('presets');
@@ -119,13 +143,14 @@ export class ApRnnChain extends ApWidget {
     );
 
     // The two pictures, columns aligned: the chain up to step t, and attention's arcs from token t.
-    this.place(this.chain, chainSvg({ labels, t }));
+    this._pictures = { labels, t, row: null };
     this.chainNote.textContent = `${n} steps, one after the other: h_${t} exists only once h_${t - 1} does. States after step ${t} are still waiting (dashed).`;
     const layer = layerFor(run, state),
       head = headFor(run, state);
     const A = stepView(run, 'weights', { layer, head }).view.output;
     const row = A.values.slice((t - 1) * A.cols, t * A.cols);
-    this.place(this.hops, hopsSvg({ labels, weights: row, t }));
+    this._pictures.row = row;
+    this._drawPictures();
     const masked = row.some((w) => w === 0) && run.config.causal;
     // A long text: arcs only to the largest weights (more merge into one band), the rest said in numbers.
     const plan = hopsPlan(row, t);
@@ -134,8 +159,6 @@ export class ApRnnChain extends ApWidget {
       : '';
     this.attnNote.textContent = `Row "${labels[t - 1]}" of the attention weights (${run.kind === 'model' ? `layer ${layer}, head ${head} of the page's model, counted from 0 as in the heatmaps` : 'the preset'}); arc width is the weight, written under each token.${few} ${masked ? 'The causal mask hides later tokens; every earlier one is still one hop away.' : 'No chain: the token reads every token directly, and every row of weights is computed at the same time.'}`;
     this.hops.dataset.rest = String(plan.rest);
-    scrollToColumn(this.chain, t - 1);
-    scrollToColumn(this.hops, t - 1);
 
     // Step t in numbers: h_{t-1} and x_t go in, pre_t and h_t come out (all from the core).
     const H = matrix({

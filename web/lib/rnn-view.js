@@ -148,12 +148,40 @@ function box(x, y, w, h, label, { stroke, fill = 'var(--_panel)', dash = '', bol
 }
 
 // Both pictures share their columns, so a token's box in one sits above its box in the other.
-const COL = 92,
-  LEFT = 70;
-const colX = (i) => LEFT + i * COL + COL / 2;
+// The columns are 92 px wide; where that is wider than the box the pictures sit in but columns of
+// at least 60 px fit, they narrow to fit (a short text on a phone), its boxes and labels with them.
+const WIDE = { col: 92, left: 70, tok: 80, hBox: 60, h0: 50, chars: 9 };
+const NARROW_LEFT = 52,
+  MIN_COL = 60;
 
-function svgFor(n, height, label, cls) {
-  const width = LEFT + n * COL + 8;
+/**
+ * The columns of the two pictures of n tokens in a box `width` px wide (0: not known yet):
+ * { col, left, tok (token box width), hBox (state box width), h0 (h_0 box width), chars (a token's
+ * label is cut past these), width (the picture's), colX(i) (column i's centre) }.
+ */
+export function columnsFor(n, width = 0) {
+  let g = WIDE;
+  if (width > 0 && WIDE.left + n * WIDE.col + 8 > width) {
+    const col = Math.floor((width - NARROW_LEFT - 8) / n);
+    if (col >= MIN_COL)
+      g = {
+        col,
+        left: NARROW_LEFT,
+        tok: col - 10,
+        hBox: Math.min(60, col - 16),
+        h0: 38,
+        chars: Math.floor((col - 18) / 7.2),
+      };
+  }
+  // A picture wider than its box scrolls to whole columns (scrollToColumn): room after the last
+  // column so that the last ones, too, can sit whole in view with none cut on the left.
+  let pad = 8;
+  if (width > 0 && g.left + n * g.col + pad > width) pad = Math.max(pad, width - Math.floor(width / g.col) * g.col);
+  return { ...g, width: g.left + n * g.col + pad, colX: (i) => g.left + i * g.col + g.col / 2 };
+}
+
+function svgFor(g, height, label, cls) {
+  const width = g.width;
   const svg = s('svg', {
     viewBox: `0 0 ${width} ${height}`,
     width,
@@ -168,14 +196,22 @@ function svgFor(n, height, label, cls) {
 }
 
 /**
- * Scrolls a horizontally scrolling box so that column `i` of a picture is in view, at the next
- * frame: its widths are read when the browser lays the page out anyway, not forced right after
- * the drawing changed (on a phone each forced layout of a chapter took about 100 ms).
+ * Scrolls a horizontally scrolling box holding a picture of columns `g` (columnsFor) at the next
+ * frame, so that token `t` (1-based) is whole in view and, when they fit together, the first token
+ * too (the summary names both): from the start, else with whole boxes only, token t at the right.
+ * Widths are read when the browser lays the page out anyway, not forced right after the drawing
+ * changed (on a phone each forced layout of a chapter took about 100 ms).
  */
-export function scrollToColumn(box, i) {
+export function scrollToColumn(box, g, t) {
   requestAnimationFrame(() => {
     const w = box.clientWidth;
-    if (w && box.scrollWidth > w) box.scrollLeft = Math.max(0, colX(i) - w / 2);
+    if (!w) return;
+    if (g.left + t * g.col <= w) {
+      box.scrollLeft = 0; // the first token and token t together, from the start
+      return;
+    }
+    const hidden = Math.max(0, t - Math.max(1, Math.floor(w / g.col))); // whole columns left of the view
+    box.scrollLeft = g.left + hidden * g.col - 3;
   });
 }
 
@@ -183,13 +219,15 @@ export function scrollToColumn(box, i) {
  * The RNN as a chain: x_t below, h_t above, h_{t-1} -> h_t to the right, from h_0 = 0.
  * Steps before t are done, t is the current one, later steps are still waiting (dashed).
  */
-export function chainSvg({ labels, t }) {
+export function chainSvg({ labels, t, width = 0 }) {
   const n = labels.length;
-  const svg = svgFor(n, 150, `RNN chain over ${n} tokens, step ${t} of ${n}`, 'rnn-chain');
+  const g0 = columnsFor(n, width);
+  const { col, tok, hBox, colX } = g0;
+  const svg = svgFor(g0, 150, `RNN chain over ${n} tokens, step ${t} of ${n}`, 'rnn-chain');
   const muted = 'var(--_muted)',
     accent = 'var(--_accent)',
     fg = 'var(--_fg)';
-  svg.append(box(8, 32, 50, 30, 'h₀=0', { stroke: muted }));
+  svg.append(box(8, 32, g0.h0, 30, g0.h0 < 50 ? 'h₀' : 'h₀=0', { stroke: muted }));
   for (let i = 0; i < n; i++) {
     const cx = colX(i);
     const state = i + 1 < t ? 'done' : i + 1 === t ? 'current' : 'waiting';
@@ -198,7 +236,7 @@ export function chainSvg({ labels, t }) {
     const opacity = state === 'waiting' ? 0.55 : 1;
     const g = s('g', { 'data-step': i + 1, 'data-state': state });
     g.append(
-      box(cx - 30, 32, 60, 30, `h${sub(i + 1)}`, {
+      box(cx - hBox / 2, 32, hBox, 30, `h${sub(i + 1)}`, {
         stroke,
         dash,
         bold: state === 'current',
@@ -206,13 +244,13 @@ export function chainSvg({ labels, t }) {
         fill: state === 'current' ? 'var(--_accent-bg)' : 'var(--_panel)',
       }),
     );
-    g.append(box(cx - 40, 110, 80, 26, short(labels[i]), { stroke, dash, opacity }));
+    g.append(box(cx - tok / 2, 110, tok, 26, short(labels[i], g0.chars), { stroke, dash, opacity }));
     g.append(
       s('text', { x: cx, y: 148, 'text-anchor': 'middle', 'font-size': 10, style: { fill: muted } }, `x${sub(i + 1)}`),
     );
     g.append(arrow(cx, 110, cx, 63, stroke, { dash }));
-    const from = i === 0 ? 58 : cx - COL + 30;
-    g.append(arrow(from, 47, cx - 31, 47, stroke, { dash, width: state === 'current' ? 2.4 : 1.6 }));
+    const from = i === 0 ? 8 + g0.h0 : cx - col + hBox / 2;
+    g.append(arrow(from, 47, cx - hBox / 2 - 1, 47, stroke, { dash, width: state === 'current' ? 2.4 : 1.6 }));
     if (state === 'current')
       g.append(
         s('text', { x: cx, y: 22, 'text-anchor': 'middle', 'font-size': 11, style: { fill: accent } }, `step ${t}`),
@@ -250,11 +288,13 @@ export function hopsPlan(weights, t, maxArcs = MAX_ARCS) {
  * weight weights[j] (the core's softmax row), and every weight written under its token. Masked
  * (future) keys have weight 0 and get neither.
  */
-export function hopsSvg({ labels, weights, t, maxArcs = MAX_ARCS }) {
+export function hopsSvg({ labels, weights, t, maxArcs = MAX_ARCS, width = 0 }) {
   const n = labels.length,
     base = 136,
     top = 8;
-  const svg = svgFor(n, base + 46, `Self-attention from token ${t}: one hop to each of ${n} tokens`, 'attn-hops');
+  const g = columnsFor(n, width);
+  const { colX, tok } = g;
+  const svg = svgFor(g, base + 46, `Self-attention from token ${t}: one hop to each of ${n} tokens`, 'attn-hops');
   const q = colX(t - 1);
   const plan = hopsPlan(weights, t, maxArcs);
   let max = 0;
@@ -282,7 +322,7 @@ export function hopsSvg({ labels, weights, t, maxArcs = MAX_ARCS }) {
     const x = colX(j);
     const cur = j === t - 1;
     svg.append(
-      box(x - 40, base, 80, 26, short(labels[j]), {
+      box(x - tok / 2, base, tok, 26, short(labels[j], g.chars), {
         stroke: cur ? 'var(--_accent)' : 'var(--_fg)',
         bold: cur,
         fill: cur ? 'var(--_accent-bg)' : 'var(--_panel)',
