@@ -243,3 +243,78 @@ describe('3. no two labels of a map overlap', () => {
     expect(errors).toEqual([]);
   });
 });
+
+// ---- 4. a box that scrolls sideways shows it ------------------------------------------
+
+describe('4. a sideways-scrolling box shows a shadow on the side with more', () => {
+  // The mean grey level (0..255) of a screenshot of the page's region `clip`, decoded in the page.
+  async function grey(page, clip) {
+    const png = (await page.screenshot({ clip })).toString('base64');
+    return page.evaluate(async (b64) => {
+      const blob = await (await fetch(`data:image/png;base64,${b64}`)).blob();
+      const bmp = await createImageBitmap(blob);
+      const c = new OffscreenCanvas(bmp.width, bmp.height);
+      const ctx = c.getContext('2d');
+      ctx.drawImage(bmp, 0, 0);
+      const { data } = ctx.getImageData(0, 0, bmp.width, bmp.height);
+      let s = 0;
+      for (let i = 0; i < data.length; i += 4) s += (data[i] + data[i + 1] + data[i + 2]) / 3;
+      return s / (data.length / 4);
+    }, png);
+  }
+
+  // Three empty boxes of the shared class .scroll-x in a view (its own styles), on the view's
+  // background and on a panel's: one whose content is 3 times as wide as it, one whose content fits.
+  for (const inPanel of [false, true]) {
+    test(`at 375 px: a shadow at the right edge while more is to the right, at the left once scrolled; none when it fits${inPanel ? ' (in a panel)' : ''}`, async () => {
+      const { page, errors } = await openView('/#concept=qkv', 'ap-qkv', PHONE);
+      await page.locator('ap-qkv').evaluate((w, panel) => {
+        const host = document.createElement('div');
+        if (panel) host.className = 'panel';
+        host.id = 'probe';
+        for (const [id, inner] of [
+          ['wide', 600],
+          ['fits', 100],
+        ]) {
+          const box = document.createElement('div');
+          box.className = 'scroll-x';
+          box.id = id;
+          box.style.cssText = 'width: 200px; height: 40px; margin: 8px 0';
+          const child = document.createElement('div');
+          child.style.cssText = `width: ${inner}px; height: 40px`;
+          box.append(child);
+          host.append(box);
+        }
+        w.shadowRoot.querySelector('.body').prepend(host);
+      }, inPanel);
+      const strips = async (id) => {
+        const r = await page
+          .locator('ap-qkv')
+          .evaluate((w, i) => JSON.parse(JSON.stringify(w.shadowRoot.getElementById(i).getBoundingClientRect())), id);
+        const y = r.y + 10,
+          height = 20;
+        return {
+          left: await grey(page, { x: r.x, y, width: 5, height }),
+          middle: await grey(page, { x: r.x + 90, y, width: 20, height }),
+          right: await grey(page, { x: r.x + r.width - 5, y, width: 5, height }),
+        };
+      };
+      await page.locator('ap-qkv').scrollIntoViewIfNeeded();
+      const wide = await strips('wide');
+      expect(wide.middle - wide.right, JSON.stringify(wide)).toBeGreaterThan(10); // the cue: darker right edge
+      expect(Math.abs(wide.middle - wide.left), JSON.stringify(wide)).toBeLessThan(2); // nothing more on the left
+      const fits = await strips('fits');
+      expect(Math.abs(fits.middle - fits.right), JSON.stringify(fits)).toBeLessThan(2);
+      expect(Math.abs(fits.middle - fits.left), JSON.stringify(fits)).toBeLessThan(2);
+      // Scrolled to the end: the cue moves to the left edge.
+      await page.locator('ap-qkv').evaluate((w) => {
+        const b = w.shadowRoot.getElementById('wide');
+        b.scrollLeft = b.scrollWidth;
+      });
+      const end = await strips('wide');
+      expect(end.middle - end.left, JSON.stringify(end)).toBeGreaterThan(10);
+      expect(Math.abs(end.middle - end.right), JSON.stringify(end)).toBeLessThan(2);
+      expect(errors).toEqual([]);
+    });
+  }
+});
