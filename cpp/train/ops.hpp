@@ -53,15 +53,17 @@ template <typename T>
 void layernorm_backward(T* dinp, T* dgamma, T* dbeta, const T* dout, const T* inp, const T* gamma, const T* mean,
                         const T* rstd, int N, int C);
 
-// Activations, elementwise over n values. GELU is the exact erf form (torch's default).
+// Activations, elementwise over n values. GELU is the exact erf form (torch's default), computed
+// in T; its forward also writes slope = d gelu / d inp (nullable: inference needs none), which is
+// all its backward reads: dinp += dout * slope.
 template <typename T>
 void relu_forward(T* out, const T* inp, int n);
 template <typename T>
 void relu_backward(T* dinp, const T* inp, const T* dout, int n);
 template <typename T>
-void gelu_forward(T* out, const T* inp, int n);
+void gelu_forward(T* out, T* slope, const T* inp, int n);
 template <typename T>
-void gelu_backward(T* dinp, const T* inp, const T* dout, int n);
+void gelu_backward(T* dinp, const T* slope, const T* dout, int n);
 
 // out = a + b, n values. Its backward is a copy of dout into both inputs (done by callers).
 template <typename T>

@@ -48,6 +48,7 @@ void size_stack(StackActs<T>& s, const ModelConfig& cfg, int B, int T_, int S, b
     fit(a.weights, static_cast<size_t>(B) * NH * T_ * T_);
     fit(a.ffn_hidden, N * F);
     fit(a.ffn_act, N * F);
+    fit(a.ffn_slope, cfg.act == Act::Relu ? 0 : N * F);
     if (cross) {
       for (auto* v : {&a.cross_norm, &a.cross_q, &a.cross_concat, &a.cross_attn_out, &a.cross_resid}) fit(*v, N * d);
       fit(a.cross_k, M * d);
@@ -183,7 +184,7 @@ void block_forward(BlockActs<T>& a, const BlockParams<T>& w, const ModelConfig& 
   if (cfg.act == Act::Relu)
     relu_forward(a.ffn_act.data(), a.ffn_hidden.data(), N * F);
   else
-    gelu_forward(a.ffn_act.data(), a.ffn_hidden.data(), N * F);
+    gelu_forward(a.ffn_act.data(), a.ffn_slope.data(), a.ffn_hidden.data(), N * F);
   linear_forward(a.ffn_out.data(), a.ffn_act.data(), w.ffn.w2, w.ffn.b2, N, F, d);  // (N, d)
   residual_forward(a.resid2.data(), h, a.ffn_out.data(), N * d);
   if (post)
@@ -255,7 +256,7 @@ void block_backward(T* g_in, T* g_memory, BlockParams<T>& gw, T* g_rel_bias, Act
     if (cfg.act == Act::Relu)
       relu_backward(s.g_ffn_hidden.data(), a.ffn_hidden.data(), s.g_ffn_act.data(), N * F);
     else
-      gelu_backward(s.g_ffn_hidden.data(), a.ffn_hidden.data(), s.g_ffn_act.data(), N * F);
+      gelu_backward(s.g_ffn_hidden.data(), a.ffn_slope.data(), s.g_ffn_act.data(), N * F);
     if (post) {
       linear_backward(g_h, gw.ffn.w1, gw.ffn.b1, s.g_ffn_hidden.data(), h, w.ffn.w1, N, d, F);
     } else {

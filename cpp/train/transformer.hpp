@@ -36,6 +36,7 @@ struct BlockActs {
   std::vector<T> cross_concat, cross_attn_out, cross_resid;     // (N, d)
   std::vector<T> norm2, norm2_mean, norm2_rstd;                 // (N, d) (N) (N)
   std::vector<T> ffn_hidden, ffn_act;                           // (N, d_ff)
+  std::vector<T> ffn_slope;                                     // (N, d_ff) GELU: d ffn_act / d ffn_hidden
   std::vector<T> ffn_out, resid2;                               // (N, d)
 };
 

@@ -108,12 +108,14 @@ TEST(TrainGrad, ActivationBackwardsMatchFiniteDifferences) {
   Vecd x = random_vec(rng, n, 2.0), r = random_vec(rng, n), out(n);
   for (auto& v : x)
     if (std::abs(v) < 1e-3) v = 0.5;  // ReLU has no derivative at 0
+  Vecd slope(n);
   auto gelu = [&] {
-    gelu_forward(out.data(), x.data(), n);
+    gelu_forward(out.data(), slope.data(), x.data(), n);
     return dot(out, r);
   };
+  gelu();  // the slope at x itself (numeric_grad's last call leaves x as it was)
   Vecd dx(n, 0.0);
-  gelu_backward(dx.data(), x.data(), r.data(), n);
+  gelu_backward(dx.data(), slope.data(), r.data(), n);
   expect_close("gelu dinp", dx, numeric_grad(x, gelu));
   auto relu = [&] {
     relu_forward(out.data(), x.data(), n);
@@ -122,6 +124,30 @@ TEST(TrainGrad, ActivationBackwardsMatchFiniteDifferences) {
   std::fill(dx.begin(), dx.end(), 0.0);
   relu_backward(dx.data(), x.data(), r.data(), n);
   expect_close("relu dinp", dx, numeric_grad(x, relu));
+}
+
+// The trainer's GELU in float (erfcf and expf, ops.cpp) against the formula in double (Phi =
+// erfc(-x / sqrt 2) / 2; 1 + erf would cancel to 0 below x = -8) at every 1/1024 of [-12, 12].
+// The bound, in float ulps (2^-24 relative), is 8 (1 + x^2): rounding -x / sqrt 2 to float moves
+// erfc's argument z by z 2^-24, which moves erfc(z) by about 2 z^2 = x^2 times that, relatively.
+// The value x Phi(x) is held to it relatively; the slope Phi(x) + x phi(x), which crosses 0 near
+// x = -0.75, relative to the size of its two terms, Phi(x) + |x| phi(x).
+TEST(TrainGrad, GeluInFloatIsTheDoubleFormulaRounded) {
+  const int n = 24 * 1024 + 1;
+  std::vector<float> x(n), out(n), slope(n);
+  for (int i = 0; i < n; ++i) x[i] = -12.0f + static_cast<float>(i) / 1024.0f;
+  gelu_forward(out.data(), slope.data(), x.data(), n);
+  double worst_value = 0, worst_slope = 0;  // in units of (1 + x^2) ulps
+  for (int i = 0; i < n; ++i) {
+    const double v = x[i], ulps = std::ldexp(1.0 + v * v, -24);
+    const double cdf = 0.5 * std::erfc(-v / std::sqrt(2.0));
+    const double pdf = std::exp(-0.5 * v * v) / std::sqrt(2.0 * 3.14159265358979323846);
+    if (v != 0) worst_value = std::max(worst_value, std::abs(out[i] - v * cdf) / std::abs(v * cdf) / ulps);
+    worst_slope = std::max(worst_slope, std::abs(slope[i] - (cdf + v * pdf)) / (cdf + std::abs(v) * pdf) / ulps);
+  }
+  std::printf("  float GELU: worst error %.2f (value), %.2f (slope) times (1 + x^2) ulps\n", worst_value, worst_slope);
+  EXPECT_LT(worst_value, 8.0);
+  EXPECT_LT(worst_slope, 8.0);
 }
 
 TEST(TrainGrad, EmbeddingBackwardMatchesFiniteDifferences) {
