@@ -549,7 +549,8 @@ val evaluate_task(ModelHandle& m, int n, double seed) {
       val::null());
 }
 
-// Training in the page: the C++ trainer (one thread) on a task, stepped from JS (a Web Worker).
+// Training in the page: the C++ trainer on a task, stepped from JS (a Web Worker); in the threaded
+// module its batch shards run on the pool's threads, with the same weights as on one.
 class TrainerHandle {
  public:
   std::unique_ptr<ap::train::Trainer> trainer;
@@ -561,7 +562,9 @@ class TrainerHandle {
     return obj({{"steps", js(trainer->steps_done())},
                 {"lr", js(trainer->current_lr())},
                 {"gradNorm", js(trainer->last_grad_norm())},
-                {"task", js(trainer->config().task)}});
+                {"task", js(trainer->config().task)},
+                {"shards", js(trainer->config().shards)},
+                {"threads", js(ap::kernels::threads())}});
   }
   val evaluate(int n, double seed) {
     return guard(
@@ -609,7 +612,7 @@ TrainerHandle* create_trainer(std::string task, std::string sizes_json, double l
         cfg.optim.total_steps = total_steps;
         cfg.batch = batch;
         cfg.seed = static_cast<uint64_t>(seed);
-        cfg.threads = 1;  // no threads in this wasm build
+        cfg.threads = ap::kernels::threads();  // the pool as the loader set it (1 but in ap_mt)
         auto h = std::make_unique<TrainerHandle>();
         h->trainer = std::make_unique<ap::train::Trainer>(cfg);
         return h.release();

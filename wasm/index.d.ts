@@ -649,7 +649,8 @@ export interface ScaleStats {
 export interface Trainer {
   /** Runs n optimisation steps (default 1); returns their mean loss. */
   step(n?: number): number;
-  info(): { steps: number; lr: number; gradNorm: number; task: string };
+  /** shards: the parts each batch is split into (the batch size's alone); threads: the threads they run on. */
+  info(): { steps: number; lr: number; gradNorm: number; task: string; shards: number; threads: number };
   /** Held-out accuracy of the current weights. */
   /** Held-out accuracy; byKind per kind of example (a language model: of target, with its mean loss in nats). */
   evaluate(n?: number, seed?: number): { total: number; correct: number; accuracy: number; byKind: Record<string, { correct: number; total: number; loss?: number }> };

@@ -219,7 +219,8 @@ void attention_forward(T* out, T* att, const T* q, const T* k, const T* v, const
   const T inv_sqrt_dk = scale ? T(1) / std::sqrt(static_cast<T>(dk)) : T(1);
   CMapT<T> Q(q, B * T_, d), K(k, B * S, d), Vv(v, B * S, d);
   MapT<T> O(out, B * T_, d);
-  std::vector<unsigned char> hidden(static_cast<size_t>(T_) * S);
+  thread_local std::vector<unsigned char> hidden;  // per thread, grown once: no allocation per step
+  hidden.resize(static_cast<size_t>(T_) * S);
   for (int b = 0; b < B; ++b) {
     // 1. Which keys each query may not see: the future (causal) and <pad> keys.
     for (int t = 0; t < T_; ++t)
@@ -261,7 +262,9 @@ void attention_backward(T* dq, T* dk, T* dv, const T* dout, const T* att, const 
   const T inv_sqrt_dk = scale ? T(1) / std::sqrt(static_cast<T>(dkh)) : T(1);
   CMapT<T> Q(q, B * T_, d), K(k, B * S, d), Vv(v, B * S, d), G(dout, B * T_, d);
   MapT<T> dQ(dq, B * T_, d), dK(dk, B * S, d), dV(dv, B * S, d);
-  MatT<T> datt(T_, S);
+  thread_local std::vector<T> datt_buffer;  // per thread, grown once: no allocation per step
+  datt_buffer.resize(static_cast<size_t>(T_) * S);
+  MapT<T> datt(datt_buffer.data(), T_, S);
   for (int b = 0; b < B; ++b)
     for (int h = 0; h < NH; ++h) {
       CMapT<T> a(att + (static_cast<size_t>(b) * NH + h) * T_ * S, T_, S);

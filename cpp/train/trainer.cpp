@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <thread>
 
 #include "base/tensor.hpp"
+#include "kernels/parallel.hpp"
 
 namespace ap::train {
 
@@ -17,6 +17,7 @@ struct Trainer::Shard {
   Params<float> grads;
   Batch batch;
   double loss_sum = 0.0;
+  std::exception_ptr error;  // what its task threw (a pool task must not throw)
 };
 
 double Trainer::steps(int n) {
@@ -45,7 +46,10 @@ Trainer::Trainer(const TrainConfig& cfg)
   if (cfg_.batch < 1) fail("batch must be >= 1 (got " + std::to_string(cfg_.batch) + ")");
   check_optim(cfg_.optim);
   if (cfg_.threads < 1) fail("threads must be >= 1 (got " + std::to_string(cfg_.threads) + ")");
+  if (cfg_.shards < 0) fail("shards must be >= 0 (got " + std::to_string(cfg_.shards) + ")");
+  if (cfg_.shards == 0) cfg_.shards = default_shards(cfg_.batch);
   cfg_.shards = std::max(1, std::min(cfg_.shards, cfg_.batch));
+  kernels::set_threads(cfg_.threads);
   init_params(params_, cfg_.seed);
   for (int s = 0; s < cfg_.shards; ++s) shards_.push_back(std::make_unique<Shard>(params_.cfg));
 }
@@ -111,31 +115,23 @@ Model Trainer::snapshot() const {
 
 float Trainer::current_lr() const { return learning_rate(cfg_.optim, steps_done()); }
 
+int default_shards(int batch) { return std::max(1, (batch + kShardSequences - 1) / kShardSequences); }
+
 template <typename Fn>
-void Trainer::for_each_shard(int shards, Fn&& fn) {
-#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
-  const int workers = 1;  // this wasm build has no threads; the shards still fix the summation order
-#else
-  const int workers = std::min(cfg_.threads, shards);
-#endif
-  if (workers <= 1) {
-    for (int s = 0; s < shards; ++s) fn(s);
-    return;
-  }
-  std::vector<std::exception_ptr> errors(static_cast<size_t>(workers));
-  auto run = [&](int w) {
+void Trainer::for_each_shard(int tasks, Fn&& fn) {
+  // The core's pool takes the tasks in any order on any thread; each writes only its own shard's
+  // (or chunk's) buffers, so the result is the same for every thread count. The kernels a task
+  // calls run on its thread alone (the pool does not nest).
+  for (int t = 0; t < tasks; ++t) shards_[static_cast<size_t>(t)]->error = nullptr;
+  kernels::parallel_for(tasks, [&](int t) {
     try {
-      for (int s = w; s < shards; s += workers) fn(s);
+      fn(t);
     } catch (...) {
-      errors[static_cast<size_t>(w)] = std::current_exception();
+      shards_[static_cast<size_t>(t)]->error = std::current_exception();
     }
-  };
-  std::vector<std::thread> pool;
-  for (int w = 1; w < workers; ++w) pool.emplace_back(run, w);
-  run(0);
-  for (auto& t : pool) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  });
+  for (int t = 0; t < tasks; ++t)
+    if (shards_[static_cast<size_t>(t)]->error) std::rethrow_exception(shards_[static_cast<size_t>(t)]->error);
 }
 
 float Trainer::step() {
@@ -158,13 +154,20 @@ float Trainer::step() {
     sh.grads.zero();
     transformer_backward(sh.grads, sh.acts, params_, sh.batch, scale);
   });
-  // Sum the shards' gradients in shard order (the same order for any thread count).
+  // Sum the shards' gradients in shard order (the same order for any thread count), each thread
+  // over its own range of the parameters.
   double loss = 0.0;
-  grads_.zero();
-  for (auto& sh : shards_) {
-    loss += sh->loss_sum;
-    for (size_t i = 0; i < grads_.flat.size(); ++i) grads_.flat[i] += sh->grads.flat[i];
-  }
+  for (auto& sh : shards_) loss += sh->loss_sum;
+  const int total = static_cast<int>(grads_.flat.size()), parts = kernels::threads();
+  kernels::parallel_for(parts, [&](int t) {
+    const int lo = kernels::split_at(total, parts, 16, t), hi = kernels::split_at(total, parts, 16, t + 1);
+    float* g = grads_.flat.data();
+    std::fill(g + lo, g + hi, 0.0f);
+    for (const auto& sh : shards_) {
+      const float* from = sh->grads.flat.data();
+      for (int i = lo; i < hi; ++i) g[i] += from[i];
+    }
+  });
   grad_norm_ = clip_grad_norm(grads_.flat, cfg_.optim.clip_norm);
   opt_.step(params_, grads_, cfg_.optim, learning_rate(cfg_.optim, steps_done()));
   return static_cast<float>(loss * scale);
@@ -177,10 +180,11 @@ std::vector<std::vector<float>> Trainer::last_logits(const std::vector<std::vect
   std::vector<std::vector<float>> out(static_cast<size_t>(n));
   constexpr int kChunk = 128;  // sequences per forward pass
   const int chunks = (n + kChunk - 1) / kChunk;
-  std::vector<std::unique_ptr<Activations<float>>> acts(
-      static_cast<size_t>(std::min(cfg_.threads, std::max(chunks, 1))));
+  // One task per thread (at most one per shard, whose error slot it uses), each with its own
+  // activations, taking every workers-th chunk.
+  const int workers = std::max(1, std::min({kernels::threads(), chunks, cfg_.shards}));
+  std::vector<std::unique_ptr<Activations<float>>> acts(static_cast<size_t>(workers));
   for (auto& a : acts) a = std::make_unique<Activations<float>>();
-  const int workers = static_cast<int>(acts.size());
   for_each_shard(workers, [&](int w) {
     for (int c = w; c < chunks; c += workers) {
       const int lo = c * kChunk, hi = std::min(n, lo + kChunk);

@@ -1,7 +1,8 @@
 // A training run: a task, the parameters, AdamW, and a step() that draws a batch, runs the
 // forward and backward passes and updates the weights; plus greedy decoding and held-out
-// evaluation with the same forward. The batch is always split into `shards` parts whose
-// gradients are summed in a fixed order, so any number of threads gives the same weights:
+// evaluation with the same forward. The batch is always split into `shards` parts, a number that
+// depends on the batch alone; the core's thread pool (kernels/parallel.hpp) runs the shards, and
+// their gradients are summed in shard order, so any number of threads gives the same weights:
 // same seed, same machine, same model.
 #pragma once
 #include <cstdint>
@@ -24,9 +25,18 @@ struct TrainConfig {
   OptimConfig optim;
   int batch = 64;     // sequences per step
   uint64_t seed = 1;  // initial weights and the training data stream
-  int threads = 1;    // worker threads (1 in wasm)
-  int shards = 2;     // parts the batch is split into (fixes the summation order)
+  // Threads for the shards: the trainer sets the core's pool to this count when it is made
+  // (clamped to the machine's cores; the single-thread wasm modules have 1, the threaded one the
+  // count its loader set). The weights do not depend on it.
+  int threads = 1;
+  int shards = 0;  // parts the batch is split into (fixes the summation order); 0: default_shards(batch)
 };
+
+// Sequences per shard by default: small enough that a batch of 32 gives 8 shards for up to 8
+// threads, large enough that a shard's products stay whole tiles of the SIMD kernels.
+constexpr int kShardSequences = 4;
+// ceil(batch / kShardSequences): the default shard count, the batch's alone.
+int default_shards(int batch);
 
 class Trainer {
  public:
@@ -69,9 +79,9 @@ class Trainer {
 
  private:
   struct Shard;
-  // Runs fn(shard index) for every shard, spread over the worker threads.
+  // Runs fn(t) for t in [0, tasks) (tasks <= shards) on the pool; rethrows the first task's error.
   template <typename Fn>
-  void for_each_shard(int shards, Fn&& fn);
+  void for_each_shard(int tasks, Fn&& fn);
   // Logits at the last real position of each prefix (decoder inputs), for the given sources.
   std::vector<std::vector<float>> last_logits(const std::vector<std::vector<int>>& srcs,
                                               const std::vector<std::vector<int>>& prefixes);

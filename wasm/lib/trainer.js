@@ -104,7 +104,7 @@ function createTrainerHere(
       if (Number.isNaN(loss)) ap._fail('trainer.step');
       return loss;
     },
-    /** { steps, lr, gradNorm, task } */
+    /** { steps, lr, gradNorm, task, shards, threads } */
     info() {
       return this._alive().info();
     },
