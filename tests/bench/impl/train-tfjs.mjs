@@ -20,31 +20,15 @@ import {
   stringStream,
   trainExamples,
 } from '../train-cases.mjs';
+import { startTfjsWasm } from './tfjs.mjs';
 
-// options.threads > 1: tfjs-backend-wasm's threaded binary (tfjs-backend-wasm-threaded-simd.wasm,
-// XNNPACK's thread pool) where it starts. Not in Node: the backend's WASM_HAS_MULTITHREAD_SUPPORT is
-// false under IS_NODE (tfjs issue #3830), and with the flag forced on, the backend fails to start
-// (ERR_WORKER_PATH: its pthread worker script is a blob: URL, which Node's Worker refuses; measured
-// with tfjs 4.22 and Node 20). So a threaded runner in Node fails with that reason rather than run
-// one thread under a threaded name.
+// options.threads > 1: tfjs-backend-wasm's threaded binary where it starts (startTfjsWasm: not in
+// Node, where a threaded runner fails with the reason rather than run one thread under its name).
 export async function create(env, options = {}) {
   const plain = options.linear === 'plain';
-  const asked = options.threads ?? 1;
-  if (asked > 1 && env.where === 'node')
-    throw new Error(
-      'tfjs-backend-wasm trains on one thread in Node: it turns threads off there (tfjs issue #3830), and ' +
-        'forced on, its pthread workers (blob: URLs) do not start (ERR_WORKER_PATH)',
-    );
   const tf = await env.loadTfjsTraining();
-  if (asked > 1 && !(await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT')))
-    throw new Error('tfjs-backend-wasm: no multithread support here (the page is not cross-origin isolated?)');
-  // setThreadsCount must run before the backend starts; at 1 it pins even the threaded binary.
-  tf.wasm.setThreadsCount(asked);
-  if (!(await tf.setBackend('wasm'))) throw new Error('tfjs: the wasm backend did not start');
-  await tf.ready();
+  const threads = await startTfjsWasm(tf, env, options.threads ?? 1);
   const simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT');
-  const threads = tf.wasm.getThreadsCount();
-  if (threads !== asked) throw new Error(`tfjs-backend-wasm: asked for ${asked} threads, runs ${threads}`);
   // The core's module, for the starting weights only (never timed).
   const { load } = await env.importModule('wasm/index.js');
   const ap = await load();
