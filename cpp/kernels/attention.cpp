@@ -77,8 +77,8 @@ void qk_block(float* s, int lds, const float* q, int ldq, const float* k, int ld
 // the d_k % 4 tail in order, then times alpha: every tile shape gives the same bits for a score, so
 // a decoding step (one row) computes exactly what the whole-sequence pass computes for that row.
 // Against a sequential sum: rounding only.
-template <int R, int K>
-AP_INLINE void qk_dot_tile(float* s, int lds, const float* q, int ldq, const float* k, int ldk, int d, float alpha) {
+template <int R, int K, typename KT>
+AP_INLINE void qk_dot_tile(float* s, int lds, const float* q, int ldq, const KT* k, int ldk, int d, float alpha) {
   v4 acc[R][K];
   for (int r = 0; r < R; ++r)
     for (int i = 0; i < K; ++i) acc[r][i] = zero();
@@ -94,13 +94,15 @@ AP_INLINE void qk_dot_tile(float* s, int lds, const float* q, int ldq, const flo
   for (int r = 0; r < R; ++r)
     for (int i = 0; i < K; ++i) {
       float tail = 0.0f;
-      for (int t = p; t < d; ++t) tail += q[static_cast<long>(r) * ldq + t] * k[static_cast<long>(i) * ldk + t];
+      for (int t = p; t < d; ++t) tail += q[static_cast<long>(r) * ldq + t] * to_f32(k[static_cast<long>(i) * ldk + t]);
       s[static_cast<long>(r) * lds + i] = (hsum(acc[r][i]) + tail) * alpha;
     }
 }
 
-// One query row: 8 keys per tile (8 independent sums keep the adder busy).
-AP_NOINLINE void qk_dot_row(float* s, const float* q, const float* k, int ldk, int m, int d, float alpha) {
+// One query row: 8 keys per tile (8 independent sums keep the adder busy). K is float, or a tied
+// head's F16 / BF16 embedding rows widened in registers (load(), simd4.hpp): the same sums.
+template <typename KT>
+AP_NOINLINE void qk_dot_row(float* s, const float* q, const KT* k, int ldk, int m, int d, float alpha) {
   int c = 0;
   for (; c + 8 <= m; c += 8) qk_dot_tile<1, 8>(s + c, 0, q, 0, k + static_cast<long>(c) * ldk, ldk, d, alpha);
   for (; c < m; ++c) qk_dot_tile<1, 1>(s + c, 0, q, 0, k + static_cast<long>(c) * ldk, ldk, d, alpha);
@@ -110,7 +112,8 @@ AP_NOINLINE void qk_dot_row(float* s, const float* q, const float* k, int ldk, i
 // keys per tile: 8 sums, 2 + 4 loads per 8 multiply-adds.
 constexpr int kDotRows = 64;
 
-AP_NOINLINE void qk_dot(float* s, int lds, const float* q, int ldq, const float* k, int ldk, int n, int m, int d,
+template <typename KT>
+AP_NOINLINE void qk_dot(float* s, int lds, const float* q, int ldq, const KT* k, int ldk, int n, int m, int d,
                         float alpha) {
   for (int i0 = 0; i0 < n; i0 += kDotRows) {
     const int rows = n - i0 < kDotRows ? n - i0 : kDotRows;
@@ -118,7 +121,7 @@ AP_NOINLINE void qk_dot(float* s, int lds, const float* q, int ldq, const float*
     const float* qi = q + static_cast<long>(i0) * ldq;
     int c = 0;
     for (; c + 4 <= m; c += 4) {
-      const float* kc = k + static_cast<long>(c) * ldk;
+      const KT* kc = k + static_cast<long>(c) * ldk;
       int r = 0;
       for (; r + 2 <= rows; r += 2)
         qk_dot_tile<2, 4>(si + static_cast<long>(r) * lds + c, lds, qi + static_cast<long>(r) * ldq, ldq, kc, ldk, d,
@@ -361,12 +364,28 @@ AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k,
 
 // ---- public entry points -------------------------------------------------------------------------
 
-void impl::qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
-                     float alpha) {
+namespace {
+template <typename KT>
+void qk_scores_any(float* scores, int ld_s, const float* q, int ld_q, const KT* k, int ld_k, int n, int m, int d_k,
+                   float alpha) {
   if (n == 1)
     qk_dot_row(scores, q, k, ld_k, m, d_k, alpha);
   else
     qk_dot(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+}
+}  // namespace
+
+void impl::qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
+                     float alpha) {
+  qk_scores_any(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+}
+void impl::qk_scores_f16(float* scores, int ld_s, const float* q, int ld_q, const f16* k, int ld_k, int n, int m,
+                         int d_k, float alpha) {
+  qk_scores_any(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+}
+void impl::qk_scores_bf16(float* scores, int ld_s, const float* q, int ld_q, const bf16* k, int ld_k, int n, int m,
+                          int d_k, float alpha) {
+  qk_scores_any(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
 }
 
 void impl::softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int m) {

@@ -21,6 +21,8 @@
 // the key at the query's own position.
 #pragma once
 
+#include "base/half.hpp"
+
 namespace ap::kernels {
 
 // The kernels in use: "simd128" (WASM SIMD128), "relaxed" (the relaxed-SIMD module, fused
@@ -35,6 +37,17 @@ void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k
                float alpha = 1.0f);
 void qk_scores_ref(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
                    float alpha = 1.0f);
+// The same with K kept as its checkpoint stored it (a tied head's F16 / BF16 embedding rows),
+// widened in registers: bit for bit qk_scores() on the widened K where both run this module's
+// kernels (see gemm_tiled_f16, kernels/gemm.hpp). Finite K values only.
+void qk_scores_f16(float* scores, int ld_s, const float* q, int ld_q, const f16* k, int ld_k, int n, int m, int d_k,
+                   float alpha = 1.0f);
+void qk_scores_bf16(float* scores, int ld_s, const float* q, int ld_q, const bf16* k, int ld_k, int n, int m, int d_k,
+                    float alpha = 1.0f);
+void qk_scores_ref_f16(float* scores, int ld_s, const float* q, int ld_q, const f16* k, int ld_k, int n, int m, int d_k,
+                       float alpha = 1.0f);
+void qk_scores_ref_bf16(float* scores, int ld_s, const float* q, int ld_q, const bf16* k, int ld_k, int n, int m,
+                        int d_k, float alpha = 1.0f);
 
 // scores[i][j] = -inf where j > i + (m - n) (see "Causal masking" above), and with window > 0 where
 // j <= i + (m - n) - window (see "Sliding window"), in place.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/attention.hpp"
+#include "kernels/convert.hpp"
 
 #if defined(__EMSCRIPTEN__) || defined(__GLIBC__)
 #include <malloc.h>
@@ -55,6 +56,28 @@ void qk_scores_ref(float* scores, int ld_s, const float* q, int ld_q, const floa
       for (int p = 0; p < d_k; ++p) s += q[i * ld_q + p] * k[j * ld_k + p];
       scores[i * ld_s + j] = alpha * s;
     }
+}
+
+namespace {
+template <typename K, typename Widen>
+void qk_scores_ref_16(float* scores, int ld_s, const float* q, int ld_q, const K* k, int ld_k, int n, int m, int d_k,
+                      float alpha, Widen widen) {
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) {
+      float s = 0.0f;
+      for (int p = 0; p < d_k; ++p) s += q[i * ld_q + p] * widen(k[j * ld_k + p]);
+      scores[i * ld_s + j] = alpha * s;
+    }
+}
+}  // namespace
+
+void qk_scores_ref_f16(float* scores, int ld_s, const float* q, int ld_q, const f16* k, int ld_k, int n, int m, int d_k,
+                       float alpha) {
+  qk_scores_ref_16(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha, [](f16 h) { return half_to_float(h.bits); });
+}
+void qk_scores_ref_bf16(float* scores, int ld_s, const float* q, int ld_q, const bf16* k, int ld_k, int n, int m,
+                        int d_k, float alpha) {
+  qk_scores_ref_16(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha, [](bf16 h) { return bf16_to_float(h); });
 }
 
 void softmax_rows_ref(float* out, int ld_out, const float* in, int ld_in, int n, int m) {

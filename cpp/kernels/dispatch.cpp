@@ -143,6 +143,24 @@ void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k
   active().qk_scores(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
 }
 
+// 16-bit weights: this module's kernels, whatever the table holds (impl.hpp says why).
+void gemm_tiled_f16(float* c, int ldc, const float* a, int lda, const f16* b, int ldb, const float* bias, int m, int k,
+                    int n, bool accumulate) {
+  impl::gemm_tiled_f16(c, ldc, a, lda, b, ldb, bias, m, k, n, accumulate);
+}
+void gemm_tiled_bf16(float* c, int ldc, const float* a, int lda, const bf16* b, int ldb, const float* bias, int m,
+                     int k, int n, bool accumulate) {
+  impl::gemm_tiled_bf16(c, ldc, a, lda, b, ldb, bias, m, k, n, accumulate);
+}
+void qk_scores_f16(float* scores, int ld_s, const float* q, int ld_q, const f16* k, int ld_k, int n, int m, int d_k,
+                   float alpha) {
+  impl::qk_scores_f16(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+}
+void qk_scores_bf16(float* scores, int ld_s, const float* q, int ld_q, const bf16* k, int ld_k, int n, int m, int d_k,
+                    float alpha) {
+  impl::qk_scores_bf16(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+}
+
 void softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int m) {
   active().softmax_rows(out, ld_out, in, ld_in, n, m);
 }

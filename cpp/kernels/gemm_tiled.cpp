@@ -24,9 +24,10 @@ constexpr int KC = 256;  // depth of one k-panel
 constexpr int MC = 64;   // rows of A per L2 block
 
 // C[0:R, 0:4*NV] (= or +=) A[0:R, 0:k] B[0:k, 0:4*NV] + init. Each call is short and called
-// (m/MR)(n/NR) times, which is what lets V8 optimise it (see AP_NOINLINE).
-template <int R, int NV>
-AP_NOINLINE void tile(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int k,
+// (m/MR)(n/NR) times, which is what lets V8 optimise it (see AP_NOINLINE). B is float, or F16 /
+// BF16 weights widened in registers by load() (simd4.hpp): the same steps on the same floats.
+template <int R, int NV, typename B>
+AP_NOINLINE void tile(float* c, int ldc, const float* a, int lda, const B* b, int ldb, const float* bias, int k,
                       bool accumulate) {
   v4 acc[R][NV];
   for (int r = 0; r < R; ++r)
@@ -34,7 +35,7 @@ AP_NOINLINE void tile(float* c, int ldc, const float* a, int lda, const float* b
       acc[r][v] = accumulate ? load(c + r * ldc + 4 * v) : bias ? load(bias + 4 * v) : zero();
   // Pointers advance instead of being recomputed from p (clang 14, emscripten 3.1.6's compiler,
   // left an i32.mul and shifts per step in this loop that clang 16 strength-reduces).
-  auto step = [&](const float* ap, const float* bp) AP_INLINE_LAMBDA {
+  auto step = [&](const float* ap, const B* bp) AP_INLINE_LAMBDA {
     v4 bv[NV];
     for (int v = 0; v < NV; ++v) bv[v] = load(bp + 4 * v);  // row p of the B panel
     for (int r = 0; r < R; ++r) {
@@ -43,20 +44,20 @@ AP_NOINLINE void tile(float* c, int ldc, const float* a, int lda, const float* b
     }
   };
   const float* ap = a;
-  const float* bp = b;
+  const B* bp = b;
   for (int p = k; p > 0; --p, ++ap, bp += ldb) step(ap, bp);
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < NV; ++v) store(c + r * ldc + 4 * v, acc[r][v]);
 }
 
 // One column of C for R rows: the n % 4 tail.
-template <int R>
-AP_NOINLINE void tile_col(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int k,
+template <int R, typename B>
+AP_NOINLINE void tile_col(float* c, int ldc, const float* a, int lda, const B* b, int ldb, const float* bias, int k,
                           bool accumulate) {
   float acc[R];
   for (int r = 0; r < R; ++r) acc[r] = accumulate ? c[r * ldc] : bias ? bias[0] : 0.0f;
   for (int p = 0; p < k; ++p) {
-    float bp = b[p * ldb];
+    float bp = to_f32(b[p * ldb]);
     for (int r = 0; r < R; ++r) acc[r] += a[r * lda + p] * bp;
   }
   for (int r = 0; r < R; ++r) c[r * ldc] = acc[r];
@@ -67,25 +68,18 @@ AP_NOINLINE void tile_col(float* c, int ldc, const float* a, int lda, const floa
 // Copies a (k x 8) panel of B into a contiguous buffer. B's rows are ldb floats apart; when that
 // stride is a multiple of 1-4 KB (d_model = 512, 1024, or 8 heads of 64) every row of the panel
 // falls in the same few L1 sets and the panel evicts itself. Packed, it is 8 KB in sequence.
-AP_NOINLINE void pack_panel(float* packed, const float* b, int ldb, int k) {
+// A 16-bit panel is widened as it is packed: the tiles then read floats.
+template <typename B>
+AP_NOINLINE void pack_panel(float* packed, const B* b, int ldb, int k) {
   for (int p = 0; p < k; ++p) {
     store(packed + p * NR, load(b + static_cast<long>(p) * ldb));
     store(packed + p * NR + 4, load(b + static_cast<long>(p) * ldb + 4));
   }
 }
 
-template <int NV>
-void column_block(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int rows,
-                  int k, bool accumulate) {
-  // Packing costs one pass over the panel; it pays off once the panel serves a few row tiles.
-  alignas(16) float packed[NV == 2 ? KC * NR : 1];
-  if constexpr (NV == 2) {
-    if (rows >= 2 * MR && ldb > 64) {
-      pack_panel(packed, b, ldb, k);
-      b = packed;
-      ldb = NR;
-    }
-  }
+template <int NV, typename B>
+void column_rows(float* c, int ldc, const float* a, int lda, const B* b, int ldb, const float* bias, int rows, int k,
+                 bool accumulate) {
   auto run = [&](auto r_const, int i) {
     constexpr int R = decltype(r_const)::value;
     float* ci = c + static_cast<long>(i) * ldc;
@@ -112,6 +106,21 @@ void column_block(float* c, int ldc, const float* a, int lda, const float* b, in
   }
 }
 
+template <int NV, typename B>
+void column_block(float* c, int ldc, const float* a, int lda, const B* b, int ldb, const float* bias, int rows, int k,
+                  bool accumulate) {
+  // Packing costs one pass over the panel; it pays off once the panel serves a few row tiles.
+  if constexpr (NV == 2) {
+    if (rows >= 2 * MR && (ldb > 64 || sizeof(B) == 2)) {
+      alignas(16) float packed[KC * NR];
+      pack_panel(packed, b, ldb, k);
+      column_rows<NV, float>(c, ldc, a, lda, packed, NR, bias, rows, k, accumulate);
+      return;
+    }
+  }
+  column_rows<NV, B>(c, ldc, a, lda, b, ldb, bias, rows, k, accumulate);
+}
+
 // One row of C (m == 1, a decoding step): C[0, 0:n] = a[0:k] B + init with B streamed row by row,
 // GV rows of B per pass over C, each row read in sequence (the tiles above walk B down 8-column
 // strips, one 4 KB page per row once ldb is large: a matrix-vector product is bound by that read,
@@ -121,14 +130,14 @@ void column_block(float* c, int ldc, const float* a, int lda, const float* b, in
 // a[1] B[1, j] + ... in that order with the same madd as tile(): bit for bit what the tiles give.
 constexpr int GV = 16;
 
-template <int P>
-AP_INLINE void gemv_rows(float* c, const float* a, const float* b, int ldb, int n) {
+template <int P, typename B>
+AP_INLINE void gemv_rows(float* c, const float* a, const B* b, int ldb, int n) {
   v4 av[P];
   for (int q = 0; q < P; ++q) av[q] = load_splat(a + q);
   int j = 0;
   for (; j + 8 <= n; j += 8) {
     v4 acc0 = load(c + j), acc1 = load(c + j + 4);
-    const float* bq = b + j;
+    const B* bq = b + j;
     for (int q = 0; q < P; ++q, bq += ldb) {
       acc0 = madd(av[q], load(bq), acc0);
       acc1 = madd(av[q], load(bq + 4), acc1);
@@ -144,13 +153,13 @@ AP_INLINE void gemv_rows(float* c, const float* a, const float* b, int ldb, int 
   }
   for (; j < n; ++j) {
     float acc = c[j];
-    for (int q = 0; q < P; ++q) acc += a[q] * b[static_cast<long>(q) * ldb + j];
+    for (int q = 0; q < P; ++q) acc += a[q] * to_f32(b[static_cast<long>(q) * ldb + j]);
     c[j] = acc;
   }
 }
 
-AP_NOINLINE void gemv(float* c, const float* a, const float* b, int ldb, const float* bias, int k, int n,
-                      bool accumulate) {
+template <typename B>
+AP_NOINLINE void gemv(float* c, const float* a, const B* b, int ldb, const float* bias, int k, int n, bool accumulate) {
   if (!accumulate)
     for (int j = 0; j < n; ++j) c[j] = bias ? bias[j] : 0.0f;
   int p = 0;
@@ -158,10 +167,9 @@ AP_NOINLINE void gemv(float* c, const float* a, const float* b, int ldb, const f
   for (; p < k; ++p) gemv_rows<1>(c, a + p, b + static_cast<long>(p) * ldb, ldb, n);
 }
 
-}  // namespace
-
-void impl::gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int m,
-                      int k, int n, bool accumulate) {
+template <typename B>
+void gemm_any(float* c, int ldc, const float* a, int lda, const B* b, int ldb, const float* bias, int m, int k, int n,
+              bool accumulate) {
   if (m <= 0 || n <= 0) return;
   if (m == 1) {
     gemv(c, a, b, ldb, bias, k < 0 ? 0 : k, n, accumulate);
@@ -173,7 +181,7 @@ void impl::gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b
     if (kc < 0) kc = 0;
     bool acc = accumulate || p0 > 0;  // later panels add onto the first one
     const float* bias_p = p0 == 0 ? bias : nullptr;
-    const float* bp = b + static_cast<long>(p0) * ldb;
+    const B* bp = b + static_cast<long>(p0) * ldb;
     for (int i0 = 0; i0 < m; i0 += MC) {
       int rows = m - i0 < MC ? m - i0 : MC;
       float* ci = c + static_cast<long>(i0) * ldc;
@@ -189,6 +197,21 @@ void impl::gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b
         column_block<0>(ci + j, ldc, ai, lda, bp + j, ldb, bias_p ? bias_p + j : nullptr, rows, kc, acc);
     }
   }
+}
+
+}  // namespace
+
+void impl::gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int m,
+                      int k, int n, bool accumulate) {
+  gemm_any(c, ldc, a, lda, b, ldb, bias, m, k, n, accumulate);
+}
+void impl::gemm_tiled_f16(float* c, int ldc, const float* a, int lda, const f16* b, int ldb, const float* bias, int m,
+                          int k, int n, bool accumulate) {
+  gemm_any(c, ldc, a, lda, b, ldb, bias, m, k, n, accumulate);
+}
+void impl::gemm_tiled_bf16(float* c, int ldc, const float* a, int lda, const bf16* b, int ldb, const float* bias, int m,
+                           int k, int n, bool accumulate) {
+  gemm_any(c, ldc, a, lda, b, ldb, bias, m, k, n, accumulate);
 }
 
 }  // namespace ap::kernels

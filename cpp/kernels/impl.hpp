@@ -5,6 +5,8 @@
 // through impl::, so a relaxed module never calls back into the main one.
 #pragma once
 
+#include "base/half.hpp"
+
 namespace ap::kernels {
 
 namespace impl {
@@ -12,6 +14,17 @@ namespace impl {
 constexpr int kQueryBlock = 32;
 void gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int m, int k,
                 int n, bool accumulate);
+// The same kernel on 16-bit B (weights kept as stored). Not in the KernelTable: they run the
+// SIMD128 build's code whether or not the relaxed module is active (a product that streams
+// 16-bit weights is bound by reading them, not by the multiply-adds fusing would save).
+void gemm_tiled_f16(float* c, int ldc, const float* a, int lda, const f16* b, int ldb, const float* bias, int m, int k,
+                    int n, bool accumulate);
+void gemm_tiled_bf16(float* c, int ldc, const float* a, int lda, const bf16* b, int ldb, const float* bias, int m,
+                     int k, int n, bool accumulate);
+void qk_scores_f16(float* scores, int ld_s, const float* q, int ld_q, const f16* k, int ld_k, int n, int m, int d_k,
+                   float alpha);
+void qk_scores_bf16(float* scores, int ld_s, const float* q, int ld_q, const bf16* k, int ld_k, int n, int m, int d_k,
+                    float alpha);
 void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
                float alpha);
 void softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int m);

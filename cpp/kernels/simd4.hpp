@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "base/half.hpp"
+
 // -DAP_KERNELS_SCALAR forces the plain-C++ lanes (to test or time them on a SIMD machine).
 #if defined(__wasm_simd128__) && !defined(AP_KERNELS_SCALAR)
 #include <wasm_simd128.h>
@@ -161,6 +163,50 @@ AP_INLINE v4 scale_by_exponent_of(v4 p, v4 t) {
   return r;
 }
 #undef AP_LANEWISE
+#endif
+
+// ---- 16-bit weights, widened in registers ----------------------------------------------------
+// load(const f16*) / load(const bf16*): 4 consecutive 16-bit values as 4 float lanes, so a kernel
+// templated on its B type reads F16 / BF16 weights where it read floats, and computes with exactly
+// the floats the widened matrix would hold. BF16: the bits shifted into the top half. F16 (finite
+// values only, as the loaders keep them): exponent and mantissa shifted into a float's place (a
+// float 2^-112 times the value, a float subnormal for an F16 subnormal), multiplied by 2^112,
+// which is exact, then the sign: 6 operations and no branch or select (convert.cpp's
+// half_to_float, the reference, also handles infinity and NaN).
+AP_INLINE float to_f32(float x) { return x; }
+AP_INLINE float to_f32(bf16 h) { return bf16_to_float(h); }
+AP_INLINE float to_f32(f16 h) {
+  uint32_t u = static_cast<uint32_t>(h.bits & 0x7fffu) << 13;
+  float f;
+  std::memcpy(&f, &u, 4);
+  f *= 5.192296858534828e+33f;  // 2^112
+  std::memcpy(&u, &f, 4);
+  u |= static_cast<uint32_t>(h.bits & 0x8000u) << 16;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+#if AP_SIMD_WASM
+AP_INLINE v4 load(const bf16* p) { return wasm_i32x4_shl(wasm_u32x4_load16x4(p), 16); }
+AP_INLINE v4 load(const f16* p) {
+  const v128_t h = wasm_u32x4_load16x4(p);
+  const v128_t mag = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x7fff)), 13);
+  const v128_t sign = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x8000)), 16);
+  return wasm_v128_or(wasm_f32x4_mul(mag, wasm_f32x4_splat(5.192296858534828e+33f)), sign);
+}
+#elif AP_SIMD_SSE2
+AP_INLINE __m128i load_u16x4(const void* p) {
+  return _mm_unpacklo_epi16(_mm_loadl_epi64(static_cast<const __m128i*>(p)), _mm_setzero_si128());
+}
+AP_INLINE v4 load(const bf16* p) { return _mm_castsi128_ps(_mm_slli_epi32(load_u16x4(p), 16)); }
+AP_INLINE v4 load(const f16* p) {
+  const __m128i h = load_u16x4(p);
+  const __m128i mag = _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x7fff)), 13);
+  const __m128i sign = _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x8000)), 16);
+  return _mm_or_ps(_mm_mul_ps(_mm_castsi128_ps(mag), _mm_set1_ps(5.192296858534828e+33f)), _mm_castsi128_ps(sign));
+}
+#else
+AP_INLINE v4 load(const bf16* p) { return v4{{to_f32(p[0]), to_f32(p[1]), to_f32(p[2]), to_f32(p[3])}}; }
+AP_INLINE v4 load(const f16* p) { return v4{{to_f32(p[0]), to_f32(p[1]), to_f32(p[2]), to_f32(p[3])}}; }
 #endif
 
 // ---- reductions --------------------------------------------------------------------------------

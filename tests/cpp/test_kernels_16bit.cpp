@@ -1,0 +1,225 @@
+// The kernels on weights kept at 16 bits (F16, BF16; core/weight.hpp): gemm_tiled_f16 / _bf16 and
+// qk_scores_f16 / _bf16 widen B (or K) in registers. Held to: every finite 16-bit value widening to
+// the float the reference conversion gives (kernels::half_to_float, itself checked against every bit
+// pattern in test_kernels.cpp); the float kernel run on the widened matrix, bit for bit (the same
+// products added in the same order); the plain triple loops (gemm_ref_f16, qk_scores_ref_f16) within
+// the float summation bound; and a hand calculation. Runs natively (SSE2) and in wasm (SIMD128).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "base/half.hpp"
+#include "base/rng.hpp"
+#include "kernels/attention.hpp"
+#include "kernels/convert.hpp"
+#include "kernels/gemm.hpp"
+
+namespace k = ap::kernels;
+using ap::bf16;
+using ap::f16;
+
+namespace {
+
+constexpr float kEps = std::numeric_limits<float>::epsilon();
+
+float widen(f16 h) { return k::half_to_float(h.bits); }
+float widen(bf16 h) { return ap::bf16_to_float(h); }
+
+// Random finite 16-bit weights: any sign and mantissa, exponents from the subnormals up to about
+// 2^4 (F16) or 2^±8 (BF16), so sums stay far from overflow.
+template <typename H>
+std::vector<H> random_16(size_t count, ap::Rng& rng) {
+  std::vector<H> v(count);
+  for (auto& h : v) {
+    const uint32_t r = static_cast<uint32_t>(rng.unit() * 4294967296.0);
+    if constexpr (std::is_same_v<H, f16>)
+      h.bits = static_cast<uint16_t>((r & 0x83ffu) | (((r >> 10) % 20u) << 10));  // exponent 0..19
+    else
+      h.bits = static_cast<uint16_t>((r & 0x807fu) | ((119u + (r >> 7) % 17u) << 7));  // 2^-8 .. 2^8
+  }
+  return v;
+}
+
+template <typename H>
+std::vector<float> widened(const std::vector<H>& v) {
+  std::vector<float> f(v.size());
+  for (size_t i = 0; i < v.size(); ++i) f[i] = widen(v[i]);
+  return f;
+}
+
+std::vector<float> random_floats(size_t count, ap::Rng& rng) {
+  std::vector<float> v(count);
+  for (auto& x : v) x = static_cast<float>(2.0 * rng.unit() - 1.0);
+  return v;
+}
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+void gemm16(float* c, int ldc, const float* a, int lda, const f16* b, int ldb, const float* bias, int m, int kk, int n,
+            bool acc = false) {
+  k::gemm_tiled_f16(c, ldc, a, lda, b, ldb, bias, m, kk, n, acc);
+}
+void gemm16(float* c, int ldc, const float* a, int lda, const bf16* b, int ldb, const float* bias, int m, int kk, int n,
+            bool acc = false) {
+  k::gemm_tiled_bf16(c, ldc, a, lda, b, ldb, bias, m, kk, n, acc);
+}
+void gemm16_ref(float* c, const float* a, const f16* b, const float* bias, int m, int kk, int n) {
+  k::gemm_ref_f16(c, a, b, bias, m, kk, n);
+}
+void gemm16_ref(float* c, const float* a, const bf16* b, const float* bias, int m, int kk, int n) {
+  k::gemm_ref_bf16(c, a, b, bias, m, kk, n);
+}
+void qk16(float* s, int lds, const float* q, int ldq, const f16* kk, int ldk, int n, int m, int d, float alpha) {
+  k::qk_scores_f16(s, lds, q, ldq, kk, ldk, n, m, d, alpha);
+}
+void qk16(float* s, int lds, const float* q, int ldq, const bf16* kk, int ldk, int n, int m, int d, float alpha) {
+  k::qk_scores_bf16(s, lds, q, ldq, kk, ldk, n, m, d, alpha);
+}
+void qk16_ref(float* s, int lds, const float* q, int ldq, const f16* kk, int ldk, int n, int m, int d, float alpha) {
+  k::qk_scores_ref_f16(s, lds, q, ldq, kk, ldk, n, m, d, alpha);
+}
+void qk16_ref(float* s, int lds, const float* q, int ldq, const bf16* kk, int ldk, int n, int m, int d, float alpha) {
+  k::qk_scores_ref_bf16(s, lds, q, ldq, kk, ldk, n, m, d, alpha);
+}
+
+template <typename H>
+class Kernels16 : public ::testing::Test {};
+using Types16 = ::testing::Types<f16, bf16>;
+TYPED_TEST_SUITE(Kernels16, Types16);
+
+}  // namespace
+
+TEST(Kernels16Widen, EveryFiniteValueWidensToTheReferenceFloat) {
+  // C (rows, 65536) = A (rows, 1) B (1, 65536) with A = 1: each C value is 0 + 1 * widen(B) = the
+  // widened value itself (+0 for -0), through the matrix-vector path (1 row) and the tiles (3, 9 rows).
+  std::vector<f16> h;
+  std::vector<bf16> b;
+  for (uint32_t x = 0; x < 65536; ++x) {
+    if (ap::is_finite(f16{static_cast<uint16_t>(x)})) h.push_back(f16{static_cast<uint16_t>(x)});
+    if (ap::is_finite(bf16{static_cast<uint16_t>(x)})) b.push_back(bf16{static_cast<uint16_t>(x)});
+  }
+  ASSERT_EQ(h.size(), 63488u);  // 2 signs x 31 exponents x 1024 mantissas
+  ASSERT_EQ(b.size(), 65280u);  // 2 x 255 x 128
+  for (int rows : {1, 3, 9}) {
+    SCOPED_TRACE(rows);
+    const std::vector<float> ones(static_cast<size_t>(rows), 1.0f);
+    const int nh = static_cast<int>(h.size()), nb = static_cast<int>(b.size());
+    std::vector<float> ch(static_cast<size_t>(rows) * nh), cb(static_cast<size_t>(rows) * nb);
+    k::gemm_tiled_f16(ch.data(), nh, ones.data(), 1, h.data(), nh, nullptr, rows, 1, nh);
+    k::gemm_tiled_bf16(cb.data(), nb, ones.data(), 1, b.data(), nb, nullptr, rows, 1, nb);
+    int wrong = 0;
+    for (int r = 0; r < rows; ++r) {
+      for (int j = 0; j < nh; ++j) wrong += !(ch[static_cast<size_t>(r) * nh + j] == widen(h[j]));
+      for (int j = 0; j < nb; ++j) wrong += !(cb[static_cast<size_t>(r) * nb + j] == widen(b[j]));
+    }
+    EXPECT_EQ(wrong, 0);
+  }
+  // The reference conversions by hand: F16 1.0, -2, 65504 (largest), 2^-24 (smallest subnormal);
+  // BF16 1.0 and -2.
+  EXPECT_EQ(widen(f16{0x3C00}), 1.0f);
+  EXPECT_EQ(widen(f16{0xC000}), -2.0f);
+  EXPECT_EQ(widen(f16{0x7BFF}), 65504.0f);
+  EXPECT_EQ(widen(f16{0x0001}), std::ldexp(1.0f, -24));
+  EXPECT_EQ(widen(bf16{0x3F80}), 1.0f);
+  EXPECT_EQ(widen(bf16{0xC000}), -2.0f);
+}
+
+TEST(Kernels16Gemm, MatchesAHandCalculation) {
+  // a = [1 2], B = [[1, 0.5], [-2, 2^-24]] in F16 (0x3C00 0x3800 / 0xC000 0x0001), bias [0.25, 0]:
+  // c = [0.25 + 1 - 4, 0.5 + 2 * 2^-24] = [-2.75, 0.5 + 2^-23].
+  const float a[2] = {1, 2}, bias[2] = {0.25f, 0};
+  const f16 b[4] = {{0x3C00}, {0x3800}, {0xC000}, {0x0001}};
+  float c[2];
+  k::gemm_tiled_f16(c, 2, a, 2, b, 2, bias, 1, 2, 2);
+  EXPECT_EQ(c[0], -2.75f);
+  EXPECT_EQ(c[1], 0.5f + std::ldexp(1.0f, -23));
+  const bf16 bb[4] = {{0x3F80}, {0x3F00}, {0xC000}, {0x3380}};  // 1, 0.5, -2, 2^-24
+  k::gemm_tiled_bf16(c, 2, a, 2, bb, 2, bias, 1, 2, 2);
+  EXPECT_EQ(c[0], -2.75f);
+  EXPECT_EQ(c[1], 0.5f + std::ldexp(1.0f, -23));
+}
+
+TYPED_TEST(Kernels16, GemmEqualsTheFloatKernelOnTheWidenedMatrixAndTheReference) {
+  using H = TypeParam;
+  ap::Rng rng{7};
+  // Every tail: rows 1 (matrix-vector), < 8 and >= 8 (packed panels), columns not multiples of 4 or
+  // 8, depths across the 256-deep k-panel and the 16-row matrix-vector groups.
+  for (int m : {1, 2, 5, 8, 13, 70})
+    for (int kk : {1, 3, 16, 17, 257, 300})
+      for (int n : {1, 4, 7, 8, 13, 33}) {
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(kk) + "x" + std::to_string(n));
+        const auto a = random_floats(static_cast<size_t>(m) * kk, rng), bias = random_floats(n, rng);
+        const auto b = random_16<H>(static_cast<size_t>(kk) * n, rng);
+        const auto bf = widened(b);
+        std::vector<float> c16(static_cast<size_t>(m) * n), c32(c16.size()), ref(c16.size()), abs_sum(c16.size());
+        gemm16(c16.data(), n, a.data(), kk, b.data(), n, bias.data(), m, kk, n);
+        k::gemm_tiled(c32.data(), n, a.data(), kk, bf.data(), n, bias.data(), m, kk, n);
+        gemm16_ref(ref.data(), a.data(), b.data(), bias.data(), m, kk, n);
+        int differ = 0;
+        for (size_t i = 0; i < c16.size(); ++i) differ += !same_bits(c16[i], c32[i]);
+        EXPECT_EQ(differ, 0) << "the 16-bit kernel is not the float kernel on the widened matrix";
+        for (int i = 0; i < m; ++i)
+          for (int j = 0; j < n; ++j) {
+            float s = std::fabs(bias[j]);
+            for (int p = 0; p < kk; ++p) s += std::fabs(a[i * kk + p] * bf[p * n + j]);
+            const float bound = 2.0f * (kk + 2) * kEps * s;
+            ASSERT_LE(std::fabs(c16[i * n + j] - ref[i * n + j]), bound) << i << "," << j;
+          }
+      }
+}
+
+TYPED_TEST(Kernels16, GemmStridedAccumulateAddsOntoCAndLeavesOtherColumnsAlone) {
+  using H = TypeParam;
+  ap::Rng rng{11};
+  // C columns 3..3+n of a (m, 40) buffer += A (m, k; lda 50) B (k, n; ldb 45), as a head's block.
+  for (int m : {1, 6, 9}) {
+    const int kk = 19, n = 13, ldc = 40, lda = 50, ldb = 45;
+    const auto a = random_floats(static_cast<size_t>(m) * lda, rng);
+    const auto b = random_16<H>(static_cast<size_t>(kk) * ldb, rng);
+    const auto bf = widened(b);
+    const auto c0 = random_floats(static_cast<size_t>(m) * ldc, rng);
+    std::vector<float> c16 = c0, c32 = c0;
+    gemm16(c16.data() + 3, ldc, a.data(), lda, b.data(), ldb, nullptr, m, kk, n, true);
+    k::gemm_tiled(c32.data() + 3, ldc, a.data(), lda, bf.data(), ldb, nullptr, m, kk, n, true);
+    int differ = 0;
+    for (size_t i = 0; i < c16.size(); ++i) differ += !same_bits(c16[i], c32[i]);
+    EXPECT_EQ(differ, 0) << m;
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < ldc; ++j)
+        if (j < 3 || j >= 3 + n) ASSERT_EQ(c16[i * ldc + j], c0[i * ldc + j]);
+  }
+}
+
+TYPED_TEST(Kernels16, QkScoresEqualTheFloatKernelOnTheWidenedKeysAndTheReference) {
+  using H = TypeParam;
+  ap::Rng rng{13};
+  // The tied head's shape in small: n query rows against m embedding rows of width d (ld = d + 3).
+  for (int n : {1, 2, 3, 65})
+    for (int m : {1, 4, 9, 37})
+      for (int d : {1, 4, 7, 64}) {
+        SCOPED_TRACE(std::to_string(n) + "x" + std::to_string(m) + "x" + std::to_string(d));
+        const int ld = d + 3;
+        const auto q = random_floats(static_cast<size_t>(n) * ld, rng);
+        const auto kk = random_16<H>(static_cast<size_t>(m) * ld, rng);
+        const auto kf = widened(kk);
+        std::vector<float> s16(static_cast<size_t>(n) * m), s32(s16.size()), ref(s16.size());
+        qk16(s16.data(), m, q.data(), ld, kk.data(), ld, n, m, d, 0.5f);
+        k::qk_scores(s32.data(), m, q.data(), ld, kf.data(), ld, n, m, d, 0.5f);
+        qk16_ref(ref.data(), m, q.data(), ld, kk.data(), ld, n, m, d, 0.5f);
+        int differ = 0;
+        for (size_t i = 0; i < s16.size(); ++i) differ += !same_bits(s16[i], s32[i]);
+        EXPECT_EQ(differ, 0);
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < m; ++j) {
+            float s = 0;
+            for (int p = 0; p < d; ++p) s += std::fabs(q[i * ld + p] * kf[j * ld + p]);
+            ASSERT_LE(std::fabs(s16[i * m + j] - ref[i * m + j]), 0.5f * 2.0f * (d + 2) * kEps * s) << i << "," << j;
+          }
+      }
+}
