@@ -139,8 +139,10 @@ AP_INLINE void gemv_rows(float* c, const float* a, const B* b, int ldb, int n) {
     v4 acc0 = load(c + j), acc1 = load(c + j + 4);
     const B* bq = b + j;
     for (int q = 0; q < P; ++q, bq += ldb) {
-      acc0 = madd(av[q], load(bq), acc0);
-      acc1 = madd(av[q], load(bq + 4), acc1);
+      v4 lo, hi;
+      load8(bq, lo, hi);  // 16-bit weights: 8 widened per load
+      acc0 = madd(av[q], lo, acc0);
+      acc1 = madd(av[q], hi, acc1);
     }
     store(c + j, acc0);
     store(c + j + 4, acc1);

@@ -166,13 +166,15 @@ AP_INLINE v4 scale_by_exponent_of(v4 p, v4 t) {
 #endif
 
 // ---- 16-bit weights, widened in registers ----------------------------------------------------
-// load(const f16*) / load(const bf16*): 4 consecutive 16-bit values as 4 float lanes, so a kernel
-// templated on its B type reads F16 / BF16 weights where it read floats, and computes with exactly
-// the floats the widened matrix would hold. BF16: the bits shifted into the top half. F16 (finite
-// values only, as the loaders keep them): exponent and mantissa shifted into a float's place (a
-// float 2^-112 times the value, a float subnormal for an F16 subnormal), multiplied by 2^112,
-// which is exact, then the sign: 6 operations and no branch or select (convert.cpp's
-// half_to_float, the reference, also handles infinity and NaN).
+// load(const f16*) / load(const bf16*): 4 consecutive 16-bit values as 4 float lanes, and load8():
+// 8 of them (one 128-bit load) as two, so a kernel templated on its B type reads F16 / BF16 weights
+// where it read floats and computes with exactly the floats the widened matrix would hold.
+// BF16: the bits moved into the top half of each lane. F16 (finite values only, as the loaders keep
+// them): each value sign-extended to 32 bits and shifted left 13 puts exponent and mantissa where a
+// float's go and the sign in bit 31 (bits 28-30 are copies of it, masked off): that float is 2^-112
+// times the value (a float subnormal for an F16 subnormal), and one exact multiply by 2^112 rescales
+// it; 3 operations a vector, no branch or select (convert.cpp's half_to_float, the reference, also
+// handles infinity and NaN).
 AP_INLINE float to_f32(float x) { return x; }
 AP_INLINE float to_f32(bf16 h) { return bf16_to_float(h); }
 AP_INLINE float to_f32(f16 h) {
@@ -185,28 +187,57 @@ AP_INLINE float to_f32(f16 h) {
   std::memcpy(&f, &u, 4);
   return f;
 }
+AP_INLINE void load8(const float* p, v4& lo, v4& hi) {
+  lo = load(p);
+  hi = load(p + 4);
+}
 #if AP_SIMD_WASM
+// v: 4 F16 values sign-extended to 32 bits.
+AP_INLINE v4 f16_lanes(v128_t v) {
+  return wasm_f32x4_mul(wasm_v128_and(wasm_i32x4_shl(v, 13), wasm_i32x4_splat(static_cast<int32_t>(0x8fffe000u))),
+                        wasm_f32x4_splat(5.192296858534828e+33f));
+}
+AP_INLINE v4 load(const f16* p) { return f16_lanes(wasm_i32x4_load16x4(p)); }
 AP_INLINE v4 load(const bf16* p) { return wasm_i32x4_shl(wasm_u32x4_load16x4(p), 16); }
-AP_INLINE v4 load(const f16* p) {
-  const v128_t h = wasm_u32x4_load16x4(p);
-  const v128_t mag = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x7fff)), 13);
-  const v128_t sign = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x8000)), 16);
-  return wasm_v128_or(wasm_f32x4_mul(mag, wasm_f32x4_splat(5.192296858534828e+33f)), sign);
+AP_INLINE void load8(const f16* p, v4& lo, v4& hi) {
+  const v128_t h = wasm_v128_load(p);
+  lo = f16_lanes(wasm_i32x4_extend_low_i16x8(h));
+  hi = f16_lanes(wasm_i32x4_extend_high_i16x8(h));
+}
+AP_INLINE void load8(const bf16* p, v4& lo, v4& hi) {
+  const v128_t h = wasm_v128_load(p), z = wasm_i16x8_splat(0);
+  lo = wasm_i16x8_shuffle(z, h, 0, 8, 1, 9, 2, 10, 3, 11);  // each lane: 0 low, the value high
+  hi = wasm_i16x8_shuffle(z, h, 4, 12, 5, 13, 6, 14, 7, 15);
 }
 #elif AP_SIMD_SSE2
-AP_INLINE __m128i load_u16x4(const void* p) {
-  return _mm_unpacklo_epi16(_mm_loadl_epi64(static_cast<const __m128i*>(p)), _mm_setzero_si128());
+AP_INLINE v4 f16_lanes(__m128i v) {  // v: 4 F16 values sign-extended to 32 bits
+  const __m128i bits = _mm_and_si128(_mm_slli_epi32(v, 13), _mm_set1_epi32(static_cast<int32_t>(0x8fffe000u)));
+  return _mm_mul_ps(_mm_castsi128_ps(bits), _mm_set1_ps(5.192296858534828e+33f));
 }
-AP_INLINE v4 load(const bf16* p) { return _mm_castsi128_ps(_mm_slli_epi32(load_u16x4(p), 16)); }
+AP_INLINE __m128i load_64(const void* p) { return _mm_loadl_epi64(static_cast<const __m128i*>(p)); }
 AP_INLINE v4 load(const f16* p) {
-  const __m128i h = load_u16x4(p);
-  const __m128i mag = _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x7fff)), 13);
-  const __m128i sign = _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x8000)), 16);
-  return _mm_or_ps(_mm_mul_ps(_mm_castsi128_ps(mag), _mm_set1_ps(5.192296858534828e+33f)), _mm_castsi128_ps(sign));
+  const __m128i h = load_64(p);
+  return f16_lanes(_mm_srai_epi32(_mm_unpacklo_epi16(h, h), 16));
+}
+AP_INLINE v4 load(const bf16* p) { return _mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(), load_64(p))); }
+AP_INLINE void load8(const f16* p, v4& lo, v4& hi) {
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  lo = f16_lanes(_mm_srai_epi32(_mm_unpacklo_epi16(h, h), 16));
+  hi = f16_lanes(_mm_srai_epi32(_mm_unpackhi_epi16(h, h), 16));
+}
+AP_INLINE void load8(const bf16* p, v4& lo, v4& hi) {
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), z = _mm_setzero_si128();
+  lo = _mm_castsi128_ps(_mm_unpacklo_epi16(z, h));
+  hi = _mm_castsi128_ps(_mm_unpackhi_epi16(z, h));
 }
 #else
 AP_INLINE v4 load(const bf16* p) { return v4{{to_f32(p[0]), to_f32(p[1]), to_f32(p[2]), to_f32(p[3])}}; }
 AP_INLINE v4 load(const f16* p) { return v4{{to_f32(p[0]), to_f32(p[1]), to_f32(p[2]), to_f32(p[3])}}; }
+template <typename H>
+AP_INLINE void load8(const H* p, v4& lo, v4& hi) {
+  lo = load(p);
+  hi = load(p + 4);
+}
 #endif
 
 // ---- reductions --------------------------------------------------------------------------------
