@@ -410,6 +410,7 @@ class ModelHandle : public TokenizerHandle {
   explicit ModelHandle(std::unique_ptr<ap::Model> m) : TokenizerHandle(m->tokenizer()), model(std::move(m)) {}
   std::unique_ptr<ap::Model> model;
   std::vector<uint8_t> saved;
+  ap::Mat widened;  // tensor_view's float copy of a weight kept at 16 bits (core/weight.hpp)
 
   // The model's config file JSON; with switches, the config one call with them runs with ("" on error).
   std::string config_json(val switches) const {
@@ -482,14 +483,20 @@ class ModelHandle : public TokenizerHandle {
   val tensors() {
     val out = val::array();
     int i = 0;
-    for (const auto& t : model->named_tensors()) out.set(i++, obj({{"name", js(t.name)}, {"shape", js(t.shape)}}));
+    for (const auto& t : model->named_tensors()) {
+      const ap::Stored s = t.weight ? t.weight->stored() : ap::Stored::F32;  // as held (core/weight.hpp)
+      const char* dtype = s == ap::Stored::F16 ? "F16" : s == ap::Stored::BF16 ? "BF16" : "F32";
+      out.set(i++, obj({{"name", js(t.name)}, {"shape", js(t.shape)}, {"dtype", js(dtype)}}));
+    }
     return out;
   }
   val tensor_view(std::string name) {
     return guard(
         [&]() {
           const ap::Model::NamedTensor t = model->named_tensor(name);
-          return val(typed_memory_view(ap::element_count(t.shape), t.data));
+          if (!t.weight || !t.weight->is_16bit()) return val(typed_memory_view(ap::element_count(t.shape), t.data));
+          widened = t.weight->widened();  // kept at 16 bits: a float copy, the model unchanged
+          return val(typed_memory_view(static_cast<size_t>(widened.size()), widened.data()));
         },
         val::null());
   }

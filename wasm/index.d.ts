@@ -277,7 +277,9 @@ export interface Model {
    * 'attention_only') and attention + FFN ('with_ffn'); stages stack_x, row_cosine, mean_cosine
    * (l = 0..depth) and stack_weights (l >= 1). No residual paths unless residual: true. */
   attentionStacks(input: string | ArrayLike<number>, opts?: { layer?: number; depth?: number; residual?: boolean; causal?: boolean }): Trace;
-  tensors(): { name: string; shape: number[] }[];
+  /** Every weight tensor; dtype: how the model holds it ('F16' / 'BF16': a big matrix of a 16-bit file, kept so, 2 bytes a value). */
+  tensors(): { name: string; shape: number[]; dtype: 'F32' | 'F16' | 'BF16' }[];
+  /** A float32 copy of one weight tensor (a 16-bit one widened; the model unchanged). */
   getTensor(name: string): Float32Array;
   setTensor(name: string, data: Float32Array | number[]): void;
   /** safetensors bytes with the config and vocabulary in the header metadata. */

@@ -15,11 +15,11 @@ namespace ap {
 
 namespace {
 
-void check_matrix(const Mat& w, int rows, int cols, const std::string& name) {
+void check_matrix(const Weight& w, int rows, int cols, const std::string& name) {
   if (w.rows() != rows || w.cols() != cols)
     fail(name + " has shape (" + std::to_string(w.rows()) + ", " + std::to_string(w.cols()) + "), expected (" +
          std::to_string(rows) + ", " + std::to_string(cols) + ")");
-  check_finite(w.data(), static_cast<size_t>(w.size()), name);
+  w.check_finite(name);
 }
 
 void check_bias(const Vec& b, int d, const std::string& name) {
@@ -83,11 +83,11 @@ void multi_head_attention(Mat& out, const Mat& x, const Mat& memory, const Atten
     linear(v, memory, w.wv, w.bv);
   } else {
     // Grouped K/V on a multi-head model's weights: each group's projection is the mean of its heads'
-    // (pool_kv_heads, core/modern.cpp). Linear, so RoPE after it commutes.
+    // (pool_kv_heads, core/modern.cpp), from float copies of the weights. Linear, so RoPE after it commutes.
     Mat wk, wv;
     Vec bk, bv;
-    pool_kv_heads(wk, bk, w.wk, w.bk, h, g_heads);
-    pool_kv_heads(wv, bv, w.wv, w.bv, h, g_heads);
+    pool_kv_heads(wk, bk, w.wk.widened(), w.bk, h, g_heads);
+    pool_kv_heads(wv, bv, w.wv.widened(), w.bv, h, g_heads);
     linear(k, memory, wk, bk);
     linear(v, memory, wv, bv);
   }

@@ -11,13 +11,14 @@
 #include <vector>
 #include "base/tensor.hpp"
 #include "core/config.hpp"
+#include "core/weight.hpp"
 #include "trace/trace.hpp"
 
 namespace ap {
 
 struct AttentionWeights {
-  Mat wq, wk, wv, wo;  // (d, d) each, applied as x @ W; wk, wv (d, n_kv_heads d_k) with grouped K/V heads
-  Vec bq, bk, bv, bo;  // (d) each (bk, bv: as wk's columns), or empty for no bias
+  Weight wq, wk, wv, wo;  // (d, d) each, applied as x @ W; wk, wv (d, n_kv_heads d_k) with grouped K/V heads
+  Vec bq, bk, bv, bo;     // (d) each (bk, bv: as wk's columns), or empty for no bias
 };
 
 // Keys and values kept across decoding steps (rows = positions so far; keys already rotated for RoPE).

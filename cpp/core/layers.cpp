@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "kernels/attention.hpp"
+#include "kernels/convert.hpp"
 #include "kernels/gemm.hpp"
 
 namespace ap {
@@ -13,6 +14,69 @@ void linear(Mat& out, const Mat& in, const Mat& w, const Vec& b) {
   if (in.rows() == 0) return;
   kernels::gemm(out.data(), in.data(), w.data(), b.size() ? b.data() : nullptr, static_cast<int>(in.rows()),
                 static_cast<int>(in.cols()), static_cast<int>(w.cols()));
+}
+
+void linear(Mat& out, const Mat& in, const Weight& w, const Vec& b) {
+  if (!w.is_16bit()) {
+    linear(out, in, static_cast<const Mat&>(w), b);
+    return;
+  }
+  const int n = static_cast<int>(in.rows()), k = static_cast<int>(in.cols()), m = static_cast<int>(w.cols());
+  out.resize(n, m);
+  if (n == 0) return;
+  const float* bias = b.size() ? b.data() : nullptr;
+  if (w.stored() == Stored::F16)
+    kernels::gemm_tiled_f16(out.data(), m, in.data(), k, w.f16_data(), m, bias, n, k, m);
+  else
+    kernels::gemm_tiled_bf16(out.data(), m, in.data(), k, w.bf16_data(), m, bias, n, k, m);
+}
+
+float Weight::value(size_t i) const {
+  switch (stored()) {
+    case Stored::F16:
+      return kernels::half_to_float(bits_[i]);
+    case Stored::BF16:
+      return bf16_to_float(bf16{bits_[i]});
+    default:
+      return Mat::data()[i];
+  }
+}
+
+void Weight::row_into(Eigen::Index r, float* out) const {
+  const size_t c = static_cast<size_t>(cols()), base = static_cast<size_t>(r) * c;
+  if (stored() == Stored::F16)
+    kernels::halves_to_floats(out, reinterpret_cast<const uint8_t*>(bits_.data() + base), c);
+  else
+    for (size_t j = 0; j < c; ++j) out[j] = value(base + j);
+}
+
+Mat Weight::widened() const {
+  if (!is_16bit()) return *this;
+  Mat m(rows_, cols_);
+  for (Eigen::Index r = 0; r < rows_; ++r) row_into(r, m.data() + r * cols_);
+  return m;
+}
+
+void Weight::widen() {
+  if (!is_16bit()) return;
+  Mat m = widened();
+  static_cast<Mat&>(*this).swap(m);
+  bits_.clear();
+  bits_.shrink_to_fit();
+  stored_ = Stored::F32;
+  rows_ = cols_ = 0;
+}
+
+void Weight::check_finite(const std::string& what) const {
+  if (!is_16bit()) {
+    ap::check_finite(Mat::data(), static_cast<size_t>(Mat::size()), what);
+    return;
+  }
+  for (size_t i = 0; i < bits_.size(); ++i) {
+    const bool finite = stored() == Stored::F16 ? is_finite(f16{bits_[i]}) : is_finite(bf16{bits_[i]});
+    if (!finite)
+      fail(what + " contains " + (std::isnan(value(i)) ? "NaN" : "Infinity") + " (at index " + std::to_string(i) + ")");
+  }
 }
 
 void softmax_rows(MatMap out, const MatMap& in) {

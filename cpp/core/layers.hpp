@@ -6,6 +6,7 @@
 
 #include "base/tensor.hpp"
 #include "core/config.hpp"
+#include "core/weight.hpp"
 
 namespace ap {
 
@@ -103,6 +104,9 @@ inline double sinusoid(double pos, int c, int d) {
 
 // out (n, d_out) = in (n, d_in) W (d_in, d_out) + b (d_out; empty for no bias)
 void linear(Mat& out, const Mat& in, const Mat& w, const Vec& b);
+// The same with a model's Weight: float32 as above, or its 16-bit values widened inside the kernel
+// (kernels::gemm_tiled_f16 / _bf16: bit for bit the tiled kernel on the widened matrix).
+void linear(Mat& out, const Mat& in, const Weight& w, const Vec& b);
 
 // Row softmax of `in` into `out` (same shape), softmax_row on each row.
 void softmax_rows(MatMap out, const MatMap& in);
@@ -123,7 +127,7 @@ void apply_norm(Mat& out, const Mat& in, const Vec& gamma, const Vec& beta, Norm
 
 // A gated FFN's hidden vector: gate = x W_gate, act = SiLU(gate) (SwiGLU) or GELU(gate) (GeGLU),
 // up = x W1 + b1, hidden = act * up elementwise (n, d_ff each).
-void gated_hidden(Mat& hidden, Mat& gate, Mat& act, Mat& up, const Mat& x, const Mat& w_gate, const Mat& w1,
+void gated_hidden(Mat& hidden, Mat& gate, Mat& act, Mat& up, const Mat& x, const Weight& w_gate, const Weight& w1,
                   const Vec& b1, FfnKind kind);
 
 // Grouped K/V from a multi-head projection (Ainslie et al. 2023, sec. 2.1): w (d, n_heads d_k) -> out

@@ -17,6 +17,7 @@ namespace {
 
 // Zero weights of a tensor's shape (LayerNorm gains ones).
 void allocate(Mat& m, const std::vector<int>& shape, TensorKind) { m.setZero(shape[0], shape[1]); }
+void allocate(Weight& m, const std::vector<int>& shape, TensorKind) { m.set_zero(shape[0], shape[1]); }
 void allocate(Vec& v, const std::vector<int>& shape, TensorKind kind) {
   if (kind == TensorKind::Gain)
     v.setOnes(shape[0]);
@@ -57,15 +58,18 @@ struct TensorSlot {
   const std::string* name;
   const std::vector<int>* shape;
   TensorKind kind;
-  Mat* m;  // the tensor: a matrix, or
-  Vec* v;  // a vector
+  Mat* m;     // the tensor: a matrix, or
+  Vec* v;     // a vector, or
+  Weight* w;  // a model's big matrix (core/weight.hpp: float32 or kept at 16 bits)
 };
 using SlotFn = void (*)(void* ctx, const TensorSlot&);
 
 void walk_tensors(const ModelConfig& cfg, ModelWeights& w, SlotFn fn, void* ctx = nullptr) {
   auto visit = [&](const std::string& name, const std::vector<int>& shape, TensorKind kind, auto* t) {
-    TensorSlot s{&name, &shape, kind, nullptr, nullptr};
-    if constexpr (std::is_same_v<decltype(t), Mat*>)
+    TensorSlot s{&name, &shape, kind, nullptr, nullptr, nullptr};
+    if constexpr (std::is_same_v<decltype(t), Weight*>)
+      s.w = t;
+    else if constexpr (std::is_same_v<decltype(t), Mat*>)
       s.m = t;
     else
       s.v = t;
@@ -77,7 +81,7 @@ void walk_tensors(const ModelConfig& cfg, ModelWeights& w, SlotFn fn, void* ctx 
 
 }  // namespace
 
-Model::Model(ModelConfig cfg, Tokenizer tok) : cfg_(std::move(cfg)), tok_(std::move(tok)) {
+Model::Model(ModelConfig cfg, Tokenizer tok, bool allocate_weights) : cfg_(std::move(cfg)), tok_(std::move(tok)) {
   if (cfg_.vocab_size == 0) cfg_.vocab_size = tok_.size();
   cfg_.validate();
   // A pretrained model's vocab_size may be larger than its tokenizer's (rows no text maps to).
@@ -94,12 +98,18 @@ Model::Model(ModelConfig cfg, Tokenizer tok) : cfg_(std::move(cfg)), tok_(std::m
     n->gamma.setOnes(cfg_.d_model);
     n->beta.setZero(cfg_.d_model);
   }
-  walk_tensors(cfg_, w_, [](void*, const TensorSlot& s) {
-    if (s.m)
-      allocate(*s.m, *s.shape, s.kind);
-    else
-      allocate(*s.v, *s.shape, s.kind);
-  });
+  walk_tensors(
+      cfg_, w_,
+      [](void* all, const TensorSlot& s) {
+        if (s.w) {
+          if (*static_cast<bool*>(all)) allocate(*s.w, *s.shape, s.kind);
+        } else if (s.m) {
+          allocate(*s.m, *s.shape, s.kind);
+        } else {
+          allocate(*s.v, *s.shape, s.kind);
+        }
+      },
+      &allocate_weights);
 }
 
 std::vector<Model::NamedTensor> Model::named_tensors() {
@@ -107,8 +117,11 @@ std::vector<Model::NamedTensor> Model::named_tensors() {
   walk_tensors(
       cfg_, w_,
       [](void* o, const TensorSlot& s) {
-        static_cast<std::vector<NamedTensor>*>(o)->push_back(
-            {*s.name, *s.shape, s.m ? s.m->data() : s.v->data(), s.kind});
+        static_cast<std::vector<NamedTensor>*>(o)->push_back({*s.name, *s.shape,
+                                                              s.w   ? s.w->data()
+                                                              : s.m ? s.m->data()
+                                                                    : s.v->data(),
+                                                              s.kind, s.w});
       },
       &out);
   return out;
@@ -121,17 +134,27 @@ Model::NamedTensor Model::named_tensor(const std::string& name) {
 }
 
 void Model::set_tensor(const std::string& name, const float* data, size_t length) {
-  const NamedTensor t = named_tensor(name);
+  NamedTensor t = named_tensor(name);
   const size_t size = element_count(t.shape);
   if (length != size)
     fail("tensor '" + name + "' needs " + std::to_string(size) + " values, got " + std::to_string(length));
   check_finite(data, size, "tensor '" + name + "'");
+  if (t.weight && t.weight->is_16bit()) {  // new float values: the Weight becomes float32
+    allocate(*t.weight, t.shape, t.kind);
+    t.data = t.weight->data();
+  }
   std::copy(data, data + size, t.data);
 }
 
 void Model::init_random(uint64_t seed) {
   Rng rng{seed};
-  for (NamedTensor& t : named_tensors()) init_tensor(t.data, element_count(t.shape), t.shape, t.kind, rng);
+  for (NamedTensor& t : named_tensors()) {
+    if (t.weight && t.weight->is_16bit()) {
+      allocate(*t.weight, t.shape, t.kind);  // float32 of its shape
+      t.data = t.weight->data();
+    }
+    init_tensor(t.data, element_count(t.shape), t.shape, t.kind, rng);
+  }
 }
 
 Model::Prompt Model::prompt(const std::string& text) const {
@@ -161,8 +184,28 @@ Model::Prompt Model::prompt(const std::string& text) const {
 }
 
 void Model::check_weights() const {
+  for (const NamedTensor& t : const_cast<Model*>(this)->named_tensors()) {
+    const std::string what = "weight '" + t.name + "'";
+    if (t.weight)
+      t.weight->check_finite(what);
+    else
+      check_finite(t.data, element_count(t.shape), what);
+  }
+}
+
+void widen_weights(const ModelConfig& cfg, ModelWeights& w) {
+  walk_tensors(cfg, w, [](void*, const TensorSlot& s) {
+    if (s.w) s.w->widen();
+  });
+}
+
+void Model::widen_weights() { ap::widen_weights(cfg_, w_); }
+
+size_t Model::weight_bytes() const {
+  size_t bytes = 0;
   for (const NamedTensor& t : const_cast<Model*>(this)->named_tensors())
-    check_finite(t.data, element_count(t.shape), "weight '" + t.name + "'");
+    bytes += t.weight ? t.weight->bytes() : sizeof(float) * element_count(t.shape);
+  return bytes;
 }
 
 namespace {
@@ -183,8 +226,13 @@ void embed_tokens(Mat& x, const std::vector<int>& ids, int offset, const ModelWe
   x.resize(n, d);
   // Row copies and the sum as plain loops (rows are contiguous: Mat is row-major); see add_mat.
   for (int i = 0; i < n; ++i) {
-    const float* e = w.tok_emb.data() + static_cast<Eigen::Index>(ids[i]) * d;
-    std::copy(e, e + d, x.data() + static_cast<Eigen::Index>(i) * d);
+    float* row = x.data() + static_cast<Eigen::Index>(i) * d;
+    if (w.tok_emb.is_16bit()) {
+      w.tok_emb.row_into(ids[i], row);
+    } else {
+      const float* e = w.tok_emb.data() + static_cast<Eigen::Index>(ids[i]) * d;
+      std::copy(e, e + d, row);
+    }
   }
   add_mat(tr, "embed", stack, -1, x);
   if (cfg.pos == PosKind::Sinusoidal || cfg.pos == PosKind::Learned) {
@@ -256,14 +304,20 @@ void lm_head(const Mat& last, const ModelWeights& w, const ModelConfig& cfg, Tra
   MatMap logits = tr.add2d("logits", "", -1, n, V);
   if (cfg.tied_head) {
     // logits(i, v) = h_i . tok_emb_v: the scores kernel (rows of one matrix against rows of another).
-    kernels::qk_scores(logits.data(), V, h->data(), d, w.tok_emb.data(), d, n, V, d);
+    const Weight& e = w.tok_emb;
+    if (e.stored() == Stored::F16)  // kept at 16 bits: widened in the kernel's registers
+      kernels::qk_scores_f16(logits.data(), V, h->data(), d, e.f16_data(), d, n, V, d);
+    else if (e.stored() == Stored::BF16)
+      kernels::qk_scores_bf16(logits.data(), V, h->data(), d, e.bf16_data(), d, n, V, d);
+    else
+      kernels::qk_scores(logits.data(), V, h->data(), d, e.data(), d, n, V, d);
     if (cfg.head_bias) logits.rowwise() += w.lm_head_b;
   } else {
     Mat out;
-    if (cfg.head_bias)
-      linear(out, *h, w.lm_head_w, w.lm_head_b);  // (n, V)
+    if (cfg.head_bias || w.lm_head_w.is_16bit())
+      linear(out, *h, w.lm_head_w, cfg.head_bias ? w.lm_head_b : Vec());  // (n, V)
     else
-      out.noalias() = *h * w.lm_head_w;
+      out.noalias() = *h * static_cast<const Mat&>(w.lm_head_w);
     std::copy(out.data(), out.data() + out.size(), logits.data());
   }
   if (tr.keeps("probs", -1)) {  // V can be 50 000 wide: skipped when the caller keeps no probabilities

@@ -35,12 +35,12 @@ struct LayerNormWeights {
   Vec gamma, beta;
 };  // (d) each
 struct FFNWeights {
-  Mat w1;
+  Weight w1;
   Vec b1;
-  Mat w2;
+  Weight w2;
   Vec b2;
-  Mat w_gate;  // (d, d_ff), gated FFN kinds only (ModelConfig::ffn_kind)
-};             // (d, d_ff) (d_ff) (d_ff, d) (d)
+  Weight w_gate;  // (d, d_ff), gated FFN kinds only (ModelConfig::ffn_kind)
+};                // (d, d_ff) (d_ff) (d_ff, d) (d)
 
 struct BlockWeights {
   AttentionWeights self_attn;
@@ -53,13 +53,13 @@ struct BlockWeights {
 };
 
 struct ModelWeights {
-  Mat tok_emb;                                      // (V, d)
+  Weight tok_emb;                                   // (V, d)
   Mat pos_emb;                                      // (L, d) learned only
   Mat rel_bias;                                     // (h, 2*rel_clip+1) relative only
   std::vector<BlockWeights> encoder;                // n_layers or empty
   std::vector<BlockWeights> decoder;                // n_layers or empty
   LayerNormWeights enc_final_norm, dec_final_norm;  // pre-norm only
-  Mat lm_head_w;                                    // (d, V), empty with a tied head
+  Weight lm_head_w;                                 // (d, V), empty with a tied head
   Vec lm_head_b;                                    // (V)
   // Pretrained models (ModelConfig::family): BERT's token types, embedding LayerNorm, MLM transform.
   Mat type_emb;  // (type_vocab, d)
@@ -91,9 +91,14 @@ struct DecodeState {
   }
 };
 
+// Every Weight of w (a model's with config cfg) float32: training's starting point (core/weight.hpp).
+void widen_weights(const ModelConfig& cfg, ModelWeights& w);
+
 class Model {
  public:
-  Model(ModelConfig cfg, Tokenizer tok);  // allocates zero weights of the right shapes
+  // Allocates zero weights of the right shapes; with allocate_weights false the Weights (the big
+  // matrices, core/weight.hpp) stay empty for a loader to size as its file stores each one.
+  Model(ModelConfig cfg, Tokenizer tok, bool allocate_weights = true);
   // Fills every weight from a seeded generator by the one recipe, init_tensor (core/layout.hpp).
   void init_random(uint64_t seed);
 
@@ -120,18 +125,25 @@ class Model {
   Prompt prompt(const std::string& text) const;
 
   // Flat list of (name, shape, pointer, kind) over every tensor, in the order of the layout
-  // (for_each_tensor, core/layout.hpp; save/load use it).
+  // (for_each_tensor, core/layout.hpp; save/load use it). weight: the Weight holding a big matrix
+  // (else null); when it is kept at 16 bits, data is null and its values are weight's.
   struct NamedTensor {
     std::string name;
     std::vector<int> shape;
     float* data;
     TensorKind kind;
+    Weight* weight = nullptr;
   };
   std::vector<NamedTensor> named_tensors();
   // One of them by name; throws ap::Error "unknown tensor 'name'".
   NamedTensor named_tensor(const std::string& name);
-  // Copies `length` finite values into that tensor; throws ap::Error (the tensor unchanged) when
-  // the name is unknown, the length is not the tensor's size or a value is not finite.
+  // Every Weight float32 (what training starts from).
+  void widen_weights();
+  // Bytes the weights take as held: 2 a value for a Weight kept at 16 bits, else 4.
+  size_t weight_bytes() const;
+  // Copies `length` finite values into that tensor (a Weight kept at 16 bits becomes float32);
+  // throws ap::Error (the tensor unchanged) when the name is unknown, the length is not the
+  // tensor's size or a value is not finite.
   void set_tensor(const std::string& name, const float* data, size_t length);
 
   // Decoder-only / encoder-only: ids is the sequence. Encoder-decoder: src to the encoder,

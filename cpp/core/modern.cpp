@@ -27,7 +27,7 @@ void apply_norm(Mat& out, const Mat& in, const Vec& gamma, const Vec& beta, Norm
   layer_norm(out, in, gamma, beta, eps, stats);
 }
 
-void gated_hidden(Mat& hidden, Mat& gate, Mat& act, Mat& up, const Mat& x, const Mat& w_gate, const Mat& w1,
+void gated_hidden(Mat& hidden, Mat& gate, Mat& act, Mat& up, const Mat& x, const Weight& w_gate, const Weight& w1,
                   const Vec& b1, FfnKind kind) {
   linear(gate, x, w_gate, Vec());  // (n, d_ff), the gate's pre-activation
   linear(up, x, w1, b1);           // (n, d_ff), the up projection

@@ -282,6 +282,9 @@ namespace {
 // Where one file tensor's values go: parts.size() equal column blocks (GPT-2's c_attn: W_Q W_K
 // W_V side by side), each (rows, cols / parts) row-major; or, transposed (nn.Linear's (out, in)),
 // value (r, c) to dst[c * rows + r].
+// A Weight target (weights: one per part, each (w_rows, w_cols) in the core) is sized when the
+// file's header gives its dtype: kept at 16 bits for F16 / BF16 (core/weight.hpp's rule), the file's
+// bits then copied into parts16 in the same places, or float32 with the values converted into parts.
 struct Target {
   std::vector<float*> parts;
   std::vector<int64_t> shape;  // what the file must hold
@@ -289,6 +292,26 @@ struct Target {
   // > 0: the file's output index j (a transposed row, or a bias entry) goes to rope_column(j, rope_d_k):
   // Hugging Face's Llama rotates pairs (i, i + d_k/2) of a head (rotate_half), the core pairs (2i, 2i+1).
   int rope_d_k = 0;
+  std::vector<Weight*> weights;
+  int64_t w_rows = 0, w_cols = 0;
+  std::vector<uint16_t*> parts16;
+
+  // Sizes the Weights for a tensor of this dtype and points parts / parts16 at them.
+  void allocate(const std::string& dtype) {
+    if (weights.empty()) return;  // a vector's target: already in place
+    const Stored stored = dtype == "F16" ? Stored::F16 : dtype == "BF16" ? Stored::BF16 : Stored::F32;
+    parts.clear();
+    parts16.clear();
+    for (Weight* w : weights) {
+      if (Weight::keeps_as_stored(stored)) {
+        w->hold_16bit(stored, w_rows, w_cols);
+        parts16.push_back(w->bits());
+      } else {
+        w->set_zero(w_rows, w_cols);
+        parts.push_back(w->data());
+      }
+    }
+  }
 };
 
 // Within each head of width d_k, HF's column i < d_k/2 becomes the core's 2i and i + d_k/2 becomes 2i + 1,
@@ -329,45 +352,58 @@ std::map<std::string, Target> expected_tensors(const ModelConfig& c, ModelWeight
   auto linear_t = [&](const std::string& name, Mat& dst) {  // nn.Linear (out, in) -> (in, out)
     t[name] = Target{{dst.data()}, {dst.cols(), dst.rows()}, true};
   };
+  // A Weight (sized when the header gives its dtype): parts side by side, each (rows, cols).
+  auto weight = [&](const std::string& name, std::vector<Weight*> parts, int64_t rows, int64_t cols, bool transpose) {
+    Target& x = t[name];
+    x.shape = transpose ? std::vector<int64_t>{cols, rows}
+                        : std::vector<int64_t>{rows, cols * static_cast<int64_t>(parts.size())};
+    x.transpose = transpose;
+    x.weights = std::move(parts);
+    x.w_rows = rows;
+    x.w_cols = cols;
+  };
+  auto linear_w = [&](const std::string& name, Weight& dst, int64_t in, int64_t out) {
+    weight(name, {&dst}, in, out, true);
+  };
   auto norm = [&](const std::string& name, LayerNormWeights& n) {
     copy(name + ".weight", n.gamma.data(), {d});
     copy(name + ".bias", n.beta.data(), {d});
   };
   if (c.family == "gpt2") {
-    copy("wte.weight", w.tok_emb.data(), {V, d});
+    weight("wte.weight", {&w.tok_emb}, V, d, false);
     copy("wpe.weight", w.pos_emb.data(), {L, d});
     for (int i = 0; i < c.n_layers; ++i) {
       BlockWeights& b = w.decoder[static_cast<size_t>(i)];
       const std::string p = "h." + std::to_string(i) + ".";
       norm(p + "ln_1", b.norm1);
       AttentionWeights& a = b.self_attn;
-      t[p + "attn.c_attn.weight"] = Target{{a.wq.data(), a.wk.data(), a.wv.data()}, {d, 3 * d}, false};
+      weight(p + "attn.c_attn.weight", {&a.wq, &a.wk, &a.wv}, d, d, false);
       t[p + "attn.c_attn.bias"] = Target{{a.bq.data(), a.bk.data(), a.bv.data()}, {3 * d}, false};
-      copy(p + "attn.c_proj.weight", a.wo.data(), {d, d});
+      weight(p + "attn.c_proj.weight", {&a.wo}, d, d, false);
       copy(p + "attn.c_proj.bias", a.bo.data(), {d});
       norm(p + "ln_2", b.norm2);
-      copy(p + "mlp.c_fc.weight", b.ffn.w1.data(), {d, F});
+      weight(p + "mlp.c_fc.weight", {&b.ffn.w1}, d, F, false);
       copy(p + "mlp.c_fc.bias", b.ffn.b1.data(), {F});
-      copy(p + "mlp.c_proj.weight", b.ffn.w2.data(), {F, d});
+      weight(p + "mlp.c_proj.weight", {&b.ffn.w2}, F, d, false);
       copy(p + "mlp.c_proj.bias", b.ffn.b2.data(), {d});
     }
     norm("ln_f", w.dec_final_norm);
-    if (!c.tied_head) linear_t("lm_head.weight", w.lm_head_w);
+    if (!c.tied_head) linear_w("lm_head.weight", w.lm_head_w, d, V);
   } else if (c.family == "llama" || c.family == "mistral" || c.family == "qwen2") {
     const int64_t dk = c.d_k(), kv = c.d_kv();
     auto rope = [&](const std::string& name) { t[name].rope_d_k = static_cast<int>(dk); };
-    copy("model.embed_tokens.weight", w.tok_emb.data(), {V, d});
+    weight("model.embed_tokens.weight", {&w.tok_emb}, V, d, false);
     for (int i = 0; i < c.n_layers; ++i) {
       BlockWeights& b = w.decoder[static_cast<size_t>(i)];
       const std::string p = "model.layers." + std::to_string(i) + ".";
       AttentionWeights& a = b.self_attn;
       copy(p + "input_layernorm.weight", b.norm1.gamma.data(), {d});
-      linear_t(p + "self_attn.q_proj.weight", a.wq);
+      linear_w(p + "self_attn.q_proj.weight", a.wq, d, d);
       rope(p + "self_attn.q_proj.weight");
-      linear_t(p + "self_attn.k_proj.weight", a.wk);
+      linear_w(p + "self_attn.k_proj.weight", a.wk, d, kv);
       rope(p + "self_attn.k_proj.weight");
-      linear_t(p + "self_attn.v_proj.weight", a.wv);
-      linear_t(p + "self_attn.o_proj.weight", a.wo);
+      linear_w(p + "self_attn.v_proj.weight", a.wv, d, kv);
+      linear_w(p + "self_attn.o_proj.weight", a.wo, d, d);
       if (biases.qkv) {
         copy(p + "self_attn.q_proj.bias", a.bq.data(), {d});
         rope(p + "self_attn.q_proj.bias");
@@ -377,14 +413,14 @@ std::map<std::string, Target> expected_tensors(const ModelConfig& c, ModelWeight
       }
       if (biases.o) copy(p + "self_attn.o_proj.bias", a.bo.data(), {d});
       copy(p + "post_attention_layernorm.weight", b.norm2.gamma.data(), {d});
-      linear_t(p + "mlp.gate_proj.weight", b.ffn.w_gate);
-      linear_t(p + "mlp.up_proj.weight", b.ffn.w1);
-      linear_t(p + "mlp.down_proj.weight", b.ffn.w2);
+      linear_w(p + "mlp.gate_proj.weight", b.ffn.w_gate, d, F);
+      linear_w(p + "mlp.up_proj.weight", b.ffn.w1, d, F);
+      linear_w(p + "mlp.down_proj.weight", b.ffn.w2, F, d);
     }
     copy("model.norm.weight", w.dec_final_norm.gamma.data(), {d});
-    if (!c.tied_head) linear_t("lm_head.weight", w.lm_head_w);
+    if (!c.tied_head) linear_w("lm_head.weight", w.lm_head_w, d, V);
   } else {  // bert
-    copy("embeddings.word_embeddings.weight", w.tok_emb.data(), {V, d});
+    weight("embeddings.word_embeddings.weight", {&w.tok_emb}, V, d, false);
     copy("embeddings.position_embeddings.weight", w.pos_emb.data(), {L, d});
     if (c.type_vocab > 0) copy("embeddings.token_type_embeddings.weight", w.type_emb.data(), {c.type_vocab, d});
     norm("embeddings.LayerNorm", w.emb_norm);
@@ -392,18 +428,18 @@ std::map<std::string, Target> expected_tensors(const ModelConfig& c, ModelWeight
       BlockWeights& b = w.encoder[static_cast<size_t>(i)];
       const std::string p = "encoder.layer." + std::to_string(i) + ".";
       AttentionWeights& a = b.self_attn;
-      linear_t(p + "attention.self.query.weight", a.wq);
+      linear_w(p + "attention.self.query.weight", a.wq, d, d);
       copy(p + "attention.self.query.bias", a.bq.data(), {d});
-      linear_t(p + "attention.self.key.weight", a.wk);
+      linear_w(p + "attention.self.key.weight", a.wk, d, d);
       copy(p + "attention.self.key.bias", a.bk.data(), {d});
-      linear_t(p + "attention.self.value.weight", a.wv);
+      linear_w(p + "attention.self.value.weight", a.wv, d, d);
       copy(p + "attention.self.value.bias", a.bv.data(), {d});
-      linear_t(p + "attention.output.dense.weight", a.wo);
+      linear_w(p + "attention.output.dense.weight", a.wo, d, d);
       copy(p + "attention.output.dense.bias", a.bo.data(), {d});
       norm(p + "attention.output.LayerNorm", b.norm1);
-      linear_t(p + "intermediate.dense.weight", b.ffn.w1);
+      linear_w(p + "intermediate.dense.weight", b.ffn.w1, d, F);
       copy(p + "intermediate.dense.bias", b.ffn.b1.data(), {F});
-      linear_t(p + "output.dense.weight", b.ffn.w2);
+      linear_w(p + "output.dense.weight", b.ffn.w2, F, d);
       copy(p + "output.dense.bias", b.ffn.b2.data(), {d});
       norm(p + "output.LayerNorm", b.norm2);
     }
@@ -500,29 +536,39 @@ struct HfLoader::Impl {
 
   void convert(Planned& p, const uint8_t* src, uint64_t n) {
     const Target& t = p.target;
-    const int64_t cols_total = t.shape.size() == 2 ? t.shape[1] : t.shape[0];
-    const int64_t rows = t.shape.size() == 2 ? t.shape[0] : 1;
-    const int64_t cols = cols_total / static_cast<int64_t>(t.parts.size());
+    if (!t.parts16.empty()) {  // kept as stored: the file's 16-bit values (little-endian) into place
+      place(t, t.parts16, p.done, n,
+            [&](uint64_t i) { return static_cast<uint16_t>(src[2 * i] | src[2 * i + 1] << 8); });
+      return;
+    }
     constexpr uint64_t kBlock = 4096;
     scratch.resize(kBlock);
     for (uint64_t off = 0; off < n; off += kBlock) {
       const uint64_t m = std::min(kBlock, n - off);
       to_float(p.info.dtype, src + off * p.elem, static_cast<size_t>(m), scratch.data());
-      const uint64_t e0 = p.done + off;
-      int64_t r = static_cast<int64_t>(e0 / static_cast<uint64_t>(cols_total));
-      int64_t c = static_cast<int64_t>(e0 % static_cast<uint64_t>(cols_total));
-      for (uint64_t i = 0; i < m; ++i) {
-        const float v = scratch[i];
-        if (t.transpose)
-          t.parts[0][c * rows + (t.rope_d_k ? rope_column(r, t.rope_d_k) : r)] = v;
-        else if (t.rope_d_k)  // a bias: one row
-          t.parts[0][rope_column(c, t.rope_d_k)] = v;
-        else
-          t.parts[static_cast<size_t>(c / cols)][r * cols + c % cols] = v;
-        if (++c == cols_total) {
-          c = 0;
-          ++r;
-        }
+      place(t, t.parts, p.done + off, m, [&](uint64_t i) { return scratch[i]; });
+    }
+  }
+
+  // Values e0 .. e0 + m - 1 of the file's tensor (value(i) the i-th of them) into the target's parts.
+  template <typename T, typename Value>
+  static void place(const Target& t, const std::vector<T*>& parts, uint64_t e0, uint64_t m, Value&& value) {
+    const int64_t cols_total = t.shape.size() == 2 ? t.shape[1] : t.shape[0];
+    const int64_t rows = t.shape.size() == 2 ? t.shape[0] : 1;
+    const int64_t cols = cols_total / static_cast<int64_t>(parts.size());
+    int64_t r = static_cast<int64_t>(e0 / static_cast<uint64_t>(cols_total));
+    int64_t c = static_cast<int64_t>(e0 % static_cast<uint64_t>(cols_total));
+    for (uint64_t i = 0; i < m; ++i) {
+      const T v = value(i);
+      if (t.transpose)
+        parts[0][c * rows + (t.rope_d_k ? rope_column(r, t.rope_d_k) : r)] = v;
+      else if (t.rope_d_k)  // a bias: one row
+        parts[0][rope_column(c, t.rope_d_k)] = v;
+      else
+        parts[static_cast<size_t>(c / cols)][r * cols + c % cols] = v;
+      if (++c == cols_total) {
+        c = 0;
+        ++r;
       }
     }
   }
@@ -534,7 +580,9 @@ HfLoader::HfLoader(const std::string& config_json, const std::string& tokenizer_
   if (tok.size() > cfg.vocab_size)
     fail("tokenizer.json has " + std::to_string(tok.size()) + " tokens but config.json's vocab_size is " +
          std::to_string(cfg.vocab_size) + ": they are not from the same model");
-  impl_->model = std::make_unique<Model>(cfg, std::move(tok));
+  // The big matrices are sized as each file tensor's header says (Target::allocate): a checkpoint's
+  // F16 / BF16 weights are kept at 16 bits and never take float32 room, even for a moment.
+  impl_->model = std::make_unique<Model>(cfg, std::move(tok), false);
 }
 
 HfLoader::~HfLoader() = default;
@@ -593,6 +641,7 @@ uint64_t HfLoader::read_header(const uint8_t* bytes, size_t size) {
     p.count = (info.end - info.begin) / p.elem;
     p.info = std::move(info);
     p.target = it->second;
+    p.target.allocate(p.info.dtype);
     m.plan.push_back(std::move(p));
   }
   if (m.weight_map.empty()) m.check_complete(want);

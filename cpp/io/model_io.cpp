@@ -241,13 +241,37 @@ void check_weight_count(const ModelFile& file, uint64_t needed) {
          std::to_string(needed) + " (wrong or truncated file?)");
 }
 
-void read_tensor(const ModelFile& file, const std::string& name, const std::vector<int>& shape, float* data) {
+namespace {
+// The file's tensor `name`, after checking it is there and has this shape.
+const TensorInfo& tensor_info(const ModelFile& file, const std::string& name, const std::vector<int>& shape) {
   const auto it = file.tensors.find(name);
   if (it == file.tensors.end()) fail("missing tensor '" + name + "'");
   const TensorInfo& t = it->second;
   const std::vector<int64_t> want(shape.begin(), shape.end());
   if (t.shape != want)
     fail("tensor '" + name + "' has shape " + shape_string(t.shape) + "; expected " + shape_string(want));
+  return t;
+}
+}  // namespace
+
+void read_weight(const ModelFile& file, const std::string& name, const std::vector<int>& shape, Weight& w) {
+  const TensorInfo& t = tensor_info(file, name, shape);
+  const Stored stored = t.dtype == "F16" ? Stored::F16 : t.dtype == "BF16" ? Stored::BF16 : Stored::F32;
+  if (!Weight::keeps_as_stored(stored)) {
+    w.set_zero(shape[0], shape[1]);
+    read_tensor(file, name, shape, w.data());
+    return;
+  }
+  w.hold_16bit(stored, shape[0], shape[1]);
+  const size_t n = static_cast<size_t>(count_of(t));
+  const uint8_t* src = file.data + t.begin;
+  uint16_t* bits = w.bits();
+  for (size_t i = 0; i < n; ++i) bits[i] = static_cast<uint16_t>(src[2 * i] | src[2 * i + 1] << 8);
+  w.check_finite("tensor '" + name + "'");
+}
+
+void read_tensor(const ModelFile& file, const std::string& name, const std::vector<int>& shape, float* data) {
+  const TensorInfo& t = tensor_info(file, name, shape);
   const size_t n = static_cast<size_t>(count_of(t));
   to_float(t.dtype, file.data + t.begin, n, data);
   for (size_t i = 0; i < n; ++i)
@@ -285,7 +309,12 @@ std::vector<uint8_t> save_model(Model& model, bool f16) {
     st.metadata[kTokenizerJson] = tok.source();
   }
   for (const Model::NamedTensor& nt : model.named_tensors()) {
-    add_tensor(st, nt.name, nt.shape, nt.data);
+    if (!nt.weight || !nt.weight->is_16bit()) {
+      add_tensor(st, nt.name, nt.shape, nt.data);
+    } else {  // a Weight kept at 16 bits: its float values (exact), rounded back to F16 if asked
+      const Mat values = nt.weight->widened();
+      add_tensor(st, nt.name, nt.shape, values.data());
+    }
     st.tensors[nt.name].f16 = f16;
   }
   return write_safetensors(st);
@@ -304,11 +333,16 @@ Model load_model(const uint8_t* bytes, size_t size) {
          std::to_string(tok.size()) + " entries");
   check_weight_count(st, min_weight_count(cfg));
 
-  Model model(cfg, std::move(tok));
+  // Each Weight sized as the file stores it (read_weight), where this build keeps 16-bit weights.
+  constexpr bool as_stored = Weight::kKeeps16Bit;
+  Model model(cfg, std::move(tok), !as_stored);
   std::set<std::string> expected;
   for (const Model::NamedTensor& nt : model.named_tensors()) {
     expected.insert(nt.name);
-    read_tensor(st, nt.name, nt.shape, nt.data);
+    if (as_stored && nt.weight)
+      read_weight(st, nt.name, nt.shape, *nt.weight);
+    else
+      read_tensor(st, nt.name, nt.shape, nt.data);
   }
   finish_reading(st, expected,
                  std::string("(not part of a ") + to_string(cfg.arch) + " model with this config; wrong file?)",

@@ -17,8 +17,8 @@ std::string config_to_json(const ModelConfig& cfg);
 // Parses and validates; unknown keys are ignored, wrong types / values are ap::Errors.
 ModelConfig config_from_json(const std::string& json);
 
-// f16: weights written as F16 (half the bytes; read back as float). A model whose tokenizer came
-// from a tokenizer.json carries that file in the metadata key "tokenizer.json" instead of "vocab".
+// f16: weights written as F16 (half the bytes; the big matrices read back as F16, core/weight.hpp). A model whose
+// tokenizer came from a tokenizer.json carries that file in the metadata key "tokenizer.json" instead of "vocab".
 std::vector<uint8_t> save_model(Model& model, bool f16 = false);
 // Throws ap::Error naming the problem: truncated file, bad header JSON, wrong dtype,
 // missing tensor, wrong shape, offsets out of range, bad metadata, NaN/Inf weights.
@@ -61,6 +61,9 @@ void check_weight_count(const ModelFile& file, uint64_t needed);
 // Converts tensor `name` of the file into data after checking it is there and shaped; then
 // checks that every value is finite.
 void read_tensor(const ModelFile& file, const std::string& name, const std::vector<int>& shape, float* data);
+// The same into a model's Weight (core/weight.hpp), sized here: kept at 16 bits when the file stores
+// F16 or BF16 (every value finite, else the same error), else float32.
+void read_weight(const ModelFile& file, const std::string& name, const std::vector<int>& shape, Weight& w);
 // Fails for a tensor of the file not in `expected` (`what` ends the message), then copies the
 // free-form metadata into `metadata`.
 void finish_reading(const ModelFile& file, const std::set<std::string>& expected, const std::string& what,

@@ -85,11 +85,14 @@ void Trainer::start_from(const Model& model) {
   if (a.act != b.act) differ("activation", to_string(a.act), to_string(b.act));
   if (model.tokenizer().vocab() != task_->tokenizer().vocab())
     fail("start_from: the model's vocabulary differs from task " + cfg_.task + "'s");
+  // Training runs in float32: a model whose big matrices are kept at 16 bits (core/weight.hpp)
+  // starts from a widened copy.
+  ModelWeights w = model.weights();
+  widen_weights(a, w);
   if (!from_decoder) {
-    params_from_model(params_, model.weights());
+    params_from_model(params_, w);
     return;
   }
-  ModelWeights w = model.weights();
   w.encoder = std::move(w.decoder);
   w.decoder.clear();
   w.enc_final_norm = w.dec_final_norm;

@@ -71,6 +71,19 @@ TEST(HfLoader, TheSameValuesFromF32F16AndBf16Files) {
                               load(folder("gpt2-tiny-f16"))->named_tensors());
   aptest::expect_same_tensors(load(folder("bert-tiny"))->named_tensors(),
                               load(folder("bert-tiny-bf16"))->named_tensors());
+  // ... and the 16-bit files' big matrices stay 16-bit (core/weight.hpp), half the bytes of F32.
+  const auto f32 = load(folder("gpt2-tiny")), f16 = load(folder("gpt2-tiny-f16"));
+  const auto bf16 = load(folder("bert-tiny-bf16"));
+  for (const auto& t : f16->named_tensors())
+    if (t.weight) EXPECT_EQ(t.weight->stored(), ap::Stored::F16) << t.name;
+  for (const auto& t : bf16->named_tensors())
+    if (t.weight) EXPECT_EQ(t.weight->stored(), ap::Stored::BF16) << t.name;
+  for (const auto& t : f32->named_tensors())
+    if (t.weight) EXPECT_EQ(t.weight->stored(), ap::Stored::F32) << t.name;
+  size_t big = 0;  // the floats the Weights hold
+  for (const auto& t : f32->named_tensors())
+    if (t.weight) big += ap::element_count(t.shape);
+  EXPECT_EQ(f32->weight_bytes() - f16->weight_bytes(), 2 * big);
 }
 
 TEST(HfLoader, ValuesCutByAChunkEndAcrossMixedDtypes) {

@@ -17,6 +17,7 @@
 #include "base/rng.hpp"
 #include "core/model.hpp"
 #include "data/tasks.hpp"
+#include "io/model_io.hpp"
 #include "train/trainer.hpp"
 
 using namespace ap;
@@ -153,23 +154,28 @@ TEST(TrainEnglish, MissingDataIsNamed) {
 // The masked LM may start from the decoder (npm run train -- english-mlm does): the encoder gets the
 // decoder's blocks and final norm unchanged and the first 64 of its 256 learned positions; the
 // other direction, and a size that differs, are still refused by name.
+namespace {
+// A small English model's training config: 2 heads, d_ff 32, learned positions, pre-norm, tied head.
+TrainConfig small_config(const std::string& data, const char* task, int d_model, int n_layers) {
+  TrainConfig c;
+  c.task = task;
+  c.data = data;
+  c.model.d_model = d_model;
+  c.model.n_heads = 2;
+  c.model.n_layers = n_layers;
+  c.model.d_ff = 32;
+  c.model.pos = PosKind::Learned;
+  c.model.norm = NormPlace::Pre;
+  c.model.tied_head = true;
+  c.batch = 2;
+  c.optim.total_steps = 10;
+  return c;
+}
+}  // namespace
+
 TEST(TrainEnglish, MaskedLmStartsFromTheDecodersWeights) {
   const std::string data = write_data();
-  auto config = [&](const char* task, int d_model) {
-    TrainConfig c;
-    c.task = task;
-    c.data = data;
-    c.model.d_model = d_model;
-    c.model.n_heads = 2;
-    c.model.n_layers = 2;
-    c.model.d_ff = 32;
-    c.model.pos = PosKind::Learned;
-    c.model.norm = NormPlace::Pre;
-    c.model.tied_head = true;
-    c.batch = 2;
-    c.optim.total_steps = 10;
-    return c;
-  };
+  auto config = [&](const char* task, int d_model) { return small_config(data, task, d_model, 2); };
   Trainer dec(config("english", 16));
   dec.step();
   const Model lm = dec.snapshot();
@@ -202,4 +208,27 @@ TEST(TrainEnglish, MaskedLmStartsFromTheDecodersWeights) {
   refused(back, mlm, "architecture is encoder but");
   Trainer wider(config("english-mlm", 32));
   refused(wider, lm, "d_model is 16");
+}
+
+// A model kept at 16 bits (an F16 file, as the shipped English models are: core/weight.hpp) trains
+// in float32: the trainer starts from its widened values, the model it was given unchanged.
+TEST(TrainEnglish, FineTuningStartsFromAModelKeptAt16BitsWidened) {
+  const TrainConfig c = small_config(write_data(), "english", 16, 1);
+  Trainer first(c);
+  first.step();
+  Model trained = first.snapshot();
+  const std::vector<uint8_t> file = save_model(trained, /*f16=*/true);
+  const Model half = load_model(file.data(), file.size());
+  ASSERT_EQ(half.weights().tok_emb.stored(), Stored::F16);
+  Trainer tune(c);
+  tune.start_from(half);
+  const Model start = tune.snapshot();
+  EXPECT_EQ(half.weights().tok_emb.stored(), Stored::F16);  // the given model is left as it was
+  const BlockWeights &h = half.weights().decoder[0], &s = start.weights().decoder[0];
+  EXPECT_FALSE(s.self_attn.wq.is_16bit());
+  EXPECT_EQ(Mat(s.self_attn.wq), h.self_attn.wq.widened());
+  EXPECT_EQ(Mat(s.ffn.w2), h.ffn.w2.widened());
+  EXPECT_EQ(Mat(start.weights().tok_emb), half.weights().tok_emb.widened());
+  EXPECT_EQ(s.norm1.gamma, h.norm1.gamma);
+  EXPECT_NO_THROW(tune.step());  // and it trains
 }

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { load } from '../../wasm/index.js';
 import { writeGpt2SmallShape } from '../tools/lib/hf-synthetic.mjs';
+import { relativeError } from './lib/compare.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HF = join(ROOT, 'tests/fixtures/hf');
@@ -26,15 +27,7 @@ beforeAll(async () => {
 });
 
 /** max |ours - torch| / max |torch| over a stage: the error relative to the stage's own scale. */
-function stageError(ours, want) {
-  let diff = 0,
-    scale = 0;
-  for (let i = 0; i < want.length; i++) {
-    diff = Math.max(diff, Math.abs(ours[i] - want[i]));
-    scale = Math.max(scale, Math.abs(want[i]));
-  }
-  return diff / Math.max(scale, 1e-30);
-}
+const stageError = relativeError;
 
 function expectStages(trace, stages, what) {
   let worst = 0;

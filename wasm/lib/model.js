@@ -265,12 +265,16 @@ export class Model {
     }
   }
 
-  /** [{ name, shape }] of every weight tensor. */
+  /**
+   * [{ name, shape, dtype }] of every weight tensor. dtype is how the model holds it: 'F32', or 'F16' /
+   * 'BF16' for a big matrix (a linear layer's W, the embeddings, an untied head) its file stored so,
+   * kept at 16 bits and widened inside the kernels (cpp/core/weight.hpp).
+   */
   tensors() {
     return this._alive().tensors();
   }
 
-  /** A copy of one weight tensor. */
+  /** A float32 copy of one weight tensor (a 16-bit one widened; the model is unchanged). */
   getTensor(name) {
     const view = this._alive().tensorView(String(name));
     if (view === null) this._ap._fail('getTensor');
