@@ -123,9 +123,56 @@ AP_NOINLINE void qk_dot_row(float* s, const float* q, const KT* k, int ldk, int 
 // keys per tile: 8 sums, 2 + 4 loads per 8 multiply-adds.
 constexpr int kDotRows = 64;
 
+// 16-bit keys (a tied head's embedding rows) are widened 4 at a time into a float panel that serves
+// every row pair of the block, instead of once per row pair: widening is exact, so the tiles then
+// add the same products in the same order. Rows longer than kWidenD keep the widening loads.
+constexpr int kWidenD = 2048;
+
+template <typename H>
+AP_NOINLINE void widen_keys(float* out, const H* k, int ldk, int d) {
+  for (int i = 0; i < 4; ++i) {
+    const H* ki = k + static_cast<long>(i) * ldk;
+    float* oi = out + static_cast<long>(i) * d;
+    int p = 0;
+    for (; p + 8 <= d; p += 8) {
+      v4 lo, hi;
+      load8(ki + p, lo, hi);
+      store(oi + p, lo);
+      store(oi + p + 4, hi);
+    }
+    for (; p < d; ++p) oi[p] = to_f32(ki[p]);
+  }
+}
+
 template <typename KT>
 AP_NOINLINE void qk_dot(float* s, int lds, const float* q, int ldq, const KT* k, int ldk, int n, int m, int d,
                         float alpha) {
+  if constexpr (sizeof(KT) == 2) {
+    if (d <= kWidenD && n > 2) {
+      alignas(16) float panel[4 * kWidenD];
+      for (int i0 = 0; i0 < n; i0 += kDotRows) {
+        const int rows = n - i0 < kDotRows ? n - i0 : kDotRows;
+        float* si = s + static_cast<long>(i0) * lds;
+        const float* qi = q + static_cast<long>(i0) * ldq;
+        int c = 0;
+        for (; c + 4 <= m; c += 4) {
+          widen_keys(panel, k + static_cast<long>(c) * ldk, ldk, d);
+          int r = 0;
+          for (; r + 2 <= rows; r += 2)
+            qk_dot_tile<2, 4>(si + static_cast<long>(r) * lds + c, lds, qi + static_cast<long>(r) * ldq, ldq, panel, d,
+                              d, alpha);
+          if (r < rows)
+            qk_dot_tile<1, 4>(si + static_cast<long>(r) * lds + c, lds, qi + static_cast<long>(r) * ldq, ldq, panel, d,
+                              d, alpha);
+        }
+        for (; c < m; ++c)
+          for (int r = 0; r < rows; ++r)
+            qk_dot_tile<1, 1>(si + static_cast<long>(r) * lds + c, lds, qi + static_cast<long>(r) * ldq, ldq,
+                              k + static_cast<long>(c) * ldk, ldk, d, alpha);
+      }
+      return;
+    }
+  }
   for (int i0 = 0; i0 < n; i0 += kDotRows) {
     const int rows = n - i0 < kDotRows ? n - i0 : kDotRows;
     float* si = s + static_cast<long>(i0) * lds;

@@ -51,48 +51,96 @@ int parts_for(double work, int units, int min_units) {
   return most < 2 ? 1 : most < wanted ? most : wanted;
 }
 
+// Splits an output of `rows` x `cols` over whole row tiles (by_rows(i0, i1)) or whole column tiles
+// (by_cols(j0, j1)), trying columns first when columns_first; false when the call stays whole.
+// Rows come first for float operands (each part then reads all of B, as one call would; few rows,
+// as in a decoding step, split by columns). A 16-bit B (or K) splits by columns first: each part
+// then widens only its own share of the weights, where row parts would each widen all of them.
+template <class ByRows, class ByCols>
+bool split_2d(double work, int rows, int cols, bool columns_first, ByRows&& by_rows, ByCols&& by_cols) {
+  for (int pass = 0; pass < 2; ++pass) {
+    const bool by_columns = (pass == 0) == columns_first;
+    const int total = by_columns ? cols : rows, align = by_columns ? kColTile : kRowTile;
+    const int parts = parts_for(work, total, 4 * align);
+    if (parts < 2) continue;
+    parallel_for(parts, [&](int t) {
+      const int x0 = split_at(total, parts, align, t), x1 = split_at(total, parts, align, t + 1);
+      if (x1 <= x0) return;
+      if (by_columns)
+        by_cols(x0, x1);
+      else
+        by_rows(x0, x1);
+    });
+    return true;
+  }
+  return false;
+}
+
+template <typename B>
+using GemmRun = void (*)(float*, int, const float*, int, const B*, int, const float*, int, int, int, bool);
+
+template <typename B>
+void gemm_split(GemmRun<B> run, float* c, int ldc, const float* a, int lda, const B* b, int ldb, const float* bias,
+                int m, int k, int n, bool accumulate) {
+  const double work = static_cast<double>(m) * n * (k > 0 ? k : 1);
+  const bool split = split_2d(
+      work, m, n, sizeof(B) == 2,
+      [&](int i0, int i1) {
+        run(c + static_cast<long>(i0) * ldc, ldc, a + static_cast<long>(i0) * lda, lda, b, ldb, bias, i1 - i0, k, n,
+            accumulate);
+      },
+      [&](int j0, int j1) {
+        run(c + j0, ldc, a, lda, b + j0, ldb, bias ? bias + j0 : nullptr, m, k, j1 - j0, accumulate);
+      });
+  if (!split) run(c, ldc, a, lda, b, ldb, bias, m, k, n, accumulate);
+}
+
+template <typename K>
+using ScoresRun = void (*)(float*, int, const float*, int, const K*, int, int, int, int, float);
+
+template <typename K>
+void qk_split(ScoresRun<K> run, float* scores, int ld_s, const float* q, int ld_q, const K* k, int ld_k, int n, int m,
+              int d_k, float alpha) {
+  const double work = static_cast<double>(n) * m * (d_k > 0 ? d_k : 1);
+  const bool split = split_2d(
+      work, n, m, sizeof(K) == 2,
+      [&](int i0, int i1) {
+        run(scores + static_cast<long>(i0) * ld_s, ld_s, q + static_cast<long>(i0) * ld_q, ld_q, k, ld_k, i1 - i0, m,
+            d_k, alpha);
+      },
+      [&](int j0, int j1) {
+        run(scores + j0, ld_s, q, ld_q, k + static_cast<long>(j0) * ld_k, ld_k, n, j1 - j0, d_k, alpha);
+      });
+  if (!split) run(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+}
+
 }  // namespace
 
 void gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int m, int k,
                 int n, bool accumulate) {
-  const auto run = active().gemm_tiled;
-  const double work = static_cast<double>(m) * n * (k > 0 ? k : 1);
-  if (int parts = parts_for(work, m, 4 * kRowTile); parts > 1) {
-    parallel_for(parts, [&](int t) {
-      const int i0 = split_at(m, parts, kRowTile, t), i1 = split_at(m, parts, kRowTile, t + 1);
-      if (i1 > i0)
-        run(c + static_cast<long>(i0) * ldc, ldc, a + static_cast<long>(i0) * lda, lda, b, ldb, bias, i1 - i0, k, n,
-            accumulate);
-    });
-  } else if (parts = parts_for(work, n, 4 * kColTile); parts > 1) {
-    parallel_for(parts, [&](int t) {
-      const int j0 = split_at(n, parts, kColTile, t), j1 = split_at(n, parts, kColTile, t + 1);
-      if (j1 > j0) run(c + j0, ldc, a, lda, b + j0, ldb, bias ? bias + j0 : nullptr, m, k, j1 - j0, accumulate);
-    });
-  } else {
-    run(c, ldc, a, lda, b, ldb, bias, m, k, n, accumulate);
-  }
+  gemm_split(active().gemm_tiled, c, ldc, a, lda, b, ldb, bias, m, k, n, accumulate);
+}
+// 16-bit weights: this module's kernels, whatever the table holds (impl.hpp says why).
+void gemm_tiled_f16(float* c, int ldc, const float* a, int lda, const f16* b, int ldb, const float* bias, int m, int k,
+                    int n, bool accumulate) {
+  gemm_split(impl::gemm_tiled_f16, c, ldc, a, lda, b, ldb, bias, m, k, n, accumulate);
+}
+void gemm_tiled_bf16(float* c, int ldc, const float* a, int lda, const bf16* b, int ldb, const float* bias, int m,
+                     int k, int n, bool accumulate) {
+  gemm_split(impl::gemm_tiled_bf16, c, ldc, a, lda, b, ldb, bias, m, k, n, accumulate);
 }
 
 void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
                float alpha) {
-  const auto run = active().qk_scores;
-  const double work = static_cast<double>(n) * m * (d_k > 0 ? d_k : 1);
-  if (int parts = parts_for(work, n, 4 * kRowTile); parts > 1) {
-    parallel_for(parts, [&](int t) {
-      const int i0 = split_at(n, parts, kRowTile, t), i1 = split_at(n, parts, kRowTile, t + 1);
-      if (i1 > i0)
-        run(scores + static_cast<long>(i0) * ld_s, ld_s, q + static_cast<long>(i0) * ld_q, ld_q, k, ld_k, i1 - i0, m,
-            d_k, alpha);
-    });
-  } else if (parts = parts_for(work, m, 4 * kColTile); parts > 1) {
-    parallel_for(parts, [&](int t) {
-      const int j0 = split_at(m, parts, kColTile, t), j1 = split_at(m, parts, kColTile, t + 1);
-      if (j1 > j0) run(scores + j0, ld_s, q, ld_q, k + static_cast<long>(j0) * ld_k, ld_k, n, j1 - j0, d_k, alpha);
-    });
-  } else {
-    run(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
-  }
+  qk_split(active().qk_scores, scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+}
+void qk_scores_f16(float* scores, int ld_s, const float* q, int ld_q, const f16* k, int ld_k, int n, int m, int d_k,
+                   float alpha) {
+  qk_split(impl::qk_scores_f16, scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+}
+void qk_scores_bf16(float* scores, int ld_s, const float* q, int ld_q, const bf16* k, int ld_k, int n, int m, int d_k,
+                    float alpha) {
+  qk_split(impl::qk_scores_bf16, scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
 }
 
 void softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int m) {

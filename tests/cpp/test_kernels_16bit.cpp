@@ -200,9 +200,11 @@ TYPED_TEST(Kernels16, QkScoresEqualTheFloatKernelOnTheWidenedKeysAndTheReference
   using H = TypeParam;
   ap::Rng rng{13};
   // The tied head's shape in small: n query rows against m embedding rows of width d (ld = d + 3).
-  for (int n : {1, 2, 3, 65})
+  // n > 2 widens each 4 keys once into a float panel for the row block (d <= 2048); d = 2051 keeps
+  // the widening loads; d = 13 has an 8-wide step and both tails.
+  for (int n : {1, 2, 3, 65, 130})
     for (int m : {1, 4, 9, 37})
-      for (int d : {1, 4, 7, 64}) {
+      for (int d : {1, 4, 7, 13, 64, 2051}) {
         SCOPED_TRACE(std::to_string(n) + "x" + std::to_string(m) + "x" + std::to_string(d));
         const int ld = d + 3;
         const auto q = random_floats(static_cast<size_t>(n) * ld, rng);

@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
+#include "base/half.hpp"
 #include "base/rng.hpp"
 #include "core/attention.hpp"
 #include "kernels/attention.hpp"
@@ -92,6 +94,57 @@ TEST(Parallel, GemmSameNumbersForAnyThreadCount) {
           },
           "gemm_tiled");
   }
+}
+
+// 16-bit weights (F16 and BF16 bit patterns of finite values near 1 in size): the kernels that widen
+// them split by column panels first (kernels/dispatch.cpp); still the one-thread bits.
+std::vector<uint16_t> random_16bit(size_t count, ap::Rng& rng, bool bf16) {
+  std::vector<uint16_t> v(count);
+  for (auto& h : v) {
+    const auto r = static_cast<uint32_t>(rng.unit() * 4294967296.0);
+    h = bf16 ? static_cast<uint16_t>((r & 0x807fu) | ((120u + (r >> 7) % 8u) << 7))
+             : static_cast<uint16_t>((r & 0x83ffu) | ((10u + (r >> 10) % 6u) << 10));
+  }
+  return v;
+}
+
+TEST(Parallel, SixteenBitGemmAndScoresSameNumbersForAnyThreadCount) {
+  ap::Rng rng(15);
+  const int shapes[][3] = {{1, 768, 2304}, {64, 300, 1000}, {133, 70, 129}, {257, 64, 9}};
+  for (bool bf : {false, true})
+    for (const auto& s : shapes) {
+      const int m = s[0], kk = s[1], n = s[2];
+      const auto a = random_vec(static_cast<size_t>(m) * kk, rng), bias = random_vec(static_cast<size_t>(n), rng);
+      const auto b = random_16bit(static_cast<size_t>(kk) * n, rng, bf);
+      expect_same_for_threads(
+          static_cast<size_t>(m) * n,
+          [&](float* c) {
+            if (bf)
+              k::gemm_tiled_bf16(c, n, a.data(), kk, reinterpret_cast<const ap::bf16*>(b.data()), n, bias.data(), m, kk,
+                                 n);
+            else
+              k::gemm_tiled_f16(c, n, a.data(), kk, reinterpret_cast<const ap::f16*>(b.data()), n, bias.data(), m, kk,
+                                n);
+          },
+          bf ? "gemm_tiled_bf16" : "gemm_tiled_f16");
+    }
+  // The tied head: query rows against many 16-bit embedding rows.
+  const int heads[][3] = {{1, 5003, 64}, {64, 2000, 96}, {7, 3001, 40}};  // n, m, d
+  for (bool bf : {false, true})
+    for (const auto& s : heads) {
+      const int n = s[0], m = s[1], d = s[2];
+      const auto q = random_vec(static_cast<size_t>(n) * d, rng);
+      const auto e = random_16bit(static_cast<size_t>(m) * d, rng, bf);
+      expect_same_for_threads(
+          static_cast<size_t>(n) * m,
+          [&](float* out) {
+            if (bf)
+              k::qk_scores_bf16(out, m, q.data(), d, reinterpret_cast<const ap::bf16*>(e.data()), d, n, m, d);
+            else
+              k::qk_scores_f16(out, m, q.data(), d, reinterpret_cast<const ap::f16*>(e.data()), d, n, m, d);
+          },
+          bf ? "qk_scores_bf16" : "qk_scores_f16");
+    }
 }
 
 TEST(Parallel, ScoresAndSoftmaxSameNumbersForAnyThreadCount) {
