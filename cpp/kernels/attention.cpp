@@ -6,6 +6,7 @@
 #include "kernels/simd4.hpp"
 
 #include <limits>
+#include <type_traits>
 
 namespace ap::kernels {
 
@@ -77,7 +78,9 @@ void qk_block(float* s, int lds, const float* q, int ldq, const float* k, int ld
 // the d_k % 4 tail in order, then times alpha: every tile shape gives the same bits for a score, so
 // a decoding step (one row) computes exactly what the whole-sequence pass computes for that row.
 // Against a sequential sum: rounding only.
-template <int R, int K, typename KT>
+// Unscaled (F16 keys, d % 8 == 0): q holds the queries times 2^112 and the keys are read with
+// load8_unscaled (simd4.hpp), their floats times 2^-112: the same products, fewer operations.
+template <int R, int K, typename KT, bool Unscaled = false>
 AP_INLINE void qk_dot_tile(float* s, int lds, const float* q, int ldq, const KT* k, int ldk, int d, float alpha) {
   v4 acc[R][K];
   for (int r = 0; r < R; ++r)
@@ -89,7 +92,10 @@ AP_INLINE void qk_dot_tile(float* s, int lds, const float* q, int ldq, const KT*
       for (int r = 0; r < R; ++r) load8(q + static_cast<long>(r) * ldq + p, qlo[r], qhi[r]);
       for (int i = 0; i < K; ++i) {
         v4 klo, khi;
-        load8(k + static_cast<long>(i) * ldk + p, klo, khi);
+        if constexpr (Unscaled)
+          load8_unscaled(k + static_cast<long>(i) * ldk + p, klo, khi);
+        else
+          load8(k + static_cast<long>(i) * ldk + p, klo, khi);
         for (int r = 0; r < R; ++r) acc[r][i] = madd(qhi[r], khi, madd(qlo[r], klo, acc[r][i]));
       }
     }
@@ -112,11 +118,12 @@ AP_INLINE void qk_dot_tile(float* s, int lds, const float* q, int ldq, const KT*
 
 // One query row: 8 keys per tile (8 independent sums keep the adder busy). K is float, or a tied
 // head's F16 / BF16 embedding rows widened in registers (load(), simd4.hpp): the same sums.
-template <typename KT>
+template <typename KT, bool Unscaled = false>
 AP_NOINLINE void qk_dot_row(float* s, const float* q, const KT* k, int ldk, int m, int d, float alpha) {
   int c = 0;
-  for (; c + 8 <= m; c += 8) qk_dot_tile<1, 8>(s + c, 0, q, 0, k + static_cast<long>(c) * ldk, ldk, d, alpha);
-  for (; c < m; ++c) qk_dot_tile<1, 1>(s + c, 0, q, 0, k + static_cast<long>(c) * ldk, ldk, d, alpha);
+  for (; c + 8 <= m; c += 8)
+    qk_dot_tile<1, 8, KT, Unscaled>(s + c, 0, q, 0, k + static_cast<long>(c) * ldk, ldk, d, alpha);
+  for (; c < m; ++c) qk_dot_tile<1, 1, KT, Unscaled>(s + c, 0, q, 0, k + static_cast<long>(c) * ldk, ldk, d, alpha);
 }
 
 // Rows in blocks of kDotRows (their Q rows stay in L2 while all the keys stream past), 2 rows x 4
@@ -426,6 +433,22 @@ namespace {
 template <typename KT>
 void qk_scores_any(float* scores, int ld_s, const float* q, int ld_q, const KT* k, int ld_k, int n, int m, int d_k,
                    float alpha) {
+  if constexpr (std::is_same_v<KT, f16>) {
+    // A decoding step's head (one row, every F16 embedding row): the query scaled once, then
+    // the keys unscaled (qk_dot_tile), when no |q| * 2^112 would overflow.
+    if (n == 1 && d_k % 8 == 0 && d_k <= kWidenD) {
+      alignas(16) float scaled[kWidenD];
+      bool small = true;
+      for (int p = 0; p < d_k; ++p) {
+        small &= q[p] < kUnscaledMaxA && q[p] > -kUnscaledMaxA;  // false for NaN
+        scaled[p] = q[p] * kF16Up;
+      }
+      if (small) {
+        qk_dot_row<KT, true>(scores, scaled, k, ld_k, m, d_k, alpha);
+        return;
+      }
+    }
+  }
   if (n == 1)
     qk_dot_row(scores, q, k, ld_k, m, d_k, alpha);
   else

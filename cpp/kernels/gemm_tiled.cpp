@@ -110,12 +110,19 @@ template <int NV, typename B>
 void column_block(float* c, int ldc, const float* a, int lda, const B* b, int ldb, const float* bias, int rows, int k,
                   bool accumulate) {
   // Packing costs one pass over the panel; it pays off once the panel serves a few row tiles.
+  // (Float: one call of column_rows below, which the first module's size depends on: binaryen
+  // then inlines the tiles into their one caller.)
+  alignas(16) float packed[NV == 2 ? KC * NR : 1];
   if constexpr (NV == 2) {
     if (rows >= 2 * MR && (ldb > 64 || sizeof(B) == 2)) {
-      alignas(16) float packed[KC * NR];
       pack_panel(packed, b, ldb, k);
-      column_rows<NV, float>(c, ldc, a, lda, packed, NR, bias, rows, k, accumulate);
-      return;
+      if constexpr (sizeof(B) == 2) {
+        column_rows<NV, float>(c, ldc, a, lda, packed, NR, bias, rows, k, accumulate);
+        return;
+      } else {
+        b = packed;
+        ldb = NR;
+      }
     }
   }
   column_rows<NV, B>(c, ldc, a, lda, b, ldb, bias, rows, k, accumulate);
@@ -128,6 +135,9 @@ void column_block(float* c, int ldc, const float* a, int lda, const B* b, int ld
 // per step. Measured in wasm (Node, 768 x 2304 and 3072 x 768): 26-30 GB/s against 11-13 for the
 // strips and 16-21 for 8 rows and one vector per step. Each C value is still init + a[0] B[0, j] +
 // a[1] B[1, j] + ... in that order with the same madd as tile(): bit for bit what the tiles give.
+// F16 weights: when every |a| < 2^16 the 8-wide steps read them with load8_unscaled (simd4.hpp),
+// their floats times 2^-112, against a * 2^112: the same products, 5 operations per 8 weights
+// instead of 8 (measured: the multiply made a generated token compute-bound).
 constexpr int GV = 16;
 
 template <int P, typename B>
@@ -160,11 +170,40 @@ AP_INLINE void gemv_rows(float* c, const float* a, const B* b, int ldb, int n) {
   }
 }
 
+// The same rows of F16 weights read unscaled against a * 2^112; the last n % 8 columns as above.
+template <int P>
+AP_INLINE void gemv_rows_unscaled(float* c, const float* a, const f16* b, int ldb, int n) {
+  v4 av[P];
+  for (int q = 0; q < P; ++q) av[q] = splat(a[q] * kF16Up);
+  int j = 0;
+  for (; j + 8 <= n; j += 8) {
+    v4 acc0 = load(c + j), acc1 = load(c + j + 4);
+    const f16* bq = b + j;
+    for (int q = 0; q < P; ++q, bq += ldb) {
+      v4 lo, hi;
+      load8_unscaled(bq, lo, hi);
+      acc0 = madd(av[q], lo, acc0);
+      acc1 = madd(av[q], hi, acc1);
+    }
+    store(c + j, acc0);
+    store(c + j + 4, acc1);
+  }
+  if (j < n) gemv_rows<P>(c + j, a, b + j, ldb, n - j);
+}
+
 template <typename B>
 AP_NOINLINE void gemv(float* c, const float* a, const B* b, int ldb, const float* bias, int k, int n, bool accumulate) {
   if (!accumulate)
     for (int j = 0; j < n; ++j) c[j] = bias ? bias[j] : 0.0f;
   int p = 0;
+  if constexpr (std::is_same_v<B, f16>) {
+    bool small = true;
+    for (int q = 0; q < k; ++q) small &= a[q] < kUnscaledMaxA && a[q] > -kUnscaledMaxA;  // false for NaN
+    if (small) {
+      for (; p + GV <= k; p += GV) gemv_rows_unscaled<GV>(c, a + p, b + static_cast<long>(p) * ldb, ldb, n);
+      for (; p < k; ++p) gemv_rows_unscaled<1>(c, a + p, b + static_cast<long>(p) * ldb, ldb, n);
+    }
+  }
   for (; p + GV <= k; p += GV) gemv_rows<GV>(c, a + p, b + static_cast<long>(p) * ldb, ldb, n);
   for (; p < k; ++p) gemv_rows<1>(c, a + p, b + static_cast<long>(p) * ldb, ldb, n);
 }

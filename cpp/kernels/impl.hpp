@@ -14,9 +14,9 @@ namespace impl {
 constexpr int kQueryBlock = 32;
 void gemm_tiled(float* c, int ldc, const float* a, int lda, const float* b, int ldb, const float* bias, int m, int k,
                 int n, bool accumulate);
-// The same kernel on 16-bit B (weights kept as stored). Not in the KernelTable: they run the
-// SIMD128 build's code whether or not the relaxed module is active (a product that streams
-// 16-bit weights is bound by reading them, not by the multiply-adds fusing would save).
+// The same kernel on 16-bit B (weights kept as stored). In the KernelTable, but never switched to
+// the relaxed module: they run the SIMD128 build's code whether or not it is active (a product that
+// streams 16-bit weights is bound by reading them, not by the multiply-adds fusing would save).
 void gemm_tiled_f16(float* c, int ldc, const float* a, int lda, const f16* b, int ldb, const float* bias, int m, int k,
                     int n, bool accumulate);
 void gemm_tiled_bf16(float* c, int ldc, const float* a, int lda, const bf16* b, int ldb, const float* bias, int m,
@@ -41,6 +41,12 @@ struct KernelTable {
   decltype(&impl::exp_vec) exp_vec;
   decltype(&impl::attention_forward) attention_forward;
   const char* variant;
+  // Called through the table like the others: a direct call let binaryen (wasm-opt) inline the whole
+  // kernel into its one caller (the tied head, linear()), where V8 compiled its loops slower.
+  decltype(&impl::gemm_tiled_f16) gemm_tiled_f16;
+  decltype(&impl::gemm_tiled_bf16) gemm_tiled_bf16;
+  decltype(&impl::qk_scores_f16) qk_scores_f16;
+  decltype(&impl::qk_scores_bf16) qk_scores_bf16;
 };
 
 }  // namespace ap::kernels

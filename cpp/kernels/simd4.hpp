@@ -191,6 +191,12 @@ AP_INLINE void load8(const float* p, v4& lo, v4& hi) {
   lo = load(p);
   hi = load(p + 4);
 }
+// load8_unscaled(const f16*): the same 8 values times 2^-112, skipping the multiply (F16 only).
+// A product a * w then equals (a * 2^112) * (w * 2^-112) exactly (both factors exact, the same real
+// product, rounded once) while |a| * 2^112 stays finite: the matrix-vector kernels scale the
+// activations once, when every |a| < kUnscaledMaxA, and widen each weight in 5 operations per 8.
+constexpr float kF16Up = 5.192296858534828e+33f;  // 2^112
+constexpr float kUnscaledMaxA = 65536.0f;         // 2^16: |a| * 2^112 < 2^128
 #if AP_SIMD_WASM
 // v: 4 F16 values sign-extended to 32 bits.
 AP_INLINE v4 f16_lanes(v128_t v) {
@@ -208,6 +214,16 @@ AP_INLINE void load8(const bf16* p, v4& lo, v4& hi) {
   const v128_t h = wasm_v128_load(p), z = wasm_i16x8_splat(0);
   lo = wasm_i16x8_shuffle(z, h, 0, 8, 1, 9, 2, 10, 3, 11);  // each lane: 0 low, the value high
   hi = wasm_i16x8_shuffle(z, h, 4, 12, 5, 13, 6, 14, 7, 15);
+}
+// 8 F16 values as 2^-112 times their floats, in 16-bit lanes before the interleave: each float's
+// high half is the value shifted right 3 (arithmetic: the sign stays in bit 15, its copies in bits
+// 12-14 masked off), its low half the value's last 3 bits at the top. 5 operations for 8 values.
+AP_INLINE void load8_unscaled(const f16* p, v4& lo, v4& hi) {
+  const v128_t h = wasm_v128_load(p);
+  const v128_t top = wasm_v128_and(wasm_i16x8_shr(h, 3), wasm_i16x8_splat(static_cast<int16_t>(0x8fff)));
+  const v128_t low = wasm_i16x8_shl(h, 13);
+  lo = wasm_i16x8_shuffle(low, top, 0, 8, 1, 9, 2, 10, 3, 11);
+  hi = wasm_i16x8_shuffle(low, top, 4, 12, 5, 13, 6, 14, 7, 15);
 }
 #elif AP_SIMD_SSE2
 AP_INLINE v4 f16_lanes(__m128i v) {  // v: 4 F16 values sign-extended to 32 bits
@@ -230,7 +246,19 @@ AP_INLINE void load8(const bf16* p, v4& lo, v4& hi) {
   lo = _mm_castsi128_ps(_mm_unpacklo_epi16(z, h));
   hi = _mm_castsi128_ps(_mm_unpackhi_epi16(z, h));
 }
+AP_INLINE void load8_unscaled(const f16* p, v4& lo, v4& hi) {
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i top = _mm_and_si128(_mm_srai_epi16(h, 3), _mm_set1_epi16(static_cast<int16_t>(0x8fff)));
+  const __m128i low = _mm_slli_epi16(h, 13);
+  lo = _mm_castsi128_ps(_mm_unpacklo_epi16(low, top));
+  hi = _mm_castsi128_ps(_mm_unpackhi_epi16(low, top));
+}
 #else
+AP_INLINE void load8_unscaled(const f16* p, v4& lo, v4& hi) {
+  constexpr float kDown = 1.925929944387236e-34f;  // 2^-112: exact on every finite F16 value
+  lo = v4{{to_f32(p[0]) * kDown, to_f32(p[1]) * kDown, to_f32(p[2]) * kDown, to_f32(p[3]) * kDown}};
+  hi = v4{{to_f32(p[4]) * kDown, to_f32(p[5]) * kDown, to_f32(p[6]) * kDown, to_f32(p[7]) * kDown}};
+}
 AP_INLINE v4 load(const bf16* p) { return v4{{to_f32(p[0]), to_f32(p[1]), to_f32(p[2]), to_f32(p[3])}}; }
 AP_INLINE v4 load(const f16* p) { return v4{{to_f32(p[0]), to_f32(p[1]), to_f32(p[2]), to_f32(p[3])}}; }
 template <typename H>

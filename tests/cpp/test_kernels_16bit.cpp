@@ -225,3 +225,37 @@ TYPED_TEST(Kernels16, QkScoresEqualTheFloatKernelOnTheWidenedKeysAndTheReference
           }
       }
 }
+
+TEST(Kernels16Gemm, LargeActivationsKeepTheScaledWidening) {
+  // A decoding step reads F16 weights as 2^-112 times their floats against activations times 2^112
+  // (simd4.hpp's load8_unscaled), only while every |a| < 2^16. Here a = 70000 (and an infinity):
+  // 70000 * 2^112 would overflow, so the kernel must take the scaled path and still give the float
+  // kernel's bits: 70000 * 65504 = 4585280000 exactly in float's range (a hand check below).
+  const int kk = 19, n = 21;
+  ap::Rng rng{17};
+  auto a = random_floats(kk, rng);
+  auto b = random_16<f16>(static_cast<size_t>(kk) * n, rng);
+  a[3] = 70000.0f;
+  b[3 * n + 5] = f16{0x7BFF};  // 65504
+  for (int trial = 0; trial < 2; ++trial) {
+    if (trial == 1) a[7] = std::numeric_limits<float>::infinity();
+    const auto bf = widened(b);
+    std::vector<float> c16(n), c32(n);
+    k::gemm_tiled_f16(c16.data(), n, a.data(), kk, b.data(), n, nullptr, 1, kk, n);
+    k::gemm_tiled(c32.data(), n, a.data(), kk, bf.data(), n, nullptr, 1, kk, n);
+    for (int j = 0; j < n; ++j)
+      EXPECT_TRUE(same_bits(c16[j], c32[j]) || (std::isnan(c16[j]) && std::isnan(c32[j]))) << j;
+  }
+  EXPECT_EQ(70000.0f * 65504.0f, 4585280000.0f);
+  // The tied head's decoding step (one query row, d = 16): the same rule.
+  const int d = 16, m = 9;
+  auto q = random_floats(d, rng);
+  q[2] = -1.0e6f;
+  const auto keys = random_16<f16>(static_cast<size_t>(m) * d, rng);
+  const auto kf = widened(keys);
+  std::vector<float> s16(m), s32(m);
+  k::qk_scores_f16(s16.data(), m, q.data(), d, keys.data(), d, 1, m, d, 1.0f);
+  k::qk_scores(s32.data(), m, q.data(), d, kf.data(), d, 1, m, d, 1.0f);
+  for (int j = 0; j < m; ++j) EXPECT_TRUE(same_bits(s16[j], s32[j])) << j;
+  for (int j = 0; j < m; ++j) EXPECT_TRUE(std::isfinite(s16[j])) << j;
+}
