@@ -26,7 +26,8 @@ inline float bf16_to_float(bf16 h) {
 
 // Finite (neither infinity nor NaN): the exponent field not all ones. Only finite values are kept
 // as 16-bit weights (the loaders check), which is what lets the F16 kernels widen by one multiply.
-inline bool is_finite(f16 h) { return (h.bits & 0x7c00u) != 0x7c00u; }
-inline bool is_finite(bf16 h) { return (h.bits & 0x7f80u) != 0x7f80u; }
+constexpr uint16_t kF16Exponent = 0x7c00u, kBF16Exponent = 0x7f80u;  // the exponent fields
+inline bool is_finite(f16 h) { return (h.bits & kF16Exponent) != kF16Exponent; }
+inline bool is_finite(bf16 h) { return (h.bits & kBF16Exponent) != kBF16Exponent; }
 
 }  // namespace ap

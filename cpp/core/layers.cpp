@@ -72,11 +72,18 @@ void Weight::check_finite(const std::string& what) const {
     ap::check_finite(Mat::data(), static_cast<size_t>(Mat::size()), what);
     return;
   }
-  for (size_t i = 0; i < bits_.size(); ++i) {
-    const bool finite = stored() == Stored::F16 ? is_finite(f16{bits_[i]}) : is_finite(bf16{bits_[i]});
-    if (!finite)
+  // Every forward checks its weights (core/attention.cpp's check_matrix): one branch-free pass over
+  // the bits first, which the compiler vectorises (a value is not finite when its exponent field is
+  // all ones, base/half.hpp), and the search for the first such value only when there is one.
+  const uint16_t exponent = stored() == Stored::F16 ? kF16Exponent : kBF16Exponent;
+  const uint16_t* bits = bits_.data();
+  const size_t n = bits_.size();
+  unsigned any = 0;
+  for (size_t i = 0; i < n; ++i) any |= (bits[i] & exponent) == exponent;
+  if (!any) return;
+  for (size_t i = 0; i < n; ++i)
+    if ((bits[i] & exponent) == exponent)
       fail(what + " contains " + (std::isnan(value(i)) ? "NaN" : "Infinity") + " (at index " + std::to_string(i) + ")");
-  }
 }
 
 void softmax_rows(MatMap out, const MatMap& in) {
