@@ -6,7 +6,8 @@
 // save. The products are the same floats (widening is exact); only the order of summation may
 // differ, so every stage agrees within float rounding: |a - b| <= 1e-5 of the stage's largest value
 // (a sum of d products in float is within d * 2^-24 * sum |x w| of exact: 64 * 6e-8 < 1e-5 here,
-// and the tests of the kernels themselves hold them to that bound). Greedy ids are identical.
+// and the tests of the kernels themselves hold them to that bound). Greedy ids are identical. The
+// threaded module (ap_mt) keeps the same 16-bit weights and gives the single-thread module's bits.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,10 +24,11 @@ const folder = (name) => ({
 });
 const modelFile = (name) => new Uint8Array(readFileSync(join(ROOT, 'web/models', `${name}.safetensors`)));
 
-let ap;
+let ap, mt;
 beforeAll(async () => {
   ap = await load();
-});
+  mt = await load({ threads: 2 });
+}, 60_000);
 
 const BIG = /(^tok_emb$|\.w[qkvo]$|\.ffn\.w(1|2|_gate)$|^lm_head\.w$)/; // the Weights of cpp/core/model.hpp
 
@@ -125,4 +127,37 @@ test('the English decoder (an F16 file) against its own F32 save: same stages, s
   for (const x of [t16, t32, g16, g32]) x.dispose();
   m16.dispose();
   m32.dispose();
+});
+
+describe.each([
+  ['gpt2-tiny-f16', 'F16'],
+  ['bert-tiny-bf16', 'BF16'],
+])('%s on the threaded module', (name, dtype) => {
+  test('keeps the same 16-bit weights and gives the single-thread bits at every stage', async () => {
+    const m1 = await ap.loadPretrained(folder(name));
+    const m2 = await mt.loadPretrained(folder(name));
+    expectHeld(m2, dtype);
+    // 100 tokens: every product is big enough to be split over the two threads (kernels/dispatch.cpp).
+    const ids = Int32Array.from({ length: 100 }, (_, i) => (i * 37 + 5) % 90);
+    const t1 = m1.forward(ids);
+    const t2 = m2.forward(ids);
+    const stages = t1.stages();
+    expect(t2.stages()).toEqual(stages);
+    for (const s of stages) {
+      const opts = { stack: s.stack, layer: s.layer ?? undefined };
+      const a = t1.get(s.name, opts),
+        b = t2.get(s.name, opts);
+      expect(
+        Buffer.compare(
+          Buffer.from(b.buffer, b.byteOffset, b.byteLength),
+          Buffer.from(a.buffer, a.byteOffset, a.byteLength),
+        ),
+        `${s.stack} ${s.layer} ${s.name}`,
+      ).toBe(0);
+    }
+    t1.dispose();
+    t2.dispose();
+    m1.dispose();
+    m2.dispose();
+  });
 });
