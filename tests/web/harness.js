@@ -249,3 +249,17 @@ async function withBrowser(server, { httpErrors = false } = {}) {
   };
   return site;
 }
+
+/**
+ * Opens `path` on `site` (usePlayground's handle) at `viewport` and waits until the view `tag` has
+ * drawn (a view draws once near the window). `media`: page.emulateMedia options, set before it draws.
+ */
+export async function openView(site, path, tag, viewport, media = null) {
+  const opened = await site.open(path, { viewport });
+  const { page } = opened;
+  if (media) await page.emulateMedia(media);
+  await page.waitForSelector(tag);
+  await page.locator(tag).scrollIntoViewIfNeeded();
+  await page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 60_000 });
+  return opened;
+}

@@ -4,22 +4,14 @@
 //  2. reshape: the 19 row labels of Q no longer pile into each other.
 //  3. bert-gpt, general-form, block: no two labels of a map overlap (one thinning rule for all).
 import { describe, expect, test } from 'vitest';
-import { usePlayground } from './harness.js';
+import { openView as openShared, usePlayground } from './harness.js';
 
 const playground = usePlayground();
 const PHONE = { width: 375, height: 812 };
 const LAPTOP = { width: 1366, height: 900 };
 
-/** Opens `path` and waits until the view `tag` has drawn (it draws once near the window). */
-async function openView(path, tag, viewport) {
-  const opened = await playground.open(path, { viewport });
-  const { page } = opened;
-  await page.emulateMedia({ reducedMotion: 'reduce' }); // reshape's labels jump, not glide
-  await page.waitForSelector(tag);
-  await page.locator(tag).scrollIntoViewIfNeeded();
-  await page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 60_000 });
-  return opened;
-}
+// reshape's labels jump, not glide, with reduced motion
+const openView = (path, tag, viewport) => openShared(playground, path, tag, viewport, { reducedMotion: 'reduce' });
 
 // ---- overlap of drawn boxes -------------------------------------------------------------
 

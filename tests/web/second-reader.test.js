@@ -3,21 +3,13 @@
 //  1. softmax: on a phone the row's "weight (core)" column is on screen without scrolling sideways;
 //     at 1366 the "All weights" table is not cut.
 import { describe, expect, test } from 'vitest';
-import { usePlayground } from './harness.js';
+import { openView as openShared, usePlayground } from './harness.js';
 
 const playground = usePlayground();
 const PHONE = { width: 375, height: 812 };
 const LAPTOP = { width: 1366, height: 900 };
 
-/** Opens `path` and waits until the view `tag` has drawn (it draws once near the window). */
-async function openView(path, tag, viewport) {
-  const opened = await playground.open(path, { viewport });
-  const { page } = opened;
-  await page.waitForSelector(tag);
-  await page.locator(tag).scrollIntoViewIfNeeded();
-  await page.waitForFunction((t) => document.querySelector(t)?.dataset.rendered, tag, { timeout: 60_000 });
-  return opened;
-}
+const openView = (path, tag, viewport) => openShared(playground, path, tag, viewport);
 
 describe('1. the softmax tables', () => {
   // In the page: each column heading of the row's table, and how much of it its scroll box shows
