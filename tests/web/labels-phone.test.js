@@ -238,6 +238,34 @@ describe('3. no two labels of a map overlap', () => {
 
 // ---- 4. a box that scrolls sideways shows it ------------------------------------------
 
+describe("3b. a narrow map's index ticks stay inside it", () => {
+  // qkv at 375 px: 128 columns in about 200 px, ticks every 16; "0" was centred on column 0 and cut
+  // in half at the map's left edge.
+  test('qkv at 375 px: every upright index tick lies within its map, and the first one is "0"', async () => {
+    const { page, errors } = await openView('/#chapter=B', 'ap-qkv', PHONE);
+    const maps = await page.locator('ap-qkv').evaluate((w) =>
+      [...w.shadowRoot.querySelectorAll('ap-heatmap')].map((h) => {
+        const cols = h.shadowRoot.querySelector('.hm-cols');
+        const box = cols.getBoundingClientRect();
+        return [...cols.querySelectorAll('.hm-label.tick')].map((n) => {
+          const r = n.getBoundingClientRect();
+          return { text: n.textContent, left: r.left - box.left, right: r.right - box.right };
+        });
+      }),
+    );
+    const ticks = maps.filter((m) => m.length);
+    expect(ticks.length).toBeGreaterThan(0);
+    for (const m of ticks) {
+      expect(m[0].text).toBe('0');
+      for (const t of m) {
+        expect(t.left, t.text).toBeGreaterThanOrEqual(-0.5);
+        expect(t.right, t.text).toBeLessThanOrEqual(0.5);
+      }
+    }
+    expect(errors).toEqual([]);
+  });
+});
+
 describe('4. a sideways-scrolling box shows a shadow on the side with more', () => {
   // The mean grey level (0..255) of a screenshot of the page's region `clip`, decoded in the page.
   async function grey(page, clip) {

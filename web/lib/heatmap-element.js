@@ -378,7 +378,11 @@ export class ApHeatmap extends HTMLElement {
           text: m.colLabels ? m.colLabels[j].slice(0, 8) : String(j),
         });
         node.dataset.index = String(j);
-        node.style.left = `${j * cellW + cellW / 2 - (m.colLabels ? 2 : 0)}px`;
+        // An upright index is centred on its column, but kept inside the map: at a narrow map's left
+        // edge the "0" would otherwise be cut in half.
+        const half = m.colLabels ? 0 : textWidth(String(j)) / 2;
+        const centre = Math.min(Math.max(j * cellW + cellW / 2, half), m.cols * cellW - half);
+        node.style.left = `${m.colLabels ? j * cellW + cellW / 2 - 2 : centre}px`;
         node.style.transform = m.colLabels ? 'rotate(-45deg)' : 'translateX(-50%)';
         colNodes.push(node);
       }
