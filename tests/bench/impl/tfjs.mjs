@@ -29,10 +29,13 @@ export async function startTfjsWasm(tf, env, threads) {
   await tf.ready();
   const got = tf.wasm.getThreadsCount();
   // Seen in headless Chromium on a 2-core machine (hardwareConcurrency 2): the threaded binary starts,
-  // and getThreadsCount() says 1 whatever setThreadsCount asked.
+  // and getThreadsCount() says 1 whatever setThreadsCount asked: its thread pool is capped at half the
+  // logical cores (tfjs issues #4972 and #6081), so it needs 2N cores for N threads.
   if (got !== threads) {
     const cores =
-      typeof navigator === 'object' ? `, navigator.hardwareConcurrency ${navigator.hardwareConcurrency}` : '';
+      typeof navigator === 'object'
+        ? `, navigator.hardwareConcurrency ${navigator.hardwareConcurrency} (tfjs caps its pool at half the logical cores, tfjs issues #4972, #6081)`
+        : '';
     throw new Error(`tfjs-backend-wasm: asked for ${threads} threads, its getThreadsCount() says ${got}${cores}`);
   }
   return got;
