@@ -6,18 +6,11 @@
 import { ApWidget, define } from '../lib/widget.js';
 import { linePlot } from '../lib/plot.js';
 import { withEntry } from '../lib/view.js';
-import { el, errorText, fmt } from '../lib/dom.js';
+import { el, errorText, fmt, quotedWords } from '../lib/dom.js';
 import { StepPanel, layerFor, numsTable, textFor } from '../lib/view.js';
 
 const WHY_MODEL = 'trained:mlm';
 const WHY_TEXT = 'the cat near the dogs sleeps .';
-
-/** The first three distinct words a word tokenizer read as <unk> ("zebra", "emus" and 2 more). */
-function unknownWords({ pieces, unknown }) {
-  const words = [...new Set(unknown.map((i) => `"${pieces[i]}"`))];
-  const shown = words.slice(0, 3).join(', ');
-  return words.length > 3 ? `${shown} and ${words.length - 3} more` : shown;
-}
 const WHY_DEPTH = 6;
 import { runFor } from '../lib/runs.js';
 import { runSpec } from '../lib/state.js';
@@ -131,7 +124,7 @@ export class ApFfn extends ApWidget {
         : count > maxLen
           ? `it reads at most ${maxLen} tokens and your text is ${count}`
           : known.unknown.length
-            ? `its word list of ${model.config.vocabSize} tokens has no ${unknownWords(known)}`
+            ? `its word list of ${model.config.vocabSize} tokens has no ${quotedWords(known.pieces, known.unknown, 3)}`
             : '';
     const text = why ? WHY_TEXT : wanted;
     this.whyText.textContent = why

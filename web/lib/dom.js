@@ -268,3 +268,9 @@ export function errorText(err) {
   if (err && typeof err.coreMessage === 'string') return err.coreMessage;
   return err && err.message ? err.message : String(err);
 }
+
+/** The distinct words at positions `unknown` of `pieces`, quoted: the first `max`, then "and N more". */
+export function quotedWords(pieces, unknown, max = Infinity) {
+  const words = [...new Set(unknown.map((i) => `"${pieces[i]}"`))];
+  return words.length > max ? `${words.slice(0, max).join(', ')} and ${words.length - max} more` : words.join(', ');
+}

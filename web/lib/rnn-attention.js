@@ -3,6 +3,7 @@
 // and the small helpers both use: a trace's stages copied out (the trace freed at once) and the
 // one-line note about words the model's vocabulary does not have.
 import { getPlayground } from './module.js';
+import { quotedWords } from './dom.js';
 
 // The notes' alignment example (004), and its French as the model translates it.
 export const NOTES_SENTENCE = 'The agreement on the European Economic Area was signed in August 1992.';
@@ -51,6 +52,5 @@ export function stagesOf(trace, names) {
 /** "Not in the model's vocabulary (read as <unk>): ..." or '' when every word is known. */
 export function unknownNote(tokens, unknown, vocabSize) {
   if (!unknown || unknown.length === 0) return '';
-  const words = [...new Set(unknown.map((i) => `"${tokens[i]}"`))].join(', ');
-  return `Not in this toy model's vocabulary of ${vocabSize} words, so read as <unk>: ${words}. The numbers are still the core's; the translation of those words will be wrong.`;
+  return `Not in this toy model's vocabulary of ${vocabSize} words, so read as <unk>: ${quotedWords(tokens, unknown)}. The numbers are still the core's; the translation of those words will be wrong.`;
 }

@@ -2,7 +2,7 @@
 // output, what changed, click-to-explain) drawn into a container, the notes' presets of a
 // concept as buttons, and the layer / head a widget should show for a run.
 import './heatmap-element.js'; // defines <ap-heatmap>
-import { clamp, el, fmt, tokenText } from './dom.js';
+import { clamp, el, fmt, quotedWords, tokenText } from './dom.js';
 import { HeatmapPool } from './heatmap.js';
 import { renderTex } from './katex.js';
 import { explainBox } from './explain.js';
@@ -355,9 +355,7 @@ export function tokensWithin(entry, text) {
  */
 export function unknownWordsLine(pieces, unknown, vocabSize, n) {
   if (!unknown.length) return '';
-  const words = [...new Set(unknown.map((i) => `"${pieces[i]}"`))];
-  const shown = words.length > 6 ? `${words.slice(0, 6).join(', ')} and ${words.length - 6} more` : words.join(', ');
-  return `${unknown.length} of these ${n} tokens are not in this model's word list of ${vocabSize} and are read as <unk>, all with one shared vector (their labels end in "?"): ${shown}.`;
+  return `${unknown.length} of these ${n} tokens are not in this model's word list of ${vocabSize} and are read as <unk>, all with one shared vector (their labels end in "?"): ${quotedWords(pieces, unknown, 6)}.`;
 }
 
 /** Text to run a model-only view on: the page's text, or a preset's tokens. */
