@@ -1,5 +1,6 @@
 #include "core/layers.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -25,29 +26,59 @@ void linear(Mat& out, const Mat& in, const Weight& w, const Vec& b) {
   out.resize(n, m);
   if (n == 0) return;
   const float* bias = b.size() ? b.data() : nullptr;
+  if (w.panelled()) {
+    if (w.stored() == Stored::F16)
+      kernels::gemm_panels_f16(out.data(), m, in.data(), k, w.f16_data(), bias, n, k, m);
+    else
+      kernels::gemm_panels_bf16(out.data(), m, in.data(), k, w.bf16_data(), bias, n, k, m);
+    return;
+  }
   if (w.stored() == Stored::F16)
     kernels::gemm_tiled_f16(out.data(), m, in.data(), k, w.f16_data(), m, bias, n, k, m);
   else
     kernels::gemm_tiled_bf16(out.data(), m, in.data(), k, w.bf16_data(), m, bias, n, k, m);
 }
 
+size_t Weight::index_of(Eigen::Index r, Eigen::Index c) const {
+  if (!panelled_) return static_cast<size_t>(r * cols_ + c);
+  const Eigen::Index j0 = c / kernels::kPanel * kernels::kPanel;  // the panel's first column
+  const Eigen::Index w = std::min<Eigen::Index>(kernels::kPanel, cols_ - j0);
+  return static_cast<size_t>(j0 * rows_ + r * w + (c - j0));
+}
+
+void Weight::to_panels() {
+  if (!is_16bit() || panelled_) return;
+  std::vector<uint16_t> out(bits_.size());
+  panelled_ = true;
+  for (Eigen::Index r = 0; r < rows_; ++r)
+    for (Eigen::Index c = 0; c < cols_; ++c) out[index_of(r, c)] = bits_[static_cast<size_t>(r * cols_ + c)];
+  bits_.swap(out);
+}
+
 float Weight::value(size_t i) const {
+  auto at = [&](size_t i) {
+    return panelled_ ? index_of(static_cast<Eigen::Index>(i) / cols_, static_cast<Eigen::Index>(i) % cols_) : i;
+  };
   switch (stored()) {
     case Stored::F16:
-      return kernels::half_to_float(bits_[i]);
+      return kernels::half_to_float(bits_[at(i)]);
     case Stored::BF16:
-      return bf16_to_float(bf16{bits_[i]});
+      return bf16_to_float(bf16{bits_[at(i)]});
     default:
       return Mat::data()[i];
   }
 }
 
+// Row r is contiguous in each panel: one run of up to kPanel values a panel.
 void Weight::row_into(Eigen::Index r, float* out) const {
-  const size_t c = static_cast<size_t>(cols()), base = static_cast<size_t>(r) * c;
-  if (stored() == Stored::F16)
-    kernels::halves_to_floats(out, reinterpret_cast<const uint8_t*>(bits_.data() + base), c);
-  else
-    for (size_t j = 0; j < c; ++j) out[j] = value(base + j);
+  const Eigen::Index c = cols(), run = panelled() ? kernels::kPanel : c;
+  for (Eigen::Index j = 0; j < c; j += run) {
+    const size_t n = static_cast<size_t>(std::min(run, c - j)), at = is_16bit() ? index_of(r, j) : 0;
+    if (stored() == Stored::F16)
+      kernels::halves_to_floats(out + j, reinterpret_cast<const uint8_t*>(bits_.data() + at), n);
+    else
+      for (size_t t = 0; t < n; ++t) out[j + t] = value(static_cast<size_t>(r * c + j) + t);
+  }
 }
 
 Mat Weight::widened() const {
@@ -64,6 +95,7 @@ void Weight::widen() {
   bits_.clear();
   bits_.shrink_to_fit();
   stored_ = Stored::F32;
+  panelled_ = false;
   rows_ = cols_ = 0;
 }
 
@@ -81,8 +113,9 @@ void Weight::check_finite(const std::string& what) const {
   unsigned any = 0;
   for (size_t i = 0; i < n; ++i) any |= (bits[i] & exponent) == exponent;
   if (!any) return;
-  for (size_t i = 0; i < n; ++i)
-    if ((bits[i] & exponent) == exponent)
+  for (size_t i = 0; i < n; ++i)  // row-major order, whatever the layout
+    if ((bits[panelled_ ? index_of(static_cast<Eigen::Index>(i) / cols_, static_cast<Eigen::Index>(i) % cols_) : i] &
+         exponent) == exponent)
       fail(what + " contains " + (std::isnan(value(i)) ? "NaN" : "Infinity") + " (at index " + std::to_string(i) + ")");
 }
 

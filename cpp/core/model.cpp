@@ -201,6 +201,15 @@ void widen_weights(const ModelConfig& cfg, ModelWeights& w) {
 
 void Model::widen_weights() { ap::widen_weights(cfg_, w_); }
 
+void Model::pack_weights() {
+  walk_tensors(
+      cfg_, w_,
+      [](void* ctx, const TensorSlot& s) {
+        if (s.w && s.w != &static_cast<ModelWeights*>(ctx)->tok_emb) s.w->to_panels();
+      },
+      &w_);
+}
+
 size_t Model::weight_bytes() const {
   size_t bytes = 0;
   for (const NamedTensor& t : const_cast<Model*>(this)->named_tensors())

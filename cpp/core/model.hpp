@@ -139,6 +139,10 @@ class Model {
   NamedTensor named_tensor(const std::string& name);
   // Every Weight float32 (what training starts from).
   void widen_weights();
+  // Lays every 16-bit Weight but the token embeddings out in column panels (Weight::to_panels()):
+  // what a loader does once the values are in. The embeddings stay row-major: rows are looked up,
+  // and the tied head reads them as rows.
+  void pack_weights();
   // Bytes the weights take as held: 2 a value for a Weight kept at 16 bits, else 4.
   size_t weight_bytes() const;
   // Copies `length` finite values into that tensor (a Weight kept at 16 bits becomes float32);

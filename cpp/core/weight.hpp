@@ -13,12 +13,19 @@
 // floats (a view of the weights, pooled K/V heads, saving, training) widens it: widened() gives a
 // float copy, widen() turns it into float32 for good (what Model::named_tensor() and set_tensor(),
 // and the trainer, do).
+//
+// Its values are row-major as the file stored them until to_panels() (Model::pack_weights(), after
+// loading, on every Weight but the token embeddings) lays them out in column panels of
+// kernels::kPanel columns (kernels/gemm.hpp): a decoding step then reads each linear layer's
+// weights as sequential streams. value(), row_into(), widened() and check_finite() read either
+// layout and speak of row-major positions; the layout changes no number.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "base/half.hpp"
 #include "base/tensor.hpp"
+#include "kernels/gemm.hpp"
 
 namespace ap {
 
@@ -69,11 +76,18 @@ class Weight : public Mat {
     cols_ = cols;
     bits_.assign(static_cast<size_t>(rows * cols), 0);
     bits_.shrink_to_fit();
+    panelled_ = false;
   }
+  // The row-major values, for a loader to fill (before to_panels()).
   uint16_t* bits() { return bits_.data(); }
   const uint16_t* bits() const { return bits_.data(); }
   const f16* f16_data() const { return reinterpret_cast<const f16*>(bits_.data()); }
   const bf16* bf16_data() const { return reinterpret_cast<const bf16*>(bits_.data()); }
+
+  // 16-bit values from row-major into column panels (kernels::gemm_panels_f16's B); nothing to do
+  // for float32 or when already done.
+  void to_panels();
+  bool panelled() const { return is_16bit() && panelled_; }
 
   // Value i (row-major) as a float, whatever the storage.
   float value(size_t i) const;
@@ -92,10 +106,14 @@ class Weight : public Mat {
       bits_.clear();
       bits_.shrink_to_fit();
       stored_ = Stored::F32;
+      panelled_ = false;
     }
   }
+  // Where value (r, c) is in bits_.
+  size_t index_of(Eigen::Index r, Eigen::Index c) const;
 
   Stored stored_ = Stored::F32;
+  bool panelled_ = false;
   Eigen::Index rows_ = 0, cols_ = 0;
   std::vector<uint16_t> bits_;
 };

@@ -710,6 +710,7 @@ std::unique_ptr<Model> HfLoader::finish() {
   } catch (const Error& e) {
     fail(m.file + ": " + e.what());
   }
+  m.model->pack_weights();
   return std::move(m.model);
 }
 

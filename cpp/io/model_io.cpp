@@ -347,6 +347,7 @@ Model load_model(const uint8_t* bytes, size_t size) {
   finish_reading(st, expected,
                  std::string("(not part of a ") + to_string(cfg.arch) + " model with this config; wrong file?)",
                  model.mutable_metadata());
+  model.pack_weights();
   return model;
 }
 

@@ -37,6 +37,8 @@ KernelTable& active() {
                            nullptr,
                            nullptr,
                            nullptr,
+                           nullptr,
+                           nullptr,
                            nullptr};
 #else
   // The 16-bit entries read back through a volatile: nothing else writes them, and clang would
@@ -50,7 +52,9 @@ KernelTable& active() {
                            opaque(impl::gemm_tiled_f16),
                            opaque(impl::gemm_tiled_bf16),
                            opaque(impl::qk_scores_f16),
-                           opaque(impl::qk_scores_bf16)};
+                           opaque(impl::qk_scores_bf16),
+                           opaque(impl::gemm_panels_f16),
+                           opaque(impl::gemm_panels_bf16)};
 #endif
   return table;
 }
@@ -126,6 +130,28 @@ void gemm_split(GemmRun<B> run, float* c, int ldc, const float* a, int lda, cons
   if (!split) run(c, ldc, a, lda, b, ldb, bias, m, k, n, accumulate);
 }
 
+// Panelled B (gemm.hpp): split over whole panels, each part the same kernel on its own panels.
+template <typename B>
+using PanelsRun = void (*)(float*, int, const float*, int, const B*, const float*, int, int, int, bool);
+
+template <typename B>
+void panels_split(PanelsRun<B> run, float* c, int ldc, const float* a, int lda, const B* b, const float* bias, int m,
+                  int k, int n, bool accumulate) {
+  const int panels = (n + kPanel - 1) / kPanel;
+  const int parts = parts_for(static_cast<double>(m) * n * (k > 0 ? k : 1), panels, 1);
+  if (parts < 2) {
+    run(c, ldc, a, lda, b, bias, m, k, n, accumulate);
+    return;
+  }
+  parallel_for(parts, [&](int t) {
+    const int p0 = split_at(panels, parts, 1, t), p1 = split_at(panels, parts, 1, t + 1);
+    if (p1 <= p0) return;
+    const int j0 = p0 * kPanel, j1 = p1 * kPanel < n ? p1 * kPanel : n;
+    run(c + j0, ldc, a, lda, b + static_cast<long>(j0) * (k > 0 ? k : 0), bias ? bias + j0 : nullptr, m, k, j1 - j0,
+        accumulate);
+  });
+}
+
 template <typename K>
 using ScoresRun = void (*)(float*, int, const float*, int, const K*, int, int, int, int, float);
 
@@ -159,6 +185,15 @@ void gemm_tiled_f16(float* c, int ldc, const float* a, int lda, const f16* b, in
 void gemm_tiled_bf16(float* c, int ldc, const float* a, int lda, const bf16* b, int ldb, const float* bias, int m,
                      int k, int n, bool accumulate) {
   gemm_split(active().gemm_tiled_bf16, c, ldc, a, lda, b, ldb, bias, m, k, n, accumulate);
+}
+
+void gemm_panels_f16(float* c, int ldc, const float* a, int lda, const f16* b, const float* bias, int m, int k, int n,
+                     bool accumulate) {
+  panels_split(active().gemm_panels_f16, c, ldc, a, lda, b, bias, m, k, n, accumulate);
+}
+void gemm_panels_bf16(float* c, int ldc, const float* a, int lda, const bf16* b, const float* bias, int m, int k, int n,
+                      bool accumulate) {
+  panels_split(active().gemm_panels_bf16, c, ldc, a, lda, b, bias, m, k, n, accumulate);
 }
 
 void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
@@ -230,6 +265,14 @@ void gemm_tiled_f16(float* c, int ldc, const float* a, int lda, const f16* b, in
 void gemm_tiled_bf16(float* c, int ldc, const float* a, int lda, const bf16* b, int ldb, const float* bias, int m,
                      int k, int n, bool accumulate) {
   active().gemm_tiled_bf16(c, ldc, a, lda, b, ldb, bias, m, k, n, accumulate);
+}
+void gemm_panels_f16(float* c, int ldc, const float* a, int lda, const f16* b, const float* bias, int m, int k, int n,
+                     bool accumulate) {
+  active().gemm_panels_f16(c, ldc, a, lda, b, bias, m, k, n, accumulate);
+}
+void gemm_panels_bf16(float* c, int ldc, const float* a, int lda, const bf16* b, const float* bias, int m, int k, int n,
+                      bool accumulate) {
+  active().gemm_panels_bf16(c, ldc, a, lda, b, bias, m, k, n, accumulate);
 }
 void qk_scores_f16(float* scores, int ld_s, const float* q, int ld_q, const f16* k, int ld_k, int n, int m, int d_k,
                    float alpha) {

@@ -30,6 +30,16 @@ void gemm_tiled_f16(float* c, int ldc, const float* a, int lda, const f16* b, in
                     int n, bool accumulate = false);
 void gemm_tiled_bf16(float* c, int ldc, const float* a, int lda, const bf16* b, int ldb, const float* bias, int m,
                      int k, int n, bool accumulate = false);
+// The same products with B in column panels, the layout a model keeps its 16-bit linear weights in
+// (core/weight.hpp): panel p holds columns [kPanel p, kPanel p + w) of the (k x n) matrix as k rows
+// of w contiguous values, w = kPanel for every panel but the last (the n % kPanel columns left).
+// A decoding step (m = 1) then reads each panel as one sequential stream. The same sums in the same
+// order: bit for bit gemm_tiled_f16 / _bf16 on the row-major matrix.
+constexpr int kPanel = 32;
+void gemm_panels_f16(float* c, int ldc, const float* a, int lda, const f16* b, const float* bias, int m, int k, int n,
+                     bool accumulate = false);
+void gemm_panels_bf16(float* c, int ldc, const float* a, int lda, const bf16* b, const float* bias, int m, int k, int n,
+                      bool accumulate = false);
 void gemm_ref_f16(float* c, const float* a, const f16* b, const float* bias, int m, int k, int n);
 void gemm_ref_bf16(float* c, const float* a, const bf16* b, const float* bias, int m, int k, int n);
 

@@ -21,6 +21,11 @@ void gemm_tiled_f16(float* c, int ldc, const float* a, int lda, const f16* b, in
                     int n, bool accumulate);
 void gemm_tiled_bf16(float* c, int ldc, const float* a, int lda, const bf16* b, int ldb, const float* bias, int m,
                      int k, int n, bool accumulate);
+// The same on B in column panels of kPanel (gemm.hpp).
+void gemm_panels_f16(float* c, int ldc, const float* a, int lda, const f16* b, const float* bias, int m, int k, int n,
+                     bool accumulate);
+void gemm_panels_bf16(float* c, int ldc, const float* a, int lda, const bf16* b, const float* bias, int m, int k, int n,
+                      bool accumulate);
 void qk_scores_f16(float* scores, int ld_s, const float* q, int ld_q, const f16* k, int ld_k, int n, int m, int d_k,
                    float alpha);
 void qk_scores_bf16(float* scores, int ld_s, const float* q, int ld_q, const bf16* k, int ld_k, int n, int m, int d_k,
@@ -47,6 +52,8 @@ struct KernelTable {
   decltype(&impl::gemm_tiled_bf16) gemm_tiled_bf16;
   decltype(&impl::qk_scores_f16) qk_scores_f16;
   decltype(&impl::qk_scores_bf16) qk_scores_bf16;
+  decltype(&impl::gemm_panels_f16) gemm_panels_f16;
+  decltype(&impl::gemm_panels_bf16) gemm_panels_bf16;
 };
 
 }  // namespace ap::kernels

@@ -174,6 +174,63 @@ TYPED_TEST(Kernels16, GemmEqualsTheFloatKernelOnTheWidenedMatrixAndTheReference)
       }
 }
 
+// B (k x n, row-major) laid out in column panels as gemm.hpp describes them, written out here from
+// that description: panel j0 (a multiple of 32) holds columns j0 .. j0 + w - 1, w = min(32, n - j0),
+// as k rows of w values, starting at j0 * k.
+template <typename H>
+std::vector<H> to_panels(const std::vector<H>& b, int kk, int n) {
+  std::vector<H> out(b.size());
+  for (int j0 = 0; j0 < n; j0 += 32) {
+    const int w = n - j0 < 32 ? n - j0 : 32;
+    for (int r = 0; r < kk; ++r)
+      for (int c = 0; c < w; ++c)
+        out[static_cast<size_t>(j0) * kk + static_cast<size_t>(r) * w + c] = b[static_cast<size_t>(r) * n + j0 + c];
+  }
+  return out;
+}
+
+void gemm16_panels(float* c, int ldc, const float* a, int lda, const f16* b, const float* bias, int m, int kk, int n,
+                   bool acc) {
+  k::gemm_panels_f16(c, ldc, a, lda, b, bias, m, kk, n, acc);
+}
+void gemm16_panels(float* c, int ldc, const float* a, int lda, const bf16* b, const float* bias, int m, int kk, int n,
+                   bool acc) {
+  k::gemm_panels_bf16(c, ldc, a, lda, b, bias, m, kk, n, acc);
+}
+
+TYPED_TEST(Kernels16, PanelledGemmIsTheRowMajorKernelBitForBit) {
+  using H = TypeParam;
+  ap::Rng rng{23};
+  // Rows 1 (a decoding step: whole panels as strips, the narrower last panel by the row-major
+  // matrix-vector code) and more (the tiles on each panel); widths below, at and across 32.
+  for (int m : {1, 2, 9, 70})
+    for (int kk : {1, 17, 300})
+      for (int n : {1, 31, 32, 33, 70, 96})
+        for (bool acc : {false, true}) {
+          SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(kk) + "x" + std::to_string(n) + (acc ? " +=" : ""));
+          const auto a = random_floats(static_cast<size_t>(m) * kk, rng), bias = random_floats(n, rng);
+          const auto b = random_16<H>(static_cast<size_t>(kk) * n, rng);
+          const auto c0 = random_floats(static_cast<size_t>(m) * n, rng);
+          std::vector<float> rows = c0, panels = c0;
+          gemm16(rows.data(), n, a.data(), kk, b.data(), n, acc ? nullptr : bias.data(), m, kk, n, acc);
+          gemm16_panels(panels.data(), n, a.data(), kk, to_panels(b, kk, n).data(), acc ? nullptr : bias.data(), m, kk,
+                        n, acc);
+          int differ = 0;
+          for (size_t i = 0; i < rows.size(); ++i) differ += !same_bits(rows[i], panels[i]);
+          EXPECT_EQ(differ, 0);
+        }
+  // A decoding step with an activation too large for the unscaled F16 reads (|a| >= 2^16): the
+  // scaled path, still the same bits.
+  const int kk = 40, n = 70;
+  auto a = random_floats(kk, rng);
+  a[5] = 70000.0f;
+  const auto b = random_16<H>(static_cast<size_t>(kk) * n, rng);
+  std::vector<float> rows(n), panels(n);
+  gemm16(rows.data(), n, a.data(), kk, b.data(), n, nullptr, 1, kk, n);
+  gemm16_panels(panels.data(), n, a.data(), kk, to_panels(b, kk, n).data(), nullptr, 1, kk, n, false);
+  for (int j = 0; j < n; ++j) EXPECT_TRUE(same_bits(rows[j], panels[j])) << j;
+}
+
 TYPED_TEST(Kernels16, GemmStridedAccumulateAddsOntoCAndLeavesOtherColumnsAlone) {
   using H = TypeParam;
   ap::Rng rng{11};

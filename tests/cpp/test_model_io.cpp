@@ -454,3 +454,38 @@ TEST(ModelIo, TokenizerJsonModelInF16RoundTripsAndNeedsTheReader) {
   // The loaded model saves to the same bytes (the tokenizer.json travels unchanged).
   EXPECT_EQ(ap::save_model(r, true), file);
 }
+
+// A 16-bit Weight laid out in column panels (Model::pack_weights after loading, core/weight.hpp):
+// where each value goes, written out from kernels/gemm.hpp's description, and every reader (value,
+// row_into, widened, check_finite's index) still speaking of row-major positions.
+TEST(Weight16, PanelsKeepEveryValueAndItsRowMajorPosition) {
+  const int rows = 3, cols = 70;  // panels of 32, 32 and 6 columns
+  ap::Weight w;
+  w.hold_16bit(ap::Stored::F16, rows, cols);
+  std::vector<float> want(static_cast<size_t>(rows) * cols);
+  for (int i = 0; i < rows * cols; ++i) {
+    w.bits()[i] = ap::float_to_half(static_cast<float>(i) / 64.0f);  // exact in F16: i / 64, i < 210
+    want[static_cast<size_t>(i)] = static_cast<float>(i) / 64.0f;
+  }
+  w.to_panels();
+  ASSERT_TRUE(w.panelled());
+  // Value (r, c) of panel j0 = 32 (c / 32) sits at j0 * rows + r * width + (c - j0).
+  EXPECT_EQ(w.bits()[0], ap::float_to_half(want[0]));                                   // (0, 0)
+  EXPECT_EQ(w.bits()[1 * 32 + 5], ap::float_to_half(want[1 * cols + 5]));               // (1, 5), panel 0
+  EXPECT_EQ(w.bits()[32 * rows + 2 * 32 + 1], ap::float_to_half(want[2 * cols + 33]));  // (2, 33), panel 1
+  EXPECT_EQ(w.bits()[64 * rows + 1 * 6 + 5], ap::float_to_half(want[1 * cols + 69]));   // (1, 69), the last, 6 wide
+  for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(w.value(i), want[i]) << i;
+  std::vector<float> row(cols);
+  for (int r = 0; r < rows; ++r) {
+    w.row_into(r, row.data());
+    for (int c = 0; c < cols; ++c) ASSERT_EQ(row[static_cast<size_t>(c)], want[static_cast<size_t>(r) * cols + c]);
+  }
+  const ap::Mat m = w.widened();
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) ASSERT_EQ(m(r, c), want[static_cast<size_t>(r) * cols + c]);
+  w.bits()[32 * rows + 2 * 32 + 1] = 0x7e00;  // a NaN at (2, 33): row-major index 2 * 70 + 33 = 173
+  EXPECT_MENTIONS(error_of([&] { w.check_finite("weight 'w'"); }), "weight 'w' contains NaN (at index 173)");
+  w.widen();  // float32 from here: the values as they were
+  EXPECT_FALSE(w.panelled());
+  EXPECT_EQ(w(1, 69), want[1 * cols + 69]);
+}

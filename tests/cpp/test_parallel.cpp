@@ -128,6 +128,25 @@ TEST(Parallel, SixteenBitGemmAndScoresSameNumbersForAnyThreadCount) {
           },
           bf ? "gemm_tiled_bf16" : "gemm_tiled_f16");
     }
+  // Linear weights in column panels (gemm.hpp; the values' layout does not matter for this check):
+  // split over whole panels, a decoding step's and a prompt's shapes, with a narrower last panel.
+  const int panelled[][3] = {{1, 768, 2304}, {1, 3072, 790}, {64, 300, 1000}};
+  for (bool bf : {false, true})
+    for (const auto& s : panelled) {
+      const int m = s[0], kk = s[1], n = s[2];
+      const auto a = random_vec(static_cast<size_t>(m) * kk, rng), bias = random_vec(static_cast<size_t>(n), rng);
+      const auto b = random_16bit(static_cast<size_t>(kk) * n, rng, bf);
+      expect_same_for_threads(
+          static_cast<size_t>(m) * n,
+          [&](float* c) {
+            if (bf)
+              k::gemm_panels_bf16(c, n, a.data(), kk, reinterpret_cast<const ap::bf16*>(b.data()), bias.data(), m, kk,
+                                  n);
+            else
+              k::gemm_panels_f16(c, n, a.data(), kk, reinterpret_cast<const ap::f16*>(b.data()), bias.data(), m, kk, n);
+          },
+          bf ? "gemm_panels_bf16" : "gemm_panels_f16");
+    }
   // The tied head: query rows against many 16-bit embedding rows.
   const int heads[][3] = {{1, 5003, 64}, {64, 2000, 96}, {7, 3001, 40}};  // n, m, d
   for (bool bf : {false, true})
