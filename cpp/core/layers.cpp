@@ -26,7 +26,7 @@ void linear(Mat& out, const Mat& in, const Weight& w, const Vec& b) {
   out.resize(n, m);
   if (n == 0) return;
   const float* bias = b.size() ? b.data() : nullptr;
-  if (w.panelled()) {
+  if (w.layout() == Layout::Panels) {
     if (w.stored() == Stored::F16)
       kernels::gemm_panels_f16(out.data(), m, in.data(), k, w.f16_data(), bias, n, k, m);
     else
@@ -40,16 +40,29 @@ void linear(Mat& out, const Mat& in, const Weight& w, const Vec& b) {
 }
 
 size_t Weight::index_of(Eigen::Index r, Eigen::Index c) const {
-  if (!panelled_) return static_cast<size_t>(r * cols_ + c);
-  const Eigen::Index j0 = c / kernels::kPanel * kernels::kPanel;  // the panel's first column
-  const Eigen::Index w = std::min<Eigen::Index>(kernels::kPanel, cols_ - j0);
-  return static_cast<size_t>(j0 * rows_ + r * w + (c - j0));
+  switch (layout_) {
+    case Layout::Panels: {
+      const Eigen::Index j0 = c / kernels::kPanel * kernels::kPanel;  // the panel's first column
+      const Eigen::Index w = std::min<Eigen::Index>(kernels::kPanel, cols_ - j0);
+      return static_cast<size_t>(j0 * rows_ + r * w + (c - j0));
+    }
+    case Layout::KeyBlocks: {
+      constexpr Eigen::Index B = kernels::kKeyBlock;
+      if (r >= rows_ / B * B) break;  // after the last whole block: row-major
+      const Eigen::Index block = r / B * B * cols_, i = r % B, d8 = cols_ / 8 * 8;
+      return static_cast<size_t>(c < d8 ? block + (c / 8) * 8 * B + i * 8 + c % 8
+                                        : block + d8 * B + i * (cols_ - d8) + (c - d8));
+    }
+    default:
+      break;
+  }
+  return static_cast<size_t>(r * cols_ + c);
 }
 
-void Weight::to_panels() {
-  if (!is_16bit() || panelled_) return;
+void Weight::lay_out(Layout to) {
+  if (!is_16bit() || layout_ != Layout::RowMajor || to == Layout::RowMajor) return;
   std::vector<uint16_t> out(bits_.size());
-  panelled_ = true;
+  layout_ = to;
   for (Eigen::Index r = 0; r < rows_; ++r)
     for (Eigen::Index c = 0; c < cols_; ++c) out[index_of(r, c)] = bits_[static_cast<size_t>(r * cols_ + c)];
   bits_.swap(out);
@@ -57,7 +70,9 @@ void Weight::to_panels() {
 
 float Weight::value(size_t i) const {
   auto at = [&](size_t i) {
-    return panelled_ ? index_of(static_cast<Eigen::Index>(i) / cols_, static_cast<Eigen::Index>(i) % cols_) : i;
+    return layout_ != Layout::RowMajor
+               ? index_of(static_cast<Eigen::Index>(i) / cols_, static_cast<Eigen::Index>(i) % cols_)
+               : i;
   };
   switch (stored()) {
     case Stored::F16:
@@ -69,9 +84,13 @@ float Weight::value(size_t i) const {
   }
 }
 
-// Row r is contiguous in each panel: one run of up to kPanel values a panel.
+// Row r as runs of contiguous values: the whole row (row-major), up to kPanel values a panel, or
+// 8 values a step of a key block (then its last cols % 8).
 void Weight::row_into(Eigen::Index r, float* out) const {
-  const Eigen::Index c = cols(), run = panelled() ? kernels::kPanel : c;
+  const Eigen::Index c = cols();
+  const Layout lay = layout();
+  const bool in_block = lay == Layout::KeyBlocks && r < rows_ / kernels::kKeyBlock * kernels::kKeyBlock;
+  const Eigen::Index run = lay == Layout::Panels ? kernels::kPanel : in_block ? 8 : c;
   for (Eigen::Index j = 0; j < c; j += run) {
     const size_t n = static_cast<size_t>(std::min(run, c - j)), at = is_16bit() ? index_of(r, j) : 0;
     if (stored() == Stored::F16)
@@ -95,7 +114,7 @@ void Weight::widen() {
   bits_.clear();
   bits_.shrink_to_fit();
   stored_ = Stored::F32;
-  panelled_ = false;
+  layout_ = Layout::RowMajor;
   rows_ = cols_ = 0;
 }
 
@@ -114,7 +133,9 @@ void Weight::check_finite(const std::string& what) const {
   for (size_t i = 0; i < n; ++i) any |= (bits[i] & exponent) == exponent;
   if (!any) return;
   for (size_t i = 0; i < n; ++i)  // row-major order, whatever the layout
-    if ((bits[panelled_ ? index_of(static_cast<Eigen::Index>(i) / cols_, static_cast<Eigen::Index>(i) % cols_) : i] &
+    if ((bits[layout_ != Layout::RowMajor
+                  ? index_of(static_cast<Eigen::Index>(i) / cols_, static_cast<Eigen::Index>(i) % cols_)
+                  : i] &
          exponent) == exponent)
       fail(what + " contains " + (std::isnan(value(i)) ? "NaN" : "Infinity") + " (at index " + std::to_string(i) + ")");
 }

@@ -205,7 +205,11 @@ void Model::pack_weights() {
   walk_tensors(
       cfg_, w_,
       [](void* ctx, const TensorSlot& s) {
-        if (s.w && s.w != &static_cast<ModelWeights*>(ctx)->tok_emb) s.w->to_panels();
+        if (!s.w) return;
+        if (s.w == &static_cast<ModelWeights*>(ctx)->tok_emb)
+          s.w->to_key_blocks();  // looked up by row; the tied head's keys
+        else
+          s.w->to_panels();  // a linear layer's W
       },
       &w_);
 }
@@ -314,10 +318,13 @@ void lm_head(const Mat& last, const ModelWeights& w, const ModelConfig& cfg, Tra
   if (cfg.tied_head) {
     // logits(i, v) = h_i . tok_emb_v: the scores kernel (rows of one matrix against rows of another).
     const Weight& e = w.tok_emb;
+    const bool blocks = e.layout() == Layout::KeyBlocks;
     if (e.stored() == Stored::F16)  // kept at 16 bits: widened in the kernel's registers
-      kernels::qk_scores_f16(logits.data(), V, h->data(), d, e.f16_data(), d, n, V, d);
+      (blocks ? kernels::qk_scores_blocks_f16 : kernels::qk_scores_f16)(logits.data(), V, h->data(), d, e.f16_data(), d,
+                                                                        n, V, d, 1.0f);
     else if (e.stored() == Stored::BF16)
-      kernels::qk_scores_bf16(logits.data(), V, h->data(), d, e.bf16_data(), d, n, V, d);
+      (blocks ? kernels::qk_scores_blocks_bf16 : kernels::qk_scores_bf16)(logits.data(), V, h->data(), d, e.bf16_data(),
+                                                                          d, n, V, d, 1.0f);
     else
       kernels::qk_scores(logits.data(), V, h->data(), d, e.data(), d, n, V, d);
     if (cfg.head_bias) logits.rowwise() += w.lm_head_b;

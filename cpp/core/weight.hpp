@@ -14,22 +14,26 @@
 // float copy, widen() turns it into float32 for good (what Model::named_tensor() and set_tensor(),
 // and the trainer, do).
 //
-// Its values are row-major as the file stored them until to_panels() (Model::pack_weights(), after
-// loading, on every Weight but the token embeddings) lays them out in column panels of
-// kernels::kPanel columns (kernels/gemm.hpp): a decoding step then reads each linear layer's
-// weights as sequential streams. value(), row_into(), widened() and check_finite() read either
-// layout and speak of row-major positions; the layout changes no number.
+// Its values are row-major as the file stored them until Model::pack_weights(), after loading, lays
+// them out for the kernel that reads them, so that a decoding step reads each matrix as one
+// sequential stream: to_panels() for a linear layer's W (column panels of kernels::kPanel columns,
+// kernels/gemm.hpp), to_key_blocks() for the token embeddings (blocks of kernels::kKeyBlock rows,
+// the tied head's keys, kernels/attention.hpp). value(), row_into(), widened() and check_finite()
+// read any layout and speak of row-major positions; the layout changes no number.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "base/half.hpp"
 #include "base/tensor.hpp"
+#include "kernels/attention.hpp"
 #include "kernels/gemm.hpp"
 
 namespace ap {
 
 enum class Stored : uint8_t { F32, F16, BF16 };
+// How a 16-bit Weight's values are laid out (see above).
+enum class Layout : uint8_t { RowMajor, Panels, KeyBlocks };
 
 class Weight : public Mat {
  public:
@@ -76,7 +80,7 @@ class Weight : public Mat {
     cols_ = cols;
     bits_.assign(static_cast<size_t>(rows * cols), 0);
     bits_.shrink_to_fit();
-    panelled_ = false;
+    layout_ = Layout::RowMajor;
   }
   // The row-major values, for a loader to fill (before to_panels()).
   uint16_t* bits() { return bits_.data(); }
@@ -84,10 +88,11 @@ class Weight : public Mat {
   const f16* f16_data() const { return reinterpret_cast<const f16*>(bits_.data()); }
   const bf16* bf16_data() const { return reinterpret_cast<const bf16*>(bits_.data()); }
 
-  // 16-bit values from row-major into column panels (kernels::gemm_panels_f16's B); nothing to do
-  // for float32 or when already done.
-  void to_panels();
-  bool panelled() const { return is_16bit() && panelled_; }
+  // 16-bit row-major values into column panels (kernels::gemm_panels_f16's B), or into key blocks
+  // (kernels::qk_scores_blocks_f16's K); nothing to do for float32 or a laid-out Weight.
+  void to_panels() { lay_out(Layout::Panels); }
+  void to_key_blocks() { lay_out(Layout::KeyBlocks); }
+  Layout layout() const { return is_16bit() ? layout_ : Layout::RowMajor; }
 
   // Value i (row-major) as a float, whatever the storage.
   float value(size_t i) const;
@@ -106,14 +111,15 @@ class Weight : public Mat {
       bits_.clear();
       bits_.shrink_to_fit();
       stored_ = Stored::F32;
-      panelled_ = false;
+      layout_ = Layout::RowMajor;
     }
   }
+  void lay_out(Layout to);
   // Where value (r, c) is in bits_.
   size_t index_of(Eigen::Index r, Eigen::Index c) const;
 
   Stored stored_ = Stored::F32;
-  bool panelled_ = false;
+  Layout layout_ = Layout::RowMajor;
   Eigen::Index rows_ = 0, cols_ = 0;
   std::vector<uint16_t> bits_;
 };

@@ -427,12 +427,132 @@ AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k,
 
 }  // namespace
 
+// ---- keys in blocks of kKeyBlock (attention.hpp) -------------------------------------------------
+
+namespace {
+
+// Where key i of a whole block starts its d % 8 last values, after the block's d / 8 steps.
+template <typename KT>
+AP_INLINE const KT* block_tail(const KT* block, int i, int d) {
+  const int d8 = d / 8 * 8;
+  return block + static_cast<long>(d8) * kKeyBlock + static_cast<long>(i) * (d - d8);
+}
+
+// One query row against whole key blocks: qk_dot_tile<1, 8>'s sums, step by step, with the 8 keys
+// of a step read as 64 consecutive values.
+template <typename KT, bool Unscaled>
+AP_NOINLINE void qk_blocks_row(float* s, const float* q, const KT* k, int blocks, int d, float alpha) {
+  const int d8 = d / 8 * 8;
+  for (int b = 0; b < blocks; ++b) {
+    const KT* block = k + static_cast<long>(b) * kKeyBlock * d;
+    v4 acc[kKeyBlock];
+    for (int i = 0; i < kKeyBlock; ++i) acc[i] = zero();
+    const KT* kp = block;
+    for (int p = 0; p < d8; p += 8, kp += 8 * kKeyBlock) {
+      v4 qlo, qhi;
+      load8(q + p, qlo, qhi);
+      for (int i = 0; i < kKeyBlock; ++i) {
+        v4 klo, khi;
+        if constexpr (Unscaled)
+          load8_unscaled(kp + 8 * i, klo, khi);
+        else
+          load8(kp + 8 * i, klo, khi);
+        acc[i] = madd(qhi, khi, madd(qlo, klo, acc[i]));
+      }
+    }
+    for (int i = 0; i < kKeyBlock; ++i) {
+      const KT* tail = block_tail(block, i, d);  // as qk_dot_tile: one 4-wide step, then one by one
+      int p = d8;
+      if (p + 4 <= d) {
+        acc[i] = madd(load(q + p), load(tail), acc[i]);
+        p += 4;
+      }
+      float rest = 0.0f;
+      for (; p < d; ++p) rest += q[p] * to_f32(tail[p - d8]);
+      s[b * kKeyBlock + i] = (hsum(acc[i]) + rest) * alpha;
+    }
+  }
+}
+
+// Keys `first` .. first + 3 of a whole block, widened into 4 row-major float rows of d (as
+// widen_keys does for row-major keys).
+template <typename KT>
+AP_NOINLINE void widen_block_keys(float* out, const KT* block, int first, int d) {
+  const int d8 = d / 8 * 8;
+  for (int i = 0; i < 4; ++i) {
+    const int key = first + i;
+    float* oi = out + static_cast<long>(i) * d;
+    const KT* kp = block + 8 * key;
+    for (int p = 0; p < d8; p += 8, kp += 8 * kKeyBlock) {
+      v4 lo, hi;
+      load8(kp, lo, hi);
+      store(oi + p, lo);
+      store(oi + p + 4, hi);
+    }
+    const KT* tail = block_tail(block, key, d);
+    for (int p = d8; p < d; ++p) oi[p] = to_f32(tail[p - d8]);
+  }
+}
+
+template <typename KT>
+void qk_scores_rows(float* scores, int ld_s, const float* q, int ld_q, const KT* k, int ld_k, int n, int m, int d_k,
+                    float alpha);
+
+template <typename KT>
+void qk_scores_blocks(float* scores, int ld_s, const float* q, int ld_q, const KT* k, int n, int m, int d,
+                      float alpha) {
+  const int blocks = m / kKeyBlock, whole = blocks * kKeyBlock;
+  if (n == 1) {
+    bool done = false;
+    if constexpr (std::is_same_v<KT, f16>) {
+      if (d % 8 == 0 && d <= kWidenD) {  // as qk_scores_any: the query scaled once, the keys unscaled
+        alignas(16) float scaled[kWidenD];
+        bool small = true;
+        for (int p = 0; p < d; ++p) {
+          small &= q[p] < kUnscaledMaxA && q[p] > -kUnscaledMaxA;  // false for NaN
+          scaled[p] = q[p] * kF16Up;
+        }
+        if (small) {
+          qk_blocks_row<KT, true>(scores, scaled, k, blocks, d, alpha);
+          done = true;
+        }
+      }
+    }
+    if (!done) qk_blocks_row<KT, false>(scores, q, k, blocks, d, alpha);
+  } else if (d <= kWidenD) {  // each 4 keys widened once into a float panel for a block of rows
+    alignas(16) float panel[4 * kWidenD];
+    for (int i0 = 0; i0 < n; i0 += kDotRows) {
+      const int rows = n - i0 < kDotRows ? n - i0 : kDotRows;
+      float* si = scores + static_cast<long>(i0) * ld_s;
+      const float* qi = q + static_cast<long>(i0) * ld_q;
+      for (int c = 0; c < whole; c += 4) {
+        widen_block_keys(panel, k + static_cast<long>(c / kKeyBlock) * kKeyBlock * d, c % kKeyBlock, d);
+        int r = 0;
+        for (; r + 2 <= rows; r += 2)
+          qk_dot_tile<2, 4>(si + static_cast<long>(r) * ld_s + c, ld_s, qi + static_cast<long>(r) * ld_q, ld_q, panel,
+                            d, d, alpha);
+        if (r < rows)
+          qk_dot_tile<1, 4>(si + static_cast<long>(r) * ld_s + c, ld_s, qi + static_cast<long>(r) * ld_q, ld_q, panel,
+                            d, d, alpha);
+      }
+    }
+  } else {  // long rows: one query row at a time
+    for (int r = 0; r < n; ++r)
+      qk_blocks_row<KT, false>(scores + static_cast<long>(r) * ld_s, q + static_cast<long>(r) * ld_q, k, blocks, d,
+                               alpha);
+  }
+  if (whole < m)  // the keys after the last whole block, row-major
+    qk_scores_rows(scores + whole, ld_s, q, ld_q, k + static_cast<long>(whole) * d, d, n, m - whole, d, alpha);
+}
+
+}  // namespace
+
 // ---- public entry points -------------------------------------------------------------------------
 
 namespace {
 template <typename KT>
-void qk_scores_any(float* scores, int ld_s, const float* q, int ld_q, const KT* k, int ld_k, int n, int m, int d_k,
-                   float alpha) {
+void qk_scores_rows(float* scores, int ld_s, const float* q, int ld_q, const KT* k, int ld_k, int n, int m, int d_k,
+                    float alpha) {
   if constexpr (std::is_same_v<KT, f16>) {
     // A decoding step's head (one row, every F16 embedding row): the query scaled once, then
     // the keys unscaled (qk_dot_tile), when no |q| * 2^112 would overflow.
@@ -458,15 +578,23 @@ void qk_scores_any(float* scores, int ld_s, const float* q, int ld_q, const KT* 
 
 void impl::qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
                      float alpha) {
-  qk_scores_any(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+  qk_scores_rows(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
 }
 void impl::qk_scores_f16(float* scores, int ld_s, const float* q, int ld_q, const f16* k, int ld_k, int n, int m,
                          int d_k, float alpha) {
-  qk_scores_any(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+  qk_scores_rows(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
 }
 void impl::qk_scores_bf16(float* scores, int ld_s, const float* q, int ld_q, const bf16* k, int ld_k, int n, int m,
                           int d_k, float alpha) {
-  qk_scores_any(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+  qk_scores_rows(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+}
+void impl::qk_scores_blocks_f16(float* scores, int ld_s, const float* q, int ld_q, const f16* k, int, int n, int m,
+                                int d_k, float alpha) {
+  qk_scores_blocks(scores, ld_s, q, ld_q, k, n, m, d_k, alpha);
+}
+void impl::qk_scores_blocks_bf16(float* scores, int ld_s, const float* q, int ld_q, const bf16* k, int, int n, int m,
+                                 int d_k, float alpha) {
+  qk_scores_blocks(scores, ld_s, q, ld_q, k, n, m, d_k, alpha);
 }
 
 void impl::softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int m) {

@@ -39,6 +39,8 @@ KernelTable& active() {
                            nullptr,
                            nullptr,
                            nullptr,
+                           nullptr,
+                           nullptr,
                            nullptr};
 #else
   // The 16-bit entries read back through a volatile: nothing else writes them, and clang would
@@ -54,7 +56,9 @@ KernelTable& active() {
                            opaque(impl::qk_scores_f16),
                            opaque(impl::qk_scores_bf16),
                            opaque(impl::gemm_panels_f16),
-                           opaque(impl::gemm_panels_bf16)};
+                           opaque(impl::gemm_panels_bf16),
+                           opaque(impl::qk_scores_blocks_f16),
+                           opaque(impl::qk_scores_blocks_bf16)};
 #endif
   return table;
 }
@@ -204,6 +208,17 @@ void qk_scores_f16(float* scores, int ld_s, const float* q, int ld_q, const f16*
                    float alpha) {
   qk_split(active().qk_scores_f16, scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
 }
+// Key blocks: qk_split's key parts start on multiples of kColTile = kKeyBlock = 8, where a block
+// starts (k + j0 * ld_k with ld_k = d_k), and every part but the last holds whole blocks only.
+static_assert(kColTile == kKeyBlock, "key parts must start where a key block does");
+void qk_scores_blocks_f16(float* scores, int ld_s, const float* q, int ld_q, const f16* k, int ld_k, int n, int m,
+                          int d_k, float alpha) {
+  qk_split(active().qk_scores_blocks_f16, scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+}
+void qk_scores_blocks_bf16(float* scores, int ld_s, const float* q, int ld_q, const bf16* k, int ld_k, int n, int m,
+                           int d_k, float alpha) {
+  qk_split(active().qk_scores_blocks_bf16, scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+}
 void qk_scores_bf16(float* scores, int ld_s, const float* q, int ld_q, const bf16* k, int ld_k, int n, int m, int d_k,
                     float alpha) {
   qk_split(active().qk_scores_bf16, scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
@@ -277,6 +292,14 @@ void gemm_panels_bf16(float* c, int ldc, const float* a, int lda, const bf16* b,
 void qk_scores_f16(float* scores, int ld_s, const float* q, int ld_q, const f16* k, int ld_k, int n, int m, int d_k,
                    float alpha) {
   active().qk_scores_f16(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+}
+void qk_scores_blocks_f16(float* scores, int ld_s, const float* q, int ld_q, const f16* k, int ld_k, int n, int m,
+                          int d_k, float alpha) {
+  active().qk_scores_blocks_f16(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
+}
+void qk_scores_blocks_bf16(float* scores, int ld_s, const float* q, int ld_q, const bf16* k, int ld_k, int n, int m,
+                           int d_k, float alpha) {
+  active().qk_scores_blocks_bf16(scores, ld_s, q, ld_q, k, ld_k, n, m, d_k, alpha);
 }
 void qk_scores_bf16(float* scores, int ld_s, const float* q, int ld_q, const bf16* k, int ld_k, int n, int m, int d_k,
                     float alpha) {

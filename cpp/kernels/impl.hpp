@@ -30,6 +30,11 @@ void qk_scores_f16(float* scores, int ld_s, const float* q, int ld_q, const f16*
                    float alpha);
 void qk_scores_bf16(float* scores, int ld_s, const float* q, int ld_q, const bf16* k, int ld_k, int n, int m, int d_k,
                     float alpha);
+// The same on K in key blocks of kKeyBlock (attention.hpp); ld_k is d_k.
+void qk_scores_blocks_f16(float* scores, int ld_s, const float* q, int ld_q, const f16* k, int ld_k, int n, int m,
+                          int d_k, float alpha);
+void qk_scores_blocks_bf16(float* scores, int ld_s, const float* q, int ld_q, const bf16* k, int ld_k, int n, int m,
+                           int d_k, float alpha);
 void qk_scores(float* scores, int ld_s, const float* q, int ld_q, const float* k, int ld_k, int n, int m, int d_k,
                float alpha);
 void softmax_rows(float* out, int ld_out, const float* in, int ld_in, int n, int m);
@@ -54,6 +59,8 @@ struct KernelTable {
   decltype(&impl::qk_scores_bf16) qk_scores_bf16;
   decltype(&impl::gemm_panels_f16) gemm_panels_f16;
   decltype(&impl::gemm_panels_bf16) gemm_panels_bf16;
+  decltype(&impl::qk_scores_blocks_f16) qk_scores_blocks_f16;
+  decltype(&impl::qk_scores_blocks_bf16) qk_scores_blocks_bf16;
 };
 
 }  // namespace ap::kernels

@@ -283,6 +283,62 @@ TYPED_TEST(Kernels16, QkScoresEqualTheFloatKernelOnTheWidenedKeysAndTheReference
       }
 }
 
+// Keys (m x d, row-major) in key blocks as attention.hpp describes them, written out here from that
+// description: whole blocks of 8 keys, each d / 8 steps of 8 values of key 0, 1, ... 7, then each
+// key's last d % 8 values; the keys after the last whole block row-major.
+template <typename H>
+std::vector<H> to_key_blocks(const std::vector<H>& k, int m, int d) {
+  std::vector<H> out(k);
+  const int d8 = d / 8 * 8;
+  for (int b = 0; b + 8 <= m; b += 8)
+    for (int i = 0; i < 8; ++i)
+      for (int c = 0; c < d; ++c) {
+        const size_t to = static_cast<size_t>(b) * d +
+                          (c < d8 ? static_cast<size_t>(c / 8) * 64 + i * 8 + c % 8
+                                  : static_cast<size_t>(d8) * 8 + static_cast<size_t>(i) * (d - d8) + (c - d8));
+        out[to] = k[static_cast<size_t>(b + i) * d + c];
+      }
+  return out;
+}
+
+void qk16_blocks(float* s, int lds, const float* q, int ldq, const f16* kk, int n, int m, int d, float alpha) {
+  k::qk_scores_blocks_f16(s, lds, q, ldq, kk, d, n, m, d, alpha);
+}
+void qk16_blocks(float* s, int lds, const float* q, int ldq, const bf16* kk, int n, int m, int d, float alpha) {
+  k::qk_scores_blocks_bf16(s, lds, q, ldq, kk, d, n, m, d, alpha);
+}
+
+TYPED_TEST(Kernels16, KeyBlockScoresAreTheRowMajorKernelBitForBit) {
+  using H = TypeParam;
+  ap::Rng rng{29};
+  // One query row (a decoding step: whole blocks streamed), two, and more (4 keys of a block
+  // widened into a float panel); keys below, at and past whole blocks; widths with 8-wide steps,
+  // a 4-wide step and a tail, and beyond the panel (d = 2051).
+  for (int n : {1, 2, 3, 65})
+    for (int m : {1, 8, 9, 37})
+      for (int d : {1, 4, 7, 13, 64, 2051}) {
+        SCOPED_TRACE(std::to_string(n) + "x" + std::to_string(m) + "x" + std::to_string(d));
+        const int ldq = d + 3;
+        auto q = random_floats(static_cast<size_t>(n) * ldq, rng);
+        const auto kk = random_16<H>(static_cast<size_t>(m) * d, rng);
+        std::vector<float> rows(static_cast<size_t>(n) * m), blocks(rows.size());
+        qk16(rows.data(), m, q.data(), ldq, kk.data(), d, n, m, d, 0.5f);
+        qk16_blocks(blocks.data(), m, q.data(), ldq, to_key_blocks(kk, m, d).data(), n, m, d, 0.5f);
+        int differ = 0;
+        for (size_t i = 0; i < rows.size(); ++i) differ += !same_bits(rows[i], blocks[i]);
+        EXPECT_EQ(differ, 0);
+      }
+  // A decoding step with a query too large for the unscaled F16 reads: the scaled path, the same bits.
+  const int d = 16, m = 17;
+  auto q = random_floats(d, rng);
+  q[2] = -1.0e6f;
+  const auto kk = random_16<H>(static_cast<size_t>(m) * d, rng);
+  std::vector<float> rows(m), blocks(m);
+  qk16(rows.data(), m, q.data(), d, kk.data(), d, 1, m, d, 1.0f);
+  qk16_blocks(blocks.data(), m, q.data(), d, to_key_blocks(kk, m, d).data(), 1, m, d, 1.0f);
+  for (int j = 0; j < m; ++j) EXPECT_TRUE(same_bits(rows[j], blocks[j])) << j;
+}
+
 TEST(Kernels16Gemm, LargeActivationsKeepTheScaledWidening) {
   // A decoding step reads F16 weights as 2^-112 times their floats against activations times 2^112
   // (simd4.hpp's load8_unscaled), only while every |a| < 2^16. Here a = 70000 (and an infinity):

@@ -468,7 +468,7 @@ TEST(Weight16, PanelsKeepEveryValueAndItsRowMajorPosition) {
     want[static_cast<size_t>(i)] = static_cast<float>(i) / 64.0f;
   }
   w.to_panels();
-  ASSERT_TRUE(w.panelled());
+  ASSERT_EQ(w.layout(), ap::Layout::Panels);
   // Value (r, c) of panel j0 = 32 (c / 32) sits at j0 * rows + r * width + (c - j0).
   EXPECT_EQ(w.bits()[0], ap::float_to_half(want[0]));                                   // (0, 0)
   EXPECT_EQ(w.bits()[1 * 32 + 5], ap::float_to_half(want[1 * cols + 5]));               // (1, 5), panel 0
@@ -486,6 +486,35 @@ TEST(Weight16, PanelsKeepEveryValueAndItsRowMajorPosition) {
   w.bits()[32 * rows + 2 * 32 + 1] = 0x7e00;  // a NaN at (2, 33): row-major index 2 * 70 + 33 = 173
   EXPECT_MENTIONS(error_of([&] { w.check_finite("weight 'w'"); }), "weight 'w' contains NaN (at index 173)");
   w.widen();  // float32 from here: the values as they were
-  EXPECT_FALSE(w.panelled());
+  EXPECT_EQ(w.layout(), ap::Layout::RowMajor);
   EXPECT_EQ(w(1, 69), want[1 * cols + 69]);
+}
+
+// The token embeddings in key blocks (the tied head's keys, kernels/attention.hpp): where each value
+// goes, written out from that description, and the readers as above.
+TEST(Weight16, KeyBlocksKeepEveryValueAndItsRowMajorPosition) {
+  const int rows = 19, cols = 21;  // 2 whole blocks of 8 keys and 3 row-major keys; 2 steps of 8 and 5 last values
+  ap::Weight w;
+  w.hold_16bit(ap::Stored::F16, rows, cols);
+  std::vector<float> want(static_cast<size_t>(rows) * cols);
+  for (int i = 0; i < rows * cols; ++i) {
+    w.bits()[i] = ap::float_to_half(static_cast<float>(i) / 64.0f);  // exact in F16: i / 64, i < 399
+    want[static_cast<size_t>(i)] = static_cast<float>(i) / 64.0f;
+  }
+  w.to_key_blocks();
+  ASSERT_EQ(w.layout(), ap::Layout::KeyBlocks);
+  const auto at = [&](int r, int c) { return ap::float_to_half(want[static_cast<size_t>(r) * cols + c]); };
+  // Block 1 (keys 8..15) starts at 8 * 21 = 168: step s holds values 8s..8s+7 of key 8, then key 9, ...
+  EXPECT_EQ(w.bits()[168 + 0 * 64 + 3 * 8 + 2], at(11, 2));    // key 11, value 2: step 0
+  EXPECT_EQ(w.bits()[168 + 1 * 64 + 7 * 8 + 7], at(15, 15));   // key 15, value 15: step 1
+  EXPECT_EQ(w.bits()[168 + 2 * 64 + 4 * 5 + 1], at(12, 17));   // key 12, value 17: its last 5 values
+  EXPECT_EQ(w.bits()[16 * cols + 2 * cols + 20], at(18, 20));  // key 18: after the blocks, row-major
+  for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(w.value(i), want[i]) << i;
+  std::vector<float> row(cols);
+  for (int r = 0; r < rows; ++r) {
+    w.row_into(r, row.data());
+    for (int c = 0; c < cols; ++c) ASSERT_EQ(row[static_cast<size_t>(c)], want[static_cast<size_t>(r) * cols + c]);
+  }
+  w.bits()[168 + 2 * 64 + 4 * 5 + 1] = 0x7c00;  // +Infinity at (12, 17): row-major index 12 * 21 + 17 = 269
+  EXPECT_MENTIONS(error_of([&] { w.check_finite("weight 'e'"); }), "weight 'e' contains Infinity (at index 269)");
 }
