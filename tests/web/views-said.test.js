@@ -400,6 +400,26 @@ describe("10. learned positions open on the page's model", () => {
     expect(await w.evaluate((e) => e.shadowRoot.textContent)).toContain(
       `(L = ${ENGLISH.max_len} positions, d = ${ENGLISH.d_model})`,
     );
+    // Its 256 rows in small cells keep what every other map has: the title, the PNG / CSV toolbar,
+    // the colour legend and the table of numbers (the compact form had dropped all four).
+    const map = await w.evaluate((e) => {
+      const hm = e.shadowRoot.querySelector('ap-heatmap[data-name="pos_emb"]');
+      const shown = (sel) => {
+        const n = hm.shadowRoot.querySelector(sel);
+        return !!n && getComputedStyle(n).display !== 'none' && n.getBoundingClientRect().height > 0;
+      };
+      return {
+        head: shown('.hm-head'),
+        legend: shown('.hm-legend'),
+        table: shown('details'),
+        buttons: [...hm.shadowRoot.querySelectorAll('.hm-head button')].map((b) => b.textContent.trim()),
+        height: hm.getBoundingClientRect().height,
+        rows: Number(hm.dataset.rows),
+      };
+    });
+    expect(map).toMatchObject({ head: true, legend: true, table: true, rows: ENGLISH.max_len });
+    expect(map.buttons.join(' ')).toMatch(/PNG[\s\S]*CSV/);
+    expect(map.height).toBeLessThan(4 * ENGLISH.max_len + 400); // 4-px rows, not the 12-px rows of 3,000+ px
     expect(errors).toEqual([]);
   });
 });
@@ -487,6 +507,26 @@ describe('13. induction before Train: its own loss plot, over its own steps, wit
     );
     expect(xs).toContain(String(INDUCTION_RUN.totalSteps));
     expect(xs).not.toContain('2000');
+    expect(errors).toEqual([]);
+  });
+});
+
+// 14. A quoted text that holds quotes itself read as two quotations: bert-gpt's "who sees whom"
+//     line gave "the cat said " hello " ." vs "...", decoding '" The newer, the "blong" ..."'. Such
+//     a text is now quoted in curly quotes (web/lib/dom.js quote()); one without stays in straight ones.
+describe('14. a text with quotes in it is quoted in curly quotes', () => {
+  test('bert-gpt: the sentence and its variant, each holding a straight quote, in “ ” and nothing doubled', async () => {
+    const text = 'the cat said "hello" to the dog .';
+    const { page, errors } = await playground.open(`/?text=${encodeURIComponent(text)}#chapter=F`, VIEWPORT);
+    const w = await drawn(page, 'ap-bert-gpt');
+    const said = await w.evaluate((e) => e.shadowRoot.textContent);
+    expect(said).toMatch(
+      /\u201c[^\u201d]*"[^\u201d]*\u201d vs \u201c[^\u201d]*"[^\u201d]*\u201d: how much each position/,
+    );
+    expect(said).not.toMatch(/""/);
+    const { quote } = await import('../../web/lib/dom.js');
+    expect(quote('cat')).toBe('"cat"');
+    expect(quote('say "hi"')).toBe('\u201csay "hi"\u201d');
     expect(errors).toEqual([]);
   });
 });

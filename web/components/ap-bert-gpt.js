@@ -21,7 +21,7 @@
 // next-word language model on the same sentences) when the sentence is in its vocabulary, else
 // a random decoder (said).
 import { ApWidget, define } from '../lib/widget.js';
-import { el, fmt, num, tokenText } from '../lib/dom.js';
+import { el, fmt, num, quote, tokenText } from '../lib/dom.js';
 import { numsTable, textFor } from '../lib/view.js';
 import { displayVocab, entryOf, hasModelFile, modelNow, randomKey, trainedFiles, whenLoaded } from '../lib/models.js';
 import { modelKeyOf, readNumber } from '../lib/state.js';
@@ -119,13 +119,13 @@ function guessPieces({ model, ids }, at, truth, order, maskPiece) {
   if (truth >= 0) {
     const w = wordAround(model, ids, at, truth);
     const n = w.last - w.first + 1;
-    hidden = `${maskPiece} hides one piece, "${piece(truth)}": ${n > 1 ? `piece ${at - w.first + 1} of the ${n} that make "${w.word}"` : `the whole word "${w.word}"`}. `;
+    hidden = `${maskPiece} hides one piece, ${quote(piece(truth))}: ${n > 1 ? `piece ${at - w.first + 1} of the ${n} that make ${quote(w.word)}` : `the whole word ${quote(w.word)}`}. `;
   }
   const made = order.map((id) => ({ id, ...wordAround(model, ids, at, id) }));
   const words = made.filter(whole);
-  const list = made.map((m) => `"${piece(m.id)}" → "${m.word}"`).join(', ');
+  const list = made.map((m) => `${quote(piece(m.id))} → ${quote(m.word)}`).join(', ');
   const kept = words.length
-    ? `${words.map((m) => `"${m.word}"`).join(', ')} ${words.length > 1 ? 'are words' : 'is a word'} the vocabulary holds whole`
+    ? `${words.map((m) => quote(m.word)).join(', ')} ${words.length > 1 ? 'are words' : 'is a word'} the vocabulary holds whole`
     : `none of the top ${order.length} makes a word the vocabulary holds whole`;
   return {
     text: `${hidden}BERT guesses one piece of its ${size}-piece vocabulary, not a word: ${glue}. In this place: ${list}; ${kept}.`,
@@ -483,7 +483,7 @@ export class ApBertGpt extends ApWidget {
         el('p', {
           className: 'truth',
           dataset: { value: num(rowP[truth]) },
-          text: `p("${tokenText(vocab[truth])}") = ${fmt(rowP[truth], 4)}: training pushes this up (the loss here is −log p).`,
+          text: `p(${quote(tokenText(vocab[truth]))}) = ${fmt(rowP[truth], 4)}: training pushes this up (the loss here is −log p).`,
         }),
       );
       this.place(p.node, p.head, p.model, p.note, hmMask, hmW, p.dist, pieceLine ? p.pieces : null);
@@ -496,7 +496,7 @@ export class ApBertGpt extends ApWidget {
       r.bert,
       'bert',
       r.bertHf ? `BERT (encoder-only): ${r.bertHf.label}` : 'BERT (encoder-only): masked LM (+ NSP, not trained here)',
-      `Bidirectional: no mask, every token sees every other. Input: the sentence with ${bword === r.maskPiece ? 'your' : `"${bword}" replaced by`} ${r.maskPiece}. Objective: predict the hidden word at the ${r.maskPiece} position, from both sides.`,
+      `Bidirectional: no mask, every token sees every other. Input: the sentence with ${bword === r.maskPiece ? 'your' : `${quote(bword)} replaced by`} ${r.maskPiece}. Objective: predict the hidden word at the ${r.maskPiece} position, from both sides.`,
       {
         row: r.bertAt ?? r.at,
         truth: r.bertTruth ?? r.truth,
@@ -505,7 +505,7 @@ export class ApBertGpt extends ApWidget {
     );
     const why = r.mlmMissing
       ? 'the trained masked-language model (web/models/mlm.safetensors) is not available'
-      : `the trained masked-language model does not know every word of this sentence (${r.bertUnknown.length ? r.bertUnknown.map((w) => `"${w}"`).join(', ') : 'it is too long'})`;
+      : `the trained masked-language model does not know every word of this sentence (${r.bertUnknown.length ? r.bertUnknown.map(quote).join(', ') : 'it is too long'})`;
     b.model.replaceChildren(
       r.bertHf
         ? el('span', {
@@ -531,8 +531,8 @@ export class ApBertGpt extends ApWidget {
       r.gpt,
       'gpt',
       r.gptHf ? `GPT (decoder-only): ${r.gptHf.label}` : 'GPT (decoder-only): next-token prediction',
-      `Causal: each token sees itself and the past only (hatched cells are masked). Input: "${r.gptStart ?? (r.gptHf ? '<|endoftext|>' : '<bos>')}" + the sentence. Objective: at every position, predict the next word; the highlighted row (the word before "${gword}") predicts "${gword}" from the left only.`,
-      { row: r.gptAt ?? r.at, truth: r.gptTruth, dist: `GPT: P(next word | words before "${gword}"), top ${TOP}` },
+      `Causal: each token sees itself and the past only (hatched cells are masked). Input: "${r.gptStart ?? (r.gptHf ? '<|endoftext|>' : '<bos>')}" + the sentence. Objective: at every position, predict the next word; the highlighted row (the word before ${quote(gword)}) predicts ${quote(gword)} from the left only.`,
+      { row: r.gptAt ?? r.at, truth: r.gptTruth, dist: `GPT: P(next word | words before ${quote(gword)}), top ${TOP}` },
     );
     g.model.replaceChildren(
       r.gptHf
@@ -568,7 +568,7 @@ export class ApBertGpt extends ApWidget {
     this.test.replaceChildren(
       el('p', {
         className: 'note',
-        text: `"${r.labels.join(' ')}" vs "${r.altLabels.join(' ')}": how much each position's output (layer 0) changes, for an encoder and a decoder with the same sizes and seed (random weights; without [MASK]).`,
+        text: `${quote(r.labels.join(' '))} vs ${quote(r.altLabels.join(' '))}: how much each position's output (layer 0) changes, for an encoder and a decoder with the same sizes and seed (random weights; without [MASK]).`,
       }),
       numsTable({
         header: ['position', 'BERT: max change', 'GPT: max change'],

@@ -87,10 +87,11 @@ export class ApLearnedPos extends ApWidget {
       rowLabels: Array.from({ length: L }, (_, i) => String(i)),
       kind: 'div',
     });
-    // A long table (the English model's 256 rows) in small cells without labels: about 1,000 px
-    // instead of 3,400; a short one (dates: 32) keeps its labelled cells.
+    // A long table (the English model's 256 rows) in 4-px cells with thinned labels, still with its
+    // title, legend, PNG / CSV and table of numbers: about 1,100 px instead of 3,400; a short one
+    // (dates: 32) keeps its labelled cells.
     const long = L > 64;
-    this.place(this.map, this.hm('p', P, long ? { 'max-cell': '4', compact: '' } : { 'max-cell': '22' }));
+    this.place(this.map, this.hm('p', P, long ? { 'max-cell': '4', dense: '' } : { 'max-cell': '22' }));
     this.note.textContent = trained
       ? `Each row was learned with the rest of the model (L = ${L} positions, d = ${d})${long ? `: position 0 is the top row, position ${L - 1} the bottom one, and each column one of the ${d} dimensions` : ''}.`
       : `No trained model file with learned positions is loaded, so this table is random (untrained): L = ${L} positions, d = ${d}.`;

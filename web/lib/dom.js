@@ -270,7 +270,17 @@ export function errorText(err) {
 }
 
 /** The distinct words at positions `unknown` of `pieces`, quoted: the first `max`, then "and N more". */
+/**
+ * Text a sentence quotes (a word, a piece, generated text): in straight double quotes, or in curly
+ * ones when it holds a straight double quote itself, so that text with quotes in it does not read
+ * as two quotations ("" or " The newer, the "blong" ...").
+ */
+export function quote(text) {
+  const t = String(text);
+  return t.includes('"') ? `“${t}”` : `"${t}"`;
+}
+
 export function quotedWords(pieces, unknown, max = Infinity) {
-  const words = [...new Set(unknown.map((i) => `"${pieces[i]}"`))];
+  const words = [...new Set(unknown.map((i) => quote(pieces[i])))];
   return words.length > max ? `${words.slice(0, max).join(', ')} and ${words.length - max} more` : words.join(', ');
 }

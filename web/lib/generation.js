@@ -2,7 +2,7 @@
 // (a trained decoder when one is present, else the page's random model), the prompt, the
 // model.generate() call (memoised in runs.js) and a slider over the generated tokens.
 import { ApWidget } from './widget.js';
-import { clamp, el, fillSelect, fmt, stepSlider, tokenText } from './dom.js';
+import { clamp, el, fillSelect, fmt, quote, stepSlider, tokenText } from './dom.js';
 import { displayVocab, getModel, modelNow, trainedFacts, trainedFiles } from './models.js';
 import { DEFAULTS, modelKeyOf, switchesOf } from './state.js';
 import { generationFor } from './runs.js';
@@ -146,7 +146,7 @@ export class GenerationWidget extends ApWidget {
     const bert = this._encoderOnly
       ? `The open ${this._encoderOnly.label} is encoder-only: it fills in [MASK] words but does not generate text, so this view runs another model. `
       : '';
-    this.modelNote.textContent = `${bert}${this._pick.label}${r.entry.metadata.task ? ` (task: ${r.entry.metadata.task})` : ''}, ${arch}. Generated ${r.gen.steps.length} token(s), stopped by ${r.gen.stop === 'eos' ? 'the end token <eos>' : 'the length limit'}: "${r.gen.text}".`;
+    this.modelNote.textContent = `${bert}${this._pick.label}${r.entry.metadata.task ? ` (task: ${r.entry.metadata.task})` : ''}, ${arch}. Generated ${r.gen.steps.length} token(s), stopped by ${r.gen.stop === 'eos' ? 'the end token <eos>' : 'the length limit'}: ${quote(r.gen.text)}.`;
     if (r.gen.unknown?.length)
       this.modelNote.textContent += " Some prompt words are not in this model's vocabulary (<unk>).";
     const split = splitLastWord(r.entry.model, r.gen);
@@ -230,9 +230,9 @@ function splitLine({ word, pieces, first, continues, joined }) {
     first === null
       ? ''
       : continues
-        ? ` Its first choice, "${first}", goes on from there: "${joined}".`
-        : ` Its first choice, "${first}", starts after the word.`;
-  return `The prompt's last word, "${word}", is ${pieces.length} pieces of the tokenizer's vocabulary: ${pieces.map((p) => `"${p}"`).join(' + ')}. The model reads pieces, not words: it continues the last piece, "${last}", not the word "${word}", and nothing tells it the word is finished.${then}`;
+        ? ` Its first choice, ${quote(first)}, goes on from there: ${quote(joined)}.`
+        : ` Its first choice, ${quote(first)}, starts after the word.`;
+  return `The prompt's last word, ${quote(word)}, is ${pieces.length} pieces of the tokenizer's vocabulary: ${pieces.map(quote).join(' + ')}. The model reads pieces, not words: it continues the last piece, ${quote(last)}, not the word ${quote(word)}, and nothing tells it the word is finished.${then}`;
 }
 
 /**
@@ -291,5 +291,5 @@ function loopLine({ text, copies, firstP, repeatP }) {
       : repeatP > firstP
         ? `: the repeats were more likely than the first time it was said (${fmt(firstP, 2)})`
         : `, about as likely as, or less likely than, the first time it was said (${fmt(firstP, 2)})`;
-  return `Greedy decoding has fallen into a loop: "${shown}" comes ${copies} times in a row. It always takes the most probable token, and the model gave each repeated token p = ${fmt(repeatP, 2)} on average${compare}. Sampling (the next view) draws from the distribution instead of always taking its top.`;
+  return `Greedy decoding has fallen into a loop: ${quote(shown)} comes ${copies} times in a row. It always takes the most probable token, and the model gave each repeated token p = ${fmt(repeatP, 2)} on average${compare}. Sampling (the next view) draws from the distribution instead of always taking its top.`;
 }

@@ -3,7 +3,9 @@
 // the numbers for screen readers. Every view of the playground draws its matrices with it.
 // Set `.matrix` (see lib/heatmap.js matrix()); events: 'ap-cell-select' { name, row, col, value }.
 // Attributes: max-cell (px, default 40), min-cell (px: cells never narrower; a wider plot scrolls
-// sideways and says so), compact (no toolbar, legend or table), no-numbers.
+// sideways and says so), compact (no toolbar, legend or table), dense (cells as small as compact's,
+// down to 4 px high with thinned labels, but with the title, toolbar, legend and table: a long
+// matrix such as a 256-row position table in little height), no-numbers.
 import { adoptStyles } from './styles.js';
 import { clamp, el, emit, fmt, num } from './dom.js';
 import { scaleFor } from './colors.js';
@@ -27,7 +29,7 @@ function textWidth(text) {
 
 export class ApHeatmap extends HTMLElement {
   static get observedAttributes() {
-    return ['max-cell', 'min-cell', 'compact', 'no-numbers'];
+    return ['max-cell', 'min-cell', 'compact', 'dense', 'no-numbers'];
   }
 
   constructor() {
@@ -213,6 +215,7 @@ export class ApHeatmap extends HTMLElement {
     this.dataset.rows = m.rows;
     this.dataset.cols = m.cols;
     const compact = this.hasAttribute('compact');
+    const small = compact || this.hasAttribute('dense'); // cells down to 4 px high
     const raw = this.getAttribute('max-cell');
     const { value: maxCell, why } = readNumber(raw, MAX_CELL, compact ? 18 : 40);
     if (why && this._warned !== raw) {
@@ -234,8 +237,8 @@ export class ApHeatmap extends HTMLElement {
     let cellH =
       m.rows * cellW > 520 && cellW > 10
         ? Math.max(10, Math.floor(520 / m.rows))
-        : clamp(cellW, compact ? 4 : 12, maxCell);
-    if (cellW < 10 && !compact) cellH = clamp(Math.floor(360 / m.rows), 12, 24);
+        : clamp(cellW, small ? 4 : 12, maxCell);
+    if (cellW < 10 && !small) cellH = clamp(Math.floor(360 / m.rows), 12, 24);
     if (minCell && !compact) cellH = Math.max(cellH, Math.min(minCell, 12)); // a label on every row too
     this._cellW = cellW;
     this._cellH = cellH;

@@ -32,7 +32,7 @@ const MEASURED = {
   'ap-head-cost': { view: [611, 509, 452, 452], element: [707, 582, 524, 524] },
   'ap-permutation': { view: [1081, 749, 782, 772], element: [1261, 883, 894, 884] },
   'ap-sinusoidal': { view: [1269, 1212, 1212, 1212], element: [1337, 1280, 1280, 1280] },
-  'ap-learned-pos': { view: [1401, 1252, 1252, 1230], element: [1472, 1322, 1322, 1300] },
+  'ap-learned-pos': { view: [1532, 1337, 1337, 1315], element: [1602, 1407, 1407, 1386] },
   'ap-relative': { view: [2197, 1695, 1306, 1306], element: [2353, 1829, 1418, 1418] },
   'ap-rope': { view: [2282, 1536, 1566, 1567], element: [2462, 1672, 1680, 1681] },
   'ap-residual': { view: [1372, 981, 935, 913], element: [1443, 1052, 1005, 984] },
