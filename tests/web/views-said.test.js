@@ -178,6 +178,9 @@ async function wordWith(hf, ids, at, id) {
   return { word: text.slice(a, b), spaced: (a > 0 ? ' ' : '') + text.slice(a, b) };
 }
 
+// A quoted piece or word: in straight quotes, or in curly ones when it holds a straight quote (item 14).
+const q = (t) => (t.includes('"') ? `\u201c${t}\u201d` : `"${t}"`);
+
 describe("3. BERT's guesses are pieces", () => {
   test('the line names the hidden piece, what each guess makes of the word, and which are words the vocabulary holds', async () => {
     const hf = hfTokenizer();
@@ -201,7 +204,7 @@ describe("3. BERT's guesses are pieces", () => {
     const whole = [];
     for (const id of top) {
       const made = await wordWith(hf, ids, 2, id);
-      expect(line).toContain(`"${pieceText(hf.idToToken(id))}" → "${made.word}"`);
+      expect(line).toContain(`${q(pieceText(hf.idToToken(id)))} → ${q(made.word)}`);
       if (/^\p{L}+$/u.test(made.word) && (await hf.encode(made.spaced)).getIds().length === 1) whole.push(made.word);
     }
     expect(await w.locator('[data-model="bert"] .pieces-line').getAttribute('data-whole')).toBe(whole.join('|'));
@@ -212,7 +215,7 @@ describe("3. BERT's guesses are pieces", () => {
     ({ line, top } = await check(5));
     expect(line).toContain('[MASK] hides one piece, " m": piece 1 of the 2 that make "mat".');
     for (const id of top)
-      expect(line).toContain(`"${pieceText(hf.idToToken(id))}" → "${(await wordWith(hf, ids, 5, id)).word}"`);
+      expect(line).toContain(`${q(pieceText(hf.idToToken(id)))} → ${q((await wordWith(hf, ids, 5, id)).word)}`);
     expect(errors).toEqual([]);
   });
 });
