@@ -145,7 +145,9 @@ async function buildEmscripten(name, { simd, defines = [], kernels }) {
   const flags = [...common, ...defines, '-Icpp', '-I/usr/include/eigen3', '-isystem', relative(ROOT, jsonInclude())];
   const model = !defines.includes('-DAP_BENCH_NO_MODEL');
   const sources = [
-    ...(kernels === 'eigen' ? ['tests/bench/wasm/eigen_kernels.cpp'] : files('cpp/kernels')),
+    // The Eigen build keeps the project's F16 conversion (convert.cpp: not a product, and what the
+    // loaders need) beside the Eigen kernel API.
+    ...(kernels === 'eigen' ? ['tests/bench/wasm/eigen_kernels.cpp', 'cpp/kernels/convert.cpp'] : files('cpp/kernels')),
     ...(model ? [...files('cpp/core'), ...files('cpp/trace'), ...files('cpp/io')] : []),
     'tests/bench/wasm/bench_entry.cpp',
   ];

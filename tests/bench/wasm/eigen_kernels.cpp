@@ -9,6 +9,7 @@
 
 #include "base/tensor.hpp"
 #include "kernels/attention.hpp"
+#include "kernels/convert.hpp"
 #include "kernels/gemm.hpp"
 
 namespace ap::kernels {
@@ -107,6 +108,88 @@ void attention_forward_full(float* out, const float* q, const float* k, const fl
 void attention_forward(float* out, const float* q, const float* k, const float* v, int n, int m, int d_k, int n_heads,
                        bool causal, bool scale, int window) {
   attention_forward_full(out, q, k, v, n, m, d_k, n_heads, causal, scale, window);
+}
+
+// ---- weights kept at 16 bits (core/weight.hpp) --------------------------------------------------
+// The benchmark's models are float32; these entry points let the core link, and compute what the
+// hand-written kernels compute: the 16-bit matrix widened to float (in its row-major order, from
+// whichever layout it is in), then the Eigen products above.
+namespace {
+float widen(f16 h) { return half_to_float(h.bits); }
+float widen(bf16 h) { return bf16_to_float(h); }
+
+// rows x cols row-major floats from a 16-bit matrix with leading dimension ld.
+template <typename H>
+std::vector<float> widened(const H* p, int rows, int cols, int ld) {
+  std::vector<float> out(static_cast<size_t>(rows) * cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) out[static_cast<size_t>(r) * cols + c] = widen(p[static_cast<long>(r) * ld + c]);
+  return out;
+}
+
+// (k x n) row-major floats from column panels of kPanel (gemm.hpp).
+template <typename H>
+std::vector<float> from_panels(const H* p, int k, int n) {
+  std::vector<float> out(static_cast<size_t>(k) * n);
+  for (int j0 = 0; j0 < n; j0 += kPanel) {
+    const int w = n - j0 < kPanel ? n - j0 : kPanel;
+    for (int r = 0; r < k; ++r)
+      for (int c = 0; c < w; ++c)
+        out[static_cast<size_t>(r) * n + j0 + c] = widen(p[static_cast<long>(j0) * k + static_cast<long>(r) * w + c]);
+  }
+  return out;
+}
+
+// (m x d) row-major floats from key blocks of kKeyBlock (attention.hpp).
+template <typename H>
+std::vector<float> from_key_blocks(const H* p, int m, int d) {
+  std::vector<float> out(static_cast<size_t>(m) * d);
+  const int d8 = d / 8 * 8, whole = m / kKeyBlock * kKeyBlock;
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < d; ++c) {
+      long at = static_cast<long>(r) * d + c;  // row-major after the last whole block
+      if (r < whole) {
+        const long block = static_cast<long>(r / kKeyBlock) * kKeyBlock * d, i = r % kKeyBlock;
+        at =
+            c < d8 ? block + (c / 8) * 8 * kKeyBlock + i * 8 + c % 8 : block + d8 * kKeyBlock + i * (d - d8) + (c - d8);
+      }
+      out[static_cast<size_t>(r) * d + c] = widen(p[at]);
+    }
+  return out;
+}
+}  // namespace
+
+void gemm_tiled_f16(float* c, int ldc, const float* a, int lda, const f16* b, int ldb, const float* bias, int m, int k,
+                    int n, bool accumulate) {
+  gemm_tiled(c, ldc, a, lda, widened(b, k, n, ldb).data(), n, bias, m, k, n, accumulate);
+}
+void gemm_tiled_bf16(float* c, int ldc, const float* a, int lda, const bf16* b, int ldb, const float* bias, int m,
+                     int k, int n, bool accumulate) {
+  gemm_tiled(c, ldc, a, lda, widened(b, k, n, ldb).data(), n, bias, m, k, n, accumulate);
+}
+void gemm_panels_f16(float* c, int ldc, const float* a, int lda, const f16* b, const float* bias, int m, int k, int n,
+                     bool accumulate) {
+  gemm_tiled(c, ldc, a, lda, from_panels(b, k, n).data(), n, bias, m, k, n, accumulate);
+}
+void gemm_panels_bf16(float* c, int ldc, const float* a, int lda, const bf16* b, const float* bias, int m, int k, int n,
+                      bool accumulate) {
+  gemm_tiled(c, ldc, a, lda, from_panels(b, k, n).data(), n, bias, m, k, n, accumulate);
+}
+void qk_scores_f16(float* scores, int ld_s, const float* q, int ld_q, const f16* k, int ld_k, int n, int m, int d_k,
+                   float alpha) {
+  qk_scores(scores, ld_s, q, ld_q, widened(k, m, d_k, ld_k).data(), d_k, n, m, d_k, alpha);
+}
+void qk_scores_bf16(float* scores, int ld_s, const float* q, int ld_q, const bf16* k, int ld_k, int n, int m, int d_k,
+                    float alpha) {
+  qk_scores(scores, ld_s, q, ld_q, widened(k, m, d_k, ld_k).data(), d_k, n, m, d_k, alpha);
+}
+void qk_scores_blocks_f16(float* scores, int ld_s, const float* q, int ld_q, const f16* k, int, int n, int m, int d_k,
+                          float alpha) {
+  qk_scores(scores, ld_s, q, ld_q, from_key_blocks(k, m, d_k).data(), d_k, n, m, d_k, alpha);
+}
+void qk_scores_blocks_bf16(float* scores, int ld_s, const float* q, int ld_q, const bf16* k, int, int n, int m, int d_k,
+                           float alpha) {
+  qk_scores(scores, ld_s, q, ld_q, from_key_blocks(k, m, d_k).data(), d_k, n, m, d_k, alpha);
 }
 
 }  // namespace ap::kernels
