@@ -61,11 +61,24 @@ size_t Weight::index_of(Eigen::Index r, Eigen::Index c) const {
 
 void Weight::lay_out(Layout to) {
   if (!is_16bit() || layout_ != Layout::RowMajor || to == Layout::RowMajor) return;
-  std::vector<uint16_t> out(bits_.size());
+  // Value i (row-major) moves to index_of() of the new layout: cycle by cycle, in place, with one
+  // bit a value for those moved. A copy of the matrix (77 MB for GPT-2 small's embeddings) had
+  // grown wasm memory for good.
   layout_ = to;
-  for (Eigen::Index r = 0; r < rows_; ++r)
-    for (Eigen::Index c = 0; c < cols_; ++c) out[index_of(r, c)] = bits_[static_cast<size_t>(r * cols_ + c)];
-  bits_.swap(out);
+  const size_t n = bits_.size();
+  const auto cols = static_cast<size_t>(cols_);
+  std::vector<bool> moved(n);
+  for (size_t start = 0; start < n; ++start) {
+    if (moved[start]) continue;
+    uint16_t carry = bits_[start];  // row-major value `start`, on its way to index_of(start)
+    size_t i = start;
+    do {
+      moved[i] = true;
+      const size_t to_at = index_of(static_cast<Eigen::Index>(i / cols), static_cast<Eigen::Index>(i % cols));
+      std::swap(carry, bits_[to_at]);  // carry is now row-major value to_at, bound for its own place
+      i = to_at;
+    } while (i != start);
+  }
 }
 
 float Weight::value(size_t i) const {
