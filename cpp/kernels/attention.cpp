@@ -431,6 +431,17 @@ AP_NOINLINE void attention_query_block(float* o, const float* q, const float* k,
 
 namespace {
 
+// A decoding step's query times 2^112 into `scaled` (d <= kWidenD), for F16 keys read unscaled
+// (load8_unscaled, simd4.hpp): false when some |q| * 2^112 would overflow, or q holds a NaN.
+bool scale_query(float* scaled, const float* q, int d) {
+  bool small = true;
+  for (int p = 0; p < d; ++p) {
+    small &= q[p] < kUnscaledMaxA && q[p] > -kUnscaledMaxA;  // false for NaN
+    scaled[p] = q[p] * kF16Up;
+  }
+  return small;
+}
+
 // Where key i of a whole block starts its d % 8 last values, after the block's d / 8 steps.
 template <typename KT>
 AP_INLINE const KT* block_tail(const KT* block, int i, int d) {
@@ -505,14 +516,9 @@ void qk_scores_blocks(float* scores, int ld_s, const float* q, int ld_q, const K
   if (n == 1) {
     bool done = false;
     if constexpr (std::is_same_v<KT, f16>) {
-      if (d % 8 == 0 && d <= kWidenD) {  // as qk_scores_any: the query scaled once, the keys unscaled
+      if (d % 8 == 0 && d <= kWidenD) {  // as qk_scores_rows: the query scaled once, the keys unscaled
         alignas(16) float scaled[kWidenD];
-        bool small = true;
-        for (int p = 0; p < d; ++p) {
-          small &= q[p] < kUnscaledMaxA && q[p] > -kUnscaledMaxA;  // false for NaN
-          scaled[p] = q[p] * kF16Up;
-        }
-        if (small) {
+        if (scale_query(scaled, q, d)) {
           qk_blocks_row<KT, true>(scores, scaled, k, blocks, d, alpha);
           done = true;
         }
@@ -558,12 +564,7 @@ void qk_scores_rows(float* scores, int ld_s, const float* q, int ld_q, const KT*
     // the keys unscaled (qk_dot_tile), when no |q| * 2^112 would overflow.
     if (n == 1 && d_k % 8 == 0 && d_k <= kWidenD) {
       alignas(16) float scaled[kWidenD];
-      bool small = true;
-      for (int p = 0; p < d_k; ++p) {
-        small &= q[p] < kUnscaledMaxA && q[p] > -kUnscaledMaxA;  // false for NaN
-        scaled[p] = q[p] * kF16Up;
-      }
-      if (small) {
+      if (scale_query(scaled, q, d_k)) {
         qk_dot_row<KT, true>(scores, scaled, k, ld_k, m, d_k, alpha);
         return;
       }

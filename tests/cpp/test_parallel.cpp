@@ -147,40 +147,27 @@ TEST(Parallel, SixteenBitGemmAndScoresSameNumbersForAnyThreadCount) {
           },
           bf ? "gemm_panels_bf16" : "gemm_panels_f16");
     }
-  // The tied head's keys in key blocks (attention.hpp): parts start where a block does.
-  const int blocked[][3] = {{1, 5003, 64}, {64, 2001, 96}};  // n, m, d
-  for (bool bf : {false, true})
-    for (const auto& s : blocked) {
-      const int n = s[0], m = s[1], d = s[2];
-      const auto q = random_vec(static_cast<size_t>(n) * d, rng);
-      const auto e = random_16bit(static_cast<size_t>(m) * d, rng, bf);
-      expect_same_for_threads(
-          static_cast<size_t>(n) * m,
-          [&](float* out) {
-            if (bf)
-              k::qk_scores_blocks_bf16(out, m, q.data(), d, reinterpret_cast<const ap::bf16*>(e.data()), d, n, m, d);
-            else
-              k::qk_scores_blocks_f16(out, m, q.data(), d, reinterpret_cast<const ap::f16*>(e.data()), d, n, m, d);
-          },
-          bf ? "qk_scores_blocks_bf16" : "qk_scores_blocks_f16");
-    }
-  // The tied head: query rows against many 16-bit embedding rows.
-  const int heads[][3] = {{1, 5003, 64}, {64, 2000, 96}, {7, 3001, 40}};  // n, m, d
-  for (bool bf : {false, true})
-    for (const auto& s : heads) {
-      const int n = s[0], m = s[1], d = s[2];
-      const auto q = random_vec(static_cast<size_t>(n) * d, rng);
-      const auto e = random_16bit(static_cast<size_t>(m) * d, rng, bf);
-      expect_same_for_threads(
-          static_cast<size_t>(n) * m,
-          [&](float* out) {
-            if (bf)
-              k::qk_scores_bf16(out, m, q.data(), d, reinterpret_cast<const ap::bf16*>(e.data()), d, n, m, d);
-            else
-              k::qk_scores_f16(out, m, q.data(), d, reinterpret_cast<const ap::f16*>(e.data()), d, n, m, d);
-          },
-          bf ? "qk_scores_bf16" : "qk_scores_f16");
-    }
+  // The tied head: query rows against many 16-bit embedding rows, row-major and in key blocks
+  // (attention.hpp: parts start where a block does).
+  const int heads[][3] = {{1, 5003, 64}, {64, 2000, 96}, {7, 3001, 40}, {64, 2001, 96}};  // n, m, d
+  for (bool blocks : {false, true})
+    for (bool bf : {false, true})
+      for (const auto& s : heads) {
+        const int n = s[0], m = s[1], d = s[2];
+        const auto q = random_vec(static_cast<size_t>(n) * d, rng);
+        const auto e = random_16bit(static_cast<size_t>(m) * d, rng, bf);
+        const auto* e16 = reinterpret_cast<const ap::f16*>(e.data());
+        const auto* eb16 = reinterpret_cast<const ap::bf16*>(e.data());
+        expect_same_for_threads(
+            static_cast<size_t>(n) * m,
+            [&](float* out) {
+              if (bf)
+                (blocks ? k::qk_scores_blocks_bf16 : k::qk_scores_bf16)(out, m, q.data(), d, eb16, d, n, m, d, 1.0f);
+              else
+                (blocks ? k::qk_scores_blocks_f16 : k::qk_scores_f16)(out, m, q.data(), d, e16, d, n, m, d, 1.0f);
+            },
+            blocks ? "qk_scores_blocks" : "qk_scores (16-bit)");
+      }
 }
 
 TEST(Parallel, ScoresAndSoftmaxSameNumbersForAnyThreadCount) {
